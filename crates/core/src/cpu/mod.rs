@@ -1,0 +1,302 @@
+//! The CPU model: hardware threads that run prioritized software activities.
+//!
+//! A [`Thread`] is one hardware thread (a core without SMT). Software reaches
+//! it as [`Work`]: a job of some cycles, accounted to a [`Bin`], posted at a
+//! priority [`Level`]. Levels are strictly ordered: user code < software
+//! interrupts (system calls, protocol processing, bottom halves) < interrupt
+//! levels. Work at a level above the running one preempts it at once (unless
+//! the level is masked); work at or below waits. Each level has at most one
+//! started activity, so the started activities form the preemption stack and
+//! finishing one returns execution to the one it preempted.
+//!
+//! Starting an activity costs entry cycles (the interrupt-entry pipeline
+//! sequence for interrupts and software interrupts) plus whatever the
+//! [`ContextPolicy`] charges: see `contexts.rs`. The thread never schedules
+//! events itself; [`Thread::dispatch`] returns the completion time of what it
+//! now runs, stamped with a epoch number so that a completion made stale
+//! by a later preemption is recognised and dropped.
+
+mod bins;
+mod contexts;
+
+pub use bins::{Bin, Bins};
+pub use contexts::{ContextPolicy, MAX_CONTEXTS};
+
+use crate::engine::Time;
+use crate::timeline::Timeline;
+use std::collections::VecDeque;
+
+/// Priority level; higher preempts lower.
+pub type Level = u8;
+/// Application code.
+pub const USER: Level = 0;
+/// Software-interrupt level: system calls, protocol layers, bottom halves.
+pub const SOFT: Level = 1;
+/// The lowest interrupt level; interrupt priority `p` runs at `IRQ + p`.
+pub const IRQ: Level = 2;
+
+/// A job for a hardware thread.
+#[derive(Debug, Clone, Copy)]
+pub struct Work<J> {
+    pub job: J,
+    pub cycles: u64,
+    pub bin: Bin,
+}
+
+/// Per-thread costs of starting and switching activities, in cycles.
+#[derive(Debug, Clone, Copy)]
+pub struct EntryCosts {
+    pub irq_entry: u64,
+    pub swi_entry: u64,
+    pub save_restore: u64,
+    pub context_switch: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Active<J> {
+    work: Work<J>,
+    /// Overhead cycles still to run before the work itself.
+    overhead: u64,
+    /// Work cycles still to run.
+    remaining: u64,
+}
+
+struct Slot<J> {
+    active: Option<Active<J>>,
+    pending: VecDeque<Work<J>>,
+}
+
+/// One hardware thread.
+pub struct Thread<J> {
+    id: usize,
+    slots: Vec<Slot<J>>,
+    running: Option<Level>,
+    seg_start: Time,
+    epoch: u64,
+    /// Whether a completion event for `epoch` has been handed out.
+    armed: bool,
+    policy: ContextPolicy,
+    costs: EntryCosts,
+    /// Which level's registers each hardware context holds.
+    live: [Option<Level>; MAX_CONTEXTS],
+    /// The context execution was last in (for switch costs).
+    last_ctx: usize,
+    /// Interrupt levels at or below this are held pending (0: none masked).
+    mask: Level,
+    bins: Bins,
+}
+
+impl<J: Copy + Label> Thread<J> {
+    pub fn new(id: usize, levels: usize, policy: ContextPolicy, costs: EntryCosts) -> Self {
+        let levels = levels.max(IRQ as usize + 1);
+        Self {
+            id,
+            slots: (0..levels).map(|_| Slot { active: None, pending: VecDeque::new() }).collect(),
+            running: None,
+            seg_start: 0,
+            epoch: 0,
+            armed: false,
+            policy,
+            costs,
+            live: [None; MAX_CONTEXTS],
+            last_ctx: 0,
+            mask: 0,
+            bins: Bins::default(),
+        }
+    }
+
+    pub fn id(&self) -> usize {
+        self.id
+    }
+
+    pub fn policy(&self) -> ContextPolicy {
+        self.policy
+    }
+
+    pub fn bins(&self) -> &Bins {
+        &self.bins
+    }
+
+    /// The level now running, if any.
+    pub fn running(&self) -> Option<Level> {
+        self.running
+    }
+
+    /// The job of the activity started at `level`, if any.
+    pub fn active_job(&self, level: Level) -> Option<J> {
+        self.slots[level as usize].active.map(|a| a.work.job)
+    }
+
+    /// Queues work at `level`; call [`Thread::dispatch`] afterwards.
+    #[inline]
+    pub fn post(&mut self, level: Level, work: Work<J>) {
+        self.slots[level as usize].pending.push_back(work);
+    }
+
+    /// Number of works waiting (not started) at `level`.
+    pub fn pending(&self, level: Level) -> usize {
+        self.slots[level as usize].pending.len()
+    }
+
+    /// Holds interrupt levels at or below `level` pending.
+    pub fn set_mask(&mut self, level: Level) {
+        self.mask = level;
+    }
+
+    /// Accounts the cycles since the last call to the running activity (or
+    /// idle) and records them on the timeline.
+    pub fn charge(&mut self, now: Time, timeline: &mut Timeline) {
+        let elapsed = now - self.seg_start;
+        if elapsed == 0 {
+            return;
+        }
+        let start = self.seg_start;
+        self.seg_start = now;
+        let Some(level) = self.running else {
+            self.bins.add(Bin::Idle, elapsed);
+            return;
+        };
+        let ctx = self.policy.context_of(level);
+        let Some(act) = self.slots[level as usize].active.as_mut() else {
+            unreachable!("running level {level} has no activity")
+        };
+        let over = elapsed.min(act.overhead);
+        act.overhead -= over;
+        let work = elapsed - over;
+        debug_assert!(work <= act.remaining, "charged past the end of a job");
+        act.remaining -= work.min(act.remaining);
+        self.bins.add(Bin::Overhead, over);
+        self.bins.add(act.work.bin, work);
+        if timeline.enabled() {
+            if over > 0 {
+                timeline.span(self.id, ctx, start, start + over, "overhead");
+            }
+            if work > 0 {
+                timeline.span(self.id, ctx, start + over, now, act.work.job.label());
+            }
+        }
+    }
+
+    /// Ends the running activity's job at `now` if `epoch` is current; returns
+    /// its level and job. The caller then calls [`Thread::proceed`].
+    #[inline]
+    pub fn complete(&mut self, now: Time, epoch: u64, timeline: &mut Timeline) -> Option<(Level, J)> {
+        if epoch != self.epoch {
+            return None;
+        }
+        self.charge(now, timeline);
+        let level = self.running?;
+        let act = self.slots[level as usize].active?;
+        debug_assert_eq!(act.remaining + act.overhead, 0);
+        Some((level, act.work.job))
+    }
+
+    /// After [`Thread::complete`]: the activity at `level` goes on with `next`
+    /// (no new entry cost), or, given `None`, takes the next work queued at a
+    /// software-interrupt level in the same activation (a softirq loop), or
+    /// ends and frees its context.
+    pub fn proceed(&mut self, level: Level, next: Option<Work<J>>) {
+        let slot = &mut self.slots[level as usize];
+        let next = next.or_else(|| if level == SOFT { slot.pending.pop_front() } else { None });
+        match next {
+            Some(work) => slot.active = Some(Active { work, overhead: 0, remaining: work.cycles }),
+            None => {
+                slot.active = None;
+                let ctx = self.policy.context_of(level);
+                if self.live[ctx] == Some(level) {
+                    self.live[ctx] = None;
+                }
+                self.running = None;
+            }
+        }
+        // The running activity changed (or restarts): completion must be re-armed.
+        self.epoch += 1;
+        self.armed = false;
+        if next.is_some() {
+            self.running = Some(level);
+        }
+    }
+
+    /// Decides what runs from `now` on. Returns `(completion time, generation)`
+    /// when that changed and a completion event must be scheduled.
+    #[inline]
+    pub fn dispatch(&mut self, now: Time, timeline: &mut Timeline) -> Option<(Time, u64)> {
+        let top_started = self.slots.iter().rposition(|s| s.active.is_some());
+        let floor = top_started.map_or(0, |l| l + 1);
+        let start = (floor..self.slots.len())
+            .rev()
+            .find(|&l| !self.slots[l].pending.is_empty() && !self.is_masked(l as Level));
+        let (level, fresh) = match (start, top_started) {
+            (Some(l), _) => (l as Level, true),
+            (None, Some(l)) => (l as Level, false),
+            (None, None) => {
+                if self.running.is_some() {
+                    self.charge(now, timeline);
+                    self.running = None;
+                    self.epoch += 1;
+                    self.armed = false;
+                }
+                return None;
+            }
+        };
+        if self.running == Some(level) && !fresh {
+            // Unchanged: only a job that `proceed` restarted needs arming.
+            if !self.armed {
+                self.charge(now, timeline);
+            }
+            return self.arm_if_needed(now);
+        }
+        self.charge(now, timeline);
+        let ctx = self.policy.context_of(level);
+        let mut overhead = 0;
+        if ctx != self.last_ctx {
+            overhead += self.costs.context_switch;
+            self.last_ctx = ctx;
+        }
+        let slot = &mut self.slots[level as usize];
+        if fresh {
+            let work = slot.pending.pop_front().expect("pending work checked above");
+            overhead += match level {
+                USER => 0,
+                SOFT => self.costs.swi_entry,
+                _ => self.costs.irq_entry,
+            };
+            // Live registers of another unfinished activity in this context must be saved.
+            if let Some(owner) = self.live[ctx]
+                && owner != level
+                && self.slots[owner as usize].active.is_some()
+            {
+                overhead += self.costs.save_restore;
+            }
+            self.slots[level as usize].active = Some(Active { work, overhead, remaining: work.cycles });
+        } else if let Some(act) = slot.active.as_mut() {
+            act.overhead += overhead;
+        }
+        self.live[ctx] = Some(level);
+        self.running = Some(level);
+        self.epoch += 1;
+        self.armed = false;
+        self.arm_if_needed(now)
+    }
+
+    /// Hands out the completion of the running activity once per generation.
+    /// Valid only right after `charge(now)`.
+    fn arm_if_needed(&mut self, now: Time) -> Option<(Time, u64)> {
+        if self.armed {
+            return None;
+        }
+        let level = self.running?;
+        let act = self.slots[level as usize].active?;
+        self.armed = true;
+        Some((now + act.overhead + act.remaining, self.epoch))
+    }
+
+    fn is_masked(&self, level: Level) -> bool {
+        level >= IRQ && level <= self.mask
+    }
+}
+
+/// A short name for a job, shown on timelines.
+pub trait Label {
+    fn label(&self) -> &'static str;
+}

@@ -1,0 +1,23 @@
+//! The one error type of the core. Every variant names where the problem is:
+//! the file, and the key, line or record in it. The Python layer maps each
+//! variant to one exception class (crates/py/src/error.rs).
+
+use crate::trace::TraceError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The scenario is not valid TOML.
+    #[error("{file}: {msg}")]
+    Syntax { file: String, msg: String },
+    /// A key is unknown, has the wrong type, or is out of range.
+    #[error("{file}{line}: `{key}`: {msg}", line = line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Config { file: String, key: String, line: Option<usize>, msg: String },
+    /// A trace file is malformed.
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    /// A file could not be read.
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
+}
+
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,137 @@
+//! Kernel software on the simulated CPU: the application, system calls, the
+//! NIC driver (Driver Send, Driver ISR) and the protocol layers, as jobs with
+//! costs. What runs after each job is decided in `driver.rs` (the device side)
+//! and `stack.rs` (the layers above it).
+
+mod driver;
+mod stack;
+
+use crate::config::Scenario;
+use crate::cpu::{Bin, Label, Work};
+use crate::engine::Time;
+
+/// One piece of software work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Job {
+    /// A CPU-bound application that runs whenever nothing else does.
+    Background,
+    /// The sending application between two send calls.
+    AppThink,
+    /// A system call that moves no packet.
+    Syscall,
+    SendSocket { bytes: u32 },
+    SendUdp { bytes: u32 },
+    SendIp { bytes: u32 },
+    DriverSend { bytes: u32 },
+    /// Driver ISR, transmit-done part.
+    IsrTx,
+    /// Driver ISR, receive part, one frame.
+    IsrRx,
+    RecvIp { arrival: Time, bytes: u32 },
+    RecvUdp { arrival: Time, bytes: u32 },
+    RecvSocket { arrival: Time, bytes: u32 },
+}
+
+impl Label for Job {
+    fn label(&self) -> &'static str {
+        match self {
+            Job::Background => "application",
+            Job::AppThink => "application (send loop)",
+            Job::Syscall => "system call",
+            Job::SendSocket { .. } => "socket send",
+            Job::SendUdp { .. } => "UDP send",
+            Job::SendIp { .. } => "IP send",
+            Job::DriverSend { .. } => "Driver Send",
+            Job::IsrTx => "Driver ISR (Tx done)",
+            Job::IsrRx => "Driver ISR (Rx done)",
+            Job::RecvIp { .. } => "IP receive",
+            Job::RecvUdp { .. } => "UDP receive",
+            Job::RecvSocket { .. } => "socket receive",
+        }
+    }
+}
+
+/// Cycle costs of every job, fixed at configuration time.
+#[derive(Debug, Clone)]
+pub struct Costs {
+    pub stack: bool,
+    socket: u64,
+    udp: u64,
+    ip: u64,
+    copy_per_byte: f64,
+    recv_wakeup: u64,
+    driver_send: u64,
+    isr_tx: u64,
+    isr_rx: u64,
+    syscall: u64,
+    think: u64,
+}
+
+impl Costs {
+    pub fn new(s: &Scenario, think: u64) -> Self {
+        Self {
+            stack: s.stack.enabled,
+            socket: s.stack.socket_cycles,
+            udp: s.stack.udp_cycles,
+            ip: s.stack.ip_cycles,
+            copy_per_byte: s.stack.copy_cycles_per_byte,
+            recv_wakeup: s.stack.recv_wakeup_cycles,
+            driver_send: s.driver.send_cycles,
+            isr_tx: s.driver.isr_tx_done_cycles,
+            isr_rx: s.driver.isr_rx_done_cycles,
+            syscall: s.app.syscall_cycles,
+            think,
+        }
+    }
+
+    fn copy(&self, bytes: u32) -> u64 {
+        (f64::from(bytes) * self.copy_per_byte).round() as u64
+    }
+
+    /// The job as CPU work: its cycles and the bin they count in.
+    #[inline]
+    pub fn work(&self, job: Job) -> Work<Job> {
+        let (cycles, bin) = match job {
+            Job::Background => (u64::MAX / 4, Bin::User),
+            Job::AppThink => (self.think, Bin::User),
+            Job::Syscall => (self.syscall, Bin::Kernel),
+            Job::SendSocket { .. } => (self.socket, Bin::Kernel),
+            Job::SendUdp { .. } => (self.udp, Bin::Kernel),
+            // IP copies the data from the user buffer into a socket buffer.
+            Job::SendIp { bytes } => (self.ip + self.copy(bytes), Bin::Kernel),
+            Job::DriverSend { .. } => (self.driver_send, Bin::Kernel),
+            Job::IsrTx => (self.isr_tx, Bin::Interrupt),
+            Job::IsrRx => (self.isr_rx, Bin::Interrupt),
+            Job::RecvIp { .. } => (self.ip, Bin::Kernel),
+            // UDP copies the data from the socket buffer to the user buffer.
+            Job::RecvUdp { bytes, .. } => (self.udp + self.copy(bytes) + self.recv_wakeup, Bin::Kernel),
+            Job::RecvSocket { .. } => (self.socket, Bin::Kernel),
+        };
+        Work { job, cycles, bin }
+    }
+
+    /// The first job of a send system call of `bytes`.
+    pub fn send_call(&self, bytes: u32) -> Job {
+        if self.stack { Job::SendSocket { bytes } } else { Job::DriverSend { bytes } }
+    }
+}
+
+impl crate::sim::Sim {
+    /// What the activity that just finished `job` on `thread` does next:
+    /// `Some(job)` continues it, `None` ends it.
+    pub(crate) fn after(&mut self, now: Time, thread: usize, job: Job) -> Option<Job> {
+        match job {
+            Job::Background => Some(Job::Background),
+            Job::AppThink => {
+                // The flooding application calls send again; the SWI preempts it at once.
+                if let Some((bytes, _)) = self.workload.send_flood() {
+                    self.apply_send(thread, bytes);
+                }
+                Some(Job::AppThink)
+            }
+            Job::Syscall => None,
+            Job::IsrTx | Job::IsrRx => self.isr_step(now, thread, job),
+            _ => self.layer_done(now, thread, job),
+        }
+    }
+}

@@ -1,0 +1,39 @@
+//! Protocol layers: a send call goes socket → UDP → IP → Driver Send, each
+//! layer calling the next; a received frame goes IP → UDP → socket and is
+//! then the application's. All of it runs at the software-interrupt level.
+
+use super::Job;
+use crate::cpu::SOFT;
+use crate::engine::Time;
+use crate::sim::Sim;
+
+impl Sim {
+    /// The application calls send: a software interrupt into the send path.
+    pub(crate) fn apply_send(&mut self, thread: usize, bytes: u32) {
+        self.counters.tx_offered += 1;
+        self.counters.tx_in_stack += 1;
+        let job = self.costs.send_call(bytes);
+        self.post(thread, SOFT, job);
+    }
+
+    /// One layer is done; the next one runs in the same activation.
+    pub(crate) fn layer_done(&mut self, now: Time, _thread: usize, job: Job) -> Option<Job> {
+        match job {
+            Job::SendSocket { bytes } => Some(Job::SendUdp { bytes }),
+            Job::SendUdp { bytes } => Some(Job::SendIp { bytes }),
+            Job::SendIp { bytes } => Some(Job::DriverSend { bytes }),
+            Job::DriverSend { bytes } => {
+                self.driver_send(now, bytes);
+                None
+            }
+            Job::RecvIp { arrival, bytes } => Some(Job::RecvUdp { arrival, bytes }),
+            Job::RecvUdp { arrival, bytes } => Some(Job::RecvSocket { arrival, bytes }),
+            Job::RecvSocket { arrival, bytes } => {
+                self.counters.rx_in_stack -= 1;
+                self.deliver(arrival, now, bytes);
+                None
+            }
+            _ => unreachable!("layer_done on {job:?}"),
+        }
+    }
+}

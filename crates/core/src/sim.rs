@@ -1,0 +1,190 @@
+//! A run: the parts of one scenario wired together, and the event loop.
+//!
+//! Data flows one way: workload → NIC → interrupt → CPU threads → kernel
+//! software → stats. The loop pops an event, hands it to the part it is for,
+//! and lets the touched hardware threads decide what runs next.
+
+use crate::config::Scenario;
+use crate::cpu::{EntryCosts, SOFT, Thread, USER};
+use crate::engine::{EventQueue, Time};
+use crate::error::Result;
+use crate::kernel::{Costs, Job};
+use crate::nic::Nic;
+use crate::report::Report;
+use crate::stats::{Counters, Latencies};
+use crate::timeline::Timeline;
+use crate::workload::{Stimulus, Workload};
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Event {
+    /// The workload's pending stimulus happens.
+    Stimulus(Stimulus),
+    /// A closed-loop frame arrives (not from the open-loop stream).
+    Feedback(Stimulus),
+    /// A hardware thread finishes its running job (if `epoch` is still current).
+    Done { thread: usize, epoch: u64 },
+    /// The NIC's transmitter has put a frame on the wire.
+    TxOut,
+    /// The end of the run.
+    End,
+}
+
+/// Options that change what a run records, not what it simulates.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Record {
+    pub timeline: bool,
+}
+
+pub struct Sim {
+    pub(crate) queue: EventQueue<Event>,
+    pub(crate) threads: Vec<Thread<Job>>,
+    pub(crate) nic: Nic,
+    pub(crate) costs: Costs,
+    pub(crate) workload: Workload,
+    pub(crate) counters: Counters,
+    pub(crate) latencies: Latencies,
+    pub(crate) timeline: Timeline,
+    pub(crate) end: Time,
+    pub(crate) irq_thread: usize,
+    pub(crate) app_thread: usize,
+    /// The NIC interrupt is posted and its ISR has not finished.
+    pub(crate) irq_posted: bool,
+    pub(crate) backlog_limit: u64,
+    /// Stimuli that came earlier than one before them (strace -f interleaving).
+    pub(crate) reordered: u64,
+    scenario: Scenario,
+}
+
+impl Sim {
+    pub fn new(scenario: &Scenario, base_dir: &std::path::Path, record: Record) -> Result<Self> {
+        let s = scenario;
+        let workload = Workload::new(s, base_dir)?;
+        let think = workload.send_flood().map_or(0, |(_, gap)| gap);
+        let costs = EntryCosts {
+            irq_entry: s.cpu.irq_entry_cycles,
+            swi_entry: s.cpu.swi_entry_cycles,
+            save_restore: s.cpu.save_restore_cycles,
+            context_switch: s.cpu.context_switch_cycles,
+        };
+        let threads = (0..s.cpu.threads).map(|i| Thread::new(i, 3, s.cpu.context_policy, costs)).collect();
+        let timeline = if record.timeline { Timeline::recording(s.stats.timeline_max_items) } else { Timeline::disabled() };
+        Ok(Self {
+            queue: EventQueue::new(),
+            threads,
+            nic: Nic::new(s.nic.rx_buffer_bytes, s.nic.tx_queue_packets, s.nic.dma_bytes_per_cycle, s.cycles_per_us(), s.nic.link_mbps),
+            costs: Costs::new(s, think),
+            workload,
+            counters: Counters::default(),
+            latencies: Latencies::new(s.stats.max_packet_records),
+            timeline,
+            end: s.duration_cycles(),
+            irq_thread: s.nic.irq_thread,
+            app_thread: s.app.thread,
+            irq_posted: false,
+            backlog_limit: s.stack.backlog_packets as u64,
+            reordered: 0,
+            scenario: s.clone(),
+        })
+    }
+
+    /// Runs to the end and reports.
+    pub fn run(mut self) -> Result<Report> {
+        self.start()?;
+        self.event_loop()?;
+        Ok(Report::new(self))
+    }
+
+    fn start(&mut self) -> Result<()> {
+        self.queue.schedule(self.end, Event::End);
+        if self.workload.send_flood().is_some() {
+            self.post(self.app_thread, USER, Job::AppThink);
+        } else if self.scenario.app.background {
+            self.post(self.app_thread, USER, Job::Background);
+        }
+        self.schedule_next_stimulus()?;
+        for t in 0..self.threads.len() {
+            self.dispatch(t);
+        }
+        Ok(())
+    }
+
+    fn event_loop(&mut self) -> Result<()> {
+        while let Some((now, event)) = self.queue.pop() {
+            self.counters.events += 1;
+            match event {
+                Event::Stimulus(s) => {
+                    self.apply(now, s);
+                    self.schedule_next_stimulus()?;
+                }
+                Event::Feedback(s) => self.apply(now, s),
+                Event::Done { thread, epoch } => self.complete(now, thread, epoch),
+                Event::TxOut => self.tx_out(now),
+                Event::End => break,
+            }
+        }
+        let end = self.end;
+        for t in &mut self.threads {
+            t.charge(end, &mut self.timeline);
+        }
+        Ok(())
+    }
+
+    fn schedule_next_stimulus(&mut self) -> Result<()> {
+        if let Some((t, s)) = self.workload.next()? {
+            let now = self.queue.now();
+            if t < now {
+                self.reordered += 1;
+            }
+            if t < self.end {
+                self.queue.schedule(t.max(now), Event::Stimulus(s));
+            }
+        }
+        Ok(())
+    }
+
+    fn apply(&mut self, now: Time, s: Stimulus) {
+        match s {
+            Stimulus::Receive { bytes } => self.receive(now, bytes),
+            Stimulus::Send { bytes } => {
+                self.apply_send(self.app_thread, bytes);
+                self.dispatch(self.app_thread);
+            }
+            Stimulus::Syscall => {
+                self.counters.syscalls += 1;
+                self.post(self.app_thread, SOFT, Job::Syscall);
+                self.dispatch(self.app_thread);
+            }
+        }
+    }
+
+    /// A thread's job ended: the kernel decides what that activity does next.
+    fn complete(&mut self, now: Time, thread: usize, epoch: u64) {
+        let Some((level, job)) = self.threads[thread].complete(now, epoch, &mut self.timeline) else {
+            return;
+        };
+        let next = self.after(now, thread, job);
+        let next = next.map(|j| self.costs.work(j));
+        self.threads[thread].proceed(level, next);
+        self.dispatch(thread);
+    }
+
+    pub(crate) fn post(&mut self, thread: usize, level: crate::cpu::Level, job: Job) {
+        let work = self.costs.work(job);
+        self.threads[thread].post(level, work);
+    }
+
+    /// Lets `thread` pick what to run and arms its completion.
+    pub(crate) fn dispatch(&mut self, thread: usize) {
+        let now = self.queue.now();
+        if let Some((t, epoch)) = self.threads[thread].dispatch(now, &mut self.timeline) {
+            // A completion past the end never fires; don't let it sit in the heap.
+            if t <= self.end {
+                self.queue.schedule(t, Event::Done { thread, epoch });
+            }
+        }
+    }
+
+    pub(crate) fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+}

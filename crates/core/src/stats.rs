@@ -1,0 +1,58 @@
+//! Counters and latency records of a run, and the invariants they obey.
+
+use crate::engine::Time;
+use hdrhistogram::Histogram;
+
+/// Packet counters. Conservation: for each direction,
+/// `offered = delivered + dropped + in flight`.
+#[derive(Debug, Clone, Default)]
+pub struct Counters {
+    pub rx_offered: u64,
+    pub rx_dropped_nic: u64,
+    pub rx_dropped_backlog: u64,
+    pub rx_delivered: u64,
+    pub rx_delivered_bytes: u64,
+    /// Received frames between the driver and the application.
+    pub rx_in_stack: u64,
+    pub tx_offered: u64,
+    pub tx_dropped: u64,
+    pub tx_sent: u64,
+    pub tx_sent_bytes: u64,
+    /// Frames inside the send path (protocol layers, Driver Send).
+    pub tx_in_stack: u64,
+    pub interrupts: u64,
+    pub syscalls: u64,
+    pub events: u64,
+}
+
+/// Receive latency (frame on the NIC → data delivered) of every packet, in cycles.
+pub struct Latencies {
+    hist: Histogram<u64>,
+    records: Vec<(Time, u64)>,
+    max_records: usize,
+}
+
+impl Latencies {
+    pub fn new(max_records: usize) -> Self {
+        // 2^48 cycles is over 10 minutes at 400 MHz; longer latencies saturate.
+        let hist = Histogram::new_with_bounds(1, 1 << 48, 3).expect("valid histogram bounds");
+        Self { hist, records: Vec::new(), max_records }
+    }
+
+    #[inline]
+    pub fn record(&mut self, arrival: Time, latency: u64) {
+        self.hist.saturating_record(latency);
+        if self.records.len() < self.max_records {
+            self.records.push((arrival, latency));
+        }
+    }
+
+    pub fn histogram(&self) -> &Histogram<u64> {
+        &self.hist
+    }
+
+    /// `(arrival cycle, latency cycles)` of the first `max_records` packets.
+    pub fn records(&self) -> &[(Time, u64)] {
+        &self.records
+    }
+}

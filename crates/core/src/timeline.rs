@@ -1,0 +1,126 @@
+//! Timelines: what each hardware context ran, and when, as a Chrome/Perfetto
+//! trace (`chrome://tracing`, <https://ui.perfetto.dev>).
+//!
+//! Recording is off unless asked for; when off, every call returns at the
+//! first branch so the event loop pays nothing. A cap on the number of spans
+//! keeps a long run from filling memory; what was cut is reported.
+
+use crate::engine::Time;
+use serde_json::{Value, json};
+
+/// One interval of activity on a track.
+#[derive(Debug, Clone, Copy)]
+pub struct Span {
+    pub thread: usize,
+    pub context: usize,
+    pub start: Time,
+    pub end: Time,
+    pub label: &'static str,
+}
+
+/// A point event on the device track (packet arrival, interrupt raised, ...).
+#[derive(Debug, Clone, Copy)]
+pub struct Mark {
+    pub time: Time,
+    pub label: &'static str,
+}
+
+#[derive(Debug, Default)]
+pub struct Timeline {
+    enabled: bool,
+    max_items: usize,
+    spans: Vec<Span>,
+    marks: Vec<Mark>,
+    dropped: u64,
+}
+
+impl Timeline {
+    pub fn disabled() -> Self {
+        Self::default()
+    }
+
+    pub fn recording(max_items: usize) -> Self {
+        Self { enabled: true, max_items, ..Self::default() }
+    }
+
+    #[inline]
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    #[inline]
+    pub fn span(&mut self, thread: usize, context: usize, start: Time, end: Time, label: &'static str) {
+        if !self.enabled {
+            return;
+        }
+        if self.spans.len() + self.marks.len() >= self.max_items {
+            self.dropped += 1;
+            return;
+        }
+        // Merge with the previous span when it simply continues.
+        if let Some(last) = self.spans.last_mut()
+            && last.thread == thread
+            && last.context == context
+            && last.label == label
+            && last.end == start
+        {
+            last.end = end;
+            return;
+        }
+        self.spans.push(Span { thread, context, start, end, label });
+    }
+
+    #[inline]
+    pub fn mark(&mut self, time: Time, label: &'static str) {
+        if !self.enabled {
+            return;
+        }
+        if self.spans.len() + self.marks.len() >= self.max_items {
+            self.dropped += 1;
+            return;
+        }
+        self.marks.push(Mark { time, label });
+    }
+
+    pub fn spans(&self) -> &[Span] {
+        &self.spans
+    }
+
+    pub fn marks(&self) -> &[Mark] {
+        &self.marks
+    }
+
+    /// Spans and marks not recorded because the cap was reached.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// Chrome trace-event JSON. Process 1 is the CPU, one track per hardware
+    /// thread and context (named by `context_name`); process 2 is the device.
+    pub fn to_chrome(&self, clock_mhz: f64, threads: usize, contexts: usize, context_name: impl Fn(usize) -> String) -> Value {
+        let us = |t: Time| t as f64 / clock_mhz;
+        let tid = |thread: usize, ctx: usize| (thread * contexts + ctx) as u64;
+        let mut events = vec![
+            json!({"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "CPU"}}),
+            json!({"ph": "M", "pid": 2, "name": "process_name", "args": {"name": "device"}}),
+            json!({"ph": "M", "pid": 2, "tid": 0, "name": "thread_name", "args": {"name": "NIC"}}),
+        ];
+        for thread in 0..threads {
+            for ctx in 0..contexts {
+                let name = format!("thread {thread} / {}", context_name(ctx));
+                events.push(json!({"ph": "M", "pid": 1, "tid": tid(thread, ctx), "name": "thread_name", "args": {"name": name}}));
+            }
+        }
+        for s in &self.spans {
+            events.push(json!({
+                "ph": "X", "pid": 1, "tid": tid(s.thread, s.context), "name": s.label,
+                "ts": us(s.start), "dur": us(s.end) - us(s.start),
+                "args": {"start_cycle": s.start, "cycles": s.end - s.start},
+            }));
+        }
+        for m in &self.marks {
+            events.push(json!({"ph": "i", "s": "t", "pid": 2, "tid": 0, "name": m.label, "ts": us(m.time), "args": {"cycle": m.time}}));
+        }
+        json!({"traceEvents": events, "displayTimeUnit": "ns", "otherData": {"clock_mhz": clock_mhz, "dropped": self.dropped}})
+    }
+}

@@ -1,0 +1,115 @@
+//! Workloads: where packets and system calls come from.
+//!
+//! Every source keeps exactly one stimulus pending (arrivals are generated
+//! lazily), and sources with several streams merge them in time order. A
+//! closed-loop flood generates nothing on its own: it is driven by feedback
+//! from the driver (`rx_serviced`) or by the sending application.
+
+mod synthetic;
+mod trace;
+
+use crate::config::{Action, Process, Scenario, ScriptEvent, WorkloadConfig};
+use crate::engine::Time;
+use crate::error::Result;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+pub use synthetic::Synthetic;
+pub use trace::TraceSource;
+
+/// Something the outside world does to the simulated host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stimulus {
+    /// A frame reaches the NIC from the wire.
+    Receive { bytes: u32 },
+    /// The application calls send.
+    Send { bytes: u32 },
+    /// The application makes some other system call.
+    Syscall,
+}
+
+pub enum Workload {
+    /// Closed loop; `send` floods are driven by the application instead.
+    Flood { receive: bool, bytes: u32, gap: u64, started: bool },
+    Arrivals { periodic: bool, mean_gap: f64, bytes: u32, next: f64, rng: Pcg64Mcg },
+    Script { events: Vec<ScriptEvent>, at: usize },
+    Trace(Box<TraceSource>),
+    Synthetic(Box<Synthetic>),
+}
+
+impl Workload {
+    pub fn new(s: &Scenario, base_dir: &std::path::Path) -> Result<Self> {
+        let rng = Pcg64Mcg::seed_from_u64(s.run.seed);
+        Ok(match &s.workload {
+            WorkloadConfig::Flood { direction, packet_bytes, gap_cycles } => {
+                Workload::Flood { receive: *direction == crate::config::Direction::Rx, bytes: *packet_bytes, gap: *gap_cycles, started: false }
+            }
+            WorkloadConfig::Arrivals { process, rate_pps, packet_bytes } => Workload::Arrivals {
+                periodic: *process == Process::Periodic,
+                mean_gap: s.cpu.clock_mhz * 1e6 / rate_pps,
+                bytes: *packet_bytes,
+                next: 0.0,
+                rng,
+            },
+            WorkloadConfig::Script { events } => Workload::Script { events: events.clone(), at: 0 },
+            WorkloadConfig::Trace { pcap, strace, host } => Workload::Trace(Box::new(TraceSource::open(s, base_dir, pcap, strace.as_deref(), host)?)),
+            WorkloadConfig::Synthetic { .. } => Workload::Synthetic(Box::new(Synthetic::new(s, rng))),
+        })
+    }
+
+    /// The application floods sends of this size, if that is the workload.
+    pub fn send_flood(&self) -> Option<(u32, u64)> {
+        match *self {
+            Workload::Flood { receive: false, bytes, gap, .. } => Some((bytes, gap)),
+            _ => None,
+        }
+    }
+
+    /// Closed-loop receive: when the next frame follows one the driver took.
+    pub fn rx_serviced(&self, now: Time) -> Option<(Time, Stimulus)> {
+        match *self {
+            Workload::Flood { receive: true, bytes, gap, .. } => Some((now + gap, Stimulus::Receive { bytes })),
+            _ => None,
+        }
+    }
+
+    /// The next stimulus of the open-loop sources, in time order.
+    pub fn next(&mut self) -> Result<Option<(Time, Stimulus)>> {
+        Ok(match self {
+            Workload::Flood { receive, bytes, started, .. } => {
+                // Only the first frame of a receive flood comes from here.
+                let first = *receive && !*started;
+                *started = true;
+                first.then_some((0, Stimulus::Receive { bytes: *bytes }))
+            }
+            Workload::Arrivals { periodic, mean_gap, bytes, next, rng } => {
+                let at = *next;
+                let gap = if *periodic { *mean_gap } else { -*mean_gap * (1.0 - rng.random::<f64>()).ln() };
+                *next += gap;
+                Some((at.round() as Time, Stimulus::Receive { bytes: *bytes }))
+            }
+            Workload::Script { events, at } => {
+                let e = events.get(*at);
+                *at += 1;
+                e.map(|e| {
+                    let s = match e.action {
+                        Action::Receive => Stimulus::Receive { bytes: e.bytes },
+                        Action::Send => Stimulus::Send { bytes: e.bytes },
+                        Action::Syscall => Stimulus::Syscall,
+                    };
+                    (e.at_cycle, s)
+                })
+            }
+            Workload::Trace(t) => t.next()?,
+            Workload::Synthetic(g) => g.next(),
+        })
+    }
+}
+
+/// Uniformly random instants within `[start, start + span)`, sorted: the
+/// arrivals of one generated interval.
+fn scatter(rng: &mut impl Rng, n: u64, start: Time, span: u64) -> Vec<Time> {
+    let mut v: Vec<Time> = (0..n).map(|_| start + rng.random_range(0..span.max(1))).collect();
+    v.sort_unstable();
+    v
+}

@@ -1,0 +1,85 @@
+//! A generated stand-in for the paper's busiest second of RealPlayer traffic:
+//! a received bit rate carried by a fixed number of packet interrupts per
+//! second (a share of them transmit completions of small sent packets), and a
+//! number of system calls per second, all at uniformly random instants.
+
+use super::{Stimulus, scatter};
+use crate::config::{Scenario, WorkloadConfig};
+use crate::engine::Time;
+use rand_pcg::Pcg64Mcg;
+
+pub struct Synthetic {
+    rng: Pcg64Mcg,
+    second: u64,
+    cycles_per_s: u64,
+    n_rx: u64,
+    n_tx: u64,
+    n_sys: u64,
+    rx_bytes: u32,
+    tx_bytes: u32,
+    rx: Vec<Time>,
+    tx: Vec<Time>,
+    sys: Vec<Time>,
+    at: [usize; 3],
+}
+
+impl Synthetic {
+    pub fn new(s: &Scenario, rng: Pcg64Mcg) -> Self {
+        let WorkloadConfig::Synthetic { rx_mbps, packet_interrupts_per_s, syscalls_per_s, tx_share, tx_packet_bytes } = s.workload else {
+            unreachable!("Synthetic::new called for another workload")
+        };
+        let n_tx = (packet_interrupts_per_s as f64 * tx_share).round() as u64;
+        let n_rx = packet_interrupts_per_s - n_tx;
+        let rx_bytes = (rx_mbps * 1e6 / 8.0 / n_rx as f64).round() as u32;
+        let mut g = Self {
+            rng,
+            second: 0,
+            cycles_per_s: (s.cpu.clock_mhz * 1e6).round() as u64,
+            n_rx,
+            n_tx,
+            n_sys: syscalls_per_s,
+            rx_bytes,
+            tx_bytes: tx_packet_bytes,
+            rx: Vec::new(),
+            tx: Vec::new(),
+            sys: Vec::new(),
+            at: [0; 3],
+        };
+        g.refill();
+        g
+    }
+
+    /// Size of each received frame: the bit rate spread over the receive interrupts.
+    pub fn rx_bytes(&self) -> u32 {
+        self.rx_bytes
+    }
+
+    fn refill(&mut self) {
+        let start = self.second * self.cycles_per_s;
+        self.rx = scatter(&mut self.rng, self.n_rx, start, self.cycles_per_s);
+        self.tx = scatter(&mut self.rng, self.n_tx, start, self.cycles_per_s);
+        self.sys = scatter(&mut self.rng, self.n_sys, start, self.cycles_per_s);
+        self.at = [0; 3];
+        self.second += 1;
+    }
+
+    pub fn next(&mut self) -> Option<(Time, Stimulus)> {
+        loop {
+            let heads = [self.rx.get(self.at[0]), self.tx.get(self.at[1]), self.sys.get(self.at[2])];
+            // Earliest head; ties go to the lower stream index.
+            let pick = (0..3).filter(|&i| heads[i].is_some()).min_by_key(|&i| (heads[i], i));
+            let Some(i) = pick else {
+                self.refill();
+                continue;
+            };
+            let t = *heads[i]?;
+            self.at[i] += 1;
+            let s = match i {
+                0 => Stimulus::Receive { bytes: self.rx_bytes },
+                1 => Stimulus::Send { bytes: self.tx_bytes },
+                _ => Stimulus::Syscall,
+            };
+            return Some((t, s));
+        }
+    }
+}
