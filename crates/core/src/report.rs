@@ -1,104 +1,110 @@
-//! What a run reports: metrics, cycle bins per hardware thread, per-packet
-//! latencies and, when recorded, the timeline. Also the run's invariants.
+//! What a run reports: named metrics, cycle bins per hardware thread,
+//! per-packet latencies and, when recorded, the timeline, plus the
+//! conservation laws the run must satisfy. Every model builds one of these,
+//! so the CLI, the Python API and the tests treat all models alike.
 
 use crate::cpu::{Bin, Bins};
 use crate::sim::Sim;
-use crate::stats::Counters;
 use crate::timeline::Timeline;
 use hdrhistogram::Histogram;
 use serde_json::{Map, Value, json};
 
+/// A conservation law: `lhs` must equal `rhs`.
+#[derive(Debug, Clone)]
+pub struct Law {
+    pub what: &'static str,
+    pub lhs: u64,
+    pub rhs: u64,
+}
+
 pub struct Report {
     pub clock_mhz: f64,
     pub elapsed_cycles: u64,
-    pub counters: Counters,
-    pub rx_in_flight: u64,
-    pub tx_in_flight: u64,
+    /// Named metrics in a fixed order; NaN where undefined (no samples).
+    pub metrics: Vec<(String, f64)>,
     /// Cycle bins of each hardware thread.
     pub bins: Vec<Bins>,
-    /// Hardware context names, for timelines and tables.
-    pub contexts: Vec<&'static str>,
-    pub latency: Histogram<u64>,
-    /// `(arrival cycle, latency cycles)` of the first received packets.
+    /// Hardware context names (timeline tracks).
+    pub contexts: Vec<String>,
+    /// `(arrival cycle, latency cycles)` of the first packets delivered.
     pub records: Vec<(u64, u64)>,
+    pub laws: Vec<Law>,
     pub timeline: Timeline,
-    pub reordered: u64,
+}
+
+/// Latency summary metrics (µs) of a histogram in cycles, named `{prefix}_min_us` etc.
+pub fn latency_metrics(prefix: &str, h: &Histogram<u64>, clock_mhz: f64) -> Vec<(String, f64)> {
+    let us = |c: u64| if h.is_empty() { f64::NAN } else { c as f64 / clock_mhz };
+    vec![
+        (format!("{prefix}_min_us"), us(h.min())),
+        (format!("{prefix}_p50_us"), us(h.value_at_quantile(0.5))),
+        (format!("{prefix}_p99_us"), us(h.value_at_quantile(0.99))),
+        (format!("{prefix}_p999_us"), us(h.value_at_quantile(0.999))),
+        (format!("{prefix}_max_us"), us(h.max())),
+    ]
 }
 
 impl Report {
+    /// The network model's report. Throughputs count delivered (received)
+    /// or transmitted bits only; drops never count.
     pub(crate) fn new(sim: Sim) -> Self {
-        let policy = sim.threads[0].policy();
-        let contexts = (0..policy.contexts()).map(|c| policy.context_name(c)).collect();
-        Self {
-            clock_mhz: sim.scenario().cpu.clock_mhz,
-            elapsed_cycles: sim.end,
-            rx_in_flight: sim.nic.rx_waiting() as u64 + sim.counters.rx_in_stack,
-            tx_in_flight: sim.nic.tx_in_flight() as u64 + sim.counters.tx_in_stack,
-            counters: sim.counters.clone(),
-            bins: sim.threads.iter().map(|t| *t.bins()).collect(),
-            contexts,
-            latency: sim.latencies.histogram().clone(),
-            records: sim.latencies.records().to_vec(),
-            timeline: sim.timeline,
-            reordered: sim.reordered,
-        }
-    }
-
-    pub fn seconds(&self) -> f64 {
-        self.elapsed_cycles as f64 / (self.clock_mhz * 1e6)
-    }
-
-    fn us(&self, cycles: u64) -> f64 {
-        cycles as f64 / self.clock_mhz
-    }
-
-    /// Named metrics, in a fixed order. Throughputs count delivered
-    /// (received) or transmitted bits only; drops never count.
-    pub fn metrics(&self) -> Vec<(&'static str, f64)> {
-        let c = &self.counters;
-        let s = self.seconds();
-        let h = &self.latency;
-        let (min, p50, p99, max) = if h.is_empty() {
-            (f64::NAN, f64::NAN, f64::NAN, f64::NAN)
-        } else {
-            (self.us(h.min()), self.us(h.value_at_quantile(0.5)), self.us(h.value_at_quantile(0.99)), self.us(h.max()))
-        };
-        vec![
+        let clock_mhz = sim.scenario().cpu.clock_mhz;
+        let c = &sim.counters;
+        let s = sim.end as f64 / (clock_mhz * 1e6);
+        let rx_in_flight = sim.nic.rx_waiting() as u64 + c.rx_in_stack;
+        let tx_in_flight = sim.nic.tx_in_flight() as u64 + c.tx_in_stack;
+        let mut metrics: Vec<(String, f64)> = [
             ("sim_seconds", s),
-            ("sim_cycles", self.elapsed_cycles as f64),
+            ("sim_cycles", sim.end as f64),
             ("events", c.events as f64),
             ("rx_offered", c.rx_offered as f64),
             ("rx_delivered", c.rx_delivered as f64),
             ("rx_dropped_nic", c.rx_dropped_nic as f64),
             ("rx_dropped_backlog", c.rx_dropped_backlog as f64),
-            ("rx_in_flight", self.rx_in_flight as f64),
+            ("rx_in_flight", rx_in_flight as f64),
             ("rx_throughput_mbps", c.rx_delivered_bytes as f64 * 8.0 / s / 1e6),
             ("tx_offered", c.tx_offered as f64),
             ("tx_sent", c.tx_sent as f64),
             ("tx_dropped", c.tx_dropped as f64),
-            ("tx_in_flight", self.tx_in_flight as f64),
+            ("tx_in_flight", tx_in_flight as f64),
             ("tx_throughput_mbps", c.tx_sent_bytes as f64 * 8.0 / s / 1e6),
             ("interrupts", c.interrupts as f64),
             ("syscalls", c.syscalls as f64),
-            ("latency_min_us", min),
-            ("latency_p50_us", p50),
-            ("latency_p99_us", p99),
-            ("latency_max_us", max),
-            ("reordered_stimuli", self.reordered as f64),
+            ("reordered_stimuli", sim.reordered as f64),
         ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        metrics.extend(latency_metrics("latency", sim.latencies.histogram(), clock_mhz));
+        let laws = vec![
+            Law { what: "rx offered = delivered + dropped + in flight", lhs: c.rx_offered, rhs: c.rx_delivered + c.rx_dropped_nic + c.rx_dropped_backlog + rx_in_flight },
+            Law { what: "tx offered = sent + dropped + in flight", lhs: c.tx_offered, rhs: c.tx_sent + c.tx_dropped + tx_in_flight },
+        ];
+        let policy = sim.threads[0].policy();
+        Self {
+            clock_mhz,
+            elapsed_cycles: sim.end,
+            metrics,
+            bins: sim.threads.iter().map(|t| *t.bins()).collect(),
+            contexts: (0..policy.contexts()).map(|c| policy.context_name(c).to_string()).collect(),
+            records: sim.latencies.records().to_vec(),
+            laws,
+            timeline: sim.timeline,
+        }
     }
 
-    /// Checks the invariants every run must keep: packets are conserved in
-    /// each direction and each thread's bins sum to the elapsed cycles.
+    /// A metric by name.
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        self.metrics.iter().find(|(k, _)| k == name).map(|&(_, v)| v)
+    }
+
+    /// Checks the conservation laws and that each thread's bins sum to the
+    /// elapsed cycles.
     pub fn check_invariants(&self) -> Result<(), String> {
-        let c = &self.counters;
-        let rx_out = c.rx_delivered + c.rx_dropped_nic + c.rx_dropped_backlog + self.rx_in_flight;
-        if c.rx_offered != rx_out {
-            return Err(format!("rx not conserved: offered {} != delivered + dropped + in flight {rx_out}", c.rx_offered));
-        }
-        let tx_out = c.tx_sent + c.tx_dropped + self.tx_in_flight;
-        if c.tx_offered != tx_out {
-            return Err(format!("tx not conserved: offered {} != sent + dropped + in flight {tx_out}", c.tx_offered));
+        for law in &self.laws {
+            if law.lhs != law.rhs {
+                return Err(format!("{} violated: {} != {}", law.what, law.lhs, law.rhs));
+            }
         }
         for (i, b) in self.bins.iter().enumerate() {
             if b.total() != self.elapsed_cycles {
@@ -110,7 +116,7 @@ impl Report {
 
     /// Metrics and bins as JSON (the `irqsim run --json` schema).
     pub fn to_json(&self) -> Value {
-        let metrics: Map<String, Value> = self.metrics().into_iter().map(|(k, v)| (k.to_string(), json_num(v))).collect();
+        let metrics: Map<String, Value> = self.metrics.iter().map(|(k, v)| (k.clone(), json_num(*v))).collect();
         let bins: Vec<Value> = self
             .bins
             .iter()
@@ -125,8 +131,7 @@ impl Report {
     }
 
     pub fn chrome_trace(&self) -> Value {
-        let names = self.contexts.clone();
-        self.timeline.to_chrome(self.clock_mhz, self.bins.len(), names.len(), |c| names[c].to_string())
+        self.timeline.to_chrome(self.clock_mhz, self.bins.len(), self.contexts.len(), |c| self.contexts[c].clone())
     }
 }
 
