@@ -43,6 +43,10 @@ impl Scenario {
             set(&mut table, o).map_err(|msg| Error::Config { file: "--set".into(), key: o.path.join("."), line: None, msg })?;
         }
         let config_error = |key: String, msg: String| {
+            // A key set on the command line is reported there, not in the file.
+            if overrides.iter().any(|o| o.path.join(".") == key) {
+                return Error::Config { file: "--set".into(), key, line: None, msg };
+            }
             let line = line_of(text, &key);
             Error::Config { file: file.into(), key, line, msg }
         };
@@ -132,7 +136,7 @@ mod tests {
         let e = err(&MIN.replace("200.0", "0.0"), &[]);
         assert!(e.contains("`cpu.clock_mhz`") && e.contains("positive"), "{e}");
         let e = err(MIN, &["cpu.clock_mhz=-5"]);
-        assert!(e.contains("`cpu.clock_mhz`"), "{e}");
+        assert!(e.starts_with("--set: `cpu.clock_mhz`"), "{e}");
     }
 
     #[test]
