@@ -52,12 +52,13 @@ impl Scenario {
         };
         let scenario: Scenario = serde_path_to_error::deserialize(Value::Table(table)).map_err(|e| {
             let key = e.path().to_string();
-            let msg = e.into_inner().to_string();
-            // serde reports an unknown key at its parent; name the key itself.
+            // The TOML deserializer appends "in `table`" lines; the key says that already.
+            let msg = e.into_inner().to_string().lines().next().unwrap_or_default().to_string();
+            // Name the unknown key itself, whether or not the path includes it.
             let key = match unknown_field(&msg) {
                 Some(field) if key == "." => field.to_string(),
-                Some(field) => format!("{key}.{field}"),
-                None => key,
+                Some(field) if !key.ends_with(&format!(".{field}")) && key != field => format!("{key}.{field}"),
+                _ => key,
             };
             config_error(key, msg)
         })?;

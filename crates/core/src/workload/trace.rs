@@ -9,6 +9,9 @@
 //! System calls that move packets (send, recv, ...) are not replayed: the
 //! pcap already drives the packet work, and replaying both would count it
 //! twice.
+//!
+//! Both files are read through once at open, so a malformed record anywhere
+//! is reported before the run, not only if the run happens to reach it.
 
 use super::Stimulus;
 use crate::config::Scenario;
@@ -35,10 +38,19 @@ pub struct TraceSource {
 
 impl TraceSource {
     pub fn open(s: &Scenario, base: &Path, pcap: &str, strace: Option<&str>, host: &str) -> Result<Self> {
-        let host = host.parse().map_err(|_| Error::Config { file: "scenario".into(), key: "workload.host".into(), line: None, msg: format!("`{host}` is not an IPv4 address") })?;
+        let (pcap_path, strace_path) = (base.join(pcap), strace.map(|p| base.join(p)));
+        let host: std::net::Ipv4Addr = host.parse().map_err(|_| Error::Config { file: "scenario".into(), key: "workload.host".into(), line: None, msg: format!("`{host}` is not an IPv4 address") })?;
+        for rec in PcapReader::open(&pcap_path, host)? {
+            rec?;
+        }
+        if let Some(p) = &strace_path {
+            for rec in StraceReader::open(p)? {
+                rec?;
+            }
+        }
         let mut src = Self {
-            pcap: PcapReader::open(&base.join(pcap), host)?,
-            strace: strace.map(|p| StraceReader::open(&base.join(p))).transpose()?,
+            pcap: PcapReader::open(&pcap_path, host)?,
+            strace: strace_path.map(|p| StraceReader::open(&p)).transpose()?,
             clock_mhz: s.cpu.clock_mhz,
             origin_ns: 0,
             strace_day_ns: 0,

@@ -1,0 +1,253 @@
+//! Interrupt controllers: how a device's request becomes a vector on a CPU.
+//!
+//! Three generations, one module each, behind one enum ([`Intc`]):
+//! - `xtpic.rs`: two cascaded 8259As; 15 lines, fixed priority, vector
+//!   fetched by an INTA cycle, mask and EOI by port I/O; one CPU.
+//! - `ioapic.rs`: 24 pins, each with a programmable vector priority and
+//!   destination; assert messages become local-APIC writes; level pins wait
+//!   for the EOI broadcast.
+//! - `msi.rs`: the device writes the vector to the local APIC itself.
+//!
+//! The controller sees the device side as arrivals: a level change on a
+//! line ([`Intc::level`], from Assert/Deassert_INTx) or a message
+//! ([`Intc::message`], an MSI write). The CPU side asks it for the most
+//! urgent pending input ([`Intc::take`]) when interrupts are enabled, and
+//! tells it when the kernel's handling ends ([`Intc::finish`]). What the CPU
+//! pays on the way in and out (INTA, port I/O, EOI writes) is returned as
+//! cycles; what travels on the bus later is returned as a [`Signal`] with
+//! its delay, for the model to schedule. All costs are cycles of the CPU
+//! clock, converted once from the scenario's nanoseconds.
+
+mod ioapic;
+mod msi;
+mod xtpic;
+
+use crate::delivery::ExerciserConfig;
+use crate::engine::Time;
+use serde::{Deserialize, Serialize};
+
+pub use ioapic::IoApic;
+pub use msi::Msi;
+pub use xtpic::XtPic;
+
+/// Which delivery mechanism.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IntcKind {
+    Xtpic,
+    Ioapic,
+    Msi,
+    Msix,
+}
+
+impl IntcKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            IntcKind::Xtpic => "XT-PIC",
+            IntcKind::Ioapic => "IO-APIC",
+            IntcKind::Msi => "MSI",
+            IntcKind::Msix => "MSI-X",
+        }
+    }
+
+    /// Legacy INTx delivery: lines may be shared, so every handler must read
+    /// its device's status, and the interrupt is not ordered behind DMA data.
+    pub fn legacy(self) -> bool {
+        matches!(self, IntcKind::Xtpic | IntcKind::Ioapic)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Trigger {
+    Edge,
+    Level,
+}
+
+/// The identity of one raised interrupt, for latency and conservation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rec {
+    pub src: usize,
+    pub seq: u64,
+    /// When its interrupt message left the device.
+    pub sent: Time,
+}
+
+/// A bus event a controller asks the model to deliver back to it later.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    /// An IO-APIC message reaches the local APIC.
+    Lapic(u32),
+    /// The kernel's unmask (port write) reaches the 8259.
+    Unmask(u32),
+    /// A local APIC's EOI broadcast reaches the IO-APIC.
+    Eoi(u32),
+}
+
+/// An input the CPU accepted.
+#[derive(Debug, Clone, Copy)]
+pub struct Taken {
+    pub input: u32,
+    /// The MSI it came from (legacy lines carry no identity).
+    pub rec: Option<Rec>,
+    /// CPU stall before the first handler: INTA, mask/EOI port I/O, EOI write.
+    pub ack_cycles: u64,
+}
+
+/// Costs in CPU cycles the controllers need.
+#[derive(Debug, Clone, Copy)]
+pub struct Costs {
+    pub port_io: u64,
+    pub posted: u64,
+    pub lapic_eoi: u64,
+}
+
+/// Static per-input programming: destination CPU and priority.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Route {
+    pub cpu: usize,
+    /// Larger is more urgent.
+    pub priority: u32,
+}
+
+/// One controller of the scenario's kind.
+pub enum Intc {
+    XtPic(XtPic),
+    IoApic(IoApic),
+    Msi(Msi),
+}
+
+impl Intc {
+    pub fn new(kind: IntcKind, trigger: Trigger, routes: Vec<Route>, costs: Costs) -> Self {
+        match kind {
+            IntcKind::Xtpic => Intc::XtPic(XtPic::new(costs)),
+            IntcKind::Ioapic => Intc::IoApic(IoApic::new(routes, trigger, costs)),
+            IntcKind::Msi | IntcKind::Msix => Intc::Msi(Msi::new(routes, costs)),
+        }
+    }
+
+    /// A line's level changed at the controller (+1 assert, -1 deassert).
+    /// Returns the CPU to offer an interrupt to, and a signal to schedule.
+    pub fn level(&mut self, input: u32, assert: bool) -> (Option<usize>, Option<(u64, Signal)>) {
+        match self {
+            Intc::XtPic(c) => (c.level(input, assert), None),
+            Intc::IoApic(c) => (None, c.level(input, assert)),
+            Intc::Msi(_) => (None, None),
+        }
+    }
+
+    /// An MSI write reached the local APIC: `Ok(cpu)` to offer it to, or
+    /// `Err(rec)` when the vector was already pending and the two merged.
+    pub fn message(&mut self, input: u32, rec: Rec) -> Result<usize, Rec> {
+        match self {
+            Intc::Msi(c) => c.message(input, rec),
+            _ => Err(rec),
+        }
+    }
+
+    /// A scheduled signal arrived. Returns the CPU to offer an interrupt to,
+    /// and a follow-up signal.
+    pub fn signal(&mut self, s: Signal) -> (Option<usize>, Option<(u64, Signal)>) {
+        match (self, s) {
+            (Intc::XtPic(c), Signal::Unmask(i)) => (c.unmask(i), None),
+            (Intc::IoApic(c), Signal::Lapic(i)) => (c.lapic(i), None),
+            (Intc::IoApic(c), Signal::Eoi(i)) => (None, c.eoi(i)),
+            _ => (None, None),
+        }
+    }
+
+    /// The CPU, interrupts enabled, accepts its most urgent pending input.
+    pub fn take(&mut self, cpu: usize) -> Option<Taken> {
+        match self {
+            Intc::XtPic(c) => c.take(cpu),
+            Intc::IoApic(c) => c.take(cpu),
+            Intc::Msi(c) => c.take(cpu),
+        }
+    }
+
+    /// The kernel finished the handlers of `input`: CPU cycles of the
+    /// unmask/EOI, and the signal it sends.
+    pub fn finish(&mut self, input: u32) -> (u64, Option<(u64, Signal)>) {
+        match self {
+            Intc::XtPic(c) => c.finish(input),
+            Intc::IoApic(c) => c.finish(input),
+            Intc::Msi(_) => (0, None),
+        }
+    }
+
+    /// Interrupts accepted while nothing was pending (e.g. the 8259's IRQ 7).
+    pub fn spurious(&self) -> u64 {
+        match self {
+            Intc::XtPic(c) => c.spurious(),
+            _ => 0,
+        }
+    }
+
+    /// Interrupt identities held by the controller (conservation).
+    pub fn holding(&self) -> u64 {
+        match self {
+            Intc::Msi(c) => c.holding(),
+            _ => 0,
+        }
+    }
+}
+
+/// Which controller input each source uses: the exerciser's vectors first,
+/// then one per other source.
+#[derive(Debug, Clone)]
+pub struct Wiring {
+    pub exerciser: Vec<u32>,
+    pub others: Vec<u32>,
+}
+
+/// Assigns inputs (explicit or first free) and checks the controller's
+/// limits; errors name the offending key.
+pub fn assign(kind: IntcKind, w: &ExerciserConfig, vectors: u32) -> Result<Wiring, (String, String)> {
+    let (limit, auto): (u32, Vec<u32>) = match kind {
+        IntcKind::Xtpic => (16, xtpic::AUTO_ORDER.to_vec()),
+        IntcKind::Ioapic => (ioapic::PINS, ioapic::auto_order()),
+        IntcKind::Msi | IntcKind::Msix => (msi::SYSTEM_VECTORS, (0..msi::SYSTEM_VECTORS).collect()),
+    };
+    let shared_ok = kind.legacy();
+    let mut used: Vec<u32> = Vec::new();
+    let mut pick = |key: &str, line: Option<u32>, n: u32| -> Result<Vec<u32>, (String, String)> {
+        let first = match line {
+            Some(l) => {
+                if l >= limit || (kind == IntcKind::Xtpic && l == xtpic::CASCADE) {
+                    return Err((key.into(), range_msg(kind, l)));
+                }
+                l
+            }
+            None => {
+                let free = auto.iter().copied().find(|&l| (0..n).all(|k| l + k < limit && !used.contains(&(l + k))));
+                free.ok_or_else(|| (key.to_string(), format!("no free {} input left for this device ({} usable, {} taken); give `line` to share one", kind.name(), auto.len(), used.len())))?
+            }
+        };
+        let lines: Vec<u32> = (first..first + n).collect();
+        if let Some(&last) = lines.last()
+            && last >= limit
+        {
+            return Err((key.into(), format!("vectors {first}..={last} run past the {} limit of {limit}", kind.name())));
+        }
+        if !shared_ok && let Some(l) = lines.iter().find(|l| used.contains(l)) {
+            return Err((key.into(), format!("{} vector {l} is already taken: message-signaled interrupts are never shared", kind.name())));
+        }
+        used.extend(&lines);
+        Ok(lines)
+    };
+    let exerciser = pick("workload.line", w.line, vectors)?;
+    let mut others = Vec::with_capacity(w.others.len());
+    for (i, o) in w.others.iter().enumerate() {
+        others.push(pick(&format!("workload.others[{i}].line"), o.line, 1)?[0]);
+    }
+    Ok(Wiring { exerciser, others })
+}
+
+fn range_msg(kind: IntcKind, l: u32) -> String {
+    match kind {
+        IntcKind::Xtpic if l == xtpic::CASCADE => "XT-PIC line 2 is the cascade from the slave 8259; use 0..=15 except 2".into(),
+        IntcKind::Xtpic => format!("XT-PIC line {l} does not exist; use 0..=15 except 2"),
+        IntcKind::Ioapic => format!("IO-APIC pin {l} does not exist; the IO-APIC has pins 0..=23"),
+        _ => format!("vector {l} out of range; x86 has {} device vectors (0..={})", msi::SYSTEM_VECTORS, msi::SYSTEM_VECTORS - 1),
+    }
+}

@@ -1,0 +1,67 @@
+"""The `irqsim` command end to end, and its errors: one line, exit 2, no traceback."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+
+def test_run_json(cli):
+    p = cli("run", "mt-interrupts/driver-tx-single", "--set", "run.duration_ms=20", "--json")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["metrics"]["tx_sent"] > 0
+    assert doc["bins"][0]["thread"] == 0
+
+
+def test_run_table(cli):
+    p = cli("run", "mt-interrupts/driver-rx-multithreaded", "--set", "run.duration_ms=5")
+    assert p.returncode == 0, p.stderr
+    assert "rx_throughput_mbps" in p.stdout and "overhead" in p.stdout
+
+
+def test_validate(cli):
+    p = cli("validate", "mt-interrupts/full-stack-single")
+    assert p.returncode == 0
+    assert json.loads(p.stdout)["workload"]["kind"] == "synthetic"
+
+
+def test_reproduce_json_schema(cli):
+    p = cli("reproduce", "mt-interrupts", "--json")
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)
+    assert rows and all(set(r) == {"study", "experiment", "metric", "unit", "paper", "simulated", "rel_error"} for r in rows)
+
+
+def test_timeline_writes_chrome_trace(cli, tmp_path):
+    out = tmp_path / "trace.json"
+    p = cli("timeline", "mt-interrupts/full-stack-single", "-o", str(out), "--set", "run.duration_ms=10")
+    assert p.returncode == 0, p.stderr
+    trace = json.loads(out.read_text())
+    assert any(e["ph"] == "X" for e in trace["traceEvents"])
+
+
+def test_bench_json(cli):
+    p = cli("bench", "--json", "--repeat", "1", "--set", "run.duration_ms=1000")
+    assert p.returncode == 0, p.stderr
+    res = json.loads(p.stdout)
+    assert res["delivered_packets"] > 0 and res["dropped_packets"] >= 0
+    assert res["delivered_packets_per_wall_s"] > 0
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["run", "mt-interrupts/driver-rx-single", "--set", "cpu.clock_mhz=0"], "`cpu.clock_mhz`"),
+        (["run", "mt-interrupts/driver-rx-single", "--set", "cpu.clock_mhz=-200"], "`cpu.clock_mhz`"),
+        (["run", "mt-interrupts/driver-rx-single", "--set", "cpu.bogus=1"], "`cpu.bogus`"),
+        (["run", "no/such/scenario"], "no bundled scenario"),
+        (["reproduce", "no-such-study"], "unknown study"),
+    ],
+)
+def test_bad_input_is_one_clear_line(cli, args, needle):
+    p = cli(*args)
+    assert p.returncode == 2
+    assert needle in p.stderr
+    assert "Traceback" not in p.stderr and "PanicException" not in p.stderr
