@@ -55,7 +55,10 @@ pub struct EntryCosts {
 #[derive(Debug, Clone, Copy)]
 struct Active<J> {
     work: Work<J>,
-    /// Overhead cycles still to run before the work itself.
+    /// Context-switch cycles still to run before anything else. A resume
+    /// replaces (never adds to) what an interrupted switch left unpaid.
+    switch: u64,
+    /// Entry and save/restore cycles still to run before the work itself.
     overhead: u64,
     /// Work cycles still to run.
     remaining: u64,
@@ -70,6 +73,10 @@ struct Slot<J> {
 pub struct Thread<J> {
     id: usize,
     slots: Vec<Slot<J>>,
+    /// Bit `l` set: level `l` has a started activity.
+    started: u32,
+    /// Bit `l` set: level `l` has work waiting.
+    waiting: u32,
     running: Option<Level>,
     seg_start: Time,
     epoch: u64,
@@ -87,11 +94,16 @@ pub struct Thread<J> {
 }
 
 impl<J: Copy + Label> Thread<J> {
+    /// Most priority levels a thread has (levels are bits of a `u32`).
+    pub const MAX_LEVELS: usize = 32;
+
     pub fn new(id: usize, levels: usize, policy: ContextPolicy, costs: EntryCosts) -> Self {
-        let levels = levels.max(IRQ as usize + 1);
+        let levels = levels.clamp(IRQ as usize + 1, Self::MAX_LEVELS);
         Self {
             id,
             slots: (0..levels).map(|_| Slot { active: None, pending: VecDeque::new() }).collect(),
+            started: 0,
+            waiting: 0,
             running: None,
             seg_start: 0,
             epoch: 0,
@@ -131,6 +143,16 @@ impl<J: Copy + Label> Thread<J> {
     #[inline]
     pub fn post(&mut self, level: Level, work: Work<J>) {
         self.slots[level as usize].pending.push_back(work);
+        self.waiting |= 1 << level;
+    }
+
+    fn pop_pending(&mut self, level: Level) -> Option<Work<J>> {
+        let q = &mut self.slots[level as usize].pending;
+        let w = q.pop_front();
+        if q.is_empty() {
+            self.waiting &= !(1 << level);
+        }
+        w
     }
 
     /// Number of works waiting (not started) at `level`.
@@ -160,8 +182,11 @@ impl<J: Copy + Label> Thread<J> {
         let Some(act) = self.slots[level as usize].active.as_mut() else {
             unreachable!("running level {level} has no activity")
         };
-        let over = elapsed.min(act.overhead);
-        act.overhead -= over;
+        let switch = elapsed.min(act.switch);
+        act.switch -= switch;
+        let entry = (elapsed - switch).min(act.overhead);
+        act.overhead -= entry;
+        let over = switch + entry;
         let work = elapsed - over;
         debug_assert!(work <= act.remaining, "charged past the end of a job");
         act.remaining -= work.min(act.remaining);
@@ -187,7 +212,7 @@ impl<J: Copy + Label> Thread<J> {
         self.charge(now, timeline);
         let level = self.running?;
         let act = self.slots[level as usize].active?;
-        debug_assert_eq!(act.remaining + act.overhead, 0);
+        debug_assert_eq!(act.remaining + act.overhead + act.switch, 0);
         Some((level, act.work.job))
     }
 
@@ -196,12 +221,13 @@ impl<J: Copy + Label> Thread<J> {
     /// software-interrupt level in the same activation (a softirq loop), or
     /// ends and frees its context.
     pub fn proceed(&mut self, level: Level, next: Option<Work<J>>) {
+        let next = next.or_else(|| if level == SOFT { self.pop_pending(level) } else { None });
         let slot = &mut self.slots[level as usize];
-        let next = next.or_else(|| if level == SOFT { slot.pending.pop_front() } else { None });
         match next {
-            Some(work) => slot.active = Some(Active { work, overhead: 0, remaining: work.cycles }),
+            Some(work) => slot.active = Some(Active { work, switch: 0, overhead: 0, remaining: work.cycles }),
             None => {
                 slot.active = None;
+                self.started &= !(1 << level);
                 let ctx = self.policy.context_of(level);
                 if self.live[ctx] == Some(level) {
                     self.live[ctx] = None;
@@ -221,11 +247,11 @@ impl<J: Copy + Label> Thread<J> {
     /// when that changed and a completion event must be scheduled.
     #[inline]
     pub fn dispatch(&mut self, now: Time, timeline: &mut Timeline) -> Option<(Time, u64)> {
-        let top_started = self.slots.iter().rposition(|s| s.active.is_some());
-        let floor = top_started.map_or(0, |l| l + 1);
-        let start = (floor..self.slots.len())
-            .rev()
-            .find(|&l| !self.slots[l].pending.is_empty() && !self.is_masked(l as Level));
+        let top_started = (self.started != 0).then(|| 31 - self.started.leading_zeros());
+        // Waiting, unmasked levels above every started one.
+        let above = top_started.map_or(u32::MAX, |l| !((2u32 << l).wrapping_sub(1)));
+        let startable = self.waiting & above & !self.masked_bits();
+        let start = (startable != 0).then(|| 31 - startable.leading_zeros());
         let (level, fresh) = match (start, top_started) {
             (Some(l), _) => (l as Level, true),
             (None, Some(l)) => (l as Level, false),
@@ -248,15 +274,14 @@ impl<J: Copy + Label> Thread<J> {
         }
         self.charge(now, timeline);
         let ctx = self.policy.context_of(level);
-        let mut overhead = 0;
+        let mut switch = 0;
         if ctx != self.last_ctx {
-            overhead += self.costs.context_switch;
+            switch = self.costs.context_switch;
             self.last_ctx = ctx;
         }
-        let slot = &mut self.slots[level as usize];
         if fresh {
-            let work = slot.pending.pop_front().expect("pending work checked above");
-            overhead += match level {
+            let work = self.pop_pending(level).expect("waiting bit implies pending work");
+            let mut overhead = match level {
                 USER => 0,
                 SOFT => self.costs.swi_entry,
                 _ => self.costs.irq_entry,
@@ -268,9 +293,10 @@ impl<J: Copy + Label> Thread<J> {
             {
                 overhead += self.costs.save_restore;
             }
-            self.slots[level as usize].active = Some(Active { work, overhead, remaining: work.cycles });
-        } else if let Some(act) = slot.active.as_mut() {
-            act.overhead += overhead;
+            self.slots[level as usize].active = Some(Active { work, switch, overhead, remaining: work.cycles });
+            self.started |= 1 << level;
+        } else if let Some(act) = self.slots[level as usize].active.as_mut() {
+            act.switch = switch;
         }
         self.live[ctx] = Some(level);
         self.running = Some(level);
@@ -288,11 +314,12 @@ impl<J: Copy + Label> Thread<J> {
         let level = self.running?;
         let act = self.slots[level as usize].active?;
         self.armed = true;
-        Some((now + act.overhead + act.remaining, self.epoch))
+        Some((now + act.switch + act.overhead + act.remaining, self.epoch))
     }
 
-    fn is_masked(&self, level: Level) -> bool {
-        level >= IRQ && level <= self.mask
+    /// Bits of the interrupt levels the mask holds pending.
+    fn masked_bits(&self) -> u32 {
+        if self.mask < IRQ { 0 } else { (2u32 << self.mask).wrapping_sub(1) & !((1u32 << IRQ) - 1) }
     }
 }
 
