@@ -18,6 +18,16 @@
 /// Simulated time in reference-clock cycles.
 pub type Time = u64;
 
+/// Order of an event: its time in the high 64 bits, its scheduling sequence
+/// number in the low 64.
+pub type Key = u128;
+
+/// The time part of a key.
+#[inline]
+pub fn key_time(key: Key) -> Time {
+    (key >> 64) as Time
+}
+
 struct Entry<E> {
     key: u128,
     event: E,
@@ -88,11 +98,37 @@ impl<E> EventQueue<E> {
         self.sift_up(self.heap.len() - 1);
     }
 
+    /// Reserves the key an event scheduled now at `time` would get, for a
+    /// model that keeps a timer outside the queue (a hardware thread's next
+    /// completion) and compares it with [`EventQueue::peek_key`].
+    #[inline]
+    pub fn reserve_key(&mut self, time: Time) -> Key {
+        debug_assert!(time >= self.now, "timer set in the past: {time} < {}", self.now);
+        let key = ((time.max(self.now) as u128) << 64) | self.seq as u128;
+        self.seq += 1;
+        key
+    }
+
+    /// Key of the next event (`Key::MAX` if none).
+    #[inline]
+    pub fn peek_key(&self) -> Key {
+        self.first.as_ref().map_or(Key::MAX, |f| f.key).min(self.heap_min())
+    }
+
+    /// Moves time to an outside timer's `key` when it comes before every
+    /// queued event.
+    #[inline]
+    pub fn advance(&mut self, key: Key) -> Time {
+        debug_assert!(key < self.peek_key());
+        self.now = key_time(key);
+        self.now
+    }
+
     /// Time of the next event, if any.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
-        let key = self.first.as_ref().map_or(u128::MAX, |f| f.key).min(self.heap_min());
-        (key != u128::MAX).then_some((key >> 64) as Time)
+        let key = self.peek_key();
+        (key != Key::MAX).then_some(key_time(key))
     }
 
     /// Removes the earliest event and advances `now` to its time.

@@ -6,7 +6,7 @@
 
 use crate::config::Scenario;
 use crate::cpu::{EntryCosts, SOFT, Thread, USER};
-use crate::engine::{EventQueue, Time};
+use crate::engine::{EventQueue, Key, Time};
 use crate::error::Result;
 use crate::kernel::{Costs, Job};
 use crate::nic::Nic;
@@ -21,8 +21,6 @@ pub(crate) enum Event {
     Stimulus(Stimulus),
     /// A closed-loop frame arrives (not from the open-loop stream).
     Feedback(Stimulus),
-    /// A hardware thread finishes its running job (if `epoch` is still current).
-    Done { thread: usize, epoch: u64 },
     /// The NIC's transmitter has put a frame on the wire.
     TxOut,
     /// The end of the run.
@@ -38,6 +36,10 @@ pub struct Record {
 pub struct Sim {
     pub(crate) queue: EventQueue<Event>,
     pub(crate) threads: Vec<Thread<Job>>,
+    /// Each thread's next completion as an event key (`Key::MAX`: none).
+    /// Kept outside the queue: a preempted job's completion is simply
+    /// overwritten instead of lingering in the heap.
+    timers: Vec<Key>,
     pub(crate) nic: Nic,
     pub(crate) costs: Costs,
     pub(crate) workload: Workload,
@@ -66,13 +68,14 @@ impl Sim {
             save_restore: s.cpu.save_restore_cycles,
             context_switch: s.cpu.context_switch_cycles,
         };
-        let threads = (0..s.cpu.threads).map(|i| Thread::new(i, 3, s.cpu.context_policy, costs)).collect();
+        let threads: Vec<_> = (0..s.cpu.threads).map(|i| Thread::new(i, 3, s.cpu.context_policy, costs)).collect();
         let timeline = if record.timeline { Timeline::recording(s.stats.timeline_max_items) } else { Timeline::disabled() };
         Ok(Self {
             queue: EventQueue::new(),
+            timers: vec![Key::MAX; threads.len()],
             threads,
             nic: Nic::new(s.nic.rx_buffer_bytes, s.nic.tx_queue_packets, s.nic.dma_bytes_per_cycle, s.cycles_per_us(), s.nic.link_mbps),
-            costs: Costs::new(s, think),
+            costs: Costs::new(s, think, record.timeline),
             workload,
             counters: Counters::default(),
             latencies: Latencies::new(s.stats.max_packet_records),
@@ -109,15 +112,22 @@ impl Sim {
     }
 
     fn event_loop(&mut self) -> Result<()> {
-        while let Some((now, event)) = self.queue.pop() {
+        loop {
             self.counters.events += 1;
+            let (thread, key) = self.timers.iter().enumerate().min_by_key(|&(_, k)| *k).map_or((0, Key::MAX), |(i, &k)| (i, k));
+            if key < self.queue.peek_key() {
+                self.timers[thread] = Key::MAX;
+                let now = self.queue.advance(key);
+                self.complete(now, thread);
+                continue;
+            }
+            let Some((now, event)) = self.queue.pop() else { break };
             match event {
                 Event::Stimulus(s) => {
                     self.apply(now, s);
                     self.schedule_next_stimulus()?;
                 }
                 Event::Feedback(s) => self.apply(now, s),
-                Event::Done { thread, epoch } => self.complete(now, thread, epoch),
                 Event::TxOut => self.tx_out(now),
                 Event::End => break,
             }
@@ -158,7 +168,8 @@ impl Sim {
     }
 
     /// A thread's job ended: the kernel decides what that activity does next.
-    fn complete(&mut self, now: Time, thread: usize, epoch: u64) {
+    fn complete(&mut self, now: Time, thread: usize) {
+        let epoch = self.threads[thread].epoch();
         let Some((level, job)) = self.threads[thread].complete(now, epoch, &mut self.timeline) else {
             return;
         };
@@ -176,11 +187,11 @@ impl Sim {
     /// Lets `thread` pick what to run and arms its completion.
     pub(crate) fn dispatch(&mut self, thread: usize) {
         let now = self.queue.now();
-        if let Some((t, epoch)) = self.threads[thread].dispatch(now, &mut self.timeline) {
-            // A completion past the end never fires; don't let it sit in the heap.
-            if t <= self.end {
-                self.queue.schedule(t, Event::Done { thread, epoch });
-            }
+        if let Some((t, _)) = self.threads[thread].dispatch(now, &mut self.timeline) {
+            // The End event (scheduled first) wins any tie at the end.
+            self.timers[thread] = if t <= self.end { self.queue.reserve_key(t) } else { Key::MAX };
+        } else if self.threads[thread].running().is_none() {
+            self.timers[thread] = Key::MAX;
         }
     }
 

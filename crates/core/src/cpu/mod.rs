@@ -125,6 +125,11 @@ impl<J: Copy + Label> Thread<J> {
         self.policy
     }
 
+    /// Epoch of the running job's completion (see [`Thread::dispatch`]).
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
     pub fn bins(&self) -> &Bins {
         &self.bins
     }

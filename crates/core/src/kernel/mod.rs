@@ -55,6 +55,11 @@ impl Label for Job {
 #[derive(Debug, Clone)]
 pub struct Costs {
     pub stack: bool,
+    /// Run each protocol layer as its own job (for timelines). Otherwise a
+    /// direction's layers run as one job of the same total cycles: nothing
+    /// can happen at a layer boundary that could not happen inside a layer,
+    /// so results are the same with fewer events.
+    pub layered: bool,
     socket: u64,
     udp: u64,
     ip: u64,
@@ -68,9 +73,10 @@ pub struct Costs {
 }
 
 impl Costs {
-    pub fn new(s: &Scenario, think: u64) -> Self {
+    pub fn new(s: &Scenario, think: u64, layered: bool) -> Self {
         Self {
             stack: s.stack.enabled,
+            layered,
             socket: s.stack.socket_cycles,
             udp: s.stack.udp_cycles,
             ip: s.stack.ip_cycles,
@@ -95,6 +101,7 @@ impl Costs {
             Job::Background => (u64::MAX / 4, Bin::User),
             Job::AppThink => (self.think, Bin::User),
             Job::Syscall => (self.syscall, Bin::Kernel),
+            Job::SendSocket { bytes } if !self.layered => (self.socket + self.udp + self.ip + self.copy(bytes), Bin::Kernel),
             Job::SendSocket { .. } => (self.socket, Bin::Kernel),
             Job::SendUdp { .. } => (self.udp, Bin::Kernel),
             // IP copies the data from the user buffer into a socket buffer.
@@ -102,6 +109,7 @@ impl Costs {
             Job::DriverSend { .. } => (self.driver_send, Bin::Kernel),
             Job::IsrTx => (self.isr_tx, Bin::Interrupt),
             Job::IsrRx => (self.isr_rx, Bin::Interrupt),
+            Job::RecvIp { bytes, .. } if !self.layered => (self.ip + self.udp + self.copy(bytes) + self.recv_wakeup + self.socket, Bin::Kernel),
             Job::RecvIp { .. } => (self.ip, Bin::Kernel),
             // UDP copies the data from the socket buffer to the user buffer.
             Job::RecvUdp { bytes, .. } => (self.udp + self.copy(bytes) + self.recv_wakeup, Bin::Kernel),

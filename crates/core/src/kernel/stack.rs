@@ -1,6 +1,7 @@
 //! Protocol layers: a send call goes socket → UDP → IP → Driver Send, each
 //! layer calling the next; a received frame goes IP → UDP → socket and is
 //! then the application's. All of it runs at the software-interrupt level.
+//! Without a timeline the layers of a direction run as one job (`Costs::layered`).
 
 use super::Job;
 use crate::cpu::SOFT;
@@ -19,6 +20,7 @@ impl Sim {
     /// One layer is done; the next one runs in the same activation.
     pub(crate) fn layer_done(&mut self, now: Time, _thread: usize, job: Job) -> Option<Job> {
         match job {
+            Job::SendSocket { bytes } if !self.costs.layered => Some(Job::DriverSend { bytes }),
             Job::SendSocket { bytes } => Some(Job::SendUdp { bytes }),
             Job::SendUdp { bytes } => Some(Job::SendIp { bytes }),
             Job::SendIp { bytes } => Some(Job::DriverSend { bytes }),
@@ -26,9 +28,9 @@ impl Sim {
                 self.driver_send(now, bytes);
                 None
             }
-            Job::RecvIp { arrival, bytes } => Some(Job::RecvUdp { arrival, bytes }),
+            Job::RecvIp { arrival, bytes } if self.costs.layered => Some(Job::RecvUdp { arrival, bytes }),
             Job::RecvUdp { arrival, bytes } => Some(Job::RecvSocket { arrival, bytes }),
-            Job::RecvSocket { arrival, bytes } => {
+            Job::RecvIp { arrival, bytes } | Job::RecvSocket { arrival, bytes } => {
                 self.counters.rx_in_stack -= 1;
                 self.deliver(arrival, now, bytes);
                 None
