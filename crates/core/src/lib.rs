@@ -21,9 +21,12 @@
 
 pub mod config;
 pub mod cpu;
+pub mod delivery;
 pub mod engine;
 pub mod error;
+pub mod intc;
 pub mod kernel;
+pub mod masking;
 pub mod nic;
 pub mod report;
 pub mod sim;
@@ -41,6 +44,12 @@ pub use sim::{Record, Sim};
 /// paths in it resolve from `base`.
 pub fn simulate(scenario: &Scenario, base: &std::path::Path, record: Record) -> Result<Report> {
     // One arm per model whose event loop differs from the network model's.
+    if let config::WorkloadConfig::NullRpc(w) = &scenario.workload {
+        return masking::run(scenario, w, record);
+    }
+    if let config::WorkloadConfig::Exerciser(_) = &scenario.workload {
+        return delivery::run(scenario, record);
+    }
     Sim::new(scenario, base, record)?.run()
 }
 

@@ -25,12 +25,22 @@ pub struct Mark {
     pub label: &'static str,
 }
 
+/// A transaction in flight on the bus (device track "bus"): from leaving its
+/// sender to arriving, like a bus analyzer's view (delivery model).
+#[derive(Debug, Clone, Copy)]
+pub struct Transfer {
+    pub start: Time,
+    pub end: Time,
+    pub label: &'static str,
+}
+
 #[derive(Debug, Default)]
 pub struct Timeline {
     enabled: bool,
     max_items: usize,
     spans: Vec<Span>,
     marks: Vec<Mark>,
+    transfers: Vec<Transfer>,
     dropped: u64,
 }
 
@@ -82,6 +92,23 @@ impl Timeline {
         self.marks.push(Mark { time, label });
     }
 
+    /// Records a bus transaction in flight from `start` to `end`.
+    #[inline]
+    pub fn bus(&mut self, start: Time, end: Time, label: &'static str) {
+        if !self.enabled {
+            return;
+        }
+        if self.spans.len() + self.marks.len() + self.transfers.len() >= self.max_items {
+            self.dropped += 1;
+            return;
+        }
+        self.transfers.push(Transfer { start, end, label });
+    }
+
+    pub fn transfers(&self) -> &[Transfer] {
+        &self.transfers
+    }
+
     pub fn spans(&self) -> &[Span] {
         &self.spans
     }
@@ -120,6 +147,15 @@ impl Timeline {
         }
         for m in &self.marks {
             events.push(json!({"ph": "i", "s": "t", "pid": 2, "tid": 0, "name": m.label, "ts": us(m.time), "args": {"cycle": m.time}}));
+        }
+        if !self.transfers.is_empty() {
+            events.push(json!({"ph": "M", "pid": 2, "tid": 1, "name": "thread_name", "args": {"name": "bus"}}));
+        }
+        for t in &self.transfers {
+            events.push(json!({
+                "ph": "X", "pid": 2, "tid": 1, "name": t.label, "ts": us(t.start), "dur": us(t.end) - us(t.start),
+                "args": {"start_cycle": t.start, "cycles": t.end - t.start},
+            }));
         }
         json!({"traceEvents": events, "displayTimeUnit": "ns", "otherData": {"clock_mhz": clock_mhz, "dropped": self.dropped}})
     }

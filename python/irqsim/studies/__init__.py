@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass
 # Study name → module. One line per study.
 MODULES = {
     "mt-interrupts": "irqsim.studies.mt_interrupts",
+    "optimistic-spl": "irqsim.studies.optimistic_spl",
+    "msi-latency": "irqsim.studies.msi_latency",
 }
 
 

@@ -36,6 +36,18 @@ pub struct Scenario {
     pub workload: WorkloadConfig,
     #[serde(default)]
     pub stats: StatsConfig,
+    /// Interrupt masking (the `null_rpc` workload): machine profile and scheme.
+    #[serde(default)]
+    pub masking: crate::masking::MaskingConfig,
+    /// Interrupt controller (the `exerciser` workload): XT-PIC, IO-APIC, MSI.
+    #[serde(default)]
+    pub intc: crate::delivery::IntcConfig,
+    /// Fabric latencies between CPU, chipset and device (`exerciser`).
+    #[serde(default)]
+    pub bus: crate::delivery::BusConfig,
+    /// Cycle costs of the Linux interrupt path (`exerciser`).
+    #[serde(default)]
+    pub irq_path: crate::delivery::IrqPathConfig,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -252,6 +264,12 @@ pub enum WorkloadConfig {
         #[serde(default = "tx_bytes")]
         tx_packet_bytes: u32,
     },
+    /// Back-to-back Mach null RPCs with one protected critical section, under
+    /// interrupt arrivals (the masking model; keys in `masking::NullRpcConfig`).
+    NullRpc(crate::masking::NullRpcConfig),
+    /// A PCIe exerciser raising interrupts through `[intc]`, serviced by an
+    /// ISR and a tasklet (the delivery model; keys in `delivery::ExerciserConfig`).
+    Exerciser(crate::delivery::ExerciserConfig),
 }
 
 /// One scripted stimulus.
@@ -403,6 +421,8 @@ impl Scenario {
                     return err("workload.rx_mbps", format!("{rx_mbps} Mb/s over {rx} received packets/s needs {bytes:.0}-byte packets (max {MAX_PACKET_BYTES})"));
                 }
             }
+            WorkloadConfig::NullRpc(w) => crate::masking::check(self, w)?,
+            WorkloadConfig::Exerciser(_) => crate::delivery::check(self)?,
         }
         Ok(())
     }

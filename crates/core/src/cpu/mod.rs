@@ -248,7 +248,7 @@ impl<J: Copy + Label> Thread<J> {
         }
     }
 
-    /// Decides what runs from `now` on. Returns `(completion time, generation)`
+    /// Decides what runs from `now` on. Returns `(completion time, epoch)`
     /// when that changed and a completion event must be scheduled.
     #[inline]
     pub fn dispatch(&mut self, now: Time, timeline: &mut Timeline) -> Option<(Time, u64)> {
@@ -310,7 +310,7 @@ impl<J: Copy + Label> Thread<J> {
         self.arm_if_needed(now)
     }
 
-    /// Hands out the completion of the running activity once per generation.
+    /// Hands out the completion of the running activity once per epoch.
     /// Valid only right after `charge(now)`.
     fn arm_if_needed(&mut self, now: Time) -> Option<(Time, u64)> {
         if self.armed {

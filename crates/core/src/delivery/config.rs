@@ -117,7 +117,8 @@ pub struct ExerciserConfig {
     pub others: Vec<SourceConfig>,
 }
 
-/// Another interrupt source: a legacy-style device with a status register.
+/// Another interrupt source. On legacy lines its ISR reads and clears its
+/// status like the exerciser's; with MSI it has a vector of its own.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SourceConfig {
@@ -149,19 +150,44 @@ fn other_isr() -> u64 {
     1000
 }
 
+/// Largest cost of one step of the kernel path.
+const MAX_CYCLES: u64 = 1_000_000_000;
+
 /// Range checks of the delivery sections: `(key, message)`.
 pub fn check(s: &Scenario) -> Result<(), (String, String)> {
     let WorkloadConfig::Exerciser(w) = &s.workload else { return Ok(()) };
     let err = |k: &str, m: String| Err((k.to_string(), m));
     let positive = |k: &str, v: f64| if v.is_finite() && v > 0.0 { Ok(()) } else { err(k, format!("must be a positive number, got {v}")) };
-    positive("bus.mmio_read_ns", s.bus.mmio_read_ns)?;
-    positive("bus.posted_write_ns", s.bus.posted_write_ns)?;
-    positive("bus.port_io_ns", s.bus.port_io_ns)?;
+    // Bounds keep every sum of costs far from 64-bit cycle overflow.
+    for (k, v) in [("bus.mmio_read_ns", s.bus.mmio_read_ns), ("bus.posted_write_ns", s.bus.posted_write_ns), ("bus.port_io_ns", s.bus.port_io_ns)] {
+        positive(k, v)?;
+        if v > 1e6 {
+            return err(k, format!("{v} ns is beyond any bus transaction (max 1000000)"));
+        }
+    }
     positive("bus.link_mbytes_per_s", s.bus.link_mbytes_per_s)?;
+    let p = &s.irq_path;
+    for (k, v) in [
+        ("irq_path.entry_cycles", p.entry_cycles),
+        ("irq_path.exit_cycles", p.exit_cycles),
+        ("irq_path.lapic_eoi_cycles", p.lapic_eoi_cycles),
+        ("irq_path.mmio_write_cycles", p.mmio_write_cycles),
+        ("irq_path.isr_cycles", p.isr_cycles),
+        ("irq_path.tasklet_schedule_cycles", p.tasklet_schedule_cycles),
+        ("irq_path.softirq_entry_cycles", p.softirq_entry_cycles),
+        ("irq_path.tasklet_cycles", p.tasklet_cycles),
+    ] {
+        if v > MAX_CYCLES {
+            return err(k, format!("{v} cycles is beyond any kernel path (max {MAX_CYCLES})"));
+        }
+    }
     positive("workload.rate_hz", w.rate_hz)?;
     let kind = s.intc.kind;
     if kind == IntcKind::Xtpic && s.cpu.threads > 1 {
-        return err("cpu.threads", format!("the XT-PIC delivers to one CPU only (uniprocessor), got {} threads; use intc.kind = \"ioapic\" or \"msi\" for SMP", s.cpu.threads));
+        return err(
+            "cpu.threads",
+            format!("the XT-PIC delivers to one CPU only (uniprocessor), got {} threads; use intc.kind = \"ioapic\" or \"msi\" for SMP", s.cpu.threads),
+        );
     }
     let max_vectors = match kind {
         IntcKind::Msi => 32,
@@ -183,6 +209,9 @@ pub fn check(s: &Scenario) -> Result<(), (String, String)> {
     prio("workload.priority", w.priority)?;
     for (i, o) in w.others.iter().enumerate() {
         positive(&format!("workload.others[{i}].rate_hz"), o.rate_hz)?;
+        if o.isr_cycles > MAX_CYCLES {
+            return err(&format!("workload.others[{i}].isr_cycles"), format!("{} cycles is beyond any ISR (max {MAX_CYCLES})", o.isr_cycles));
+        }
         cpu(&format!("workload.others[{i}].cpu"), o.cpu)?;
         prio(&format!("workload.others[{i}].priority"), o.priority)?;
     }

@@ -26,7 +26,7 @@ use crate::delivery::ExerciserConfig;
 use crate::engine::Time;
 use serde::{Deserialize, Serialize};
 
-pub use ioapic::IoApic;
+pub use ioapic::{IoApic, PINS as IOAPIC_PINS};
 pub use msi::Msi;
 pub use xtpic::XtPic;
 
@@ -126,7 +126,7 @@ impl Intc {
         }
     }
 
-    /// A line's level changed at the controller (+1 assert, -1 deassert).
+    /// Assert_INTx (`assert`) or Deassert_INTx reached the controller.
     /// Returns the CPU to offer an interrupt to, and a signal to schedule.
     pub fn level(&mut self, input: u32, assert: bool) -> (Option<usize>, Option<(u64, Signal)>) {
         match self {
@@ -175,14 +175,6 @@ impl Intc {
         }
     }
 
-    /// Interrupts accepted while nothing was pending (e.g. the 8259's IRQ 7).
-    pub fn spurious(&self) -> u64 {
-        match self {
-            Intc::XtPic(c) => c.spurious(),
-            _ => 0,
-        }
-    }
-
     /// Interrupt identities held by the controller (conservation).
     pub fn holding(&self) -> u64 {
         match self {
@@ -206,7 +198,7 @@ pub fn assign(kind: IntcKind, w: &ExerciserConfig, vectors: u32) -> Result<Wirin
     let (limit, auto): (u32, Vec<u32>) = match kind {
         IntcKind::Xtpic => (16, xtpic::AUTO_ORDER.to_vec()),
         IntcKind::Ioapic => (ioapic::PINS, ioapic::auto_order()),
-        IntcKind::Msi | IntcKind::Msix => (msi::SYSTEM_VECTORS, (0..msi::SYSTEM_VECTORS).collect()),
+        IntcKind::Msi | IntcKind::Msix => (msi::INPUTS, (0..msi::INPUTS).collect()),
     };
     let shared_ok = kind.legacy();
     let mut used: Vec<u32> = Vec::new();
@@ -220,7 +212,12 @@ pub fn assign(kind: IntcKind, w: &ExerciserConfig, vectors: u32) -> Result<Wirin
             }
             None => {
                 let free = auto.iter().copied().find(|&l| (0..n).all(|k| l + k < limit && !used.contains(&(l + k))));
-                free.ok_or_else(|| (key.to_string(), format!("no free {} input left for this device ({} usable, {} taken); give `line` to share one", kind.name(), auto.len(), used.len())))?
+                free.ok_or_else(|| {
+                    (
+                        key.to_string(),
+                        format!("no free {} input left for this device ({} usable, {} taken); give `line` to share one", kind.name(), auto.len(), used.len()),
+                    )
+                })?
             }
         };
         let lines: Vec<u32> = (first..first + n).collect();
@@ -248,6 +245,53 @@ fn range_msg(kind: IntcKind, l: u32) -> String {
         IntcKind::Xtpic if l == xtpic::CASCADE => "XT-PIC line 2 is the cascade from the slave 8259; use 0..=15 except 2".into(),
         IntcKind::Xtpic => format!("XT-PIC line {l} does not exist; use 0..=15 except 2"),
         IntcKind::Ioapic => format!("IO-APIC pin {l} does not exist; the IO-APIC has pins 0..=23"),
-        _ => format!("vector {l} out of range; x86 has {} device vectors (0..={})", msi::SYSTEM_VECTORS, msi::SYSTEM_VECTORS - 1),
+        _ => format!("vector {l} out of range (0..={})", msi::INPUTS - 1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const COSTS: Costs = Costs { port_io: 1000, posted: 100, lapic_eoi: 10 };
+
+    #[test]
+    fn xtpic_serves_the_slave_between_lines_1_and_3() {
+        let mut c = Intc::new(IntcKind::Xtpic, Trigger::Level, Vec::new(), COSTS);
+        for line in [3, 9, 1] {
+            c.level(line, true);
+        }
+        let order: Vec<u32> = std::iter::from_fn(|| c.take(0).map(|t| t.input)).collect();
+        assert_eq!(order, [1, 9, 3]);
+        // Masked until the unmask lands; a line still asserted then asks again.
+        assert_eq!(c.signal(Signal::Unmask(9)), (Some(0), None));
+        let t = c.take(0).unwrap();
+        assert_eq!((t.input, t.ack_cycles), (9, 5000), "INTA + 4 port I/Os on a slave line");
+    }
+
+    #[test]
+    fn ioapic_level_pin_waits_for_the_eoi_and_redelivers_if_still_asserted() {
+        let routes = vec![Route { cpu: 0, priority: 4 }; IOAPIC_PINS as usize];
+        let mut c = Intc::new(IntcKind::Ioapic, Trigger::Level, routes, COSTS);
+        assert_eq!(c.level(16, true), (None, Some((100, Signal::Lapic(16)))));
+        assert_eq!(c.level(16, true), (None, None), "Remote IRR holds further messages");
+        assert_eq!(c.signal(Signal::Lapic(16)), (Some(0), None));
+        assert_eq!(c.take(0).map(|t| t.ack_cycles), Some(0));
+        assert_eq!(c.finish(16), (10, Some((110, Signal::Eoi(16)))));
+        assert_eq!(c.signal(Signal::Eoi(16)), (None, Some((100, Signal::Lapic(16)))));
+    }
+
+    #[test]
+    fn msi_merges_a_second_write_to_a_pending_vector_and_serves_priority_first() {
+        let routes = vec![Route { cpu: 0, priority: 4 }, Route { cpu: 0, priority: 9 }];
+        let mut c = Intc::new(IntcKind::Msi, Trigger::Edge, routes, COSTS);
+        let rec = |seq| Rec { src: 0, seq, sent: 0 };
+        assert_eq!(c.message(0, rec(0)), Ok(0));
+        assert_eq!(c.message(0, rec(1)), Err(rec(1)));
+        assert_eq!(c.message(1, rec(2)), Ok(0));
+        assert_eq!(c.holding(), 2);
+        assert_eq!(c.take(0).map(|t| t.input), Some(1));
+        assert_eq!(c.take(0).and_then(|t| t.rec), Some(rec(0)));
+        assert!(c.take(0).is_none());
     }
 }

@@ -54,6 +54,13 @@ impl Workload {
             WorkloadConfig::Script { events } => Workload::Script { events: events.clone(), at: 0 },
             WorkloadConfig::Trace { pcap, strace, host } => Workload::Trace(Box::new(TraceSource::open(s, base_dir, pcap, strace.as_deref(), host)?)),
             WorkloadConfig::Synthetic { .. } => Workload::Synthetic(Box::new(Synthetic::new(s, rng))),
+            // Run by the masking model (lib.rs `simulate`), never by the network model.
+            WorkloadConfig::NullRpc(_) => {
+                return Err(crate::Error::Config { file: s.name.clone(), key: "workload.kind".into(), line: None, msg: "`null_rpc` runs on the masking model, not the network model".into() });
+            }
+            WorkloadConfig::Exerciser(_) => {
+                return Err(crate::Error::Config { file: s.name.clone(), key: "workload.kind".into(), line: None, msg: "`exerciser` runs on the delivery model, not the network model".into() });
+            }
         })
     }
 

@@ -1,0 +1,97 @@
+//! The devices: the PCIe exerciser and any other interrupt sources.
+//!
+//! A source raises interrupts at periodic or Poisson instants (one pending
+//! arrival each). A legacy source keeps one status bit: raising sets it and
+//! asserts INTx; the ISR's clear write, when it lands, resets it and sends
+//! Deassert_INTx. An interrupt raised while the bit is still set merges with
+//! the earlier one and is lost as an event. Before each interrupt the
+//! exerciser may DMA-write data; [`Source::data_visible`] is when the last
+//! data reached memory.
+
+use crate::config::Process;
+use crate::engine::Time;
+use crate::intc::Rec;
+use rand::Rng;
+use rand_pcg::Pcg64Mcg;
+
+pub struct Source {
+    /// Controller inputs: the exerciser's vectors, or the one line.
+    pub inputs: Vec<u32>,
+    /// Is this the exerciser (signature writes, tasklet)?
+    pub exerciser: bool,
+    /// Its ISR's work besides bus accesses.
+    pub isr_cycles: u64,
+    periodic: bool,
+    mean_gap: f64,
+    next_seq: u64,
+    /// The status bit (legacy): the interrupt it stands for.
+    pub status: Option<Rec>,
+    /// The ISR has claimed `status`; its clear write is on the way.
+    pub claimed: bool,
+    pub data_visible: Time,
+    pub raised: u64,
+    pub serviced: u64,
+    pub lost: u64,
+    /// MSI writes on the bus.
+    pub in_transit: u64,
+    /// Last arrival of a CPU write to this device (posted writes stay ordered).
+    pub downstream_tail: Time,
+}
+
+impl Source {
+    pub fn new(inputs: Vec<u32>, exerciser: bool, isr_cycles: u64, process: Process, rate_hz: f64, cycles_per_s: f64) -> Self {
+        Self {
+            inputs,
+            exerciser,
+            isr_cycles,
+            periodic: process == Process::Periodic,
+            mean_gap: cycles_per_s / rate_hz,
+            next_seq: 0,
+            status: None,
+            claimed: false,
+            data_visible: 0,
+            raised: 0,
+            serviced: 0,
+            lost: 0,
+            in_transit: 0,
+            downstream_tail: 0,
+        }
+    }
+
+    /// Cycles until the next interrupt (at least one).
+    pub fn gap(&self, rng: &mut Pcg64Mcg) -> Time {
+        let g = if self.periodic { self.mean_gap } else { -self.mean_gap * (1.0 - rng.random::<f64>()).ln() };
+        (g.round() as Time).max(1)
+    }
+
+    /// Numbers a new interrupt sent at `sent`.
+    pub fn next_rec(&mut self, src: usize, sent: Time) -> Rec {
+        self.raised += 1;
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        Rec { src, seq, sent }
+    }
+
+    /// A legacy interrupt: sets the status bit. Returns whether INTx must be
+    /// asserted (the bit was clear), or counts the merge as lost.
+    pub fn set_status(&mut self, rec: Rec) -> bool {
+        if self.status.is_some() {
+            self.lost += 1;
+            return false;
+        }
+        self.status = Some(rec);
+        self.claimed = false;
+        true
+    }
+
+    /// The ISR's clear lands: returns whether INTx must be deasserted.
+    pub fn clear_status(&mut self) -> bool {
+        self.claimed = false;
+        self.status.take().is_some()
+    }
+
+    /// Raised interrupts not yet serviced nor lost, held by the device.
+    pub fn holding(&self) -> u64 {
+        u64::from(self.status.is_some() && !self.claimed) + self.in_transit
+    }
+}

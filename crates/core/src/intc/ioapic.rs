@@ -1,0 +1,87 @@
+//! The IO-APIC: 24 pins, each programmed with a vector (whose priority class
+//! orders service at the local APIC), a destination CPU and a trigger mode.
+//!
+//! Sequence for a request on pin `p`:
+//! 1. The device's Assert_INTx reaches the IO-APIC in the I/O hub.
+//! 2. The IO-APIC sends the pin's vector to the destination's local APIC as
+//!    a message over DMI and FSB (posted latency). A level pin then sets its
+//!    Remote IRR and sends nothing more until the EOI comes back.
+//! 3. The local APIC holds the vector (one IRR bit per vector) until the CPU
+//!    enables interrupts, then delivers its most urgent vector.
+//! 4. Edge pins (`handle_edge_irq`): the kernel writes the local APIC's EOI
+//!    register before the handlers. Level pins (`handle_fasteoi_irq`, PCI
+//!    INTx): the handlers run first, then the EOI write, which the local APIC
+//!    broadcasts to the IO-APIC (posted latency). There Remote IRR clears,
+//!    and a pin still asserted (the device's Deassert not yet arrived, or
+//!    another sharer) is delivered again.
+
+use super::{Costs, Route, Signal, Taken, Trigger};
+
+pub const PINS: u32 = 24;
+
+/// PCI PIRQ pins first (16..=23), then the ISA ones.
+pub fn auto_order() -> Vec<u32> {
+    (16..PINS).chain(3..16).chain([1, 0, 2]).collect()
+}
+
+pub struct IoApic {
+    routes: Vec<Route>,
+    trigger: Trigger,
+    asserted: Vec<u32>,
+    remote_irr: Vec<bool>,
+    /// The pin's vector is pending in its destination's local APIC.
+    lapic_irr: Vec<bool>,
+    costs: Costs,
+}
+
+impl IoApic {
+    pub fn new(routes: Vec<Route>, trigger: Trigger, costs: Costs) -> Self {
+        let n = PINS as usize;
+        Self { routes, trigger, asserted: vec![0; n], remote_irr: vec![false; n], lapic_irr: vec![false; n], costs }
+    }
+
+    pub fn level(&mut self, pin: u32, assert: bool) -> Option<(u64, Signal)> {
+        let p = pin as usize;
+        let was = self.asserted[p];
+        self.asserted[p] = if assert { was + 1 } else { was.saturating_sub(1) };
+        match self.trigger {
+            Trigger::Edge => (was == 0 && assert).then_some((self.costs.posted, Signal::Lapic(pin))),
+            Trigger::Level => self.send_if_due(pin),
+        }
+    }
+
+    fn send_if_due(&mut self, pin: u32) -> Option<(u64, Signal)> {
+        let p = pin as usize;
+        if self.asserted[p] == 0 || self.remote_irr[p] {
+            return None;
+        }
+        self.remote_irr[p] = true;
+        Some((self.costs.posted, Signal::Lapic(pin)))
+    }
+
+    pub fn lapic(&mut self, pin: u32) -> Option<usize> {
+        self.lapic_irr[pin as usize] = true;
+        Some(self.routes[pin as usize].cpu)
+    }
+
+    pub fn take(&mut self, cpu: usize) -> Option<Taken> {
+        let pin = (0..PINS)
+            .filter(|&p| self.lapic_irr[p as usize] && self.routes[p as usize].cpu == cpu)
+            .max_by_key(|&p| (self.routes[p as usize].priority, std::cmp::Reverse(p)))?;
+        self.lapic_irr[pin as usize] = false;
+        let ack_cycles = if self.trigger == Trigger::Edge { self.costs.lapic_eoi } else { 0 };
+        Some(Taken { input: pin, rec: None, ack_cycles })
+    }
+
+    pub fn finish(&mut self, pin: u32) -> (u64, Option<(u64, Signal)>) {
+        match self.trigger {
+            Trigger::Edge => (0, None),
+            Trigger::Level => (self.costs.lapic_eoi, Some((self.costs.lapic_eoi + self.costs.posted, Signal::Eoi(pin)))),
+        }
+    }
+
+    pub fn eoi(&mut self, pin: u32) -> Option<(u64, Signal)> {
+        self.remote_irr[pin as usize] = false;
+        self.send_if_due(pin)
+    }
+}
