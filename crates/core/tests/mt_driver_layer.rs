@@ -38,7 +38,7 @@ fn run(name: &str, sets: &[&str]) -> Run {
 
 /// Cycles per frame of the documented composition, and the frame size.
 fn composition(s: &Scenario) -> (Direction, u64, u32) {
-    let WorkloadConfig::Flood { direction, packet_bytes, gap_cycles } = s.workload else { panic!("{}: not a flood", s.name) };
+    let WorkloadConfig::Flood(irqsim_core::config::FloodConfig { direction, packet_bytes, gap_cycles }) = s.workload else { panic!("{}: not a flood", s.name) };
     // Preconditions of the composition, read from the scenario itself.
     assert_eq!(gap_cycles, 0, "{}: back to back", s.name);
     assert!(!s.stack.enabled, "{}: driver layer only", s.name);

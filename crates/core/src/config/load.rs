@@ -54,6 +54,11 @@ impl Scenario {
             let key = e.path().to_string();
             // The TOML deserializer appends "in `table`" lines; the key says that already.
             let msg = e.into_inner().to_string().lines().next().unwrap_or_default().to_string();
+            // A variant of `[workload]` reports its bad key inside the message.
+            let (key, msg) = match msg.strip_prefix(super::workload::AT_KEY).and_then(|m| m.split_once("`: ")) {
+                Some((sub, rest)) => (format!("{key}.{sub}"), rest.to_string()),
+                None => (key, msg),
+            };
             // Name the unknown key itself, whether or not the path includes it.
             let key = match unknown_field(&msg) {
                 Some(field) if key == "." => field.to_string(),
@@ -152,6 +157,16 @@ mod tests {
         let s = Scenario::from_toml(MIN, "s.toml", &o).unwrap();
         assert_eq!(s.cpu.context_policy, crate::cpu::ContextPolicy::Multithreaded);
         assert_eq!(s.run.seed, 7);
+    }
+
+    #[test]
+    fn bad_workload_key_is_named_inside_the_workload() {
+        let e = err(MIN, &["workload.packet_bytes=\"big\""]);
+        assert!(e.starts_with("--set: `workload.packet_bytes`: invalid type"), "{e}");
+        let e = err(&MIN.replace("packet_bytes = 1500", "packet_bytes = 1500\npacket_bits = 1"), &[]);
+        assert!(e.starts_with("s.toml:8: `workload.packet_bits`: unknown field"), "{e}");
+        let e = err(&MIN.replace("\"flood\"", "\"flod\""), &[]);
+        assert!(e.contains("`workload`") && e.contains("unknown variant `flod`"), "{e}");
     }
 
     #[test]

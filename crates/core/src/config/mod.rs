@@ -7,8 +7,10 @@
 //! and every failure names the file, the key and, where it can, the line.
 
 mod load;
+mod workload;
 
 pub use load::{Override, parse_override};
+pub use workload::{Action, ArrivalsConfig, Direction, FloodConfig, Process, ScriptConfig, ScriptEvent, SyntheticConfig, TraceConfig, WorkloadConfig};
 
 use crate::cpu::ContextPolicy;
 use serde::{Deserialize, Serialize};
@@ -201,116 +203,6 @@ impl Default for AppConfig {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Direction {
-    Rx,
-    Tx,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Process {
-    Poisson,
-    Periodic,
-}
-
-/// What drives the run. `kind` selects the variant.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum WorkloadConfig {
-    /// Closed loop at the driver: the next packet is offered the moment the
-    /// previous one leaves the driver (receive) or its send call returns (send).
-    Flood {
-        direction: Direction,
-        packet_bytes: u32,
-        /// Extra delay before offering the next packet.
-        #[serde(default)]
-        gap_cycles: u64,
-    },
-    /// Open-loop arrivals of received packets.
-    Arrivals {
-        #[serde(default = "poisson")]
-        process: Process,
-        rate_pps: f64,
-        packet_bytes: u32,
-    },
-    /// A real capture: packets from a pcap file, system calls from an strace log.
-    Trace {
-        /// pcap file (µs or ns timestamps), relative to the scenario file.
-        pcap: String,
-        /// strace log (`strace -f -ttt -T` or `-tt -T`); optional.
-        #[serde(default)]
-        strace: Option<String>,
-        /// IPv4 address of the simulated host: packets to it are received,
-        /// packets from it are sent.
-        host: String,
-    },
-    /// Stimuli at exact cycles, for scripted sequences (the paper's Figures 4 and 5).
-    Script { events: Vec<ScriptEvent> },
-    /// The paper's busiest second, generated: received bit rate, packet
-    /// interrupts and system calls per second.
-    Synthetic {
-        #[serde(default = "rx_mbps")]
-        rx_mbps: f64,
-        #[serde(default = "packet_interrupts")]
-        packet_interrupts_per_s: u64,
-        #[serde(default = "syscalls")]
-        syscalls_per_s: u64,
-        /// Share of packet interrupts that are transmit completions.
-        #[serde(default = "tx_share")]
-        tx_share: f64,
-        /// Size of each sent packet.
-        #[serde(default = "tx_bytes")]
-        tx_packet_bytes: u32,
-    },
-    /// Back-to-back Mach null RPCs with one protected critical section, under
-    /// interrupt arrivals (the masking model; keys in `masking::NullRpcConfig`).
-    NullRpc(crate::masking::NullRpcConfig),
-    /// A PCIe exerciser raising interrupts through `[intc]`, serviced by an
-    /// ISR and a tasklet (the delivery model; keys in `delivery::ExerciserConfig`).
-    Exerciser(crate::delivery::ExerciserConfig),
-}
-
-/// One scripted stimulus.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct ScriptEvent {
-    pub at_cycle: u64,
-    /// `receive` (a frame reaches the NIC), `send` (the application calls
-    /// send) or `syscall` (any other system call).
-    pub action: Action,
-    /// Frame size for `receive` and `send`.
-    #[serde(default)]
-    pub bytes: u32,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Action {
-    Receive,
-    Send,
-    Syscall,
-}
-
-fn poisson() -> Process {
-    Process::Poisson
-}
-fn rx_mbps() -> f64 {
-    8.6
-}
-fn packet_interrupts() -> u64 {
-    1080
-}
-fn syscalls() -> u64 {
-    1652
-}
-fn tx_share() -> f64 {
-    0.1
-}
-fn tx_bytes() -> u32 {
-    100
-}
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
@@ -384,17 +276,17 @@ impl Scenario {
             }
         };
         match &self.workload {
-            WorkloadConfig::Flood { packet_bytes, .. } => size("workload.packet_bytes", *packet_bytes)?,
-            WorkloadConfig::Arrivals { rate_pps, packet_bytes, .. } => {
+            WorkloadConfig::Flood(FloodConfig { packet_bytes, .. }) => size("workload.packet_bytes", *packet_bytes)?,
+            WorkloadConfig::Arrivals(ArrivalsConfig { rate_pps, packet_bytes, .. }) => {
                 size("workload.packet_bytes", *packet_bytes)?;
                 positive("workload.rate_pps", *rate_pps)?;
             }
-            WorkloadConfig::Trace { host, .. } => {
+            WorkloadConfig::Trace(TraceConfig { host, .. }) => {
                 if host.parse::<std::net::Ipv4Addr>().is_err() {
                     return err("workload.host", format!("`{host}` is not an IPv4 address"));
                 }
             }
-            WorkloadConfig::Script { events } => {
+            WorkloadConfig::Script(ScriptConfig { events }) => {
                 let mut last = 0;
                 for (i, e) in events.iter().enumerate() {
                     if e.at_cycle < last {
@@ -406,7 +298,7 @@ impl Scenario {
                     }
                 }
             }
-            WorkloadConfig::Synthetic { rx_mbps, packet_interrupts_per_s, tx_share, tx_packet_bytes, .. } => {
+            WorkloadConfig::Synthetic(SyntheticConfig { rx_mbps, packet_interrupts_per_s, tx_share, tx_packet_bytes, .. }) => {
                 positive("workload.rx_mbps", *rx_mbps)?;
                 size("workload.tx_packet_bytes", *tx_packet_bytes)?;
                 if !(0.0..1.0).contains(tx_share) {

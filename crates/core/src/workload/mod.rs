@@ -8,7 +8,7 @@
 mod synthetic;
 mod trace;
 
-use crate::config::{Action, Process, Scenario, ScriptEvent, WorkloadConfig};
+use crate::config::{Action, ArrivalsConfig, FloodConfig, Process, Scenario, ScriptConfig, ScriptEvent, TraceConfig, WorkloadConfig};
 use crate::engine::Time;
 use crate::error::Result;
 use rand::{Rng, SeedableRng};
@@ -41,19 +41,19 @@ impl Workload {
     pub fn new(s: &Scenario, base_dir: &std::path::Path) -> Result<Self> {
         let rng = Pcg64Mcg::seed_from_u64(s.run.seed);
         Ok(match &s.workload {
-            WorkloadConfig::Flood { direction, packet_bytes, gap_cycles } => {
+            WorkloadConfig::Flood(FloodConfig { direction, packet_bytes, gap_cycles }) => {
                 Workload::Flood { receive: *direction == crate::config::Direction::Rx, bytes: *packet_bytes, gap: *gap_cycles, started: false }
             }
-            WorkloadConfig::Arrivals { process, rate_pps, packet_bytes } => Workload::Arrivals {
+            WorkloadConfig::Arrivals(ArrivalsConfig { process, rate_pps, packet_bytes }) => Workload::Arrivals {
                 periodic: *process == Process::Periodic,
                 mean_gap: s.cpu.clock_mhz * 1e6 / rate_pps,
                 bytes: *packet_bytes,
                 next: 0.0,
                 rng,
             },
-            WorkloadConfig::Script { events } => Workload::Script { events: events.clone(), at: 0 },
-            WorkloadConfig::Trace { pcap, strace, host } => Workload::Trace(Box::new(TraceSource::open(s, base_dir, pcap, strace.as_deref(), host)?)),
-            WorkloadConfig::Synthetic { .. } => Workload::Synthetic(Box::new(Synthetic::new(s, rng))),
+            WorkloadConfig::Script(ScriptConfig { events }) => Workload::Script { events: events.clone(), at: 0 },
+            WorkloadConfig::Trace(TraceConfig { pcap, strace, host }) => Workload::Trace(Box::new(TraceSource::open(s, base_dir, pcap, strace.as_deref(), host)?)),
+            WorkloadConfig::Synthetic(g) => Workload::Synthetic(Box::new(Synthetic::new(s, g, rng))),
             // Run by the masking model (lib.rs `simulate`), never by the network model.
             WorkloadConfig::NullRpc(_) => {
                 return Err(crate::Error::Config { file: s.name.clone(), key: "workload.kind".into(), line: None, msg: "`null_rpc` runs on the masking model, not the network model".into() });

@@ -4,7 +4,7 @@
 //! number of system calls per second, all at uniformly random instants.
 
 use super::{Stimulus, scatter};
-use crate::config::{Scenario, WorkloadConfig};
+use crate::config::{Scenario, SyntheticConfig};
 use crate::engine::Time;
 use rand_pcg::Pcg64Mcg;
 
@@ -24,10 +24,8 @@ pub struct Synthetic {
 }
 
 impl Synthetic {
-    pub fn new(s: &Scenario, rng: Pcg64Mcg) -> Self {
-        let WorkloadConfig::Synthetic { rx_mbps, packet_interrupts_per_s, syscalls_per_s, tx_share, tx_packet_bytes } = s.workload else {
-            unreachable!("Synthetic::new called for another workload")
-        };
+    pub fn new(s: &Scenario, g: &SyntheticConfig, rng: Pcg64Mcg) -> Self {
+        let SyntheticConfig { rx_mbps, packet_interrupts_per_s, syscalls_per_s, tx_share, tx_packet_bytes } = *g;
         let n_tx = (packet_interrupts_per_s as f64 * tx_share).round() as u64;
         let n_rx = packet_interrupts_per_s - n_tx;
         let rx_bytes = (rx_mbps * 1e6 / 8.0 / n_rx as f64).round() as u32;
