@@ -19,7 +19,8 @@ from rich.table import Table
 from irqsim import IrqsimError, api, studies
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Simulate interrupt and event handling for network I/O.")
-out = Console(highlight=False)
+# Wide when piped, so tables stay one row per line in files and logs.
+out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True, highlight=False)
 
 Sets = Annotated[Optional[list[str]], typer.Option("--set", "-s", help="Override a key: KEY.PATH=VALUE (repeatable).")]
