@@ -32,6 +32,11 @@ pub struct Report {
     pub timeline: Timeline,
 }
 
+/// Metrics from `(name, value)` pairs.
+pub fn named<const N: usize>(pairs: [(&str, f64); N]) -> Vec<(String, f64)> {
+    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+}
+
 /// Latency summary metrics (µs) of a histogram in cycles, named `{prefix}_min_us` etc.
 pub fn latency_metrics(prefix: &str, h: &Histogram<u64>, clock_mhz: f64) -> Vec<(String, f64)> {
     let us = |c: u64| if h.is_empty() { f64::NAN } else { c as f64 / clock_mhz };
@@ -53,7 +58,7 @@ impl Report {
         let s = sim.end as f64 / (clock_mhz * 1e6);
         let rx_in_flight = sim.nic.rx_waiting() as u64 + c.rx_in_stack;
         let tx_in_flight = sim.nic.tx_in_flight() as u64 + c.tx_in_stack;
-        let mut metrics: Vec<(String, f64)> = [
+        let mut metrics: Vec<(String, f64)> = named([
             ("sim_seconds", s),
             ("sim_cycles", sim.end as f64),
             ("events", c.events as f64),
@@ -71,10 +76,7 @@ impl Report {
             ("interrupts", c.interrupts as f64),
             ("syscalls", c.syscalls as f64),
             ("reordered_stimuli", sim.reordered as f64),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect();
+        ]);
         metrics.extend(latency_metrics("latency", sim.latencies.histogram(), clock_mhz));
         let laws = vec![
             Law { what: "rx offered = delivered + dropped + in flight", lhs: c.rx_offered, rhs: c.rx_delivered + c.rx_dropped_nic + c.rx_dropped_backlog + rx_in_flight },

@@ -140,7 +140,7 @@ impl Sim {
     }
 
     fn schedule_next_stimulus(&mut self) -> Result<()> {
-        if let Some((t, s)) = self.workload.next()? {
+        if let Some((t, s)) = self.workload.next_stimulus()? {
             let now = self.queue.now();
             if t < now {
                 self.reordered += 1;

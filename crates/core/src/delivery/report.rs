@@ -3,7 +3,7 @@
 
 use super::Model;
 use crate::cpu::Bin;
-use crate::report::{Law, Report, latency_metrics};
+use crate::report::{Law, Report, latency_metrics, named};
 
 impl Model {
     pub(super) fn report(self) -> Report {
@@ -21,7 +21,7 @@ impl Model {
         // Per serviced interrupt: spurious deliveries are part of its cost.
         let per_irq = busy as f64 / serviced.max(1) as f64;
         let seconds = self.end as f64 / (clock * 1e6);
-        let mut metrics: Vec<(String, f64)> = [
+        let mut metrics: Vec<(String, f64)> = named([
             ("sim_seconds", seconds),
             ("events", c.events as f64),
             ("interrupts_raised", raised as f64),
@@ -40,10 +40,7 @@ impl Model {
             ("cpu_us_per_interrupt", per_irq / clock),
             ("max_interrupts_per_s", if serviced == 0 { f64::NAN } else { clock * 1e6 / per_irq }),
             ("user_share", user as f64 / (self.end as f64 * bins.len() as f64)),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect();
+        ]);
         metrics.extend(latency_metrics("isr_latency", &self.isr_hist, clock));
         metrics.extend(latency_metrics("tasklet_latency", &self.tasklet_hist, clock));
         let scheduled_pending = u64::from(self.tasklet_scheduled);

@@ -23,7 +23,7 @@ pub use profiles::{Costs, Effects, Machine, Profile, Sequence};
 use crate::config::{Process, Scenario};
 use crate::cpu::{Bin, EntryCosts};
 use crate::error::{Error, Result};
-use crate::report::{Law, Report};
+use crate::report::{Law, Report, named};
 use crate::sim::Record;
 use crate::timeline::Timeline;
 use rand::{Rng, SeedableRng};
@@ -266,7 +266,7 @@ pub fn run(s: &Scenario, w: &NullRpcConfig, record: Record) -> Result<Report> {
     let per_rpc = |x: f64| if c.passes == 0 { f64::NAN } else { x / c.passes as f64 };
     let cycles_per_rpc = per_rpc(c.last_pass_end as f64);
     let in_flight = model.in_flight();
-    let metrics: Vec<(String, f64)> = [
+    let metrics: Vec<(String, f64)> = named([
         ("sim_cycles", end as f64),
         ("events", c.events as f64),
         ("rpcs", c.passes as f64),
@@ -282,10 +282,7 @@ pub fn run(s: &Scenario, w: &NullRpcConfig, record: Record) -> Result<Report> {
         ("interrupts_held", c.held as f64),
         ("interrupts_deferred", c.deferred as f64),
         ("interrupts_in_flight", in_flight as f64),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect();
+    ]);
     let laws = vec![Law { what: "interrupts raised = handled + in flight", lhs: c.raised, rhs: c.handled + in_flight }];
     let bins = vec![*model.thread().bins()];
     Ok(Report {

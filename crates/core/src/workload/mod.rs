@@ -81,7 +81,7 @@ impl Workload {
     }
 
     /// The next stimulus of the open-loop sources, in time order.
-    pub fn next(&mut self) -> Result<Option<(Time, Stimulus)>> {
+    pub fn next_stimulus(&mut self) -> Result<Option<(Time, Stimulus)>> {
         Ok(match self {
             Workload::Flood { receive, bytes, started, .. } => {
                 // Only the first frame of a receive flood comes from here.
@@ -107,8 +107,8 @@ impl Workload {
                     (e.at_cycle, s)
                 })
             }
-            Workload::Trace(t) => t.next()?,
-            Workload::Synthetic(g) => g.next(),
+            Workload::Trace(t) => t.next_stimulus()?,
+            Workload::Synthetic(g) => g.next_stimulus(),
         })
     }
 }

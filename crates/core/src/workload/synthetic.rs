@@ -61,7 +61,7 @@ impl Synthetic {
         self.second += 1;
     }
 
-    pub fn next(&mut self) -> Option<(Time, Stimulus)> {
+    pub fn next_stimulus(&mut self) -> Option<(Time, Stimulus)> {
         loop {
             let heads = [self.rx.get(self.at[0]), self.tx.get(self.at[1]), self.sys.get(self.at[2])];
             // Earliest head; ties go to the lower stream index.

@@ -101,7 +101,7 @@ impl TraceSource {
         (ns.saturating_sub(self.origin_ns) as f64 * self.clock_mhz / 1e3).round() as Time
     }
 
-    pub fn next(&mut self) -> Result<Option<(Time, Stimulus)>> {
+    pub fn next_stimulus(&mut self) -> Result<Option<(Time, Stimulus)>> {
         let take_pkt = match (self.next_pkt, self.next_sys) {
             (None, None) => return Ok(None),
             (Some((p, _)), Some(q)) => p <= q,
