@@ -100,7 +100,7 @@ impl Nic {
 
     #[inline]
     fn dma_cycles(&self, bytes: u32) -> u64 {
-        (f64::from(bytes) / self.dma_bytes_per_cycle).ceil() as u64
+        ceil(f64::from(bytes) / self.dma_bytes_per_cycle)
     }
 
     /// Driver Send: start the transmitter if idle (returns when the frame has
@@ -119,7 +119,7 @@ impl Nic {
     fn start_tx(&mut self, now: Time, bytes: u32) -> Time {
         self.tx_busy = true;
         self.tx_current = bytes;
-        now + self.dma_cycles(bytes) + (f64::from(bytes) * self.wire_cycles_per_byte).ceil() as u64
+        now + self.dma_cycles(bytes) + ceil(f64::from(bytes) * self.wire_cycles_per_byte)
     }
 
     /// The frame on the wire is out; returns its size.
@@ -141,6 +141,13 @@ impl Nic {
     pub fn tx_in_flight(&self) -> usize {
         self.tx_pending.len() + usize::from(self.tx_busy)
     }
+}
+
+/// Ceiling of a non-negative number, without a libm call on the hot path.
+#[inline]
+fn ceil(x: f64) -> u64 {
+    let t = x as u64;
+    if (t as f64) < x { t + 1 } else { t }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

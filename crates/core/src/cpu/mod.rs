@@ -172,11 +172,16 @@ impl<J: Copy + Label> Thread<J> {
 
     /// Accounts the cycles since the last call to the running activity (or
     /// idle) and records them on the timeline.
+    #[inline]
     pub fn charge(&mut self, now: Time, timeline: &mut Timeline) {
-        let elapsed = now - self.seg_start;
-        if elapsed == 0 {
-            return;
+        // Most calls come at an instant already charged: keep that test inline.
+        if now != self.seg_start {
+            self.charge_elapsed(now, timeline);
         }
+    }
+
+    fn charge_elapsed(&mut self, now: Time, timeline: &mut Timeline) {
+        let elapsed = now - self.seg_start;
         let start = self.seg_start;
         self.seg_start = now;
         let Some(level) = self.running else {
@@ -225,6 +230,7 @@ impl<J: Copy + Label> Thread<J> {
     /// (no new entry cost), or, given `None`, takes the next work queued at a
     /// software-interrupt level in the same activation (a softirq loop), or
     /// ends and frees its context.
+    #[inline]
     pub fn proceed(&mut self, level: Level, next: Option<Work<J>>) {
         let next = next.or_else(|| if level == SOFT { self.pop_pending(level) } else { None });
         let slot = &mut self.slots[level as usize];

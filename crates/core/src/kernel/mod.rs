@@ -90,8 +90,10 @@ impl Costs {
         }
     }
 
+    #[inline]
     fn copy(&self, bytes: u32) -> u64 {
-        (f64::from(bytes) * self.copy_per_byte).round() as u64
+        // Rounds to nearest (the product is never negative) without a libm call.
+        (f64::from(bytes) * self.copy_per_byte + 0.5) as u64
     }
 
     /// The job as CPU work: its cycles and the bin they count in.

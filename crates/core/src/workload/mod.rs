@@ -91,9 +91,9 @@ impl Workload {
             }
             Workload::Arrivals { periodic, mean_gap, bytes, next, rng } => {
                 let at = *next;
-                let gap = if *periodic { *mean_gap } else { -*mean_gap * (1.0 - rng.random::<f64>()).ln() };
+                let gap = if *periodic { *mean_gap } else { *mean_gap * rng.sample::<f64, _>(rand_distr::Exp1) };
                 *next += gap;
-                Some((at.round() as Time, Stimulus::Receive { bytes: *bytes }))
+                Some(((at + 0.5) as Time, Stimulus::Receive { bytes: *bytes }))
             }
             Workload::Script { events, at } => {
                 let e = events.get(*at);
