@@ -21,6 +21,14 @@ def test_run_table(cli):
     assert "rx_throughput_mbps" in p.stdout and "overhead" in p.stdout
 
 
+def test_version_and_scenario_list(cli):
+    import irqsim
+
+    assert cli("--version").stdout.strip() == f"irqsim {irqsim.__version__}"
+    p = cli("scenarios")
+    assert p.returncode == 0 and "mt-interrupts/driver-rx-single" in p.stdout
+
+
 def test_validate(cli):
     p = cli("validate", "mt-interrupts/full-stack-single")
     assert p.returncode == 0

@@ -16,9 +16,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from irqsim import IrqsimError, api, studies
+from irqsim import IrqsimError, __version__, api, studies
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Simulate interrupt and event handling for network I/O.")
+app = typer.Typer(add_completion=False, help="Simulate interrupt and event handling for network I/O.")
 # Wide when piped, so tables stay one row per line in files and logs.
 out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True, highlight=False)
@@ -26,6 +26,19 @@ err = Console(stderr=True, highlight=False)
 Sets = Annotated[Optional[list[str]], typer.Option("--set", "-s", help="Override a key: KEY.PATH=VALUE (repeatable).")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 ScenarioArg = Annotated[str, typer.Argument(help="Scenario TOML file, or a bundled scenario name such as mt-interrupts/driver-rx-single.")]
+
+
+@app.callback(invoke_without_command=True)
+def _options(
+    ctx: typer.Context,
+    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
+) -> None:
+    if version:
+        print(f"irqsim {__version__}")
+        raise typer.Exit()
+    if ctx.invoked_subcommand is None:
+        print(ctx.get_help())
+        raise typer.Exit()
 
 
 def _fmt(v: float) -> str:
@@ -62,6 +75,17 @@ def run(scenario: ScenarioArg, set: Sets = None, as_json: AsJson = False) -> Non
         print(json.dumps(r.to_json(), indent=1, allow_nan=False))
     else:
         _print_result(r, scenario)
+
+
+@app.command()
+def scenarios() -> None:
+    """List the bundled scenarios (usable by name in run, validate and timeline)."""
+    t = Table(show_edge=False)
+    t.add_column("scenario")
+    t.add_column("name")
+    for p in sorted(api.SCENARIOS.rglob("*.toml")):
+        t.add_row(str(p.relative_to(api.SCENARIOS).with_suffix("")), api.validate(p).get("name", ""))
+    out.print(t)
 
 
 @app.command()
