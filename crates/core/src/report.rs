@@ -89,7 +89,7 @@ impl Report {
             metrics,
             bins: sim.threads.iter().map(|t| *t.bins()).collect(),
             contexts: (0..policy.contexts()).map(|c| policy.context_name(c).to_string()).collect(),
-            records: sim.latencies.records().to_vec(),
+            records: sim.latencies.into_records(),
             laws,
             timeline: sim.timeline,
         }

@@ -179,6 +179,7 @@ impl Sim {
         self.dispatch(thread);
     }
 
+    #[inline]
     pub(crate) fn post(&mut self, thread: usize, level: crate::cpu::Level, job: Job) {
         let work = self.costs.work(job);
         self.threads[thread].post(level, work);

@@ -52,7 +52,7 @@ impl Latencies {
     }
 
     /// `(arrival cycle, latency cycles)` of the first `max_records` packets.
-    pub fn records(&self) -> &[(Time, u64)] {
-        &self.records
+    pub fn into_records(self) -> Vec<(Time, u64)> {
+        self.records
     }
 }

@@ -88,8 +88,9 @@ pub struct Thread<J> {
     live: [Option<Level>; MAX_CONTEXTS],
     /// The context execution was last in (for switch costs).
     last_ctx: usize,
-    /// Interrupt levels at or below this are held pending (0: none masked).
-    mask: Level,
+    /// Bits of the interrupt levels the mask holds pending (see
+    /// [`Thread::set_mask`]); kept as bits so dispatch needs no arithmetic.
+    masked: u32,
     bins: Bins,
 }
 
@@ -112,7 +113,7 @@ impl<J: Copy + Label> Thread<J> {
             costs,
             live: [None; MAX_CONTEXTS],
             last_ctx: 0,
-            mask: 0,
+            masked: 0,
             bins: Bins::default(),
         }
     }
@@ -167,7 +168,7 @@ impl<J: Copy + Label> Thread<J> {
 
     /// Holds interrupt levels at or below `level` pending.
     pub fn set_mask(&mut self, level: Level) {
-        self.mask = level;
+        self.masked = if level < IRQ { 0 } else { (2u32 << level).wrapping_sub(1) & !((1u32 << IRQ) - 1) };
     }
 
     /// Accounts the cycles since the last call to the running activity (or
@@ -188,7 +189,6 @@ impl<J: Copy + Label> Thread<J> {
             self.bins.add(Bin::Idle, elapsed);
             return;
         };
-        let ctx = self.policy.context_of(level);
         let Some(act) = self.slots[level as usize].active.as_mut() else {
             unreachable!("running level {level} has no activity")
         };
@@ -203,12 +203,21 @@ impl<J: Copy + Label> Thread<J> {
         self.bins.add(Bin::Overhead, over);
         self.bins.add(act.work.bin, work);
         if timeline.enabled() {
-            if over > 0 {
-                timeline.span(self.id, ctx, start, start + over, "overhead");
-            }
-            if work > 0 {
-                timeline.span(self.id, ctx, start + over, now, act.work.job.label());
-            }
+            let job = act.work.job;
+            self.record_spans(timeline, level, job, start, start + over, now);
+        }
+    }
+
+    /// Timeline spans of one charge: overhead on `[start, mid)`, `job` on
+    /// `[mid, now)`. Out of line: most runs record no timeline.
+    #[cold]
+    fn record_spans(&self, timeline: &mut Timeline, level: Level, job: J, start: Time, mid: Time, now: Time) {
+        let ctx = self.policy.context_of(level);
+        if mid > start {
+            timeline.span(self.id, ctx, start, mid, "overhead");
+        }
+        if now > mid {
+            timeline.span(self.id, ctx, mid, now, job.label());
         }
     }
 
@@ -221,7 +230,7 @@ impl<J: Copy + Label> Thread<J> {
         }
         self.charge(now, timeline);
         let level = self.running?;
-        let act = self.slots[level as usize].active?;
+        let act = self.slots[level as usize].active.as_ref()?;
         debug_assert_eq!(act.remaining + act.overhead + act.switch, 0);
         Some((level, act.work.job))
     }
@@ -261,7 +270,7 @@ impl<J: Copy + Label> Thread<J> {
         let top_started = (self.started != 0).then(|| 31 - self.started.leading_zeros());
         // Waiting, unmasked levels above every started one.
         let above = top_started.map_or(u32::MAX, |l| !((2u32 << l).wrapping_sub(1)));
-        let startable = self.waiting & above & !self.masked_bits();
+        let startable = self.waiting & above & !self.masked;
         let start = (startable != 0).then(|| 31 - startable.leading_zeros());
         let (level, fresh) = match (start, top_started) {
             (Some(l), _) => (l as Level, true),
@@ -323,14 +332,9 @@ impl<J: Copy + Label> Thread<J> {
             return None;
         }
         let level = self.running?;
-        let act = self.slots[level as usize].active?;
+        let act = self.slots[level as usize].active.as_ref()?;
         self.armed = true;
         Some((now + act.switch + act.overhead + act.remaining, self.epoch))
-    }
-
-    /// Bits of the interrupt levels the mask holds pending.
-    fn masked_bits(&self) -> u32 {
-        if self.mask < IRQ { 0 } else { (2u32 << self.mask).wrapping_sub(1) & !((1u32 << IRQ) - 1) }
     }
 }
 

@@ -64,6 +64,9 @@ pub struct Costs {
     udp: u64,
     ip: u64,
     copy_per_byte: f64,
+    /// `(bytes, copy cycles)` of the last copy: sizes mostly repeat, and this
+    /// saves the float arithmetic per frame. `(0, 0)` is right for any cost.
+    copy_last: (u32, u64),
     recv_wakeup: u64,
     driver_send: u64,
     isr_tx: u64,
@@ -81,6 +84,7 @@ impl Costs {
             udp: s.stack.udp_cycles,
             ip: s.stack.ip_cycles,
             copy_per_byte: s.stack.copy_cycles_per_byte,
+            copy_last: (0, 0),
             recv_wakeup: s.stack.recv_wakeup_cycles,
             driver_send: s.driver.send_cycles,
             isr_tx: s.driver.isr_tx_done_cycles,
@@ -91,14 +95,17 @@ impl Costs {
     }
 
     #[inline]
-    fn copy(&self, bytes: u32) -> u64 {
-        // Rounds to nearest (the product is never negative) without a libm call.
-        (f64::from(bytes) * self.copy_per_byte + 0.5) as u64
+    fn copy(&mut self, bytes: u32) -> u64 {
+        if bytes != self.copy_last.0 {
+            // Rounds to nearest (the product is never negative) without a libm call.
+            self.copy_last = (bytes, (f64::from(bytes) * self.copy_per_byte + 0.5) as u64);
+        }
+        self.copy_last.1
     }
 
     /// The job as CPU work: its cycles and the bin they count in.
     #[inline]
-    pub fn work(&self, job: Job) -> Work<Job> {
+    pub fn work(&mut self, job: Job) -> Work<Job> {
         let (cycles, bin) = match job {
             Job::Background => (u64::MAX / 4, Bin::User),
             Job::AppThink => (self.think, Bin::User),
