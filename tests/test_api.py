@@ -22,6 +22,17 @@ def test_run_returns_metrics_bins_and_latencies():
     r.check_invariants()
 
 
+def test_context_bins_show_which_context_runs_what():
+    """Multithreaded: C1 runs only the application, C2 only the ISR, C3 only kernel work; contexts plus idle sum to elapsed."""
+    r = irqsim.run("mt-interrupts/full-stack-multithreaded", {"run.duration_ms": 100.0})
+    cb = r.context_bins.loc[0]
+    assert set(cb.index) == {"C1 app", "C2 isr", "C3 protocol"}
+    assert cb.loc["C1 app", ["kernel", "interrupt"]].sum() == 0 and cb.loc["C1 app", "user"] > 0
+    assert cb.loc["C2 isr", ["user", "kernel"]].sum() == 0 and cb.loc["C2 isr", "interrupt"] > 0
+    assert cb.loc["C3 protocol", ["user", "interrupt"]].sum() == 0 and cb.loc["C3 protocol", "kernel"] > 0
+    assert cb.to_numpy().sum() + r.bins.loc[0, "idle"] == r.elapsed_cycles
+
+
 def test_overrides_as_mapping_and_as_strings_agree():
     """`{"key": value}` and `["key=value"]` overrides are the same thing."""
     a = irqsim.run("mt-interrupts/driver-rx-single", {"cpu.context_policy": "multithreaded", "run.duration_ms": 10.0})

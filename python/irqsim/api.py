@@ -82,6 +82,12 @@ class Result:
         return pd.DataFrame(rows).set_index("thread")
 
     @cached_property
+    def context_bins(self) -> pd.DataFrame:
+        """Cycles per bin of each hardware context (C1 app, C2 isr, C3 protocol, or C0), indexed by thread and context."""
+        rows = json.loads(self._report.to_json())["context_bins"]
+        return pd.DataFrame(rows).set_index(["thread", "context"])
+
+    @cached_property
     def latencies(self) -> pd.DataFrame:
         """Per-packet receive latency: ``arrival_us`` and ``latency_us`` (first ``stats.max_packet_records`` packets)."""
         raw = np.frombuffer(self._report.records(), dtype="<u8").reshape(-1, 2)

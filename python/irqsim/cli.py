@@ -65,6 +65,15 @@ def _print_result(r: api.Result, name: str) -> None:
         total = row.sum()
         bt.add_row(str(thread), *(f"{100 * x / total:.2f}" for x in row))
     out.print(bt)
+    cb = r.context_bins
+    if len(cb) > len(b):
+        ct = Table(title="cycles per hardware context (% of elapsed)", show_edge=False)
+        ct.add_column("thread / context")
+        for c in cb.columns:
+            ct.add_column(c, justify="right")
+        for (thread, ctx), row in cb.iterrows():
+            ct.add_row(f"{thread} / {ctx}", *(f"{100 * x / r.elapsed_cycles:.2f}" for x in row))
+        out.print(ct)
 
 
 @app.command()

@@ -24,6 +24,8 @@ pub struct Report {
     pub metrics: Vec<(String, f64)>,
     /// Cycle bins of each hardware thread.
     pub bins: Vec<Bins>,
+    /// Cycle bins of each hardware context of each thread (no idle).
+    pub context_bins: Vec<Vec<Bins>>,
     /// Hardware context names (timeline tracks).
     pub contexts: Vec<String>,
     /// `(arrival cycle, latency cycles)` of the first packets delivered.
@@ -88,6 +90,7 @@ impl Report {
             elapsed_cycles: sim.end,
             metrics,
             bins: sim.threads.iter().map(|t| *t.bins()).collect(),
+            context_bins: sim.threads.iter().map(|t| t.context_bins()).collect(),
             contexts: (0..policy.contexts()).map(|c| policy.context_name(c).to_string()).collect(),
             records: sim.latencies.into_records(),
             laws,
@@ -112,6 +115,10 @@ impl Report {
             if b.total() != self.elapsed_cycles {
                 return Err(format!("thread {i}: bins sum to {} cycles, elapsed {}", b.total(), self.elapsed_cycles));
             }
+            let by_context: u64 = self.context_bins[i].iter().map(Bins::total).sum();
+            if by_context + b.get(Bin::Idle) != self.elapsed_cycles {
+                return Err(format!("thread {i}: context bins sum to {by_context} cycles + idle, elapsed {}", self.elapsed_cycles));
+            }
         }
         Ok(())
     }
@@ -119,17 +126,22 @@ impl Report {
     /// Metrics and bins as JSON (the `irqsim run --json` schema).
     pub fn to_json(&self) -> Value {
         let metrics: Map<String, Value> = self.metrics.iter().map(|(k, v)| (k.clone(), json_num(*v))).collect();
-        let bins: Vec<Value> = self
-            .bins
-            .iter()
-            .enumerate()
-            .map(|(i, b)| {
-                let mut m: Map<String, Value> = Bin::ALL.iter().map(|&bin| (bin.name().to_string(), json!(b.get(bin)))).collect();
-                m.insert("thread".into(), json!(i));
-                Value::Object(m)
-            })
-            .collect();
-        json!({"metrics": metrics, "bins": bins})
+        let row = |b: &Bins, thread: usize| {
+            let mut m: Map<String, Value> = Bin::ALL.iter().map(|&bin| (bin.name().to_string(), json!(b.get(bin)))).collect();
+            m.insert("thread".into(), json!(thread));
+            m
+        };
+        let bins: Vec<Value> = self.bins.iter().enumerate().map(|(i, b)| Value::Object(row(b, i))).collect();
+        let mut context_bins = Vec::new();
+        for (i, contexts) in self.context_bins.iter().enumerate() {
+            for (c, b) in contexts.iter().enumerate() {
+                let mut m = row(b, i);
+                m.remove(Bin::Idle.name());
+                m.insert("context".into(), json!(self.contexts[c]));
+                context_bins.push(Value::Object(m));
+            }
+        }
+        json!({"metrics": metrics, "bins": bins, "context_bins": context_bins})
     }
 
     pub fn chrome_trace(&self) -> Value {

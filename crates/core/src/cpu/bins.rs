@@ -50,6 +50,12 @@ impl Bins {
         self.0[bin as usize]
     }
 
+    pub fn merge(&mut self, other: &Bins) {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a += b;
+        }
+    }
+
     pub fn total(&self) -> u64 {
         self.0.iter().sum()
     }

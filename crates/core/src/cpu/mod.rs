@@ -92,6 +92,9 @@ pub struct Thread<J> {
     /// [`Thread::set_mask`]); kept as bits so dispatch needs no arithmetic.
     masked: u32,
     bins: Bins,
+    /// The non-idle part of `bins`, by the level that ran (summed per
+    /// context in [`Thread::context_bins`]).
+    level_bins: Vec<Bins>,
 }
 
 impl<J: Copy + Label> Thread<J> {
@@ -115,6 +118,7 @@ impl<J: Copy + Label> Thread<J> {
             last_ctx: 0,
             masked: 0,
             bins: Bins::default(),
+            level_bins: vec![Bins::default(); levels],
         }
     }
 
@@ -133,6 +137,16 @@ impl<J: Copy + Label> Thread<J> {
 
     pub fn bins(&self) -> &Bins {
         &self.bins
+    }
+
+    /// Cycles per bin of each hardware context of the policy (idle belongs
+    /// to no context, so these sum to the thread's elapsed cycles minus idle).
+    pub fn context_bins(&self) -> Vec<Bins> {
+        let mut out = vec![Bins::default(); self.policy.contexts()];
+        for (level, b) in self.level_bins.iter().enumerate() {
+            out[self.policy.context_of(level as Level)].merge(b);
+        }
+        out
     }
 
     /// The level now running, if any.
@@ -202,6 +216,9 @@ impl<J: Copy + Label> Thread<J> {
         act.remaining -= work.min(act.remaining);
         self.bins.add(Bin::Overhead, over);
         self.bins.add(act.work.bin, work);
+        let lb = &mut self.level_bins[level as usize];
+        lb.add(Bin::Overhead, over);
+        lb.add(act.work.bin, work);
         if timeline.enabled() {
             let job = act.work.job;
             self.record_spans(timeline, level, job, start, start + over, now);

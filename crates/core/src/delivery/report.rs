@@ -58,6 +58,7 @@ impl Model {
             elapsed_cycles: self.end,
             metrics,
             bins,
+            context_bins: self.threads.iter().map(|t| t.context_bins()).collect(),
             contexts: (0..self.policy.contexts()).map(|c| self.policy.context_name(c).to_string()).collect(),
             records: self.records,
             laws,

@@ -290,6 +290,7 @@ pub fn run(s: &Scenario, w: &NullRpcConfig, record: Record) -> Result<Report> {
         elapsed_cycles: end,
         metrics,
         bins,
+        context_bins: vec![model.thread().context_bins()],
         contexts: vec![model.thread().policy().context_name(0).to_string()],
         records: Vec::new(),
         laws,
