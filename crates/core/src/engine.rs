@@ -124,13 +124,6 @@ impl<E> EventQueue<E> {
         self.now
     }
 
-    /// Time of the next event, if any.
-    #[inline]
-    pub fn peek_time(&self) -> Option<Time> {
-        let key = self.peek_key();
-        (key != Key::MAX).then_some(key_time(key))
-    }
-
     /// Removes the earliest event and advances `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {

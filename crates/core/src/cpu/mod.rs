@@ -4,8 +4,9 @@
 //! it as [`Work`]: a job of some cycles, accounted to a [`Bin`], posted at a
 //! priority [`Level`]. Levels are strictly ordered: user code < software
 //! interrupts (system calls, protocol processing, bottom halves) < interrupt
-//! levels. Work at a level above the running one preempts it at once (unless
-//! the level is masked); work at or below waits. Each level has at most one
+//! levels. Work at a level above the running one preempts it at once; work
+//! at or below waits. (Masks are the models' business: an interrupt a mask
+//! holds is not posted until the mask drops, see `masking/model.rs`.) Each level has at most one
 //! started activity, so the started activities form the preemption stack and
 //! finishing one returns execution to the one it preempted.
 //!
@@ -13,7 +14,7 @@
 //! sequence for interrupts and software interrupts) plus whatever the
 //! [`ContextPolicy`] charges: see `contexts.rs`. The thread never schedules
 //! events itself; [`Thread::dispatch`] returns the completion time of what it
-//! now runs, stamped with a epoch number so that a completion made stale
+//! now runs, stamped with an epoch number so that a completion made stale
 //! by a later preemption is recognised and dropped.
 
 mod bins;
@@ -88,9 +89,6 @@ pub struct Thread<J> {
     live: [Option<Level>; MAX_CONTEXTS],
     /// The context execution was last in (for switch costs).
     last_ctx: usize,
-    /// Bits of the interrupt levels the mask holds pending (see
-    /// [`Thread::set_mask`]); kept as bits so dispatch needs no arithmetic.
-    masked: u32,
     bins: Bins,
     /// The non-idle part of `bins`, by the level that ran (summed per
     /// context in [`Thread::context_bins`]).
@@ -116,14 +114,9 @@ impl<J: Copy + Label> Thread<J> {
             costs,
             live: [None; MAX_CONTEXTS],
             last_ctx: 0,
-            masked: 0,
             bins: Bins::default(),
             level_bins: vec![Bins::default(); levels],
         }
-    }
-
-    pub fn id(&self) -> usize {
-        self.id
     }
 
     pub fn policy(&self) -> ContextPolicy {
@@ -154,11 +147,6 @@ impl<J: Copy + Label> Thread<J> {
         self.running
     }
 
-    /// The job of the activity started at `level`, if any.
-    pub fn active_job(&self, level: Level) -> Option<J> {
-        self.slots[level as usize].active.map(|a| a.work.job)
-    }
-
     /// Queues work at `level`; call [`Thread::dispatch`] afterwards.
     #[inline]
     pub fn post(&mut self, level: Level, work: Work<J>) {
@@ -178,11 +166,6 @@ impl<J: Copy + Label> Thread<J> {
     /// Number of works waiting (not started) at `level`.
     pub fn pending(&self, level: Level) -> usize {
         self.slots[level as usize].pending.len()
-    }
-
-    /// Holds interrupt levels at or below `level` pending.
-    pub fn set_mask(&mut self, level: Level) {
-        self.masked = if level < IRQ { 0 } else { (2u32 << level).wrapping_sub(1) & !((1u32 << IRQ) - 1) };
     }
 
     /// Accounts the cycles since the last call to the running activity (or
@@ -285,9 +268,9 @@ impl<J: Copy + Label> Thread<J> {
     #[inline]
     pub fn dispatch(&mut self, now: Time, timeline: &mut Timeline) -> Option<(Time, u64)> {
         let top_started = (self.started != 0).then(|| 31 - self.started.leading_zeros());
-        // Waiting, unmasked levels above every started one.
+        // Waiting levels above every started one.
         let above = top_started.map_or(u32::MAX, |l| !((2u32 << l).wrapping_sub(1)));
-        let startable = self.waiting & above & !self.masked;
+        let startable = self.waiting & above;
         let start = (startable != 0).then(|| 31 - startable.leading_zeros());
         let (level, fresh) = match (start, top_started) {
             (Some(l), _) => (l as Level, true),

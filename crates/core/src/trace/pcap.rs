@@ -179,11 +179,6 @@ impl<R: Read> PcapReader<R> {
         self.link_type
     }
 
-    /// Snapshot length declared in the global header.
-    pub fn snaplen(&self) -> u32 {
-        self.snaplen
-    }
-
     fn corrupt(&self, detail: String) -> TraceError {
         TraceError::CorruptRecord {
             path: self.source.clone(),

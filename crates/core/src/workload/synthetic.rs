@@ -47,11 +47,6 @@ impl Synthetic {
         g
     }
 
-    /// Size of each received frame: the bit rate spread over the receive interrupts.
-    pub fn rx_bytes(&self) -> u32 {
-        self.rx_bytes
-    }
-
     fn refill(&mut self) {
         let start = self.second * self.cycles_per_s;
         self.rx = scatter(&mut self.rng, self.n_rx, start, self.cycles_per_s);
