@@ -435,64 +435,48 @@ fn parse_result(tail: &str) -> Result<(Option<i64>, u64), &'static str> {
     ))
 }
 
-/// Byte offset of the last `needle` outside double-quoted strings (strace escapes quotes
-/// inside strings as `\"`). Falls back to the last occurrence anywhere if the quotes do
-/// not balance.
-fn rfind_unquoted(text: &str, needle: &str) -> Option<usize> {
+/// Calls `at` with every byte offset outside double-quoted strings (strace
+/// escapes quotes inside strings as `\"`); returns whether the quotes balance.
+fn each_unquoted(text: &str, mut at: impl FnMut(usize)) -> bool {
     let bytes = text.as_bytes();
-    let needle = needle.as_bytes();
-    let mut found = None;
     let mut in_quote = false;
     let mut i = 0;
     while i < bytes.len() {
-        let b = bytes[i];
-        if in_quote {
-            match b {
-                b'\\' => i += 1,
-                b'"' => in_quote = false,
-                _ => {}
-            }
-        } else if b == b'"' {
-            in_quote = true;
-        } else if bytes[i..].starts_with(needle) {
-            found = Some(i);
+        match (in_quote, bytes[i]) {
+            (true, b'\\') => i += 1,
+            (true, b'"') => in_quote = false,
+            (true, _) => {}
+            (false, b'"') => in_quote = true,
+            (false, _) => at(i),
         }
         i += 1;
     }
-    if in_quote {
-        text.rfind(std::str::from_utf8(needle).ok()?)
-    } else {
-        found
-    }
+    !in_quote
+}
+
+/// Byte offset of the last `needle` outside double-quoted strings. Falls back
+/// to the last occurrence anywhere if the quotes do not balance.
+fn rfind_unquoted(text: &str, needle: &str) -> Option<usize> {
+    let mut found = None;
+    let balanced = each_unquoted(text, |i| {
+        if text.as_bytes()[i..].starts_with(needle.as_bytes()) {
+            found = Some(i);
+        }
+    });
+    if balanced { found } else { text.rfind(needle) }
 }
 
 /// Sum of `msg_len=N` fields outside quoted strings (printed by strace for `*mmsg`).
 fn msg_len_sum(text: &str) -> u64 {
-    const KEY: &[u8] = b"msg_len=";
-    let bytes = text.as_bytes();
+    const KEY: &str = "msg_len=";
     let mut sum = 0u64;
-    let mut in_quote = false;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if in_quote {
-            match b {
-                b'\\' => i += 1,
-                b'"' => in_quote = false,
-                _ => {}
-            }
-        } else if b == b'"' {
-            in_quote = true;
-        } else if bytes[i..].starts_with(KEY) {
+    each_unquoted(text, |i| {
+        if text.as_bytes()[i..].starts_with(KEY.as_bytes()) {
             let digits = &text[i + KEY.len()..];
-            let end = digits
-                .bytes()
-                .position(|b| !b.is_ascii_digit())
-                .unwrap_or(digits.len());
+            let end = digits.bytes().position(|b| !b.is_ascii_digit()).unwrap_or(digits.len());
             sum = sum.saturating_add(digits[..end].parse().unwrap_or(0));
         }
-        i += 1;
-    }
+    });
     sum
 }
 
