@@ -69,7 +69,7 @@ impl Sim {
             context_switch: s.cpu.context_switch_cycles,
         };
         let threads: Vec<_> = (0..s.cpu.threads).map(|i| Thread::new(i, 3, s.cpu.context_policy, costs)).collect();
-        let timeline = if record.timeline { Timeline::recording(s.stats.timeline_max_items) } else { Timeline::disabled() };
+        let timeline = if record.timeline { Timeline::recording(s.stats.timeline_max_items, "NIC") } else { Timeline::disabled() };
         Ok(Self {
             queue: EventQueue::new(),
             timers: vec![Key::MAX; threads.len()],

@@ -42,6 +42,8 @@ pub struct Timeline {
     marks: Vec<Mark>,
     transfers: Vec<Transfer>,
     dropped: u64,
+    /// Name of the device track the marks go on.
+    device: &'static str,
 }
 
 impl Timeline {
@@ -49,8 +51,9 @@ impl Timeline {
         Self::default()
     }
 
-    pub fn recording(max_items: usize) -> Self {
-        Self { enabled: true, max_items, ..Self::default() }
+    /// Records up to `max_items` spans and marks; marks go on a track named `device`.
+    pub fn recording(max_items: usize, device: &'static str) -> Self {
+        Self { enabled: true, max_items, device, ..Self::default() }
     }
 
     #[inline]
@@ -130,7 +133,7 @@ impl Timeline {
         let mut events = vec![
             json!({"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "CPU"}}),
             json!({"ph": "M", "pid": 2, "name": "process_name", "args": {"name": "device"}}),
-            json!({"ph": "M", "pid": 2, "tid": 0, "name": "thread_name", "args": {"name": "NIC"}}),
+            json!({"ph": "M", "pid": 2, "tid": 0, "name": "thread_name", "args": {"name": self.device}}),
         ];
         for thread in 0..threads {
             for ctx in 0..contexts {

@@ -192,7 +192,7 @@ impl Model {
             tasklet_hist: hist(),
             records: Vec::new(),
             max_records: s.stats.max_packet_records,
-            timeline: if record.timeline { Timeline::recording(s.stats.timeline_max_items) } else { Timeline::disabled() },
+            timeline: if record.timeline { Timeline::recording(s.stats.timeline_max_items, "exerciser") } else { Timeline::disabled() },
             end: s.duration_cycles(),
             clock_mhz: s.cpu.clock_mhz,
             policy: s.cpu.context_policy,

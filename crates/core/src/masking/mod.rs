@@ -259,7 +259,7 @@ pub fn run(s: &Scenario, w: &NullRpcConfig, record: Record) -> Result<Report> {
     let invalid = |msg: String| Error::Config { file: s.name.clone(), key: "workload".into(), line: None, msg };
     let mut model = Model::new(profile.interrupt_levels, entry, programs, Arrivals::new(s, w), m.scheme, costs, end).map_err(invalid)?;
     if record.timeline {
-        model.timeline = Timeline::recording(s.stats.timeline_max_items);
+        model.timeline = Timeline::recording(s.stats.timeline_max_items, "interrupt source");
     }
     model.run().map_err(invalid)?;
     let c = model.counters;
