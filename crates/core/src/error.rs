@@ -15,6 +15,9 @@ pub enum Error {
     /// A trace file is malformed.
     #[error(transparent)]
     Trace(#[from] TraceError),
+    /// The run stopped advancing: events keep happening at one instant.
+    #[error("{file}: the simulation makes no progress at cycle {at}: {events} events at that instant (a loop of zero-cycle work? give some cost in it a nonzero value)")]
+    Stalled { file: String, at: u64, events: u64 },
     /// A file could not be read.
     #[error("{path}: {source}")]
     Io { path: String, source: std::io::Error },

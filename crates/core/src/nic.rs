@@ -86,6 +86,11 @@ impl Nic {
         Accept::Stored
     }
 
+    /// When the oldest DMA out of the receive buffer ends and frees space.
+    pub fn next_release(&self) -> Option<Time> {
+        self.dma_out.front().map(|&(end, _)| end)
+    }
+
     pub fn rx_waiting(&self) -> usize {
         self.rx.len()
     }

@@ -27,6 +27,10 @@ pub(crate) enum Event {
     End,
 }
 
+/// Events at one instant after which a run is declared stalled; a real
+/// scenario has at most a few per frame or source at any instant.
+const STALL_EVENTS: u64 = 1_000_000;
+
 /// Options that change what a run records, not what it simulates.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Record {
@@ -112,8 +116,20 @@ impl Sim {
     }
 
     fn event_loop(&mut self) -> Result<()> {
+        let (mut last, mut same) = (0, 0u64);
         loop {
             self.counters.events += 1;
+            // Time must advance: a loop of zero-cycle work would run forever.
+            let now = self.queue.now();
+            if now == last {
+                same += 1;
+                if same > STALL_EVENTS {
+                    let file = if self.scenario.name.is_empty() { "scenario".into() } else { self.scenario.name.clone() };
+                    return Err(crate::Error::Stalled { file, at: now, events: same });
+                }
+            } else {
+                (last, same) = (now, 0);
+            }
             let (thread, key) = self.timers.iter().enumerate().min_by_key(|&(_, k)| *k).map_or((0, Key::MAX), |(i, &k)| (i, k));
             if key < self.queue.peek_key() {
                 self.timers[thread] = Key::MAX;

@@ -14,7 +14,7 @@ create_exception!(_core, InputError, IrqsimError, "A file could not be read.");
 pub fn to_py(e: Error) -> PyErr {
     let msg = e.to_string();
     match e {
-        Error::Syntax { .. } | Error::Config { .. } => ConfigError::new_err(msg),
+        Error::Syntax { .. } | Error::Config { .. } | Error::Stalled { .. } => ConfigError::new_err(msg),
         Error::Trace(_) => TraceError::new_err(msg),
         Error::Io { .. } => InputError::new_err(msg),
     }

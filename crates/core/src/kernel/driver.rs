@@ -15,6 +15,13 @@ impl Sim {
         self.timeline.mark(now, "frame received");
         if self.nic.receive(now, bytes) == Accept::Dropped {
             self.counters.rx_dropped_nic += 1;
+            // A closed-loop sender keeps one frame outstanding: it tries again
+            // when DMA frees buffer space (a frame waiting for the ISR would
+            // be this loop's one frame, so the buffer is full of DMAs).
+            let retry = self.nic.next_release().unwrap_or(now + 1).max(now + 1);
+            if let Some((t, s)) = self.workload.rx_serviced(retry) {
+                self.queue.schedule(t, Event::Feedback(s));
+            }
             return;
         }
         self.raise_irq(Job::IsrRx);
