@@ -100,7 +100,7 @@ impl Nic {
     #[inline]
     pub fn take_rx(&mut self, now: Time) -> Option<(RxFrame, Time)> {
         let frame = self.rx.pop_front()?;
-        let end = now + self.dma_cycles(frame.bytes);
+        let end = now.saturating_add(self.dma_cycles(frame.bytes));
         // DMAs run one after another; keep end times ordered.
         let end = self.dma_out.back().map_or(end, |&(last, _)| end.max(last));
         self.dma_out.push_back((end, frame.bytes));
@@ -131,7 +131,8 @@ impl Nic {
     fn start_tx(&mut self, now: Time, bytes: u32) -> Time {
         self.tx_busy = true;
         self.tx_current = bytes;
-        now + self.dma_cycles(bytes) + ceil(f64::from(bytes) * self.wire_cycles_per_byte)
+        // Saturating: an absurdly slow DMA or link ends past the run, never wraps.
+        now.saturating_add(self.dma_cycles(bytes)).saturating_add(ceil(f64::from(bytes) * self.wire_cycles_per_byte))
     }
 
     /// The frame on the wire is out; returns its size.
@@ -167,7 +168,7 @@ fn ceil(x: f64) -> u64 {
         return (t + i64::from((t as f64) < x)) as u64;
     }
     let t = x as u64;
-    if (t as f64) < x { t + 1 } else { t }
+    if (t as f64) < x { t.saturating_add(1) } else { t }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -311,7 +311,7 @@ impl<J: Copy + Label> Thread<J> {
                 && owner != level
                 && self.slots[owner as usize].active.is_some()
             {
-                overhead += self.costs.save_restore;
+                overhead = overhead.saturating_add(self.costs.save_restore);
             }
             self.slots[level as usize].active = Some(Active { work, switch, overhead, remaining: work.cycles });
             self.started |= 1 << level;
@@ -334,7 +334,8 @@ impl<J: Copy + Label> Thread<J> {
         let level = self.running?;
         let act = self.slots[level as usize].active.as_ref()?;
         self.armed = true;
-        Some((now + act.switch + act.overhead + act.remaining, self.epoch))
+        // Saturating: absurd configured costs end past the run, never wrap.
+        Some((now.saturating_add(act.switch).saturating_add(act.overhead).saturating_add(act.remaining), self.epoch))
     }
 }
 
