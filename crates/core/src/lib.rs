@@ -27,6 +27,7 @@ pub mod error;
 pub mod intc;
 pub mod kernel;
 pub mod masking;
+pub mod monitor;
 pub mod nic;
 pub mod report;
 pub mod sim;
@@ -37,20 +38,26 @@ pub mod workload;
 
 pub use config::{Override, Scenario, parse_override};
 pub use error::{Error, Result};
+pub use monitor::{Monitor, Unwatched};
 pub use report::Report;
 pub use sim::{Record, Sim};
 
 /// Runs a loaded scenario with the model its workload selects; relative
 /// paths in it resolve from `base`.
 pub fn simulate(scenario: &Scenario, base: &std::path::Path, record: Record) -> Result<Report> {
+    simulate_with(scenario, base, record, &mut Unwatched)
+}
+
+/// [`simulate`], with a [`Monitor`] polled as the run goes (progress, Ctrl-C).
+pub fn simulate_with(scenario: &Scenario, base: &std::path::Path, record: Record, monitor: &mut dyn Monitor) -> Result<Report> {
     // One arm per model whose event loop differs from the network model's.
     if let config::WorkloadConfig::NullRpc(w) = &scenario.workload {
-        return masking::run(scenario, w, record);
+        return masking::run(scenario, w, record, monitor);
     }
     if let config::WorkloadConfig::Exerciser(_) = &scenario.workload {
-        return delivery::run(scenario, record);
+        return delivery::run(scenario, record, monitor);
     }
-    Sim::new(scenario, base, record)?.run()
+    Sim::new(scenario, base, record)?.run(monitor)
 }
 
 /// Loads and runs a scenario file.

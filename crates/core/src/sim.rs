@@ -95,9 +95,9 @@ impl Sim {
     }
 
     /// Runs to the end and reports.
-    pub fn run(mut self) -> Result<Report> {
+    pub fn run(mut self, monitor: &mut dyn crate::Monitor) -> Result<Report> {
         self.start()?;
-        self.event_loop()?;
+        self.event_loop(monitor)?;
         Ok(Report::new(self))
     }
 
@@ -115,12 +115,15 @@ impl Sim {
         Ok(())
     }
 
-    fn event_loop(&mut self) -> Result<()> {
+    fn event_loop(&mut self, monitor: &mut dyn crate::Monitor) -> Result<()> {
         let (mut last, mut same) = (0, 0u64);
         loop {
             self.counters.events += 1;
             // Time must advance: a loop of zero-cycle work would run forever.
             let now = self.queue.now();
+            if crate::monitor::due(self.counters.events) && !monitor.poll(now, self.end) {
+                return Err(crate::Error::Cancelled { file: self.scenario.name.clone(), at: now });
+            }
             if now == last {
                 same += 1;
                 if same > STALL_EVENTS {

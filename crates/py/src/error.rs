@@ -3,7 +3,7 @@
 
 use irqsim_core::Error;
 use pyo3::create_exception;
-use pyo3::exceptions::PyException;
+use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
 use pyo3::prelude::*;
 
 create_exception!(_core, IrqsimError, PyException, "Base class of every irqsim error.");
@@ -17,6 +17,7 @@ pub fn to_py(e: Error) -> PyErr {
         Error::Syntax { .. } | Error::Config { .. } | Error::Stalled { .. } => ConfigError::new_err(msg),
         Error::Trace(_) => TraceError::new_err(msg),
         Error::Io { .. } => InputError::new_err(msg),
+        Error::Cancelled { .. } => PyKeyboardInterrupt::new_err(msg),
     }
 }
 

@@ -126,10 +126,10 @@ struct Counters {
 }
 
 /// Runs an `exerciser` scenario.
-pub fn run(s: &Scenario, record: Record) -> Result<Report> {
+pub fn run(s: &Scenario, record: Record, monitor: &mut dyn crate::Monitor) -> Result<Report> {
     let mut m = Model::new(s, record)?;
     m.start();
-    m.event_loop();
+    m.event_loop(monitor).map_err(|at| crate::Error::Cancelled { file: s.name.clone(), at })?;
     Ok(m.report())
 }
 
@@ -217,9 +217,13 @@ impl Model {
         }
     }
 
-    fn event_loop(&mut self) {
+    /// Runs to the end; `Err(cycle)` when the monitor stopped it.
+    fn event_loop(&mut self, monitor: &mut dyn crate::Monitor) -> std::result::Result<(), Time> {
         while let Some((now, event)) = self.queue.pop() {
             self.counters.events += 1;
+            if crate::monitor::due(self.counters.events) && !monitor.poll(now, self.end) {
+                return Err(now);
+            }
             match event {
                 Event::Raise(src) => self.raise(now, src),
                 Event::Line { input, assert } => {
@@ -249,6 +253,7 @@ impl Model {
         for t in &mut self.threads {
             t.charge(self.end, &mut self.timeline);
         }
+        Ok(())
     }
 
     fn raise(&mut self, now: Time, src: usize) {

@@ -242,7 +242,7 @@ pub fn null_rpc_program(w: &NullRpcConfig) -> Program {
 }
 
 /// Runs a `null_rpc` scenario (checked by [`check`] at load).
-pub fn run(s: &Scenario, w: &NullRpcConfig, record: Record) -> Result<Report> {
+pub fn run(s: &Scenario, w: &NullRpcConfig, record: Record, monitor: &mut dyn crate::Monitor) -> Result<Report> {
     let m = &s.masking;
     let profile = m.machine.profile();
     let costs = m.costs();
@@ -261,7 +261,10 @@ pub fn run(s: &Scenario, w: &NullRpcConfig, record: Record) -> Result<Report> {
     if record.timeline {
         model.timeline = Timeline::recording(s.stats.timeline_max_items, "interrupt source");
     }
-    model.run().map_err(invalid)?;
+    model.run_with(monitor).map_err(|e| match e {
+        model::Stop::Cancelled(at) => Error::Cancelled { file: s.name.clone(), at },
+        model::Stop::Invalid(msg) => invalid(msg),
+    })?;
     let c = model.counters;
     let per_rpc = |x: f64| if c.passes == 0 { f64::NAN } else { x / c.passes as f64 };
     let cycles_per_rpc = per_rpc(c.last_pass_end as f64);

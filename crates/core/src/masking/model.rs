@@ -67,6 +67,15 @@ pub struct Arrival {
     pub program: usize,
 }
 
+/// Why [`Model::run_with`] stopped early.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// An arrival names a priority or program that does not exist.
+    Invalid(String),
+    /// The monitor stopped the run at this cycle.
+    Cancelled(Time),
+}
+
 /// One handler's life, kept when a log is asked for (tests).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HandlerRun {
@@ -234,6 +243,14 @@ impl<I: Iterator<Item = Arrival>> Model<I> {
     /// Runs until `end`, or until nothing is left to happen. Stops at an
     /// arrival with a priority outside `1..=levels` or an unknown program.
     pub fn run(&mut self) -> Result<(), String> {
+        self.run_with(&mut crate::Unwatched).map_err(|e| match e {
+            Stop::Invalid(msg) => msg,
+            Stop::Cancelled(at) => format!("cancelled at {at}"),
+        })
+    }
+
+    /// [`Model::run`], polling `monitor` as it goes.
+    pub fn run_with(&mut self, monitor: &mut dyn crate::Monitor) -> Result<(), Stop> {
         self.queue.schedule(self.end, Event::End);
         if let Some(job) = self.step_job(0, 0, Irq::NONE) {
             let work = self.work(job);
@@ -243,10 +260,13 @@ impl<I: Iterator<Item = Arrival>> Model<I> {
         self.dispatch();
         while let Some((now, event)) = self.queue.pop() {
             self.counters.events += 1;
+            if crate::monitor::due(self.counters.events) && !monitor.poll(now, self.end) {
+                return Err(Stop::Cancelled(now));
+            }
             match event {
                 Event::Arrive(a) => {
                     if a.priority == 0 || a.priority > self.levels || a.program >= self.programs.len() {
-                        return Err(format!("arrival at {now}: priority {} (levels 1..={}), program {}", a.priority, self.levels, a.program));
+                        return Err(Stop::Invalid(format!("arrival at {now}: priority {} (levels 1..={}), program {}", a.priority, self.levels, a.program)));
                     }
                     self.arrive(now, a);
                     self.schedule_arrival();

@@ -1,0 +1,32 @@
+//! Watching a run from outside: progress reports and cancellation.
+//!
+//! The event loop calls [`Monitor::poll`] once every [`POLL_EVERY`] events
+//! (a few milliseconds of wall time), so a binding can check for Ctrl-C or
+//! draw a progress bar without the core knowing of either. Returning `false`
+//! stops the run with [`crate::Error::Cancelled`].
+
+use crate::engine::Time;
+
+/// Events between two polls: a power of two, so the test is one mask.
+pub const POLL_EVERY: u64 = 1 << 16;
+
+/// Something that watches a run.
+pub trait Monitor {
+    /// The run has reached cycle `now` of `end`; `false` stops it.
+    fn poll(&mut self, now: Time, end: Time) -> bool;
+}
+
+/// Watches nothing: the run always goes on.
+pub struct Unwatched;
+
+impl Monitor for Unwatched {
+    fn poll(&mut self, _now: Time, _end: Time) -> bool {
+        true
+    }
+}
+
+/// Whether the loop that has counted `events` must poll now.
+#[inline]
+pub fn due(events: u64) -> bool {
+    events & (POLL_EVERY - 1) == 0
+}
