@@ -6,12 +6,16 @@
 //! - [`config`]: scenarios as typed, validated TOML.
 //! - [`cpu`]: hardware threads running prioritized activities, with context
 //!   policies (single context, multithreaded contexts) and cycle bins.
-//! - [`nic`]: receive buffer, transmitter, DMA.
+//! - [`device`]: the NIC (receive buffer, transmitter, DMA) and the
+//!   interrupt sources (PCIe exerciser, timer, disk, ...).
+//! - [`intc`]: interrupt delivery: the ideal wire, 8259 XT-PIC, IO-APIC, MSI.
 //! - [`kernel`]: the software that runs on the CPU: application, system calls,
-//!   driver, protocol layers.
+//!   drivers, protocol layers, the interrupt paths, critical sections.
 //! - [`workload`]: floods, arrival processes, scripts, traces, generators.
 //! - [`trace`]: pcap and strace readers.
-//! - [`sim`]: one run, wiring the parts together; [`report`]: what it yields.
+//! - [`machine`]: one run, every selected part in one event loop;
+//!   [`report`]: what it yields.
+//! - [`delivery`], [`masking`]: the parameters of the delivery and masking parts.
 //!
 //! ```
 //! let text = "[cpu]\nclock_mhz = 200.0\n[workload]\nkind = \"flood\"\ndirection = \"rx\"\npacket_bytes = 1500\n";
@@ -22,15 +26,15 @@
 pub mod config;
 pub mod cpu;
 pub mod delivery;
+pub mod device;
 pub mod engine;
 pub mod error;
 pub mod intc;
 pub mod kernel;
+pub mod machine;
 pub mod masking;
 pub mod monitor;
-pub mod nic;
 pub mod report;
-pub mod sim;
 pub mod stats;
 pub mod timeline;
 pub mod trace;
@@ -38,32 +42,33 @@ pub mod workload;
 
 pub use config::{Override, Scenario, parse_override};
 pub use error::{Error, Result};
+pub use machine::{Machine, Record};
 pub use monitor::{Monitor, Unwatched};
 pub use report::Report;
-pub use sim::{Record, Sim};
 
-/// Runs a loaded scenario with the model its workload selects; relative
-/// paths in it resolve from `base`.
+/// Runs a loaded scenario; relative paths in it resolve from `base`.
 pub fn simulate(scenario: &Scenario, base: &std::path::Path, record: Record) -> Result<Report> {
     simulate_with(scenario, base, record, &mut Unwatched)
 }
 
 /// [`simulate`], with a [`Monitor`] polled as the run goes (progress, Ctrl-C).
-pub fn simulate_with(scenario: &Scenario, base: &std::path::Path, record: Record, monitor: &mut dyn Monitor) -> Result<Report> {
-    // One arm per model whose event loop differs from the network model's.
-    if let config::WorkloadConfig::NullRpc(w) = &scenario.workload {
-        return masking::run(scenario, w, record, monitor);
-    }
-    if let config::WorkloadConfig::Exerciser(_) = &scenario.workload {
-        return delivery::run(scenario, record, monitor);
-    }
-    Sim::new(scenario, base, record)?.run(monitor)
+pub fn simulate_with(
+    scenario: &Scenario,
+    base: &std::path::Path,
+    record: Record,
+    monitor: &mut dyn Monitor,
+) -> Result<Report> {
+    Machine::new(scenario, base, record)?.run(monitor)
 }
 
 /// Loads and runs a scenario file.
 pub fn run_file(path: &std::path::Path, overrides: &[Override], record: Record) -> Result<Report> {
     let scenario = Scenario::from_file(path, overrides)?;
-    simulate(&scenario, path.parent().unwrap_or(std::path::Path::new(".")), record)
+    simulate(
+        &scenario,
+        path.parent().unwrap_or(std::path::Path::new(".")),
+        record,
+    )
 }
 
 /// Runs a scenario given as TOML text (relative paths resolve from the

@@ -1,10 +1,9 @@
 //! What a run reports: named metrics, cycle bins per hardware thread,
 //! per-packet latencies and, when recorded, the timeline, plus the
-//! conservation laws the run must satisfy. Every model builds one of these,
-//! so the CLI, the Python API and the tests treat all models alike.
+//! conservation laws the run must satisfy. The machine builds it
+//! (`machine/report.rs`); the CLI, the Python API and the tests read it.
 
 use crate::cpu::{Bin, Bins};
-use crate::sim::Sim;
 use crate::timeline::Timeline;
 use hdrhistogram::Histogram;
 use serde_json::{Map, Value, json};
@@ -41,7 +40,13 @@ pub fn named<const N: usize>(pairs: [(&str, f64); N]) -> Vec<(String, f64)> {
 
 /// Latency summary metrics (µs) of a histogram in cycles, named `{prefix}_min_us` etc.
 pub fn latency_metrics(prefix: &str, h: &Histogram<u64>, clock_mhz: f64) -> Vec<(String, f64)> {
-    let us = |c: u64| if h.is_empty() { f64::NAN } else { c as f64 / clock_mhz };
+    let us = |c: u64| {
+        if h.is_empty() {
+            f64::NAN
+        } else {
+            c as f64 / clock_mhz
+        }
+    };
     vec![
         (format!("{prefix}_min_us"), us(h.min())),
         (format!("{prefix}_p50_us"), us(h.value_at_quantile(0.5))),
@@ -52,55 +57,12 @@ pub fn latency_metrics(prefix: &str, h: &Histogram<u64>, clock_mhz: f64) -> Vec<
 }
 
 impl Report {
-    /// The network model's report. Throughputs count delivered (received)
-    /// or transmitted bits only; drops never count.
-    pub(crate) fn new(sim: Sim) -> Self {
-        let clock_mhz = sim.scenario().cpu.clock_mhz;
-        let c = &sim.counters;
-        let s = sim.end as f64 / (clock_mhz * 1e6);
-        let rx_in_flight = sim.nic.rx_waiting() as u64 + c.rx_in_stack;
-        let tx_in_flight = sim.nic.tx_in_flight() as u64 + c.tx_in_stack;
-        let mut metrics: Vec<(String, f64)> = named([
-            ("sim_seconds", s),
-            ("sim_cycles", sim.end as f64),
-            ("events", c.events as f64),
-            ("rx_offered", c.rx_offered as f64),
-            ("rx_delivered", c.rx_delivered as f64),
-            ("rx_dropped_nic", c.rx_dropped_nic as f64),
-            ("rx_dropped_backlog", c.rx_dropped_backlog as f64),
-            ("rx_in_flight", rx_in_flight as f64),
-            ("rx_throughput_mbps", c.rx_delivered_bytes as f64 * 8.0 / s / 1e6),
-            ("tx_offered", c.tx_offered as f64),
-            ("tx_sent", c.tx_sent as f64),
-            ("tx_dropped", c.tx_dropped as f64),
-            ("tx_in_flight", tx_in_flight as f64),
-            ("tx_throughput_mbps", c.tx_sent_bytes as f64 * 8.0 / s / 1e6),
-            ("interrupts", c.interrupts as f64),
-            ("syscalls", c.syscalls as f64),
-            ("reordered_stimuli", sim.reordered as f64),
-        ]);
-        metrics.extend(latency_metrics("latency", sim.latencies.histogram(), clock_mhz));
-        let laws = vec![
-            Law { what: "rx offered = delivered + dropped + in flight", lhs: c.rx_offered, rhs: c.rx_delivered + c.rx_dropped_nic + c.rx_dropped_backlog + rx_in_flight },
-            Law { what: "tx offered = sent + dropped + in flight", lhs: c.tx_offered, rhs: c.tx_sent + c.tx_dropped + tx_in_flight },
-        ];
-        let policy = sim.threads[0].policy();
-        Self {
-            clock_mhz,
-            elapsed_cycles: sim.end,
-            metrics,
-            bins: sim.threads.iter().map(|t| *t.bins()).collect(),
-            context_bins: sim.threads.iter().map(|t| t.context_bins()).collect(),
-            contexts: (0..policy.contexts()).map(|c| policy.context_name(c).to_string()).collect(),
-            records: sim.latencies.into_records(),
-            laws,
-            timeline: sim.timeline,
-        }
-    }
-
     /// A metric by name.
     pub fn metric(&self, name: &str) -> Option<f64> {
-        self.metrics.iter().find(|(k, _)| k == name).map(|&(_, v)| v)
+        self.metrics
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|&(_, v)| v)
     }
 
     /// Checks the conservation laws and that each thread's bins sum to the
@@ -113,11 +75,18 @@ impl Report {
         }
         for (i, b) in self.bins.iter().enumerate() {
             if b.total() != self.elapsed_cycles {
-                return Err(format!("thread {i}: bins sum to {} cycles, elapsed {}", b.total(), self.elapsed_cycles));
+                return Err(format!(
+                    "thread {i}: bins sum to {} cycles, elapsed {}",
+                    b.total(),
+                    self.elapsed_cycles
+                ));
             }
             let by_context: u64 = self.context_bins[i].iter().map(Bins::total).sum();
             if by_context + b.get(Bin::Idle) != self.elapsed_cycles {
-                return Err(format!("thread {i}: context bins sum to {by_context} cycles + idle, elapsed {}", self.elapsed_cycles));
+                return Err(format!(
+                    "thread {i}: context bins sum to {by_context} cycles + idle, elapsed {}",
+                    self.elapsed_cycles
+                ));
             }
         }
         Ok(())
@@ -125,13 +94,25 @@ impl Report {
 
     /// Metrics and bins as JSON (the `irqsim run --json` schema).
     pub fn to_json(&self) -> Value {
-        let metrics: Map<String, Value> = self.metrics.iter().map(|(k, v)| (k.clone(), json_num(*v))).collect();
+        let metrics: Map<String, Value> = self
+            .metrics
+            .iter()
+            .map(|(k, v)| (k.clone(), json_num(*v)))
+            .collect();
         let row = |b: &Bins, thread: usize| {
-            let mut m: Map<String, Value> = Bin::ALL.iter().map(|&bin| (bin.name().to_string(), json!(b.get(bin)))).collect();
+            let mut m: Map<String, Value> = Bin::ALL
+                .iter()
+                .map(|&bin| (bin.name().to_string(), json!(b.get(bin))))
+                .collect();
             m.insert("thread".into(), json!(thread));
             m
         };
-        let bins: Vec<Value> = self.bins.iter().enumerate().map(|(i, b)| Value::Object(row(b, i))).collect();
+        let bins: Vec<Value> = self
+            .bins
+            .iter()
+            .enumerate()
+            .map(|(i, b)| Value::Object(row(b, i)))
+            .collect();
         let mut context_bins = Vec::new();
         for (i, contexts) in self.context_bins.iter().enumerate() {
             for (c, b) in contexts.iter().enumerate() {
@@ -145,7 +126,10 @@ impl Report {
     }
 
     pub fn chrome_trace(&self) -> Value {
-        self.timeline.to_chrome(self.clock_mhz, self.bins.len(), self.contexts.len(), |c| self.contexts[c].clone())
+        self.timeline
+            .to_chrome(self.clock_mhz, self.bins.len(), self.contexts.len(), |c| {
+                self.contexts[c].clone()
+            })
     }
 }
 

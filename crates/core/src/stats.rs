@@ -36,7 +36,11 @@ impl Latencies {
     pub fn new(max_records: usize) -> Self {
         // 2^48 cycles is over 10 minutes at 400 MHz; longer latencies saturate.
         let hist = Histogram::new_with_bounds(1, 1 << 48, 3).expect("valid histogram bounds");
-        Self { hist, records: Vec::new(), max_records }
+        Self {
+            hist,
+            records: Vec::new(),
+            max_records,
+        }
     }
 
     #[inline]
@@ -52,7 +56,7 @@ impl Latencies {
     }
 
     /// `(arrival cycle, latency cycles)` of the first `max_records` packets.
-    pub fn into_records(self) -> Vec<(Time, u64)> {
-        self.records
+    pub fn records(&self) -> &[(Time, u64)] {
+        &self.records
     }
 }

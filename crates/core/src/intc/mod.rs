@@ -1,6 +1,8 @@
 //! Interrupt controllers: how a device's request becomes a vector on a CPU.
 //!
-//! Three generations, one module each, behind one enum ([`Intc`]):
+//! The ideal wire and three generations of controllers, one module each,
+//! behind one enum ([`Intc`]):
+//! - `direct.rs`: no controller; the interrupt reaches its CPU at once, free.
 //! - `xtpic.rs`: two cascaded 8259As; 15 lines, fixed priority, vector
 //!   fetched by an INTA cycle, mask and EOI by port I/O; one CPU.
 //! - `ioapic.rs`: 24 pins, each with a programmable vector priority and
@@ -18,6 +20,7 @@
 //! its delay, for the model to schedule. All costs are cycles of the CPU
 //! clock, converted once from the scenario's nanoseconds.
 
+mod direct;
 mod ioapic;
 mod msi;
 mod xtpic;
@@ -26,6 +29,7 @@ use crate::delivery::ExerciserConfig;
 use crate::engine::Time;
 use serde::{Deserialize, Serialize};
 
+pub use direct::Direct;
 pub use ioapic::{IoApic, PINS as IOAPIC_PINS};
 pub use msi::Msi;
 pub use xtpic::XtPic;
@@ -34,6 +38,7 @@ pub use xtpic::XtPic;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IntcKind {
+    Direct,
     Xtpic,
     Ioapic,
     Msi,
@@ -43,6 +48,7 @@ pub enum IntcKind {
 impl IntcKind {
     pub fn name(self) -> &'static str {
         match self {
+            IntcKind::Direct => "direct",
             IntcKind::Xtpic => "XT-PIC",
             IntcKind::Ioapic => "IO-APIC",
             IntcKind::Msi => "MSI",
@@ -95,7 +101,7 @@ pub struct Taken {
 }
 
 /// Costs in CPU cycles the controllers need.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Costs {
     pub port_io: u64,
     pub posted: u64,
@@ -112,6 +118,7 @@ pub struct Route {
 
 /// One controller of the scenario's kind.
 pub enum Intc {
+    Direct(Direct),
     XtPic(XtPic),
     IoApic(IoApic),
     Msi(Msi),
@@ -120,6 +127,7 @@ pub enum Intc {
 impl Intc {
     pub fn new(kind: IntcKind, trigger: Trigger, routes: Vec<Route>, costs: Costs) -> Self {
         match kind {
+            IntcKind::Direct => Intc::Direct(Direct::new(routes)),
             IntcKind::Xtpic => Intc::XtPic(XtPic::new(costs)),
             IntcKind::Ioapic => Intc::IoApic(IoApic::new(routes, trigger, costs)),
             IntcKind::Msi | IntcKind::Msix => Intc::Msi(Msi::new(routes, costs)),
@@ -132,7 +140,7 @@ impl Intc {
         match self {
             Intc::XtPic(c) => (c.level(input, assert), None),
             Intc::IoApic(c) => (None, c.level(input, assert)),
-            Intc::Msi(_) => (None, None),
+            Intc::Msi(_) | Intc::Direct(_) => (None, None),
         }
     }
 
@@ -141,6 +149,7 @@ impl Intc {
     pub fn message(&mut self, input: u32, rec: Rec) -> Result<usize, Rec> {
         match self {
             Intc::Msi(c) => c.message(input, rec),
+            Intc::Direct(c) => c.message(input, rec),
             _ => Err(rec),
         }
     }
@@ -162,6 +171,7 @@ impl Intc {
             Intc::XtPic(c) => c.take(cpu),
             Intc::IoApic(c) => c.take(cpu),
             Intc::Msi(c) => c.take(cpu),
+            Intc::Direct(c) => c.take(cpu),
         }
     }
 
@@ -171,7 +181,7 @@ impl Intc {
         match self {
             Intc::XtPic(c) => c.finish(input),
             Intc::IoApic(c) => c.finish(input),
-            Intc::Msi(_) => (0, None),
+            Intc::Msi(_) | Intc::Direct(_) => (0, None),
         }
     }
 
@@ -179,6 +189,7 @@ impl Intc {
     pub fn holding(&self) -> u64 {
         match self {
             Intc::Msi(c) => c.holding(),
+            Intc::Direct(c) => c.holding(),
             _ => 0,
         }
     }
@@ -194,11 +205,17 @@ pub struct Wiring {
 
 /// Assigns inputs (explicit or first free) and checks the controller's
 /// limits; errors name the offending key.
-pub fn assign(kind: IntcKind, w: &ExerciserConfig, vectors: u32) -> Result<Wiring, (String, String)> {
+pub fn assign(
+    kind: IntcKind,
+    w: &ExerciserConfig,
+    vectors: u32,
+) -> Result<Wiring, (String, String)> {
     let (limit, auto): (u32, Vec<u32>) = match kind {
         IntcKind::Xtpic => (16, xtpic::AUTO_ORDER.to_vec()),
         IntcKind::Ioapic => (ioapic::PINS, ioapic::auto_order()),
-        IntcKind::Msi | IntcKind::Msix => (msi::INPUTS, (0..msi::INPUTS).collect()),
+        IntcKind::Msi | IntcKind::Msix | IntcKind::Direct => {
+            (msi::INPUTS, (0..msi::INPUTS).collect())
+        }
     };
     let shared_ok = kind.legacy();
     let mut used: Vec<u32> = Vec::new();
@@ -211,7 +228,10 @@ pub fn assign(kind: IntcKind, w: &ExerciserConfig, vectors: u32) -> Result<Wirin
                 l
             }
             None => {
-                let free = auto.iter().copied().find(|&l| (0..n).all(|k| l + k < limit && !used.contains(&(l + k))));
+                let free = auto
+                    .iter()
+                    .copied()
+                    .find(|&l| (0..n).all(|k| l + k < limit && !used.contains(&(l + k))));
                 free.ok_or_else(|| {
                     (
                         key.to_string(),
@@ -224,10 +244,22 @@ pub fn assign(kind: IntcKind, w: &ExerciserConfig, vectors: u32) -> Result<Wirin
         if let Some(&last) = lines.last()
             && last >= limit
         {
-            return Err((key.into(), format!("vectors {first}..={last} run past the {} limit of {limit}", kind.name())));
+            return Err((
+                key.into(),
+                format!(
+                    "vectors {first}..={last} run past the {} limit of {limit}",
+                    kind.name()
+                ),
+            ));
         }
         if !shared_ok && let Some(l) = lines.iter().find(|l| used.contains(l)) {
-            return Err((key.into(), format!("{} vector {l} is already taken: message-signaled interrupts are never shared", kind.name())));
+            return Err((
+                key.into(),
+                format!(
+                    "{} vector {l} is already taken: message-signaled interrupts are never shared",
+                    kind.name()
+                ),
+            ));
         }
         used.extend(&lines);
         Ok(lines)
@@ -242,7 +274,9 @@ pub fn assign(kind: IntcKind, w: &ExerciserConfig, vectors: u32) -> Result<Wirin
 
 fn range_msg(kind: IntcKind, l: u32) -> String {
     match kind {
-        IntcKind::Xtpic if l == xtpic::CASCADE => "XT-PIC line 2 is the cascade from the slave 8259; use 0..=15 except 2".into(),
+        IntcKind::Xtpic if l == xtpic::CASCADE => {
+            "XT-PIC line 2 is the cascade from the slave 8259; use 0..=15 except 2".into()
+        }
         IntcKind::Xtpic => format!("XT-PIC line {l} does not exist; use 0..=15 except 2"),
         IntcKind::Ioapic => format!("IO-APIC pin {l} does not exist; the IO-APIC has pins 0..=23"),
         _ => format!("vector {l} out of range (0..={})", msi::INPUTS - 1),
@@ -253,7 +287,11 @@ fn range_msg(kind: IntcKind, l: u32) -> String {
 mod tests {
     use super::*;
 
-    const COSTS: Costs = Costs { port_io: 1000, posted: 100, lapic_eoi: 10 };
+    const COSTS: Costs = Costs {
+        port_io: 1000,
+        posted: 100,
+        lapic_eoi: 10,
+    };
 
     #[test]
     fn xtpic_serves_the_slave_between_lines_1_and_3() {
@@ -266,26 +304,56 @@ mod tests {
         // Masked until the unmask lands; a line still asserted then asks again.
         assert_eq!(c.signal(Signal::Unmask(9)), (Some(0), None));
         let t = c.take(0).unwrap();
-        assert_eq!((t.input, t.ack_cycles), (9, 5000), "INTA + 4 port I/Os on a slave line");
+        assert_eq!(
+            (t.input, t.ack_cycles),
+            (9, 5000),
+            "INTA + 4 port I/Os on a slave line"
+        );
     }
 
     #[test]
     fn ioapic_level_pin_waits_for_the_eoi_and_redelivers_if_still_asserted() {
-        let routes = vec![Route { cpu: 0, priority: 4 }; IOAPIC_PINS as usize];
+        let routes = vec![
+            Route {
+                cpu: 0,
+                priority: 4
+            };
+            IOAPIC_PINS as usize
+        ];
         let mut c = Intc::new(IntcKind::Ioapic, Trigger::Level, routes, COSTS);
         assert_eq!(c.level(16, true), (None, Some((100, Signal::Lapic(16)))));
-        assert_eq!(c.level(16, true), (None, None), "Remote IRR holds further messages");
+        assert_eq!(
+            c.level(16, true),
+            (None, None),
+            "Remote IRR holds further messages"
+        );
         assert_eq!(c.signal(Signal::Lapic(16)), (Some(0), None));
         assert_eq!(c.take(0).map(|t| t.ack_cycles), Some(0));
         assert_eq!(c.finish(16), (10, Some((110, Signal::Eoi(16)))));
-        assert_eq!(c.signal(Signal::Eoi(16)), (None, Some((100, Signal::Lapic(16)))));
+        assert_eq!(
+            c.signal(Signal::Eoi(16)),
+            (None, Some((100, Signal::Lapic(16))))
+        );
     }
 
     #[test]
     fn msi_merges_a_second_write_to_a_pending_vector_and_serves_priority_first() {
-        let routes = vec![Route { cpu: 0, priority: 4 }, Route { cpu: 0, priority: 9 }];
+        let routes = vec![
+            Route {
+                cpu: 0,
+                priority: 4,
+            },
+            Route {
+                cpu: 0,
+                priority: 9,
+            },
+        ];
         let mut c = Intc::new(IntcKind::Msi, Trigger::Edge, routes, COSTS);
-        let rec = |seq| Rec { src: 0, seq, sent: 0 };
+        let rec = |seq| Rec {
+            src: 0,
+            seq,
+            sent: 0,
+        };
         assert_eq!(c.message(0, rec(0)), Ok(0));
         assert_eq!(c.message(0, rec(1)), Err(rec(1)));
         assert_eq!(c.message(1, rec(2)), Ok(0));

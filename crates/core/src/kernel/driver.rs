@@ -2,105 +2,116 @@
 //! the Driver ISR, which acknowledges transmit completions and drains the
 //! receive buffer one frame at a time until it is empty, masked throughout.
 
-use super::Job;
+use super::{Job, NetJob};
 use crate::cpu::{IRQ, SOFT};
+use crate::device::nic::{Accept, Send};
 use crate::engine::Time;
-use crate::nic::{Accept, Send};
-use crate::sim::{Event, Sim};
+use crate::machine::{Event, Machine};
 
-impl Sim {
+impl Machine {
     /// A frame reaches the NIC from the wire.
     pub(crate) fn receive(&mut self, now: Time, bytes: u32) {
-        self.counters.rx_offered += 1;
+        self.net.counters.rx_offered += 1;
         self.timeline.mark(now, "frame received");
-        if self.nic.receive(now, bytes) == Accept::Dropped {
-            self.counters.rx_dropped_nic += 1;
+        if self.net.nic.receive(now, bytes) == Accept::Dropped {
+            self.net.counters.rx_dropped_nic += 1;
             // A closed-loop sender keeps one frame outstanding: it tries again
             // when DMA frees buffer space (a frame waiting for the ISR would
             // be this loop's one frame, so the buffer is full of DMAs).
-            let retry = self.nic.next_release().unwrap_or(now + 1).max(now + 1);
-            if let Some((t, s)) = self.workload.rx_serviced(retry) {
+            let retry = self.net.nic.next_release().unwrap_or(now + 1).max(now + 1);
+            if let Some((t, s)) = self.net.workload.rx_serviced(retry) {
                 self.queue.schedule(t, Event::Feedback(s));
             }
             return;
         }
-        self.raise_irq(Job::IsrRx);
+        self.raise_irq(NetJob::IsrRx);
     }
 
     /// The transmitter has put a frame on the wire.
     pub(crate) fn tx_out(&mut self, now: Time) {
-        let bytes = self.nic.tx_finished();
-        self.counters.tx_sent += 1;
-        self.counters.tx_sent_bytes += u64::from(bytes);
+        let bytes = self.net.nic.tx_finished();
+        self.net.counters.tx_sent += 1;
+        self.net.counters.tx_sent_bytes += u64::from(bytes);
         self.timeline.mark(now, "frame sent");
-        self.raise_irq(Job::IsrTx);
+        self.raise_irq(NetJob::IsrTx);
     }
 
     /// Asserts the NIC's interrupt unless its ISR is already pending or
     /// running (the ISR rereads the status register before it returns).
-    fn raise_irq(&mut self, first: Job) {
-        if self.irq_posted {
+    fn raise_irq(&mut self, first: NetJob) {
+        if self.net.irq_posted {
             return;
         }
-        self.irq_posted = true;
-        self.counters.interrupts += 1;
+        self.net.irq_posted = true;
+        self.net.counters.interrupts += 1;
         let now = self.queue.now();
         self.timeline.mark(now, "NIC interrupt");
-        self.post(self.irq_thread, IRQ, first);
-        self.dispatch(self.irq_thread);
+        self.post(self.net.irq_thread, IRQ, Job::Net(first));
+        self.dispatch(self.net.irq_thread);
     }
 
     /// The ISR finished one step; it goes on while the NIC has work for it.
-    pub(crate) fn isr_step(&mut self, now: Time, thread: usize, job: Job) -> Option<Job> {
+    pub(crate) fn isr_step(&mut self, now: Time, thread: usize, job: NetJob) -> Option<NetJob> {
         match job {
-            Job::IsrTx => {
-                if let Some(out) = self.nic.ack_tx(now) {
+            NetJob::IsrTx => {
+                if let Some(out) = self.net.nic.ack_tx(now) {
                     self.queue.schedule(out, Event::TxOut);
                 }
             }
-            Job::IsrRx => {
-                let (frame, in_memory) = self.nic.take_rx(now).expect("an Rx ISR step always has a frame");
-                if self.costs.stack {
-                    if self.counters.rx_in_stack >= self.backlog_limit {
-                        self.counters.rx_dropped_backlog += 1;
+            NetJob::IsrRx => {
+                let (frame, in_memory) = self
+                    .net
+                    .nic
+                    .take_rx(now)
+                    .expect("an Rx ISR step always has a frame");
+                if self.net.costs.stack {
+                    if self.net.counters.rx_in_stack >= self.net.backlog_limit {
+                        self.net.counters.rx_dropped_backlog += 1;
                     } else {
-                        self.counters.rx_in_stack += 1;
+                        self.net.counters.rx_in_stack += 1;
                         // The SWI waits while the ISR runs (it is a lower level).
-                        self.post(thread, SOFT, Job::RecvIp { arrival: frame.arrival, bytes: frame.bytes });
+                        self.post(
+                            thread,
+                            SOFT,
+                            Job::Net(NetJob::RecvIp {
+                                arrival: frame.arrival,
+                                bytes: frame.bytes,
+                            }),
+                        );
                     }
                 } else {
                     // Driver layer only: the frame is delivered once its DMA is done.
                     self.deliver(frame.arrival, in_memory, frame.bytes);
                 }
-                if let Some((t, s)) = self.workload.rx_serviced(now) {
+                if let Some((t, s)) = self.net.workload.rx_serviced(now) {
                     self.queue.schedule(t, Event::Feedback(s));
                 }
             }
             _ => unreachable!("isr_step on {job:?}"),
         }
-        if self.nic.tx_done_pending {
-            Some(Job::IsrTx)
-        } else if self.nic.rx_waiting() > 0 {
-            Some(Job::IsrRx)
+        if self.net.nic.tx_done_pending {
+            Some(NetJob::IsrTx)
+        } else if self.net.nic.rx_waiting() > 0 {
+            Some(NetJob::IsrRx)
         } else {
-            self.irq_posted = false;
+            self.net.irq_posted = false;
             None
         }
     }
 
     /// Driver Send finished: hand the frame to the NIC.
     pub(crate) fn driver_send(&mut self, now: Time, bytes: u32) {
-        self.counters.tx_in_stack -= 1;
-        match self.nic.send(now, bytes) {
+        self.net.counters.tx_in_stack -= 1;
+        match self.net.nic.send(now, bytes) {
             Send::Started(out) => self.queue.schedule(out, Event::TxOut),
             Send::Queued => {}
-            Send::Dropped => self.counters.tx_dropped += 1,
+            Send::Dropped => self.net.counters.tx_dropped += 1,
         }
     }
 
     pub(crate) fn deliver(&mut self, arrival: Time, at: Time, bytes: u32) {
-        self.counters.rx_delivered += 1;
-        self.counters.rx_delivered_bytes += u64::from(bytes);
-        self.latencies.record(arrival, at - arrival);
+        self.net.counters.rx_delivered += 1;
+        self.net.counters.rx_delivered_bytes += u64::from(bytes);
+        self.net.latencies.record(arrival, at - arrival);
     }
 }

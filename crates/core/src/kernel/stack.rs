@@ -3,35 +3,39 @@
 //! then the application's. All of it runs at the software-interrupt level.
 //! Without a timeline the layers of a direction run as one job (`Costs::layered`).
 
-use super::Job;
+use super::{Job, NetJob};
 use crate::cpu::SOFT;
 use crate::engine::Time;
-use crate::sim::Sim;
+use crate::machine::Machine;
 
-impl Sim {
+impl Machine {
     /// The application calls send: a software interrupt into the send path.
     pub(crate) fn apply_send(&mut self, thread: usize, bytes: u32) {
-        self.counters.tx_offered += 1;
-        self.counters.tx_in_stack += 1;
-        let job = self.costs.send_call(bytes);
-        self.post(thread, SOFT, job);
+        self.net.counters.tx_offered += 1;
+        self.net.counters.tx_in_stack += 1;
+        let job = self.net.costs.send_call(bytes);
+        self.post(thread, SOFT, Job::Net(job));
     }
 
     /// One layer is done; the next one runs in the same activation.
-    pub(crate) fn layer_done(&mut self, now: Time, _thread: usize, job: Job) -> Option<Job> {
+    pub(crate) fn layer_done(&mut self, now: Time, _thread: usize, job: NetJob) -> Option<NetJob> {
         match job {
-            Job::SendSocket { bytes } if !self.costs.layered => Some(Job::DriverSend { bytes }),
-            Job::SendSocket { bytes } => Some(Job::SendUdp { bytes }),
-            Job::SendUdp { bytes } => Some(Job::SendIp { bytes }),
-            Job::SendIp { bytes } => Some(Job::DriverSend { bytes }),
-            Job::DriverSend { bytes } => {
+            NetJob::SendSocket { bytes } if !self.net.costs.layered => {
+                Some(NetJob::DriverSend { bytes })
+            }
+            NetJob::SendSocket { bytes } => Some(NetJob::SendUdp { bytes }),
+            NetJob::SendUdp { bytes } => Some(NetJob::SendIp { bytes }),
+            NetJob::SendIp { bytes } => Some(NetJob::DriverSend { bytes }),
+            NetJob::DriverSend { bytes } => {
                 self.driver_send(now, bytes);
                 None
             }
-            Job::RecvIp { arrival, bytes } if self.costs.layered => Some(Job::RecvUdp { arrival, bytes }),
-            Job::RecvUdp { arrival, bytes } => Some(Job::RecvSocket { arrival, bytes }),
-            Job::RecvIp { arrival, bytes } | Job::RecvSocket { arrival, bytes } => {
-                self.counters.rx_in_stack -= 1;
+            NetJob::RecvIp { arrival, bytes } if self.net.costs.layered => {
+                Some(NetJob::RecvUdp { arrival, bytes })
+            }
+            NetJob::RecvUdp { arrival, bytes } => Some(NetJob::RecvSocket { arrival, bytes }),
+            NetJob::RecvIp { arrival, bytes } | NetJob::RecvSocket { arrival, bytes } => {
+                self.net.counters.rx_in_stack -= 1;
                 self.deliver(arrival, now, bytes);
                 None
             }

@@ -4,30 +4,25 @@
 //!
 //! - [`profiles`]: the machines of Tables 1 and 2 and the cost of every
 //!   masking step, idealized or with the modelled memory-system effects.
-//! - [`model`]: the event loop — activities with nested critical sections,
-//!   conventional or optimistic protection, interrupt arrivals.
+//! - `kernel/masking.rs`: activities with nested critical sections under
+//!   conventional or optimistic protection; `machine/masking.rs`: the
+//!   masking state and the priority-level interrupt sources.
 //! - This file: the scenario keys (`[masking]` and the `null_rpc` workload),
-//!   their checks, the null-RPC workload and its [`Report`].
+//!   their checks and the null-RPC program.
 //!
 //! The null RPC is one activity looping over the Mach cross-address-space
 //! RPC path, which holds one interrupt-protected critical section (the
 //! paper, after Draves et al. 1991). Interrupts arrive by a Poisson or
 //! periodic process with a priority mix; each runs a handler of fixed cost.
 
-pub mod model;
 pub mod profiles;
 
-pub use model::{Arrival, HandlerRun, Model, Program, Scheme, Step};
+pub use crate::kernel::masking::{Arrival, Counters, HandlerRun, Program, Scheme, Step};
+pub use crate::machine::masking::Model;
 pub use profiles::{Costs, Effects, Machine, Profile, Sequence};
 
 use crate::config::{Process, Scenario};
-use crate::cpu::{Bin, EntryCosts};
-use crate::error::{Error, Result};
-use crate::report::{Law, Report, named};
-use crate::sim::Record;
-use crate::timeline::Timeline;
-use rand::{Rng, SeedableRng};
-use rand_pcg::Pcg64Mcg;
+use crate::cpu::Bin;
 use serde::{Deserialize, Serialize};
 
 /// `[masking]`: the machine and the protection scheme.
@@ -65,16 +60,26 @@ impl Default for MaskingConfig {
 
 impl MaskingConfig {
     pub fn effects(&self) -> Effects {
-        Effects { stall_cycles_per_instruction: self.stall_cycles_per_instruction, off_chip_stall_cycles: self.off_chip_stall_cycles }
+        Effects {
+            stall_cycles_per_instruction: self.stall_cycles_per_instruction,
+            off_chip_stall_cycles: self.off_chip_stall_cycles,
+        }
     }
 
     /// The Table 2 figure the scenario supplies, if any.
     pub fn optimistic_override(&self) -> Option<Sequence> {
-        Some(Sequence { instructions: self.optimistic_pair_instructions?, cycles: self.optimistic_pair_cycles? })
+        Some(Sequence {
+            instructions: self.optimistic_pair_instructions?,
+            cycles: self.optimistic_pair_cycles?,
+        })
     }
 
     pub fn costs(&self) -> Costs {
-        Costs::new(self.machine.profile(), self.effects(), self.optimistic_override())
+        Costs::new(
+            self.machine.profile(),
+            self.effects(),
+            self.optimistic_override(),
+        )
     }
 }
 
@@ -122,13 +127,23 @@ pub fn check(s: &Scenario, w: &NullRpcConfig) -> std::result::Result<(), (String
     let err = |k: &str, m: String| Err((k.to_string(), m));
     let m = &s.masking;
     let p = m.machine.profile();
-    let non_negative = |k: &str, v: f64| if v.is_finite() && v >= 0.0 { Ok(()) } else { err(k, format!("must be a non-negative number, got {v}")) };
-    non_negative("masking.stall_cycles_per_instruction", m.stall_cycles_per_instruction)?;
+    let non_negative = |k: &str, v: f64| {
+        if v.is_finite() && v >= 0.0 {
+            Ok(())
+        } else {
+            err(k, format!("must be a non-negative number, got {v}"))
+        }
+    };
+    non_negative(
+        "masking.stall_cycles_per_instruction",
+        m.stall_cycles_per_instruction,
+    )?;
     non_negative("masking.off_chip_stall_cycles", m.off_chip_stall_cycles)?;
     if m.optimistic_pair_instructions.is_some() != m.optimistic_pair_cycles.is_some() {
         return err("masking.optimistic_pair_cycles", "give both masking.optimistic_pair_instructions and masking.optimistic_pair_cycles, or neither".into());
     }
-    if m.scheme == Scheme::Optimistic && p.optimistic.is_none() && m.optimistic_override().is_none() {
+    if m.scheme == Scheme::Optimistic && p.optimistic.is_none() && m.optimistic_override().is_none()
+    {
         return err(
             "masking.scheme",
             format!(
@@ -140,37 +155,78 @@ pub fn check(s: &Scenario, w: &NullRpcConfig) -> std::result::Result<(), (String
         );
     }
     if (s.cpu.clock_mhz - p.clock_mhz).abs() > 1e-9 {
-        return err("cpu.clock_mhz", format!("the {} runs at {} MHz, not {}", p.machine, p.clock_mhz, s.cpu.clock_mhz));
+        return err(
+            "cpu.clock_mhz",
+            format!(
+                "the {} runs at {} MHz, not {}",
+                p.machine, p.clock_mhz, s.cpu.clock_mhz
+            ),
+        );
     }
     let level = |k: &str, l: u8| {
         if l == 0 || l > p.interrupt_levels {
-            err(k, format!("priority {l} does not exist on the {} (levels 1..={})", p.machine, p.interrupt_levels))
+            err(
+                k,
+                format!(
+                    "priority {l} does not exist on the {} (levels 1..={})",
+                    p.machine, p.interrupt_levels
+                ),
+            )
         } else {
             Ok(())
         }
     };
     level("workload.section_level", w.section_level)?;
-    for (k, v) in [("workload.rpc_path_cycles", w.rpc_path_cycles), ("workload.section_cycles", w.section_cycles), ("workload.handler_cycles", w.handler_cycles)] {
+    for (k, v) in [
+        ("workload.rpc_path_cycles", w.rpc_path_cycles),
+        ("workload.section_cycles", w.section_cycles),
+        ("workload.handler_cycles", w.handler_cycles),
+    ] {
         if v < 0 {
-            return err(k, format!("must be a non-negative number of cycles, got {v}"));
+            return err(
+                k,
+                format!("must be a non-negative number of cycles, got {v}"),
+            );
         }
     }
     if w.section_cycles > w.rpc_path_cycles {
-        return err("workload.section_cycles", format!("{} exceeds workload.rpc_path_cycles = {}", w.section_cycles, w.rpc_path_cycles));
+        return err(
+            "workload.section_cycles",
+            format!(
+                "{} exceeds workload.rpc_path_cycles = {}",
+                w.section_cycles, w.rpc_path_cycles
+            ),
+        );
     }
     non_negative("workload.interrupt_rate_per_s", w.interrupt_rate_per_s)?;
     if w.interrupt_rate_per_s > s.cpu.clock_mhz * 1e6 {
-        return err("workload.interrupt_rate_per_s", format!("{} per second is more than one per cycle", w.interrupt_rate_per_s));
+        return err(
+            "workload.interrupt_rate_per_s",
+            format!(
+                "{} per second is more than one per cycle",
+                w.interrupt_rate_per_s
+            ),
+        );
     }
     if w.interrupt_levels.is_empty() {
-        return err("workload.interrupt_levels", "must name at least one priority".into());
+        return err(
+            "workload.interrupt_levels",
+            "must name at least one priority".into(),
+        );
     }
     for (i, &l) in w.interrupt_levels.iter().enumerate() {
         level(&format!("workload.interrupt_levels[{i}]"), l)?;
     }
     if !w.interrupt_weights.is_empty() {
         if w.interrupt_weights.len() != w.interrupt_levels.len() {
-            return err("workload.interrupt_weights", format!("has {} weights for {} interrupt_levels", w.interrupt_weights.len(), w.interrupt_levels.len()));
+            return err(
+                "workload.interrupt_weights",
+                format!(
+                    "has {} weights for {} interrupt_levels",
+                    w.interrupt_weights.len(),
+                    w.interrupt_levels.len()
+                ),
+            );
         }
         for (i, &x) in w.interrupt_weights.iter().enumerate() {
             non_negative(&format!("workload.interrupt_weights[{i}]"), x)?;
@@ -182,121 +238,23 @@ pub fn check(s: &Scenario, w: &NullRpcConfig) -> std::result::Result<(), (String
     Ok(())
 }
 
-/// Lazily generated interrupt arrivals: one pending at a time.
-struct Arrivals {
-    rng: Pcg64Mcg,
-    /// Next arrival, in cycles (fractional, so periodic gaps do not drift).
-    next: f64,
-    mean_gap: f64,
-    periodic: bool,
-    levels: Vec<u8>,
-    /// Cumulative weights, last = 1.
-    cumulative: Vec<f64>,
-}
-
-impl Arrivals {
-    fn new(s: &Scenario, w: &NullRpcConfig) -> Self {
-        let weights = if w.interrupt_weights.is_empty() { vec![1.0; w.interrupt_levels.len()] } else { w.interrupt_weights.clone() };
-        let total: f64 = weights.iter().sum();
-        let cumulative = weights.iter().scan(0.0, |acc, x| {
-            *acc += x / total;
-            Some(*acc)
-        });
-        let mean_gap = if w.interrupt_rate_per_s > 0.0 { s.cpu.clock_mhz * 1e6 / w.interrupt_rate_per_s } else { f64::INFINITY };
-        Self {
-            rng: Pcg64Mcg::seed_from_u64(s.run.seed),
-            next: 0.0,
-            mean_gap,
-            periodic: w.interrupt_process == Process::Periodic,
-            levels: w.interrupt_levels.clone(),
-            cumulative: cumulative.collect(),
-        }
-    }
-}
-
-impl Iterator for Arrivals {
-    type Item = Arrival;
-
-    fn next(&mut self) -> Option<Arrival> {
-        if !self.mean_gap.is_finite() {
-            return None;
-        }
-        let gap = if self.periodic { self.mean_gap } else { -self.mean_gap * (1.0 - self.rng.random::<f64>()).ln() };
-        self.next += gap;
-        let u = self.rng.random::<f64>();
-        let i = self.cumulative.iter().position(|&c| u < c).unwrap_or(self.levels.len() - 1);
-        Some(Arrival { at: self.next.round() as u64, priority: self.levels[i], program: 1 })
-    }
-}
-
 /// The null-RPC path as a program: the section sits mid-path.
 pub fn null_rpc_program(w: &NullRpcConfig) -> Program {
-    let (path, section) = (w.rpc_path_cycles.max(0) as u64, w.section_cycles.max(0) as u64);
+    let (path, section) = (
+        w.rpc_path_cycles.max(0) as u64,
+        w.section_cycles.max(0) as u64,
+    );
     let outside = path.saturating_sub(section);
     let before = outside / 2;
     Program {
-        steps: vec![Step::Run(before), Step::Enter(w.section_level), Step::Run(section), Step::Exit, Step::Run(outside - before)],
+        steps: vec![
+            Step::Run(before),
+            Step::Enter(w.section_level),
+            Step::Run(section),
+            Step::Exit,
+            Step::Run(outside - before),
+        ],
         bin: Bin::Kernel,
         repeat: true,
     }
-}
-
-/// Runs a `null_rpc` scenario (checked by [`check`] at load).
-pub fn run(s: &Scenario, w: &NullRpcConfig, record: Record, monitor: &mut dyn crate::Monitor) -> Result<Report> {
-    let m = &s.masking;
-    let profile = m.machine.profile();
-    let costs = m.costs();
-    let entry = EntryCosts {
-        irq_entry: s.cpu.irq_entry_cycles,
-        swi_entry: s.cpu.swi_entry_cycles,
-        save_restore: s.cpu.save_restore_cycles,
-        context_switch: s.cpu.context_switch_cycles,
-    };
-    let handler = Program { steps: vec![Step::Run(w.handler_cycles.max(0) as u64)], bin: Bin::Interrupt, repeat: false };
-    let programs = vec![null_rpc_program(w), handler];
-    let end = s.duration_cycles();
-    // Checked scenarios always make valid programs and arrivals.
-    let invalid = |msg: String| Error::Config { file: s.name.clone(), key: "workload".into(), line: None, msg };
-    let mut model = Model::new(profile.interrupt_levels, entry, programs, Arrivals::new(s, w), m.scheme, costs, end).map_err(invalid)?;
-    if record.timeline {
-        model.timeline = Timeline::recording(s.stats.timeline_max_items, "interrupt source");
-    }
-    model.run_with(monitor).map_err(|e| match e {
-        model::Stop::Cancelled(at) => Error::Cancelled { file: s.name.clone(), at },
-        model::Stop::Invalid(msg) => invalid(msg),
-    })?;
-    let c = model.counters;
-    let per_rpc = |x: f64| if c.passes == 0 { f64::NAN } else { x / c.passes as f64 };
-    let cycles_per_rpc = per_rpc(c.last_pass_end as f64);
-    let in_flight = model.in_flight();
-    let metrics: Vec<(String, f64)> = named([
-        ("sim_cycles", end as f64),
-        ("events", c.events as f64),
-        ("rpcs", c.passes as f64),
-        ("cycles_per_rpc", cycles_per_rpc),
-        ("us_per_rpc", cycles_per_rpc / s.cpu.clock_mhz),
-        ("mask_cycles_per_rpc", per_rpc(c.base_masking_cycles as f64)),
-        ("masking_cycles_per_rpc", per_rpc(c.masking_cycles as f64)),
-        ("conventional_pair_cycles", costs.conventional_pair() as f64),
-        ("optimistic_pair_cycles", costs.optimistic_pair().map_or(f64::NAN, |x| x as f64)),
-        ("continuation_cycles", costs.continuation as f64),
-        ("interrupts", c.raised as f64),
-        ("interrupts_handled", c.handled as f64),
-        ("interrupts_held", c.held as f64),
-        ("interrupts_deferred", c.deferred as f64),
-        ("interrupts_in_flight", in_flight as f64),
-    ]);
-    let laws = vec![Law { what: "interrupts raised = handled + in flight", lhs: c.raised, rhs: c.handled + in_flight }];
-    let bins = vec![*model.thread().bins()];
-    Ok(Report {
-        clock_mhz: s.cpu.clock_mhz,
-        elapsed_cycles: end,
-        metrics,
-        bins,
-        context_bins: vec![model.thread().context_bins()],
-        contexts: vec![model.thread().policy().context_name(0).to_string()],
-        records: Vec::new(),
-        laws,
-        timeline: std::mem::take(&mut model.timeline),
-    })
 }

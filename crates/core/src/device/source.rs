@@ -1,7 +1,10 @@
-//! The devices: the PCIe exerciser and any other interrupt sources.
+//! Interrupt sources as the delivery path sees them: the PCIe exerciser,
+//! other devices (timer, disk, ...) and the NIC when a controller carries its
+//! interrupt.
 //!
-//! A source raises interrupts at periodic or Poisson instants (one pending
-//! arrival each). A legacy source keeps one status bit: raising sets it and
+//! The exerciser and the others raise interrupts at periodic or Poisson
+//! instants (one pending arrival each); the NIC raises when frames come and
+//! go. A legacy source keeps one status bit: raising sets it and
 //! asserts INTx; the ISR's clear write, when it lands, resets it and sends
 //! Deassert_INTx. An interrupt raised while the bit is still set merges with
 //! the earlier one and is lost as an event. Before each interrupt the
@@ -13,12 +16,31 @@ use crate::engine::Time;
 use crate::intc::Rec;
 use rand::Rng;
 use rand_pcg::Pcg64Mcg;
+use std::collections::VecDeque;
+
+/// What a source's handler does when it claims an interrupt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Signature writes to the bus analyzer, and a tasklet.
+    Exerciser,
+    /// Its ISR's own work only.
+    Other,
+    /// The NIC driver's interrupt handler.
+    Nic,
+}
+
+/// A CPU write on its way to a device.
+#[derive(Debug, Clone, Copy)]
+pub enum Write {
+    Clear,
+    IsrSignature(Rec),
+    TaskletSignature(Rec),
+}
 
 pub struct Source {
     /// Controller inputs: the exerciser's vectors, or the one line.
     pub inputs: Vec<u32>,
-    /// Is this the exerciser (signature writes, tasklet)?
-    pub exerciser: bool,
+    pub kind: Kind,
     /// Its ISR's work besides bus accesses.
     pub isr_cycles: u64,
     periodic: bool,
@@ -32,17 +54,26 @@ pub struct Source {
     pub raised: u64,
     pub serviced: u64,
     pub lost: u64,
-    /// MSI writes on the bus.
-    pub in_transit: u64,
+    /// MSI writes on the bus, oldest first.
+    pub transit: VecDeque<Rec>,
+    /// CPU writes on their way to the device, oldest first.
+    pub writes: VecDeque<Write>,
     /// Last arrival of a CPU write to this device (posted writes stay ordered).
     pub downstream_tail: Time,
 }
 
 impl Source {
-    pub fn new(inputs: Vec<u32>, exerciser: bool, isr_cycles: u64, process: Process, rate_hz: f64, cycles_per_s: f64) -> Self {
+    pub fn new(
+        inputs: Vec<u32>,
+        kind: Kind,
+        isr_cycles: u64,
+        process: Process,
+        rate_hz: f64,
+        cycles_per_s: f64,
+    ) -> Self {
         Self {
             inputs,
-            exerciser,
+            kind,
             isr_cycles,
             periodic: process == Process::Periodic,
             mean_gap: cycles_per_s / rate_hz,
@@ -53,15 +84,24 @@ impl Source {
             raised: 0,
             serviced: 0,
             lost: 0,
-            in_transit: 0,
+            transit: VecDeque::new(),
+            writes: VecDeque::new(),
             downstream_tail: 0,
         }
     }
 
-    /// Cycles until the next interrupt (at least one).
-    pub fn gap(&self, rng: &mut Pcg64Mcg) -> Time {
-        let g = if self.periodic { self.mean_gap } else { -self.mean_gap * (1.0 - rng.random::<f64>()).ln() };
-        (g.round() as Time).max(1)
+    /// Cycles until the next interrupt (at least one); `None` for a source
+    /// that raises when its device has work (the NIC).
+    pub fn gap(&self, rng: &mut Pcg64Mcg) -> Option<Time> {
+        if self.kind == Kind::Nic {
+            return None;
+        }
+        let g = if self.periodic {
+            self.mean_gap
+        } else {
+            -self.mean_gap * (1.0 - rng.random::<f64>()).ln()
+        };
+        Some((g.round() as Time).max(1))
     }
 
     /// Numbers a new interrupt sent at `sent`.
@@ -92,6 +132,6 @@ impl Source {
 
     /// Raised interrupts not yet serviced nor lost, held by the device.
     pub fn holding(&self) -> u64 {
-        u64::from(self.status.is_some() && !self.claimed) + self.in_transit
+        u64::from(self.status.is_some() && !self.claimed) + self.transit.len() as u64
     }
 }

@@ -1,0 +1,46 @@
+//! The ideal wire: a device's interrupt reaches its CPU at once and costs
+//! nothing to acknowledge or end, as in the mt-interrupts and Mach studies,
+//! whose costs already include whatever their hardware did.
+//!
+//! An input is pending or not, like a vector's IRR bit: a second interrupt
+//! on a pending input merges with it.
+
+use super::{Rec, Route, Taken};
+
+pub struct Direct {
+    routes: Vec<Route>,
+    pending: Vec<Option<Rec>>,
+}
+
+impl Direct {
+    pub fn new(routes: Vec<Route>) -> Self {
+        Self {
+            pending: vec![None; routes.len()],
+            routes,
+        }
+    }
+
+    pub fn message(&mut self, input: u32, rec: Rec) -> Result<usize, Rec> {
+        let slot = &mut self.pending[input as usize];
+        if slot.is_some() {
+            return Err(rec);
+        }
+        *slot = Some(rec);
+        Ok(self.routes[input as usize].cpu)
+    }
+
+    pub fn take(&mut self, cpu: usize) -> Option<Taken> {
+        let input = (0..self.pending.len())
+            .filter(|&i| self.pending[i].is_some() && self.routes[i].cpu == cpu)
+            .max_by_key(|&i| (self.routes[i].priority, std::cmp::Reverse(i)))?;
+        Some(Taken {
+            input: input as u32,
+            rec: self.pending[input].take(),
+            ack_cycles: 0,
+        })
+    }
+
+    pub fn holding(&self) -> u64 {
+        self.pending.iter().filter(|r| r.is_some()).count() as u64
+    }
+}

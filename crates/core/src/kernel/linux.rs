@@ -1,0 +1,220 @@
+//! What the CPU runs for an interrupt, Linux 2.6 style.
+//!
+//! At an interrupt level (interrupts disabled throughout, as with
+//! `IRQF_DISABLED`, so interrupts never nest):
+//! 1. `Entry`: hardware vectoring (the thread's entry cost), the
+//!    controller's acknowledge (INTA, 8259 mask and EOI, or a local-APIC EOI
+//!    write) and the kernel's path to the first handler.
+//! 2. For each handler registered on the input, in order, every one of them:
+//!    legacy lines first `Read` the device's status (a non-posted read: the
+//!    CPU stalls for the round trip, and the completion cannot overtake the
+//!    device's DMA data, so it also flushes it); a handler whose device's bit
+//!    is set `Claim`s: it writes the clear, then the exerciser's ISR-entry
+//!    signature, and schedules the tasklet. An MSI handler claims at once,
+//!    its first MMIO write being the signature.
+//! 3. `Exit`: the controller's end (8259 unmask, level EOI) and irq_exit.
+//!
+//! Then, at the software-interrupt level (preempted by any new interrupt,
+//! above user work, after all pending interrupts since those are above it):
+//! `TaskletEntry` (softirq entry, then the tasklet's signature write) and
+//! `Tasklet`, its work.
+
+use super::Job as Any;
+use crate::cpu::{Bin, Label, SOFT, Work};
+use crate::device::source::{Kind, Write};
+use crate::engine::Time;
+use crate::intc::Rec;
+use crate::machine::{Event, Machine};
+
+/// A step of the interrupt path. The identity of the interrupt being served
+/// waits beside the CPU (`Delivery::taken`, `reads`, `tasklet`), keeping
+/// jobs small.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Job {
+    /// The busy user task.
+    User,
+    Entry {
+        input: u32,
+        ack: u64,
+    },
+    /// Handler `h` of the input's chain reads its device's status, stalling
+    /// `stall` cycles.
+    Read {
+        input: u32,
+        h: u32,
+        stall: u64,
+    },
+    /// Handler `h` services its device's interrupt.
+    Claim {
+        input: u32,
+        h: u32,
+    },
+    Exit {
+        cycles: u64,
+    },
+    TaskletEntry,
+    Tasklet,
+}
+
+impl Label for Job {
+    fn label(&self) -> &'static str {
+        match self {
+            Job::User => "user task",
+            Job::Entry { .. } => "irq entry",
+            Job::Read { .. } => "ISR status read",
+            Job::Claim { .. } => "ISR",
+            Job::Exit { .. } => "irq exit",
+            Job::TaskletEntry => "softirq entry",
+            Job::Tasklet => "tasklet",
+        }
+    }
+}
+
+impl Machine {
+    /// The job as CPU work.
+    pub(super) fn irq_work(&self, job: Job) -> Work<Any> {
+        let d = &self.delivery;
+        let p = &d.path;
+        let (cycles, bin) = match job {
+            Job::User => (u64::MAX / 4, Bin::User),
+            Job::Entry { ack, .. } => (p.entry_cycles + ack, Bin::Interrupt),
+            Job::Read { stall, .. } => (stall, Bin::Interrupt),
+            Job::Claim { input, h } => {
+                let s = &d.sources[d.chains[input as usize][h as usize]];
+                let clear = if d.legacy { p.mmio_write_cycles } else { 0 };
+                let exerciser = if s.kind == Kind::Exerciser {
+                    p.mmio_write_cycles + p.tasklet_schedule_cycles
+                } else {
+                    0
+                };
+                (clear + exerciser + s.isr_cycles, Bin::Interrupt)
+            }
+            Job::Exit { cycles } => (cycles, Bin::Interrupt),
+            Job::TaskletEntry => (p.softirq_entry_cycles, Bin::BottomHalf),
+            Job::Tasklet => (p.mmio_write_cycles + p.tasklet_cycles, Bin::BottomHalf),
+        };
+        Work {
+            job: Any::Irq(job),
+            cycles,
+            bin,
+        }
+    }
+
+    /// `job` ended on `cpu`: what the same activity does next (`None` ends it).
+    pub(super) fn irq_after(&mut self, now: Time, cpu: usize, job: Job) -> Option<Any> {
+        let next = match job {
+            Job::User => Job::User,
+            Job::Entry { input, .. } => match self.delivery.taken[cpu].take() {
+                Some(rec) => return self.claim(now, cpu, input, 0, rec),
+                None => self.next_handler(now, cpu, input, 0),
+            },
+            Job::Read { input, h, .. } => match self.delivery.reads[cpu].take() {
+                Some(rec) => return self.claim(now, cpu, input, h, rec),
+                None => self.next_handler(now, cpu, input, h + 1),
+            },
+            Job::Claim { input, h } => {
+                let next = if self.delivery.legacy {
+                    h + 1
+                } else {
+                    u32::MAX
+                };
+                self.next_handler(now, cpu, input, next)
+            }
+            Job::Exit { .. } => return None,
+            Job::TaskletEntry => {
+                // The tasklet runs: it may be scheduled again from now on.
+                let rec = self
+                    .delivery
+                    .tasklet
+                    .take()
+                    .expect("a scheduled tasklet has its interrupt");
+                self.delivery.counters.tasklet_runs += 1;
+                if self.delivery.sources[rec.src].data_visible > now {
+                    self.delivery.counters.stale_reads += 1;
+                }
+                self.write_to_device(
+                    now,
+                    rec.src,
+                    Write::TaskletSignature(rec),
+                    "tasklet signature",
+                );
+                Job::Tasklet
+            }
+            Job::Tasklet => return None,
+        };
+        Some(Any::Irq(next))
+    }
+
+    /// Handler `h` of the chain (a status read on legacy lines), or the exit
+    /// once every handler has run.
+    pub(crate) fn next_handler(&mut self, now: Time, cpu: usize, input: u32, h: u32) -> Job {
+        let d = &self.delivery;
+        if let Some(&src) = d.chains[input as usize].get(h as usize) {
+            let s = &d.sources[src];
+            // The request queues behind earlier writes to the device; the
+            // completion cannot pass the device's DMA data (it flushes it).
+            let half = d.bus.mmio_read / 2;
+            let at = (now + half).max(s.downstream_tail);
+            let back = (at + d.bus.mmio_read - half).max(s.data_visible);
+            self.queue.schedule(
+                at,
+                Event::ReadAtDevice {
+                    cpu: cpu as u32,
+                    src: src as u32,
+                },
+            );
+            self.timeline.bus(now, back, "status read");
+            return Job::Read {
+                input,
+                h,
+                stall: back - now,
+            };
+        }
+        if !std::mem::take(&mut self.delivery.handled[cpu]) {
+            self.delivery.counters.spurious += 1;
+        }
+        let (cycles, signal) = self.delivery.intc.finish(input);
+        if let Some((delay, sig)) = signal {
+            self.schedule_signal(now, delay, sig);
+        }
+        Job::Exit {
+            cycles: cycles + self.delivery.path.exit_cycles,
+        }
+    }
+
+    /// Handler `h` claims interrupt `rec`: clear (legacy), signature and
+    /// tasklet (exerciser).
+    fn claim(&mut self, now: Time, cpu: usize, input: u32, h: u32, rec: Rec) -> Option<Any> {
+        let src = rec.src;
+        let legacy = self.delivery.legacy;
+        self.delivery.handled[cpu] = true;
+        let s = &mut self.delivery.sources[src];
+        s.serviced += 1;
+        if legacy {
+            s.claimed = true;
+            self.write_to_device(now, src, Write::Clear, "status clear");
+        } else {
+            self.delivery.counters.taken_unclaimed -= 1;
+        }
+        if self.delivery.sources[src].kind == Kind::Exerciser {
+            let at = now
+                + if legacy {
+                    self.delivery.path.mmio_write_cycles
+                } else {
+                    0
+                };
+            if self.delivery.sources[src].data_visible > now && !legacy {
+                self.delivery.counters.stale_reads += 1;
+            }
+            self.write_to_device(at, src, Write::IsrSignature(rec), "ISR signature");
+            self.delivery.counters.exerciser_claims += 1;
+            if self.delivery.tasklet.is_some() {
+                self.delivery.counters.tasklet_merged += 1;
+            } else {
+                self.delivery.tasklet = Some(rec);
+                self.post(cpu, SOFT, Any::Irq(Job::TaskletEntry));
+            }
+        }
+        Some(Any::Irq(Job::Claim { input, h }))
+    }
+}

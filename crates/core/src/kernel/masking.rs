@@ -1,0 +1,418 @@
+//! Critical sections and interrupt masking: activities whose programs contain
+//! nested critical sections at interrupt priority levels, under conventional
+//! or optimistic protection (Stodolsky, Chen and Bershad 1993).
+//!
+//! Priority `p` (1..=levels) is CPU level `IRQ + p - 1`. An activity's
+//! program is a list of [`Step`]s: work, `Enter(p)` (open a section that
+//! masks priorities `<= p`) and `Exit` (close the innermost one). Sections are
+//! balanced inside each activity, so the CPU's masking level is the highest
+//! section open in any started activity.
+//!
+//! - *Conventional*: `Enter`/`Exit` write the hardware mask (Table 1 cost);
+//!   an interrupt at or below it is held by the hardware and delivered when
+//!   a section exit lowers it.
+//! - *Optimistic*: `Enter`/`Exit` write a software mask (Table 2 cost). Every
+//!   interrupt is taken; its prologue tests the software mask, and when the
+//!   interrupt is masked builds a continuation, raises the hardware mask to
+//!   the software level and returns. The section exit that unmasks it runs
+//!   the deferred handler, then restores the hardware mask.
+//!
+//! Interrupts above the masking level preempt at once in both schemes: the
+//! thread runs the highest started-or-pending level. The held queues (the
+//! interrupt lines) live here rather than in the thread, so a deferred
+//! handler, which arrived first, runs before any held one of its level. The
+//! state is `machine::Masking`; this file is what the CPU runs.
+
+use super::Job as Any;
+use crate::cpu::{Bin, IRQ, Label, Level, Work};
+use crate::engine::Time;
+use crate::machine::Machine;
+use serde::{Deserialize, Serialize};
+
+/// How critical sections are protected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scheme {
+    Conventional,
+    Optimistic,
+}
+
+/// One step of an activity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Work of some cycles.
+    Run(u64),
+    /// Open a critical section masking priorities at or below this one.
+    Enter(u8),
+    /// Close the innermost open section.
+    Exit,
+}
+
+/// What an activity runs. The base program (index 0) runs at user level
+/// and, when `repeat`, starts over at its end (one pass = one RPC).
+#[derive(Debug, Clone)]
+pub struct Program {
+    pub steps: Vec<Step>,
+    /// The bin its `Run` steps count in.
+    pub bin: Bin,
+    pub repeat: bool,
+}
+
+/// An interrupt raised at `at` with priority `priority` whose handler runs `program`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Arrival {
+    pub at: Time,
+    pub priority: u8,
+    pub program: usize,
+}
+
+/// One handler's life, kept when a log is asked for (tests).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HandlerRun {
+    /// Arrival order (0, 1, ...).
+    pub id: u32,
+    pub priority: u8,
+    pub arrived: Time,
+    /// When its handler program began (after any deferral).
+    pub started: Time,
+    pub finished: Time,
+    /// The CPU's masking level (highest open section) when it began.
+    pub masking_level: u8,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum What {
+    Run,
+    Enter,
+    Exit,
+    /// Start of an interrupt activity: the optimistic prologue's mask test
+    /// (free under conventional protection, and for a resumed continuation).
+    Prologue {
+        check: bool,
+    },
+    /// Build the continuation and raise the hardware mask.
+    Defer,
+    /// After deferred handlers ran: lower the hardware mask.
+    Restore,
+}
+
+/// A job on the thread: which program, where in it, for which interrupt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Job {
+    program: u32,
+    pc: u32,
+    irq: Irq,
+    what: What,
+}
+
+/// The interrupt an activity serves (`NONE` for the base program).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Irq {
+    pub id: u32,
+    pub priority: u8,
+}
+
+impl Irq {
+    pub const NONE: Irq = Irq {
+        id: u32::MAX,
+        priority: 0,
+    };
+}
+
+impl Label for Job {
+    fn label(&self) -> &'static str {
+        match self.what {
+            What::Run if self.irq == Irq::NONE => "null RPC path",
+            What::Run => "interrupt handler",
+            What::Enter => "section enter (mask raise)",
+            What::Exit => "section exit (mask lower)",
+            What::Prologue { .. } => "interrupt prologue",
+            What::Defer => "build continuation",
+            What::Restore => "restore hardware mask",
+        }
+    }
+}
+
+/// Counts a run yields.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Counters {
+    pub raised: u64,
+    pub handled: u64,
+    /// Interrupts that arrived while the hardware mask held them.
+    pub held: u64,
+    /// Interrupts the optimistic prologue deferred.
+    pub deferred: u64,
+    /// Base-program passes completed, and when the last one ended.
+    pub passes: u64,
+    pub last_pass_end: Time,
+    /// Cycles of mask manipulation (enter, exit, prologue, continuation, restore).
+    pub masking_cycles: u64,
+    /// Of those, the base program's own, in completed passes.
+    pub base_masking_cycles: u64,
+    /// The base program's masking cycles in the pass under way.
+    pub(crate) pass_masking_cycles: u64,
+    /// Interrupts on the thread (queued or running) whose activity has not ended.
+    pub posted: u64,
+}
+
+/// Checks that every program's sections balance and name a priority in
+/// `1..=levels`.
+pub(crate) fn check_programs(programs: &[Program], levels: u8) -> Result<(), String> {
+    for (i, p) in programs.iter().enumerate() {
+        let mut depth = 0usize;
+        for step in &p.steps {
+            match *step {
+                Step::Enter(l) if l == 0 || l > levels => {
+                    return Err(format!(
+                        "program {i}: section at priority {l}, outside 1..={levels}"
+                    ));
+                }
+                Step::Enter(_) => depth += 1,
+                Step::Exit if depth == 0 => {
+                    return Err(format!("program {i}: exit without an open section"));
+                }
+                Step::Exit => depth -= 1,
+                Step::Run(_) => {}
+            }
+        }
+        if depth != 0 {
+            return Err(format!("program {i}: {depth} section(s) left open"));
+        }
+    }
+    Ok(())
+}
+
+impl Machine {
+    /// The base program's first job, if it has one.
+    pub(crate) fn base_job(&self) -> Option<Any> {
+        self.step_job(0, 0, Irq::NONE).map(Any::Mask)
+    }
+
+    /// The CPU's masking level: the highest section open in any activity.
+    fn masking_level(&self) -> u8 {
+        self.masking
+            .open
+            .iter()
+            .filter_map(|s| s.iter().max())
+            .max()
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Hands an interrupt to the thread, which starts it at once if it is
+    /// above what runs. `check`: its prologue tests the software mask.
+    pub(crate) fn post_interrupt(&mut self, irq: Irq, program: u32, check: bool) {
+        self.masking.counters.posted += 1;
+        self.post(
+            0,
+            IRQ + irq.priority - 1,
+            Any::Mask(Job {
+                program,
+                pc: 0,
+                irq,
+                what: What::Prologue { check },
+            }),
+        );
+    }
+
+    /// Posts the interrupts the hardware mask no longer holds.
+    fn deliver_held(&mut self) {
+        let check = self.masking.scheme == Scheme::Optimistic;
+        for p in (self.masking.hw as usize + 1)..self.masking.held.len() {
+            while let Some((irq, program)) = self.masking.held[p].pop_front() {
+                self.post_interrupt(irq, program, check);
+            }
+        }
+    }
+
+    /// What the activity at `level` does after `job`: `None` ends it.
+    pub(super) fn mask_after(&mut self, now: Time, level: Level, job: Job) -> Option<Any> {
+        let cost = self.mask_work(job).cycles;
+        if !matches!(job.what, What::Run) {
+            self.masking.counters.masking_cycles += cost;
+            if job.irq == Irq::NONE {
+                self.masking.counters.pass_masking_cycles += cost;
+            }
+        }
+        let l = level as usize;
+        let next = match job.what {
+            What::Run => self.next_step(now, level, job),
+            What::Prologue { check } => {
+                let masking = self.masking_level();
+                if check && job.irq.priority <= masking {
+                    // Masked in software: keep a continuation, mask in hardware, return.
+                    self.masking.counters.deferred += 1;
+                    self.masking.deferred.push_back((job.irq, job.program));
+                    self.masking.hw = self.masking.hw.max(masking);
+                    return Some(Any::Mask(Job {
+                        what: What::Defer,
+                        ..job
+                    }));
+                }
+                self.masking.began[l] = (now, masking);
+                self.step_job(job.program, 0, job.irq)
+                    .or_else(|| self.finish(now, level, job))
+            }
+            What::Defer => {
+                // The interrupted activity resumes; the handler waits in `deferred`.
+                self.masking.counters.posted -= 1;
+                None
+            }
+            What::Enter => {
+                if let Some(Step::Enter(p)) = self.step(job) {
+                    self.masking.open[l].push(p);
+                }
+                if self.masking.scheme == Scheme::Conventional {
+                    self.masking.hw = self.masking_level();
+                }
+                self.next_step(now, level, job)
+            }
+            What::Exit => {
+                self.masking.open[l].pop();
+                let masking = self.masking_level();
+                match self.masking.scheme {
+                    Scheme::Conventional => {
+                        self.masking.hw = masking;
+                        self.deliver_held();
+                        self.next_step(now, level, job)
+                    }
+                    Scheme::Optimistic => {
+                        if !self.release_deferred(masking) {
+                            return self.next_step(now, level, job).map(Any::Mask);
+                        }
+                        Some(Job {
+                            what: What::Restore,
+                            ..job
+                        })
+                    }
+                }
+            }
+            What::Restore => {
+                // Deferred handlers have run (they preempted this activity):
+                // lower the hardware mask as far as the remaining ones allow.
+                self.masking.hw = if self.masking.deferred.is_empty() {
+                    0
+                } else {
+                    self.masking_level()
+                };
+                self.deliver_held();
+                self.next_step(now, level, job)
+            }
+        };
+        next.map(Any::Mask)
+    }
+
+    /// Posts the deferred interrupts above `masking`, oldest first; whether any.
+    fn release_deferred(&mut self, masking: u8) -> bool {
+        let mut any = false;
+        let mut i = 0;
+        while i < self.masking.deferred.len() {
+            if self.masking.deferred[i].0.priority > masking {
+                if let Some((irq, program)) = self.masking.deferred.remove(i) {
+                    self.post_interrupt(irq, program, false);
+                    any = true;
+                }
+            } else {
+                i += 1;
+            }
+        }
+        any
+    }
+
+    fn step(&self, job: Job) -> Option<Step> {
+        self.masking
+            .programs
+            .get(job.program as usize)?
+            .steps
+            .get(job.pc as usize)
+            .copied()
+    }
+
+    /// The job for step `pc` of `program`, if it has one.
+    fn step_job(&self, program: u32, pc: u32, irq: Irq) -> Option<Job> {
+        let step = self
+            .masking
+            .programs
+            .get(program as usize)?
+            .steps
+            .get(pc as usize)?;
+        let what = match step {
+            Step::Run(_) => What::Run,
+            Step::Enter(_) => What::Enter,
+            Step::Exit => What::Exit,
+        };
+        Some(Job {
+            program,
+            pc,
+            irq,
+            what,
+        })
+    }
+
+    fn next_step(&mut self, now: Time, level: Level, job: Job) -> Option<Job> {
+        if let Some(next) = self.step_job(job.program, job.pc + 1, job.irq) {
+            return Some(next);
+        }
+        if job.irq == Irq::NONE {
+            let c = &mut self.masking.counters;
+            c.passes += 1;
+            c.last_pass_end = now;
+            c.base_masking_cycles += std::mem::take(&mut c.pass_masking_cycles);
+            if self.masking.programs[job.program as usize].repeat {
+                return self.step_job(job.program, 0, job.irq);
+            }
+            return None;
+        }
+        self.finish(now, level, job)
+    }
+
+    /// A handler's activity ends.
+    fn finish(&mut self, now: Time, level: Level, job: Job) -> Option<Job> {
+        let m = &mut self.masking;
+        m.counters.handled += 1;
+        m.counters.posted -= 1;
+        if let Some(log) = m.log.as_mut() {
+            let (started, masking_level) = m.began[level as usize];
+            let arrived = m.arrived[job.irq.id as usize];
+            log.push(HandlerRun {
+                id: job.irq.id,
+                priority: job.irq.priority,
+                arrived,
+                started,
+                finished: now,
+                masking_level,
+            });
+        }
+        None
+    }
+
+    pub(super) fn mask_work(&self, job: Job) -> Work<Any> {
+        let m = &self.masking;
+        let c = &m.costs;
+        let opt = m.scheme == Scheme::Optimistic;
+        let bin = if job.irq == Irq::NONE {
+            m.programs[job.program as usize].bin
+        } else {
+            Bin::Interrupt
+        };
+        let (cycles, bin) = match job.what {
+            What::Run => match self.step(job) {
+                Some(Step::Run(n)) => (n, bin),
+                _ => (0, bin),
+            },
+            What::Enter if opt => (c.optimistic_enter.unwrap_or(0), Bin::Overhead),
+            What::Enter => (c.conventional_raise, Bin::Overhead),
+            What::Exit if opt => (c.optimistic_leave.unwrap_or(0), Bin::Overhead),
+            What::Exit => (c.conventional_lower, Bin::Overhead),
+            What::Prologue { check: true } => (c.prologue_check, Bin::Overhead),
+            What::Prologue { check: false } => (0, Bin::Overhead),
+            What::Defer => (c.continuation + c.conventional_raise, Bin::Overhead),
+            What::Restore => (c.conventional_lower, Bin::Overhead),
+        };
+        Work {
+            job: Any::Mask(job),
+            cycles,
+            bin,
+        }
+    }
+}

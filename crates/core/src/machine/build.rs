@@ -1,0 +1,108 @@
+//! Assembling a machine from a scenario: which devices exist, how their
+//! interrupts are wired, which kernel software runs on which thread.
+//!
+//! The workload selects the devices it drives: the NIC (floods, arrivals,
+//! scripts, traces, synthetic load), the PCIe exerciser with its fellow
+//! interrupt sources (`exerciser`), or the priority-level interrupt sources
+//! of the Mach machines (`null_rpc`). Every other part is built from its own
+//! section: the controller from `[intc]`, the interrupt path from
+//! `[irq_path]`, the CPU from `[cpu]`.
+
+use super::{Delivery, Machine, Masking, Net, Record};
+use crate::config::{Scenario, WorkloadConfig};
+use crate::cpu::{EntryCosts, IRQ, Thread};
+use crate::engine::EventQueue;
+use crate::error::Result;
+use crate::kernel::Job;
+use crate::timeline::Timeline;
+
+impl Machine {
+    pub fn new(s: &Scenario, base_dir: &std::path::Path, record: Record) -> Result<Self> {
+        let levels = match &s.workload {
+            WorkloadConfig::NullRpc(_) => {
+                IRQ as usize + s.masking.machine.profile().interrupt_levels as usize
+            }
+            _ => IRQ as usize + 1,
+        };
+        let device = match &s.workload {
+            WorkloadConfig::Exerciser(_) => "exerciser",
+            WorkloadConfig::NullRpc(_) => "interrupt source",
+            _ => "NIC",
+        };
+        let timeline = if record.timeline {
+            Timeline::recording(s.stats.timeline_max_items, device)
+        } else {
+            Timeline::disabled()
+        };
+        let mut m = Self::shell(
+            &s.name,
+            s.cpu.clock_mhz,
+            s.duration_cycles(),
+            s.cpu.threads,
+            levels,
+            s.cpu.context_policy,
+            entry_costs(s),
+            timeline,
+        );
+        let invalid = |msg: String| crate::Error::Config {
+            file: s.name.clone(),
+            key: "workload".into(),
+            line: None,
+            msg,
+        };
+        match &s.workload {
+            WorkloadConfig::Exerciser(w) => {
+                m.delivery =
+                    Delivery::exerciser(s, w).map_err(|(key, msg)| crate::Error::Config {
+                        file: s.name.clone(),
+                        key,
+                        line: None,
+                        msg,
+                    })?
+            }
+            WorkloadConfig::NullRpc(w) => m.masking = Masking::null_rpc(s, w).map_err(invalid)?,
+            _ => m.net = Net::new(s, base_dir, record)?,
+        }
+        Ok(m)
+    }
+
+    /// A machine of `threads` hardware threads with `levels` priority levels
+    /// each, and no device yet.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn shell(
+        name: &str,
+        clock_mhz: f64,
+        end: u64,
+        threads: usize,
+        levels: usize,
+        policy: crate::cpu::ContextPolicy,
+        entry: EntryCosts,
+        timeline: Timeline,
+    ) -> Self {
+        let threads: Vec<Thread<Job>> = (0..threads)
+            .map(|i| Thread::new(i, levels, policy, entry))
+            .collect();
+        Self {
+            queue: EventQueue::new(),
+            timers: vec![crate::engine::Key::MAX; threads.len()],
+            threads,
+            end,
+            clock_mhz,
+            timeline,
+            events: 0,
+            name: name.to_string(),
+            net: Net::idle(),
+            delivery: Delivery::idle(),
+            masking: Masking::idle(),
+        }
+    }
+}
+
+fn entry_costs(s: &Scenario) -> EntryCosts {
+    EntryCosts {
+        irq_entry: s.cpu.irq_entry_cycles,
+        swi_entry: s.cpu.swi_entry_cycles,
+        save_restore: s.cpu.save_restore_cycles,
+        context_switch: s.cpu.context_switch_cycles,
+    }
+}

@@ -1,0 +1,429 @@
+//! Interrupt delivery between the devices and the CPUs: the sources (the
+//! PCIe exerciser, other interrupt sources, the NIC when it is wired through
+//! a controller), the controller, and the bus between them.
+//!
+//! A legacy source keeps a status bit and asserts INTx on its own path, not
+//! ordered behind its DMA data; an MSI write queues behind the data in the
+//! device's posted queue. Writes from a CPU to a device stay in order too.
+//! Both travel as FIFOs in the device ([`Source`]), so events carry only the
+//! device's index. The interrupt path the CPU runs (entry, handler chain,
+//! exit, tasklet) is in `kernel/linux.rs`.
+
+use super::{Event, Machine};
+use crate::config::Scenario;
+use crate::delivery::{ExerciserConfig, IrqPathConfig};
+use crate::device::source::{Kind, Source, Write};
+use crate::engine::Time;
+use crate::intc::{self, Intc, IntcKind, Rec, Route, Signal};
+use crate::kernel::{IrqJob, Job};
+use hdrhistogram::Histogram;
+use rand::SeedableRng;
+use rand_pcg::Pcg64Mcg;
+
+/// Bus costs in CPU cycles, converted once.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct BusCycles {
+    pub mmio_read: u64,
+    pub posted: u64,
+    pub dma_transfer: u64,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Counters {
+    /// Interrupts taken by a CPU in which no handler found its device's bit.
+    pub spurious: u64,
+    /// MSIs taken by a CPU whose handler has not yet claimed them.
+    pub taken_unclaimed: u64,
+    pub exerciser_claims: u64,
+    pub tasklet_runs: u64,
+    pub tasklet_merged: u64,
+    /// Legacy interrupts that reached the CPU before their DMA data was in memory.
+    pub overtook_data: u64,
+    /// Handlers that touched DMA data before it was in memory (must stay 0).
+    pub stale_reads: u64,
+}
+
+pub(crate) struct Delivery {
+    pub intc: Intc,
+    pub legacy: bool,
+    pub sources: Vec<Source>,
+    /// Handlers registered on each input, in registration order.
+    pub chains: Vec<Vec<usize>>,
+    pub rng: Pcg64Mcg,
+    pub bus: BusCycles,
+    pub path: IrqPathConfig,
+    /// A CPU is inside an interrupt (entry to exit): interrupts disabled.
+    pub in_irq: Vec<bool>,
+    /// Result of the status read each CPU is waiting for.
+    pub reads: Vec<Option<Rec>>,
+    /// The MSI each CPU took, until a handler claims it.
+    pub taken: Vec<Option<Rec>>,
+    /// Some handler claimed the interrupt each CPU is handling.
+    pub handled: Vec<bool>,
+    /// The exerciser's tasklet is scheduled (not yet started), for this interrupt.
+    pub tasklet: Option<Rec>,
+    pub counters: Counters,
+    pub isr_hist: Histogram<u64>,
+    pub tasklet_hist: Histogram<u64>,
+    pub records: Vec<(Time, u64)>,
+    pub max_records: usize,
+    /// A CPU-bound user task on every CPU.
+    pub busy_user: bool,
+}
+
+fn hist() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 1 << 48, 3).expect("valid histogram bounds")
+}
+
+impl Delivery {
+    /// No interrupt sources: nothing is delivered through a controller.
+    pub fn idle() -> Self {
+        Self::with(
+            Intc::new(
+                IntcKind::Direct,
+                intc::Trigger::Edge,
+                Vec::new(),
+                intc::Costs::default(),
+            ),
+            false,
+            0,
+            IrqPathConfig::default(),
+            0,
+            0,
+        )
+    }
+
+    fn with(
+        intc: Intc,
+        legacy: bool,
+        cpus: usize,
+        path: IrqPathConfig,
+        seed: u64,
+        max_records: usize,
+    ) -> Self {
+        Self {
+            intc,
+            legacy,
+            sources: Vec::new(),
+            chains: Vec::new(),
+            rng: Pcg64Mcg::seed_from_u64(seed),
+            bus: BusCycles::default(),
+            path,
+            in_irq: vec![false; cpus],
+            reads: vec![None; cpus],
+            taken: vec![None; cpus],
+            handled: vec![false; cpus],
+            tasklet: None,
+            counters: Counters::default(),
+            isr_hist: hist(),
+            tasklet_hist: hist(),
+            records: Vec::new(),
+            max_records,
+            busy_user: false,
+        }
+    }
+
+    /// The exerciser and its fellow sources (the `exerciser` workload).
+    pub fn exerciser(s: &Scenario, w: &ExerciserConfig) -> Result<Self, (String, String)> {
+        let wiring = intc::assign(s.intc.kind, w, s.intc.vectors)?;
+        let per_s = s.cpu.clock_mhz * 1e6;
+        let mut sources = vec![Source::new(
+            wiring.exerciser,
+            Kind::Exerciser,
+            s.irq_path.isr_cycles,
+            w.process,
+            w.rate_hz,
+            per_s,
+        )];
+        for (o, &line) in w.others.iter().zip(&wiring.others) {
+            sources.push(Source::new(
+                vec![line],
+                Kind::Other,
+                o.isr_cycles,
+                o.process,
+                o.rate_hz,
+                per_s,
+            ));
+        }
+        let mut d = Self::wired(s, sources, |i| {
+            if i == 0 {
+                (w.cpu, w.priority)
+            } else {
+                (w.others[i - 1].cpu, w.others[i - 1].priority)
+            }
+        });
+        d.bus.dma_transfer = cycles(s, f64::from(w.dma_bytes) * 1e3 / s.bus.link_mbytes_per_s);
+        d.busy_user = w.busy_user;
+        Ok(d)
+    }
+
+    /// Builds the controller for `sources`, routing source `i`'s inputs to
+    /// `route(i) = (cpu, priority)`; the first source's handler ends each
+    /// shared chain (its driver loads last).
+    fn wired(s: &Scenario, sources: Vec<Source>, route: impl Fn(usize) -> (usize, u8)) -> Self {
+        let used = sources
+            .iter()
+            .flat_map(|x| x.inputs.iter().copied())
+            .max()
+            .map_or(1, |m| m as usize + 1);
+        let inputs = used.max(intc::IOAPIC_PINS as usize);
+        let mut routes = vec![Route::default(); inputs];
+        let mut chains = vec![Vec::new(); inputs];
+        for (i, src) in sources
+            .iter()
+            .enumerate()
+            .skip(1)
+            .chain(sources.iter().enumerate().take(1))
+        {
+            let (cpu, prio) = route(i);
+            for (k, &input) in src.inputs.iter().enumerate() {
+                routes[input as usize] = Route {
+                    cpu: (cpu + k) % s.cpu.threads,
+                    priority: u32::from(prio),
+                };
+                chains[input as usize].push(i);
+            }
+        }
+        let costs = intc::Costs {
+            port_io: cycles(s, s.bus.port_io_ns),
+            posted: cycles(s, s.bus.posted_write_ns),
+            lapic_eoi: s.irq_path.lapic_eoi_cycles,
+        };
+        let mut d = Self::with(
+            Intc::new(s.intc.kind, s.intc.trigger, routes, costs),
+            s.intc.kind.legacy(),
+            s.cpu.threads,
+            s.irq_path.clone(),
+            s.run.seed,
+            s.stats.max_packet_records,
+        );
+        d.sources = sources;
+        d.chains = chains;
+        d.bus = BusCycles {
+            mmio_read: cycles(s, s.bus.mmio_read_ns),
+            posted: costs.posted,
+            dma_transfer: 0,
+        };
+        d
+    }
+
+    pub fn active(&self) -> bool {
+        !self.sources.is_empty()
+    }
+}
+
+/// Nanoseconds as CPU cycles.
+fn cycles(s: &Scenario, ns: f64) -> u64 {
+    (ns * s.cpu.clock_mhz / 1e3).round() as u64
+}
+
+impl Machine {
+    pub(super) fn start_delivery(&mut self) {
+        if self.delivery.busy_user {
+            for t in 0..self.threads.len() {
+                self.post(t, crate::cpu::USER, Job::Irq(IrqJob::User));
+            }
+        }
+        for i in 0..self.delivery.sources.len() {
+            let d = &mut self.delivery;
+            if let Some(first) = d.sources[i].gap(&mut d.rng) {
+                self.queue.schedule(first, Event::Raise(i as u32));
+            }
+        }
+    }
+
+    /// Source `src`'s timer fires: it raises an interrupt and arms the next.
+    pub(super) fn raise(&mut self, now: Time, src: usize) {
+        let d = &mut self.delivery;
+        if let Some(gap) = d.sources[src].gap(&mut d.rng) {
+            let next = now + gap;
+            if next < self.end {
+                self.queue.schedule(next, Event::Raise(src as u32));
+            }
+        }
+        // DMA data first (the exerciser only); it is in memory once it has
+        // crossed the link and the fabric.
+        let transfer = if self.delivery.sources[src].kind == Kind::Exerciser {
+            self.delivery.bus.dma_transfer
+        } else {
+            0
+        };
+        if transfer > 0 {
+            let visible = now + transfer + self.delivery.bus.posted;
+            self.delivery.sources[src].data_visible = visible;
+            self.timeline.bus(now, visible, "DMA data");
+        }
+        self.signal_interrupt(now, src, transfer);
+    }
+
+    /// Device `src` signals an interrupt: INTx at once, or an MSI write that
+    /// leaves after `behind` cycles of data ahead of it in the posted queue.
+    pub(crate) fn signal_interrupt(&mut self, now: Time, src: usize, behind: u64) {
+        let posted = self.delivery.bus.posted;
+        let s = &mut self.delivery.sources[src];
+        if self.delivery.legacy {
+            let rec = s.next_rec(src, now);
+            if s.set_status(rec) {
+                let input = s.inputs[0];
+                self.queue.schedule(
+                    now + posted,
+                    Event::Line {
+                        input,
+                        assert: true,
+                    },
+                );
+                self.timeline.bus(now, now + posted, "Assert_INTx");
+            }
+        } else {
+            let sent = now + behind;
+            let rec = s.next_rec(src, sent);
+            let input = s.inputs[(rec.seq % s.inputs.len() as u64) as usize];
+            s.transit.push_back(rec);
+            self.queue.schedule(
+                sent + posted,
+                Event::Msi {
+                    input,
+                    src: src as u32,
+                },
+            );
+            self.timeline.bus(sent, sent + posted, "MSI write");
+        }
+    }
+
+    pub(super) fn line(&mut self, now: Time, input: u32, assert: bool) {
+        let (cpu, next) = self.delivery.intc.level(input, assert);
+        self.after_intc(now, cpu, next);
+    }
+
+    pub(super) fn msi(&mut self, input: u32, src: usize) {
+        let d = &mut self.delivery;
+        let rec = d.sources[src]
+            .transit
+            .pop_front()
+            .expect("an MSI event has its write in transit");
+        match d.intc.message(input, rec) {
+            Ok(cpu) => self.offer(cpu),
+            Err(lost) => d.sources[lost.src].lost += 1,
+        }
+    }
+
+    pub(super) fn signal(&mut self, now: Time, sig: Signal) {
+        let (cpu, next) = self.delivery.intc.signal(sig);
+        self.after_intc(now, cpu, next);
+    }
+
+    pub(super) fn read_at_device(&mut self, cpu: usize, src: usize) {
+        let s = &self.delivery.sources[src];
+        self.delivery.reads[cpu] = s.status.filter(|_| !s.claimed);
+    }
+
+    fn after_intc(&mut self, now: Time, cpu: Option<usize>, next: Option<(u64, Signal)>) {
+        if let Some((delay, sig)) = next {
+            self.schedule_signal(now, delay, sig);
+        }
+        if let Some(cpu) = cpu {
+            self.offer(cpu);
+        }
+    }
+
+    pub(crate) fn schedule_signal(&mut self, now: Time, delay: u64, sig: Signal) {
+        self.queue.schedule(now + delay, Event::Signal(sig));
+        self.timeline.bus(now, now + delay, signal_label(sig));
+    }
+
+    /// A CPU write to device `src` issued now; posted writes stay in order.
+    pub(crate) fn write_to_device(
+        &mut self,
+        now: Time,
+        src: usize,
+        write: Write,
+        label: &'static str,
+    ) {
+        let s = &mut self.delivery.sources[src];
+        let at = (now + self.delivery.bus.posted).max(s.downstream_tail);
+        s.downstream_tail = at;
+        s.writes.push_back(write);
+        self.queue.schedule(at, Event::AtDevice { src: src as u32 });
+        self.timeline.bus(now, at, label);
+    }
+
+    pub(super) fn at_device(&mut self, now: Time, src: usize) {
+        let d = &mut self.delivery;
+        let write = d.sources[src]
+            .writes
+            .pop_front()
+            .expect("a device write event has its write queued");
+        match write {
+            Write::Clear => {
+                if d.sources[src].clear_status() {
+                    let input = d.sources[src].inputs[0];
+                    let posted = d.bus.posted;
+                    self.queue.schedule(
+                        now + posted,
+                        Event::Line {
+                            input,
+                            assert: false,
+                        },
+                    );
+                    self.timeline.bus(now, now + posted, "Deassert_INTx");
+                }
+            }
+            Write::IsrSignature(rec) => {
+                let lat = now - rec.sent;
+                d.isr_hist.saturating_record(lat.max(1));
+                if d.records.len() < d.max_records {
+                    d.records.push((rec.sent, lat));
+                }
+            }
+            Write::TaskletSignature(rec) => {
+                d.tasklet_hist.saturating_record((now - rec.sent).max(1))
+            }
+        }
+    }
+
+    /// Lets `cpu` accept an interrupt if it has interrupts enabled.
+    pub(crate) fn offer(&mut self, cpu: usize) {
+        let d = &mut self.delivery;
+        if d.in_irq[cpu] {
+            return;
+        }
+        let Some(taken) = d.intc.take(cpu) else {
+            return;
+        };
+        let now = self.queue.now();
+        d.in_irq[cpu] = true;
+        if taken.rec.is_some() {
+            d.counters.taken_unclaimed += 1;
+        }
+        d.taken[cpu] = taken.rec;
+        for &src in &d.chains[taken.input as usize] {
+            let s = &d.sources[src];
+            if d.legacy && s.status.is_some() && !s.claimed && s.data_visible > now {
+                d.counters.overtook_data += 1;
+            }
+        }
+        self.post(
+            cpu,
+            crate::cpu::IRQ,
+            Job::Irq(IrqJob::Entry {
+                input: taken.input,
+                ack: taken.ack_cycles,
+            }),
+        );
+        self.dispatch(cpu);
+    }
+
+    /// The interrupt `cpu` was handling is over: interrupts are enabled again.
+    pub(super) fn interrupt_done(&mut self, cpu: usize) {
+        self.delivery.in_irq[cpu] = false;
+        self.offer(cpu);
+    }
+}
+
+fn signal_label(s: Signal) -> &'static str {
+    match s {
+        Signal::Lapic(_) => "IO-APIC message",
+        Signal::Unmask(_) => "8259 unmask",
+        Signal::Eoi(_) => "EOI broadcast",
+    }
+}

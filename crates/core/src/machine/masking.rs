@@ -1,0 +1,316 @@
+//! Interrupt masking state and the priority-level interrupt sources of the
+//! masking study's machines (Mach on the Luna88k and DECstations).
+//!
+//! The sources raise interrupts by a Poisson or periodic process with a
+//! priority mix; each runs a handler program on thread 0. What the CPU runs
+//! for sections, prologues and continuations is `kernel/masking.rs`.
+//! [`Model`] runs programs and arrivals given directly (the property tests).
+
+use super::{Event, Machine};
+use crate::config::{Process, Scenario};
+use crate::cpu::{EntryCosts, IRQ, Thread, USER};
+use crate::engine::Time;
+use crate::error::Result;
+use crate::kernel::Job;
+use crate::kernel::masking::{
+    Arrival, Counters, HandlerRun, Irq, Program, Scheme, Step, check_programs,
+};
+use crate::masking::{Costs, NullRpcConfig};
+use crate::timeline::Timeline;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use std::collections::VecDeque;
+
+pub(crate) struct Masking {
+    pub programs: Vec<Program>,
+    pub arrivals: Box<dyn Iterator<Item = Arrival>>,
+    pub scheme: Scheme,
+    pub costs: Costs,
+    /// Open sections (priorities, innermost last) of the activity at each CPU level.
+    pub open: Vec<Vec<u8>>,
+    /// Hardware mask: priorities at or below it are held (0: none).
+    pub hw: u8,
+    /// Interrupts held by the hardware mask, per priority, in arrival order.
+    pub held: Vec<VecDeque<(Irq, u32)>>,
+    /// Interrupts with continuations (and their handler programs), in arrival order.
+    pub deferred: VecDeque<(Irq, u32)>,
+    /// When the handler at each CPU level began, and the masking level then.
+    pub began: Vec<(Time, u8)>,
+    pub next_id: u32,
+    pub levels: u8,
+    pub counters: Counters,
+    /// Every handler's life, when `Some` (tests), and each interrupt's arrival.
+    pub log: Option<Vec<HandlerRun>>,
+    pub arrived: Vec<Time>,
+}
+
+impl Masking {
+    pub fn idle() -> Self {
+        Self {
+            programs: Vec::new(),
+            arrivals: Box::new(std::iter::empty()),
+            scheme: Scheme::Conventional,
+            costs: Costs::default(),
+            open: Vec::new(),
+            hw: 0,
+            held: Vec::new(),
+            deferred: VecDeque::new(),
+            began: Vec::new(),
+            next_id: 0,
+            levels: 0,
+            counters: Counters::default(),
+            log: None,
+            arrived: Vec::new(),
+        }
+    }
+
+    /// Programs over `levels` priorities (`programs[0]` the base program)
+    /// and the interrupts that run the others.
+    pub fn new(
+        levels: u8,
+        programs: Vec<Program>,
+        arrivals: Box<dyn Iterator<Item = Arrival>>,
+        scheme: Scheme,
+        costs: Costs,
+    ) -> std::result::Result<Self, String> {
+        if levels == 0 || IRQ as usize + levels as usize > Thread::<Job>::MAX_LEVELS {
+            return Err(format!(
+                "{levels} priority levels: must be 1..={}",
+                Thread::<Job>::MAX_LEVELS - IRQ as usize
+            ));
+        }
+        check_programs(&programs, levels)?;
+        let cpu_levels = IRQ as usize + levels as usize;
+        Ok(Self {
+            programs,
+            arrivals,
+            scheme,
+            costs,
+            open: (0..cpu_levels).map(|_| Vec::with_capacity(8)).collect(),
+            held: (0..=levels).map(|_| VecDeque::new()).collect(),
+            began: vec![(0, 0); cpu_levels],
+            levels,
+            ..Self::idle()
+        })
+    }
+
+    /// The null-RPC workload on the scenario's machine profile.
+    pub fn null_rpc(s: &Scenario, w: &NullRpcConfig) -> std::result::Result<Self, String> {
+        let handler = Program {
+            steps: vec![Step::Run(w.handler_cycles.max(0) as u64)],
+            bin: crate::cpu::Bin::Interrupt,
+            repeat: false,
+        };
+        let programs = vec![crate::masking::null_rpc_program(w), handler];
+        let levels = s.masking.machine.profile().interrupt_levels;
+        Self::new(
+            levels,
+            programs,
+            Box::new(Arrivals::new(s, w)),
+            s.masking.scheme,
+            s.masking.costs(),
+        )
+    }
+
+    pub fn active(&self) -> bool {
+        !self.programs.is_empty()
+    }
+
+    /// Interrupts raised and not yet handled: held, deferred or on the thread.
+    pub fn in_flight(&self) -> u64 {
+        self.held.iter().map(|q| q.len() as u64).sum::<u64>()
+            + self.deferred.len() as u64
+            + self.counters.posted
+    }
+}
+
+impl Machine {
+    pub(super) fn start_masking(&mut self) {
+        if !self.masking.active() {
+            return;
+        }
+        if let Some(job) = self.base_job() {
+            self.post(0, USER, job);
+        }
+        self.schedule_arrival();
+    }
+
+    fn schedule_arrival(&mut self) {
+        if let Some(a) = self.masking.arrivals.next()
+            && a.at < self.end
+        {
+            let program = u32::try_from(a.program).unwrap_or(u32::MAX);
+            self.queue.schedule(
+                a.at.max(self.queue.now()),
+                Event::Arrive {
+                    priority: a.priority,
+                    program,
+                },
+            );
+        }
+    }
+
+    /// An interrupt arrives. Stops the run at a priority outside
+    /// `1..=levels` or an unknown program.
+    pub(super) fn arrive(&mut self, now: Time, priority: u8, program: u32) -> Result<()> {
+        let m = &mut self.masking;
+        if priority == 0 || priority > m.levels || program as usize >= m.programs.len() {
+            let msg = format!(
+                "arrival at {now}: priority {priority} (levels 1..={}), program {program}",
+                m.levels
+            );
+            return Err(crate::Error::Config {
+                file: self.name().to_string(),
+                key: "workload".into(),
+                line: None,
+                msg,
+            });
+        }
+        let irq = Irq {
+            id: m.next_id,
+            priority,
+        };
+        m.next_id += 1;
+        m.counters.raised += 1;
+        if m.log.is_some() {
+            m.arrived.push(now);
+        }
+        if priority <= m.hw {
+            m.counters.held += 1;
+            m.held[priority as usize].push_back((irq, program));
+        } else {
+            let check = m.scheme == Scheme::Optimistic;
+            self.post_interrupt(irq, program, check);
+        }
+        self.schedule_arrival();
+        self.dispatch(0);
+        Ok(())
+    }
+}
+
+/// Lazily generated interrupt arrivals: one pending at a time.
+struct Arrivals {
+    rng: Pcg64Mcg,
+    /// Next arrival, in cycles (fractional, so periodic gaps do not drift).
+    next: f64,
+    mean_gap: f64,
+    periodic: bool,
+    levels: Vec<u8>,
+    /// Cumulative weights, last = 1.
+    cumulative: Vec<f64>,
+}
+
+impl Arrivals {
+    fn new(s: &Scenario, w: &NullRpcConfig) -> Self {
+        let weights = if w.interrupt_weights.is_empty() {
+            vec![1.0; w.interrupt_levels.len()]
+        } else {
+            w.interrupt_weights.clone()
+        };
+        let total: f64 = weights.iter().sum();
+        let cumulative = weights.iter().scan(0.0, |acc, x| {
+            *acc += x / total;
+            Some(*acc)
+        });
+        let mean_gap = if w.interrupt_rate_per_s > 0.0 {
+            s.cpu.clock_mhz * 1e6 / w.interrupt_rate_per_s
+        } else {
+            f64::INFINITY
+        };
+        Self {
+            rng: Pcg64Mcg::seed_from_u64(s.run.seed),
+            next: 0.0,
+            mean_gap,
+            periodic: w.interrupt_process == Process::Periodic,
+            levels: w.interrupt_levels.clone(),
+            cumulative: cumulative.collect(),
+        }
+    }
+}
+
+impl Iterator for Arrivals {
+    type Item = Arrival;
+
+    fn next(&mut self) -> Option<Arrival> {
+        if !self.mean_gap.is_finite() {
+            return None;
+        }
+        let gap = if self.periodic {
+            self.mean_gap
+        } else {
+            -self.mean_gap * (1.0 - self.rng.random::<f64>()).ln()
+        };
+        self.next += gap;
+        let u = self.rng.random::<f64>();
+        let i = self
+            .cumulative
+            .iter()
+            .position(|&c| u < c)
+            .unwrap_or(self.levels.len() - 1);
+        Some(Arrival {
+            at: self.next.round() as u64,
+            priority: self.levels[i],
+            program: 1,
+        })
+    }
+}
+
+/// Programs and arrivals run on a one-thread machine with a single register
+/// context, to quiescence or `end` (the masking semantics' tests).
+pub struct Model(Machine);
+
+impl Model {
+    /// A model over `levels` priorities; `programs[0]` is the base program.
+    /// Refuses a program whose sections do not balance or name a priority
+    /// outside `1..=levels`.
+    pub fn new<I: Iterator<Item = Arrival> + 'static>(
+        levels: u8,
+        entry: EntryCosts,
+        programs: Vec<Program>,
+        arrivals: I,
+        scheme: Scheme,
+        costs: Costs,
+        end: Time,
+    ) -> std::result::Result<Self, String> {
+        let masking = Masking::new(levels, programs, Box::new(arrivals), scheme, costs)?;
+        let mut m = Machine::shell(
+            "",
+            1.0,
+            end,
+            1,
+            IRQ as usize + levels as usize,
+            crate::cpu::ContextPolicy::Single,
+            entry,
+            Timeline::disabled(),
+        );
+        m.masking = masking;
+        Ok(Self(m))
+    }
+
+    /// Keeps every handler's life, for [`Model::take_log`].
+    pub fn keep_log(&mut self) {
+        self.0.masking.log = Some(Vec::new());
+    }
+
+    pub fn run(&mut self) -> std::result::Result<(), String> {
+        self.0
+            .simulate(&mut crate::Unwatched)
+            .map_err(|e| e.to_string())
+    }
+
+    pub fn take_log(&mut self) -> Vec<HandlerRun> {
+        self.0.masking.log.take().unwrap_or_default()
+    }
+
+    pub fn thread(&self) -> &Thread<Job> {
+        &self.0.threads[0]
+    }
+
+    pub fn in_flight(&self) -> u64 {
+        self.0.masking.in_flight()
+    }
+
+    pub fn counters(&self) -> Counters {
+        self.0.masking.counters
+    }
+}

@@ -1,0 +1,224 @@
+//! The machine: every part a scenario selects, wired together, and the one
+//! event loop that runs them.
+//!
+//! Data flows one way: workload → devices (NIC, exerciser, interrupt sources)
+//! → interrupt delivery ([`crate::intc`], `direct` being an ideal wire) → CPU
+//! hardware threads ([`crate::cpu`]) → kernel software ([`crate::kernel`]:
+//! drivers, the mt-interrupts or Linux interrupt path, protocol layers,
+//! applications, critical sections) → statistics ([`crate::report`]).
+//!
+//! There is one [`Event`] enum, one completion scheme and one report. A
+//! hardware thread's next completion is a timer kept beside the queue (a
+//! preempted job's completion is overwritten instead of lingering in the
+//! heap); it takes a sequence number from the queue, so ties between timers
+//! and events break in scheduling order like any two events. A part the
+//! scenario does not select holds no state that the loop looks at: its events
+//! never occur.
+//!
+//! Files: `build.rs` (the machine from a scenario), `net.rs`, `delivery.rs`
+//! and `masking.rs` (each group of parts' state and events).
+
+mod build;
+mod delivery;
+pub(crate) mod masking;
+mod net;
+mod report;
+
+pub(crate) use delivery::Delivery;
+pub(crate) use masking::Masking;
+pub(crate) use net::Net;
+
+use crate::cpu::Thread;
+use crate::engine::{EventQueue, Key, Time};
+use crate::error::Result;
+use crate::intc::Signal;
+use crate::kernel::Job;
+use crate::report::Report;
+use crate::timeline::Timeline;
+use crate::workload::Stimulus;
+
+/// Everything that can happen, for every part. Small and `Copy`: records
+/// that travel (an MSI's identity, a write to a device) wait in their
+/// device's FIFO, and the event names the device.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Event {
+    /// The workload's pending stimulus happens.
+    Stimulus(Stimulus),
+    /// A closed-loop frame arrives (not from the open-loop stream).
+    Feedback(Stimulus),
+    /// The NIC's transmitter has put a frame on the wire.
+    TxOut,
+    /// Interrupt source `src` raises its next interrupt.
+    Raise(u32),
+    /// Assert_INTx (`true`) or Deassert_INTx reaches the controller.
+    Line { input: u32, assert: bool },
+    /// The oldest MSI write of source `src` reaches the local APIC.
+    Msi { input: u32, src: u32 },
+    /// A controller's own bus message arrives.
+    Signal(Signal),
+    /// A status read request of `cpu` reaches device `src`.
+    ReadAtDevice { cpu: u32, src: u32 },
+    /// The oldest CPU write to device `src` lands.
+    AtDevice { src: u32 },
+    /// An interrupt of a priority-level source (the masking study's machines).
+    Arrive { priority: u8, program: u32 },
+    /// The end of the run.
+    End,
+}
+
+/// Events at one instant after which a run is declared stalled; a real
+/// scenario has at most a few per frame or source at any instant.
+const STALL_EVENTS: u64 = 1_000_000;
+
+/// Options that change what a run records, not what it simulates.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Record {
+    pub timeline: bool,
+}
+
+pub struct Machine {
+    pub(crate) queue: EventQueue<Event>,
+    pub(crate) threads: Vec<Thread<Job>>,
+    /// Each thread's next completion as an event key (`Key::MAX`: none).
+    timers: Vec<Key>,
+    pub(crate) end: Time,
+    pub(crate) clock_mhz: f64,
+    pub(crate) timeline: Timeline,
+    /// Events handled, completions included.
+    pub(crate) events: u64,
+    /// The scenario's name, for errors.
+    name: String,
+    pub(crate) net: Net,
+    pub(crate) delivery: Delivery,
+    pub(crate) masking: Masking,
+}
+
+impl Machine {
+    /// Runs to the end and reports.
+    pub fn run(mut self, monitor: &mut dyn crate::Monitor) -> Result<Report> {
+        self.simulate(monitor)?;
+        Ok(Report::new(self))
+    }
+
+    /// Runs to the end, leaving the parts' state to be read.
+    pub(crate) fn simulate(&mut self, monitor: &mut dyn crate::Monitor) -> Result<()> {
+        self.start()?;
+        self.event_loop(monitor)
+    }
+
+    fn start(&mut self) -> Result<()> {
+        self.queue.schedule(self.end, Event::End);
+        self.start_net()?;
+        self.start_delivery();
+        self.start_masking();
+        for t in 0..self.threads.len() {
+            self.dispatch(t);
+        }
+        Ok(())
+    }
+
+    fn event_loop(&mut self, monitor: &mut dyn crate::Monitor) -> Result<()> {
+        let (mut last, mut same) = (0, 0u64);
+        loop {
+            self.events += 1;
+            // Time must advance: a loop of zero-cycle work would run forever.
+            let now = self.queue.now();
+            if crate::monitor::due(self.events) && !monitor.poll(now, self.end) {
+                return Err(crate::Error::Cancelled {
+                    file: self.name.clone(),
+                    at: now,
+                });
+            }
+            if now == last {
+                same += 1;
+                if same > STALL_EVENTS {
+                    return Err(crate::Error::Stalled {
+                        file: self.name.clone(),
+                        at: now,
+                        events: same,
+                    });
+                }
+            } else {
+                (last, same) = (now, 0);
+            }
+            let (thread, key) = self
+                .timers
+                .iter()
+                .enumerate()
+                .min_by_key(|&(_, k)| *k)
+                .map_or((0, Key::MAX), |(i, &k)| (i, k));
+            if key < self.queue.peek_key() {
+                self.timers[thread] = Key::MAX;
+                let now = self.queue.advance(key);
+                self.complete(now, thread);
+                continue;
+            }
+            let Some((now, event)) = self.queue.pop() else {
+                break;
+            };
+            match event {
+                Event::Stimulus(s) => {
+                    self.apply(now, s);
+                    self.schedule_next_stimulus()?;
+                }
+                Event::Feedback(s) => self.apply(now, s),
+                Event::TxOut => self.tx_out(now),
+                Event::Raise(src) => self.raise(now, src as usize),
+                Event::Line { input, assert } => self.line(now, input, assert),
+                Event::Msi { input, src } => self.msi(input, src as usize),
+                Event::Signal(sig) => self.signal(now, sig),
+                Event::ReadAtDevice { cpu, src } => self.read_at_device(cpu as usize, src as usize),
+                Event::AtDevice { src } => self.at_device(now, src as usize),
+                Event::Arrive { priority, program } => self.arrive(now, priority, program)?,
+                Event::End => break,
+            }
+        }
+        let end = self.end;
+        for t in &mut self.threads {
+            t.charge(end, &mut self.timeline);
+        }
+        Ok(())
+    }
+
+    /// A thread's job ended: the kernel decides what that activity does next.
+    fn complete(&mut self, now: Time, thread: usize) {
+        let epoch = self.threads[thread].epoch();
+        let Some((level, job)) = self.threads[thread].complete(now, epoch, &mut self.timeline)
+        else {
+            return;
+        };
+        let next = self.after(now, thread, level, job);
+        let next = next.map(|j| self.work(j));
+        self.threads[thread].proceed(level, next);
+        if next.is_none() && job.ends_interrupt() {
+            self.interrupt_done(thread);
+        }
+        self.dispatch(thread);
+    }
+
+    #[inline]
+    pub(crate) fn post(&mut self, thread: usize, level: crate::cpu::Level, job: Job) {
+        let work = self.work(job);
+        self.threads[thread].post(level, work);
+    }
+
+    /// Lets `thread` pick what to run and arms its completion.
+    pub(crate) fn dispatch(&mut self, thread: usize) {
+        let now = self.queue.now();
+        if let Some((t, _)) = self.threads[thread].dispatch(now, &mut self.timeline) {
+            // The End event (scheduled first) wins any tie at the end.
+            self.timers[thread] = if t <= self.end {
+                self.queue.reserve_key(t)
+            } else {
+                Key::MAX
+            };
+        } else if self.threads[thread].running().is_none() {
+            self.timers[thread] = Key::MAX;
+        }
+    }
+
+    /// The scenario's name (its file), for errors.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+}

@@ -1,0 +1,125 @@
+//! The NIC and what drives it: the device, its workload, the driver and
+//! protocol costs, and the packet counters and latencies.
+//!
+//! The NIC's interrupt reaches the CPU over the ideal wire (`intc.kind =
+//! "direct"`, the mt-interrupts study: the Driver ISR is posted at once on
+//! `nic.irq_thread`) or through a controller, as one more interrupt source
+//! of [`super::Delivery`] (see `kernel/driver.rs`).
+
+use super::{Event, Machine, Record};
+use crate::config::Scenario;
+use crate::cpu::{SOFT, USER};
+use crate::device::nic::Nic;
+use crate::engine::Time;
+use crate::error::Result;
+use crate::kernel::{Job, NetJob, net::Costs};
+use crate::stats::{Counters, Latencies};
+use crate::workload::{Stimulus, Workload};
+
+pub(crate) struct Net {
+    pub nic: Nic,
+    pub costs: Costs,
+    pub workload: Workload,
+    pub counters: Counters,
+    pub latencies: Latencies,
+    pub irq_thread: usize,
+    pub app_thread: usize,
+    /// A CPU-bound application runs whenever nothing else does.
+    pub background: bool,
+    /// The NIC interrupt is posted and its ISR has not finished.
+    pub irq_posted: bool,
+    pub backlog_limit: u64,
+    /// Stimuli that came earlier than one before them (strace -f interleaving).
+    pub reordered: u64,
+}
+
+impl Net {
+    pub fn new(s: &Scenario, base_dir: &std::path::Path, record: Record) -> Result<Self> {
+        let workload = Workload::new(s, base_dir)?;
+        let think = workload.send_flood().map_or(0, |(_, gap)| gap);
+        Ok(Self {
+            nic: Nic::new(
+                s.nic.rx_buffer_bytes,
+                s.nic.tx_queue_packets,
+                s.nic.dma_bytes_per_cycle,
+                s.cycles_per_us(),
+                s.nic.link_mbps,
+            ),
+            costs: Costs::new(s, think, record.timeline),
+            workload,
+            counters: Counters::default(),
+            latencies: Latencies::new(s.stats.max_packet_records),
+            irq_thread: s.nic.irq_thread,
+            app_thread: s.app.thread,
+            background: s.app.background,
+            irq_posted: false,
+            backlog_limit: s.stack.backlog_packets as u64,
+            reordered: 0,
+        })
+    }
+
+    /// No NIC: the workload drives another device.
+    pub fn idle() -> Self {
+        Self {
+            nic: Nic::new(0, 1, 1.0, 1.0, 1.0),
+            costs: Costs::default(),
+            workload: Workload::Idle,
+            counters: Counters::default(),
+            latencies: Latencies::new(0),
+            irq_thread: 0,
+            app_thread: 0,
+            background: false,
+            irq_posted: false,
+            backlog_limit: 0,
+            reordered: 0,
+        }
+    }
+
+    pub fn active(&self) -> bool {
+        !matches!(self.workload, Workload::Idle)
+    }
+}
+
+impl Machine {
+    pub(super) fn start_net(&mut self) -> Result<()> {
+        if !self.net.active() {
+            return Ok(());
+        }
+        let app = self.net.app_thread;
+        if self.net.workload.send_flood().is_some() {
+            self.post(app, USER, Job::Net(NetJob::AppThink));
+        } else if self.net.background {
+            self.post(app, USER, Job::Net(NetJob::Background));
+        }
+        self.schedule_next_stimulus()
+    }
+
+    pub(super) fn schedule_next_stimulus(&mut self) -> Result<()> {
+        if let Some((t, s)) = self.net.workload.next_stimulus()? {
+            let now = self.queue.now();
+            if t < now {
+                self.net.reordered += 1;
+            }
+            if t < self.end {
+                self.queue.schedule(t.max(now), Event::Stimulus(s));
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn apply(&mut self, now: Time, s: Stimulus) {
+        let app = self.net.app_thread;
+        match s {
+            Stimulus::Receive { bytes } => self.receive(now, bytes),
+            Stimulus::Send { bytes } => {
+                self.apply_send(app, bytes);
+                self.dispatch(app);
+            }
+            Stimulus::Syscall => {
+                self.net.counters.syscalls += 1;
+                self.post(app, SOFT, Job::Net(NetJob::Syscall));
+                self.dispatch(app);
+            }
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! The machine's report: each selected group of parts contributes its
+//! metrics and conservation laws; cycle bins, records and the timeline are
+//! common. A metric two groups both name (the run's length) appears once.
+
+use super::Machine;
+use crate::cpu::Bin;
+use crate::report::{Law, Report, latency_metrics, named};
+
+type Metrics = Vec<(String, f64)>;
+
+impl Report {
+    pub(crate) fn new(m: Machine) -> Self {
+        let mut metrics: Metrics = Vec::new();
+        let mut laws = Vec::new();
+        let mut records = Vec::new();
+        let mut add = |more: Metrics| {
+            for (k, v) in more {
+                if !metrics.iter().any(|(name, _)| *name == k) {
+                    metrics.push((k, v));
+                }
+            }
+        };
+        if m.net.active() {
+            add(net(&m, &mut laws));
+            records = m.net.latencies.records().to_vec();
+        }
+        if m.delivery.active() {
+            add(delivery(&m, &mut laws));
+            if records.is_empty() {
+                records = m.delivery.records.clone();
+            }
+        }
+        if m.masking.active() {
+            add(masking(&m, &mut laws));
+        }
+        let policy = m.threads[0].policy();
+        Self {
+            clock_mhz: m.clock_mhz,
+            elapsed_cycles: m.end,
+            metrics,
+            bins: m.threads.iter().map(|t| *t.bins()).collect(),
+            context_bins: m.threads.iter().map(|t| t.context_bins()).collect(),
+            contexts: (0..policy.contexts())
+                .map(|c| policy.context_name(c).to_string())
+                .collect(),
+            records,
+            laws,
+            timeline: m.timeline,
+        }
+    }
+}
+
+/// Throughputs count delivered (received) or transmitted bits only; drops never count.
+fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
+    let n = &m.net;
+    let c = &n.counters;
+    let s = m.end as f64 / (m.clock_mhz * 1e6);
+    let rx_in_flight = n.nic.rx_waiting() as u64 + c.rx_in_stack;
+    let tx_in_flight = n.nic.tx_in_flight() as u64 + c.tx_in_stack;
+    let mut metrics = named([
+        ("sim_seconds", s),
+        ("sim_cycles", m.end as f64),
+        ("events", m.events as f64),
+        ("rx_offered", c.rx_offered as f64),
+        ("rx_delivered", c.rx_delivered as f64),
+        ("rx_dropped_nic", c.rx_dropped_nic as f64),
+        ("rx_dropped_backlog", c.rx_dropped_backlog as f64),
+        ("rx_in_flight", rx_in_flight as f64),
+        (
+            "rx_throughput_mbps",
+            c.rx_delivered_bytes as f64 * 8.0 / s / 1e6,
+        ),
+        ("tx_offered", c.tx_offered as f64),
+        ("tx_sent", c.tx_sent as f64),
+        ("tx_dropped", c.tx_dropped as f64),
+        ("tx_in_flight", tx_in_flight as f64),
+        ("tx_throughput_mbps", c.tx_sent_bytes as f64 * 8.0 / s / 1e6),
+        ("interrupts", c.interrupts as f64),
+        ("syscalls", c.syscalls as f64),
+        ("reordered_stimuli", n.reordered as f64),
+    ]);
+    metrics.extend(latency_metrics(
+        "latency",
+        n.latencies.histogram(),
+        m.clock_mhz,
+    ));
+    laws.push(Law {
+        what: "rx offered = delivered + dropped + in flight",
+        lhs: c.rx_offered,
+        rhs: c.rx_delivered + c.rx_dropped_nic + c.rx_dropped_backlog + rx_in_flight,
+    });
+    laws.push(Law {
+        what: "tx offered = sent + dropped + in flight",
+        lhs: c.tx_offered,
+        rhs: c.tx_sent + c.tx_dropped + tx_in_flight,
+    });
+    metrics
+}
+
+/// Latency distributions at the bus analyzer, counts, CPU cost per interrupt.
+fn delivery(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
+    let d = &m.delivery;
+    let c = d.counters;
+    let clock = m.clock_mhz;
+    let sum = |f: fn(&crate::device::source::Source) -> u64| d.sources.iter().map(f).sum::<u64>();
+    let raised = sum(|s| s.raised);
+    let serviced = sum(|s| s.serviced);
+    let lost = sum(|s| s.lost);
+    let in_flight = sum(|s| s.holding()) + d.intc.holding() + c.taken_unclaimed;
+    let ex = &d.sources[0];
+    let bins: Vec<_> = m.threads.iter().map(|t| *t.bins()).collect();
+    let busy: u64 = bins
+        .iter()
+        .map(|b| b.get(Bin::Interrupt) + b.get(Bin::Overhead) + b.get(Bin::BottomHalf))
+        .sum();
+    let user: u64 = bins.iter().map(|b| b.get(Bin::User)).sum();
+    // Per serviced interrupt: spurious deliveries are part of its cost.
+    let per_irq = busy as f64 / serviced.max(1) as f64;
+    let seconds = m.end as f64 / (clock * 1e6);
+    let mut metrics = named([
+        ("sim_seconds", seconds),
+        ("events", m.events as f64),
+        ("interrupts_raised", raised as f64),
+        ("interrupts_serviced", serviced as f64),
+        ("interrupts_lost", lost as f64),
+        ("interrupts_in_flight", in_flight as f64),
+        ("exerciser_raised", ex.raised as f64),
+        ("exerciser_serviced", ex.serviced as f64),
+        ("exerciser_lost", ex.lost as f64),
+        ("spurious_interrupts", c.spurious as f64),
+        ("tasklet_runs", c.tasklet_runs as f64),
+        ("tasklet_merged", c.tasklet_merged as f64),
+        ("interrupt_overtook_data", c.overtook_data as f64),
+        ("stale_data_reads", c.stale_reads as f64),
+        ("cpu_cycles_per_interrupt", per_irq),
+        ("cpu_us_per_interrupt", per_irq / clock),
+        (
+            "max_interrupts_per_s",
+            if serviced == 0 {
+                f64::NAN
+            } else {
+                clock * 1e6 / per_irq
+            },
+        ),
+        (
+            "user_share",
+            user as f64 / (m.end as f64 * bins.len() as f64),
+        ),
+    ]);
+    metrics.extend(latency_metrics("isr_latency", &d.isr_hist, clock));
+    metrics.extend(latency_metrics("tasklet_latency", &d.tasklet_hist, clock));
+    laws.push(Law {
+        what: "interrupts raised = serviced + lost + in flight",
+        lhs: raised,
+        rhs: serviced + lost + in_flight,
+    });
+    laws.push(Law {
+        what: "exerciser ISR claims = tasklet runs + merged schedules + scheduled",
+        lhs: c.exerciser_claims,
+        rhs: c.tasklet_runs + c.tasklet_merged + u64::from(d.tasklet.is_some()),
+    });
+    laws.push(Law {
+        what: "stale DMA data reads = 0",
+        lhs: c.stale_reads,
+        rhs: 0,
+    });
+    metrics
+}
+
+/// Null-RPC cycles and the cost of masking per RPC.
+fn masking(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
+    let k = &m.masking;
+    let c = k.counters;
+    let costs = k.costs;
+    let per_rpc = |x: f64| {
+        if c.passes == 0 {
+            f64::NAN
+        } else {
+            x / c.passes as f64
+        }
+    };
+    let cycles_per_rpc = per_rpc(c.last_pass_end as f64);
+    let in_flight = k.in_flight();
+    laws.push(Law {
+        what: "interrupts raised = handled + in flight",
+        lhs: c.raised,
+        rhs: c.handled + in_flight,
+    });
+    named([
+        ("sim_cycles", m.end as f64),
+        ("events", m.events as f64),
+        ("rpcs", c.passes as f64),
+        ("cycles_per_rpc", cycles_per_rpc),
+        ("us_per_rpc", cycles_per_rpc / m.clock_mhz),
+        ("mask_cycles_per_rpc", per_rpc(c.base_masking_cycles as f64)),
+        ("masking_cycles_per_rpc", per_rpc(c.masking_cycles as f64)),
+        ("conventional_pair_cycles", costs.conventional_pair() as f64),
+        (
+            "optimistic_pair_cycles",
+            costs.optimistic_pair().map_or(f64::NAN, |x| x as f64),
+        ),
+        ("continuation_cycles", costs.continuation as f64),
+        ("interrupts", c.raised as f64),
+        ("interrupts_handled", c.handled as f64),
+        ("interrupts_held", c.held as f64),
+        ("interrupts_deferred", c.deferred as f64),
+        ("interrupts_in_flight", in_flight as f64),
+    ])
+}
