@@ -14,19 +14,13 @@ fn main() {
     };
     let sets: Result<Vec<_>, _> = args.map(|a| irqsim_core::parse_override(&a)).collect();
     let t0 = Instant::now();
-    let report = sets.and_then(|sets| {
-        irqsim_core::run_file(std::path::Path::new(&path), &sets, Default::default())
-    });
+    let report = sets.and_then(|sets| irqsim_core::run_file(std::path::Path::new(&path), &sets, Default::default()));
     let wall = t0.elapsed().as_secs_f64();
     match report {
         Ok(r) => {
             let mut doc = r.to_json();
             doc["wall_seconds"] = wall.into();
-            doc["invariants"] = r
-                .check_invariants()
-                .err()
-                .unwrap_or_else(|| "ok".into())
-                .into();
+            doc["invariants"] = r.check_invariants().err().unwrap_or_else(|| "ok".into()).into();
             println!("{doc}");
         }
         Err(e) => {

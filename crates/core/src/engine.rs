@@ -50,12 +50,7 @@ impl<E> Default for EventQueue<E> {
 
 impl<E> EventQueue<E> {
     pub fn new() -> Self {
-        Self {
-            first: None,
-            heap: Vec::with_capacity(64),
-            seq: 0,
-            now: 0,
-        }
+        Self { first: None, heap: Vec::with_capacity(64), seq: 0, now: 0 }
     }
 
     /// The time of the event most recently popped (0 before the first).
@@ -84,11 +79,7 @@ impl<E> EventQueue<E> {
     /// builds stop.
     #[inline]
     pub fn schedule(&mut self, time: Time, event: E) {
-        debug_assert!(
-            time >= self.now,
-            "event scheduled in the past: {time} < {}",
-            self.now
-        );
+        debug_assert!(time >= self.now, "event scheduled in the past: {time} < {}", self.now);
         let time = time.max(self.now);
         let key = ((time as u128) << 64) | self.seq as u128;
         self.seq += 1;
@@ -112,11 +103,7 @@ impl<E> EventQueue<E> {
     /// completion) and compares it with [`EventQueue::peek_key`].
     #[inline]
     pub fn reserve_key(&mut self, time: Time) -> Key {
-        debug_assert!(
-            time >= self.now,
-            "timer set in the past: {time} < {}",
-            self.now
-        );
+        debug_assert!(time >= self.now, "timer set in the past: {time} < {}", self.now);
         let key = ((time.max(self.now) as u128) << 64) | self.seq as u128;
         self.seq += 1;
         key
@@ -125,10 +112,7 @@ impl<E> EventQueue<E> {
     /// Key of the next event (`Key::MAX` if none).
     #[inline]
     pub fn peek_key(&self) -> Key {
-        self.first
-            .as_ref()
-            .map_or(Key::MAX, |f| f.key)
-            .min(self.heap_min())
+        self.first.as_ref().map_or(Key::MAX, |f| f.key).min(self.heap_min())
     }
 
     /// Moves time to an outside timer's `key` when it comes before every
@@ -181,11 +165,7 @@ impl<E> EventQueue<E> {
                 break;
             }
             let right = left + 1;
-            let child = if right < n && self.heap[right].key < self.heap[left].key {
-                right
-            } else {
-                left
-            };
+            let child = if right < n && self.heap[right].key < self.heap[left].key { right } else { left };
             if self.heap[child].key >= self.heap[i].key {
                 break;
             }

@@ -11,29 +11,19 @@ pub enum Error {
     Syntax { file: String, msg: String },
     /// A key is unknown, has the wrong type, or is out of range.
     #[error("{file}{line}: `{key}`: {msg}", line = line.map(|l| format!(":{l}")).unwrap_or_default())]
-    Config {
-        file: String,
-        key: String,
-        line: Option<usize>,
-        msg: String,
-    },
+    Config { file: String, key: String, line: Option<usize>, msg: String },
     /// A trace file is malformed.
     #[error(transparent)]
     Trace(#[from] TraceError),
     /// The run stopped advancing: events keep happening at one instant.
-    #[error(
-        "{file}: the simulation makes no progress at cycle {at}: {events} events at that instant (a loop of zero-cycle work? give some cost in it a nonzero value)"
-    )]
+    #[error("{file}: the simulation makes no progress at cycle {at}: {events} events at that instant (a loop of zero-cycle work? give some cost in it a nonzero value)")]
     Stalled { file: String, at: u64, events: u64 },
     /// The run was stopped from outside (Ctrl-C) before its end.
     #[error("{file}: run cancelled at cycle {at}")]
     Cancelled { file: String, at: u64 },
     /// A file could not be read.
     #[error("{path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    Io { path: String, source: std::io::Error },
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

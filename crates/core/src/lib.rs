@@ -52,23 +52,14 @@ pub fn simulate(scenario: &Scenario, base: &std::path::Path, record: Record) -> 
 }
 
 /// [`simulate`], with a [`Monitor`] polled as the run goes (progress, Ctrl-C).
-pub fn simulate_with(
-    scenario: &Scenario,
-    base: &std::path::Path,
-    record: Record,
-    monitor: &mut dyn Monitor,
-) -> Result<Report> {
+pub fn simulate_with(scenario: &Scenario, base: &std::path::Path, record: Record, monitor: &mut dyn Monitor) -> Result<Report> {
     Machine::new(scenario, base, record)?.run(monitor)
 }
 
 /// Loads and runs a scenario file.
 pub fn run_file(path: &std::path::Path, overrides: &[Override], record: Record) -> Result<Report> {
     let scenario = Scenario::from_file(path, overrides)?;
-    simulate(
-        &scenario,
-        path.parent().unwrap_or(std::path::Path::new(".")),
-        record,
-    )
+    simulate(&scenario, path.parent().unwrap_or(std::path::Path::new(".")), record)
 }
 
 /// Runs a scenario given as TOML text (relative paths resolve from the

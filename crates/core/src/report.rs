@@ -40,13 +40,7 @@ pub fn named<const N: usize>(pairs: [(&str, f64); N]) -> Vec<(String, f64)> {
 
 /// Latency summary metrics (µs) of a histogram in cycles, named `{prefix}_min_us` etc.
 pub fn latency_metrics(prefix: &str, h: &Histogram<u64>, clock_mhz: f64) -> Vec<(String, f64)> {
-    let us = |c: u64| {
-        if h.is_empty() {
-            f64::NAN
-        } else {
-            c as f64 / clock_mhz
-        }
-    };
+    let us = |c: u64| if h.is_empty() { f64::NAN } else { c as f64 / clock_mhz };
     vec![
         (format!("{prefix}_min_us"), us(h.min())),
         (format!("{prefix}_p50_us"), us(h.value_at_quantile(0.5))),
@@ -59,10 +53,7 @@ pub fn latency_metrics(prefix: &str, h: &Histogram<u64>, clock_mhz: f64) -> Vec<
 impl Report {
     /// A metric by name.
     pub fn metric(&self, name: &str) -> Option<f64> {
-        self.metrics
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|&(_, v)| v)
+        self.metrics.iter().find(|(k, _)| k == name).map(|&(_, v)| v)
     }
 
     /// Checks the conservation laws and that each thread's bins sum to the
@@ -75,18 +66,11 @@ impl Report {
         }
         for (i, b) in self.bins.iter().enumerate() {
             if b.total() != self.elapsed_cycles {
-                return Err(format!(
-                    "thread {i}: bins sum to {} cycles, elapsed {}",
-                    b.total(),
-                    self.elapsed_cycles
-                ));
+                return Err(format!("thread {i}: bins sum to {} cycles, elapsed {}", b.total(), self.elapsed_cycles));
             }
             let by_context: u64 = self.context_bins[i].iter().map(Bins::total).sum();
             if by_context + b.get(Bin::Idle) != self.elapsed_cycles {
-                return Err(format!(
-                    "thread {i}: context bins sum to {by_context} cycles + idle, elapsed {}",
-                    self.elapsed_cycles
-                ));
+                return Err(format!("thread {i}: context bins sum to {by_context} cycles + idle, elapsed {}", self.elapsed_cycles));
             }
         }
         Ok(())
@@ -94,25 +78,13 @@ impl Report {
 
     /// Metrics and bins as JSON (the `irqsim run --json` schema).
     pub fn to_json(&self) -> Value {
-        let metrics: Map<String, Value> = self
-            .metrics
-            .iter()
-            .map(|(k, v)| (k.clone(), json_num(*v)))
-            .collect();
+        let metrics: Map<String, Value> = self.metrics.iter().map(|(k, v)| (k.clone(), json_num(*v))).collect();
         let row = |b: &Bins, thread: usize| {
-            let mut m: Map<String, Value> = Bin::ALL
-                .iter()
-                .map(|&bin| (bin.name().to_string(), json!(b.get(bin))))
-                .collect();
+            let mut m: Map<String, Value> = Bin::ALL.iter().map(|&bin| (bin.name().to_string(), json!(b.get(bin)))).collect();
             m.insert("thread".into(), json!(thread));
             m
         };
-        let bins: Vec<Value> = self
-            .bins
-            .iter()
-            .enumerate()
-            .map(|(i, b)| Value::Object(row(b, i)))
-            .collect();
+        let bins: Vec<Value> = self.bins.iter().enumerate().map(|(i, b)| Value::Object(row(b, i))).collect();
         let mut context_bins = Vec::new();
         for (i, contexts) in self.context_bins.iter().enumerate() {
             for (c, b) in contexts.iter().enumerate() {
@@ -126,10 +98,7 @@ impl Report {
     }
 
     pub fn chrome_trace(&self) -> Value {
-        self.timeline
-            .to_chrome(self.clock_mhz, self.bins.len(), self.contexts.len(), |c| {
-                self.contexts[c].clone()
-            })
+        self.timeline.to_chrome(self.clock_mhz, self.bins.len(), self.contexts.len(), |c| self.contexts[c].clone())
     }
 }
 

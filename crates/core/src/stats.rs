@@ -36,11 +36,7 @@ impl Latencies {
     pub fn new(max_records: usize) -> Self {
         // 2^48 cycles is over 10 minutes at 400 MHz; longer latencies saturate.
         let hist = Histogram::new_with_bounds(1, 1 << 48, 3).expect("valid histogram bounds");
-        Self {
-            hist,
-            records: Vec::new(),
-            max_records,
-        }
+        Self { hist, records: Vec::new(), max_records }
     }
 
     #[inline]

@@ -53,12 +53,7 @@ impl Timeline {
 
     /// Records up to `max_items` spans and marks; marks go on a track named `device`.
     pub fn recording(max_items: usize, device: &'static str) -> Self {
-        Self {
-            enabled: true,
-            max_items,
-            device,
-            ..Self::default()
-        }
+        Self { enabled: true, max_items, device, ..Self::default() }
     }
 
     #[inline]
@@ -67,14 +62,7 @@ impl Timeline {
     }
 
     #[inline]
-    pub fn span(
-        &mut self,
-        thread: usize,
-        context: usize,
-        start: Time,
-        end: Time,
-        label: &'static str,
-    ) {
+    pub fn span(&mut self, thread: usize, context: usize, start: Time, end: Time, label: &'static str) {
         if !self.enabled {
             return;
         }
@@ -92,13 +80,7 @@ impl Timeline {
             last.end = end;
             return;
         }
-        self.spans.push(Span {
-            thread,
-            context,
-            start,
-            end,
-            label,
-        });
+        self.spans.push(Span { thread, context, start, end, label });
     }
 
     #[inline]
@@ -145,13 +127,7 @@ impl Timeline {
 
     /// Chrome trace-event JSON. Process 1 is the CPU, one track per hardware
     /// thread and context (named by `context_name`); process 2 is the device.
-    pub fn to_chrome(
-        &self,
-        clock_mhz: f64,
-        threads: usize,
-        contexts: usize,
-        context_name: impl Fn(usize) -> String,
-    ) -> Value {
+    pub fn to_chrome(&self, clock_mhz: f64, threads: usize, contexts: usize, context_name: impl Fn(usize) -> String) -> Value {
         let us = |t: Time| t as f64 / clock_mhz;
         let tid = |thread: usize, ctx: usize| (thread * contexts + ctx) as u64;
         let mut events = vec![

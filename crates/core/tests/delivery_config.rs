@@ -22,10 +22,7 @@ fn ok(sets: &[&str]) {
 #[test]
 fn smp_with_xtpic_is_refused() {
     let e = err(&["intc.kind=xtpic", "cpu.threads=2"]);
-    assert!(
-        e.contains("`cpu.threads`") && e.contains("uniprocessor"),
-        "{e}"
-    );
+    assert!(e.contains("`cpu.threads`") && e.contains("uniprocessor"), "{e}");
     ok(&["intc.kind=ioapic", "cpu.threads=2"]);
 }
 
@@ -34,10 +31,7 @@ fn msi_vector_limits() {
     let e = err(&["intc.vectors=64"]);
     assert!(e.contains("`intc.vectors`") && e.contains("32"), "{e}");
     let e = err(&["intc.vectors=3"]);
-    assert!(
-        e.contains("`intc.vectors`") && e.contains("1, 2, 4, 8, 16 or 32"),
-        "{e}"
-    );
+    assert!(e.contains("`intc.vectors`") && e.contains("1, 2, 4, 8, 16 or 32"), "{e}");
     ok(&["intc.vectors=32"]);
     ok(&["intc.kind=msix", "intc.vectors=2048"]);
     let e = err(&["intc.kind=msix", "intc.vectors=2049"]);
@@ -56,46 +50,22 @@ fn ioapic_pin_over_23_is_refused() {
 #[test]
 fn xtpic_lines() {
     let e = err(&["intc.kind=xtpic", "workload.line=2"]);
-    assert!(
-        e.contains("`workload.line`") && e.contains("cascade"),
-        "{e}"
-    );
+    assert!(e.contains("`workload.line`") && e.contains("cascade"), "{e}");
     let e = err(&["intc.kind=xtpic", "workload.line=16"]);
     assert!(e.contains("`workload.line`"), "{e}");
     // Fourteen other devices fit beside the exerciser; a fifteenth does not.
-    let others = |n: usize| {
-        format!(
-            "workload.others=[{}]",
-            vec!["{rate_hz = 10.0}"; n].join(", ")
-        )
-    };
+    let others = |n: usize| format!("workload.others=[{}]", vec!["{rate_hz = 10.0}"; n].join(", "));
     ok(&["intc.kind=xtpic", &others(14)]);
     let e = err(&["intc.kind=xtpic", &others(15)]);
-    assert!(
-        e.contains("`workload.others[14].line`") && e.contains("share"),
-        "{e}"
-    );
+    assert!(e.contains("`workload.others[14].line`") && e.contains("share"), "{e}");
     // Sharing a line is how more devices fit.
-    ok(&[
-        "intc.kind=xtpic",
-        "workload.line=11",
-        &format!(
-            "workload.others=[{}]",
-            vec!["{rate_hz = 10.0, line = 11}"; 20].join(", ")
-        ),
-    ]);
+    ok(&["intc.kind=xtpic", "workload.line=11", &format!("workload.others=[{}]", vec!["{rate_hz = 10.0, line = 11}"; 20].join(", "))]);
 }
 
 #[test]
 fn msi_is_never_shared() {
-    let e = err(&[
-        "workload.line=5",
-        "workload.others=[{rate_hz = 10.0, line = 5}]",
-    ]);
-    assert!(
-        e.contains("`workload.others[0].line`") && e.contains("never shared"),
-        "{e}"
-    );
+    let e = err(&["workload.line=5", "workload.others=[{rate_hz = 10.0, line = 5}]"]);
+    assert!(e.contains("`workload.others[0].line`") && e.contains("never shared"), "{e}");
 }
 
 #[test]
@@ -109,16 +79,10 @@ fn bad_numbers_name_their_key() {
         ("irq_path.entry_cycles=-5", "`irq_path.entry_cycles`"),
         ("intc.kind=8259", "`intc.kind`"),
         ("intc.trigger=both", "`intc.trigger`"),
-        (
-            "workload.others=[{rate_hz = 1.0, cpu = 3}]",
-            "`workload.others[0].cpu`",
-        ),
+        ("workload.others=[{rate_hz = 1.0, cpu = 3}]", "`workload.others[0].cpu`"),
         ("workload.rate_hzz=5", "`workload.rate_hzz`"),
         ("bus.posted_write_ns=1e30", "`bus.posted_write_ns`"),
-        (
-            "irq_path.tasklet_cycles=18446744073709551615",
-            "`irq_path.tasklet_cycles`",
-        ),
+        ("irq_path.tasklet_cycles=18446744073709551615", "`irq_path.tasklet_cycles`"),
     ] {
         let e = err(&[set]);
         assert!(e.contains(key), "{set}: {e}");

@@ -82,29 +82,11 @@ struct Fingerprint {
 fn fingerprint(r: &Report) -> Fingerprint {
     use irqsim_core::cpu::Bin;
     Fingerprint {
-        metrics: r
-            .metrics
-            .iter()
-            .map(|(k, v)| (k.clone(), v.to_bits()))
-            .collect(),
-        bins: r
-            .bins
-            .iter()
-            .map(|b| Bin::ALL.iter().map(|&x| b.get(x)).collect())
-            .collect(),
+        metrics: r.metrics.iter().map(|(k, v)| (k.clone(), v.to_bits())).collect(),
+        bins: r.bins.iter().map(|b| Bin::ALL.iter().map(|&x| b.get(x)).collect()).collect(),
         records: r.records.clone(),
-        spans: r
-            .timeline
-            .spans()
-            .iter()
-            .map(|s| (s.thread, s.context, s.start, s.end, s.label))
-            .collect(),
-        marks: r
-            .timeline
-            .marks()
-            .iter()
-            .map(|m| (m.time, m.label))
-            .collect(),
+        spans: r.timeline.spans().iter().map(|s| (s.thread, s.context, s.start, s.end, s.label)).collect(),
+        marks: r.timeline.marks().iter().map(|m| (m.time, m.label)).collect(),
     }
 }
 
@@ -129,16 +111,9 @@ fn assert_deterministic(text: &str, base: &Path, sets: &[&str]) -> Report {
 #[test]
 fn poisson_same_seed_is_bit_identical() {
     for policy in ["single", "multithreaded"] {
-        let r = assert_deterministic(
-            POISSON,
-            Path::new("."),
-            &[&format!("cpu.context_policy={policy}")],
-        );
+        let r = assert_deterministic(POISSON, Path::new("."), &[&format!("cpu.context_policy={policy}")]);
         assert!(r.metric("rx_offered").unwrap() > 100.0);
-        assert!(
-            r.metric("rx_dropped_nic").unwrap() + r.metric("rx_dropped_backlog").unwrap() > 0.0,
-            "the scenario is overloaded"
-        );
+        assert!(r.metric("rx_dropped_nic").unwrap() + r.metric("rx_dropped_backlog").unwrap() > 0.0, "the scenario is overloaded");
     }
 }
 
@@ -149,10 +124,7 @@ fn poisson_different_seed_differs() {
     let a = run(POISSON, Path::new("."), &[]);
     let b = run(POISSON, Path::new("."), &["run.seed=8"]);
     let (fa, fb) = (fingerprint(&a), fingerprint(&b));
-    assert_ne!(
-        fa.records, fb.records,
-        "seed 7 and seed 8 give the same arrivals"
-    );
+    assert_ne!(fa.records, fb.records, "seed 7 and seed 8 give the same arrivals");
     assert_ne!(fa.metrics, fb.metrics);
     // Seeds apart, the model is the same: both runs still conserve packets.
     a.check_invariants().unwrap();
@@ -177,10 +149,7 @@ fn synthetic_same_seed_is_bit_identical() {
 fn trace_replay_is_bit_identical_and_seed_free() {
     let base = traces_dir();
     let r = assert_deterministic(TRACE, &base, &[]);
-    assert!(
-        r.metric("rx_delivered").unwrap() > 1000.0,
-        "the stream is delivered"
-    );
+    assert!(r.metric("rx_delivered").unwrap() > 1000.0, "the stream is delivered");
     assert!(r.metric("tx_offered").unwrap() > 100.0 && r.metric("syscalls").unwrap() > 0.0);
     let other = run(TRACE, &base, &["run.seed=99"]);
     assert_eq!(fingerprint(&r), fingerprint(&other));
@@ -194,8 +163,7 @@ fn recording_does_not_change_results() {
     for text in [POISSON, SYNTHETIC] {
         let s = Scenario::from_toml(text, "determinism.toml", &[]).unwrap();
         let with = irqsim_core::simulate(&s, Path::new("."), Record { timeline: true }).unwrap();
-        let without =
-            irqsim_core::simulate(&s, Path::new("."), Record { timeline: false }).unwrap();
+        let without = irqsim_core::simulate(&s, Path::new("."), Record { timeline: false }).unwrap();
         let (mut a, mut b) = (fingerprint(&with), fingerprint(&without));
         assert!(b.spans.is_empty());
         a.spans.clear();
@@ -224,18 +192,8 @@ fn simultaneous_stimuli_keep_script_order() {
     };
     for (a, b) in [(100u32, 1400u32), (1400, 100)] {
         let r = run(&script(a, b), Path::new("."), &[]);
-        let ip: Vec<u64> = r
-            .timeline
-            .spans()
-            .iter()
-            .filter(|s| s.label == "IP send")
-            .map(|s| s.end - s.start)
-            .collect();
-        assert_eq!(
-            ip,
-            vec![1000 + u64::from(a), 1000 + u64::from(b)],
-            "IP send spans in script order"
-        );
+        let ip: Vec<u64> = r.timeline.spans().iter().filter(|s| s.label == "IP send").map(|s| s.end - s.start).collect();
+        assert_eq!(ip, vec![1000 + u64::from(a), 1000 + u64::from(b)], "IP send spans in script order");
         assert_eq!(r.metric("tx_sent"), Some(2.0));
     }
 }

@@ -63,9 +63,7 @@ impl Case {
     fn rx_cycles(&self) -> f64 {
         let mut c = (self.irq_entry + self.save_restore + self.isr_rx) as f64;
         if self.stack {
-            c += (self.swi_entry + self.save_restore + self.layer.iter().sum::<u64>() + self.wakeup)
-                as f64
-                + self.copy_per_byte * f64::from(self.packet_bytes);
+            c += (self.swi_entry + self.save_restore + self.layer.iter().sum::<u64>() + self.wakeup) as f64 + self.copy_per_byte * f64::from(self.packet_bytes);
         }
         c
     }
@@ -82,11 +80,7 @@ impl Case {
                 )
             }
             Load::Flood { rx, gap } => {
-                format!(
-                    "kind = \"flood\"\ndirection = \"{}\"\npacket_bytes = {}\ngap_cycles = {gap}",
-                    if rx { "rx" } else { "tx" },
-                    self.packet_bytes
-                )
+                format!("kind = \"flood\"\ndirection = \"{}\"\npacket_bytes = {}\ngap_cycles = {gap}", if rx { "rx" } else { "tx" }, self.packet_bytes)
             }
             Load::Synthetic { tx_share } => format!(
                 // About 1,000 receive frames of packet_bytes per simulated second.
@@ -136,11 +130,7 @@ timeline_max_items = 10000000
             // At most 400,000 cycles, so that a case runs in milliseconds.
             duration_ms = self.duration_us.min(400_000 / self.clock_mhz) as f64 / 1000.0,
             clock = self.clock_mhz,
-            policy = if self.multithreaded {
-                "multithreaded"
-            } else {
-                "single"
-            },
+            policy = if self.multithreaded { "multithreaded" } else { "single" },
             irq = self.irq_entry,
             swi = self.swi_entry,
             sr = self.save_restore,
@@ -234,10 +224,7 @@ fn check(r: &Report, packet_bytes: u32) -> Result<(), String> {
             return Err(format!("empty or backwards span: {s:?}"));
         }
         if s.start < last_end[t] {
-            return Err(format!(
-                "span overlaps or goes back before {}: {s:?}",
-                last_end[t]
-            ));
+            return Err(format!("span overlaps or goes back before {}: {s:?}", last_end[t]));
         }
         if s.end > r.elapsed_cycles {
             return Err(format!("span past the end {}: {s:?}", r.elapsed_cycles));
@@ -248,36 +235,19 @@ fn check(r: &Report, packet_bytes: u32) -> Result<(), String> {
             overhead[t] += s.end - s.start;
         }
     }
-    if let Some(w) = r
-        .timeline
-        .marks()
-        .windows(2)
-        .find(|w| w[1].time < w[0].time)
-    {
+    if let Some(w) = r.timeline.marks().windows(2).find(|w| w[1].time < w[0].time) {
         return Err(format!("marks go back in time: {:?} then {:?}", w[0], w[1]));
     }
-    if r.timeline
-        .marks()
-        .last()
-        .is_some_and(|m| m.time > r.elapsed_cycles)
-    {
+    if r.timeline.marks().last().is_some_and(|m| m.time > r.elapsed_cycles) {
         return Err("mark past the end".into());
     }
     if r.timeline.dropped() == 0 {
         for (t, b) in r.bins.iter().enumerate() {
             if busy[t] != r.elapsed_cycles - b.get(Bin::Idle) {
-                return Err(format!(
-                    "thread {t}: spans cover {} cycles, bins say {} non-idle",
-                    busy[t],
-                    r.elapsed_cycles - b.get(Bin::Idle)
-                ));
+                return Err(format!("thread {t}: spans cover {} cycles, bins say {} non-idle", busy[t], r.elapsed_cycles - b.get(Bin::Idle)));
             }
             if overhead[t] != b.get(Bin::Overhead) {
-                return Err(format!(
-                    "thread {t}: overhead spans {} != overhead bin {}",
-                    overhead[t],
-                    b.get(Bin::Overhead)
-                ));
+                return Err(format!("thread {t}: overhead spans {} != overhead bin {}", overhead[t], b.get(Bin::Overhead)));
             }
         }
     }
@@ -286,15 +256,10 @@ fn check(r: &Report, packet_bytes: u32) -> Result<(), String> {
     let (rx_off, rx_del) = (m(r, "rx_offered"), m(r, "rx_delivered"));
     let (tx_off, tx_sent) = (m(r, "tx_offered"), m(r, "tx_sent"));
     if rx_del > rx_off || tx_sent > tx_off {
-        return Err(format!(
-            "delivered more than offered: rx {rx_del}/{rx_off}, tx {tx_sent}/{tx_off}"
-        ));
+        return Err(format!("delivered more than offered: rx {rx_del}/{rx_off}, tx {tx_sent}/{tx_off}"));
     }
     if r.records.len() as f64 > rx_del {
-        return Err(format!(
-            "{} latency records for {rx_del} delivered packets",
-            r.records.len()
-        ));
+        return Err(format!("{} latency records for {rx_del} delivered packets", r.records.len()));
     }
 
     // Throughput counts delivered / sent bits only (fixed-size frames here).
@@ -303,9 +268,7 @@ fn check(r: &Report, packet_bytes: u32) -> Result<(), String> {
     let rx_mbps = m(r, "rx_throughput_mbps");
     let want_rx = rx_del * f64::from(packet_bytes) * 8.0 / secs / 1e6;
     if !close(rx_mbps, want_rx) {
-        return Err(format!(
-            "rx throughput {rx_mbps} Mb/s is not the {rx_del} delivered frames' {want_rx} Mb/s"
-        ));
+        return Err(format!("rx throughput {rx_mbps} Mb/s is not the {rx_del} delivered frames' {want_rx} Mb/s"));
     }
     Ok(())
 }
@@ -315,10 +278,7 @@ fn check_tx(r: &Report, tx_bytes: u32) -> Result<(), String> {
     let tx_mbps = m(r, "tx_throughput_mbps");
     let want = m(r, "tx_sent") * f64::from(tx_bytes) * 8.0 / secs / 1e6;
     if (tx_mbps - want).abs() > 1e-9 * want.max(1.0) {
-        return Err(format!(
-            "tx throughput {tx_mbps} Mb/s is not the {} sent frames' {want} Mb/s",
-            m(r, "tx_sent")
-        ));
+        return Err(format!("tx throughput {tx_mbps} Mb/s is not the {} sent frames' {want} Mb/s", m(r, "tx_sent")));
     }
     Ok(())
 }
@@ -392,8 +352,7 @@ rate_pps = 30000.0
 packet_bytes = 1500
 "#;
     let s = Scenario::from_toml(text, "overload.toml", &[]).unwrap();
-    let r =
-        irqsim_core::simulate(&s, std::path::Path::new("."), Record { timeline: true }).unwrap();
+    let r = irqsim_core::simulate(&s, std::path::Path::new("."), Record { timeline: true }).unwrap();
     check(&r, 1500).unwrap();
     let dropped = m(&r, "rx_dropped_nic") + m(&r, "rx_dropped_backlog");
     assert!(dropped > 10.0, "dropped {dropped}");

@@ -119,8 +119,7 @@ fn run(policy: Policy, events: &str) -> Report {
     let text = scenario(policy, events);
     let s = Scenario::from_toml(&text, "figure.toml", &[]).expect("scenario loads");
     assert_eq!(s.duration_cycles(), END);
-    let report = irqsim_core::simulate(&s, std::path::Path::new("."), Record { timeline: true })
-        .expect("run");
+    let report = irqsim_core::simulate(&s, std::path::Path::new("."), Record { timeline: true }).expect("run");
     report.check_invariants().expect("invariants");
     assert_eq!(report.timeline.dropped(), 0);
     report
@@ -129,11 +128,7 @@ fn run(policy: Policy, events: &str) -> Report {
 type S = (usize, &'static str, u64, u64);
 
 fn spans(r: &Report) -> Vec<S> {
-    r.timeline
-        .spans()
-        .iter()
-        .map(|s| (s.context, s.label, s.start, s.end))
-        .collect()
+    r.timeline.spans().iter().map(|s| (s.context, s.label, s.start, s.end)).collect()
 }
 
 /// Builds the expected timeline with a cursor, mapping contexts per policy.
@@ -145,27 +140,15 @@ struct Expect {
 
 impl Expect {
     fn new(policy: Policy) -> Self {
-        Self {
-            policy,
-            t: 0,
-            spans: Vec::new(),
-        }
+        Self { policy, t: 0, spans: Vec::new() }
     }
     fn run(&mut self, ctx: usize, label: &'static str, cycles: u64) {
-        let ctx = if self.policy == Policy::Single {
-            0
-        } else {
-            ctx
-        };
+        let ctx = if self.policy == Policy::Single { 0 } else { ctx };
         self.spans.push((ctx, label, self.t, self.t + cycles));
         self.t += cycles;
     }
     fn run_until(&mut self, ctx: usize, label: &'static str, until: u64) {
-        assert!(
-            until > self.t,
-            "{label}: scripted time {until} is not after {}",
-            self.t
-        );
+        assert!(until > self.t, "{label}: scripted time {until} is not after {}", self.t);
         self.run(ctx, label, until - self.t);
     }
 }
@@ -190,32 +173,17 @@ fn assert_layer_contexts(s: &[S], want: &[(&str, usize)]) {
         if span.1 == "overhead" {
             continue;
         }
-        let ctx = want
-            .iter()
-            .find(|(l, _)| *l == span.1)
-            .unwrap_or_else(|| panic!("unexpected layer {span:?}"))
-            .1;
-        assert_eq!(
-            span.0, ctx,
-            "layer `{}` ran in context {} instead of {ctx}: {span:?}",
-            span.1, span.0
-        );
+        let ctx = want.iter().find(|(l, _)| *l == span.1).unwrap_or_else(|| panic!("unexpected layer {span:?}")).1;
+        assert_eq!(span.0, ctx, "layer `{}` ran in context {} instead of {ctx}: {span:?}", span.1, span.0);
     }
 }
 
 fn overheads(s: &[S]) -> Vec<u64> {
-    s.iter()
-        .filter(|x| x.1 == "overhead")
-        .map(|x| x.3 - x.2)
-        .collect()
+    s.iter().filter(|x| x.1 == "overhead").map(|x| x.3 - x.2).collect()
 }
 
 fn marks(r: &Report) -> Vec<(&'static str, u64)> {
-    r.timeline
-        .marks()
-        .iter()
-        .map(|m| (m.label, m.time))
-        .collect()
+    r.timeline.marks().iter().map(|m| (m.label, m.time)).collect()
 }
 
 // ---------------------------------------------------------------- Figure 4
@@ -272,11 +240,7 @@ fn fig4_expected(policy: Policy) -> Expect {
     e.run(C3, "IP receive", IP);
     let udp = UDP + COPY + WAKEUP;
     let udp_start = e.t;
-    assert!(
-        udp_start < tx_out && tx_out < udp_start + udp,
-        "the Tx-done interrupt ({tx_out}) must land inside UDP receive ({udp_start}..{})",
-        udp_start + udp
-    );
+    assert!(udp_start < tx_out && tx_out < udp_start + udp, "the Tx-done interrupt ({tx_out}) must land inside UDP receive ({udp_start}..{})", udp_start + udp);
     e.run_until(C3, "UDP receive", tx_out);
     e.run(C2, "overhead", IRQ_ENTRY + sr);
     e.run(C2, "Driver ISR (Tx done)", ISR_TX);
@@ -339,32 +303,18 @@ fn figure4_multithreaded_sequence() {
     );
     // Both packets are processed before the application gets the CPU back:
     // nothing runs in C1 from the Rx interrupt to the end of socket receive.
-    let rx_isr = got
-        .iter()
-        .position(|s| s.1 == "Driver ISR (Rx done)")
-        .unwrap();
+    let rx_isr = got.iter().position(|s| s.1 == "Driver ISR (Rx done)").unwrap();
     let sock = got.iter().position(|s| s.1 == "socket receive").unwrap();
     assert!(got[rx_isr..=sock].iter().all(|s| s.0 != C1));
 
     // Four entries (send SWI, Rx IRQ, receive SWI, Tx IRQ), 6 cycles each, nothing else.
-    assert_eq!(
-        overheads(&got),
-        vec![SWI_ENTRY, IRQ_ENTRY, SWI_ENTRY, IRQ_ENTRY]
-    );
+    assert_eq!(overheads(&got), vec![SWI_ENTRY, IRQ_ENTRY, SWI_ENTRY, IRQ_ENTRY]);
     assert_eq!(r.bins[0].get(Bin::Overhead), 2 * SWI_ENTRY + 2 * IRQ_ENTRY);
 
     // The device's view: the Rx interrupt at the arrival, the Tx-done one when the frame is out.
     let tx_out = F4_SEND_AT + SWI_ENTRY + SOCKET + UDP + IP + COPY + DRIVER_SEND + TX_TIME;
     assert_eq!(tx_out, 29_657);
-    assert_eq!(
-        marks(&r),
-        vec![
-            ("frame received", F4_RX_AT),
-            ("NIC interrupt", F4_RX_AT),
-            ("frame sent", tx_out),
-            ("NIC interrupt", tx_out)
-        ]
-    );
+    assert_eq!(marks(&r), vec![("frame received", F4_RX_AT), ("NIC interrupt", F4_RX_AT), ("frame sent", tx_out), ("NIC interrupt", tx_out)]);
     assert_eq!(r.metric("rx_delivered"), Some(1.0));
     assert_eq!(r.metric("tx_sent"), Some(1.0));
     assert_eq!(r.metric("interrupts"), Some(2.0));
@@ -385,32 +335,16 @@ fn figure4_single_context_pays_save_restore_per_preemption() {
     assert!(got.iter().all(|s| s.0 == 0));
 
     let mt = run(Policy::Multithreaded, FIG4_EVENTS);
-    assert_eq!(
-        work_order(&got),
-        work_order(&spans(&mt)),
-        "same order of work under both policies"
-    );
+    assert_eq!(work_order(&got), work_order(&spans(&mt)), "same order of work under both policies");
 
     let preempt = IRQ_ENTRY + SAVE_RESTORE;
-    assert_eq!(
-        overheads(&got),
-        vec![SWI_ENTRY + SAVE_RESTORE, preempt, SWI_ENTRY, preempt]
-    );
-    assert_eq!(
-        r.bins[0].get(Bin::Overhead),
-        3 * SAVE_RESTORE + 2 * SWI_ENTRY + 2 * IRQ_ENTRY
-    );
+    assert_eq!(overheads(&got), vec![SWI_ENTRY + SAVE_RESTORE, preempt, SWI_ENTRY, preempt]);
+    assert_eq!(r.bins[0].get(Bin::Overhead), 3 * SAVE_RESTORE + 2 * SWI_ENTRY + 2 * IRQ_ENTRY);
     assert_eq!(r.bins[0].get(Bin::Overhead), 582);
     // The extra overhead is the only difference in the kernel's and ISR's own work.
     assert_eq!(r.bins[0].get(Bin::Kernel), mt.bins[0].get(Bin::Kernel));
-    assert_eq!(
-        r.bins[0].get(Bin::Interrupt),
-        mt.bins[0].get(Bin::Interrupt)
-    );
-    assert_eq!(
-        r.bins[0].get(Bin::User) + 3 * SAVE_RESTORE,
-        mt.bins[0].get(Bin::User)
-    );
+    assert_eq!(r.bins[0].get(Bin::Interrupt), mt.bins[0].get(Bin::Interrupt));
+    assert_eq!(r.bins[0].get(Bin::User) + 3 * SAVE_RESTORE, mt.bins[0].get(Bin::User));
 }
 
 // ---------------------------------------------------------------- Figure 5
@@ -460,20 +394,13 @@ fn fig5_expected(policy: Policy) -> Expect {
     e.run(C3, "UDP send", UDP);
     let ip = IP + COPY;
     let ip_start = e.t;
-    assert!(
-        ip_start < tx_out && tx_out < ip_start + ip,
-        "the Tx-done interrupt ({tx_out}) must land inside IP send ({ip_start}..{})",
-        ip_start + ip
-    );
+    assert!(ip_start < tx_out && tx_out < ip_start + ip, "the Tx-done interrupt ({tx_out}) must land inside IP send ({ip_start}..{})", ip_start + ip);
     e.run_until(C3, "IP send", tx_out);
     e.run(C2, "overhead", IRQ_ENTRY + sr);
     e.run(C2, "Driver ISR (Tx done)", ISR_TX);
     e.run(C3, "IP send", ip - (tx_out - ip_start));
     e.run(C3, "Driver Send", DRIVER_SEND);
-    assert!(
-        e.t + TX_TIME > END,
-        "the second frame must still be on its way at the end"
-    );
+    assert!(e.t + TX_TIME > END, "the second frame must still be on its way at the end");
     e.run_until(C1, "application", END);
     e
 }
@@ -494,38 +421,17 @@ fn figure5_multithreaded_sequence() {
     // app, first send, app, second send call, Tx-done ISR, the send call resumed, app.
     assert_eq!(context_order(&got), vec![C1, C3, C1, C3, C2, C3, C1]);
     let second_call: Vec<&str> = work_order(&got).into_iter().skip(6).collect();
-    assert_eq!(
-        second_call,
-        vec![
-            "socket send",
-            "UDP send",
-            "IP send",
-            "Driver ISR (Tx done)",
-            "IP send",
-            "Driver Send",
-            "application"
-        ]
-    );
+    assert_eq!(second_call, vec!["socket send", "UDP send", "IP send", "Driver ISR (Tx done)", "IP send", "Driver Send", "application"]);
     assert_layer_contexts(
         &got,
-        &[
-            ("application", C1),
-            ("Driver ISR (Tx done)", C2),
-            ("socket send", C3),
-            ("UDP send", C3),
-            ("IP send", C3),
-            ("Driver Send", C3),
-        ],
+        &[("application", C1), ("Driver ISR (Tx done)", C2), ("socket send", C3), ("UDP send", C3), ("IP send", C3), ("Driver Send", C3)],
     );
     assert_eq!(overheads(&got), vec![SWI_ENTRY, SWI_ENTRY, IRQ_ENTRY]);
     assert_eq!(r.bins[0].get(Bin::Overhead), 2 * SWI_ENTRY + IRQ_ENTRY);
 
     let tx_out = F5_SEND1_AT + SWI_ENTRY + SOCKET + UDP + IP + COPY + DRIVER_SEND + TX_TIME;
     assert_eq!(tx_out, 29_657);
-    assert_eq!(
-        marks(&r),
-        vec![("frame sent", tx_out), ("NIC interrupt", tx_out)]
-    );
+    assert_eq!(marks(&r), vec![("frame sent", tx_out), ("NIC interrupt", tx_out)]);
     assert_eq!(r.metric("tx_offered"), Some(2.0));
     assert_eq!(r.metric("tx_sent"), Some(1.0));
     assert_eq!(r.metric("tx_in_flight"), Some(1.0));
@@ -544,24 +450,10 @@ fn figure5_single_context_pays_save_restore_per_preemption() {
     assert!(got.iter().all(|s| s.0 == 0));
 
     let mt = run(Policy::Multithreaded, FIG5_EVENTS);
-    assert_eq!(
-        work_order(&got),
-        work_order(&spans(&mt)),
-        "same order of work under both policies"
-    );
-    assert_eq!(
-        overheads(&got),
-        vec![
-            SWI_ENTRY + SAVE_RESTORE,
-            SWI_ENTRY + SAVE_RESTORE,
-            IRQ_ENTRY + SAVE_RESTORE
-        ]
-    );
+    assert_eq!(work_order(&got), work_order(&spans(&mt)), "same order of work under both policies");
+    assert_eq!(overheads(&got), vec![SWI_ENTRY + SAVE_RESTORE, SWI_ENTRY + SAVE_RESTORE, IRQ_ENTRY + SAVE_RESTORE]);
     assert_eq!(r.bins[0].get(Bin::Overhead), 576);
-    assert_eq!(
-        r.bins[0].get(Bin::User) + 3 * SAVE_RESTORE,
-        mt.bins[0].get(Bin::User)
-    );
+    assert_eq!(r.bins[0].get(Bin::User) + 3 * SAVE_RESTORE, mt.bins[0].get(Bin::User));
 }
 
 /// Single context: an interrupt that arrives while nothing runs (no
@@ -570,14 +462,10 @@ fn figure5_single_context_pays_save_restore_per_preemption() {
 /// costs a save/restore.
 #[test]
 fn single_context_idle_cpu_pays_no_save_restore() {
-    let text = scenario(
-        Policy::Single,
-        "[[workload.events]]\nat_cycle = 1000\naction = \"receive\"\nbytes = 500\n",
-    )
-    .replace("background = true", "background = false");
+    let text = scenario(Policy::Single, "[[workload.events]]\nat_cycle = 1000\naction = \"receive\"\nbytes = 500\n")
+        .replace("background = true", "background = false");
     let s = Scenario::from_toml(&text, "idle.toml", &[]).unwrap();
-    let r =
-        irqsim_core::simulate(&s, std::path::Path::new("."), Record { timeline: true }).unwrap();
+    let r = irqsim_core::simulate(&s, std::path::Path::new("."), Record { timeline: true }).unwrap();
     r.check_invariants().unwrap();
     let got = spans(&r);
     let mut e = Expect::new(Policy::Single);
@@ -590,10 +478,7 @@ fn single_context_idle_cpu_pays_no_save_restore() {
     e.run(C3, "socket receive", SOCKET);
     assert_eq!(got, e.spans);
     assert_eq!(r.bins[0].get(Bin::Overhead), IRQ_ENTRY + SWI_ENTRY);
-    assert_eq!(
-        r.bins[0].get(Bin::Idle),
-        END - (IRQ_ENTRY + ISR_RX + SWI_ENTRY + IP + UDP + COPY + WAKEUP + SOCKET)
-    );
+    assert_eq!(r.bins[0].get(Bin::Idle), END - (IRQ_ENTRY + ISR_RX + SWI_ENTRY + IP + UDP + COPY + WAKEUP + SOCKET));
 }
 
 /// The Driver ISR runs masked to completion: a Tx-done interrupt raised while
@@ -622,10 +507,7 @@ fn interrupt_during_masked_isr_is_handled_in_the_same_activation() {
         let tx_out = e.t + TX_TIME;
         e.run_until(C1, "application", 28_000);
         e.run(C2, "overhead", IRQ_ENTRY + sr);
-        assert!(
-            e.t < tx_out && tx_out < e.t + ISR_RX,
-            "Tx done must land inside the Rx ISR"
-        );
+        assert!(e.t < tx_out && tx_out < e.t + ISR_RX, "Tx done must land inside the Rx ISR");
         e.run(C2, "Driver ISR (Rx done)", ISR_RX);
         e.run(C2, "Driver ISR (Tx done)", ISR_TX);
         e.run(C3, "overhead", SWI_ENTRY);
@@ -634,11 +516,7 @@ fn interrupt_during_masked_isr_is_handled_in_the_same_activation() {
         assert_eq!(spans(&r), e.spans, "{policy:?}");
         // One interrupt raised for both causes.
         assert_eq!(r.metric("interrupts"), Some(1.0), "{policy:?}");
-        assert_eq!(
-            r.bins[0].get(Bin::Overhead),
-            2 * SWI_ENTRY + IRQ_ENTRY + 2 * sr,
-            "{policy:?}"
-        );
+        assert_eq!(r.bins[0].get(Bin::Overhead), 2 * SWI_ENTRY + IRQ_ENTRY + 2 * sr, "{policy:?}");
     }
 }
 
@@ -656,36 +534,18 @@ fn interrupt_during_masked_isr_is_handled_in_the_same_activation() {
 
 fn resumed_application_pays_one_context_switch() {
     const CS: u64 = 100;
-    let events: String = (0..5u64)
-        .map(|k| {
-            format!(
-                "[[workload.events]]\nat_cycle = {}\naction = \"receive\"\nbytes = 500\n",
-                1000 + k * (CS + IRQ_ENTRY + ISR_RX)
-            )
-        })
-        .collect();
+    let events: String =
+        (0..5u64).map(|k| format!("[[workload.events]]\nat_cycle = {}\naction = \"receive\"\nbytes = 500\n", 1000 + k * (CS + IRQ_ENTRY + ISR_RX))).collect();
     let text = scenario(Policy::Multithreaded, &events)
-        .replace(
-            "context_switch_cycles = 0",
-            &format!("context_switch_cycles = {CS}"),
-        )
+        .replace("context_switch_cycles = 0", &format!("context_switch_cycles = {CS}"))
         .replace("enabled = true", "enabled = false");
     let s = Scenario::from_toml(&text, "switch.toml", &[]).unwrap();
-    let r =
-        irqsim_core::simulate(&s, std::path::Path::new("."), Record { timeline: true }).unwrap();
+    let r = irqsim_core::simulate(&s, std::path::Path::new("."), Record { timeline: true }).unwrap();
     r.check_invariants().unwrap();
     let got = spans(&r);
     let resume = 1000 + 5 * (CS + IRQ_ENTRY + ISR_RX);
     assert_eq!(resume, 12_670);
-    let app_overhead: Vec<S> = got
-        .iter()
-        .copied()
-        .filter(|s| s.0 == C1 && s.1 == "overhead")
-        .collect();
-    assert_eq!(
-        app_overhead,
-        vec![(C1, "overhead", resume, resume + CS)],
-        "the application pays one switch when it resumes"
-    );
+    let app_overhead: Vec<S> = got.iter().copied().filter(|s| s.0 == C1 && s.1 == "overhead").collect();
+    assert_eq!(app_overhead, vec![(C1, "overhead", resume, resume + CS)], "the application pays one switch when it resumes");
     assert_eq!(*got.last().unwrap(), (C1, "application", resume + CS, END));
 }

@@ -15,20 +15,12 @@ fn sets(items: &[&str]) -> Vec<irqsim_core::Override> {
 #[test]
 fn closed_loop_flood_survives_a_dropped_frame() {
     // A zero-cost ISR outruns the DMA, so the buffer fills and a frame drops.
-    let o = sets(&[
-        "cpu.irq_entry_cycles=0",
-        "cpu.save_restore_cycles=0",
-        "driver.isr_rx_done_cycles=0",
-    ]);
+    let o = sets(&["cpu.irq_entry_cycles=0", "cpu.save_restore_cycles=0", "driver.isr_rx_done_cycles=0"]);
     let r = run_str(RX_FLOOD, "rx.toml", &o).unwrap();
     r.check_invariants().unwrap();
     assert!(r.metric("rx_dropped_nic").unwrap() > 0.0);
     // 1 ms at 375 DMA cycles per frame: about 533 frames, not the 10 before the first drop.
-    assert!(
-        r.metric("rx_delivered").unwrap() > 500.0,
-        "{:?}",
-        r.metric("rx_delivered")
-    );
+    assert!(r.metric("rx_delivered").unwrap() > 500.0, "{:?}", r.metric("rx_delivered"));
 }
 
 /// A loop of zero-cycle work (every cost of a send flood set to 0) used to
@@ -42,14 +34,8 @@ fn zero_cycle_loop_is_an_error_not_a_hang() {
         "driver.send_cycles=0",
         "driver.isr_tx_done_cycles=0",
     ]);
-    let e = run_str(TX_FLOOD, "tx.toml", &o)
-        .err()
-        .expect("a zero-cycle loop must not run forever");
-    assert!(
-        e.to_string()
-            .starts_with("tx flood: the simulation makes no progress at cycle 0"),
-        "{e}"
-    );
+    let e = run_str(TX_FLOOD, "tx.toml", &o).err().expect("a zero-cycle loop must not run forever");
+    assert!(e.to_string().starts_with("tx flood: the simulation makes no progress at cycle 0"), "{e}");
 }
 
 /// Absurd but valid rates and costs (a DMA of 1e-300 bytes per cycle, a
@@ -58,11 +44,7 @@ fn zero_cycle_loop_is_an_error_not_a_hang() {
 /// times now saturate and simply fall past the end of the run.
 #[test]
 fn absurd_costs_end_past_the_run_instead_of_overflowing() {
-    for set in [
-        "nic.dma_bytes_per_cycle=1e-300",
-        "nic.link_mbps=1e-300",
-        "cpu.save_restore_cycles=9223372036854775807",
-    ] {
+    for set in ["nic.dma_bytes_per_cycle=1e-300", "nic.link_mbps=1e-300", "cpu.save_restore_cycles=9223372036854775807"] {
         for text in [RX_FLOOD, TX_FLOOD] {
             let r = run_str(text, "absurd.toml", &sets(&[set])).unwrap();
             r.check_invariants().unwrap();

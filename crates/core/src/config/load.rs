@@ -15,20 +15,9 @@ pub struct Override {
 /// Parses `a.b.c=value`; the value is read as TOML (`3`, `1.5`, `true`,
 /// `"x"`, `[1, 2]`), and as a bare string if it is not valid TOML.
 pub fn parse_override(text: &str) -> Result<Override> {
-    let bad = |msg: &str| Error::Config {
-        file: "--set".into(),
-        key: text.into(),
-        line: None,
-        msg: msg.into(),
-    };
-    let (key, raw) = text
-        .split_once('=')
-        .ok_or_else(|| bad("expected KEY.PATH=VALUE"))?;
-    let path: Vec<String> = key
-        .trim()
-        .split('.')
-        .map(|s| s.trim().to_string())
-        .collect();
+    let bad = |msg: &str| Error::Config { file: "--set".into(), key: text.into(), line: None, msg: msg.into() };
+    let (key, raw) = text.split_once('=').ok_or_else(|| bad("expected KEY.PATH=VALUE"))?;
+    let path: Vec<String> = key.trim().split('.').map(|s| s.trim().to_string()).collect();
     if path.iter().any(|s| s.is_empty()) {
         return Err(bad("empty key segment"));
     }
@@ -43,77 +32,42 @@ pub fn parse_override(text: &str) -> Result<Override> {
 impl Scenario {
     /// Loads a scenario from a file.
     pub fn from_file(path: &std::path::Path, overrides: &[Override]) -> Result<Scenario> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
         Self::from_toml(&text, &path.display().to_string(), overrides)
     }
 
     /// Loads a scenario from TOML text; `file` names it in errors.
     pub fn from_toml(text: &str, file: &str, overrides: &[Override]) -> Result<Scenario> {
-        let mut table: Table = text.parse().map_err(|e: toml::de::Error| Error::Syntax {
-            file: file.into(),
-            msg: e.to_string().trim_end().to_string(),
-        })?;
+        let mut table: Table = text.parse().map_err(|e: toml::de::Error| Error::Syntax { file: file.into(), msg: e.to_string().trim_end().to_string() })?;
         for o in overrides {
-            set(&mut table, o).map_err(|msg| Error::Config {
-                file: "--set".into(),
-                key: o.path.join("."),
-                line: None,
-                msg,
-            })?;
+            set(&mut table, o).map_err(|msg| Error::Config { file: "--set".into(), key: o.path.join("."), line: None, msg })?;
         }
         let config_error = |key: String, msg: String| {
             // A key set on the command line is reported there, not in the file.
             if overrides.iter().any(|o| o.path.join(".") == key) {
-                return Error::Config {
-                    file: "--set".into(),
-                    key,
-                    line: None,
-                    msg,
-                };
+                return Error::Config { file: "--set".into(), key, line: None, msg };
             }
             let line = line_of(text, &key);
-            Error::Config {
-                file: file.into(),
-                key,
-                line,
-                msg,
-            }
+            Error::Config { file: file.into(), key, line, msg }
         };
-        let scenario: Scenario =
-            serde_path_to_error::deserialize(Value::Table(table)).map_err(|e| {
-                let key = e.path().to_string();
-                // The TOML deserializer appends "in `table`" lines; the key says that already.
-                let msg = e
-                    .into_inner()
-                    .to_string()
-                    .lines()
-                    .next()
-                    .unwrap_or_default()
-                    .to_string();
-                // A variant of `[workload]` reports its bad key inside the message.
-                let (key, msg) = match msg
-                    .strip_prefix(super::workload::AT_KEY)
-                    .and_then(|m| m.split_once("`: "))
-                {
-                    Some((sub, rest)) => (format!("{key}.{sub}"), rest.to_string()),
-                    None => (key, msg),
-                };
-                // Name the unknown key itself, whether or not the path includes it.
-                let key = match unknown_field(&msg) {
-                    Some(field) if key == "." => field.to_string(),
-                    Some(field) if !key.ends_with(&format!(".{field}")) && key != field => {
-                        format!("{key}.{field}")
-                    }
-                    _ => key,
-                };
-                config_error(key, msg)
-            })?;
-        scenario
-            .check()
-            .map_err(|(key, msg)| config_error(key, msg))?;
+        let scenario: Scenario = serde_path_to_error::deserialize(Value::Table(table)).map_err(|e| {
+            let key = e.path().to_string();
+            // The TOML deserializer appends "in `table`" lines; the key says that already.
+            let msg = e.into_inner().to_string().lines().next().unwrap_or_default().to_string();
+            // A variant of `[workload]` reports its bad key inside the message.
+            let (key, msg) = match msg.strip_prefix(super::workload::AT_KEY).and_then(|m| m.split_once("`: ")) {
+                Some((sub, rest)) => (format!("{key}.{sub}"), rest.to_string()),
+                None => (key, msg),
+            };
+            // Name the unknown key itself, whether or not the path includes it.
+            let key = match unknown_field(&msg) {
+                Some(field) if key == "." => field.to_string(),
+                Some(field) if !key.ends_with(&format!(".{field}")) && key != field => format!("{key}.{field}"),
+                _ => key,
+            };
+            config_error(key, msg)
+        })?;
+        scenario.check().map_err(|(key, msg)| config_error(key, msg))?;
         Ok(scenario)
     }
 }
@@ -127,12 +81,8 @@ fn set(table: &mut Table, o: &Override) -> std::result::Result<(), String> {
     let (last, parents) = o.path.split_last().ok_or("empty key")?;
     let mut t = table;
     for (i, seg) in parents.iter().enumerate() {
-        let entry = t
-            .entry(seg.clone())
-            .or_insert_with(|| Value::Table(Table::new()));
-        t = entry
-            .as_table_mut()
-            .ok_or_else(|| format!("`{}` is not a table", o.path[..=i].join(".")))?;
+        let entry = t.entry(seg.clone()).or_insert_with(|| Value::Table(Table::new()));
+        t = entry.as_table_mut().ok_or_else(|| format!("`{}` is not a table", o.path[..=i].join(".")))?;
     }
     t.insert(last.clone(), o.value.clone());
     Ok(())
@@ -154,11 +104,7 @@ fn line_of(text: &str, key: &str) -> Option<usize> {
         }
         if let Some((k, _)) = l.split_once('=') {
             let k = k.trim().trim_matches('"');
-            let full = if current.is_empty() {
-                k.to_string()
-            } else {
-                format!("{current}.{k}")
-            };
+            let full = if current.is_empty() { k.to_string() } else { format!("{current}.{k}") };
             if full == key || (current == table && k == leaf) {
                 return Some(i + 1);
             }
@@ -174,13 +120,8 @@ mod tests {
     const MIN: &str = "[cpu]\nclock_mhz = 200.0\n\n[workload]\nkind = \"flood\"\ndirection = \"rx\"\npacket_bytes = 1500\n";
 
     fn err(text: &str, overrides: &[&str]) -> String {
-        let o: Vec<Override> = overrides
-            .iter()
-            .map(|s| parse_override(s).unwrap())
-            .collect();
-        Scenario::from_toml(text, "s.toml", &o)
-            .unwrap_err()
-            .to_string()
+        let o: Vec<Override> = overrides.iter().map(|s| parse_override(s).unwrap()).collect();
+        Scenario::from_toml(text, "s.toml", &o).unwrap_err().to_string()
     }
 
     #[test]
@@ -192,23 +133,14 @@ mod tests {
 
     #[test]
     fn unknown_key_is_named_with_its_line() {
-        let e = err(
-            &MIN.replace("clock_mhz = 200.0", "clock_mhz = 200.0\nclok_mhz = 1"),
-            &[],
-        );
-        assert!(
-            e.starts_with("s.toml:3: `cpu.clok_mhz`: unknown field `clok_mhz`"),
-            "{e}"
-        );
+        let e = err(&MIN.replace("clock_mhz = 200.0", "clock_mhz = 200.0\nclok_mhz = 1"), &[]);
+        assert!(e.starts_with("s.toml:3: `cpu.clok_mhz`: unknown field `clok_mhz`"), "{e}");
     }
 
     #[test]
     fn zero_and_negative_clock_are_refused() {
         let e = err(&MIN.replace("200.0", "0.0"), &[]);
-        assert!(
-            e.contains("`cpu.clock_mhz`") && e.contains("positive"),
-            "{e}"
-        );
+        assert!(e.contains("`cpu.clock_mhz`") && e.contains("positive"), "{e}");
         let e = err(MIN, &["cpu.clock_mhz=-5"]);
         assert!(e.starts_with("--set: `cpu.clock_mhz`"), "{e}");
     }
@@ -221,41 +153,20 @@ mod tests {
 
     #[test]
     fn overrides_apply_and_are_typed() {
-        let o = [
-            parse_override("cpu.context_policy=multithreaded").unwrap(),
-            parse_override("run.seed=7").unwrap(),
-        ];
+        let o = [parse_override("cpu.context_policy=multithreaded").unwrap(), parse_override("run.seed=7").unwrap()];
         let s = Scenario::from_toml(MIN, "s.toml", &o).unwrap();
-        assert_eq!(
-            s.cpu.context_policy,
-            crate::cpu::ContextPolicy::Multithreaded
-        );
+        assert_eq!(s.cpu.context_policy, crate::cpu::ContextPolicy::Multithreaded);
         assert_eq!(s.run.seed, 7);
     }
 
     #[test]
     fn bad_workload_key_is_named_inside_the_workload() {
         let e = err(MIN, &["workload.packet_bytes=\"big\""]);
-        assert!(
-            e.starts_with("--set: `workload.packet_bytes`: invalid type"),
-            "{e}"
-        );
-        let e = err(
-            &MIN.replace(
-                "packet_bytes = 1500",
-                "packet_bytes = 1500\npacket_bits = 1",
-            ),
-            &[],
-        );
-        assert!(
-            e.starts_with("s.toml:8: `workload.packet_bits`: unknown field"),
-            "{e}"
-        );
+        assert!(e.starts_with("--set: `workload.packet_bytes`: invalid type"), "{e}");
+        let e = err(&MIN.replace("packet_bytes = 1500", "packet_bytes = 1500\npacket_bits = 1"), &[]);
+        assert!(e.starts_with("s.toml:8: `workload.packet_bits`: unknown field"), "{e}");
         let e = err(&MIN.replace("\"flood\"", "\"flod\""), &[]);
-        assert!(
-            e.contains("`workload`") && e.contains("unknown variant `flod`"),
-            "{e}"
-        );
+        assert!(e.contains("`workload`") && e.contains("unknown variant `flod`"), "{e}");
     }
 
     #[test]

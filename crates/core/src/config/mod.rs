@@ -10,10 +10,7 @@ mod load;
 mod workload;
 
 pub use load::{Override, parse_override};
-pub use workload::{
-    Action, ArrivalsConfig, Direction, FloodConfig, Process, ScriptConfig, ScriptEvent,
-    SyntheticConfig, TraceConfig, WorkloadConfig,
-};
+pub use workload::{Action, ArrivalsConfig, Direction, FloodConfig, Process, ScriptConfig, ScriptEvent, SyntheticConfig, TraceConfig, WorkloadConfig};
 
 use crate::cpu::ContextPolicy;
 use serde::{Deserialize, Serialize};
@@ -66,10 +63,7 @@ pub struct RunConfig {
 
 impl Default for RunConfig {
     fn default() -> Self {
-        Self {
-            seed: 1,
-            duration_ms: 1000.0,
-        }
+        Self { seed: 1, duration_ms: 1000.0 }
     }
 }
 
@@ -131,13 +125,7 @@ pub struct NicConfig {
 
 impl Default for NicConfig {
     fn default() -> Self {
-        Self {
-            rx_buffer_bytes: 16 * 1024,
-            tx_queue_packets: 64,
-            link_mbps: 10.0,
-            dma_bytes_per_cycle: 4.0,
-            irq_thread: 0,
-        }
+        Self { rx_buffer_bytes: 16 * 1024, tx_queue_packets: 64, link_mbps: 10.0, dma_bytes_per_cycle: 4.0, irq_thread: 0 }
     }
 }
 
@@ -156,11 +144,7 @@ pub struct DriverConfig {
 
 impl Default for DriverConfig {
     fn default() -> Self {
-        Self {
-            send_cycles: 2756,
-            isr_tx_done_cycles: 536,
-            isr_rx_done_cycles: 2228,
-        }
+        Self { send_cycles: 2756, isr_tx_done_cycles: 536, isr_rx_done_cycles: 2228 }
     }
 }
 
@@ -215,13 +199,10 @@ pub struct AppConfig {
 
 impl Default for AppConfig {
     fn default() -> Self {
-        Self {
-            background: true,
-            syscall_cycles: 400,
-            thread: 0,
-        }
+        Self { background: true, syscall_cycles: 400, thread: 0 }
     }
 }
+
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
@@ -234,10 +215,7 @@ pub struct StatsConfig {
 
 impl Default for StatsConfig {
     fn default() -> Self {
-        Self {
-            max_packet_records: 1_000_000,
-            timeline_max_items: 200_000,
-        }
+        Self { max_packet_records: 1_000_000, timeline_max_items: 200_000 }
     }
 }
 
@@ -258,53 +236,23 @@ impl Scenario {
     /// Range checks that types alone cannot express: `(key, message)`.
     pub fn check(&self) -> Result<(), (String, String)> {
         let err = |k: &str, m: String| Err((k.to_string(), m));
-        let positive = |k: &str, v: f64| {
-            if v.is_finite() && v > 0.0 {
-                Ok(())
-            } else {
-                err(k, format!("must be a positive number, got {v}"))
-            }
-        };
+        let positive = |k: &str, v: f64| if v.is_finite() && v > 0.0 { Ok(()) } else { err(k, format!("must be a positive number, got {v}")) };
         positive("cpu.clock_mhz", self.cpu.clock_mhz)?;
         if self.cpu.clock_mhz > 1e5 {
-            return err(
-                "cpu.clock_mhz",
-                format!(
-                    "{} MHz is beyond any real clock (max 100000)",
-                    self.cpu.clock_mhz
-                ),
-            );
+            return err("cpu.clock_mhz", format!("{} MHz is beyond any real clock (max 100000)", self.cpu.clock_mhz));
         }
         positive("run.duration_ms", self.run.duration_ms)?;
         if self.duration_cycles() > u64::MAX / 4 {
-            return err(
-                "run.duration_ms",
-                "run too long for 64-bit cycle time".into(),
-            );
+            return err("run.duration_ms", "run too long for 64-bit cycle time".into());
         }
         if self.cpu.threads == 0 || self.cpu.threads > 64 {
-            return err(
-                "cpu.threads",
-                format!("must be 1..=64, got {}", self.cpu.threads),
-            );
+            return err("cpu.threads", format!("must be 1..=64, got {}", self.cpu.threads));
         }
         if self.nic.irq_thread >= self.cpu.threads {
-            return err(
-                "nic.irq_thread",
-                format!(
-                    "thread {} does not exist (cpu.threads = {})",
-                    self.nic.irq_thread, self.cpu.threads
-                ),
-            );
+            return err("nic.irq_thread", format!("thread {} does not exist (cpu.threads = {})", self.nic.irq_thread, self.cpu.threads));
         }
         if self.app.thread >= self.cpu.threads {
-            return err(
-                "app.thread",
-                format!(
-                    "thread {} does not exist (cpu.threads = {})",
-                    self.app.thread, self.cpu.threads
-                ),
-            );
+            return err("app.thread", format!("thread {} does not exist (cpu.threads = {})", self.app.thread, self.cpu.threads));
         }
         positive("nic.link_mbps", self.nic.link_mbps)?;
         positive("nic.dma_bytes_per_cycle", self.nic.dma_bytes_per_cycle)?;
@@ -316,35 +264,20 @@ impl Scenario {
         }
         let c = self.stack.copy_cycles_per_byte;
         if !(c.is_finite() && c >= 0.0) {
-            return err(
-                "stack.copy_cycles_per_byte",
-                format!("must be a non-negative number, got {c}"),
-            );
+            return err("stack.copy_cycles_per_byte", format!("must be a non-negative number, got {c}"));
         }
         let size = |k: &str, b: u32| {
             if b == 0 || b > MAX_PACKET_BYTES {
                 err(k, format!("must be 1..={MAX_PACKET_BYTES} bytes, got {b}"))
             } else if u64::from(b) > self.nic.rx_buffer_bytes {
-                err(
-                    k,
-                    format!(
-                        "{b}-byte packets never fit the {}-byte nic.rx_buffer_bytes",
-                        self.nic.rx_buffer_bytes
-                    ),
-                )
+                err(k, format!("{b}-byte packets never fit the {}-byte nic.rx_buffer_bytes", self.nic.rx_buffer_bytes))
             } else {
                 Ok(())
             }
         };
         match &self.workload {
-            WorkloadConfig::Flood(FloodConfig { packet_bytes, .. }) => {
-                size("workload.packet_bytes", *packet_bytes)?
-            }
-            WorkloadConfig::Arrivals(ArrivalsConfig {
-                rate_pps,
-                packet_bytes,
-                ..
-            }) => {
+            WorkloadConfig::Flood(FloodConfig { packet_bytes, .. }) => size("workload.packet_bytes", *packet_bytes)?,
+            WorkloadConfig::Arrivals(ArrivalsConfig { rate_pps, packet_bytes, .. }) => {
                 size("workload.packet_bytes", *packet_bytes)?;
                 positive("workload.rate_pps", *rate_pps)?;
             }
@@ -357,10 +290,7 @@ impl Scenario {
                 let mut last = 0;
                 for (i, e) in events.iter().enumerate() {
                     if e.at_cycle < last {
-                        return err(
-                            &format!("workload.events[{i}].at_cycle"),
-                            format!("{} comes before the previous event's {last}", e.at_cycle),
-                        );
+                        return err(&format!("workload.events[{i}].at_cycle"), format!("{} comes before the previous event's {last}", e.at_cycle));
                     }
                     last = e.at_cycle;
                     if e.action != Action::Syscall {
@@ -368,36 +298,19 @@ impl Scenario {
                     }
                 }
             }
-            WorkloadConfig::Synthetic(SyntheticConfig {
-                rx_mbps,
-                packet_interrupts_per_s,
-                tx_share,
-                tx_packet_bytes,
-                ..
-            }) => {
+            WorkloadConfig::Synthetic(SyntheticConfig { rx_mbps, packet_interrupts_per_s, tx_share, tx_packet_bytes, .. }) => {
                 positive("workload.rx_mbps", *rx_mbps)?;
                 size("workload.tx_packet_bytes", *tx_packet_bytes)?;
                 if !(0.0..1.0).contains(tx_share) {
-                    return err(
-                        "workload.tx_share",
-                        format!("must be in [0, 1), got {tx_share}"),
-                    );
+                    return err("workload.tx_share", format!("must be in [0, 1), got {tx_share}"));
                 }
                 if *packet_interrupts_per_s == 0 {
-                    return err(
-                        "workload.packet_interrupts_per_s",
-                        "must be at least 1".into(),
-                    );
+                    return err("workload.packet_interrupts_per_s", "must be at least 1".into());
                 }
                 let rx = (*packet_interrupts_per_s as f64 * (1.0 - tx_share)).round();
                 let bytes = rx_mbps * 1e6 / 8.0 / rx.max(1.0);
                 if rx < 1.0 || bytes > MAX_PACKET_BYTES as f64 {
-                    return err(
-                        "workload.rx_mbps",
-                        format!(
-                            "{rx_mbps} Mb/s over {rx} received packets/s needs {bytes:.0}-byte packets (max {MAX_PACKET_BYTES})"
-                        ),
-                    );
+                    return err("workload.rx_mbps", format!("{rx_mbps} Mb/s over {rx} received packets/s needs {bytes:.0}-byte packets (max {MAX_PACKET_BYTES})"));
                 }
             }
             WorkloadConfig::NullRpc(w) => crate::masking::check(self, w)?,

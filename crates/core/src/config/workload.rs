@@ -29,15 +29,7 @@ pub enum WorkloadConfig {
     Exerciser(crate::delivery::ExerciserConfig),
 }
 
-const KINDS: &[&str] = &[
-    "flood",
-    "arrivals",
-    "trace",
-    "script",
-    "synthetic",
-    "null_rpc",
-    "exerciser",
-];
+const KINDS: &[&str] = &["flood", "arrivals", "trace", "script", "synthetic", "null_rpc", "exerciser"];
 
 /// Marks an error message with the key it is about, for `load.rs` to lift
 /// into the error's key path.
@@ -48,12 +40,7 @@ impl<'de> Deserialize<'de> for WorkloadConfig {
         let mut table = toml::Table::deserialize(d)?;
         let kind = match table.remove("kind") {
             Some(toml::Value::String(k)) => k,
-            Some(other) => {
-                return Err(de::Error::custom(format!(
-                    "{AT_KEY}kind`: expected a string, got {}",
-                    other.type_str()
-                )));
-            }
+            Some(other) => return Err(de::Error::custom(format!("{AT_KEY}kind`: expected a string, got {}", other.type_str()))),
             None => return Err(de::Error::missing_field("kind")),
         };
         let r = match kind.as_str() {
@@ -76,11 +63,7 @@ fn keys<T: DeserializeOwned>(table: toml::Table) -> Result<T, String> {
         let path = e.path().to_string();
         let msg = e.into_inner().to_string();
         let msg = msg.lines().next().unwrap_or_default();
-        if path == "." {
-            msg.to_string()
-        } else {
-            format!("{AT_KEY}{path}`: {msg}")
-        }
+        if path == "." { msg.to_string() } else { format!("{AT_KEY}{path}`: {msg}") }
     })
 }
 
@@ -152,6 +135,7 @@ pub enum Process {
     Poisson,
     Periodic,
 }
+
 
 /// One scripted stimulus.
 #[derive(Debug, Clone, Deserialize, Serialize)]

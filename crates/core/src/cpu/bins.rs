@@ -22,14 +22,7 @@ pub enum Bin {
 }
 
 impl Bin {
-    pub const ALL: [Bin; 6] = [
-        Bin::User,
-        Bin::Kernel,
-        Bin::Interrupt,
-        Bin::BottomHalf,
-        Bin::Overhead,
-        Bin::Idle,
-    ];
+    pub const ALL: [Bin; 6] = [Bin::User, Bin::Kernel, Bin::Interrupt, Bin::BottomHalf, Bin::Overhead, Bin::Idle];
 
     pub fn name(self) -> &'static str {
         match self {

@@ -103,12 +103,7 @@ impl<J: Copy + Label> Thread<J> {
         let levels = levels.clamp(IRQ as usize + 1, Self::MAX_LEVELS);
         Self {
             id,
-            slots: (0..levels)
-                .map(|_| Slot {
-                    active: None,
-                    pending: VecDeque::new(),
-                })
-                .collect(),
+            slots: (0..levels).map(|_| Slot { active: None, pending: VecDeque::new() }).collect(),
             started: 0,
             waiting: 0,
             running: None,
@@ -216,15 +211,7 @@ impl<J: Copy + Label> Thread<J> {
     /// Timeline spans of one charge: overhead on `[start, mid)`, `job` on
     /// `[mid, now)`. Out of line: most runs record no timeline.
     #[cold]
-    fn record_spans(
-        &self,
-        timeline: &mut Timeline,
-        level: Level,
-        job: J,
-        start: Time,
-        mid: Time,
-        now: Time,
-    ) {
+    fn record_spans(&self, timeline: &mut Timeline, level: Level, job: J, start: Time, mid: Time, now: Time) {
         let ctx = self.policy.context_of(level);
         if mid > start {
             timeline.span(self.id, ctx, start, mid, "overhead");
@@ -237,12 +224,7 @@ impl<J: Copy + Label> Thread<J> {
     /// Ends the running activity's job at `now` if `epoch` is current; returns
     /// its level and job. The caller then calls [`Thread::proceed`].
     #[inline]
-    pub fn complete(
-        &mut self,
-        now: Time,
-        epoch: u64,
-        timeline: &mut Timeline,
-    ) -> Option<(Level, J)> {
+    pub fn complete(&mut self, now: Time, epoch: u64, timeline: &mut Timeline) -> Option<(Level, J)> {
         if epoch != self.epoch {
             return None;
         }
@@ -259,23 +241,10 @@ impl<J: Copy + Label> Thread<J> {
     /// ends and frees its context.
     #[inline]
     pub fn proceed(&mut self, level: Level, next: Option<Work<J>>) {
-        let next = next.or_else(|| {
-            if level == SOFT {
-                self.pop_pending(level)
-            } else {
-                None
-            }
-        });
+        let next = next.or_else(|| if level == SOFT { self.pop_pending(level) } else { None });
         let slot = &mut self.slots[level as usize];
         match next {
-            Some(work) => {
-                slot.active = Some(Active {
-                    work,
-                    switch: 0,
-                    overhead: 0,
-                    remaining: work.cycles,
-                })
-            }
+            Some(work) => slot.active = Some(Active { work, switch: 0, overhead: 0, remaining: work.cycles }),
             None => {
                 slot.active = None;
                 self.started &= !(1 << level);
@@ -331,9 +300,7 @@ impl<J: Copy + Label> Thread<J> {
             self.last_ctx = ctx;
         }
         if fresh {
-            let work = self
-                .pop_pending(level)
-                .expect("waiting bit implies pending work");
+            let work = self.pop_pending(level).expect("waiting bit implies pending work");
             let mut overhead = match level {
                 USER => 0,
                 SOFT => self.costs.swi_entry,
@@ -346,12 +313,7 @@ impl<J: Copy + Label> Thread<J> {
             {
                 overhead = overhead.saturating_add(self.costs.save_restore);
             }
-            self.slots[level as usize].active = Some(Active {
-                work,
-                switch,
-                overhead,
-                remaining: work.cycles,
-            });
+            self.slots[level as usize].active = Some(Active { work, switch, overhead, remaining: work.cycles });
             self.started |= 1 << level;
         } else if let Some(act) = self.slots[level as usize].active.as_mut() {
             act.switch = switch;
@@ -373,12 +335,7 @@ impl<J: Copy + Label> Thread<J> {
         let act = self.slots[level as usize].active.as_ref()?;
         self.armed = true;
         // Saturating: absurd configured costs end past the run, never wrap.
-        Some((
-            now.saturating_add(act.switch)
-                .saturating_add(act.overhead)
-                .saturating_add(act.remaining),
-            self.epoch,
-        ))
+        Some((now.saturating_add(act.switch).saturating_add(act.overhead).saturating_add(act.remaining), self.epoch))
     }
 }
 

@@ -23,11 +23,7 @@ pub struct IntcConfig {
 
 impl Default for IntcConfig {
     fn default() -> Self {
-        Self {
-            kind: IntcKind::Direct,
-            vectors: 1,
-            trigger: intc::Trigger::Level,
-        }
+        Self { kind: IntcKind::Direct, vectors: 1, trigger: intc::Trigger::Level }
     }
 }
 
@@ -49,12 +45,7 @@ pub struct BusConfig {
 
 impl Default for BusConfig {
     fn default() -> Self {
-        Self {
-            mmio_read_ns: 900.0,
-            posted_write_ns: 450.0,
-            port_io_ns: 1000.0,
-            link_mbytes_per_s: 250.0,
-        }
+        Self { mmio_read_ns: 900.0, posted_write_ns: 450.0, port_io_ns: 1000.0, link_mbytes_per_s: 250.0 }
     }
 }
 
@@ -165,29 +156,14 @@ const MAX_CYCLES: u64 = 1_000_000_000;
 
 /// Range checks of the delivery sections: `(key, message)`.
 pub fn check(s: &Scenario) -> Result<(), (String, String)> {
-    let WorkloadConfig::Exerciser(w) = &s.workload else {
-        return Ok(());
-    };
+    let WorkloadConfig::Exerciser(w) = &s.workload else { return Ok(()) };
     let err = |k: &str, m: String| Err((k.to_string(), m));
-    let positive = |k: &str, v: f64| {
-        if v.is_finite() && v > 0.0 {
-            Ok(())
-        } else {
-            err(k, format!("must be a positive number, got {v}"))
-        }
-    };
+    let positive = |k: &str, v: f64| if v.is_finite() && v > 0.0 { Ok(()) } else { err(k, format!("must be a positive number, got {v}")) };
     // Bounds keep every sum of costs far from 64-bit cycle overflow.
-    for (k, v) in [
-        ("bus.mmio_read_ns", s.bus.mmio_read_ns),
-        ("bus.posted_write_ns", s.bus.posted_write_ns),
-        ("bus.port_io_ns", s.bus.port_io_ns),
-    ] {
+    for (k, v) in [("bus.mmio_read_ns", s.bus.mmio_read_ns), ("bus.posted_write_ns", s.bus.posted_write_ns), ("bus.port_io_ns", s.bus.port_io_ns)] {
         positive(k, v)?;
         if v > 1e6 {
-            return err(
-                k,
-                format!("{v} ns is beyond any bus transaction (max 1000000)"),
-            );
+            return err(k, format!("{v} ns is beyond any bus transaction (max 1000000)"));
         }
     }
     positive("bus.link_mbytes_per_s", s.bus.link_mbytes_per_s)?;
@@ -198,18 +174,12 @@ pub fn check(s: &Scenario) -> Result<(), (String, String)> {
         ("irq_path.lapic_eoi_cycles", p.lapic_eoi_cycles),
         ("irq_path.mmio_write_cycles", p.mmio_write_cycles),
         ("irq_path.isr_cycles", p.isr_cycles),
-        (
-            "irq_path.tasklet_schedule_cycles",
-            p.tasklet_schedule_cycles,
-        ),
+        ("irq_path.tasklet_schedule_cycles", p.tasklet_schedule_cycles),
         ("irq_path.softirq_entry_cycles", p.softirq_entry_cycles),
         ("irq_path.tasklet_cycles", p.tasklet_cycles),
     ] {
         if v > MAX_CYCLES {
-            return err(
-                k,
-                format!("{v} cycles is beyond any kernel path (max {MAX_CYCLES})"),
-            );
+            return err(k, format!("{v} cycles is beyond any kernel path (max {MAX_CYCLES})"));
         }
     }
     positive("workload.rate_hz", w.rate_hz)?;
@@ -217,10 +187,7 @@ pub fn check(s: &Scenario) -> Result<(), (String, String)> {
     if kind == IntcKind::Xtpic && s.cpu.threads > 1 {
         return err(
             "cpu.threads",
-            format!(
-                "the XT-PIC delivers to one CPU only (uniprocessor), got {} threads; use intc.kind = \"ioapic\" or \"msi\" for SMP",
-                s.cpu.threads
-            ),
+            format!("the XT-PIC delivers to one CPU only (uniprocessor), got {} threads; use intc.kind = \"ioapic\" or \"msi\" for SMP", s.cpu.threads),
         );
     }
     let max_vectors = match kind {
@@ -233,42 +200,18 @@ pub fn check(s: &Scenario) -> Result<(), (String, String)> {
         let what = match kind {
             IntcKind::Msi => "MSI grants 1, 2, 4, 8, 16 or 32 vectors per function".to_string(),
             IntcKind::Msix => "MSI-X allows 1..=2048 vectors per function".to_string(),
-            _ => format!(
-                "a legacy {} line carries one interrupt; vectors must be 1",
-                kind.name()
-            ),
+            _ => format!("a legacy {} line carries one interrupt; vectors must be 1", kind.name()),
         };
         return err("intc.vectors", format!("{what}, got {v}"));
     }
-    let cpu = |k: &str, c: usize| {
-        if c < s.cpu.threads {
-            Ok(())
-        } else {
-            err(
-                k,
-                format!("CPU {c} does not exist (cpu.threads = {})", s.cpu.threads),
-            )
-        }
-    };
-    let prio = |k: &str, p: u8| {
-        if p <= 13 {
-            Ok(())
-        } else {
-            err(k, format!("priority class must be 0..=13, got {p}"))
-        }
-    };
+    let cpu = |k: &str, c: usize| if c < s.cpu.threads { Ok(()) } else { err(k, format!("CPU {c} does not exist (cpu.threads = {})", s.cpu.threads)) };
+    let prio = |k: &str, p: u8| if p <= 13 { Ok(()) } else { err(k, format!("priority class must be 0..=13, got {p}")) };
     cpu("workload.cpu", w.cpu)?;
     prio("workload.priority", w.priority)?;
     for (i, o) in w.others.iter().enumerate() {
         positive(&format!("workload.others[{i}].rate_hz"), o.rate_hz)?;
         if o.isr_cycles > MAX_CYCLES {
-            return err(
-                &format!("workload.others[{i}].isr_cycles"),
-                format!(
-                    "{} cycles is beyond any ISR (max {MAX_CYCLES})",
-                    o.isr_cycles
-                ),
-            );
+            return err(&format!("workload.others[{i}].isr_cycles"), format!("{} cycles is beyond any ISR (max {MAX_CYCLES})", o.isr_cycles));
         }
         cpu(&format!("workload.others[{i}].cpu"), o.cpu)?;
         prio(&format!("workload.others[{i}].priority"), o.priority)?;

@@ -46,13 +46,7 @@ pub enum Accept {
 }
 
 impl Nic {
-    pub fn new(
-        rx_capacity: u64,
-        tx_capacity: usize,
-        dma_bytes_per_cycle: f64,
-        cycles_per_us: f64,
-        link_mbps: f64,
-    ) -> Self {
+    pub fn new(rx_capacity: u64, tx_capacity: usize, dma_bytes_per_cycle: f64, cycles_per_us: f64, link_mbps: f64) -> Self {
         Self {
             rx_capacity,
             rx_used: 0,
@@ -88,10 +82,7 @@ impl Nic {
             return Accept::Dropped;
         }
         self.rx_used += u64::from(bytes);
-        self.rx.push_back(RxFrame {
-            arrival: now,
-            bytes,
-        });
+        self.rx.push_back(RxFrame { arrival: now, bytes });
         Accept::Stored
     }
 
@@ -141,8 +132,7 @@ impl Nic {
         self.tx_busy = true;
         self.tx_current = bytes;
         // Saturating: an absurdly slow DMA or link ends past the run, never wraps.
-        now.saturating_add(self.dma_cycles(bytes))
-            .saturating_add(ceil(f64::from(bytes) * self.wire_cycles_per_byte))
+        now.saturating_add(self.dma_cycles(bytes)).saturating_add(ceil(f64::from(bytes) * self.wire_cycles_per_byte))
     }
 
     /// The frame on the wire is out; returns its size.
@@ -178,11 +168,7 @@ fn ceil(x: f64) -> u64 {
         return (t + i64::from((t as f64) < x)) as u64;
     }
     let t = x as u64;
-    if (t as f64) < x {
-        t.saturating_add(1)
-    } else {
-        t
-    }
+    if (t as f64) < x { t.saturating_add(1) } else { t }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -204,30 +190,13 @@ mod tests {
         assert_eq!(nic.receive(0, 1), Accept::Dropped);
         let (_, end) = nic.take_rx(10).unwrap();
         assert_eq!(end, 10 + 375);
-        assert_eq!(
-            nic.receive(end - 1, 1500),
-            Accept::Dropped,
-            "space is free only when the DMA ends"
-        );
+        assert_eq!(nic.receive(end - 1, 1500), Accept::Dropped, "space is free only when the DMA ends");
         assert_eq!(nic.receive(end, 1500), Accept::Stored);
     }
 
     #[test]
     fn ceil_is_libm_ceil() {
-        for x in [
-            0.0,
-            0.25,
-            1.0,
-            374.5,
-            375.0,
-            1e15 + 0.5,
-            4_503_599_627_370_497.0,
-            9_223_372_036_854_774_784.0,
-            9.3e18,
-            -0.5,
-            -3.0,
-            f64::NAN,
-        ] {
+        for x in [0.0, 0.25, 1.0, 374.5, 375.0, 1e15 + 0.5, 4_503_599_627_370_497.0, 9_223_372_036_854_774_784.0, 9.3e18, -0.5, -3.0, f64::NAN] {
             assert_eq!(ceil(x), x.ceil() as u64, "{x}");
         }
     }

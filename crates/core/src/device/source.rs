@@ -63,14 +63,7 @@ pub struct Source {
 }
 
 impl Source {
-    pub fn new(
-        inputs: Vec<u32>,
-        kind: Kind,
-        isr_cycles: u64,
-        process: Process,
-        rate_hz: f64,
-        cycles_per_s: f64,
-    ) -> Self {
+    pub fn new(inputs: Vec<u32>, kind: Kind, isr_cycles: u64, process: Process, rate_hz: f64, cycles_per_s: f64) -> Self {
         Self {
             inputs,
             kind,
@@ -96,11 +89,7 @@ impl Source {
         if self.kind == Kind::Nic {
             return None;
         }
-        let g = if self.periodic {
-            self.mean_gap
-        } else {
-            -self.mean_gap * (1.0 - rng.random::<f64>()).ln()
-        };
+        let g = if self.periodic { self.mean_gap } else { -self.mean_gap * (1.0 - rng.random::<f64>()).ln() };
         Some((g.round() as Time).max(1))
     }
 

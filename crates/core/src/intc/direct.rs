@@ -14,10 +14,7 @@ pub struct Direct {
 
 impl Direct {
     pub fn new(routes: Vec<Route>) -> Self {
-        Self {
-            pending: vec![None; routes.len()],
-            routes,
-        }
+        Self { pending: vec![None; routes.len()], routes }
     }
 
     pub fn message(&mut self, input: u32, rec: Rec) -> Result<usize, Rec> {
@@ -33,11 +30,7 @@ impl Direct {
         let input = (0..self.pending.len())
             .filter(|&i| self.pending[i].is_some() && self.routes[i].cpu == cpu)
             .max_by_key(|&i| (self.routes[i].priority, std::cmp::Reverse(i)))?;
-        Some(Taken {
-            input: input as u32,
-            rec: self.pending[input].take(),
-            ack_cycles: 0,
-        })
+        Some(Taken { input: input as u32, rec: self.pending[input].take(), ack_cycles: 0 })
     }
 
     pub fn holding(&self) -> u64 {

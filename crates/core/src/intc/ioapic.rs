@@ -37,28 +37,15 @@ pub struct IoApic {
 impl IoApic {
     pub fn new(routes: Vec<Route>, trigger: Trigger, costs: Costs) -> Self {
         let n = PINS as usize;
-        Self {
-            routes,
-            trigger,
-            asserted: vec![0; n],
-            remote_irr: vec![false; n],
-            lapic_irr: vec![false; n],
-            costs,
-        }
+        Self { routes, trigger, asserted: vec![0; n], remote_irr: vec![false; n], lapic_irr: vec![false; n], costs }
     }
 
     pub fn level(&mut self, pin: u32, assert: bool) -> Option<(u64, Signal)> {
         let p = pin as usize;
         let was = self.asserted[p];
-        self.asserted[p] = if assert {
-            was + 1
-        } else {
-            was.saturating_sub(1)
-        };
+        self.asserted[p] = if assert { was + 1 } else { was.saturating_sub(1) };
         match self.trigger {
-            Trigger::Edge => {
-                (was == 0 && assert).then_some((self.costs.posted, Signal::Lapic(pin)))
-            }
+            Trigger::Edge => (was == 0 && assert).then_some((self.costs.posted, Signal::Lapic(pin))),
             Trigger::Level => self.send_if_due(pin),
         }
     }
@@ -82,25 +69,14 @@ impl IoApic {
             .filter(|&p| self.lapic_irr[p as usize] && self.routes[p as usize].cpu == cpu)
             .max_by_key(|&p| (self.routes[p as usize].priority, std::cmp::Reverse(p)))?;
         self.lapic_irr[pin as usize] = false;
-        let ack_cycles = if self.trigger == Trigger::Edge {
-            self.costs.lapic_eoi
-        } else {
-            0
-        };
-        Some(Taken {
-            input: pin,
-            rec: None,
-            ack_cycles,
-        })
+        let ack_cycles = if self.trigger == Trigger::Edge { self.costs.lapic_eoi } else { 0 };
+        Some(Taken { input: pin, rec: None, ack_cycles })
     }
 
     pub fn finish(&mut self, pin: u32) -> (u64, Option<(u64, Signal)>) {
         match self.trigger {
             Trigger::Edge => (0, None),
-            Trigger::Level => (
-                self.costs.lapic_eoi,
-                Some((self.costs.lapic_eoi + self.costs.posted, Signal::Eoi(pin))),
-            ),
+            Trigger::Level => (self.costs.lapic_eoi, Some((self.costs.lapic_eoi + self.costs.posted, Signal::Eoi(pin)))),
         }
     }
 

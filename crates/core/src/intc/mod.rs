@@ -205,17 +205,11 @@ pub struct Wiring {
 
 /// Assigns inputs (explicit or first free) and checks the controller's
 /// limits; errors name the offending key.
-pub fn assign(
-    kind: IntcKind,
-    w: &ExerciserConfig,
-    vectors: u32,
-) -> Result<Wiring, (String, String)> {
+pub fn assign(kind: IntcKind, w: &ExerciserConfig, vectors: u32) -> Result<Wiring, (String, String)> {
     let (limit, auto): (u32, Vec<u32>) = match kind {
         IntcKind::Xtpic => (16, xtpic::AUTO_ORDER.to_vec()),
         IntcKind::Ioapic => (ioapic::PINS, ioapic::auto_order()),
-        IntcKind::Msi | IntcKind::Msix | IntcKind::Direct => {
-            (msi::INPUTS, (0..msi::INPUTS).collect())
-        }
+        IntcKind::Msi | IntcKind::Msix | IntcKind::Direct => (msi::INPUTS, (0..msi::INPUTS).collect()),
     };
     let shared_ok = kind.legacy();
     let mut used: Vec<u32> = Vec::new();
@@ -228,10 +222,7 @@ pub fn assign(
                 l
             }
             None => {
-                let free = auto
-                    .iter()
-                    .copied()
-                    .find(|&l| (0..n).all(|k| l + k < limit && !used.contains(&(l + k))));
+                let free = auto.iter().copied().find(|&l| (0..n).all(|k| l + k < limit && !used.contains(&(l + k))));
                 free.ok_or_else(|| {
                     (
                         key.to_string(),
@@ -244,22 +235,10 @@ pub fn assign(
         if let Some(&last) = lines.last()
             && last >= limit
         {
-            return Err((
-                key.into(),
-                format!(
-                    "vectors {first}..={last} run past the {} limit of {limit}",
-                    kind.name()
-                ),
-            ));
+            return Err((key.into(), format!("vectors {first}..={last} run past the {} limit of {limit}", kind.name())));
         }
         if !shared_ok && let Some(l) = lines.iter().find(|l| used.contains(l)) {
-            return Err((
-                key.into(),
-                format!(
-                    "{} vector {l} is already taken: message-signaled interrupts are never shared",
-                    kind.name()
-                ),
-            ));
+            return Err((key.into(), format!("{} vector {l} is already taken: message-signaled interrupts are never shared", kind.name())));
         }
         used.extend(&lines);
         Ok(lines)
@@ -274,9 +253,7 @@ pub fn assign(
 
 fn range_msg(kind: IntcKind, l: u32) -> String {
     match kind {
-        IntcKind::Xtpic if l == xtpic::CASCADE => {
-            "XT-PIC line 2 is the cascade from the slave 8259; use 0..=15 except 2".into()
-        }
+        IntcKind::Xtpic if l == xtpic::CASCADE => "XT-PIC line 2 is the cascade from the slave 8259; use 0..=15 except 2".into(),
         IntcKind::Xtpic => format!("XT-PIC line {l} does not exist; use 0..=15 except 2"),
         IntcKind::Ioapic => format!("IO-APIC pin {l} does not exist; the IO-APIC has pins 0..=23"),
         _ => format!("vector {l} out of range (0..={})", msi::INPUTS - 1),
@@ -287,11 +264,7 @@ fn range_msg(kind: IntcKind, l: u32) -> String {
 mod tests {
     use super::*;
 
-    const COSTS: Costs = Costs {
-        port_io: 1000,
-        posted: 100,
-        lapic_eoi: 10,
-    };
+    const COSTS: Costs = Costs { port_io: 1000, posted: 100, lapic_eoi: 10 };
 
     #[test]
     fn xtpic_serves_the_slave_between_lines_1_and_3() {
@@ -304,56 +277,26 @@ mod tests {
         // Masked until the unmask lands; a line still asserted then asks again.
         assert_eq!(c.signal(Signal::Unmask(9)), (Some(0), None));
         let t = c.take(0).unwrap();
-        assert_eq!(
-            (t.input, t.ack_cycles),
-            (9, 5000),
-            "INTA + 4 port I/Os on a slave line"
-        );
+        assert_eq!((t.input, t.ack_cycles), (9, 5000), "INTA + 4 port I/Os on a slave line");
     }
 
     #[test]
     fn ioapic_level_pin_waits_for_the_eoi_and_redelivers_if_still_asserted() {
-        let routes = vec![
-            Route {
-                cpu: 0,
-                priority: 4
-            };
-            IOAPIC_PINS as usize
-        ];
+        let routes = vec![Route { cpu: 0, priority: 4 }; IOAPIC_PINS as usize];
         let mut c = Intc::new(IntcKind::Ioapic, Trigger::Level, routes, COSTS);
         assert_eq!(c.level(16, true), (None, Some((100, Signal::Lapic(16)))));
-        assert_eq!(
-            c.level(16, true),
-            (None, None),
-            "Remote IRR holds further messages"
-        );
+        assert_eq!(c.level(16, true), (None, None), "Remote IRR holds further messages");
         assert_eq!(c.signal(Signal::Lapic(16)), (Some(0), None));
         assert_eq!(c.take(0).map(|t| t.ack_cycles), Some(0));
         assert_eq!(c.finish(16), (10, Some((110, Signal::Eoi(16)))));
-        assert_eq!(
-            c.signal(Signal::Eoi(16)),
-            (None, Some((100, Signal::Lapic(16))))
-        );
+        assert_eq!(c.signal(Signal::Eoi(16)), (None, Some((100, Signal::Lapic(16)))));
     }
 
     #[test]
     fn msi_merges_a_second_write_to_a_pending_vector_and_serves_priority_first() {
-        let routes = vec![
-            Route {
-                cpu: 0,
-                priority: 4,
-            },
-            Route {
-                cpu: 0,
-                priority: 9,
-            },
-        ];
+        let routes = vec![Route { cpu: 0, priority: 4 }, Route { cpu: 0, priority: 9 }];
         let mut c = Intc::new(IntcKind::Msi, Trigger::Edge, routes, COSTS);
-        let rec = |seq| Rec {
-            src: 0,
-            seq,
-            sent: 0,
-        };
+        let rec = |seq| Rec { src: 0, seq, sent: 0 };
         assert_eq!(c.message(0, rec(0)), Ok(0));
         assert_eq!(c.message(0, rec(1)), Err(rec(1)));
         assert_eq!(c.message(1, rec(2)), Ok(0));

@@ -28,11 +28,7 @@ pub struct Msi {
 
 impl Msi {
     pub fn new(routes: Vec<Route>, costs: Costs) -> Self {
-        Self {
-            irr: vec![None; routes.len()],
-            routes,
-            costs,
-        }
+        Self { irr: vec![None; routes.len()], routes, costs }
     }
 
     pub fn message(&mut self, v: u32, rec: Rec) -> Result<usize, Rec> {
@@ -45,15 +41,9 @@ impl Msi {
     }
 
     pub fn take(&mut self, cpu: usize) -> Option<Taken> {
-        let v = (0..self.irr.len())
-            .filter(|&v| self.irr[v].is_some() && self.routes[v].cpu == cpu)
-            .max_by_key(|&v| (self.routes[v].priority, std::cmp::Reverse(v)))?;
+        let v = (0..self.irr.len()).filter(|&v| self.irr[v].is_some() && self.routes[v].cpu == cpu).max_by_key(|&v| (self.routes[v].priority, std::cmp::Reverse(v)))?;
         let rec = self.irr[v].take();
-        Some(Taken {
-            input: v as u32,
-            rec,
-            ack_cycles: self.costs.lapic_eoi,
-        })
+        Some(Taken { input: v as u32, rec, ack_cycles: self.costs.lapic_eoi })
     }
 
     pub fn holding(&self) -> u64 {

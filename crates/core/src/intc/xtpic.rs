@@ -37,11 +37,7 @@ pub struct XtPic {
 
 impl XtPic {
     pub fn new(costs: Costs) -> Self {
-        Self {
-            asserted: [0; 16],
-            masked: [false; 16],
-            costs,
-        }
+        Self { asserted: [0; 16], masked: [false; 16], costs }
     }
 
     fn pending(&self, line: u32) -> bool {
@@ -59,19 +55,12 @@ impl XtPic {
         // mask_and_ack_8259A masks the line and ends it in the 8259 at once.
         self.masked[line as usize] = true;
         let port_ios = if line >= 8 { 4 } else { 3 };
-        Some(Taken {
-            input: line,
-            rec: None,
-            ack_cycles: self.costs.port_io * (1 + port_ios),
-        })
+        Some(Taken { input: line, rec: None, ack_cycles: self.costs.port_io * (1 + port_ios) })
     }
 
     /// The unmask OUT: the CPU waits for its round trip; the 8259 sees it halfway.
     pub fn finish(&mut self, line: u32) -> (u64, Option<(u64, Signal)>) {
-        (
-            self.costs.port_io,
-            Some((self.costs.port_io / 2, Signal::Unmask(line))),
-        )
+        (self.costs.port_io, Some((self.costs.port_io / 2, Signal::Unmask(line))))
     }
 
     pub fn unmask(&mut self, line: u32) -> Option<usize> {

@@ -59,25 +59,14 @@ impl Machine {
                 }
             }
             NetJob::IsrRx => {
-                let (frame, in_memory) = self
-                    .net
-                    .nic
-                    .take_rx(now)
-                    .expect("an Rx ISR step always has a frame");
+                let (frame, in_memory) = self.net.nic.take_rx(now).expect("an Rx ISR step always has a frame");
                 if self.net.costs.stack {
                     if self.net.counters.rx_in_stack >= self.net.backlog_limit {
                         self.net.counters.rx_dropped_backlog += 1;
                     } else {
                         self.net.counters.rx_in_stack += 1;
                         // The SWI waits while the ISR runs (it is a lower level).
-                        self.post(
-                            thread,
-                            SOFT,
-                            Job::Net(NetJob::RecvIp {
-                                arrival: frame.arrival,
-                                bytes: frame.bytes,
-                            }),
-                        );
+                        self.post(thread, SOFT, Job::Net(NetJob::RecvIp { arrival: frame.arrival, bytes: frame.bytes }));
                     }
                 } else {
                     // Driver layer only: the frame is delivered once its DMA is done.

@@ -82,22 +82,14 @@ impl Machine {
             Job::Claim { input, h } => {
                 let s = &d.sources[d.chains[input as usize][h as usize]];
                 let clear = if d.legacy { p.mmio_write_cycles } else { 0 };
-                let exerciser = if s.kind == Kind::Exerciser {
-                    p.mmio_write_cycles + p.tasklet_schedule_cycles
-                } else {
-                    0
-                };
+                let exerciser = if s.kind == Kind::Exerciser { p.mmio_write_cycles + p.tasklet_schedule_cycles } else { 0 };
                 (clear + exerciser + s.isr_cycles, Bin::Interrupt)
             }
             Job::Exit { cycles } => (cycles, Bin::Interrupt),
             Job::TaskletEntry => (p.softirq_entry_cycles, Bin::BottomHalf),
             Job::Tasklet => (p.mmio_write_cycles + p.tasklet_cycles, Bin::BottomHalf),
         };
-        Work {
-            job: Any::Irq(job),
-            cycles,
-            bin,
-        }
+        Work { job: Any::Irq(job), cycles, bin }
     }
 
     /// `job` ended on `cpu`: what the same activity does next (`None` ends it).
@@ -113,31 +105,18 @@ impl Machine {
                 None => self.next_handler(now, cpu, input, h + 1),
             },
             Job::Claim { input, h } => {
-                let next = if self.delivery.legacy {
-                    h + 1
-                } else {
-                    u32::MAX
-                };
+                let next = if self.delivery.legacy { h + 1 } else { u32::MAX };
                 self.next_handler(now, cpu, input, next)
             }
             Job::Exit { .. } => return None,
             Job::TaskletEntry => {
                 // The tasklet runs: it may be scheduled again from now on.
-                let rec = self
-                    .delivery
-                    .tasklet
-                    .take()
-                    .expect("a scheduled tasklet has its interrupt");
+                let rec = self.delivery.tasklet.take().expect("a scheduled tasklet has its interrupt");
                 self.delivery.counters.tasklet_runs += 1;
                 if self.delivery.sources[rec.src].data_visible > now {
                     self.delivery.counters.stale_reads += 1;
                 }
-                self.write_to_device(
-                    now,
-                    rec.src,
-                    Write::TaskletSignature(rec),
-                    "tasklet signature",
-                );
+                self.write_to_device(now, rec.src, Write::TaskletSignature(rec), "tasklet signature");
                 Job::Tasklet
             }
             Job::Tasklet => return None,
@@ -156,19 +135,9 @@ impl Machine {
             let half = d.bus.mmio_read / 2;
             let at = (now + half).max(s.downstream_tail);
             let back = (at + d.bus.mmio_read - half).max(s.data_visible);
-            self.queue.schedule(
-                at,
-                Event::ReadAtDevice {
-                    cpu: cpu as u32,
-                    src: src as u32,
-                },
-            );
+            self.queue.schedule(at, Event::ReadAtDevice { cpu: cpu as u32, src: src as u32 });
             self.timeline.bus(now, back, "status read");
-            return Job::Read {
-                input,
-                h,
-                stall: back - now,
-            };
+            return Job::Read { input, h, stall: back - now };
         }
         if !std::mem::take(&mut self.delivery.handled[cpu]) {
             self.delivery.counters.spurious += 1;
@@ -177,9 +146,7 @@ impl Machine {
         if let Some((delay, sig)) = signal {
             self.schedule_signal(now, delay, sig);
         }
-        Job::Exit {
-            cycles: cycles + self.delivery.path.exit_cycles,
-        }
+        Job::Exit { cycles: cycles + self.delivery.path.exit_cycles }
     }
 
     /// Handler `h` claims interrupt `rec`: clear (legacy), signature and
@@ -197,12 +164,7 @@ impl Machine {
             self.delivery.counters.taken_unclaimed -= 1;
         }
         if self.delivery.sources[src].kind == Kind::Exerciser {
-            let at = now
-                + if legacy {
-                    self.delivery.path.mmio_write_cycles
-                } else {
-                    0
-                };
+            let at = now + if legacy { self.delivery.path.mmio_write_cycles } else { 0 };
             if self.delivery.sources[src].data_visible > now && !legacy {
                 self.delivery.counters.stale_reads += 1;
             }

@@ -113,10 +113,7 @@ pub(crate) struct Irq {
 }
 
 impl Irq {
-    pub const NONE: Irq = Irq {
-        id: u32::MAX,
-        priority: 0,
-    };
+    pub const NONE: Irq = Irq { id: u32::MAX, priority: 0 };
 }
 
 impl Label for Job {
@@ -163,9 +160,7 @@ pub(crate) fn check_programs(programs: &[Program], levels: u8) -> Result<(), Str
         for step in &p.steps {
             match *step {
                 Step::Enter(l) if l == 0 || l > levels => {
-                    return Err(format!(
-                        "program {i}: section at priority {l}, outside 1..={levels}"
-                    ));
+                    return Err(format!("program {i}: section at priority {l}, outside 1..={levels}"));
                 }
                 Step::Enter(_) => depth += 1,
                 Step::Exit if depth == 0 => {
@@ -190,29 +185,14 @@ impl Machine {
 
     /// The CPU's masking level: the highest section open in any activity.
     fn masking_level(&self) -> u8 {
-        self.masking
-            .open
-            .iter()
-            .filter_map(|s| s.iter().max())
-            .max()
-            .copied()
-            .unwrap_or(0)
+        self.masking.open.iter().filter_map(|s| s.iter().max()).max().copied().unwrap_or(0)
     }
 
     /// Hands an interrupt to the thread, which starts it at once if it is
     /// above what runs. `check`: its prologue tests the software mask.
     pub(crate) fn post_interrupt(&mut self, irq: Irq, program: u32, check: bool) {
         self.masking.counters.posted += 1;
-        self.post(
-            0,
-            IRQ + irq.priority - 1,
-            Any::Mask(Job {
-                program,
-                pc: 0,
-                irq,
-                what: What::Prologue { check },
-            }),
-        );
+        self.post(0, IRQ + irq.priority - 1, Any::Mask(Job { program, pc: 0, irq, what: What::Prologue { check } }));
     }
 
     /// Posts the interrupts the hardware mask no longer holds.
@@ -244,14 +224,10 @@ impl Machine {
                     self.masking.counters.deferred += 1;
                     self.masking.deferred.push_back((job.irq, job.program));
                     self.masking.hw = self.masking.hw.max(masking);
-                    return Some(Any::Mask(Job {
-                        what: What::Defer,
-                        ..job
-                    }));
+                    return Some(Any::Mask(Job { what: What::Defer, ..job }));
                 }
                 self.masking.began[l] = (now, masking);
-                self.step_job(job.program, 0, job.irq)
-                    .or_else(|| self.finish(now, level, job))
+                self.step_job(job.program, 0, job.irq).or_else(|| self.finish(now, level, job))
             }
             What::Defer => {
                 // The interrupted activity resumes; the handler waits in `deferred`.
@@ -280,21 +256,14 @@ impl Machine {
                         if !self.release_deferred(masking) {
                             return self.next_step(now, level, job).map(Any::Mask);
                         }
-                        Some(Job {
-                            what: What::Restore,
-                            ..job
-                        })
+                        Some(Job { what: What::Restore, ..job })
                     }
                 }
             }
             What::Restore => {
                 // Deferred handlers have run (they preempted this activity):
                 // lower the hardware mask as far as the remaining ones allow.
-                self.masking.hw = if self.masking.deferred.is_empty() {
-                    0
-                } else {
-                    self.masking_level()
-                };
+                self.masking.hw = if self.masking.deferred.is_empty() { 0 } else { self.masking_level() };
                 self.deliver_held();
                 self.next_step(now, level, job)
             }
@@ -320,33 +289,18 @@ impl Machine {
     }
 
     fn step(&self, job: Job) -> Option<Step> {
-        self.masking
-            .programs
-            .get(job.program as usize)?
-            .steps
-            .get(job.pc as usize)
-            .copied()
+        self.masking.programs.get(job.program as usize)?.steps.get(job.pc as usize).copied()
     }
 
     /// The job for step `pc` of `program`, if it has one.
     fn step_job(&self, program: u32, pc: u32, irq: Irq) -> Option<Job> {
-        let step = self
-            .masking
-            .programs
-            .get(program as usize)?
-            .steps
-            .get(pc as usize)?;
+        let step = self.masking.programs.get(program as usize)?.steps.get(pc as usize)?;
         let what = match step {
             Step::Run(_) => What::Run,
             Step::Enter(_) => What::Enter,
             Step::Exit => What::Exit,
         };
-        Some(Job {
-            program,
-            pc,
-            irq,
-            what,
-        })
+        Some(Job { program, pc, irq, what })
     }
 
     fn next_step(&mut self, now: Time, level: Level, job: Job) -> Option<Job> {
@@ -374,14 +328,7 @@ impl Machine {
         if let Some(log) = m.log.as_mut() {
             let (started, masking_level) = m.began[level as usize];
             let arrived = m.arrived[job.irq.id as usize];
-            log.push(HandlerRun {
-                id: job.irq.id,
-                priority: job.irq.priority,
-                arrived,
-                started,
-                finished: now,
-                masking_level,
-            });
+            log.push(HandlerRun { id: job.irq.id, priority: job.irq.priority, arrived, started, finished: now, masking_level });
         }
         None
     }
@@ -390,11 +337,7 @@ impl Machine {
         let m = &self.masking;
         let c = &m.costs;
         let opt = m.scheme == Scheme::Optimistic;
-        let bin = if job.irq == Irq::NONE {
-            m.programs[job.program as usize].bin
-        } else {
-            Bin::Interrupt
-        };
+        let bin = if job.irq == Irq::NONE { m.programs[job.program as usize].bin } else { Bin::Interrupt };
         let (cycles, bin) = match job.what {
             What::Run => match self.step(job) {
                 Some(Step::Run(n)) => (n, bin),
@@ -409,10 +352,6 @@ impl Machine {
             What::Defer => (c.continuation + c.conventional_raise, Bin::Overhead),
             What::Restore => (c.conventional_lower, Bin::Overhead),
         };
-        Work {
-            job: Any::Mask(job),
-            cycles,
-            bin,
-        }
+        Work { job: Any::Mask(job), cycles, bin }
     }
 }

@@ -66,13 +66,7 @@ impl Machine {
     /// What the activity at `level` of `thread` that just finished `job` does
     /// next: `Some(job)` continues it, `None` ends it.
     #[inline]
-    pub(crate) fn after(
-        &mut self,
-        now: Time,
-        thread: usize,
-        level: Level,
-        job: Job,
-    ) -> Option<Job> {
+    pub(crate) fn after(&mut self, now: Time, thread: usize, level: Level, job: Job) -> Option<Job> {
         match job {
             Job::Net(j) => self.net_after(now, thread, j),
             Job::Irq(j) => self.irq_after(now, thread, j),

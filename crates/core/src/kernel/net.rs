@@ -125,10 +125,7 @@ impl Costs {
             Job::Background => (u64::MAX / 4, Bin::User),
             Job::AppThink => (self.think, Bin::User),
             Job::Syscall => (self.syscall, Bin::Kernel),
-            Job::SendSocket { bytes } if !self.layered => (
-                self.socket + self.udp + self.ip + self.copy(bytes),
-                Bin::Kernel,
-            ),
+            Job::SendSocket { bytes } if !self.layered => (self.socket + self.udp + self.ip + self.copy(bytes), Bin::Kernel),
             Job::SendSocket { .. } => (self.socket, Bin::Kernel),
             Job::SendUdp { .. } => (self.udp, Bin::Kernel),
             // IP copies the data from the user buffer into a socket buffer.
@@ -136,30 +133,17 @@ impl Costs {
             Job::DriverSend { .. } => (self.driver_send, Bin::Kernel),
             Job::IsrTx => (self.isr_tx, Bin::Interrupt),
             Job::IsrRx => (self.isr_rx, Bin::Interrupt),
-            Job::RecvIp { bytes, .. } if !self.layered => (
-                self.ip + self.udp + self.copy(bytes) + self.recv_wakeup + self.socket,
-                Bin::Kernel,
-            ),
+            Job::RecvIp { bytes, .. } if !self.layered => (self.ip + self.udp + self.copy(bytes) + self.recv_wakeup + self.socket, Bin::Kernel),
             Job::RecvIp { .. } => (self.ip, Bin::Kernel),
             // UDP copies the data from the socket buffer to the user buffer.
-            Job::RecvUdp { bytes, .. } => {
-                (self.udp + self.copy(bytes) + self.recv_wakeup, Bin::Kernel)
-            }
+            Job::RecvUdp { bytes, .. } => (self.udp + self.copy(bytes) + self.recv_wakeup, Bin::Kernel),
             Job::RecvSocket { .. } => (self.socket, Bin::Kernel),
         };
-        Work {
-            job: Any::Net(job),
-            cycles,
-            bin,
-        }
+        Work { job: Any::Net(job), cycles, bin }
     }
 
     /// The first job of a send system call of `bytes`.
     pub fn send_call(&self, bytes: u32) -> Job {
-        if self.stack {
-            Job::SendSocket { bytes }
-        } else {
-            Job::DriverSend { bytes }
-        }
+        if self.stack { Job::SendSocket { bytes } } else { Job::DriverSend { bytes } }
     }
 }

@@ -20,9 +20,7 @@ impl Machine {
     /// One layer is done; the next one runs in the same activation.
     pub(crate) fn layer_done(&mut self, now: Time, _thread: usize, job: NetJob) -> Option<NetJob> {
         match job {
-            NetJob::SendSocket { bytes } if !self.net.costs.layered => {
-                Some(NetJob::DriverSend { bytes })
-            }
+            NetJob::SendSocket { bytes } if !self.net.costs.layered => Some(NetJob::DriverSend { bytes }),
             NetJob::SendSocket { bytes } => Some(NetJob::SendUdp { bytes }),
             NetJob::SendUdp { bytes } => Some(NetJob::SendIp { bytes }),
             NetJob::SendIp { bytes } => Some(NetJob::DriverSend { bytes }),
@@ -30,9 +28,7 @@ impl Machine {
                 self.driver_send(now, bytes);
                 None
             }
-            NetJob::RecvIp { arrival, bytes } if self.net.costs.layered => {
-                Some(NetJob::RecvUdp { arrival, bytes })
-            }
+            NetJob::RecvIp { arrival, bytes } if self.net.costs.layered => Some(NetJob::RecvUdp { arrival, bytes }),
             NetJob::RecvUdp { arrival, bytes } => Some(NetJob::RecvSocket { arrival, bytes }),
             NetJob::RecvIp { arrival, bytes } | NetJob::RecvSocket { arrival, bytes } => {
                 self.net.counters.rx_in_stack -= 1;

@@ -19,9 +19,7 @@ use crate::timeline::Timeline;
 impl Machine {
     pub fn new(s: &Scenario, base_dir: &std::path::Path, record: Record) -> Result<Self> {
         let levels = match &s.workload {
-            WorkloadConfig::NullRpc(_) => {
-                IRQ as usize + s.masking.machine.profile().interrupt_levels as usize
-            }
+            WorkloadConfig::NullRpc(_) => IRQ as usize + s.masking.machine.profile().interrupt_levels as usize,
             _ => IRQ as usize + 1,
         };
         let device = match &s.workload {
@@ -29,36 +27,12 @@ impl Machine {
             WorkloadConfig::NullRpc(_) => "interrupt source",
             _ => "NIC",
         };
-        let timeline = if record.timeline {
-            Timeline::recording(s.stats.timeline_max_items, device)
-        } else {
-            Timeline::disabled()
-        };
-        let mut m = Self::shell(
-            &s.name,
-            s.cpu.clock_mhz,
-            s.duration_cycles(),
-            s.cpu.threads,
-            levels,
-            s.cpu.context_policy,
-            entry_costs(s),
-            timeline,
-        );
-        let invalid = |msg: String| crate::Error::Config {
-            file: s.name.clone(),
-            key: "workload".into(),
-            line: None,
-            msg,
-        };
+        let timeline = if record.timeline { Timeline::recording(s.stats.timeline_max_items, device) } else { Timeline::disabled() };
+        let mut m = Self::shell(&s.name, s.cpu.clock_mhz, s.duration_cycles(), s.cpu.threads, levels, s.cpu.context_policy, entry_costs(s), timeline);
+        let invalid = |msg: String| crate::Error::Config { file: s.name.clone(), key: "workload".into(), line: None, msg };
         match &s.workload {
             WorkloadConfig::Exerciser(w) => {
-                m.delivery =
-                    Delivery::exerciser(s, w).map_err(|(key, msg)| crate::Error::Config {
-                        file: s.name.clone(),
-                        key,
-                        line: None,
-                        msg,
-                    })?
+                m.delivery = Delivery::exerciser(s, w).map_err(|(key, msg)| crate::Error::Config { file: s.name.clone(), key, line: None, msg })?
             }
             WorkloadConfig::NullRpc(w) => m.masking = Masking::null_rpc(s, w).map_err(invalid)?,
             _ => m.net = Net::new(s, base_dir, record)?,
@@ -79,9 +53,7 @@ impl Machine {
         entry: EntryCosts,
         timeline: Timeline,
     ) -> Self {
-        let threads: Vec<Thread<Job>> = (0..threads)
-            .map(|i| Thread::new(i, levels, policy, entry))
-            .collect();
+        let threads: Vec<Thread<Job>> = (0..threads).map(|i| Thread::new(i, levels, policy, entry)).collect();
         Self {
             queue: EventQueue::new(),
             timers: vec![crate::engine::Key::MAX; threads.len()],

@@ -78,29 +78,10 @@ fn hist() -> Histogram<u64> {
 impl Delivery {
     /// No interrupt sources: nothing is delivered through a controller.
     pub fn idle() -> Self {
-        Self::with(
-            Intc::new(
-                IntcKind::Direct,
-                intc::Trigger::Edge,
-                Vec::new(),
-                intc::Costs::default(),
-            ),
-            false,
-            0,
-            IrqPathConfig::default(),
-            0,
-            0,
-        )
+        Self::with(Intc::new(IntcKind::Direct, intc::Trigger::Edge, Vec::new(), intc::Costs::default()), false, 0, IrqPathConfig::default(), 0, 0)
     }
 
-    fn with(
-        intc: Intc,
-        legacy: bool,
-        cpus: usize,
-        path: IrqPathConfig,
-        seed: u64,
-        max_records: usize,
-    ) -> Self {
+    fn with(intc: Intc, legacy: bool, cpus: usize, path: IrqPathConfig, seed: u64, max_records: usize) -> Self {
         Self {
             intc,
             legacy,
@@ -127,31 +108,11 @@ impl Delivery {
     pub fn exerciser(s: &Scenario, w: &ExerciserConfig) -> Result<Self, (String, String)> {
         let wiring = intc::assign(s.intc.kind, w, s.intc.vectors)?;
         let per_s = s.cpu.clock_mhz * 1e6;
-        let mut sources = vec![Source::new(
-            wiring.exerciser,
-            Kind::Exerciser,
-            s.irq_path.isr_cycles,
-            w.process,
-            w.rate_hz,
-            per_s,
-        )];
+        let mut sources = vec![Source::new(wiring.exerciser, Kind::Exerciser, s.irq_path.isr_cycles, w.process, w.rate_hz, per_s)];
         for (o, &line) in w.others.iter().zip(&wiring.others) {
-            sources.push(Source::new(
-                vec![line],
-                Kind::Other,
-                o.isr_cycles,
-                o.process,
-                o.rate_hz,
-                per_s,
-            ));
+            sources.push(Source::new(vec![line], Kind::Other, o.isr_cycles, o.process, o.rate_hz, per_s));
         }
-        let mut d = Self::wired(s, sources, |i| {
-            if i == 0 {
-                (w.cpu, w.priority)
-            } else {
-                (w.others[i - 1].cpu, w.others[i - 1].priority)
-            }
-        });
+        let mut d = Self::wired(s, sources, |i| if i == 0 { (w.cpu, w.priority) } else { (w.others[i - 1].cpu, w.others[i - 1].priority) });
         d.bus.dma_transfer = cycles(s, f64::from(w.dma_bytes) * 1e3 / s.bus.link_mbytes_per_s);
         d.busy_user = w.busy_user;
         Ok(d)
@@ -161,34 +122,18 @@ impl Delivery {
     /// `route(i) = (cpu, priority)`; the first source's handler ends each
     /// shared chain (its driver loads last).
     fn wired(s: &Scenario, sources: Vec<Source>, route: impl Fn(usize) -> (usize, u8)) -> Self {
-        let used = sources
-            .iter()
-            .flat_map(|x| x.inputs.iter().copied())
-            .max()
-            .map_or(1, |m| m as usize + 1);
+        let used = sources.iter().flat_map(|x| x.inputs.iter().copied()).max().map_or(1, |m| m as usize + 1);
         let inputs = used.max(intc::IOAPIC_PINS as usize);
         let mut routes = vec![Route::default(); inputs];
         let mut chains = vec![Vec::new(); inputs];
-        for (i, src) in sources
-            .iter()
-            .enumerate()
-            .skip(1)
-            .chain(sources.iter().enumerate().take(1))
-        {
+        for (i, src) in sources.iter().enumerate().skip(1).chain(sources.iter().enumerate().take(1)) {
             let (cpu, prio) = route(i);
             for (k, &input) in src.inputs.iter().enumerate() {
-                routes[input as usize] = Route {
-                    cpu: (cpu + k) % s.cpu.threads,
-                    priority: u32::from(prio),
-                };
+                routes[input as usize] = Route { cpu: (cpu + k) % s.cpu.threads, priority: u32::from(prio) };
                 chains[input as usize].push(i);
             }
         }
-        let costs = intc::Costs {
-            port_io: cycles(s, s.bus.port_io_ns),
-            posted: cycles(s, s.bus.posted_write_ns),
-            lapic_eoi: s.irq_path.lapic_eoi_cycles,
-        };
+        let costs = intc::Costs { port_io: cycles(s, s.bus.port_io_ns), posted: cycles(s, s.bus.posted_write_ns), lapic_eoi: s.irq_path.lapic_eoi_cycles };
         let mut d = Self::with(
             Intc::new(s.intc.kind, s.intc.trigger, routes, costs),
             s.intc.kind.legacy(),
@@ -199,11 +144,7 @@ impl Delivery {
         );
         d.sources = sources;
         d.chains = chains;
-        d.bus = BusCycles {
-            mmio_read: cycles(s, s.bus.mmio_read_ns),
-            posted: costs.posted,
-            dma_transfer: 0,
-        };
+        d.bus = BusCycles { mmio_read: cycles(s, s.bus.mmio_read_ns), posted: costs.posted, dma_transfer: 0 };
         d
     }
 
@@ -243,11 +184,7 @@ impl Machine {
         }
         // DMA data first (the exerciser only); it is in memory once it has
         // crossed the link and the fabric.
-        let transfer = if self.delivery.sources[src].kind == Kind::Exerciser {
-            self.delivery.bus.dma_transfer
-        } else {
-            0
-        };
+        let transfer = if self.delivery.sources[src].kind == Kind::Exerciser { self.delivery.bus.dma_transfer } else { 0 };
         if transfer > 0 {
             let visible = now + transfer + self.delivery.bus.posted;
             self.delivery.sources[src].data_visible = visible;
@@ -265,13 +202,7 @@ impl Machine {
             let rec = s.next_rec(src, now);
             if s.set_status(rec) {
                 let input = s.inputs[0];
-                self.queue.schedule(
-                    now + posted,
-                    Event::Line {
-                        input,
-                        assert: true,
-                    },
-                );
+                self.queue.schedule(now + posted, Event::Line { input, assert: true });
                 self.timeline.bus(now, now + posted, "Assert_INTx");
             }
         } else {
@@ -279,13 +210,7 @@ impl Machine {
             let rec = s.next_rec(src, sent);
             let input = s.inputs[(rec.seq % s.inputs.len() as u64) as usize];
             s.transit.push_back(rec);
-            self.queue.schedule(
-                sent + posted,
-                Event::Msi {
-                    input,
-                    src: src as u32,
-                },
-            );
+            self.queue.schedule(sent + posted, Event::Msi { input, src: src as u32 });
             self.timeline.bus(sent, sent + posted, "MSI write");
         }
     }
@@ -297,10 +222,7 @@ impl Machine {
 
     pub(super) fn msi(&mut self, input: u32, src: usize) {
         let d = &mut self.delivery;
-        let rec = d.sources[src]
-            .transit
-            .pop_front()
-            .expect("an MSI event has its write in transit");
+        let rec = d.sources[src].transit.pop_front().expect("an MSI event has its write in transit");
         match d.intc.message(input, rec) {
             Ok(cpu) => self.offer(cpu),
             Err(lost) => d.sources[lost.src].lost += 1,
@@ -332,13 +254,7 @@ impl Machine {
     }
 
     /// A CPU write to device `src` issued now; posted writes stay in order.
-    pub(crate) fn write_to_device(
-        &mut self,
-        now: Time,
-        src: usize,
-        write: Write,
-        label: &'static str,
-    ) {
+    pub(crate) fn write_to_device(&mut self, now: Time, src: usize, write: Write, label: &'static str) {
         let s = &mut self.delivery.sources[src];
         let at = (now + self.delivery.bus.posted).max(s.downstream_tail);
         s.downstream_tail = at;
@@ -349,22 +265,13 @@ impl Machine {
 
     pub(super) fn at_device(&mut self, now: Time, src: usize) {
         let d = &mut self.delivery;
-        let write = d.sources[src]
-            .writes
-            .pop_front()
-            .expect("a device write event has its write queued");
+        let write = d.sources[src].writes.pop_front().expect("a device write event has its write queued");
         match write {
             Write::Clear => {
                 if d.sources[src].clear_status() {
                     let input = d.sources[src].inputs[0];
                     let posted = d.bus.posted;
-                    self.queue.schedule(
-                        now + posted,
-                        Event::Line {
-                            input,
-                            assert: false,
-                        },
-                    );
+                    self.queue.schedule(now + posted, Event::Line { input, assert: false });
                     self.timeline.bus(now, now + posted, "Deassert_INTx");
                 }
             }
@@ -375,9 +282,7 @@ impl Machine {
                     d.records.push((rec.sent, lat));
                 }
             }
-            Write::TaskletSignature(rec) => {
-                d.tasklet_hist.saturating_record((now - rec.sent).max(1))
-            }
+            Write::TaskletSignature(rec) => d.tasklet_hist.saturating_record((now - rec.sent).max(1)),
         }
     }
 
@@ -402,14 +307,7 @@ impl Machine {
                 d.counters.overtook_data += 1;
             }
         }
-        self.post(
-            cpu,
-            crate::cpu::IRQ,
-            Job::Irq(IrqJob::Entry {
-                input: taken.input,
-                ack: taken.ack_cycles,
-            }),
-        );
+        self.post(cpu, crate::cpu::IRQ, Job::Irq(IrqJob::Entry { input: taken.input, ack: taken.ack_cycles }));
         self.dispatch(cpu);
     }
 

@@ -12,9 +12,7 @@ use crate::cpu::{EntryCosts, IRQ, Thread, USER};
 use crate::engine::Time;
 use crate::error::Result;
 use crate::kernel::Job;
-use crate::kernel::masking::{
-    Arrival, Counters, HandlerRun, Irq, Program, Scheme, Step, check_programs,
-};
+use crate::kernel::masking::{Arrival, Counters, HandlerRun, Irq, Program, Scheme, Step, check_programs};
 use crate::masking::{Costs, NullRpcConfig};
 use crate::timeline::Timeline;
 use rand::{Rng, SeedableRng};
@@ -74,10 +72,7 @@ impl Masking {
         costs: Costs,
     ) -> std::result::Result<Self, String> {
         if levels == 0 || IRQ as usize + levels as usize > Thread::<Job>::MAX_LEVELS {
-            return Err(format!(
-                "{levels} priority levels: must be 1..={}",
-                Thread::<Job>::MAX_LEVELS - IRQ as usize
-            ));
+            return Err(format!("{levels} priority levels: must be 1..={}", Thread::<Job>::MAX_LEVELS - IRQ as usize));
         }
         check_programs(&programs, levels)?;
         let cpu_levels = IRQ as usize + levels as usize;
@@ -96,20 +91,10 @@ impl Masking {
 
     /// The null-RPC workload on the scenario's machine profile.
     pub fn null_rpc(s: &Scenario, w: &NullRpcConfig) -> std::result::Result<Self, String> {
-        let handler = Program {
-            steps: vec![Step::Run(w.handler_cycles.max(0) as u64)],
-            bin: crate::cpu::Bin::Interrupt,
-            repeat: false,
-        };
+        let handler = Program { steps: vec![Step::Run(w.handler_cycles.max(0) as u64)], bin: crate::cpu::Bin::Interrupt, repeat: false };
         let programs = vec![crate::masking::null_rpc_program(w), handler];
         let levels = s.masking.machine.profile().interrupt_levels;
-        Self::new(
-            levels,
-            programs,
-            Box::new(Arrivals::new(s, w)),
-            s.masking.scheme,
-            s.masking.costs(),
-        )
+        Self::new(levels, programs, Box::new(Arrivals::new(s, w)), s.masking.scheme, s.masking.costs())
     }
 
     pub fn active(&self) -> bool {
@@ -118,9 +103,7 @@ impl Masking {
 
     /// Interrupts raised and not yet handled: held, deferred or on the thread.
     pub fn in_flight(&self) -> u64 {
-        self.held.iter().map(|q| q.len() as u64).sum::<u64>()
-            + self.deferred.len() as u64
-            + self.counters.posted
+        self.held.iter().map(|q| q.len() as u64).sum::<u64>() + self.deferred.len() as u64 + self.counters.posted
     }
 }
 
@@ -140,13 +123,7 @@ impl Machine {
             && a.at < self.end
         {
             let program = u32::try_from(a.program).unwrap_or(u32::MAX);
-            self.queue.schedule(
-                a.at.max(self.queue.now()),
-                Event::Arrive {
-                    priority: a.priority,
-                    program,
-                },
-            );
+            self.queue.schedule(a.at.max(self.queue.now()), Event::Arrive { priority: a.priority, program });
         }
     }
 
@@ -155,21 +132,10 @@ impl Machine {
     pub(super) fn arrive(&mut self, now: Time, priority: u8, program: u32) -> Result<()> {
         let m = &mut self.masking;
         if priority == 0 || priority > m.levels || program as usize >= m.programs.len() {
-            let msg = format!(
-                "arrival at {now}: priority {priority} (levels 1..={}), program {program}",
-                m.levels
-            );
-            return Err(crate::Error::Config {
-                file: self.name().to_string(),
-                key: "workload".into(),
-                line: None,
-                msg,
-            });
+            let msg = format!("arrival at {now}: priority {priority} (levels 1..={}), program {program}", m.levels);
+            return Err(crate::Error::Config { file: self.name().to_string(), key: "workload".into(), line: None, msg });
         }
-        let irq = Irq {
-            id: m.next_id,
-            priority,
-        };
+        let irq = Irq { id: m.next_id, priority };
         m.next_id += 1;
         m.counters.raised += 1;
         if m.log.is_some() {
@@ -202,21 +168,13 @@ struct Arrivals {
 
 impl Arrivals {
     fn new(s: &Scenario, w: &NullRpcConfig) -> Self {
-        let weights = if w.interrupt_weights.is_empty() {
-            vec![1.0; w.interrupt_levels.len()]
-        } else {
-            w.interrupt_weights.clone()
-        };
+        let weights = if w.interrupt_weights.is_empty() { vec![1.0; w.interrupt_levels.len()] } else { w.interrupt_weights.clone() };
         let total: f64 = weights.iter().sum();
         let cumulative = weights.iter().scan(0.0, |acc, x| {
             *acc += x / total;
             Some(*acc)
         });
-        let mean_gap = if w.interrupt_rate_per_s > 0.0 {
-            s.cpu.clock_mhz * 1e6 / w.interrupt_rate_per_s
-        } else {
-            f64::INFINITY
-        };
+        let mean_gap = if w.interrupt_rate_per_s > 0.0 { s.cpu.clock_mhz * 1e6 / w.interrupt_rate_per_s } else { f64::INFINITY };
         Self {
             rng: Pcg64Mcg::seed_from_u64(s.run.seed),
             next: 0.0,
@@ -235,23 +193,11 @@ impl Iterator for Arrivals {
         if !self.mean_gap.is_finite() {
             return None;
         }
-        let gap = if self.periodic {
-            self.mean_gap
-        } else {
-            -self.mean_gap * (1.0 - self.rng.random::<f64>()).ln()
-        };
+        let gap = if self.periodic { self.mean_gap } else { -self.mean_gap * (1.0 - self.rng.random::<f64>()).ln() };
         self.next += gap;
         let u = self.rng.random::<f64>();
-        let i = self
-            .cumulative
-            .iter()
-            .position(|&c| u < c)
-            .unwrap_or(self.levels.len() - 1);
-        Some(Arrival {
-            at: self.next.round() as u64,
-            priority: self.levels[i],
-            program: 1,
-        })
+        let i = self.cumulative.iter().position(|&c| u < c).unwrap_or(self.levels.len() - 1);
+        Some(Arrival { at: self.next.round() as u64, priority: self.levels[i], program: 1 })
     }
 }
 
@@ -273,16 +219,7 @@ impl Model {
         end: Time,
     ) -> std::result::Result<Self, String> {
         let masking = Masking::new(levels, programs, Box::new(arrivals), scheme, costs)?;
-        let mut m = Machine::shell(
-            "",
-            1.0,
-            end,
-            1,
-            IRQ as usize + levels as usize,
-            crate::cpu::ContextPolicy::Single,
-            entry,
-            Timeline::disabled(),
-        );
+        let mut m = Machine::shell("", 1.0, end, 1, IRQ as usize + levels as usize, crate::cpu::ContextPolicy::Single, entry, Timeline::disabled());
         m.masking = masking;
         Ok(Self(m))
     }
@@ -293,9 +230,7 @@ impl Model {
     }
 
     pub fn run(&mut self) -> std::result::Result<(), String> {
-        self.0
-            .simulate(&mut crate::Unwatched)
-            .map_err(|e| e.to_string())
+        self.0.simulate(&mut crate::Unwatched).map_err(|e| e.to_string())
     }
 
     pub fn take_log(&mut self) -> Vec<HandlerRun> {

@@ -124,29 +124,17 @@ impl Machine {
             // Time must advance: a loop of zero-cycle work would run forever.
             let now = self.queue.now();
             if crate::monitor::due(self.events) && !monitor.poll(now, self.end) {
-                return Err(crate::Error::Cancelled {
-                    file: self.name.clone(),
-                    at: now,
-                });
+                return Err(crate::Error::Cancelled { file: self.name.clone(), at: now });
             }
             if now == last {
                 same += 1;
                 if same > STALL_EVENTS {
-                    return Err(crate::Error::Stalled {
-                        file: self.name.clone(),
-                        at: now,
-                        events: same,
-                    });
+                    return Err(crate::Error::Stalled { file: self.name.clone(), at: now, events: same });
                 }
             } else {
                 (last, same) = (now, 0);
             }
-            let (thread, key) = self
-                .timers
-                .iter()
-                .enumerate()
-                .min_by_key(|&(_, k)| *k)
-                .map_or((0, Key::MAX), |(i, &k)| (i, k));
+            let (thread, key) = self.timers.iter().enumerate().min_by_key(|&(_, k)| *k).map_or((0, Key::MAX), |(i, &k)| (i, k));
             if key < self.queue.peek_key() {
                 self.timers[thread] = Key::MAX;
                 let now = self.queue.advance(key);
@@ -183,8 +171,7 @@ impl Machine {
     /// A thread's job ended: the kernel decides what that activity does next.
     fn complete(&mut self, now: Time, thread: usize) {
         let epoch = self.threads[thread].epoch();
-        let Some((level, job)) = self.threads[thread].complete(now, epoch, &mut self.timeline)
-        else {
+        let Some((level, job)) = self.threads[thread].complete(now, epoch, &mut self.timeline) else {
             return;
         };
         let next = self.after(now, thread, level, job);
@@ -207,11 +194,7 @@ impl Machine {
         let now = self.queue.now();
         if let Some((t, _)) = self.threads[thread].dispatch(now, &mut self.timeline) {
             // The End event (scheduled first) wins any tie at the end.
-            self.timers[thread] = if t <= self.end {
-                self.queue.reserve_key(t)
-            } else {
-                Key::MAX
-            };
+            self.timers[thread] = if t <= self.end { self.queue.reserve_key(t) } else { Key::MAX };
         } else if self.threads[thread].running().is_none() {
             self.timers[thread] = Key::MAX;
         }

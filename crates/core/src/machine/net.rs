@@ -38,13 +38,7 @@ impl Net {
         let workload = Workload::new(s, base_dir)?;
         let think = workload.send_flood().map_or(0, |(_, gap)| gap);
         Ok(Self {
-            nic: Nic::new(
-                s.nic.rx_buffer_bytes,
-                s.nic.tx_queue_packets,
-                s.nic.dma_bytes_per_cycle,
-                s.cycles_per_us(),
-                s.nic.link_mbps,
-            ),
+            nic: Nic::new(s.nic.rx_buffer_bytes, s.nic.tx_queue_packets, s.nic.dma_bytes_per_cycle, s.cycles_per_us(), s.nic.link_mbps),
             costs: Costs::new(s, think, record.timeline),
             workload,
             counters: Counters::default(),

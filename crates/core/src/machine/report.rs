@@ -40,9 +40,7 @@ impl Report {
             metrics,
             bins: m.threads.iter().map(|t| *t.bins()).collect(),
             context_bins: m.threads.iter().map(|t| t.context_bins()).collect(),
-            contexts: (0..policy.contexts())
-                .map(|c| policy.context_name(c).to_string())
-                .collect(),
+            contexts: (0..policy.contexts()).map(|c| policy.context_name(c).to_string()).collect(),
             records,
             laws,
             timeline: m.timeline,
@@ -66,10 +64,7 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         ("rx_dropped_nic", c.rx_dropped_nic as f64),
         ("rx_dropped_backlog", c.rx_dropped_backlog as f64),
         ("rx_in_flight", rx_in_flight as f64),
-        (
-            "rx_throughput_mbps",
-            c.rx_delivered_bytes as f64 * 8.0 / s / 1e6,
-        ),
+        ("rx_throughput_mbps", c.rx_delivered_bytes as f64 * 8.0 / s / 1e6),
         ("tx_offered", c.tx_offered as f64),
         ("tx_sent", c.tx_sent as f64),
         ("tx_dropped", c.tx_dropped as f64),
@@ -79,21 +74,13 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         ("syscalls", c.syscalls as f64),
         ("reordered_stimuli", n.reordered as f64),
     ]);
-    metrics.extend(latency_metrics(
-        "latency",
-        n.latencies.histogram(),
-        m.clock_mhz,
-    ));
+    metrics.extend(latency_metrics("latency", n.latencies.histogram(), m.clock_mhz));
     laws.push(Law {
         what: "rx offered = delivered + dropped + in flight",
         lhs: c.rx_offered,
         rhs: c.rx_delivered + c.rx_dropped_nic + c.rx_dropped_backlog + rx_in_flight,
     });
-    laws.push(Law {
-        what: "tx offered = sent + dropped + in flight",
-        lhs: c.tx_offered,
-        rhs: c.tx_sent + c.tx_dropped + tx_in_flight,
-    });
+    laws.push(Law { what: "tx offered = sent + dropped + in flight", lhs: c.tx_offered, rhs: c.tx_sent + c.tx_dropped + tx_in_flight });
     metrics
 }
 
@@ -109,10 +96,7 @@ fn delivery(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     let in_flight = sum(|s| s.holding()) + d.intc.holding() + c.taken_unclaimed;
     let ex = &d.sources[0];
     let bins: Vec<_> = m.threads.iter().map(|t| *t.bins()).collect();
-    let busy: u64 = bins
-        .iter()
-        .map(|b| b.get(Bin::Interrupt) + b.get(Bin::Overhead) + b.get(Bin::BottomHalf))
-        .sum();
+    let busy: u64 = bins.iter().map(|b| b.get(Bin::Interrupt) + b.get(Bin::Overhead) + b.get(Bin::BottomHalf)).sum();
     let user: u64 = bins.iter().map(|b| b.get(Bin::User)).sum();
     // Per serviced interrupt: spurious deliveries are part of its cost.
     let per_irq = busy as f64 / serviced.max(1) as f64;
@@ -134,36 +118,18 @@ fn delivery(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         ("stale_data_reads", c.stale_reads as f64),
         ("cpu_cycles_per_interrupt", per_irq),
         ("cpu_us_per_interrupt", per_irq / clock),
-        (
-            "max_interrupts_per_s",
-            if serviced == 0 {
-                f64::NAN
-            } else {
-                clock * 1e6 / per_irq
-            },
-        ),
-        (
-            "user_share",
-            user as f64 / (m.end as f64 * bins.len() as f64),
-        ),
+        ("max_interrupts_per_s", if serviced == 0 { f64::NAN } else { clock * 1e6 / per_irq }),
+        ("user_share", user as f64 / (m.end as f64 * bins.len() as f64)),
     ]);
     metrics.extend(latency_metrics("isr_latency", &d.isr_hist, clock));
     metrics.extend(latency_metrics("tasklet_latency", &d.tasklet_hist, clock));
-    laws.push(Law {
-        what: "interrupts raised = serviced + lost + in flight",
-        lhs: raised,
-        rhs: serviced + lost + in_flight,
-    });
+    laws.push(Law { what: "interrupts raised = serviced + lost + in flight", lhs: raised, rhs: serviced + lost + in_flight });
     laws.push(Law {
         what: "exerciser ISR claims = tasklet runs + merged schedules + scheduled",
         lhs: c.exerciser_claims,
         rhs: c.tasklet_runs + c.tasklet_merged + u64::from(d.tasklet.is_some()),
     });
-    laws.push(Law {
-        what: "stale DMA data reads = 0",
-        lhs: c.stale_reads,
-        rhs: 0,
-    });
+    laws.push(Law { what: "stale DMA data reads = 0", lhs: c.stale_reads, rhs: 0 });
     metrics
 }
 
@@ -173,19 +139,11 @@ fn masking(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     let c = k.counters;
     let costs = k.costs;
     let per_rpc = |x: f64| {
-        if c.passes == 0 {
-            f64::NAN
-        } else {
-            x / c.passes as f64
-        }
+        if c.passes == 0 { f64::NAN } else { x / c.passes as f64 }
     };
     let cycles_per_rpc = per_rpc(c.last_pass_end as f64);
     let in_flight = k.in_flight();
-    laws.push(Law {
-        what: "interrupts raised = handled + in flight",
-        lhs: c.raised,
-        rhs: c.handled + in_flight,
-    });
+    laws.push(Law { what: "interrupts raised = handled + in flight", lhs: c.raised, rhs: c.handled + in_flight });
     named([
         ("sim_cycles", m.end as f64),
         ("events", m.events as f64),
@@ -195,10 +153,7 @@ fn masking(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         ("mask_cycles_per_rpc", per_rpc(c.base_masking_cycles as f64)),
         ("masking_cycles_per_rpc", per_rpc(c.masking_cycles as f64)),
         ("conventional_pair_cycles", costs.conventional_pair() as f64),
-        (
-            "optimistic_pair_cycles",
-            costs.optimistic_pair().map_or(f64::NAN, |x| x as f64),
-        ),
+        ("optimistic_pair_cycles", costs.optimistic_pair().map_or(f64::NAN, |x| x as f64)),
         ("continuation_cycles", costs.continuation as f64),
         ("interrupts", c.raised as f64),
         ("interrupts_handled", c.handled as f64),

@@ -60,26 +60,16 @@ impl Default for MaskingConfig {
 
 impl MaskingConfig {
     pub fn effects(&self) -> Effects {
-        Effects {
-            stall_cycles_per_instruction: self.stall_cycles_per_instruction,
-            off_chip_stall_cycles: self.off_chip_stall_cycles,
-        }
+        Effects { stall_cycles_per_instruction: self.stall_cycles_per_instruction, off_chip_stall_cycles: self.off_chip_stall_cycles }
     }
 
     /// The Table 2 figure the scenario supplies, if any.
     pub fn optimistic_override(&self) -> Option<Sequence> {
-        Some(Sequence {
-            instructions: self.optimistic_pair_instructions?,
-            cycles: self.optimistic_pair_cycles?,
-        })
+        Some(Sequence { instructions: self.optimistic_pair_instructions?, cycles: self.optimistic_pair_cycles? })
     }
 
     pub fn costs(&self) -> Costs {
-        Costs::new(
-            self.machine.profile(),
-            self.effects(),
-            self.optimistic_override(),
-        )
+        Costs::new(self.machine.profile(), self.effects(), self.optimistic_override())
     }
 }
 
@@ -128,22 +118,14 @@ pub fn check(s: &Scenario, w: &NullRpcConfig) -> std::result::Result<(), (String
     let m = &s.masking;
     let p = m.machine.profile();
     let non_negative = |k: &str, v: f64| {
-        if v.is_finite() && v >= 0.0 {
-            Ok(())
-        } else {
-            err(k, format!("must be a non-negative number, got {v}"))
-        }
+        if v.is_finite() && v >= 0.0 { Ok(()) } else { err(k, format!("must be a non-negative number, got {v}")) }
     };
-    non_negative(
-        "masking.stall_cycles_per_instruction",
-        m.stall_cycles_per_instruction,
-    )?;
+    non_negative("masking.stall_cycles_per_instruction", m.stall_cycles_per_instruction)?;
     non_negative("masking.off_chip_stall_cycles", m.off_chip_stall_cycles)?;
     if m.optimistic_pair_instructions.is_some() != m.optimistic_pair_cycles.is_some() {
         return err("masking.optimistic_pair_cycles", "give both masking.optimistic_pair_instructions and masking.optimistic_pair_cycles, or neither".into());
     }
-    if m.scheme == Scheme::Optimistic && p.optimistic.is_none() && m.optimistic_override().is_none()
-    {
+    if m.scheme == Scheme::Optimistic && p.optimistic.is_none() && m.optimistic_override().is_none() {
         return err(
             "masking.scheme",
             format!(
@@ -155,78 +137,39 @@ pub fn check(s: &Scenario, w: &NullRpcConfig) -> std::result::Result<(), (String
         );
     }
     if (s.cpu.clock_mhz - p.clock_mhz).abs() > 1e-9 {
-        return err(
-            "cpu.clock_mhz",
-            format!(
-                "the {} runs at {} MHz, not {}",
-                p.machine, p.clock_mhz, s.cpu.clock_mhz
-            ),
-        );
+        return err("cpu.clock_mhz", format!("the {} runs at {} MHz, not {}", p.machine, p.clock_mhz, s.cpu.clock_mhz));
     }
     let level = |k: &str, l: u8| {
         if l == 0 || l > p.interrupt_levels {
-            err(
-                k,
-                format!(
-                    "priority {l} does not exist on the {} (levels 1..={})",
-                    p.machine, p.interrupt_levels
-                ),
-            )
+            err(k, format!("priority {l} does not exist on the {} (levels 1..={})", p.machine, p.interrupt_levels))
         } else {
             Ok(())
         }
     };
     level("workload.section_level", w.section_level)?;
-    for (k, v) in [
-        ("workload.rpc_path_cycles", w.rpc_path_cycles),
-        ("workload.section_cycles", w.section_cycles),
-        ("workload.handler_cycles", w.handler_cycles),
-    ] {
+    for (k, v) in
+        [("workload.rpc_path_cycles", w.rpc_path_cycles), ("workload.section_cycles", w.section_cycles), ("workload.handler_cycles", w.handler_cycles)]
+    {
         if v < 0 {
-            return err(
-                k,
-                format!("must be a non-negative number of cycles, got {v}"),
-            );
+            return err(k, format!("must be a non-negative number of cycles, got {v}"));
         }
     }
     if w.section_cycles > w.rpc_path_cycles {
-        return err(
-            "workload.section_cycles",
-            format!(
-                "{} exceeds workload.rpc_path_cycles = {}",
-                w.section_cycles, w.rpc_path_cycles
-            ),
-        );
+        return err("workload.section_cycles", format!("{} exceeds workload.rpc_path_cycles = {}", w.section_cycles, w.rpc_path_cycles));
     }
     non_negative("workload.interrupt_rate_per_s", w.interrupt_rate_per_s)?;
     if w.interrupt_rate_per_s > s.cpu.clock_mhz * 1e6 {
-        return err(
-            "workload.interrupt_rate_per_s",
-            format!(
-                "{} per second is more than one per cycle",
-                w.interrupt_rate_per_s
-            ),
-        );
+        return err("workload.interrupt_rate_per_s", format!("{} per second is more than one per cycle", w.interrupt_rate_per_s));
     }
     if w.interrupt_levels.is_empty() {
-        return err(
-            "workload.interrupt_levels",
-            "must name at least one priority".into(),
-        );
+        return err("workload.interrupt_levels", "must name at least one priority".into());
     }
     for (i, &l) in w.interrupt_levels.iter().enumerate() {
         level(&format!("workload.interrupt_levels[{i}]"), l)?;
     }
     if !w.interrupt_weights.is_empty() {
         if w.interrupt_weights.len() != w.interrupt_levels.len() {
-            return err(
-                "workload.interrupt_weights",
-                format!(
-                    "has {} weights for {} interrupt_levels",
-                    w.interrupt_weights.len(),
-                    w.interrupt_levels.len()
-                ),
-            );
+            return err("workload.interrupt_weights", format!("has {} weights for {} interrupt_levels", w.interrupt_weights.len(), w.interrupt_levels.len()));
         }
         for (i, &x) in w.interrupt_weights.iter().enumerate() {
             non_negative(&format!("workload.interrupt_weights[{i}]"), x)?;
@@ -240,20 +183,11 @@ pub fn check(s: &Scenario, w: &NullRpcConfig) -> std::result::Result<(), (String
 
 /// The null-RPC path as a program: the section sits mid-path.
 pub fn null_rpc_program(w: &NullRpcConfig) -> Program {
-    let (path, section) = (
-        w.rpc_path_cycles.max(0) as u64,
-        w.section_cycles.max(0) as u64,
-    );
+    let (path, section) = (w.rpc_path_cycles.max(0) as u64, w.section_cycles.max(0) as u64);
     let outside = path.saturating_sub(section);
     let before = outside / 2;
     Program {
-        steps: vec![
-            Step::Run(before),
-            Step::Enter(w.section_level),
-            Step::Run(section),
-            Step::Exit,
-            Step::Run(outside - before),
-        ],
+        steps: vec![Step::Run(before), Step::Enter(w.section_level), Step::Run(section), Step::Exit, Step::Run(outside - before)],
         bin: Bin::Kernel,
         repeat: true,
     }

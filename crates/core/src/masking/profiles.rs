@@ -31,14 +31,8 @@ pub enum Machine {
 }
 
 impl Machine {
-    pub const ALL: [Machine; 6] = [
-        Machine::Luna88k,
-        Machine::Flamingo,
-        Machine::Decstation5000_120,
-        Machine::Decstation5000_200,
-        Machine::Pc386,
-        Machine::Gateway66v,
-    ];
+    pub const ALL: [Machine; 6] =
+        [Machine::Luna88k, Machine::Flamingo, Machine::Decstation5000_120, Machine::Decstation5000_200, Machine::Pc386, Machine::Gateway66v];
 
     /// The key used in scenario files.
     pub fn key(self) -> &'static str {
@@ -98,14 +92,8 @@ pub static LUNA88K: Profile = Profile {
     machine: "Luna88k",
     processor: "Motorola 88100 (25 MHz)",
     clock_mhz: 25.0,
-    conventional: Sequence {
-        instructions: 68,
-        cycles: 96,
-    },
-    optimistic: Some(Sequence {
-        instructions: 51,
-        cycles: 51,
-    }),
+    conventional: Sequence { instructions: 68, cycles: 96 },
+    optimistic: Some(Sequence { instructions: 51, cycles: 51 }),
     interrupt_levels: 7,
     off_chip_accesses: 2,
     registers: 32,
@@ -115,10 +103,7 @@ pub static FLAMINGO: Profile = Profile {
     machine: "Flamingo",
     processor: "Alpha 21064 (150 MHz)",
     clock_mhz: 150.0,
-    conventional: Sequence {
-        instructions: 25,
-        cycles: 21,
-    },
+    conventional: Sequence { instructions: 25, cycles: 21 },
     optimistic: None,
     interrupt_levels: 7,
     off_chip_accesses: 2,
@@ -129,14 +114,8 @@ pub static DS5000_120: Profile = Profile {
     machine: "DECstation 5000/120",
     processor: "R3000 (20 MHz)",
     clock_mhz: 20.0,
-    conventional: Sequence {
-        instructions: 65,
-        cycles: 80,
-    },
-    optimistic: Some(Sequence {
-        instructions: 31,
-        cycles: 31,
-    }),
+    conventional: Sequence { instructions: 65, cycles: 80 },
+    optimistic: Some(Sequence { instructions: 31, cycles: 31 }),
     interrupt_levels: 6,
     off_chip_accesses: 2,
     registers: 32,
@@ -146,14 +125,8 @@ pub static DS5000_200: Profile = Profile {
     machine: "DECstation 5000/200",
     processor: "R3000 (25 MHz)",
     clock_mhz: 25.0,
-    conventional: Sequence {
-        instructions: 14,
-        cycles: 14,
-    },
-    optimistic: Some(Sequence {
-        instructions: 31,
-        cycles: 31,
-    }),
+    conventional: Sequence { instructions: 14, cycles: 14 },
+    optimistic: Some(Sequence { instructions: 31, cycles: 31 }),
     interrupt_levels: 6,
     off_chip_accesses: 0,
     registers: 32,
@@ -163,10 +136,7 @@ pub static PC386: Profile = Profile {
     machine: "386 PC",
     processor: "Intel 386DX-25 (25 MHz)",
     clock_mhz: 25.0,
-    conventional: Sequence {
-        instructions: 51,
-        cycles: 179,
-    },
+    conventional: Sequence { instructions: 51, cycles: 179 },
     optimistic: None,
     interrupt_levels: 15,
     off_chip_accesses: 2,
@@ -177,10 +147,7 @@ pub static GATEWAY_66V: Profile = Profile {
     machine: "Gateway 66V",
     processor: "Intel 486DX2-66 (66 MHz)",
     clock_mhz: 66.0,
-    conventional: Sequence {
-        instructions: 51,
-        cycles: 279,
-    },
+    conventional: Sequence { instructions: 51, cycles: 279 },
     optimistic: None,
     interrupt_levels: 15,
     off_chip_accesses: 2,
@@ -225,12 +192,9 @@ impl Costs {
     /// (`optimistic_override`) replaces the profile's.
     pub fn new(p: &Profile, effects: Effects, optimistic_override: Option<Sequence>) -> Self {
         let stall = |instructions: u64, off_chip: u64| {
-            instructions as f64 * effects.stall_cycles_per_instruction
-                + off_chip as f64 * effects.off_chip_stall_cycles
+            instructions as f64 * effects.stall_cycles_per_instruction + off_chip as f64 * effects.off_chip_stall_cycles
         };
-        let cost = |s: Sequence, off_chip: u64| {
-            (s.cycles as f64 + stall(s.instructions, off_chip)).round() as u64
-        };
+        let cost = |s: Sequence, off_chip: u64| (s.cycles as f64 + stall(s.instructions, off_chip)).round() as u64;
         let conv = cost(p.conventional, p.off_chip_accesses);
         // The optimistic fast path touches memory variables only: no off-chip access.
         let opt = optimistic_override.or(p.optimistic).map(|s| cost(s, 0));
@@ -240,20 +204,8 @@ impl Costs {
             conventional_lower: conv / 2,
             optimistic_enter: opt.map(|c| c - c / 2),
             optimistic_leave: opt.map(|c| c / 2),
-            prologue_check: cost(
-                Sequence {
-                    instructions: PROLOGUE_CHECK_INSTRUCTIONS,
-                    cycles: PROLOGUE_CHECK_INSTRUCTIONS,
-                },
-                0,
-            ),
-            continuation: cost(
-                Sequence {
-                    instructions: continuation,
-                    cycles: continuation,
-                },
-                0,
-            ),
+            prologue_check: cost(Sequence { instructions: PROLOGUE_CHECK_INSTRUCTIONS, cycles: PROLOGUE_CHECK_INSTRUCTIONS }, 0),
+            continuation: cost(Sequence { instructions: continuation, cycles: continuation }, 0),
         }
     }
 

@@ -473,10 +473,7 @@ fn msg_len_sum(text: &str) -> u64 {
     each_unquoted(text, |i| {
         if text.as_bytes()[i..].starts_with(KEY.as_bytes()) {
             let digits = &text[i + KEY.len()..];
-            let end = digits
-                .bytes()
-                .position(|b| !b.is_ascii_digit())
-                .unwrap_or(digits.len());
+            let end = digits.bytes().position(|b| !b.is_ascii_digit()).unwrap_or(digits.len());
             sum = sum.saturating_add(digits[..end].parse().unwrap_or(0));
         }
     });

@@ -8,10 +8,7 @@
 mod synthetic;
 mod trace;
 
-use crate::config::{
-    Action, ArrivalsConfig, FloodConfig, Process, Scenario, ScriptConfig, ScriptEvent, TraceConfig,
-    WorkloadConfig,
-};
+use crate::config::{Action, ArrivalsConfig, FloodConfig, Process, Scenario, ScriptConfig, ScriptEvent, TraceConfig, WorkloadConfig};
 use crate::engine::Time;
 use crate::error::Result;
 use rand::{Rng, SeedableRng};
@@ -60,37 +57,17 @@ impl Workload {
     pub fn new(s: &Scenario, base_dir: &std::path::Path) -> Result<Self> {
         let rng = Pcg64Mcg::seed_from_u64(s.run.seed);
         Ok(match &s.workload {
-            WorkloadConfig::Flood(FloodConfig {
-                direction,
-                packet_bytes,
-                gap_cycles,
-            }) => Workload::Flood {
-                receive: *direction == crate::config::Direction::Rx,
-                bytes: *packet_bytes,
-                gap: *gap_cycles,
-                started: false,
-            },
-            WorkloadConfig::Arrivals(ArrivalsConfig {
-                process,
-                rate_pps,
-                packet_bytes,
-            }) => Workload::Arrivals {
-                periodic: *process == Process::Periodic,
-                mean_gap: s.cpu.clock_mhz * 1e6 / rate_pps,
-                bytes: *packet_bytes,
-                next: 0.0,
-                rng,
-            },
-            WorkloadConfig::Script(ScriptConfig { events }) => Workload::Script {
-                events: events.clone(),
-                at: 0,
-            },
-            WorkloadConfig::Trace(TraceConfig { pcap, strace, host }) => Workload::Trace(Box::new(
-                TraceSource::open(s, base_dir, pcap, strace.as_deref(), host)?,
-            )),
-            WorkloadConfig::Synthetic(g) => {
-                Workload::Synthetic(Box::new(Synthetic::new(s, g, rng)))
+            WorkloadConfig::Flood(FloodConfig { direction, packet_bytes, gap_cycles }) => {
+                Workload::Flood { receive: *direction == crate::config::Direction::Rx, bytes: *packet_bytes, gap: *gap_cycles, started: false }
             }
+            WorkloadConfig::Arrivals(ArrivalsConfig { process, rate_pps, packet_bytes }) => {
+                Workload::Arrivals { periodic: *process == Process::Periodic, mean_gap: s.cpu.clock_mhz * 1e6 / rate_pps, bytes: *packet_bytes, next: 0.0, rng }
+            }
+            WorkloadConfig::Script(ScriptConfig { events }) => Workload::Script { events: events.clone(), at: 0 },
+            WorkloadConfig::Trace(TraceConfig { pcap, strace, host }) => {
+                Workload::Trace(Box::new(TraceSource::open(s, base_dir, pcap, strace.as_deref(), host)?))
+            }
+            WorkloadConfig::Synthetic(g) => Workload::Synthetic(Box::new(Synthetic::new(s, g, rng))),
             WorkloadConfig::NullRpc(_) | WorkloadConfig::Exerciser(_) => Workload::Idle,
         })
     }
@@ -98,12 +75,7 @@ impl Workload {
     /// The application floods sends of this size, if that is the workload.
     pub fn send_flood(&self) -> Option<(u32, u64)> {
         match *self {
-            Workload::Flood {
-                receive: false,
-                bytes,
-                gap,
-                ..
-            } => Some((bytes, gap)),
+            Workload::Flood { receive: false, bytes, gap, .. } => Some((bytes, gap)),
             _ => None,
         }
     }
@@ -111,12 +83,7 @@ impl Workload {
     /// Closed-loop receive: when the next frame follows one the driver took.
     pub fn rx_serviced(&self, now: Time) -> Option<(Time, Stimulus)> {
         match *self {
-            Workload::Flood {
-                receive: true,
-                bytes,
-                gap,
-                ..
-            } => Some((now + gap, Stimulus::Receive { bytes })),
+            Workload::Flood { receive: true, bytes, gap, .. } => Some((now + gap, Stimulus::Receive { bytes })),
             _ => None,
         }
     }
@@ -125,30 +92,15 @@ impl Workload {
     pub fn next_stimulus(&mut self) -> Result<Option<(Time, Stimulus)>> {
         Ok(match self {
             Workload::Idle => None,
-            Workload::Flood {
-                receive,
-                bytes,
-                started,
-                ..
-            } => {
+            Workload::Flood { receive, bytes, started, .. } => {
                 // Only the first frame of a receive flood comes from here.
                 let first = *receive && !*started;
                 *started = true;
                 first.then_some((0, Stimulus::Receive { bytes: *bytes }))
             }
-            Workload::Arrivals {
-                periodic,
-                mean_gap,
-                bytes,
-                next,
-                rng,
-            } => {
+            Workload::Arrivals { periodic, mean_gap, bytes, next, rng } => {
                 let at = *next;
-                let gap = if *periodic {
-                    *mean_gap
-                } else {
-                    *mean_gap * rng.sample::<f64, _>(rand_distr::Exp1)
-                };
+                let gap = if *periodic { *mean_gap } else { *mean_gap * rng.sample::<f64, _>(rand_distr::Exp1) };
                 *next += gap;
                 Some(((at + 0.5) as Time, Stimulus::Receive { bytes: *bytes }))
             }
@@ -173,9 +125,7 @@ impl Workload {
 /// Uniformly random instants within `[start, start + span)`, sorted: the
 /// arrivals of one generated interval.
 fn scatter(rng: &mut impl Rng, n: u64, start: Time, span: u64) -> Vec<Time> {
-    let mut v: Vec<Time> = (0..n)
-        .map(|_| start + rng.random_range(0..span.max(1)))
-        .collect();
+    let mut v: Vec<Time> = (0..n).map(|_| start + rng.random_range(0..span.max(1))).collect();
     v.sort_unstable();
     v
 }

@@ -25,13 +25,7 @@ pub struct Synthetic {
 
 impl Synthetic {
     pub fn new(s: &Scenario, g: &SyntheticConfig, rng: Pcg64Mcg) -> Self {
-        let SyntheticConfig {
-            rx_mbps,
-            packet_interrupts_per_s,
-            syscalls_per_s,
-            tx_share,
-            tx_packet_bytes,
-        } = *g;
+        let SyntheticConfig { rx_mbps, packet_interrupts_per_s, syscalls_per_s, tx_share, tx_packet_bytes } = *g;
         let n_tx = (packet_interrupts_per_s as f64 * tx_share).round() as u64;
         let n_rx = packet_interrupts_per_s - n_tx;
         let rx_bytes = (rx_mbps * 1e6 / 8.0 / n_rx as f64).round() as u32;
@@ -64,15 +58,9 @@ impl Synthetic {
 
     pub fn next_stimulus(&mut self) -> Option<(Time, Stimulus)> {
         loop {
-            let heads = [
-                self.rx.get(self.at[0]),
-                self.tx.get(self.at[1]),
-                self.sys.get(self.at[2]),
-            ];
+            let heads = [self.rx.get(self.at[0]), self.tx.get(self.at[1]), self.sys.get(self.at[2])];
             // Earliest head; ties go to the lower stream index.
-            let pick = (0..3)
-                .filter(|&i| heads[i].is_some())
-                .min_by_key(|&i| (heads[i], i));
+            let pick = (0..3).filter(|&i| heads[i].is_some()).min_by_key(|&i| (heads[i], i));
             let Some(i) = pick else {
                 self.refill();
                 continue;
@@ -80,12 +68,8 @@ impl Synthetic {
             let t = *heads[i]?;
             self.at[i] += 1;
             let s = match i {
-                0 => Stimulus::Receive {
-                    bytes: self.rx_bytes,
-                },
-                1 => Stimulus::Send {
-                    bytes: self.tx_bytes,
-                },
+                0 => Stimulus::Receive { bytes: self.rx_bytes },
+                1 => Stimulus::Send { bytes: self.tx_bytes },
                 _ => Stimulus::Syscall,
             };
             return Some((t, s));

@@ -37,20 +37,9 @@ pub struct TraceSource {
 }
 
 impl TraceSource {
-    pub fn open(
-        s: &Scenario,
-        base: &Path,
-        pcap: &str,
-        strace: Option<&str>,
-        host: &str,
-    ) -> Result<Self> {
+    pub fn open(s: &Scenario, base: &Path, pcap: &str, strace: Option<&str>, host: &str) -> Result<Self> {
         let (pcap_path, strace_path) = (base.join(pcap), strace.map(|p| base.join(p)));
-        let host: std::net::Ipv4Addr = host.parse().map_err(|_| Error::Config {
-            file: "scenario".into(),
-            key: "workload.host".into(),
-            line: None,
-            msg: format!("`{host}` is not an IPv4 address"),
-        })?;
+        let host: std::net::Ipv4Addr = host.parse().map_err(|_| Error::Config { file: "scenario".into(), key: "workload.host".into(), line: None, msg: format!("`{host}` is not an IPv4 address") })?;
         for rec in PcapReader::open(&pcap_path, host)? {
             rec?;
         }
@@ -86,12 +75,8 @@ impl TraceSource {
         for rec in self.pcap.by_ref() {
             let rec = rec?;
             let s = match rec.direction {
-                Direction::Rx => Stimulus::Receive {
-                    bytes: rec.wire_bytes,
-                },
-                Direction::Tx => Stimulus::Send {
-                    bytes: rec.wire_bytes,
-                },
+                Direction::Rx => Stimulus::Receive { bytes: rec.wire_bytes },
+                Direction::Tx => Stimulus::Send { bytes: rec.wire_bytes },
                 Direction::Other => continue,
             };
             return Ok(Some((rec.time_ns, s)));
@@ -100,19 +85,13 @@ impl TraceSource {
     }
 
     fn read_syscall(&mut self) -> Result<Option<u64>> {
-        let Some(reader) = self.strace.as_mut() else {
-            return Ok(None);
-        };
+        let Some(reader) = self.strace.as_mut() else { return Ok(None) };
         while let Some(rec) = reader.next() {
             let rec = rec?;
             if rec.kind != SyscallKind::Other {
                 continue;
             }
-            let day = if reader.clock() == Some(StraceClock::TimeOfDay) {
-                self.strace_day_ns
-            } else {
-                0
-            };
+            let day = if reader.clock() == Some(StraceClock::TimeOfDay) { self.strace_day_ns } else { 0 };
             return Ok(Some(rec.time_ns + day));
         }
         Ok(None)
