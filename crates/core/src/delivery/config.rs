@@ -49,10 +49,25 @@ impl Default for BusConfig {
     }
 }
 
+/// Which interrupt path the kernel runs for the NIC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IrqPathKind {
+    /// The mt-interrupts path: the Driver ISR drains the NIC, then a
+    /// software interrupt runs the protocol.
+    Mt,
+    /// Linux 2.6: do_IRQ, a top half that acknowledges and schedules the
+    /// NET_RX bottom half, which drains the NIC (the exerciser's path).
+    Linux,
+}
+
 /// CPU cycles of the Linux 2.6 interrupt path around the device's handlers.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct IrqPathConfig {
+    /// `mt` or `linux` for the NIC (absent: `mt`); the exerciser's path is
+    /// always `linux`.
+    pub kind: Option<IrqPathKind>,
     /// common_interrupt + do_IRQ up to the first handler (register save,
     /// irq_enter, descriptor lookup, flow handler).
     pub entry_cycles: u64,
@@ -75,6 +90,7 @@ pub struct IrqPathConfig {
 impl Default for IrqPathConfig {
     fn default() -> Self {
         Self {
+            kind: None,
             entry_cycles: 600,
             exit_cycles: 400,
             lapic_eoi_cycles: 100,

@@ -50,6 +50,10 @@ pub struct Source {
     pub status: Option<Rec>,
     /// The ISR has claimed `status`; its clear write is on the way.
     pub claimed: bool,
+    /// A new cause (the NIC's) came while the clear was on its way: the
+    /// status stays set when the clear lands, as a write-1-to-clear
+    /// register keeps bits it was not told to clear.
+    pub rearm: Option<Rec>,
     pub data_visible: Time,
     pub raised: u64,
     pub serviced: u64,
@@ -73,6 +77,7 @@ impl Source {
             next_seq: 0,
             status: None,
             claimed: false,
+            rearm: None,
             data_visible: 0,
             raised: 0,
             serviced: 0,
@@ -105,7 +110,11 @@ impl Source {
     /// asserted (the bit was clear), or counts the merge as lost.
     pub fn set_status(&mut self, rec: Rec) -> bool {
         if self.status.is_some() {
-            self.lost += 1;
+            if self.kind == Kind::Nic && self.claimed && self.rearm.is_none() {
+                self.rearm = Some(rec);
+            } else {
+                self.lost += 1;
+            }
             return false;
         }
         self.status = Some(rec);
@@ -113,14 +122,17 @@ impl Source {
         true
     }
 
-    /// The ISR's clear lands: returns whether INTx must be deasserted.
+    /// The ISR's clear lands: returns whether the status was set (INTx is
+    /// deasserted unless a re-armed cause keeps it set).
     pub fn clear_status(&mut self) -> bool {
         self.claimed = false;
-        self.status.take().is_some()
+        let was = self.status.take().is_some();
+        self.status = self.rearm.take();
+        was
     }
 
     /// Raised interrupts not yet serviced nor lost, held by the device.
     pub fn holding(&self) -> u64 {
-        u64::from(self.status.is_some() && !self.claimed) + self.transit.len() as u64
+        u64::from(self.status.is_some() && !self.claimed) + u64::from(self.rearm.is_some()) + self.transit.len() as u64
     }
 }

@@ -195,6 +195,15 @@ impl Intc {
     }
 }
 
+/// The first input a device gets when the scenario names none.
+pub fn first_input(kind: IntcKind) -> u32 {
+    match kind {
+        IntcKind::Xtpic => xtpic::AUTO_ORDER[0],
+        IntcKind::Ioapic => ioapic::auto_order()[0],
+        IntcKind::Msi | IntcKind::Msix | IntcKind::Direct => 0,
+    }
+}
+
 /// Which controller input each source uses: the exerciser's vectors first,
 /// then one per other source.
 #[derive(Debug, Clone)]

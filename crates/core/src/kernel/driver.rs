@@ -1,6 +1,10 @@
 //! The NIC driver: Driver Send (start the transmitter or queue the frame) and
 //! the Driver ISR, which acknowledges transmit completions and drains the
 //! receive buffer one frame at a time until it is empty, masked throughout.
+//!
+//! On the Linux path the same drain runs in the NET_RX bottom half, which
+//! the top half schedules (`kernel/linux.rs`); the NIC's interrupt stays
+//! disabled until the drain is over.
 
 use super::{Job, NetJob};
 use crate::cpu::{IRQ, SOFT};
@@ -46,19 +50,40 @@ impl Machine {
         self.net.counters.interrupts += 1;
         let now = self.queue.now();
         self.timeline.mark(now, "NIC interrupt");
+        if self.net.wired {
+            self.signal_interrupt(now, 0, 0);
+            return;
+        }
         self.post(self.net.irq_thread, IRQ, Job::Net(first));
         self.dispatch(self.net.irq_thread);
+    }
+
+    /// The driver's next step for what the NIC has, in the ISR or (`bottom`)
+    /// the bottom half; `None` when there is nothing, and the NIC may
+    /// interrupt again.
+    pub(crate) fn nic_step(&mut self, bottom: bool) -> Option<NetJob> {
+        let step = if self.net.nic.tx_done_pending {
+            Some(if bottom { NetJob::PollTx } else { NetJob::IsrTx })
+        } else if self.net.nic.rx_waiting() > 0 {
+            Some(if bottom { NetJob::PollRx } else { NetJob::IsrRx })
+        } else {
+            None
+        };
+        if step.is_none() {
+            self.net.irq_posted = false;
+        }
+        step
     }
 
     /// The ISR finished one step; it goes on while the NIC has work for it.
     pub(crate) fn isr_step(&mut self, now: Time, thread: usize, job: NetJob) -> Option<NetJob> {
         match job {
-            NetJob::IsrTx => {
+            NetJob::IsrTx | NetJob::PollTx => {
                 if let Some(out) = self.net.nic.ack_tx(now) {
                     self.queue.schedule(out, Event::TxOut);
                 }
             }
-            NetJob::IsrRx => {
+            NetJob::IsrRx | NetJob::PollRx => {
                 let (frame, in_memory) = self.net.nic.take_rx(now).expect("an Rx ISR step always has a frame");
                 if self.net.costs.stack {
                     if self.net.counters.rx_in_stack >= self.net.backlog_limit {
@@ -78,14 +103,7 @@ impl Machine {
             }
             _ => unreachable!("isr_step on {job:?}"),
         }
-        if self.net.nic.tx_done_pending {
-            Some(NetJob::IsrTx)
-        } else if self.net.nic.rx_waiting() > 0 {
-            Some(NetJob::IsrRx)
-        } else {
-            self.net.irq_posted = false;
-            None
-        }
+        self.nic_step(matches!(job, NetJob::PollTx | NetJob::PollRx))
     }
 
     /// Driver Send finished: hand the frame to the NIC.

@@ -72,6 +72,8 @@ impl Label for Job {
 
 impl Machine {
     /// The job as CPU work.
+    // Out of line: the network hot path inlines only its own arm of `work` and `after`.
+    #[inline(never)]
     pub(super) fn irq_work(&self, job: Job) -> Work<Any> {
         let d = &self.delivery;
         let p = &d.path;
@@ -93,6 +95,8 @@ impl Machine {
     }
 
     /// `job` ended on `cpu`: what the same activity does next (`None` ends it).
+    // Out of line: the network hot path inlines only its own arm of `work` and `after`.
+    #[inline(never)]
     pub(super) fn irq_after(&mut self, now: Time, cpu: usize, job: Job) -> Option<Any> {
         let next = match job {
             Job::User => Job::User,
@@ -105,6 +109,16 @@ impl Machine {
                 None => self.next_handler(now, cpu, input, h + 1),
             },
             Job::Claim { input, h } => {
+                let src = self.delivery.chains[input as usize][h as usize];
+                if self.delivery.sources[src].kind == Kind::Nic {
+                    self.delivery.serving[cpu] = (input, h);
+                    if self.net.linux {
+                        self.post(cpu, SOFT, Any::Net(crate::kernel::NetJob::Softirq));
+                    } else if let Some(step) = self.nic_step(false) {
+                        return Some(Any::Net(step));
+                    }
+                    return Some(Any::Irq(self.nic_handler_done(now, cpu)));
+                }
                 let next = if self.delivery.legacy { h + 1 } else { u32::MAX };
                 self.next_handler(now, cpu, input, next)
             }
@@ -126,6 +140,13 @@ impl Machine {
 
     /// Handler `h` of the chain (a status read on legacy lines), or the exit
     /// once every handler has run.
+    /// The NIC's handler on `cpu` is done: the chain goes on after it.
+    pub(crate) fn nic_handler_done(&mut self, now: Time, cpu: usize) -> Job {
+        let (input, h) = self.delivery.serving[cpu];
+        let next = if self.delivery.legacy { h + 1 } else { u32::MAX };
+        self.next_handler(now, cpu, input, next)
+    }
+
     pub(crate) fn next_handler(&mut self, now: Time, cpu: usize, input: u32, h: u32) -> Job {
         let d = &self.delivery;
         if let Some(&src) = d.chains[input as usize].get(h as usize) {

@@ -206,6 +206,8 @@ impl Machine {
     }
 
     /// What the activity at `level` does after `job`: `None` ends it.
+    // Out of line: the network hot path inlines only its own arm of `work` and `after`.
+    #[inline(never)]
     pub(super) fn mask_after(&mut self, now: Time, level: Level, job: Job) -> Option<Any> {
         let cost = self.mask_work(job).cycles;
         if !matches!(job.what, What::Run) {
@@ -333,6 +335,8 @@ impl Machine {
         None
     }
 
+    // Out of line: the network hot path inlines only its own arm of `work` and `after`.
+    #[inline(never)]
     pub(super) fn mask_work(&self, job: Job) -> Work<Any> {
         let m = &self.masking;
         let c = &m.costs;

@@ -54,7 +54,7 @@ impl Label for Job {
 
 impl Machine {
     /// The job as CPU work: its cycles and the bin they count in.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn work(&mut self, job: Job) -> Work<Job> {
         match job {
             Job::Net(j) => self.net.costs.work(j),
@@ -65,7 +65,7 @@ impl Machine {
 
     /// What the activity at `level` of `thread` that just finished `job` does
     /// next: `Some(job)` continues it, `None` ends it.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn after(&mut self, now: Time, thread: usize, level: Level, job: Job) -> Option<Job> {
         match job {
             Job::Net(j) => self.net_after(now, thread, j),
@@ -74,6 +74,7 @@ impl Machine {
         }
     }
 
+    #[inline(always)]
     fn net_after(&mut self, now: Time, thread: usize, job: NetJob) -> Option<Job> {
         let next = match job {
             NetJob::Background => Some(NetJob::Background),
@@ -85,7 +86,16 @@ impl Machine {
                 Some(NetJob::AppThink)
             }
             NetJob::Syscall => None,
-            NetJob::IsrTx | NetJob::IsrRx => self.isr_step(now, thread, job),
+            NetJob::IsrTx | NetJob::IsrRx => {
+                let next = self.isr_step(now, thread, job);
+                if next.is_none() && self.net.wired {
+                    // The drain is over: the handler chain goes on.
+                    return Some(Job::Irq(self.nic_handler_done(now, thread)));
+                }
+                next
+            }
+            NetJob::Softirq => self.nic_step(true),
+            NetJob::PollTx | NetJob::PollRx => self.isr_step(now, thread, job),
             _ => self.layer_done(now, thread, job),
         };
         next.map(Job::Net)

@@ -33,6 +33,12 @@ pub enum Job {
     IsrTx,
     /// Driver ISR, receive part, one frame.
     IsrRx,
+    /// The NET_RX bottom half's entry (Linux path).
+    Softirq,
+    /// The bottom half's transmit-done and receive steps: the ISR's work,
+    /// deferred (Linux path).
+    PollTx,
+    PollRx,
     RecvIp {
         arrival: Time,
         bytes: u32,
@@ -59,6 +65,9 @@ impl Label for Job {
             Job::DriverSend { .. } => "Driver Send",
             Job::IsrTx => "Driver ISR (Tx done)",
             Job::IsrRx => "Driver ISR (Rx done)",
+            Job::Softirq => "NET_RX softirq entry",
+            Job::PollTx => "NET_RX (Tx done)",
+            Job::PollRx => "NET_RX (Rx done)",
             Job::RecvIp { .. } => "IP receive",
             Job::RecvUdp { .. } => "UDP receive",
             Job::RecvSocket { .. } => "socket receive",
@@ -86,6 +95,7 @@ pub struct Costs {
     driver_send: u64,
     isr_tx: u64,
     isr_rx: u64,
+    softirq_entry: u64,
     syscall: u64,
     think: u64,
 }
@@ -104,6 +114,7 @@ impl Costs {
             driver_send: s.driver.send_cycles,
             isr_tx: s.driver.isr_tx_done_cycles,
             isr_rx: s.driver.isr_rx_done_cycles,
+            softirq_entry: s.irq_path.softirq_entry_cycles,
             syscall: s.app.syscall_cycles,
             think,
         }
@@ -133,6 +144,9 @@ impl Costs {
             Job::DriverSend { .. } => (self.driver_send, Bin::Kernel),
             Job::IsrTx => (self.isr_tx, Bin::Interrupt),
             Job::IsrRx => (self.isr_rx, Bin::Interrupt),
+            Job::Softirq => (self.softirq_entry, Bin::BottomHalf),
+            Job::PollTx => (self.isr_tx, Bin::BottomHalf),
+            Job::PollRx => (self.isr_rx, Bin::BottomHalf),
             Job::RecvIp { bytes, .. } if !self.layered => (self.ip + self.udp + self.copy(bytes) + self.recv_wakeup + self.socket, Bin::Kernel),
             Job::RecvIp { .. } => (self.ip, Bin::Kernel),
             // UDP copies the data from the socket buffer to the user buffer.

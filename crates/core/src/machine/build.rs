@@ -11,8 +11,10 @@
 use super::{Delivery, Machine, Masking, Net, Record};
 use crate::config::{Scenario, WorkloadConfig};
 use crate::cpu::{EntryCosts, IRQ, Thread};
+use crate::delivery::IrqPathKind;
 use crate::engine::EventQueue;
 use crate::error::Result;
+use crate::intc::IntcKind;
 use crate::kernel::Job;
 use crate::timeline::Timeline;
 
@@ -35,7 +37,14 @@ impl Machine {
                 m.delivery = Delivery::exerciser(s, w).map_err(|(key, msg)| crate::Error::Config { file: s.name.clone(), key, line: None, msg })?
             }
             WorkloadConfig::NullRpc(w) => m.masking = Masking::null_rpc(s, w).map_err(invalid)?,
-            _ => m.net = Net::new(s, base_dir, record)?,
+            _ => {
+                m.net = Net::new(s, base_dir, record)?;
+                let linux = s.irq_path.kind == Some(IrqPathKind::Linux);
+                if s.intc.kind != IntcKind::Direct || linux {
+                    m.delivery = Delivery::nic(s, linux);
+                    (m.net.wired, m.net.linux) = (true, linux);
+                }
+            }
         }
         Ok(m)
     }

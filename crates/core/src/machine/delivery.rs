@@ -60,6 +60,8 @@ pub(crate) struct Delivery {
     pub taken: Vec<Option<Rec>>,
     /// Some handler claimed the interrupt each CPU is handling.
     pub handled: Vec<bool>,
+    /// The input and chain position of the NIC handler each CPU runs.
+    pub serving: Vec<(u32, u32)>,
     /// The exerciser's tasklet is scheduled (not yet started), for this interrupt.
     pub tasklet: Option<Rec>,
     pub counters: Counters,
@@ -94,6 +96,7 @@ impl Delivery {
             reads: vec![None; cpus],
             taken: vec![None; cpus],
             handled: vec![false; cpus],
+            serving: vec![(0, 0); cpus],
             tasklet: None,
             counters: Counters::default(),
             isr_hist: hist(),
@@ -118,6 +121,22 @@ impl Delivery {
         Ok(d)
     }
 
+    /// The NIC as the one interrupt source, on the controller's first free
+    /// input, routed to `nic.irq_thread`. On the mt path the controller's
+    /// costs and the bus's are the only additions to the study's driver
+    /// costs (Linux's do_IRQ entry and exit are not part of that path); on
+    /// the Linux path the top half acknowledges and schedules NET_RX.
+    pub fn nic(s: &Scenario, linux: bool) -> Self {
+        let input = intc::first_input(s.intc.kind);
+        let top_half = if linux { s.irq_path.isr_cycles + s.irq_path.tasklet_schedule_cycles } else { 0 };
+        let nic = Source::new(vec![input], Kind::Nic, top_half, crate::config::Process::Periodic, 1.0, 1.0);
+        let mut d = Self::wired(s, vec![nic], |_| (s.nic.irq_thread, DEFAULT_PRIORITY));
+        if !linux {
+            (d.path.entry_cycles, d.path.exit_cycles) = (0, 0);
+        }
+        d
+    }
+
     /// Builds the controller for `sources`, routing source `i`'s inputs to
     /// `route(i) = (cpu, priority)`; the first source's handler ends each
     /// shared chain (its driver loads last).
@@ -133,7 +152,11 @@ impl Delivery {
                 chains[input as usize].push(i);
             }
         }
-        let costs = intc::Costs { port_io: cycles(s, s.bus.port_io_ns), posted: cycles(s, s.bus.posted_write_ns), lapic_eoi: s.irq_path.lapic_eoi_cycles };
+        // The direct wire has no bus: its interrupts arrive at once.
+        let costs = match s.intc.kind {
+            IntcKind::Direct => intc::Costs::default(),
+            _ => intc::Costs { port_io: cycles(s, s.bus.port_io_ns), posted: cycles(s, s.bus.posted_write_ns), lapic_eoi: s.irq_path.lapic_eoi_cycles },
+        };
         let mut d = Self::with(
             Intc::new(s.intc.kind, s.intc.trigger, routes, costs),
             s.intc.kind.legacy(),
@@ -144,7 +167,9 @@ impl Delivery {
         );
         d.sources = sources;
         d.chains = chains;
-        d.bus = BusCycles { mmio_read: cycles(s, s.bus.mmio_read_ns), posted: costs.posted, dma_transfer: 0 };
+        if s.intc.kind != IntcKind::Direct {
+            d.bus = BusCycles { mmio_read: cycles(s, s.bus.mmio_read_ns), posted: costs.posted, dma_transfer: 0 };
+        }
         d
     }
 
@@ -152,6 +177,10 @@ impl Delivery {
         !self.sources.is_empty()
     }
 }
+
+/// The vector priority class a device gets when the scenario gives none
+/// (the exerciser's default).
+const DEFAULT_PRIORITY: u8 = 4;
 
 /// Nanoseconds as CPU cycles.
 fn cycles(s: &Scenario, ns: f64) -> u64 {
@@ -268,7 +297,7 @@ impl Machine {
         let write = d.sources[src].writes.pop_front().expect("a device write event has its write queued");
         match write {
             Write::Clear => {
-                if d.sources[src].clear_status() {
+                if d.sources[src].clear_status() && d.sources[src].status.is_none() {
                     let input = d.sources[src].inputs[0];
                     let posted = d.bus.posted;
                     self.queue.schedule(now + posted, Event::Line { input, assert: false });

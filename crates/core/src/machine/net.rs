@@ -2,9 +2,9 @@
 //! protocol costs, and the packet counters and latencies.
 //!
 //! The NIC's interrupt reaches the CPU over the ideal wire (`intc.kind =
-//! "direct"`, the mt-interrupts study: the Driver ISR is posted at once on
-//! `nic.irq_thread`) or through a controller, as one more interrupt source
-//! of [`super::Delivery`] (see `kernel/driver.rs`).
+//! "direct"` with the mt-interrupts path: the Driver ISR is posted at once
+//! on `nic.irq_thread`) or as interrupt source 0 of [`super::Delivery`],
+//! through the controller and the interrupt path the scenario selects.
 
 use super::{Event, Machine, Record};
 use crate::config::Scenario;
@@ -31,6 +31,12 @@ pub(crate) struct Net {
     pub backlog_limit: u64,
     /// Stimuli that came earlier than one before them (strace -f interleaving).
     pub reordered: u64,
+    /// The NIC's interrupt goes through the controller as delivery source
+    /// 0 (any controller but the direct wire, or the Linux path).
+    pub wired: bool,
+    /// The Linux path: a top half schedules the NET_RX bottom half, which
+    /// drains the NIC.
+    pub linux: bool,
 }
 
 impl Net {
@@ -49,6 +55,8 @@ impl Net {
             irq_posted: false,
             backlog_limit: s.stack.backlog_packets as u64,
             reordered: 0,
+            wired: false,
+            linux: false,
         })
     }
 
@@ -66,6 +74,8 @@ impl Net {
             irq_posted: false,
             backlog_limit: 0,
             reordered: 0,
+            wired: false,
+            linux: false,
         }
     }
 

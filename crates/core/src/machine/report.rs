@@ -4,6 +4,7 @@
 
 use super::Machine;
 use crate::cpu::Bin;
+use crate::device::source::Kind;
 use crate::report::{Law, Report, latency_metrics, named};
 
 type Metrics = Vec<(String, f64)>;
@@ -94,7 +95,6 @@ fn delivery(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     let serviced = sum(|s| s.serviced);
     let lost = sum(|s| s.lost);
     let in_flight = sum(|s| s.holding()) + d.intc.holding() + c.taken_unclaimed;
-    let ex = &d.sources[0];
     let bins: Vec<_> = m.threads.iter().map(|t| *t.bins()).collect();
     let busy: u64 = bins.iter().map(|b| b.get(Bin::Interrupt) + b.get(Bin::Overhead) + b.get(Bin::BottomHalf)).sum();
     let user: u64 = bins.iter().map(|b| b.get(Bin::User)).sum();
@@ -108,6 +108,14 @@ fn delivery(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         ("interrupts_serviced", serviced as f64),
         ("interrupts_lost", lost as f64),
         ("interrupts_in_flight", in_flight as f64),
+    ]);
+    laws.push(Law { what: "interrupts raised = serviced + lost + in flight", lhs: raised, rhs: serviced + lost + in_flight });
+    let ex = &d.sources[0];
+    if ex.kind != Kind::Exerciser {
+        metrics.extend(named([("spurious_interrupts", c.spurious as f64), ("cpu_cycles_per_interrupt", per_irq)]));
+        return metrics;
+    }
+    metrics.extend(named([
         ("exerciser_raised", ex.raised as f64),
         ("exerciser_serviced", ex.serviced as f64),
         ("exerciser_lost", ex.lost as f64),
@@ -120,10 +128,9 @@ fn delivery(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         ("cpu_us_per_interrupt", per_irq / clock),
         ("max_interrupts_per_s", if serviced == 0 { f64::NAN } else { clock * 1e6 / per_irq }),
         ("user_share", user as f64 / (m.end as f64 * bins.len() as f64)),
-    ]);
+    ]));
     metrics.extend(latency_metrics("isr_latency", &d.isr_hist, clock));
     metrics.extend(latency_metrics("tasklet_latency", &d.tasklet_hist, clock));
-    laws.push(Law { what: "interrupts raised = serviced + lost + in flight", lhs: raised, rhs: serviced + lost + in_flight });
     laws.push(Law {
         what: "exerciser ISR claims = tasklet runs + merged schedules + scheduled",
         lhs: c.exerciser_claims,

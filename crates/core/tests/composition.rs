@@ -1,0 +1,85 @@
+//! Parts of different studies combined on one machine: the NIC through each
+//! interrupt controller, the Linux interrupt path for the NIC, routing to
+//! another hardware thread, and the exerciser on multithreaded contexts.
+
+use irqsim_core::cpu::Bin;
+use irqsim_core::{Record, Report, Scenario, parse_override, simulate};
+use std::path::Path;
+
+fn run(name: &str, sets: &[&str]) -> Report {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios").join(format!("{name}.toml"));
+    let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
+    let s = Scenario::from_file(&path, &o).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let r = simulate(&s, path.parent().unwrap(), Record::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    r.check_invariants().unwrap_or_else(|e| panic!("{name} {sets:?}: {e}"));
+    r
+}
+
+fn mbps(r: &Report) -> f64 {
+    r.metric("rx_throughput_mbps").unwrap()
+}
+
+/// Receive throughput falls as the delivery path gets longer (an EOI write
+/// for MSI; a status read, a clear and an EOI broadcast on the IO-APIC;
+/// INTA and port I/O on the 8259), and multithreaded contexts never lose.
+#[test]
+fn throughput_falls_with_each_longer_delivery_path() {
+    for policy in ["single", "multithreaded"] {
+        let got: Vec<f64> = ["direct", "msi", "ioapic", "xtpic"].iter().map(|k| mbps(&run(&format!("compose/rx-{k}-{policy}"), &[]))).collect();
+        assert!(got.windows(2).all(|w| w[0] > w[1]), "{policy}: direct, msi, ioapic, xtpic gave {got:?}");
+    }
+    for k in ["direct", "msi", "ioapic", "xtpic"] {
+        let (single, multi) = (mbps(&run(&format!("compose/rx-{k}-single"), &[])), mbps(&run(&format!("compose/rx-{k}-multithreaded"), &[])));
+        assert!(multi >= single, "{k}: multithreaded {multi} < single {single}");
+    }
+}
+
+/// The direct wire with the mt path is the mt-interrupts study itself.
+#[test]
+fn direct_wire_is_the_study_model() {
+    let study = run("mt-interrupts/driver-rx-single", &["run.duration_ms=200"]);
+    let direct = run("compose/rx-direct-single", &[]);
+    assert_eq!(study.metrics, direct.metrics);
+    assert_eq!(study.bins, direct.bins);
+}
+
+/// On the Linux path the driver's per-frame work moves from the interrupt
+/// to the bottom half; frames are conserved on every controller.
+#[test]
+fn linux_path_moves_the_drain_to_the_bottom_half() {
+    for k in ["direct", "msi", "ioapic", "xtpic"] {
+        let mt = run(&format!("compose/rx-{k}-single"), &[]);
+        let linux = run(&format!("compose/rx-{k}-single"), &["irq_path.kind=linux"]);
+        let (b_mt, b_linux) = (mt.bins[0], linux.bins[0]);
+        assert_eq!(b_mt.get(Bin::BottomHalf), 0, "{k}");
+        // Every frame's Driver ISR receive work (2,228 cycles) ran in the bottom half.
+        let frames = linux.metric("rx_delivered").unwrap() as u64;
+        assert!(frames > 1000, "{k}: the Linux path delivers");
+        assert!(b_linux.get(Bin::BottomHalf) >= 2228 * frames, "{k}: {b_linux:?}");
+        assert!(b_linux.get(Bin::Interrupt) < b_mt.get(Bin::Interrupt), "{k}: {b_linux:?} vs {b_mt:?}");
+    }
+}
+
+/// The NIC's interrupt goes where the controller routes it: every
+/// interrupt and driver cycle lands on hardware thread 1.
+#[test]
+fn interrupt_is_routed_to_the_chosen_thread() {
+    for k in ["direct", "msi", "ioapic"] {
+        let r = run(&format!("compose/rx-{k}-single"), &["cpu.threads=2", "nic.irq_thread=1"]);
+        assert_eq!(r.bins[0].get(Bin::Interrupt), 0, "{k}: thread 0 {:?}", r.bins[0]);
+        assert!(r.bins[1].get(Bin::Interrupt) > 0, "{k}: thread 1 {:?}", r.bins[1]);
+        assert!(mbps(&r) > 100.0, "{k}");
+    }
+}
+
+/// The exerciser on a multithreaded-context CPU: an interrupt that preempts
+/// the busy user task pays no register save/restore, so its ISR latency is
+/// lower than on a single context that must save.
+#[test]
+fn multithreaded_contexts_shorten_the_exerciser_latency() {
+    let sets = |p: &'static str| ["cpu.save_restore_cycles=2000", "run.duration_ms=50"].into_iter().chain([p]).collect::<Vec<_>>();
+    let single = run("msi-latency/workstation-loaded", &sets("cpu.context_policy=single"));
+    let multi = run("msi-latency/workstation-loaded", &sets("cpu.context_policy=multithreaded"));
+    let p50 = |r: &Report| r.metric("isr_latency_p50_us").unwrap();
+    assert!(p50(&multi) < p50(&single), "multithreaded {} µs, single {} µs", p50(&multi), p50(&single));
+}
