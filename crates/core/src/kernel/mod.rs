@@ -54,7 +54,7 @@ impl Label for Job {
 
 impl Machine {
     /// The job as CPU work: its cycles and the bin they count in.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn work(&mut self, job: Job) -> Work<Job> {
         match job {
             Job::Net(j) => self.net.costs.work(j),
@@ -65,7 +65,7 @@ impl Machine {
 
     /// What the activity at `level` of `thread` that just finished `job` does
     /// next: `Some(job)` continues it, `None` ends it.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn after(&mut self, now: Time, thread: usize, level: Level, job: Job) -> Option<Job> {
         match job {
             Job::Net(j) => self.net_after(now, thread, j),
@@ -74,7 +74,7 @@ impl Machine {
         }
     }
 
-    #[inline(always)]
+    #[inline]
     fn net_after(&mut self, now: Time, thread: usize, job: NetJob) -> Option<Job> {
         let next = match job {
             NetJob::Background => Some(NetJob::Background),
