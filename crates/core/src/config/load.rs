@@ -186,7 +186,7 @@ mod tests {
     #[test]
     fn zero_and_negative_clock_are_refused() {
         let e = err(&MIN.replace("200.0", "0.0"), &[]);
-        assert!(e.starts_with("s.toml:2: `cpu.clock_mhz`: must be (0, 100_000]"), "{e}");
+        assert!(e.starts_with("s.toml:2: `cpu.clock_mhz`: must be in (0, 100_000]"), "{e}");
         let e = err(MIN, &["cpu.clock_mhz=-5"]);
         assert!(e.starts_with("--set: `cpu.clock_mhz`"), "{e}");
     }

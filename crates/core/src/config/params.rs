@@ -218,7 +218,8 @@ fn in_range(key: &str, f: f64, int: Option<i128>, range: Range) -> Result<(), Pr
         (Range::Int(lo, hi), None) => f >= lo as f64 && f <= hi as f64,
         (Range::Float { min, min_open, max, max_open }, _) => (if min_open { f > min } else { f >= min }) && (if max_open { f < max } else { f <= max }),
     };
-    if ok { Ok(()) } else { Err((key.to_string(), format!("must be {}, got {}", range_text(range), int.map_or(f.to_string(), |i| i.to_string())))) }
+    if ok { Ok(()) } else { let within = if matches!(range, Range::Float { .. }) { "in " } else { "" };
+        Err((key.to_string(), format!("must be {within}{}, got {}", range_text(range), int.map_or(f.to_string(), |i| i.to_string())))) }
 }
 
 /// `1..=64`, `(0, 100000]`: how docs and errors write a range.
@@ -300,7 +301,7 @@ mod tests {
     #[test]
     fn types_ranges_and_names_are_checked() {
         assert_eq!(check("f = 0.5\nn = 11").unwrap_err().1, "must be 1..=10, got 11");
-        assert_eq!(check("f = 1.0").unwrap_err().1, "must be (0, 1), got 1");
+        assert_eq!(check("f = 1.0").unwrap_err().1, "must be in (0, 1), got 1");
         assert!(check("f = nan").is_err());
         assert!(check("f = 0.5\nn = 1.5").unwrap_err().1.starts_with("invalid type: floating point `1.5`, expected an integer"));
         assert!(check("f = 0.5\nc = \"z\"").unwrap_err().1.starts_with("unknown variant `z`"));
