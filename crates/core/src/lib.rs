@@ -50,14 +50,26 @@ pub fn simulate(scenario: &Scenario, base: &std::path::Path, record: Record) -> 
 
 /// [`simulate`], with a [`Monitor`] polled as the run goes (progress, Ctrl-C).
 pub fn simulate_with(scenario: &Scenario, base: &std::path::Path, record: Record, monitor: &mut dyn Monitor) -> Result<Report> {
+    let mut budget = monitor::Budget::new(monitor, scenario.run.max_events);
     // One arm per model whose event loop differs from the network model's.
-    if let config::WorkloadConfig::NullRpc(w) = &scenario.workload {
-        return masking::run(scenario, w, record, monitor);
+    let outcome = match &scenario.workload {
+        config::WorkloadConfig::NullRpc(w) => masking::run(scenario, w, record, &mut budget),
+        config::WorkloadConfig::Exerciser(_) => delivery::run(scenario, record, &mut budget),
+        _ => Sim::new(scenario, base, record).and_then(|sim| sim.run(&mut budget)),
+    };
+    match outcome {
+        Err(Error::Cancelled { at, .. }) if budget.spent => Err(Error::Config {
+            file: scenario.file.clone(),
+            key: "run.max_events".into(),
+            line: None,
+            msg: format!(
+                "the run passed {} events at cycle {at} of {}; raise run.max_events or shorten run.duration_ms",
+                scenario.run.max_events,
+                scenario.duration_cycles()
+            ),
+        }),
+        other => other,
     }
-    if let config::WorkloadConfig::Exerciser(_) = &scenario.workload {
-        return delivery::run(scenario, record, monitor);
-    }
-    Sim::new(scenario, base, record)?.run(monitor)
 }
 
 /// Loads and runs a scenario file.

@@ -17,7 +17,7 @@ mod sections;
 mod workload;
 
 pub use docs::{markdown, parts_json};
-pub use load::{Override, parse_override};
+pub use load::{Override, parse_override, parse_override_as};
 pub use parts::{PARTS, Part, PartSet, selected_parts};
 pub use sections::{AppConfig, CpuConfig, DriverConfig, MAX_DURATION_MS, NicConfig, RunConfig, StackConfig, StatsConfig};
 pub use workload::{

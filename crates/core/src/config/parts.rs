@@ -158,7 +158,7 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
     for key in &explicit {
         let bare = strip_indices(key);
         if let Some((_, new)) = RENAMED.iter().find(|(old, _)| *old == bare) {
-            return Err((key.clone(), format!("`{bare}` was renamed `{new}`")));
+            return Err((key.clone(), format!("was renamed `{new}`")));
         }
     }
     let kind = match root.get("workload").and_then(|w| w.get("kind")) {

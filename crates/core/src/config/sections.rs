@@ -42,7 +42,7 @@ impl RunConfig {
         "max_events",
         Type::U64,
         "events",
-        d("10_000_000_000"),
+        d("1_000_000_000"),
         Range::Int(1, 1_000_000_000_000),
         "a run that handles more events than this stops with an error naming this key (checked every 65,536 events): a guard against settings that would run for hours",
     ),
