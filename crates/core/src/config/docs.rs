@@ -76,7 +76,17 @@ fn table(out: &mut String, params: &[Param]) {
     for p in params {
         let when = p.when.map(|w| format!(" Only when `{}` is {}.", w.key, quoted(w.is).replace(", ", " or "))).unwrap_or_default();
         let unit = if p.unit.is_empty() { String::new() } else { p.unit.to_string() };
-        let _ = writeln!(out, "| `{}` | {} | {} | {} | {} | {}{} |", p.key, type_text(p.ty).replace('|', "\\|"), unit, default_text(p.default), range_text(p.range), p.help, when);
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} | {} | {}{} |",
+            p.key,
+            type_text(p.ty).replace('|', "\\|"),
+            unit,
+            default_text(p.default),
+            range_text(p.range),
+            p.help,
+            when
+        );
     }
 }
 

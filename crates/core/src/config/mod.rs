@@ -96,7 +96,11 @@ impl Scenario {
             }
         }
         let per_cycle = |k: &str, rate: f64| {
-            if rate > self.cpu.clock_mhz * 1e6 { err(k, format!("{rate} per second is more than one per cycle of the {} MHz clock", self.cpu.clock_mhz)) } else { Ok(()) }
+            if rate > self.cpu.clock_mhz * 1e6 {
+                err(k, format!("{rate} per second is more than one per cycle of the {} MHz clock", self.cpu.clock_mhz))
+            } else {
+                Ok(())
+            }
         };
         let size = |k: &str, b: u32| {
             if u64::from(b) > self.nic.rx_buffer_bytes {
@@ -125,7 +129,10 @@ impl Scenario {
                     last = e.at_cycle;
                     if e.action != Action::Syscall {
                         if e.bytes == 0 {
-                            return err(&format!("workload.events[{i}].bytes"), format!("a `{}` needs a frame size of 1..={MAX_PACKET_BYTES} bytes", if e.action == Action::Send { "send" } else { "receive" }));
+                            return err(
+                                &format!("workload.events[{i}].bytes"),
+                                format!("a `{}` needs a frame size of 1..={MAX_PACKET_BYTES} bytes", if e.action == Action::Send { "send" } else { "receive" }),
+                            );
                         }
                         size(&format!("workload.events[{i}].bytes"), e.bytes)?;
                     }
@@ -136,7 +143,10 @@ impl Scenario {
                 let rx = (*packet_interrupts_per_s as f64 * (1.0 - tx_share)).round();
                 let bytes = rx_mbps * 1e6 / 8.0 / rx.max(1.0);
                 if rx < 1.0 || bytes > MAX_PACKET_BYTES as f64 {
-                    return err("workload.rx_mbps", format!("{rx_mbps} Mb/s over {rx} received packets/s needs {bytes:.0}-byte packets (max {MAX_PACKET_BYTES})"));
+                    return err(
+                        "workload.rx_mbps",
+                        format!("{rx_mbps} Mb/s over {rx} received packets/s needs {bytes:.0}-byte packets (max {MAX_PACKET_BYTES})"),
+                    );
                 }
             }
             WorkloadConfig::NullRpc(w) => crate::masking::check(self, w)?,

@@ -56,7 +56,12 @@ pub enum Range {
     /// Integers in `min..=max`.
     Int(i128, i128),
     /// Floats from `min` to `max`; an open end excludes its bound.
-    Float { min: f64, min_open: bool, max: f64, max_open: bool },
+    Float {
+        min: f64,
+        min_open: bool,
+        max: f64,
+        max_open: bool,
+    },
 }
 
 /// A key that only means something when another key has one of some values.
@@ -218,8 +223,12 @@ fn in_range(key: &str, f: f64, int: Option<i128>, range: Range) -> Result<(), Pr
         (Range::Int(lo, hi), None) => f >= lo as f64 && f <= hi as f64,
         (Range::Float { min, min_open, max, max_open }, _) => (if min_open { f > min } else { f >= min }) && (if max_open { f < max } else { f <= max }),
     };
-    if ok { Ok(()) } else { let within = if matches!(range, Range::Float { .. }) { "in " } else { "" };
-        Err((key.to_string(), format!("must be {within}{}, got {}", range_text(range), int.map_or(f.to_string(), |i| i.to_string())))) }
+    if ok {
+        Ok(())
+    } else {
+        let within = if matches!(range, Range::Float { .. }) { "in " } else { "" };
+        Err((key.to_string(), format!("must be {within}{}, got {}", range_text(range), int.map_or(f.to_string(), |i| i.to_string()))))
+    }
 }
 
 /// `1..=64`, `(0, 100000]`: how docs and errors write a range.
@@ -238,7 +247,7 @@ fn grouped(n: i128) -> String {
     let digits = n.unsigned_abs().to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if digits.len() > 4 && i > 0 && (digits.len() - i) % 3 == 0 {
+        if digits.len() > 4 && i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push('_');
         }
         out.push(c);

@@ -56,8 +56,22 @@ pub const PARTS: &[Info] = &[
         params: CpuConfig::PARAMS,
         notes: "The masking model (`null_rpc`) runs one thread: `threads` above 1 is refused there.",
     },
-    Info { part: Part::Nic, section: "nic", title: "the NIC", help: "receive buffer, transmit queue, wire and DMA", params: NicConfig::PARAMS, notes: "A frame size larger than `rx_buffer_bytes` is refused." },
-    Info { part: Part::Driver, section: "driver", title: "the NIC driver", help: "driver routine costs (the paper's Figure 6)", params: DriverConfig::PARAMS, notes: "" },
+    Info {
+        part: Part::Nic,
+        section: "nic",
+        title: "the NIC",
+        help: "receive buffer, transmit queue, wire and DMA",
+        params: NicConfig::PARAMS,
+        notes: "A frame size larger than `rx_buffer_bytes` is refused.",
+    },
+    Info {
+        part: Part::Driver,
+        section: "driver",
+        title: "the NIC driver",
+        help: "driver routine costs (the paper's Figure 6)",
+        params: DriverConfig::PARAMS,
+        notes: "",
+    },
     Info {
         part: Part::Stack,
         section: "stack",
@@ -66,9 +80,23 @@ pub const PARTS: &[Info] = &[
         params: StackConfig::PARAMS,
         notes: "",
     },
-    Info { part: Part::App, section: "app", title: "the application", help: "the user-level program and its system calls", params: AppConfig::PARAMS, notes: "" },
+    Info {
+        part: Part::App,
+        section: "app",
+        title: "the application",
+        help: "the user-level program and its system calls",
+        params: AppConfig::PARAMS,
+        notes: "",
+    },
     Info { part: Part::Stats, section: "stats", title: "the statistics", help: "how much detail a run keeps", params: StatsConfig::PARAMS, notes: "" },
-    Info { part: Part::Workload, section: "workload", title: "the workload", help: "what drives the run; `kind` selects the model and its keys", params: WORKLOAD, notes: "" },
+    Info {
+        part: Part::Workload,
+        section: "workload",
+        title: "the workload",
+        help: "what drives the run; `kind` selects the model and its keys",
+        params: WORKLOAD,
+        notes: "",
+    },
     Info {
         part: Part::Masking,
         section: "masking",
@@ -141,8 +169,12 @@ pub fn selected_parts(kind: &str) -> (PartSet, &'static str) {
     use Part::*;
     match kind {
         "null_rpc" => (PartSet::of(&[Run, Cpu, Masking, Stats, Workload]), "it runs the masking model: one CPU thread and its interrupt masks"),
-        "exerciser" => (PartSet::of(&[Run, Cpu, Intc, Bus, IrqPath, Stats, Workload]), "it runs the interrupt-delivery model: controller, fabric and Linux interrupt path"),
-        _ => (PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Stats, Workload]), "it drives the NIC over the ideal wire, through driver, stack and application"),
+        "exerciser" => {
+            (PartSet::of(&[Run, Cpu, Intc, Bus, IrqPath, Stats, Workload]), "it runs the interrupt-delivery model: controller, fabric and Linux interrupt path")
+        }
+        _ => {
+            (PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Stats, Workload]), "it drives the NIC over the ideal wire, through driver, stack and application")
+        }
     }
 }
 

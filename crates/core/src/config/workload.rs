@@ -3,9 +3,9 @@
 //! ([`VARIANTS`]), deserialized apart (serde's internally tagged enums
 //! lose the path of a bad key).
 
-use serde::de::{self, DeserializeOwned, Deserializer};
 use super::MAX_PACKET_BYTES;
 use super::params::{Param, REQ, absent, d};
+use serde::de::{self, DeserializeOwned, Deserializer};
 use serde::{Deserialize, Serialize};
 
 /// What drives the run.
@@ -43,11 +43,23 @@ pub struct Variant {
 
 /// Every kind, in the order of [`KINDS`].
 pub const VARIANTS: &[Variant] = &[
-    Variant { kind: "flood", help: "closed loop at the driver: the next frame is offered the moment the previous one leaves the driver (`rx`) or its send call returns (`tx`)", params: FloodConfig::PARAMS },
+    Variant {
+        kind: "flood",
+        help: "closed loop at the driver: the next frame is offered the moment the previous one leaves the driver (`rx`) or its send call returns (`tx`)",
+        params: FloodConfig::PARAMS,
+    },
     Variant { kind: "arrivals", help: "open-loop arrivals of received frames", params: ArrivalsConfig::PARAMS },
-    Variant { kind: "trace", help: "a real capture: frames to `host` are received, from `host` sent; system calls that move no packet become SWIs", params: TraceConfig::PARAMS },
+    Variant {
+        kind: "trace",
+        help: "a real capture: frames to `host` are received, from `host` sent; system calls that move no packet become SWIs",
+        params: TraceConfig::PARAMS,
+    },
     Variant { kind: "script", help: "stimuli at exact cycles (the paper's Figures 4 and 5)", params: ScriptConfig::PARAMS },
-    Variant { kind: "synthetic", help: "the paper's busiest second, generated: received bit rate, packet interrupts and system calls per second", params: SyntheticConfig::PARAMS },
+    Variant {
+        kind: "synthetic",
+        help: "the paper's busiest second, generated: received bit rate, packet interrupts and system calls per second",
+        params: SyntheticConfig::PARAMS,
+    },
     Variant {
         kind: "null_rpc",
         help: "back-to-back Mach null RPCs with one interrupt-protected critical section, under interrupt arrivals (the masking model)",
@@ -126,10 +138,15 @@ const PROCESSES: &[&str] = &["poisson", "periodic"];
 impl FloodConfig {
     /// The section's keys.
     pub const PARAMS: &'static [Param] = &[
-    Param::choice("direction", &["rx", "tx"], REQ, "`rx`: the next frame arrives when the driver has taken the previous one; `tx`: the application calls send again when the previous call returns"),
-    Param::int("packet_bytes", "bytes", REQ, 1, FRAME, "frame size"),
-    Param::cycles("gap_cycles", d("0"), "extra delay before offering the next frame"),
-];
+        Param::choice(
+            "direction",
+            &["rx", "tx"],
+            REQ,
+            "`rx`: the next frame arrives when the driver has taken the previous one; `tx`: the application calls send again when the previous call returns",
+        ),
+        Param::int("packet_bytes", "bytes", REQ, 1, FRAME, "frame size"),
+        Param::cycles("gap_cycles", d("0"), "extra delay before offering the next frame"),
+    ];
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -144,10 +161,10 @@ pub struct ArrivalsConfig {
 impl ArrivalsConfig {
     /// The section's keys.
     pub const PARAMS: &'static [Param] = &[
-    Param::choice("process", PROCESSES, d("\"poisson\""), "arrival process"),
-    Param::float("rate_per_s", "/s", REQ, true, 0.0, 1e9, "frames arriving per second (at most one per cycle)"),
-    Param::int("packet_bytes", "bytes", REQ, 1, FRAME, "frame size"),
-];
+        Param::choice("process", PROCESSES, d("\"poisson\""), "arrival process"),
+        Param::float("rate_per_s", "/s", REQ, true, 0.0, 1e9, "frames arriving per second (at most one per cycle)"),
+        Param::int("packet_bytes", "bytes", REQ, 1, FRAME, "frame size"),
+    ];
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -161,10 +178,10 @@ pub struct TraceConfig {
 impl TraceConfig {
     /// The section's keys.
     pub const PARAMS: &'static [Param] = &[
-    Param::text("pcap", REQ, "pcap capture (µs or ns timestamps), relative to the scenario file"),
-    Param::text("strace", absent("no system calls"), "strace log (`strace -f -ttt -T` or `-tt -T`), relative to the scenario file"),
-    Param::text("host", REQ, "IPv4 address of the simulated host: frames to it are received, frames from it are sent"),
-];
+        Param::text("pcap", REQ, "pcap capture (µs or ns timestamps), relative to the scenario file"),
+        Param::text("strace", absent("no system calls"), "strace log (`strace -f -ttt -T` or `-tt -T`), relative to the scenario file"),
+        Param::text("host", REQ, "IPv4 address of the simulated host: frames to it are received, frames from it are sent"),
+    ];
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -191,12 +208,20 @@ pub struct SyntheticConfig {
 impl SyntheticConfig {
     /// The section's keys.
     pub const PARAMS: &'static [Param] = &[
-    Param::float("rx_mbps", "Mb/s", d("8.6"), true, 0.0, 100_000.0, "received bit rate; each received frame is `rx_mbps × 10^6 / 8 / received-frames` bytes"),
-    Param::int("packet_interrupts_per_s", "/s", d("1080"), 1, 1_000_000_000, "packet interrupts per second, at uniformly random instants"),
-    Param::int("syscalls_per_s", "/s", d("1652"), 0, 1_000_000_000, "system calls per second that move no packet"),
-    Param::float("tx_share", "", d("0.1"), false, 0.0, 1.0, "share of packet interrupts that are transmit completions").below(),
-    Param::int("tx_packet_bytes", "bytes", d("100"), 1, FRAME, "size of each sent frame"),
-];
+        Param::float(
+            "rx_mbps",
+            "Mb/s",
+            d("8.6"),
+            true,
+            0.0,
+            100_000.0,
+            "received bit rate; each received frame is `rx_mbps × 10^6 / 8 / received-frames` bytes",
+        ),
+        Param::int("packet_interrupts_per_s", "/s", d("1080"), 1, 1_000_000_000, "packet interrupts per second, at uniformly random instants"),
+        Param::int("syscalls_per_s", "/s", d("1652"), 0, 1_000_000_000, "system calls per second that move no packet"),
+        Param::float("tx_share", "", d("0.1"), false, 0.0, 1.0, "share of packet interrupts that are transmit completions").below(),
+        Param::int("tx_packet_bytes", "bytes", d("100"), 1, FRAME, "size of each sent frame"),
+    ];
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -225,10 +250,15 @@ pub struct ScriptEvent {
 impl ScriptEvent {
     /// The section's keys.
     pub const PARAMS: &'static [Param] = &[
-    Param::int("at_cycle", "cycles", REQ, 0, i64::MAX as i128, "when, in cycles from the start"),
-    Param::choice("action", &["receive", "send", "syscall"], REQ, "`receive` (a frame reaches the NIC), `send` (the application calls send) or `syscall` (any other system call)"),
-    Param::int("bytes", "bytes", d("0"), 0, FRAME, "frame size for `receive` and `send`"),
-];
+        Param::int("at_cycle", "cycles", REQ, 0, i64::MAX as i128, "when, in cycles from the start"),
+        Param::choice(
+            "action",
+            &["receive", "send", "syscall"],
+            REQ,
+            "`receive` (a frame reaches the NIC), `send` (the application calls send) or `syscall` (any other system call)",
+        ),
+        Param::int("bytes", "bytes", d("0"), 0, FRAME, "frame size for `receive` and `send`"),
+    ];
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]

@@ -3,9 +3,9 @@
 //! costs (`[irq_path]`), and the exerciser workload. Defaults are the 2008
 //! workstation profile; docs/models/interrupt-delivery.md cites each value.
 
+use crate::config::params::{Param, REQ, absent, d};
 use crate::config::{Process, Scenario, WorkloadConfig};
 use crate::intc::{self, IntcKind};
-use crate::config::params::{Param, REQ, absent, d};
 use serde::{Deserialize, Serialize};
 
 /// The interrupt controller and its programming.
@@ -66,7 +66,15 @@ impl BusConfig {
             MAX_NS,
             "one-way latency of a posted write or message between device (or I/O hub) and CPU: MSI, Assert/Deassert_INTx, IO-APIC message, MMIO write to the device, EOI broadcast",
         ),
-        Param::float("port_io_ns", "ns", d("1000.0"), true, 0.0, MAX_NS, "round trip of one legacy port I/O (IN, OUT) or interrupt-acknowledge cycle to the 8259s"),
+        Param::float(
+            "port_io_ns",
+            "ns",
+            d("1000.0"),
+            true,
+            0.0,
+            MAX_NS,
+            "round trip of one legacy port I/O (IN, OUT) or interrupt-acknowledge cycle to the 8259s",
+        ),
         Param::float("link_mbytes_per_s", "MB/s", d("250.0"), true, 0.0, 1e6, "device link bandwidth for DMA data (PCIe 1.x x1: 250 MB/s)"),
     ];
 }
@@ -129,7 +137,12 @@ impl ExerciserConfig {
         Param::int("cpu", "", d("0"), 0, 63, "destination CPU (first vector), below `cpu.threads`"),
         Param::int("priority", "", d("4"), 0, 13, "IO-APIC/MSI vector priority class, higher served first").when("intc.kind", VECTORED),
         Param::flag("busy_user", d("false"), "a CPU-bound user task runs on every CPU whenever nothing else does"),
-        Param::items("others", SourceConfig::PARAMS, d("[]"), "other interrupt sources, one `[[workload.others]]` table each (same line as another: shared, legacy only)"),
+        Param::items(
+            "others",
+            SourceConfig::PARAMS,
+            d("[]"),
+            "other interrupt sources, one `[[workload.others]]` table each (same line as another: shared, legacy only)",
+        ),
     ];
 }
 

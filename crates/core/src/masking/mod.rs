@@ -20,6 +20,7 @@ pub mod profiles;
 pub use model::{Arrival, HandlerRun, Model, Program, Scheme, Step};
 pub use profiles::{Costs, Effects, Machine, Profile, Sequence};
 
+use crate::config::params::{Param, REQ, Range, Type, absent, d};
 use crate::config::{Process, Scenario};
 use crate::cpu::{Bin, EntryCosts};
 use crate::error::{Error, Result};
@@ -28,7 +29,6 @@ use crate::sim::Record;
 use crate::timeline::Timeline;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
-use crate::config::params::{Param, REQ, Range, Type, absent, d};
 use serde::{Deserialize, Serialize};
 
 /// `[masking]`: the machine and the protection scheme.
@@ -76,7 +76,14 @@ impl MaskingConfig {
             1e6,
             "extra stall cycles per off-chip mask-register access (write-buffer drain, bus round trip)",
         ),
-        Param::int("optimistic_pair_instructions", "", absent("the machine's Table 2 figure"), 0, 1_000_000, "instructions of an optimistic fast path for a machine Table 2 does not cover; give `optimistic_pair_cycles` too"),
+        Param::int(
+            "optimistic_pair_instructions",
+            "",
+            absent("the machine's Table 2 figure"),
+            0,
+            1_000_000,
+            "instructions of an optimistic fast path for a machine Table 2 does not cover; give `optimistic_pair_cycles` too",
+        ),
         Param::cycles("optimistic_pair_cycles", absent("the machine's Table 2 figure"), "cycles of that fast path; give `optimistic_pair_instructions` too"),
     ];
 
@@ -116,10 +123,24 @@ impl NullRpcConfig {
     pub const PARAMS: &'static [Param] = &[
         Param::cycles("rpc_path_cycles", REQ, "one null RPC's cycles outside interrupt-mask management"),
         Param::cycles("section_cycles", REQ, "the part of the path inside the critical section (at most `rpc_path_cycles`)"),
-        Param::int("section_level", "", REQ, 1, MAX_LEVEL, "the section masks priorities at or below this one (Luna88k and Flamingo have 7 levels, DECstations 6, PCs 15)"),
+        Param::int(
+            "section_level",
+            "",
+            REQ,
+            1,
+            MAX_LEVEL,
+            "the section masks priorities at or below this one (Luna88k and Flamingo have 7 levels, DECstations 6, PCs 15)",
+        ),
         Param::float("interrupt_rate_per_s", "/s", d("0.0"), false, 0.0, 1e9, "interrupt arrivals per second, 0 for none (at most one per cycle)"),
         Param::choice("interrupt_process", &["poisson", "periodic"], d("\"poisson\""), "arrival process"),
-        Param::of("interrupt_levels", Type::IntList, "", d("[1]"), Range::Int(1, MAX_LEVEL), "priorities of arriving interrupts (each one of the machine's levels)"),
+        Param::of(
+            "interrupt_levels",
+            Type::IntList,
+            "",
+            d("[1]"),
+            Range::Int(1, MAX_LEVEL),
+            "priorities of arriving interrupts (each one of the machine's levels)",
+        ),
         Param::of(
             "interrupt_weights",
             Type::FloatList,
