@@ -43,7 +43,7 @@ def test_overrides_as_mapping_and_as_strings_agree():
 
 def test_toml_text_runs():
     """TOML text is a scenario too."""
-    text = '[cpu]\nclock_mhz = 100.0\n[run]\nduration_ms = 5.0\n[workload]\nkind = "arrivals"\nrate_pps = 1000.0\npacket_bytes = 200\n'
+    text = '[cpu]\nclock_mhz = 100.0\n[run]\nduration_ms = 5.0\n[workload]\nkind = "arrivals"\nrate_per_s = 1000.0\npacket_bytes = 200\n'
     r = irqsim.run(text)
     assert 0 < r.metrics["rx_offered"] < 20
     r.check_invariants()

@@ -1,5 +1,6 @@
-"""docs/config.md documents every key a bundled scenario can have, and the
-README's quick start names the commands CI runs."""
+"""docs/config.md is generated from the code's parameter tables and documents
+every key a bundled scenario can have; the README's quick start names the
+commands CI runs."""
 
 from __future__ import annotations
 
@@ -36,6 +37,13 @@ def test_every_key_of_every_bundled_scenario_is_documented(scenario):
     documented = set(re.findall(r"`([a-z_][a-z0-9_]*)`", text))
     missing = sorted(k for k in leaf_keys(irqsim.validate(scenario)) if k.split(".")[-1] not in documented)
     assert not missing, f"{scenario.name}: undocumented keys {missing}"
+
+
+def test_config_md_is_what_irqsim_parts_generates(cli):
+    """`irqsim parts --markdown` prints docs/config.md exactly (regenerate with it)."""
+    p = cli("parts", "--markdown")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == CONFIG_MD.read_text(), "docs/config.md is stale: irqsim parts --markdown > docs/config.md"
 
 
 def test_quick_start_is_two_make_commands_that_exist():

@@ -76,7 +76,7 @@ def test_msi_sustains_the_most_interrupts_per_second():
 
 def test_conservation_and_invariants():
     for kind in ("xtpic", "ioapic", "msi"):
-        r = irqsim.run(LOADED, {**SHORT, "intc.kind": kind, "workload.rate_hz": 50000.0})
+        r = irqsim.run(LOADED, {**SHORT, "intc.kind": kind, "workload.rate_per_s": 50000.0})
         r.check_invariants()
         m = r.metrics
         assert m["interrupts_raised"] == m["interrupts_serviced"] + m["interrupts_lost"] + m["interrupts_in_flight"]

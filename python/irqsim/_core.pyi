@@ -31,10 +31,13 @@ def run(
     sets: list[str] = ...,
     timeline: bool = False,
     base: str | PathLike[str] | None = None,
+    origin: str = "overrides",
 ) -> RunReport: ...
 def validate(
     path: str | PathLike[str] | None = None,
     text: str | None = None,
     name: str = "<string>",
     sets: list[str] = ...,
+    origin: str = "overrides",
 ) -> str: ...
+def parts(markdown: bool = False) -> str: ...

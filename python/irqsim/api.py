@@ -34,7 +34,7 @@ def scenario_path(name: str) -> Path:
     return p
 
 
-def _toml_value(v: Any) -> str:
+def _toml_value(v: Any, origin: str) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (int, float)):
@@ -42,15 +42,15 @@ def _toml_value(v: Any) -> str:
     if isinstance(v, str):
         return json.dumps(v)
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    raise _core.ConfigError(f"--set: cannot express {type(v).__name__} value {v!r} in TOML")
+        return "[" + ", ".join(_toml_value(x, origin) for x in v) + "]"
+    raise _core.ConfigError(f"{origin}: cannot express {type(v).__name__} value {v!r} in TOML")
 
 
-def _sets(overrides: Overrides) -> list[str]:
+def _sets(overrides: Overrides, origin: str) -> list[str]:
     if overrides is None:
         return []
     if isinstance(overrides, Mapping):
-        return [f"{k}={_toml_value(v)}" for k, v in overrides.items()]
+        return [f"{k}={_toml_value(v, origin)}" for k, v in overrides.items()]
     return [str(s) for s in overrides]
 
 
@@ -108,14 +108,15 @@ class Result:
         return json.loads(self._report.to_json())
 
 
-def run(scenario: str | Path, overrides: Overrides = None, *, timeline: bool = False) -> Result:
+def run(scenario: str | Path, overrides: Overrides = None, *, timeline: bool = False, origin: str = "overrides") -> Result:
     """Runs a scenario and returns its :class:`Result`.
 
-    Raises :class:`irqsim.ConfigError` for a bad scenario or override,
+    Raises :class:`irqsim.ConfigError` for a bad scenario or override (an
+    error in an override names ``origin`` as its source),
     :class:`irqsim.TraceError` for a malformed trace, :class:`irqsim.InputError`
     for a file that cannot be read.
     """
-    rep = _core.run(**_source(scenario), sets=_sets(overrides), timeline=timeline)
+    rep = _core.run(**_source(scenario), sets=_sets(overrides, origin), timeline=timeline, origin=origin)
     return Result(
         metrics=dict(rep.metrics()),
         clock_mhz=rep.clock_mhz,
@@ -125,6 +126,12 @@ def run(scenario: str | Path, overrides: Overrides = None, *, timeline: bool = F
     )
 
 
-def validate(scenario: str | Path, overrides: Overrides = None) -> dict:
-    """Loads and checks a scenario without running it; returns it with every default filled in."""
-    return json.loads(_core.validate(**_source(scenario), sets=_sets(overrides)))
+def validate(scenario: str | Path, overrides: Overrides = None, *, origin: str = "overrides") -> dict:
+    """Loads and checks a scenario without running it; returns it with every
+    default filled in, only the parts its run uses."""
+    return json.loads(_core.validate(**_source(scenario), sets=_sets(overrides, origin), origin=origin))
+
+
+def parts() -> list[dict]:
+    """Every part a scenario can have, with its keys (name, type, unit, default, range, help)."""
+    return json.loads(_core.parts())

@@ -1,4 +1,4 @@
-"""The ``irqsim`` command: run, validate, reproduce, timeline, bench.
+"""The ``irqsim`` command: run, validate, parts, reproduce, timeline, bench.
 
 Errors in the user's input print one line naming the file, key or line and
 exit with status 2; they never print a traceback.
@@ -79,7 +79,7 @@ def _print_result(r: api.Result, name: str) -> None:
 @app.command()
 def run(scenario: ScenarioArg, set: Sets = None, as_json: AsJson = False) -> None:
     """Run a scenario and print its metrics and cycle bins."""
-    r = api.run(scenario, set or [])
+    r = api.run(scenario, set or [], origin="--set")
     if as_json:
         print(json.dumps(r.to_json(), indent=1, allow_nan=False))
     else:
@@ -99,9 +99,42 @@ def scenarios() -> None:
 
 @app.command()
 def validate(scenario: ScenarioArg, set: Sets = None) -> None:
-    """Check a scenario without running it; print it with every default filled in."""
-    print(json.dumps(api.validate(scenario, set or []), indent=1))
-    err.print(f"{scenario}: ok")
+    """Check a scenario without running it; print the parts its run uses, every default filled in."""
+    doc = api.validate(scenario, set or [], origin="--set")
+    print(json.dumps(doc, indent=1))
+    used = [k for k, v in doc.items() if isinstance(v, dict)]
+    err.print(f"{scenario}: ok (parts: {', '.join(used)})")
+
+
+@app.command()
+def parts(
+    as_json: AsJson = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print docs/config.md as the code generates it.")] = False,
+) -> None:
+    """List every part a scenario can have, the workload kinds that use it, and its keys."""
+    from irqsim import _core
+
+    if markdown:
+        print(_core.parts(markdown=True), end="")
+        return
+    doc = api.parts()
+    if as_json:
+        print(json.dumps(doc, indent=1))
+        return
+    for part in doc:
+        groups = [("", part["params"])] + [(f' (kind = "{k["kind"]}")', k["params"]) for k in part.get("kinds", [])]
+        for suffix, params in groups:
+            title = f"[{part['section']}]{suffix}: {part['title']}" if part["section"] else "top level"
+            if part["used_by"] and not suffix:
+                title += f" — used by {', '.join(part['used_by'])}"
+            t = Table(title=title, show_edge=False, title_justify="left")
+            for c in ("key", "type", "unit", "default", "range", "meaning"):
+                t.add_column(c)
+            for p in params:
+                when = f" Only when {p['when']['key']} is {' or '.join(p['when']['is'])}." if "when" in p else ""
+                t.add_row(p["key"], p["type"].replace("`", ""), p["unit"], p["default"], p.get("range", ""), p["help"].replace("`", "") + when)
+            out.print(t)
+            out.print()
 
 
 @app.command()
@@ -135,7 +168,7 @@ def timeline(
     set: Sets = None,
 ) -> None:
     """Write a Chrome/Perfetto trace (one track per hardware context) for chrome://tracing or ui.perfetto.dev."""
-    r = api.run(scenario, set or [], timeline=True)
+    r = api.run(scenario, set or [], timeline=True, origin="--set")
     trace = r.chrome_trace()
     output.write_text(json.dumps(trace))
     n = sum(1 for e in trace["traceEvents"] if e["ph"] != "M")

@@ -53,7 +53,21 @@ pub fn simulate(scenario: &Scenario, base: &std::path::Path, record: Record) -> 
 
 /// [`simulate`], with a [`Monitor`] polled as the run goes (progress, Ctrl-C).
 pub fn simulate_with(scenario: &Scenario, base: &std::path::Path, record: Record, monitor: &mut dyn Monitor) -> Result<Report> {
-    Machine::new(scenario, base, record)?.run(monitor)
+    let mut budget = monitor::Budget::new(monitor, scenario.run.max_events);
+    let outcome = Machine::new(scenario, base, record).and_then(|m| m.run(&mut budget));
+    match outcome {
+        Err(Error::Cancelled { at, .. }) if budget.spent => Err(Error::Config {
+            file: scenario.file.clone(),
+            key: "run.max_events".into(),
+            line: None,
+            msg: format!(
+                "the run passed {} events at cycle {at} of {}; raise run.max_events or shorten run.duration_ms",
+                scenario.run.max_events,
+                scenario.duration_cycles()
+            ),
+        }),
+        other => other,
+    }
 }
 
 /// Loads and runs a scenario file.

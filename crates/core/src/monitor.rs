@@ -30,3 +30,29 @@ impl Monitor for Unwatched {
 pub fn due(events: u64) -> bool {
     events & (POLL_EVERY - 1) == 0
 }
+
+/// Stops a run that has handled more than `run.max_events` events; it sees
+/// the count at polls, so within [`POLL_EVERY`] events of the limit.
+pub struct Budget<'m> {
+    inner: &'m mut dyn Monitor,
+    polls_left: u64,
+    /// Whether the budget, not the inner monitor, stopped the run.
+    pub spent: bool,
+}
+
+impl<'m> Budget<'m> {
+    pub fn new(inner: &'m mut dyn Monitor, max_events: u64) -> Self {
+        Self { inner, polls_left: max_events / POLL_EVERY, spent: false }
+    }
+}
+
+impl Monitor for Budget<'_> {
+    fn poll(&mut self, now: Time, end: Time) -> bool {
+        if self.polls_left == 0 {
+            self.spent = true;
+            return false;
+        }
+        self.polls_left -= 1;
+        self.inner.poll(now, end)
+    }
+}

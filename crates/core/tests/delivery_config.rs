@@ -2,7 +2,7 @@
 
 use irqsim_core::{Scenario, parse_override};
 
-const BASE: &str = "[cpu]\nclock_mhz = 2400.0\n\n[intc]\nkind = \"msi\"\n\n[workload]\nkind = \"exerciser\"\nrate_hz = 1000.0\n";
+const BASE: &str = "[cpu]\nclock_mhz = 2400.0\n\n[intc]\nkind = \"msi\"\n\n[workload]\nkind = \"exerciser\"\nrate_per_s = 1000.0\n";
 
 fn err(sets: &[&str]) -> String {
     let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
@@ -54,24 +54,24 @@ fn xtpic_lines() {
     let e = err(&["intc.kind=xtpic", "workload.line=16"]);
     assert!(e.contains("`workload.line`"), "{e}");
     // Fourteen other devices fit beside the exerciser; a fifteenth does not.
-    let others = |n: usize| format!("workload.others=[{}]", vec!["{rate_hz = 10.0}"; n].join(", "));
+    let others = |n: usize| format!("workload.others=[{}]", vec!["{rate_per_s = 10.0}"; n].join(", "));
     ok(&["intc.kind=xtpic", &others(14)]);
     let e = err(&["intc.kind=xtpic", &others(15)]);
     assert!(e.contains("`workload.others[14].line`") && e.contains("share"), "{e}");
     // Sharing a line is how more devices fit.
-    ok(&["intc.kind=xtpic", "workload.line=11", &format!("workload.others=[{}]", vec!["{rate_hz = 10.0, line = 11}"; 20].join(", "))]);
+    ok(&["intc.kind=xtpic", "workload.line=11", &format!("workload.others=[{}]", vec!["{rate_per_s = 10.0, line = 11}"; 20].join(", "))]);
 }
 
 #[test]
 fn msi_is_never_shared() {
-    let e = err(&["workload.line=5", "workload.others=[{rate_hz = 10.0, line = 5}]"]);
+    let e = err(&["workload.line=5", "workload.others=[{rate_per_s = 10.0, line = 5}]"]);
     assert!(e.contains("`workload.others[0].line`") && e.contains("never shared"), "{e}");
 }
 
 #[test]
 fn bad_numbers_name_their_key() {
     for (set, key) in [
-        ("workload.rate_hz=0", "`workload.rate_hz`"),
+        ("workload.rate_per_s=0", "`workload.rate_per_s`"),
         ("bus.mmio_read_ns=-1", "`bus.mmio_read_ns`"),
         ("bus.port_io_ns=nan", "`bus.port_io_ns`"),
         ("workload.cpu=1", "`workload.cpu`"),
@@ -79,8 +79,8 @@ fn bad_numbers_name_their_key() {
         ("irq_path.entry_cycles=-5", "`irq_path.entry_cycles`"),
         ("intc.kind=8259", "`intc.kind`"),
         ("intc.trigger=both", "`intc.trigger`"),
-        ("workload.others=[{rate_hz = 1.0, cpu = 3}]", "`workload.others[0].cpu`"),
-        ("workload.rate_hzz=5", "`workload.rate_hzz`"),
+        ("workload.others=[{rate_per_s = 1.0, cpu = 3}]", "`workload.others[0].cpu`"),
+        ("workload.rate_perr_s=5", "`workload.rate_perr_s`"),
         ("bus.posted_write_ns=1e30", "`bus.posted_write_ns`"),
         ("irq_path.tasklet_cycles=18446744073709551615", "`irq_path.tasklet_cycles`"),
     ] {

@@ -50,7 +50,7 @@ fn every_handler_on_a_shared_line_is_polled_and_sharing_costs() {
         let mut p50 = Vec::new();
         for sharers in 0..3 {
             let mut sets = vec![kind, SHORT];
-            let extra: Vec<String> = (0..sharers).map(|i| format!("workload.others=[{}]", vec!["{rate_hz = 10.0, line = 11}"; i + 1].join(", "))).collect();
+            let extra: Vec<String> = (0..sharers).map(|i| format!("workload.others=[{}]", vec!["{rate_per_s = 10.0, line = 11}"; i + 1].join(", "))).collect();
             sets.push("workload.line=11");
             if let Some(e) = extra.last() {
                 sets.push(e);
@@ -99,7 +99,7 @@ fn legacy_interrupt_overtakes_dma_data_and_the_status_read_flushes_it() {
 fn conservation_holds_and_merged_interrupts_are_reported_lost() {
     for name in ["workstation-loaded.toml", "soc-loaded.toml"] {
         for kind in KINDS {
-            let r = run(name, &[kind, SHORT, "workload.rate_hz=60000"], false);
+            let r = run(name, &[kind, SHORT, "workload.rate_per_s=60000"], false);
             r.check_invariants().unwrap_or_else(|e| panic!("{name} {kind}: {e}"));
             let raised = m(&r, "interrupts_raised");
             let accounted = m(&r, "interrupts_serviced") + m(&r, "interrupts_lost") + m(&r, "interrupts_in_flight");

@@ -22,7 +22,7 @@ backlog_packets = 8
 [workload]
 kind = "arrivals"
 process = "poisson"
-rate_pps = 12000.0
+rate_per_s = 12000.0
 packet_bytes = 1000
 "#;
 

@@ -73,7 +73,7 @@ impl Case {
             Load::Arrivals { poisson, factor } => {
                 let capacity_pps = self.clock_mhz as f64 * 1e6 / self.rx_cycles();
                 format!(
-                    "kind = \"arrivals\"\nprocess = \"{}\"\nrate_pps = {:?}\npacket_bytes = {}",
+                    "kind = \"arrivals\"\nprocess = \"{}\"\nrate_per_s = {:?}\npacket_bytes = {}",
                     if poisson { "poisson" } else { "periodic" },
                     factor * capacity_pps,
                     self.packet_bytes
@@ -112,17 +112,11 @@ send_cycles = {send}
 isr_tx_done_cycles = {isr_tx}
 isr_rx_done_cycles = {isr_rx}
 [stack]
-enabled = {stack}
-socket_cycles = {socket}
-udp_cycles = {udp}
-ip_cycles = {ip}
-copy_cycles_per_byte = {copy:?}
-recv_wakeup_cycles = {wakeup}
-backlog_packets = {backlog}
+{stack}
 [app]
 background = {background}
 [stats]
-timeline_max_items = 10000000
+timeline_max_items = 1000000
 [workload]
 {workload}
 "#,
@@ -142,13 +136,15 @@ timeline_max_items = 10000000
             send = self.driver_send,
             isr_tx = self.isr_tx,
             isr_rx = self.isr_rx,
-            stack = self.stack,
-            socket = self.layer[0],
-            udp = self.layer[1],
-            ip = self.layer[2],
-            copy = self.copy_per_byte,
-            wakeup = self.wakeup,
-            backlog = self.backlog,
+            // The layers' keys are refused when the stack is off.
+            stack = if self.stack {
+                format!(
+                    "enabled = true\nsocket_cycles = {}\nudp_cycles = {}\nip_cycles = {}\ncopy_cycles_per_byte = {:?}\nrecv_wakeup_cycles = {}\nbacklog_packets = {}",
+                    self.layer[0], self.layer[1], self.layer[2], self.copy_per_byte, self.wakeup, self.backlog
+                )
+            } else {
+                "enabled = false".into()
+            },
             background = self.background,
         )
     }
@@ -348,7 +344,7 @@ enabled = true
 backlog_packets = 4
 [workload]
 kind = "arrivals"
-rate_pps = 30000.0
+rate_per_s = 30000.0
 packet_bytes = 1500
 "#;
     let s = Scenario::from_toml(text, "overload.toml", &[]).unwrap();

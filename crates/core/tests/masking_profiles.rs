@@ -78,7 +78,7 @@ mod masking {
         let e = error("luna88k-idealized.toml", &["workload.handler_cycles=-5"]);
         assert!(e.contains("`workload.handler_cycles`"), "{e}");
         let e = error("luna88k-idealized.toml", &["masking.stall_cycles_per_instruction=-0.5"]);
-        assert!(e.contains("`masking.stall_cycles_per_instruction`") && e.contains("non-negative"), "{e}");
+        assert!(e.contains("`masking.stall_cycles_per_instruction`") && e.contains("in [0, 1000]"), "{e}");
         let e = error("luna88k-idealized.toml", &["masking.optimistic_pair_cycles=-1", "masking.optimistic_pair_instructions=3"]);
         assert!(e.contains("`masking.optimistic_pair_cycles`"), "{e}");
         let e = error("luna88k-idealized.toml", &["masking.machine=\"pc386\"", "masking.scheme=\"optimistic\"", "cpu.clock_mhz=25.0"]);

@@ -38,13 +38,16 @@ fn zero_cycle_loop_is_an_error_not_a_hang() {
     assert!(e.to_string().starts_with("tx flood: the simulation makes no progress at cycle 0"), "{e}");
 }
 
-/// Absurd but valid rates and costs (a DMA of 1e-300 bytes per cycle, a
-/// save/restore of 2^63 − 1 cycles) used to overflow cycle arithmetic: a
-/// panic in debug builds, wrapped (wrong) times in release. Completion
-/// times now saturate and simply fall past the end of the run.
+/// Absurd rates and costs (a DMA of 1e-300 bytes per cycle, a save/restore
+/// of 2^63 − 1 cycles) used to overflow cycle arithmetic: a panic in debug
+/// builds, wrapped (wrong) times in release. Completion times now saturate
+/// and simply fall past the end of the run; a cost beyond its table's
+/// range is refused at load.
 #[test]
 fn absurd_costs_end_past_the_run_instead_of_overflowing() {
-    for set in ["nic.dma_bytes_per_cycle=1e-300", "nic.link_mbps=1e-300", "cpu.save_restore_cycles=9223372036854775807"] {
+    let e = run_str(RX_FLOOD, "absurd.toml", &sets(&["cpu.save_restore_cycles=9223372036854775807"])).err().expect("out of range");
+    assert!(e.to_string().starts_with("--set: `cpu.save_restore_cycles`: must be 0..=1_000_000_000"), "{e}");
+    for set in ["nic.dma_bytes_per_cycle=1e-300", "nic.link_mbps=1e-300", "cpu.save_restore_cycles=1000000000"] {
         for text in [RX_FLOOD, TX_FLOOD] {
             let r = run_str(text, "absurd.toml", &sets(&[set])).unwrap();
             r.check_invariants().unwrap();

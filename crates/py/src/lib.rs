@@ -2,9 +2,11 @@
 //! reports out; errors cross the boundary in `error.rs`.
 
 mod error;
+mod parts;
 
-use error::{IrqsimError, to_py};
-use irqsim_core::{Override, Record, Report, Scenario, parse_override};
+use error::to_py;
+use irqsim_core::config::parse_override_as;
+use irqsim_core::{Override, Record, Report, Scenario};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::path::{Path, PathBuf};
@@ -65,8 +67,9 @@ impl RunReport {
     }
 }
 
-fn overrides(items: Vec<String>) -> PyResult<Vec<Override>> {
-    items.iter().map(|s| parse_override(s).map_err(to_py)).collect()
+/// Parses `key=value` overrides; errors about them name `origin`.
+fn overrides(items: Vec<String>, origin: &str) -> PyResult<Vec<Override>> {
+    items.iter().map(|s| parse_override_as(s, origin).map_err(to_py)).collect()
 }
 
 /// Loads a scenario from a file (`path`) or from TOML text (`text`, named
@@ -84,9 +87,19 @@ fn load(path: Option<PathBuf>, text: Option<String>, name: &str, sets: &[Overrid
 
 /// Runs a scenario; the GIL is released while it simulates.
 #[pyfunction]
-#[pyo3(signature = (path=None, text=None, name="<string>".to_string(), sets=vec![], timeline=false, base=None))]
-fn run(py: Python<'_>, path: Option<PathBuf>, text: Option<String>, name: String, sets: Vec<String>, timeline: bool, base: Option<PathBuf>) -> PyResult<RunReport> {
-    let sets = overrides(sets)?;
+#[pyo3(signature = (path=None, text=None, name="<string>".to_string(), sets=vec![], timeline=false, base=None, origin="overrides"))]
+#[allow(clippy::too_many_arguments)]
+fn run(
+    py: Python<'_>,
+    path: Option<PathBuf>,
+    text: Option<String>,
+    name: String,
+    sets: Vec<String>,
+    timeline: bool,
+    base: Option<PathBuf>,
+    origin: &str,
+) -> PyResult<RunReport> {
+    let sets = overrides(sets, origin)?;
     let outcome = py.detach(|| {
         std::panic::catch_unwind(|| {
             let (scenario, dir) = load(path, text, &name, &sets)?;
@@ -100,13 +113,13 @@ fn run(py: Python<'_>, path: Option<PathBuf>, text: Option<String>, name: String
 }
 
 /// Loads and checks a scenario without running it; returns it as JSON text
-/// with every default filled in.
+/// with every default filled in, only the parts its run uses.
 #[pyfunction]
-#[pyo3(signature = (path=None, text=None, name="<string>".to_string(), sets=vec![]))]
-fn validate(path: Option<PathBuf>, text: Option<String>, name: String, sets: Vec<String>) -> PyResult<String> {
-    let sets = overrides(sets)?;
+#[pyo3(signature = (path=None, text=None, name="<string>".to_string(), sets=vec![], origin="overrides"))]
+fn validate(path: Option<PathBuf>, text: Option<String>, name: String, sets: Vec<String>, origin: &str) -> PyResult<String> {
+    let sets = overrides(sets, origin)?;
     let (scenario, _) = load(path, text, &name, &sets).map_err(to_py)?;
-    serde_json::to_string(&scenario).map_err(|e| IrqsimError::new_err(e.to_string()))
+    Ok(scenario.to_json().to_string())
 }
 
 #[pymodule]
@@ -114,6 +127,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RunReport>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(parts::parts, m)?)?;
     error::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -1,7 +1,10 @@
 //! `[workload]`: what drives a run. `kind` selects a variant; each variant's
-//! keys are a struct of their own, deserialized apart so that an error names
-//! the key inside `[workload]` (serde's internally tagged enums lose it).
+//! keys are a struct of their own with its table of parameters
+//! ([`VARIANTS`]), deserialized apart (serde's internally tagged enums
+//! lose the path of a bad key).
 
+use super::MAX_PACKET_BYTES;
+use super::params::{Param, REQ, absent, d};
 use serde::de::{self, DeserializeOwned, Deserializer};
 use serde::{Deserialize, Serialize};
 
@@ -29,18 +32,72 @@ pub enum WorkloadConfig {
     Exerciser(crate::delivery::ExerciserConfig),
 }
 
-const KINDS: &[&str] = &["flood", "arrivals", "trace", "script", "synthetic", "null_rpc", "exerciser"];
+pub const KINDS: &[&str] = &["flood", "arrivals", "trace", "script", "synthetic", "null_rpc", "exerciser"];
 
-/// Marks an error message with the key it is about, for `load.rs` to lift
-/// into the error's key path.
-pub(super) const AT_KEY: &str = "at key `";
+/// One `kind` of workload and the keys it takes beside `kind`.
+pub struct Variant {
+    pub kind: &'static str,
+    pub help: &'static str,
+    pub params: &'static [Param],
+}
+
+/// Every kind, in the order of [`KINDS`].
+pub const VARIANTS: &[Variant] = &[
+    Variant {
+        kind: "flood",
+        help: "closed loop at the driver: the next frame is offered the moment the previous one leaves the driver (`rx`) or its send call returns (`tx`)",
+        params: FloodConfig::PARAMS,
+    },
+    Variant { kind: "arrivals", help: "open-loop arrivals of received frames", params: ArrivalsConfig::PARAMS },
+    Variant {
+        kind: "trace",
+        help: "a real capture: frames to `host` are received, from `host` sent; system calls that move no packet become SWIs",
+        params: TraceConfig::PARAMS,
+    },
+    Variant { kind: "script", help: "stimuli at exact cycles (the paper's Figures 4 and 5)", params: ScriptConfig::PARAMS },
+    Variant {
+        kind: "synthetic",
+        help: "the paper's busiest second, generated: received bit rate, packet interrupts and system calls per second",
+        params: SyntheticConfig::PARAMS,
+    },
+    Variant {
+        kind: "null_rpc",
+        help: "back-to-back Mach null RPCs with one interrupt-protected critical section, under interrupt arrivals (the masking model)",
+        params: crate::masking::NullRpcConfig::PARAMS,
+    },
+    Variant {
+        kind: "exerciser",
+        help: "a PCIe exerciser raising interrupts through `[intc]`, serviced by an ISR and a tasklet (the interrupt-delivery model)",
+        params: crate::delivery::ExerciserConfig::PARAMS,
+    },
+];
+
+impl WorkloadConfig {
+    /// The `kind` key's value.
+    pub fn kind(&self) -> &'static str {
+        KINDS[match self {
+            Self::Flood(_) => 0,
+            Self::Arrivals(_) => 1,
+            Self::Trace(_) => 2,
+            Self::Script(_) => 3,
+            Self::Synthetic(_) => 4,
+            Self::NullRpc(_) => 5,
+            Self::Exerciser(_) => 6,
+        }]
+    }
+}
+
+/// The variant of `kind`, if it is one.
+pub fn variant(kind: &str) -> Option<&'static Variant> {
+    VARIANTS.iter().find(|v| v.kind == kind)
+}
 
 impl<'de> Deserialize<'de> for WorkloadConfig {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let mut table = toml::Table::deserialize(d)?;
         let kind = match table.remove("kind") {
             Some(toml::Value::String(k)) => k,
-            Some(other) => return Err(de::Error::custom(format!("{AT_KEY}kind`: expected a string, got {}", other.type_str()))),
+            Some(other) => return Err(de::Error::custom(format!("`kind`: expected a string, got {}", other.type_str()))),
             None => return Err(de::Error::missing_field("kind")),
         };
         let r = match kind.as_str() {
@@ -63,7 +120,7 @@ fn keys<T: DeserializeOwned>(table: toml::Table) -> Result<T, String> {
         let path = e.path().to_string();
         let msg = e.into_inner().to_string();
         let msg = msg.lines().next().unwrap_or_default();
-        if path == "." { msg.to_string() } else { format!("{AT_KEY}{path}`: {msg}") }
+        if path == "." { msg.to_string() } else { format!("`{path}`: {msg}") }
     })
 }
 
@@ -72,31 +129,59 @@ fn keys<T: DeserializeOwned>(table: toml::Table) -> Result<T, String> {
 pub struct FloodConfig {
     pub direction: Direction,
     pub packet_bytes: u32,
-    /// Extra delay before offering the next packet.
-    #[serde(default)]
     pub gap_cycles: u64,
+}
+
+const FRAME: i128 = MAX_PACKET_BYTES as i128;
+const PROCESSES: &[&str] = &["poisson", "periodic"];
+
+impl FloodConfig {
+    /// The section's keys.
+    pub const PARAMS: &'static [Param] = &[
+        Param::choice(
+            "direction",
+            &["rx", "tx"],
+            REQ,
+            "`rx`: the next frame arrives when the driver has taken the previous one; `tx`: the application calls send again when the previous call returns",
+        ),
+        Param::int("packet_bytes", "bytes", REQ, 1, FRAME, "frame size"),
+        Param::cycles("gap_cycles", d("0"), "extra delay before offering the next frame"),
+    ];
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ArrivalsConfig {
-    #[serde(default = "poisson")]
     pub process: Process,
+    #[serde(rename = "rate_per_s")]
     pub rate_pps: f64,
     pub packet_bytes: u32,
+}
+
+impl ArrivalsConfig {
+    /// The section's keys.
+    pub const PARAMS: &'static [Param] = &[
+        Param::choice("process", PROCESSES, d("\"poisson\""), "arrival process"),
+        Param::float("rate_per_s", "/s", REQ, true, 0.0, 1e9, "frames arriving per second (at most one per cycle)"),
+        Param::int("packet_bytes", "bytes", REQ, 1, FRAME, "frame size"),
+    ];
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TraceConfig {
-    /// pcap file (µs or ns timestamps), relative to the scenario file.
     pub pcap: String,
-    /// strace log (`strace -f -ttt -T` or `-tt -T`); optional.
-    #[serde(default)]
     pub strace: Option<String>,
-    /// IPv4 address of the simulated host: packets to it are received,
-    /// packets from it are sent.
     pub host: String,
+}
+
+impl TraceConfig {
+    /// The section's keys.
+    pub const PARAMS: &'static [Param] = &[
+        Param::text("pcap", REQ, "pcap capture (µs or ns timestamps), relative to the scenario file"),
+        Param::text("strace", absent("no system calls"), "strace log (`strace -f -ttt -T` or `-tt -T`), relative to the scenario file"),
+        Param::text("host", REQ, "IPv4 address of the simulated host: frames to it are received, frames from it are sent"),
+    ];
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -105,21 +190,38 @@ pub struct ScriptConfig {
     pub events: Vec<ScriptEvent>,
 }
 
+impl ScriptConfig {
+    /// The section's keys.
+    pub const PARAMS: &'static [Param] = &[Param::items("events", ScriptEvent::PARAMS, REQ, "stimuli in time order, one `[[workload.events]]` table each")];
+}
+
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SyntheticConfig {
-    #[serde(default = "rx_mbps")]
     pub rx_mbps: f64,
-    #[serde(default = "packet_interrupts")]
     pub packet_interrupts_per_s: u64,
-    #[serde(default = "syscalls")]
     pub syscalls_per_s: u64,
-    /// Share of packet interrupts that are transmit completions.
-    #[serde(default = "tx_share")]
     pub tx_share: f64,
-    /// Size of each sent packet.
-    #[serde(default = "tx_bytes")]
     pub tx_packet_bytes: u32,
+}
+
+impl SyntheticConfig {
+    /// The section's keys.
+    pub const PARAMS: &'static [Param] = &[
+        Param::float(
+            "rx_mbps",
+            "Mb/s",
+            d("8.6"),
+            true,
+            0.0,
+            100_000.0,
+            "received bit rate; each received frame is `rx_mbps × 10^6 / 8 / received-frames` bytes",
+        ),
+        Param::int("packet_interrupts_per_s", "/s", d("1080"), 1, 1_000_000_000, "packet interrupts per second, at uniformly random instants"),
+        Param::int("syscalls_per_s", "/s", d("1652"), 0, 1_000_000_000, "system calls per second that move no packet"),
+        Param::float("tx_share", "", d("0.1"), false, 0.0, 1.0, "share of packet interrupts that are transmit completions").below(),
+        Param::int("tx_packet_bytes", "bytes", d("100"), 1, FRAME, "size of each sent frame"),
+    ];
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -136,18 +238,27 @@ pub enum Process {
     Periodic,
 }
 
-
 /// One scripted stimulus.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScriptEvent {
     pub at_cycle: u64,
-    /// `receive` (a frame reaches the NIC), `send` (the application calls
-    /// send) or `syscall` (any other system call).
     pub action: Action,
-    /// Frame size for `receive` and `send`.
-    #[serde(default)]
     pub bytes: u32,
+}
+
+impl ScriptEvent {
+    /// The section's keys.
+    pub const PARAMS: &'static [Param] = &[
+        Param::int("at_cycle", "cycles", REQ, 0, i64::MAX as i128, "when, in cycles from the start"),
+        Param::choice(
+            "action",
+            &["receive", "send", "syscall"],
+            REQ,
+            "`receive` (a frame reaches the NIC), `send` (the application calls send) or `syscall` (any other system call)",
+        ),
+        Param::int("bytes", "bytes", d("0"), 0, FRAME, "frame size for `receive` and `send`"),
+    ];
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -156,23 +267,4 @@ pub enum Action {
     Receive,
     Send,
     Syscall,
-}
-
-fn poisson() -> Process {
-    Process::Poisson
-}
-fn rx_mbps() -> f64 {
-    8.6
-}
-fn packet_interrupts() -> u64 {
-    1080
-}
-fn syscalls() -> u64 {
-    1652
-}
-fn tx_share() -> f64 {
-    0.1
-}
-fn tx_bytes() -> u32 {
-    100
 }

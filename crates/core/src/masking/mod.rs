@@ -21,44 +21,67 @@ pub use crate::kernel::masking::{Arrival, Counters, HandlerRun, Program, Scheme,
 pub use crate::machine::masking::Model;
 pub use profiles::{Costs, Effects, Machine, Profile, Sequence};
 
+use crate::config::params::{Param, REQ, Range, Type, absent, d};
 use crate::config::{Process, Scenario};
 use crate::cpu::Bin;
 use serde::{Deserialize, Serialize};
 
 /// `[masking]`: the machine and the protection scheme.
 #[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(deny_unknown_fields)]
 pub struct MaskingConfig {
-    /// Machine profile (Tables 1 and 2): `luna88k`, `flamingo`,
-    /// `decstation_5000_120`, `decstation_5000_200`, `pc386`, `gateway_66v`.
     pub machine: Machine,
-    /// `conventional` (hardware mask) or `optimistic` (software mask).
     pub scheme: Scheme,
-    /// Memory-system stall cycles per instruction of mask-management code
-    /// (cache, TLB, write-buffer); 0 is the tables' no-miss idealization.
     pub stall_cycles_per_instruction: f64,
-    /// Extra stall cycles per off-chip mask-register access.
     pub off_chip_stall_cycles: f64,
-    /// An optimistic fast path for a machine Table 2 does not cover
-    /// (instructions and cycles, both or neither).
     pub optimistic_pair_instructions: Option<u64>,
     pub optimistic_pair_cycles: Option<u64>,
 }
 
-impl Default for MaskingConfig {
-    fn default() -> Self {
-        Self {
-            machine: Machine::Luna88k,
-            scheme: Scheme::Conventional,
-            stall_cycles_per_instruction: 0.0,
-            off_chip_stall_cycles: 0.0,
-            optimistic_pair_instructions: None,
-            optimistic_pair_cycles: None,
-        }
-    }
-}
-
 impl MaskingConfig {
+    /// The section's keys.
+    pub const PARAMS: &'static [Param] = &[
+        Param::choice(
+            "machine",
+            &["luna88k", "flamingo", "decstation_5000_120", "decstation_5000_200", "pc386", "gateway_66v"],
+            d("\"luna88k\""),
+            "machine profile: Table 1 (conventional pair), Table 2 (optimistic pair, first three machines only), interrupt priority levels",
+        ),
+        Param::choice(
+            "scheme",
+            &["conventional", "optimistic"],
+            d("\"conventional\""),
+            "hardware mask written on every section enter and exit, or software mask with deferral when an interrupt really arrives inside a section",
+        ),
+        Param::float(
+            "stall_cycles_per_instruction",
+            "cycles",
+            d("0.0"),
+            false,
+            0.0,
+            1000.0,
+            "memory-system stall cycles per instruction of mask-management code (cache, TLB); 0 is the tables' no-miss idealization",
+        ),
+        Param::float(
+            "off_chip_stall_cycles",
+            "cycles",
+            d("0.0"),
+            false,
+            0.0,
+            1e6,
+            "extra stall cycles per off-chip mask-register access (write-buffer drain, bus round trip)",
+        ),
+        Param::int(
+            "optimistic_pair_instructions",
+            "",
+            absent("the machine's Table 2 figure"),
+            0,
+            1_000_000,
+            "instructions of an optimistic fast path for a machine Table 2 does not cover; give `optimistic_pair_cycles` too",
+        ),
+        Param::cycles("optimistic_pair_cycles", absent("the machine's Table 2 figure"), "cycles of that fast path; give `optimistic_pair_instructions` too"),
+    ];
+
     pub fn effects(&self) -> Effects {
         Effects { stall_cycles_per_instruction: self.stall_cycles_per_instruction, off_chip_stall_cycles: self.off_chip_stall_cycles }
     }
@@ -77,51 +100,63 @@ impl MaskingConfig {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct NullRpcConfig {
-    // Cycle counts are signed so that a negative one is refused by `check`
-    // with its key named (serde loses the path inside a tagged enum).
-    /// One null RPC's cycles outside interrupt-mask management.
     pub rpc_path_cycles: i64,
-    /// The part of `rpc_path_cycles` inside the critical section.
     pub section_cycles: i64,
-    /// Priority the section masks up to (1..=the machine's levels).
     pub section_level: u8,
-    /// Interrupt arrivals per second (0: none).
-    #[serde(default)]
     pub interrupt_rate_per_s: f64,
-    /// `poisson` or `periodic` arrivals.
-    #[serde(default = "poisson")]
     pub interrupt_process: Process,
-    /// Priorities of the arriving interrupts (each 1..=the machine's levels).
-    #[serde(default = "one_level")]
     pub interrupt_levels: Vec<u8>,
-    /// Relative frequency of each of `interrupt_levels` (empty: equal).
-    #[serde(default)]
     pub interrupt_weights: Vec<f64>,
-    /// Each interrupt handler's own work.
-    #[serde(default = "handler_cycles")]
     pub handler_cycles: i64,
 }
 
-fn poisson() -> Process {
-    Process::Poisson
-}
-fn one_level() -> Vec<u8> {
-    vec![1]
-}
-fn handler_cycles() -> i64 {
-    500
+/// Most interrupt priority levels of any machine (the PCs').
+const MAX_LEVEL: i128 = 15;
+
+impl NullRpcConfig {
+    /// The variant's keys.
+    pub const PARAMS: &'static [Param] = &[
+        Param::cycles("rpc_path_cycles", REQ, "one null RPC's cycles outside interrupt-mask management"),
+        Param::cycles("section_cycles", REQ, "the part of the path inside the critical section (at most `rpc_path_cycles`)"),
+        Param::int(
+            "section_level",
+            "",
+            REQ,
+            1,
+            MAX_LEVEL,
+            "the section masks priorities at or below this one (Luna88k and Flamingo have 7 levels, DECstations 6, PCs 15)",
+        ),
+        Param::float("interrupt_rate_per_s", "/s", d("0.0"), false, 0.0, 1e9, "interrupt arrivals per second, 0 for none (at most one per cycle)"),
+        Param::choice("interrupt_process", &["poisson", "periodic"], d("\"poisson\""), "arrival process"),
+        Param::of(
+            "interrupt_levels",
+            Type::IntList,
+            "",
+            d("[1]"),
+            Range::Int(1, MAX_LEVEL),
+            "priorities of arriving interrupts (each one of the machine's levels)",
+        ),
+        Param::of(
+            "interrupt_weights",
+            Type::FloatList,
+            "",
+            d("[]"),
+            Range::Float { min: 0.0, min_open: false, max: 1e9, max_open: false },
+            "relative frequency of each of `interrupt_levels` (same length, not all 0; empty: equal)",
+        ),
+        Param::cycles("handler_cycles", d("500"), "each interrupt handler's own work"),
+    ];
 }
 
-/// Range checks of `[masking]` and the `null_rpc` workload: `(key, message)`.
+/// Checks of `[masking]` and the `null_rpc` workload that span keys (each
+/// key's own range is in its table): `(key, message)`.
 pub fn check(s: &Scenario, w: &NullRpcConfig) -> std::result::Result<(), (String, String)> {
     let err = |k: &str, m: String| Err((k.to_string(), m));
     let m = &s.masking;
     let p = m.machine.profile();
-    let non_negative = |k: &str, v: f64| {
-        if v.is_finite() && v >= 0.0 { Ok(()) } else { err(k, format!("must be a non-negative number, got {v}")) }
-    };
-    non_negative("masking.stall_cycles_per_instruction", m.stall_cycles_per_instruction)?;
-    non_negative("masking.off_chip_stall_cycles", m.off_chip_stall_cycles)?;
+    if s.cpu.threads > 1 {
+        return err("cpu.threads", format!("the masking model runs one hardware thread, got {}; remove the key or set it to 1", s.cpu.threads));
+    }
     if m.optimistic_pair_instructions.is_some() != m.optimistic_pair_cycles.is_some() {
         return err("masking.optimistic_pair_cycles", "give both masking.optimistic_pair_instructions and masking.optimistic_pair_cycles, or neither".into());
     }
@@ -147,17 +182,9 @@ pub fn check(s: &Scenario, w: &NullRpcConfig) -> std::result::Result<(), (String
         }
     };
     level("workload.section_level", w.section_level)?;
-    for (k, v) in
-        [("workload.rpc_path_cycles", w.rpc_path_cycles), ("workload.section_cycles", w.section_cycles), ("workload.handler_cycles", w.handler_cycles)]
-    {
-        if v < 0 {
-            return err(k, format!("must be a non-negative number of cycles, got {v}"));
-        }
-    }
     if w.section_cycles > w.rpc_path_cycles {
         return err("workload.section_cycles", format!("{} exceeds workload.rpc_path_cycles = {}", w.section_cycles, w.rpc_path_cycles));
     }
-    non_negative("workload.interrupt_rate_per_s", w.interrupt_rate_per_s)?;
     if w.interrupt_rate_per_s > s.cpu.clock_mhz * 1e6 {
         return err("workload.interrupt_rate_per_s", format!("{} per second is more than one per cycle", w.interrupt_rate_per_s));
     }
@@ -170,9 +197,6 @@ pub fn check(s: &Scenario, w: &NullRpcConfig) -> std::result::Result<(), (String
     if !w.interrupt_weights.is_empty() {
         if w.interrupt_weights.len() != w.interrupt_levels.len() {
             return err("workload.interrupt_weights", format!("has {} weights for {} interrupt_levels", w.interrupt_weights.len(), w.interrupt_levels.len()));
-        }
-        for (i, &x) in w.interrupt_weights.iter().enumerate() {
-            non_negative(&format!("workload.interrupt_weights[{i}]"), x)?;
         }
         if w.interrupt_weights.iter().sum::<f64>() <= 0.0 {
             return err("workload.interrupt_weights", "must not all be zero".into());

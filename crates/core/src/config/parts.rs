@@ -1,0 +1,348 @@
+//! The parts a scenario is built from, which of them a scenario selects, and
+//! the check of a whole scenario table against their parameter tables.
+//!
+//! A part is one section of the file (`[nic]`, `[intc]`, ...). The workload
+//! selects the parts its model uses ([`selected_parts`]); a key of a part it
+//! does not use is refused, naming the part, so no setting is ever silently
+//! ignored. Within a part, a key that only one variant uses ([`When`]) is
+//! refused when that variant is not chosen.
+
+use super::params::{self, Param, Problem, join, plain};
+use super::sections::{AppConfig, CpuConfig, DriverConfig, NicConfig, RunConfig, StackConfig, StatsConfig};
+use super::workload::{KINDS, VARIANTS, variant};
+use crate::delivery::{BusConfig, IntcConfig, IrqPathConfig};
+use crate::masking::MaskingConfig;
+use toml::{Table, Value};
+
+/// One part of the simulated system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    Run,
+    Cpu,
+    Nic,
+    Driver,
+    Stack,
+    App,
+    Stats,
+    Workload,
+    Masking,
+    Intc,
+    Bus,
+    IrqPath,
+}
+
+/// What [`Part`] says about itself: its section, name, keys and rules.
+pub struct Info {
+    pub part: Part,
+    /// Its section in the scenario file.
+    pub section: &'static str,
+    /// What it is, as errors name it ("the interrupt controller").
+    pub title: &'static str,
+    pub help: &'static str,
+    /// Its keys; the workload's are per kind ([`VARIANTS`]) beside `kind`.
+    pub params: &'static [Param],
+    /// Rules between keys that the table cannot state.
+    pub notes: &'static str,
+}
+
+/// Every part, in the order of the docs.
+pub const PARTS: &[Info] = &[
+    Info { part: Part::Run, section: "run", title: "the run", help: "length, seed and guard of one run", params: RunConfig::PARAMS, notes: "" },
+    Info {
+        part: Part::Cpu,
+        section: "cpu",
+        title: "the CPU",
+        help: "hardware threads and their interrupt-entry and context costs",
+        params: CpuConfig::PARAMS,
+        notes: "The masking model (`null_rpc`) runs one thread: `threads` above 1 is refused there.",
+    },
+    Info {
+        part: Part::Nic,
+        section: "nic",
+        title: "the NIC",
+        help: "receive buffer, transmit queue, wire and DMA",
+        params: NicConfig::PARAMS,
+        notes: "A frame size larger than `rx_buffer_bytes` is refused.",
+    },
+    Info {
+        part: Part::Driver,
+        section: "driver",
+        title: "the NIC driver",
+        help: "driver routine costs (the paper's Figure 6)",
+        params: DriverConfig::PARAMS,
+        notes: "",
+    },
+    Info {
+        part: Part::Stack,
+        section: "stack",
+        title: "the protocol stack",
+        help: "socket, UDP and IP above the driver (derived from the paper's Figure 7 shares, docs/models/mt-interrupts.md)",
+        params: StackConfig::PARAMS,
+        notes: "",
+    },
+    Info {
+        part: Part::App,
+        section: "app",
+        title: "the application",
+        help: "the user-level program and its system calls",
+        params: AppConfig::PARAMS,
+        notes: "",
+    },
+    Info { part: Part::Stats, section: "stats", title: "the statistics", help: "how much detail a run keeps", params: StatsConfig::PARAMS, notes: "" },
+    Info {
+        part: Part::Workload,
+        section: "workload",
+        title: "the workload",
+        help: "what drives the run; `kind` selects the model and its keys",
+        params: WORKLOAD,
+        notes: "",
+    },
+    Info {
+        part: Part::Masking,
+        section: "masking",
+        title: "interrupt masking",
+        help: "machine profile and protection scheme (docs/models/masking.md)",
+        params: MaskingConfig::PARAMS,
+        notes: "Refused: `scheme = \"optimistic\"` on a machine without a Table 2 figure and no `optimistic_pair_*`; \
+                `cpu.clock_mhz` other than the machine's clock (Luna88k 25, Flamingo 150, 5000/120 20, 5000/200 25, 386 PC 25, Gateway 66V 66).",
+    },
+    Info {
+        part: Part::Intc,
+        section: "intc",
+        title: "the interrupt controller",
+        help: "XT-PIC, IO-APIC, MSI or MSI-X and its programming (docs/models/interrupt-delivery.md)",
+        params: IntcConfig::PARAMS,
+        notes: "Refused: `kind = \"xtpic\"` with `cpu.threads` above 1 (the error names `cpu.threads`); MSI `vectors` not a power of two up to 32.",
+    },
+    Info {
+        part: Part::Bus,
+        section: "bus",
+        title: "the I/O fabric",
+        help: "latencies between CPU, chipset and device (PCIe, FSB, DMI)",
+        params: BusConfig::PARAMS,
+        notes: "",
+    },
+    Info {
+        part: Part::IrqPath,
+        section: "irq_path",
+        title: "the Linux interrupt path",
+        help: "CPU cycles of Linux 2.6's interrupt path around the device's handlers; the hardware part of taking an interrupt is `cpu.irq_entry_cycles`",
+        params: IrqPathConfig::PARAMS,
+        notes: "",
+    },
+];
+
+const WORKLOAD: &[Param] = &[Param::choice("kind", KINDS, params::REQ, "which workload drives the run, and so which model runs it")];
+
+/// Top-level keys that belong to no part.
+pub const TOP: &[Param] = &[
+    Param::text("name", params::d("\"\""), "short name shown in reports"),
+    Param::text("description", params::d("\"\""), "free text: what the scenario is and where its numbers come from"),
+];
+
+impl Part {
+    pub fn info(self) -> &'static Info {
+        PARTS.iter().find(|i| i.part == self).expect("every part is listed")
+    }
+}
+
+/// A set of parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PartSet(u32);
+
+impl PartSet {
+    pub fn of(parts: &[Part]) -> Self {
+        Self(parts.iter().fold(0, |bits, &p| bits | 1 << p as u32))
+    }
+    pub fn contains(self, p: Part) -> bool {
+        self.0 & (1 << p as u32) != 0
+    }
+    /// The parts in the set, in docs order.
+    pub fn iter(self) -> impl Iterator<Item = Part> {
+        PARTS.iter().map(|i| i.part).filter(move |&p| self.contains(p))
+    }
+}
+
+/// The parts a scenario with workload kind `kind` uses, and why (for errors).
+/// This is the one place that decides; a new model or part extends it.
+pub fn selected_parts(kind: &str) -> (PartSet, &'static str) {
+    use Part::*;
+    match kind {
+        "null_rpc" => (PartSet::of(&[Run, Cpu, Masking, Stats, Workload]), "it runs the masking model: one CPU thread and its interrupt masks"),
+        "exerciser" => {
+            (PartSet::of(&[Run, Cpu, Intc, Bus, IrqPath, Stats, Workload]), "it runs the interrupt-delivery model: controller, fabric and Linux interrupt path")
+        }
+        _ => {
+            (PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Intc, Bus, IrqPath, Stats, Workload]), "it drives the NIC through its controller, driver, stack and application")
+        }
+    }
+}
+
+/// Keys renamed when rates took one spelling (`_per_s`), with their new names.
+const RENAMED: &[(&str, &str)] =
+    &[("workload.rate_pps", "workload.rate_per_s"), ("workload.rate_hz", "workload.rate_per_s"), ("workload.others.rate_hz", "workload.others.rate_per_s")];
+
+/// Checks a whole scenario table against the parts' tables and fills in
+/// every default (unused parts too, so the typed structs are complete).
+/// Returns the parts the scenario selects.
+pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
+    let explicit = leaves(root, "");
+    for key in &explicit {
+        let bare = strip_indices(key);
+        if let Some((_, new)) = RENAMED.iter().find(|(old, _)| *old == bare) {
+            return Err((key.clone(), format!("was renamed `{new}`")));
+        }
+    }
+    let kind = match root.get("workload").and_then(|w| w.get("kind")) {
+        None => return Err(("workload.kind".into(), "required key missing".into())),
+        Some(v) => {
+            params::check_section(&mut Table::from_iter([("kind".to_string(), v.clone())]), "workload", WORKLOAD)?;
+            plain(v)
+        }
+    };
+    let (selected, why) = selected_parts(&kind);
+    for (key, value) in root.iter() {
+        if params::find(TOP, key).is_some() {
+            continue;
+        }
+        let Some(info) = PARTS.iter().find(|i| i.section == key) else {
+            let known: Vec<&str> = TOP.iter().map(|p| p.key).chain(PARTS.iter().map(|i| i.section)).collect();
+            return Err((key.clone(), format!("unknown section `{key}`, expected one of {}", params::quoted(&known))));
+        };
+        if !value.is_table() {
+            return Err((key.clone(), format!("must be a table (`[{key}]`), got {}", value.type_str())));
+        }
+        if !selected.contains(info.part) {
+            let first = value.as_table().and_then(|t| t.keys().next()).map_or(key.clone(), |k| join(key, k));
+            return Err((first, format!("{} part is not used by workload kind `{kind}` ({why}); remove the key", info.title)));
+        }
+    }
+    let mut top = Table::new();
+    for p in TOP {
+        if let Some(v) = root.remove(p.key) {
+            top.insert(p.key.into(), v);
+        }
+    }
+    params::check_section(&mut top, "", TOP)?;
+    root.extend(top);
+    for info in PARTS.iter().filter(|i| i.part != Part::Workload) {
+        let t = root.entry(info.section).or_insert_with(|| Value::Table(Table::new()));
+        params::check_section(t.as_table_mut().expect("checked above"), info.section, info.params)?;
+    }
+    let v = variant(&kind).expect("kind checked");
+    let w = root["workload"].as_table_mut().expect("checked above");
+    w.remove("kind");
+    if let Err((key, msg)) = params::check_section(w, "workload", v.params) {
+        let msg = if msg.starts_with("unknown field") { other_kind(&key, &kind).unwrap_or(msg) } else { msg };
+        return Err((key, msg));
+    }
+    check_items(w, "workload", v.params)?;
+    w.insert("kind".into(), Value::String(kind.clone()));
+    for key in &explicit {
+        check_when(root, key, &kind)?;
+    }
+    Ok(selected)
+}
+
+/// Each table of an array-of-tables key, checked against its own keys.
+fn check_items(t: &mut Table, path: &str, params: &[Param]) -> Result<(), Problem> {
+    for p in params {
+        let (params::Type::Items(item), Some(Value::Array(items))) = (p.ty, t.get_mut(p.key)) else { continue };
+        for (i, x) in items.iter_mut().enumerate() {
+            let at = format!("{path}.{}[{i}]", p.key);
+            params::check_section(x.as_table_mut().expect("checked as a table"), &at, item)?;
+        }
+    }
+    Ok(())
+}
+
+/// For an unknown key of the workload: the kinds that do take it.
+fn other_kind(key: &str, kind: &str) -> Option<String> {
+    let leaf = key.strip_prefix("workload.")?;
+    let owners: Vec<&str> = VARIANTS.iter().filter(|v| params::find(v.params, leaf).is_some()).map(|v| v.kind).collect();
+    if owners.is_empty() {
+        return None;
+    }
+    Some(format!("a key of workload kind {}, not of `{kind}`", params::quoted(&owners)))
+}
+
+/// Refuses an explicit key whose [`When`](params::When) does not hold.
+fn check_when(root: &Table, key: &str, kind: &str) -> Result<(), Problem> {
+    let Some(p) = param_of(key, kind) else { return Ok(()) };
+    let Some(w) = p.when else { return Ok(()) };
+    let value = lookup(root, w.key).map(plain).unwrap_or_default();
+    if w.is.contains(&value.as_str()) {
+        return Ok(());
+    }
+    Err((key.into(), format!("only used when `{}` is {} (it is `{value}`); remove the key", w.key, params::quoted(w.is))))
+}
+
+/// The declaration of a dotted key (`stack.ip_cycles`, `workload.others[0].priority`).
+fn param_of(key: &str, kind: &str) -> Option<&'static Param> {
+    let bare = strip_indices(key);
+    let mut segs = bare.split('.');
+    let (first, leaf) = (segs.next()?, segs.next()?);
+    let params = if first == "workload" { variant(kind)?.params } else { PARTS.iter().find(|i| i.section == first)?.params };
+    descend(params::find(params, leaf)?, segs)
+}
+
+fn descend<'a>(mut p: &'static Param, segs: impl Iterator<Item = &'a str>) -> Option<&'static Param> {
+    for s in segs {
+        let params::Type::Items(item) = p.ty else { return None };
+        p = params::find(item, s)?;
+    }
+    Some(p)
+}
+
+/// The value at a dotted path.
+fn lookup<'t>(root: &'t Table, path: &str) -> Option<&'t Value> {
+    let mut segs = path.split('.');
+    let mut v = root.get(segs.next()?)?;
+    for s in segs {
+        v = v.as_table()?.get(s)?;
+    }
+    Some(v)
+}
+
+/// Every leaf key written in `t`, dotted, with `[i]` for array items.
+fn leaves(t: &Table, path: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (k, v) in t {
+        let at = join(path, k);
+        match v {
+            Value::Table(sub) => out.extend(leaves(sub, &at)),
+            Value::Array(a) if a.iter().any(Value::is_table) => {
+                for (i, x) in a.iter().enumerate() {
+                    match x {
+                        Value::Table(sub) => out.extend(leaves(sub, &format!("{at}[{i}]"))),
+                        _ => out.push(format!("{at}[{i}]")),
+                    }
+                }
+            }
+            _ => out.push(at),
+        }
+    }
+    out
+}
+
+/// `workload.others[2].line` → `workload.others.line`.
+pub fn strip_indices(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    let mut depth = 0;
+    for c in key.chars() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+impl Info {
+    /// The workload kinds whose scenarios use this part.
+    pub fn used_by(&self) -> Vec<&'static str> {
+        KINDS.iter().copied().filter(|k| selected_parts(k).0.contains(self.part)).collect()
+    }
+}

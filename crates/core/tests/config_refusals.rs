@@ -1,0 +1,170 @@
+//! Scenario settings that would be ignored or misread are refused at load,
+//! each with one line naming where the value came from and the key.
+
+use irqsim_core::config::parse_override_as;
+use irqsim_core::{Scenario, parse_override, run_str};
+use std::path::PathBuf;
+
+fn bundled(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios").join(name)
+}
+
+fn refused(file: &str, sets: &[&str]) -> String {
+    let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
+    match Scenario::from_file(&bundled(file), &o) {
+        Ok(_) => panic!("{file} {sets:?} was accepted"),
+        Err(e) => e.to_string(),
+    }
+}
+
+const RX: &str = "mt-interrupts/driver-rx-single.toml";
+const NULL_RPC: &str = "optimistic-spl/luna88k-idealized.toml";
+const EXERCISER: &str = "msi-latency/soc-idle.toml";
+
+/// Every bundled scenario loads as it is.
+#[test]
+fn every_bundled_scenario_validates() {
+    let mut n = 0;
+    let mut dirs = vec![bundled("")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "toml") {
+                Scenario::from_file(&path, &[]).unwrap_or_else(|e| panic!("{e}"));
+                n += 1;
+            }
+        }
+    }
+    assert!(n >= 18, "found only {n} scenarios");
+}
+
+/// A key of a part the workload does not use names the key and the part.
+#[test]
+fn keys_of_unselected_parts_are_refused_with_the_part_named() {
+    for (file, set, part) in [
+        (RX, "intc.kind=ioapic", "the interrupt controller part is not used by workload kind `flood`"),
+        (RX, "masking.scheme=optimistic", "interrupt masking part is not used by workload kind `flood`"),
+        (RX, "irq_path.entry_cycles=99999", "the Linux interrupt path part is not used by workload kind `flood`"),
+        (NULL_RPC, "intc.kind=xtpic", "the interrupt controller part is not used by workload kind `null_rpc`"),
+        (NULL_RPC, "nic.link_mbps=100", "the NIC part is not used by workload kind `null_rpc`"),
+        (EXERCISER, "stack.enabled=true", "the protocol stack part is not used by workload kind `exerciser`"),
+        (EXERCISER, "masking.machine=pc386", "interrupt masking part is not used by workload kind `exerciser`"),
+    ] {
+        let e = refused(file, &[set]);
+        let key = set.split('=').next().unwrap();
+        assert!(e.starts_with(&format!("--set: `{key}`: {part}")) && e.ends_with("remove the key"), "{set}: {e}");
+    }
+}
+
+/// A whole section of an unused part is refused at its first key's line.
+#[test]
+fn a_section_of_an_unselected_part_is_refused_at_its_line() {
+    let text = "[cpu]\nclock_mhz = 200.0\n[intc]\nkind = \"msi\"\n[workload]\nkind = \"flood\"\ndirection = \"rx\"\npacket_bytes = 100\n";
+    let e = Scenario::from_toml(text, "s.toml", &[]).unwrap_err().to_string();
+    assert!(e.starts_with("s.toml:4: `intc.kind`: the interrupt controller part is not used by workload kind `flood`"), "{e}");
+}
+
+/// Keys that only one variant of a part uses are refused under the others.
+#[test]
+fn keys_of_unchosen_variants_are_refused() {
+    let e = refused(RX, &["stack.ip_cycles=5"]);
+    assert!(e.starts_with("--set: `stack.ip_cycles`: only used when `stack.enabled` is `true` (it is `false`)"), "{e}");
+    Scenario::from_file(&bundled(RX), &[parse_override("stack.enabled=true").unwrap(), parse_override("stack.ip_cycles=5").unwrap()]).unwrap();
+    let e = refused(EXERCISER, &["intc.kind=ioapic", "intc.vectors=1"]);
+    assert!(e.starts_with("--set: `intc.vectors`: only used when `intc.kind` is `msi`, `msix` (it is `ioapic`)"), "{e}");
+    let e = refused(EXERCISER, &["intc.trigger=edge"]);
+    assert!(e.contains("`intc.trigger`: only used when `intc.kind` is `ioapic`"), "{e}");
+    let e = refused(EXERCISER, &["intc.kind=xtpic", "workload.priority=9"]);
+    assert!(e.contains("`workload.priority`: only used when `intc.kind` is"), "{e}");
+    let e = refused(NULL_RPC, &["stats.max_packet_records=10"]);
+    assert!(e.contains("`stats.max_packet_records`: only used when `workload.kind` is"), "{e}");
+}
+
+/// The masking model runs one thread: more is refused, not ignored.
+#[test]
+fn masking_model_refuses_more_than_one_thread() {
+    let e = refused(NULL_RPC, &["cpu.threads=4"]);
+    assert!(e.starts_with("--set: `cpu.threads`: the masking model runs one hardware thread, got 4"), "{e}");
+}
+
+/// Old spellings of rates name their new key.
+#[test]
+fn renamed_rate_keys_name_their_new_key() {
+    let e = refused("bench/rx-overload.toml", &["workload.rate_pps=5"]);
+    assert!(e.starts_with("--set: `workload.rate_pps`: was renamed `workload.rate_per_s`"), "{e}");
+    let e = refused(EXERCISER, &["workload.others=[{rate_hz = 5.0}]"]);
+    assert!(e.contains("`workload.others[0].rate_hz`: was renamed `workload.others.rate_per_s`"), "{e}");
+}
+
+/// An override that is wrong is blamed on the override, not the file, with
+/// the word its caller chose.
+#[test]
+fn bad_overrides_are_blamed_on_their_origin() {
+    let e = refused(RX, &["nosuch.key=1"]);
+    assert!(e.starts_with("--set: `nosuch`: unknown section `nosuch`"), "{e}");
+    let e = refused(RX, &["workload.kind=bogus"]);
+    assert!(e.starts_with("--set: `workload.kind`: unknown variant `bogus`"), "{e}");
+    let o = [parse_override_as("cpu.threads=0", "overrides").unwrap()];
+    let e = Scenario::from_file(&bundled(RX), &o).unwrap_err().to_string();
+    assert!(e.starts_with("overrides: `cpu.threads`: must be 1..=64, got 0"), "{e}");
+}
+
+/// A syntax error is one line naming the file, line and column.
+#[test]
+fn syntax_error_is_one_line_with_line_and_column() {
+    let e = Scenario::from_toml("[cpu]\nclock_mhz = 1\n[workload\nkind = 1\n", "s.toml", &[]).unwrap_err().to_string();
+    assert!(e.starts_with("s.toml: line 3, column 10: ") && !e.contains('\n'), "{e}");
+}
+
+/// An error inside the n-th `[[workload.events]]` table names its line.
+#[test]
+fn script_event_errors_name_their_line() {
+    let text = "[cpu]\nclock_mhz = 200.0\n[workload]\nkind = \"script\"\n\
+                [[workload.events]]\nat_cycle = 10\naction = \"receive\"\nbytes = 100\n\
+                [[workload.events]]\nat_cycle = 20\naction = \"dance\"\n";
+    let e = Scenario::from_toml(text, "s.toml", &[]).unwrap_err().to_string();
+    assert!(e.starts_with("s.toml:11: `workload.events[1].action`: unknown variant `dance`"), "{e}");
+    let e = Scenario::from_toml(&text.replace("\"dance\"", "\"send\""), "s.toml", &[]).unwrap_err().to_string();
+    assert!(e.starts_with("s.toml:9: `workload.events[1].bytes`: a `send` needs a frame size"), "{e}");
+}
+
+/// Seeds cover all of u64; beyond TOML's integers they are decimal strings.
+#[test]
+fn seeds_cover_u64() {
+    let base = "[cpu]\nclock_mhz = 200.0\n[workload]\nkind = \"flood\"\ndirection = \"rx\"\npacket_bytes = 100\n[run]\n";
+    let load = |seed: &str| Scenario::from_toml(&format!("{base}seed = {seed}\n"), "s.toml", &[]);
+    assert_eq!(load("\"18446744073709551615\"").unwrap().run.seed, u64::MAX);
+    assert_eq!(load("\"9223372036854775808\"").unwrap().run.seed, 1 << 63);
+    assert_eq!(load("9223372036854775807").unwrap().run.seed, (1 << 63) - 1);
+    let e = load("\"18446744073709551616\"").unwrap_err().to_string();
+    assert!(e.starts_with("s.toml:8: `run.seed`: `18446744073709551616` is not an integer in 0..=18446744073709551615"), "{e}");
+    let e = load("-1").unwrap_err().to_string();
+    assert!(e.contains("`run.seed`: must be 0..="), "{e}");
+    // On the command line a large seed needs no quotes.
+    let o = [parse_override("run.seed=18446744073709551615").unwrap()];
+    assert_eq!(Scenario::from_toml(base, "s.toml", &o).unwrap().run.seed, u64::MAX);
+}
+
+/// Caps on what a run keeps and how long it runs.
+#[test]
+fn caps_have_maxima() {
+    for (set, key) in [
+        ("stats.timeline_max_items=1000001", "`stats.timeline_max_items`: must be 0..=1_000_000"),
+        ("stats.max_packet_records=10000001", "`stats.max_packet_records`: must be 0..=10_000_000"),
+        ("run.duration_ms=1e12", "`run.duration_ms`: must be in (0, 3_600_000]"),
+    ] {
+        let e = refused(RX, &[set]);
+        assert!(e.contains(key), "{set}: {e}");
+    }
+}
+
+/// A run past `run.max_events` stops with an error naming the key and the file.
+#[test]
+fn max_events_stops_a_run() {
+    let text = "[cpu]\nclock_mhz = 200.0\n[run]\nduration_ms = 1000.0\nmax_events = 100000\n\
+                [workload]\nkind = \"flood\"\ndirection = \"rx\"\npacket_bytes = 100\n";
+    let e = run_str(text, "long.toml", &[]).err().expect("stopped").to_string();
+    assert!(e.starts_with("long.toml: `run.max_events`: the run passed 100000 events at cycle "), "{e}");
+}
