@@ -44,9 +44,7 @@ fn every_bundled_scenario_validates() {
 #[test]
 fn keys_of_unselected_parts_are_refused_with_the_part_named() {
     for (file, set, part) in [
-        (RX, "intc.kind=ioapic", "the interrupt controller part is not used by workload kind `flood`"),
         (RX, "masking.scheme=optimistic", "interrupt masking part is not used by workload kind `flood`"),
-        (RX, "irq_path.entry_cycles=99999", "the Linux interrupt path part is not used by workload kind `flood`"),
         (NULL_RPC, "intc.kind=xtpic", "the interrupt controller part is not used by workload kind `null_rpc`"),
         (NULL_RPC, "nic.link_mbps=100", "the NIC part is not used by workload kind `null_rpc`"),
         (EXERCISER, "stack.enabled=true", "the protocol stack part is not used by workload kind `exerciser`"),
@@ -61,9 +59,17 @@ fn keys_of_unselected_parts_are_refused_with_the_part_named() {
 /// A whole section of an unused part is refused at its first key's line.
 #[test]
 fn a_section_of_an_unselected_part_is_refused_at_its_line() {
-    let text = "[cpu]\nclock_mhz = 200.0\n[intc]\nkind = \"msi\"\n[workload]\nkind = \"flood\"\ndirection = \"rx\"\npacket_bytes = 100\n";
+    let text = "[cpu]\nclock_mhz = 200.0\n[masking]\nscheme = \"optimistic\"\n[workload]\nkind = \"flood\"\ndirection = \"rx\"\npacket_bytes = 100\n";
     let e = Scenario::from_toml(text, "s.toml", &[]).unwrap_err().to_string();
-    assert!(e.starts_with("s.toml:4: `intc.kind`: the interrupt controller part is not used by workload kind `flood`"), "{e}");
+    assert!(e.starts_with("s.toml:4: `masking.scheme`: interrupt masking part is not used by workload kind `flood`"), "{e}");
+}
+
+/// The direct wire has no bus: a bus latency under it would be ignored.
+#[test]
+fn bus_keys_need_a_controller() {
+    let e = refused(RX, &["bus.mmio_read_ns=1"]);
+    assert!(e.starts_with("--set: `bus.mmio_read_ns`: only used when `intc.kind` is"), "{e}");
+    Scenario::from_file(&bundled(RX), &[parse_override("intc.kind=ioapic").unwrap(), parse_override("bus.mmio_read_ns=1").unwrap()]).unwrap();
 }
 
 /// Keys that only one variant of a part uses are refused under the others.
