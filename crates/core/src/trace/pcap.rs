@@ -20,7 +20,7 @@ use std::io::{BufReader, ErrorKind, Read};
 use std::net::Ipv4Addr;
 use std::path::Path;
 
-use super::TraceError;
+use super::{TraceError, escape};
 
 /// Largest captured length accepted for one record (libpcap's own limit for most link
 /// types); a larger `incl_len` means the file is corrupt.
@@ -104,7 +104,7 @@ pub struct PcapReader<R: Read> {
 impl PcapReader<BufReader<File>> {
     /// Opens `path` and reads its global header. `host` decides [`Direction`].
     pub fn open(path: &Path, host: Ipv4Addr) -> Result<Self, TraceError> {
-        let name = path.display().to_string();
+        let name = escape(&path.display().to_string());
         let file = File::open(path).map_err(|source| TraceError::Io {
             path: name.clone(),
             source,
@@ -117,7 +117,7 @@ impl<R: Read> PcapReader<R> {
     /// Reads the global header from `reader`. `source` names the input in errors; `host`
     /// decides [`Direction`].
     pub fn new(mut reader: R, source: &str, host: Ipv4Addr) -> Result<Self, TraceError> {
-        let path = source.to_string();
+        let path = escape(source);
         let mut header = [0u8; GLOBAL_HEADER_BYTES];
         let got = read_full(&mut reader, &mut header).map_err(|source| TraceError::Io {
             path: path.clone(),

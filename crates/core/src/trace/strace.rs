@@ -33,13 +33,24 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use super::{TraceError, excerpt};
+use super::{TraceError, escape, excerpt};
 
 /// Length to which quoted text in error messages is shortened.
 const QUOTE_CHARS: usize = 60;
+
+/// Longest line accepted, newline included: 1 MiB. strace shortens strings to `-s`
+/// characters (32 by default) and prints a byte as at most 4 (`\xNN` with `-xx`), so even
+/// `-s 65536` stays near 256 KiB a line. The bound keeps a file without newlines (or
+/// `/dev/zero`) from growing the line buffer without limit.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// Most calls `<unfinished ...>` at one time. Each belongs to a different thread; a
+/// traced program with more than 65,536 threads inside a system call at once is not one
+/// irqsim can model. The bound caps the reader's memory on hostile input.
+pub const MAX_UNFINISHED: usize = 1 << 16;
 
 /// Which timestamp format the log uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,7 +128,7 @@ pub struct StraceReader<R: BufRead> {
 impl StraceReader<BufReader<File>> {
     /// Opens the log at `path`.
     pub fn open(path: &Path) -> Result<Self, TraceError> {
-        let name = path.display().to_string();
+        let name = escape(&path.display().to_string());
         let file = File::open(path).map_err(|source| TraceError::Io {
             path: name.clone(),
             source,
@@ -131,7 +142,7 @@ impl<R: BufRead> StraceReader<R> {
     pub fn new(reader: R, source: &str) -> Self {
         StraceReader {
             reader,
-            source: source.to_string(),
+            source: escape(source),
             line: Vec::new(),
             line_no: 0,
             clock: None,
@@ -214,10 +225,18 @@ impl<R: BufRead> StraceReader<R> {
         if tail.ends_with("<unfinished ...>") {
             if let Some(p) = self.pending.get(&pid) {
                 let detail = format!(
-                    "`{name}` starts while `{}` from line {} is still unfinished",
-                    p.name, p.line
+                    "`{}` starts while `{}` from line {} is still unfinished",
+                    excerpt(name, QUOTE_CHARS),
+                    excerpt(&p.name, QUOTE_CHARS),
+                    p.line
                 );
                 return Err(self.unpaired(pid, detail));
+            }
+            if self.pending.len() >= MAX_UNFINISHED {
+                return Err(TraceError::StraceTooManyUnfinished {
+                    path: self.source.clone(),
+                    line: self.line_no,
+                });
             }
             let pending = Pending {
                 line: self.line_no,
@@ -254,13 +273,18 @@ impl<R: BufRead> StraceReader<R> {
         };
         let name = name.trim();
         let Some(pending) = self.pending.remove(&pid) else {
-            let detail = format!("`<... {name} resumed>` without an earlier `<unfinished ...>`");
+            let detail = format!(
+                "`<... {} resumed>` without an earlier `<unfinished ...>`",
+                excerpt(name, QUOTE_CHARS)
+            );
             return Err(self.unpaired(pid, detail));
         };
         if !name.is_empty() && name != pending.name {
             let detail = format!(
-                "`{name}` resumed but the unfinished call (line {}) is `{}`",
-                pending.line, pending.name
+                "`{}` resumed but the unfinished call (line {}) is `{}`",
+                excerpt(name, QUOTE_CHARS),
+                pending.line,
+                excerpt(&pending.name, QUOTE_CHARS)
             );
             return Err(self.unpaired(pid, detail));
         }
@@ -287,7 +311,9 @@ impl<R: BufRead> Iterator for StraceReader<R> {
         while !self.done {
             let mut buf = std::mem::take(&mut self.line);
             buf.clear();
-            let read = self.reader.read_until(b'\n', &mut buf);
+            // One byte past the limit tells a line of exactly the limit from a longer one.
+            let limit = MAX_LINE_BYTES as u64 + 1;
+            let read = (&mut self.reader).take(limit).read_until(b'\n', &mut buf);
             let result = match read {
                 Err(source) => Err(TraceError::Io {
                     path: self.source.clone(),
@@ -296,6 +322,13 @@ impl<R: BufRead> Iterator for StraceReader<R> {
                 Ok(0) => {
                     self.done = true;
                     return None;
+                }
+                Ok(n) if n > MAX_LINE_BYTES => {
+                    self.line_no = self.line_no.saturating_add(1);
+                    Err(TraceError::StraceLineTooLong {
+                        path: self.source.clone(),
+                        line: self.line_no,
+                    })
                 }
                 Ok(_) => {
                     self.line_no = self.line_no.saturating_add(1);
@@ -473,7 +506,10 @@ fn msg_len_sum(text: &str) -> u64 {
     each_unquoted(text, |i| {
         if text.as_bytes()[i..].starts_with(KEY.as_bytes()) {
             let digits = &text[i + KEY.len()..];
-            let end = digits.bytes().position(|b| !b.is_ascii_digit()).unwrap_or(digits.len());
+            let end = digits
+                .bytes()
+                .position(|b| !b.is_ascii_digit())
+                .unwrap_or(digits.len());
             sum = sum.saturating_add(digits[..end].parse().unwrap_or(0));
         }
     });
