@@ -323,6 +323,20 @@ mod tests {
         assert!(e.to_string().contains("pcapng"));
     }
 
+    /// Control, bidirectional and zero-width characters become visible escapes; the rest,
+    /// backslashes included, is kept; escaping twice changes nothing.
+    #[test]
+    fn escape_makes_text_printable() {
+        let raw = "a\tb\r\n\x1b[31m\x07\x7f\u{85}\u{202e}\u{200b}é\\x";
+        let shown = escape(raw);
+        assert_eq!(
+            shown,
+            "a\\tb\\r\\n\\x1b[31m\\x07\\x7f\\x85\\u{202e}\\u{200b}é\\x"
+        );
+        assert_eq!(escape(&shown), shown);
+        assert_eq!(excerpt("\x1b\x1b\x1b", 2), "\\x1b\\x1b...");
+    }
+
     /// Excerpts cut on character boundaries and mark the cut.
     #[test]
     fn excerpt_cuts_on_char_boundary() {
