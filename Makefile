@@ -3,7 +3,7 @@
 #   make test        install irqsim with its test extras and run every test
 PY ?= python3
 
-.PHONY: install install-test reproduce test test-rust test-python bench
+.PHONY: install install-test reproduce test test-rust test-python bench fuzz
 
 install:
 	$(PY) -m pip install --quiet --upgrade pip
@@ -26,3 +26,19 @@ test: test-rust test-python
 
 bench: install
 	irqsim bench
+
+# Fuzz every target for SECONDS seconds each, one after another (nightly Rust and
+# cargo-fuzz; see docs/reliability.md). New inputs go to fuzz/corpus/ (not committed),
+# crashes to fuzz/artifacts/; keep a fixed crash's input in fuzz/regressions/TARGET/.
+SECONDS ?= 60
+FUZZ_TARGETS := pcap strace scenario short_run
+fuzz:
+	rustup toolchain list | grep -q nightly || rustup toolchain install nightly --profile minimal
+	cargo +nightly fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
+	cd fuzz && for t in $(FUZZ_TARGETS); do \
+		dict=$$t; [ $$t = short_run ] && dict=scenario; \
+		mkdir -p corpus/$$t regressions/$$t && \
+		cargo +nightly fuzz run $$t corpus/$$t seeds/$$t regressions/$$t -- \
+			-dict=dict/$$dict.dict -max_total_time=$(SECONDS) -timeout=10 -print_final_stats=1 \
+			|| exit 1; \
+	done

@@ -163,15 +163,102 @@ pub enum TraceError {
         /// What does not pair up.
         detail: String,
     },
+
+    /// A line longer than [`strace::MAX_LINE_BYTES`]: not an strace log (or a device
+    /// such as `/dev/zero` that never ends a line).
+    #[error(
+        "{path}:{line}: line is longer than {max} bytes; no strace line is this long (is this an strace log?)",
+        max = strace::MAX_LINE_BYTES
+    )]
+    StraceLineTooLong {
+        /// File name as given to the reader.
+        path: String,
+        /// Line number, counting from 1.
+        line: u64,
+    },
+
+    /// More calls `<unfinished ...>` at once than [`strace::MAX_UNFINISHED`].
+    #[error(
+        "{path}:{line}: more than {max} calls are unfinished at once (one per thread; is this an strace log?)",
+        max = strace::MAX_UNFINISHED
+    )]
+    StraceTooManyUnfinished {
+        /// File name as given to the reader.
+        path: String,
+        /// Line number, counting from 1.
+        line: u64,
+    },
+
+    /// A capture none of whose frames is to or from the host, so nothing would be
+    /// replayed.
+    #[error(
+        "{path}: none of its {frames} frames is an IPv4 packet to or from workload.host = {host}"
+    )]
+    NoHostFrames {
+        /// File name of the pcap.
+        path: String,
+        /// Frames in the file.
+        frames: u64,
+        /// The host address.
+        host: std::net::Ipv4Addr,
+    },
+
+    /// Every frame the host receives in a capture is larger than the simulated NIC's
+    /// receive buffer, so the NIC would drop them all.
+    #[error(
+        "{path}: all {frames} received frames are larger than nic.rx_buffer_bytes = {buffer} \
+         (largest {largest} bytes), so the NIC would drop every one; raise nic.rx_buffer_bytes \
+         (captures on loopback or with GRO/TSO hold frames up to 64 KiB)"
+    )]
+    FramesExceedBuffer {
+        /// File name of the pcap.
+        path: String,
+        /// Received frames in the file.
+        frames: u64,
+        /// Size of the largest received frame (`orig_len`).
+        largest: u32,
+        /// The NIC receive buffer in bytes.
+        buffer: u64,
+    },
 }
 
 /// Shortens `text` to at most `max` characters (on a character boundary) for quoting in an
-/// error message, marking the cut with `...`.
+/// error message, marking the cut with `...`, and [`escape`]s what is left.
 pub(crate) fn excerpt(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
-        None => text.to_string(),
-        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => escape(text),
+        Some((cut, _)) => format!("{}...", escape(&text[..cut])),
     }
+}
+
+/// Makes input text safe to print: control characters (`\t`, `\r`, `\n`, ESC as
+/// `\x1b`, DEL, C1 controls) and the Unicode bidirectional and zero-width format
+/// characters become visible escapes, so a hostile trace line cannot move the cursor,
+/// recolour the terminal or reorder the text around it. Everything else, backslashes
+/// included, is kept as is: strace's own escapes stay readable.
+pub(crate) fn escape(text: &str) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\n' => out.push_str("\\n"),
+            // `is_control` is Unicode's Cc category: all of it lies below U+0100.
+            c if c.is_control() => {
+                let _ = write!(out, "\\x{:02x}", u32::from(c));
+            }
+            '\u{061c}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{feff}' => {
+                let _ = write!(out, "\\u{{{:04x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn hex4(b: &[u8; 4]) -> String {
@@ -234,6 +321,20 @@ mod tests {
                 .starts_with("a.pcap: not a classic pcap file: magic bytes 0a 0d 0d 0a")
         );
         assert!(e.to_string().contains("pcapng"));
+    }
+
+    /// Control, bidirectional and zero-width characters become visible escapes; the rest,
+    /// backslashes included, is kept; escaping twice changes nothing.
+    #[test]
+    fn escape_makes_text_printable() {
+        let raw = "a\tb\r\n\x1b[31m\x07\x7f\u{85}\u{202e}\u{200b}é\\x";
+        let shown = escape(raw);
+        assert_eq!(
+            shown,
+            "a\\tb\\r\\n\\x1b[31m\\x07\\x7f\\x85\\u{202e}\\u{200b}é\\x"
+        );
+        assert_eq!(escape(&shown), shown);
+        assert_eq!(excerpt("\x1b\x1b\x1b", 2), "\\x1b\\x1b...");
     }
 
     /// Excerpts cut on character boundaries and mark the cut.

@@ -1,0 +1,6 @@
+//! cargo-fuzz target: see `irqsim_fuzz::strace`.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    irqsim_fuzz::strace(data);
+});
