@@ -5,7 +5,7 @@
 
 use crate::cpu::{Bin, Bins};
 use crate::timeline::Timeline;
-use hdrhistogram::Histogram;
+use crate::stats::Distribution;
 use serde_json::{Map, Value, json};
 
 /// A conservation law: `lhs` must equal `rhs`.
@@ -38,15 +38,17 @@ pub fn named<const N: usize>(pairs: [(&str, f64); N]) -> Vec<(String, f64)> {
     pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
-/// Latency summary metrics (µs) of a histogram in cycles, named `{prefix}_min_us` etc.
-pub fn latency_metrics(prefix: &str, h: &Histogram<u64>, clock_mhz: f64) -> Vec<(String, f64)> {
-    let us = |c: u64| if h.is_empty() { f64::NAN } else { c as f64 / clock_mhz };
+/// Latency summary metrics (µs) of a distribution in cycles, named
+/// `{prefix}_min_us` etc.; the minimum and maximum are exact.
+pub fn latency_metrics(prefix: &str, d: &Distribution, clock_mhz: f64) -> Vec<(String, f64)> {
+    let us = |c: u64| if d.is_empty() { f64::NAN } else { c as f64 / clock_mhz };
+    let (min, max) = d.extremes().unwrap_or_default();
     vec![
-        (format!("{prefix}_min_us"), us(h.min())),
-        (format!("{prefix}_p50_us"), us(h.value_at_quantile(0.5))),
-        (format!("{prefix}_p99_us"), us(h.value_at_quantile(0.99))),
-        (format!("{prefix}_p999_us"), us(h.value_at_quantile(0.999))),
-        (format!("{prefix}_max_us"), us(h.max())),
+        (format!("{prefix}_min_us"), us(min)),
+        (format!("{prefix}_p50_us"), us(d.quantile(0.5))),
+        (format!("{prefix}_p99_us"), us(d.quantile(0.99))),
+        (format!("{prefix}_p999_us"), us(d.quantile(0.999))),
+        (format!("{prefix}_max_us"), us(max)),
     ]
 }
 

@@ -25,30 +25,67 @@ pub struct Counters {
     pub events: u64,
 }
 
+/// A distribution of cycle counts: an HDR histogram (three significant
+/// digits) for its quantiles, and the exact extremes, which the histogram's
+/// bucket rounding would blur.
+pub struct Distribution {
+    hist: Histogram<u64>,
+    min: u64,
+    max: u64,
+}
+
+impl Default for Distribution {
+    fn default() -> Self {
+        // 2^48 cycles is over 10 minutes at 400 MHz; longer values saturate.
+        Self { hist: Histogram::new_with_bounds(1, 1 << 48, 3).expect("valid histogram bounds"), min: u64::MAX, max: 0 }
+    }
+}
+
+impl Distribution {
+    #[inline]
+    pub fn record(&mut self, v: u64) {
+        self.hist.saturating_record(v);
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.hist.is_empty()
+    }
+
+    /// Smallest and largest value recorded, exactly (`None` when empty).
+    pub fn extremes(&self) -> Option<(u64, u64)> {
+        (!self.is_empty()).then_some((self.min, self.max))
+    }
+
+    /// The value at quantile `q` (within the histogram's precision).
+    pub fn quantile(&self, q: f64) -> u64 {
+        self.hist.value_at_quantile(q)
+    }
+}
+
 /// Receive latency (frame on the NIC → data delivered) of every packet, in cycles.
 pub struct Latencies {
-    hist: Histogram<u64>,
+    dist: Distribution,
     records: Vec<(Time, u64)>,
     max_records: usize,
 }
 
 impl Latencies {
     pub fn new(max_records: usize) -> Self {
-        // 2^48 cycles is over 10 minutes at 400 MHz; longer latencies saturate.
-        let hist = Histogram::new_with_bounds(1, 1 << 48, 3).expect("valid histogram bounds");
-        Self { hist, records: Vec::new(), max_records }
+        Self { dist: Distribution::default(), records: Vec::new(), max_records }
     }
 
     #[inline]
     pub fn record(&mut self, arrival: Time, latency: u64) {
-        self.hist.saturating_record(latency);
+        self.dist.record(latency);
         if self.records.len() < self.max_records {
             self.records.push((arrival, latency));
         }
     }
 
-    pub fn histogram(&self) -> &Histogram<u64> {
-        &self.hist
+    pub fn distribution(&self) -> &Distribution {
+        &self.dist
     }
 
     /// `(arrival cycle, latency cycles)` of the first `max_records` packets.

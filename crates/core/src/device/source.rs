@@ -103,7 +103,7 @@ impl Source {
         self.raised += 1;
         let seq = self.next_seq;
         self.next_seq += 1;
-        Rec { src, seq, sent }
+        Rec { src, seq, sent, data: self.data_visible }
     }
 
     /// A legacy interrupt: sets the status bit. Returns whether INTx must be

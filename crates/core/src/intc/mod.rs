@@ -77,6 +77,8 @@ pub struct Rec {
     pub seq: u64,
     /// When its interrupt message left the device.
     pub sent: Time,
+    /// When the DMA data written for this interrupt is in memory (0: none).
+    pub data: Time,
 }
 
 /// A bus event a controller asks the model to deliver back to it later.
@@ -305,7 +307,7 @@ mod tests {
     fn msi_merges_a_second_write_to_a_pending_vector_and_serves_priority_first() {
         let routes = vec![Route { cpu: 0, priority: 4 }, Route { cpu: 0, priority: 9 }];
         let mut c = Intc::new(IntcKind::Msi, Trigger::Edge, routes, COSTS);
-        let rec = |seq| Rec { src: 0, seq, sent: 0 };
+        let rec = |seq| Rec { src: 0, seq, sent: 0, data: 0 };
         assert_eq!(c.message(0, rec(0)), Ok(0));
         assert_eq!(c.message(0, rec(1)), Err(rec(1)));
         assert_eq!(c.message(1, rec(2)), Ok(0));

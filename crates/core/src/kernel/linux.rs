@@ -127,7 +127,8 @@ impl Machine {
                 // The tasklet runs: it may be scheduled again from now on.
                 let rec = self.delivery.tasklet.take().expect("a scheduled tasklet has its interrupt");
                 self.delivery.counters.tasklet_runs += 1;
-                if self.delivery.sources[rec.src].data_visible > now {
+                // The tasklet reads this interrupt's data, not a later one's.
+                if rec.data > now {
                     self.delivery.counters.stale_reads += 1;
                 }
                 self.write_to_device(now, rec.src, Write::TaskletSignature(rec), "tasklet signature");
@@ -152,7 +153,8 @@ impl Machine {
         if let Some(&src) = d.chains[input as usize].get(h as usize) {
             let s = &d.sources[src];
             // The request queues behind earlier writes to the device; the
-            // completion cannot pass the device's DMA data (it flushes it).
+            // completion cannot pass any DMA data the device wrote before
+            // it, so it waits for the latest (it flushes it).
             let half = d.bus.mmio_read / 2;
             let at = (now + half).max(s.downstream_tail);
             let back = (at + d.bus.mmio_read - half).max(s.data_visible);
@@ -186,7 +188,7 @@ impl Machine {
         }
         if self.delivery.sources[src].kind == Kind::Exerciser {
             let at = now + if legacy { self.delivery.path.mmio_write_cycles } else { 0 };
-            if self.delivery.sources[src].data_visible > now && !legacy {
+            if rec.data > now && !legacy {
                 self.delivery.counters.stale_reads += 1;
             }
             self.write_to_device(at, src, Write::IsrSignature(rec), "ISR signature");

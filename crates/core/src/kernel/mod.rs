@@ -54,7 +54,7 @@ impl Label for Job {
 
 impl Machine {
     /// The job as CPU work: its cycles and the bin they count in.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn work(&mut self, job: Job) -> Work<Job> {
         match job {
             Job::Net(j) => self.net.costs.work(j),
@@ -101,3 +101,4 @@ impl Machine {
         next.map(Job::Net)
     }
 }
+

@@ -16,7 +16,7 @@ use crate::device::source::{Kind, Source, Write};
 use crate::engine::Time;
 use crate::intc::{self, Intc, IntcKind, Rec, Route, Signal};
 use crate::kernel::{IrqJob, Job};
-use hdrhistogram::Histogram;
+use crate::stats::Distribution;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
@@ -65,16 +65,12 @@ pub(crate) struct Delivery {
     /// The exerciser's tasklet is scheduled (not yet started), for this interrupt.
     pub tasklet: Option<Rec>,
     pub counters: Counters,
-    pub isr_hist: Histogram<u64>,
-    pub tasklet_hist: Histogram<u64>,
+    pub isr_hist: Distribution,
+    pub tasklet_hist: Distribution,
     pub records: Vec<(Time, u64)>,
     pub max_records: usize,
     /// A CPU-bound user task on every CPU.
     pub busy_user: bool,
-}
-
-fn hist() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, 1 << 48, 3).expect("valid histogram bounds")
 }
 
 impl Delivery {
@@ -99,8 +95,8 @@ impl Delivery {
             serving: vec![(0, 0); cpus],
             tasklet: None,
             counters: Counters::default(),
-            isr_hist: hist(),
-            tasklet_hist: hist(),
+            isr_hist: Distribution::default(),
+            tasklet_hist: Distribution::default(),
             records: Vec::new(),
             max_records,
             busy_user: false,
@@ -306,12 +302,12 @@ impl Machine {
             }
             Write::IsrSignature(rec) => {
                 let lat = now - rec.sent;
-                d.isr_hist.saturating_record(lat.max(1));
+                d.isr_hist.record(lat);
                 if d.records.len() < d.max_records {
                     d.records.push((rec.sent, lat));
                 }
             }
-            Write::TaskletSignature(rec) => d.tasklet_hist.saturating_record((now - rec.sent).max(1)),
+            Write::TaskletSignature(rec) => d.tasklet_hist.record(now - rec.sent),
         }
     }
 
@@ -332,7 +328,7 @@ impl Machine {
         d.taken[cpu] = taken.rec;
         for &src in &d.chains[taken.input as usize] {
             let s = &d.sources[src];
-            if d.legacy && s.status.is_some() && !s.claimed && s.data_visible > now {
+            if d.legacy && !s.claimed && s.status.is_some_and(|r| r.data > now) {
                 d.counters.overtook_data += 1;
             }
         }

@@ -183,7 +183,7 @@ impl Machine {
         self.dispatch(thread);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn post(&mut self, thread: usize, level: crate::cpu::Level, job: Job) {
         let work = self.work(job);
         self.threads[thread].post(level, work);

@@ -75,7 +75,7 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         ("syscalls", c.syscalls as f64),
         ("reordered_stimuli", n.reordered as f64),
     ]);
-    metrics.extend(latency_metrics("latency", n.latencies.histogram(), m.clock_mhz));
+    metrics.extend(latency_metrics("latency", n.latencies.distribution(), m.clock_mhz));
     laws.push(Law {
         what: "rx offered = delivered + dropped + in flight",
         lhs: c.rx_offered,
