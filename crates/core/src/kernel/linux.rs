@@ -27,34 +27,26 @@ use crate::intc::Rec;
 use crate::machine::{Event, Machine};
 
 /// A step of the interrupt path. The identity of the interrupt being served
-/// waits beside the CPU (`Delivery::taken`, `reads`, `tasklet`), keeping
-/// jobs small.
+/// waits beside the CPU (`Delivery::taken`, `reads`, `tasklet`), and so does
+/// the cost of a step that varies (`Delivery::step`), keeping jobs small: a
+/// CPU serves one interrupt at a time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Job {
     /// The busy user task.
     User,
-    Entry {
-        input: u32,
-        ack: u64,
-    },
-    /// Handler `h` of the input's chain reads its device's status, stalling
-    /// `stall` cycles.
-    Read {
-        input: u32,
-        h: u32,
-        stall: u64,
-    },
+    /// Entry on `cpu`, the controller's acknowledge included.
+    Entry { input: u16, cpu: u16 },
+    /// Handler `h` of the input's chain reads its device's status; `cpu`
+    /// stalls for the round trip.
+    Read { input: u16, h: u16, cpu: u16 },
     /// Handler `h` services its device's interrupt.
-    Claim {
-        input: u32,
-        h: u32,
-    },
-    Exit {
-        cycles: u64,
-    },
+    Claim { input: u16, h: u16 },
+    /// The controller's end (unmask, EOI) and irq_exit on `cpu`.
+    Exit { cpu: u16 },
     TaskletEntry,
     Tasklet,
 }
+
 
 impl Label for Job {
     fn label(&self) -> &'static str {
@@ -79,15 +71,13 @@ impl Machine {
         let p = &d.path;
         let (cycles, bin) = match job {
             Job::User => (u64::MAX / 4, Bin::User),
-            Job::Entry { ack, .. } => (p.entry_cycles + ack, Bin::Interrupt),
-            Job::Read { stall, .. } => (stall, Bin::Interrupt),
+            Job::Entry { cpu, .. } | Job::Read { cpu, .. } | Job::Exit { cpu } => (d.step[cpu as usize], Bin::Interrupt),
             Job::Claim { input, h } => {
                 let s = &d.sources[d.chains[input as usize][h as usize]];
                 let clear = if d.legacy { p.mmio_write_cycles } else { 0 };
                 let exerciser = if s.kind == Kind::Exerciser { p.mmio_write_cycles + p.tasklet_schedule_cycles } else { 0 };
                 (clear + exerciser + s.isr_cycles, Bin::Interrupt)
             }
-            Job::Exit { cycles } => (cycles, Bin::Interrupt),
             Job::TaskletEntry => (p.softirq_entry_cycles, Bin::BottomHalf),
             Job::Tasklet => (p.mmio_write_cycles + p.tasklet_cycles, Bin::BottomHalf),
         };
@@ -101,14 +91,15 @@ impl Machine {
         let next = match job {
             Job::User => Job::User,
             Job::Entry { input, .. } => match self.delivery.taken[cpu].take() {
-                Some(rec) => return self.claim(now, cpu, input, 0, rec),
-                None => self.next_handler(now, cpu, input, 0),
+                Some(rec) => return self.claim(now, cpu, u32::from(input), 0, rec),
+                None => self.next_handler(now, cpu, u32::from(input), 0),
             },
             Job::Read { input, h, .. } => match self.delivery.reads[cpu].take() {
-                Some(rec) => return self.claim(now, cpu, input, h, rec),
-                None => self.next_handler(now, cpu, input, h + 1),
+                Some(rec) => return self.claim(now, cpu, u32::from(input), u32::from(h), rec),
+                None => self.next_handler(now, cpu, u32::from(input), u32::from(h) + 1),
             },
             Job::Claim { input, h } => {
+                let (input, h) = (u32::from(input), u32::from(h));
                 let src = self.delivery.chains[input as usize][h as usize];
                 if self.delivery.sources[src].kind == Kind::Nic {
                     self.delivery.serving[cpu] = (input, h);
@@ -160,7 +151,8 @@ impl Machine {
             let back = (at + d.bus.mmio_read - half).max(s.data_visible);
             self.queue.schedule(at, Event::ReadAtDevice { cpu: cpu as u32, src: src as u32 });
             self.timeline.bus(now, back, "status read");
-            return Job::Read { input, h, stall: back - now };
+            self.delivery.step[cpu] = back - now;
+            return Job::Read { input: input as u16, h: h as u16, cpu: cpu as u16 };
         }
         if !std::mem::take(&mut self.delivery.handled[cpu]) {
             self.delivery.counters.spurious += 1;
@@ -169,7 +161,8 @@ impl Machine {
         if let Some((delay, sig)) = signal {
             self.schedule_signal(now, delay, sig);
         }
-        Job::Exit { cycles: cycles + self.delivery.path.exit_cycles }
+        self.delivery.step[cpu] = cycles + self.delivery.path.exit_cycles;
+        Job::Exit { cpu: cpu as u16 }
     }
 
     /// Handler `h` claims interrupt `rec`: clear (legacy), signature and
@@ -200,6 +193,6 @@ impl Machine {
                 self.post(cpu, SOFT, Any::Irq(Job::TaskletEntry));
             }
         }
-        Some(Any::Irq(Job::Claim { input, h }))
+        Some(Any::Irq(Job::Claim { input: input as u16, h: h as u16 }))
     }
 }

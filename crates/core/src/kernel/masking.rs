@@ -96,13 +96,25 @@ enum What {
     Restore,
 }
 
-/// A job on the thread: which program, where in it, for which interrupt.
+/// A job on the thread: which program, where in it, for which interrupt
+/// (its fields unpacked, so that a job is 12 bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Job {
-    program: u32,
-    pc: u32,
-    irq: Irq,
+    program: u16,
+    pc: u16,
+    id: u32,
+    priority: u8,
     what: What,
+}
+
+impl Job {
+    fn new(program: u16, pc: u16, irq: Irq, what: What) -> Self {
+        Self { program, pc, id: irq.id, priority: irq.priority, what }
+    }
+
+    fn irq(&self) -> Irq {
+        Irq { id: self.id, priority: self.priority }
+    }
 }
 
 /// The interrupt an activity serves (`NONE` for the base program).
@@ -119,7 +131,7 @@ impl Irq {
 impl Label for Job {
     fn label(&self) -> &'static str {
         match self.what {
-            What::Run if self.irq == Irq::NONE => "null RPC path",
+            What::Run if self.irq() == Irq::NONE => "null RPC path",
             What::Run => "interrupt handler",
             What::Enter => "section enter (mask raise)",
             What::Exit => "section exit (mask lower)",
@@ -155,7 +167,14 @@ pub struct Counters {
 /// Checks that every program's sections balance and name a priority in
 /// `1..=levels`.
 pub(crate) fn check_programs(programs: &[Program], levels: u8) -> Result<(), String> {
+    // Jobs number programs and steps in 16 bits.
+    if programs.len() >= usize::from(u16::MAX) {
+        return Err(format!("{} programs: at most {}", programs.len(), u16::MAX - 1));
+    }
     for (i, p) in programs.iter().enumerate() {
+        if p.steps.len() >= usize::from(u16::MAX) {
+            return Err(format!("program {i}: {} steps, at most {}", p.steps.len(), u16::MAX - 1));
+        }
         let mut depth = 0usize;
         for step in &p.steps {
             match *step {
@@ -190,9 +209,9 @@ impl Machine {
 
     /// Hands an interrupt to the thread, which starts it at once if it is
     /// above what runs. `check`: its prologue tests the software mask.
-    pub(crate) fn post_interrupt(&mut self, irq: Irq, program: u32, check: bool) {
+    pub(crate) fn post_interrupt(&mut self, irq: Irq, program: u16, check: bool) {
         self.masking.counters.posted += 1;
-        self.post(0, IRQ + irq.priority - 1, Any::Mask(Job { program, pc: 0, irq, what: What::Prologue { check } }));
+        self.post(0, IRQ + irq.priority - 1, Any::Mask(Job::new(program, 0, irq, What::Prologue { check })));
     }
 
     /// Posts the interrupts the hardware mask no longer holds.
@@ -212,7 +231,7 @@ impl Machine {
         let cost = self.mask_work(job).cycles;
         if !matches!(job.what, What::Run) {
             self.masking.counters.masking_cycles += cost;
-            if job.irq == Irq::NONE {
+            if job.irq() == Irq::NONE {
                 self.masking.counters.pass_masking_cycles += cost;
             }
         }
@@ -221,15 +240,15 @@ impl Machine {
             What::Run => self.next_step(now, level, job),
             What::Prologue { check } => {
                 let masking = self.masking_level();
-                if check && job.irq.priority <= masking {
+                if check && job.priority <= masking {
                     // Masked in software: keep a continuation, mask in hardware, return.
                     self.masking.counters.deferred += 1;
-                    self.masking.deferred.push_back((job.irq, job.program));
+                    self.masking.deferred.push_back((job.irq(), job.program));
                     self.masking.hw = self.masking.hw.max(masking);
                     return Some(Any::Mask(Job { what: What::Defer, ..job }));
                 }
                 self.masking.began[l] = (now, masking);
-                self.step_job(job.program, 0, job.irq).or_else(|| self.finish(now, level, job))
+                self.step_job(job.program, 0, job.irq()).or_else(|| self.finish(now, level, job))
             }
             What::Defer => {
                 // The interrupted activity resumes; the handler waits in `deferred`.
@@ -295,27 +314,27 @@ impl Machine {
     }
 
     /// The job for step `pc` of `program`, if it has one.
-    fn step_job(&self, program: u32, pc: u32, irq: Irq) -> Option<Job> {
+    fn step_job(&self, program: u16, pc: u16, irq: Irq) -> Option<Job> {
         let step = self.masking.programs.get(program as usize)?.steps.get(pc as usize)?;
         let what = match step {
             Step::Run(_) => What::Run,
             Step::Enter(_) => What::Enter,
             Step::Exit => What::Exit,
         };
-        Some(Job { program, pc, irq, what })
+        Some(Job::new(program, pc, irq, what))
     }
 
     fn next_step(&mut self, now: Time, level: Level, job: Job) -> Option<Job> {
-        if let Some(next) = self.step_job(job.program, job.pc + 1, job.irq) {
+        if let Some(next) = self.step_job(job.program, job.pc + 1, job.irq()) {
             return Some(next);
         }
-        if job.irq == Irq::NONE {
+        if job.irq() == Irq::NONE {
             let c = &mut self.masking.counters;
             c.passes += 1;
             c.last_pass_end = now;
             c.base_masking_cycles += std::mem::take(&mut c.pass_masking_cycles);
             if self.masking.programs[job.program as usize].repeat {
-                return self.step_job(job.program, 0, job.irq);
+                return self.step_job(job.program, 0, job.irq());
             }
             return None;
         }
@@ -329,8 +348,8 @@ impl Machine {
         m.counters.posted -= 1;
         if let Some(log) = m.log.as_mut() {
             let (started, masking_level) = m.began[level as usize];
-            let arrived = m.arrived[job.irq.id as usize];
-            log.push(HandlerRun { id: job.irq.id, priority: job.irq.priority, arrived, started, finished: now, masking_level });
+            let arrived = m.arrived[job.id as usize];
+            log.push(HandlerRun { id: job.id, priority: job.priority, arrived, started, finished: now, masking_level });
         }
         None
     }
@@ -341,7 +360,7 @@ impl Machine {
         let m = &self.masking;
         let c = &m.costs;
         let opt = m.scheme == Scheme::Optimistic;
-        let bin = if job.irq == Irq::NONE { m.programs[job.program as usize].bin } else { Bin::Interrupt };
+        let bin = if job.irq() == Irq::NONE { m.programs[job.program as usize].bin } else { Bin::Interrupt };
         let (cycles, bin) = match job.what {
             What::Run => match self.step(job) {
                 Some(Step::Run(n)) => (n, bin),

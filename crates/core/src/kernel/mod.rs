@@ -102,3 +102,14 @@ impl Machine {
     }
 }
 
+
+#[cfg(test)]
+mod tests {
+    /// Jobs are copied on every post and dispatch: the three parts' jobs
+    /// together stay as small as the network jobs alone.
+    #[test]
+    fn a_job_is_sixteen_bytes() {
+        assert_eq!(std::mem::size_of::<super::Job>(), 16);
+        assert_eq!(std::mem::size_of::<crate::cpu::Work<super::Job>>(), 32);
+    }
+}

@@ -62,6 +62,8 @@ pub(crate) struct Delivery {
     pub handled: Vec<bool>,
     /// The input and chain position of the NIC handler each CPU runs.
     pub serving: Vec<(u32, u32)>,
+    /// The cycles of the entry, status read or exit each CPU runs now.
+    pub step: Vec<u64>,
     /// The exerciser's tasklet is scheduled (not yet started), for this interrupt.
     pub tasklet: Option<Rec>,
     pub counters: Counters,
@@ -93,6 +95,7 @@ impl Delivery {
             taken: vec![None; cpus],
             handled: vec![false; cpus],
             serving: vec![(0, 0); cpus],
+            step: vec![0; cpus],
             tasklet: None,
             counters: Counters::default(),
             isr_hist: Distribution::default(),
@@ -332,7 +335,8 @@ impl Machine {
                 d.counters.overtook_data += 1;
             }
         }
-        self.post(cpu, crate::cpu::IRQ, Job::Irq(IrqJob::Entry { input: taken.input, ack: taken.ack_cycles }));
+        d.step[cpu] = d.path.entry_cycles + taken.ack_cycles;
+        self.post(cpu, crate::cpu::IRQ, Job::Irq(IrqJob::Entry { input: taken.input as u16, cpu: cpu as u16 }));
         self.dispatch(cpu);
     }
 

@@ -29,9 +29,9 @@ pub(crate) struct Masking {
     /// Hardware mask: priorities at or below it are held (0: none).
     pub hw: u8,
     /// Interrupts held by the hardware mask, per priority, in arrival order.
-    pub held: Vec<VecDeque<(Irq, u32)>>,
+    pub held: Vec<VecDeque<(Irq, u16)>>,
     /// Interrupts with continuations (and their handler programs), in arrival order.
-    pub deferred: VecDeque<(Irq, u32)>,
+    pub deferred: VecDeque<(Irq, u16)>,
     /// When the handler at each CPU level began, and the masking level then.
     pub began: Vec<(Time, u8)>,
     pub next_id: u32,
@@ -135,6 +135,8 @@ impl Machine {
             let msg = format!("arrival at {now}: priority {priority} (levels 1..={}), program {program}", m.levels);
             return Err(crate::Error::Config { file: self.name().to_string(), key: "workload".into(), line: None, msg });
         }
+        // Checked above: fewer programs than u16::MAX (check_programs).
+        let program = program as u16;
         let irq = Irq { id: m.next_id, priority };
         m.next_id += 1;
         m.counters.raised += 1;
