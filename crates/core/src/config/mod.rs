@@ -138,8 +138,10 @@ impl Scenario {
                     }
                 }
             }
-            WorkloadConfig::Synthetic(SyntheticConfig { rx_mbps, packet_interrupts_per_s, tx_share, tx_packet_bytes, .. }) => {
+            WorkloadConfig::Synthetic(SyntheticConfig { rx_mbps, packet_interrupts_per_s, syscalls_per_s, tx_share, tx_packet_bytes }) => {
                 size("workload.tx_packet_bytes", *tx_packet_bytes)?;
+                per_cycle("workload.packet_interrupts_per_s", *packet_interrupts_per_s as f64)?;
+                per_cycle("workload.syscalls_per_s", *syscalls_per_s as f64)?;
                 let rx = (*packet_interrupts_per_s as f64 * (1.0 - tx_share)).round();
                 let bytes = rx_mbps * 1e6 / 8.0 / rx.max(1.0);
                 if rx < 1.0 || bytes > MAX_PACKET_BYTES as f64 {

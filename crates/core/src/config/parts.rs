@@ -140,12 +140,6 @@ pub const TOP: &[Param] = &[
     Param::text("description", params::d("\"\""), "free text: what the scenario is and where its numbers come from"),
 ];
 
-impl Part {
-    pub fn info(self) -> &'static Info {
-        PARTS.iter().find(|i| i.part == self).expect("every part is listed")
-    }
-}
-
 /// A set of parts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct PartSet(u32);
