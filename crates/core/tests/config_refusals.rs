@@ -45,12 +45,12 @@ fn every_bundled_scenario_validates() {
 fn keys_of_unselected_parts_are_refused_with_the_part_named() {
     for (file, set, part) in [
         (RX, "intc.kind=ioapic", "the interrupt controller part is not used by workload kind `flood`"),
-        (RX, "masking.scheme=optimistic", "interrupt masking part is not used by workload kind `flood`"),
+        (RX, "masking.scheme=optimistic", "the interrupt masking part is not used by workload kind `flood`"),
         (RX, "irq_path.entry_cycles=99999", "the Linux interrupt path part is not used by workload kind `flood`"),
         (NULL_RPC, "intc.kind=xtpic", "the interrupt controller part is not used by workload kind `null_rpc`"),
         (NULL_RPC, "nic.link_mbps=100", "the NIC part is not used by workload kind `null_rpc`"),
         (EXERCISER, "stack.enabled=true", "the protocol stack part is not used by workload kind `exerciser`"),
-        (EXERCISER, "masking.machine=pc386", "interrupt masking part is not used by workload kind `exerciser`"),
+        (EXERCISER, "masking.machine=pc386", "the interrupt masking part is not used by workload kind `exerciser`"),
     ] {
         let e = refused(file, &[set]);
         let key = set.split('=').next().unwrap();

@@ -60,6 +60,33 @@ pub struct Scenario {
 /// Largest frame a scenario may name (jumbo frames included).
 pub const MAX_PACKET_BYTES: u32 = 9216;
 
+/// The sections of a [`Scenario`] its run uses, for [`Scenario::to_json`].
+#[derive(Serialize)]
+struct Selected<'s> {
+    name: &'s str,
+    description: &'s str,
+    run: &'s RunConfig,
+    cpu: &'s CpuConfig,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nic: Option<&'s NicConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    driver: Option<&'s DriverConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stack: Option<&'s StackConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    app: Option<&'s AppConfig>,
+    workload: &'s WorkloadConfig,
+    stats: &'s StatsConfig,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    masking: Option<&'s crate::masking::MaskingConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    intc: Option<&'s crate::delivery::IntcConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bus: Option<&'s crate::delivery::BusConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    irq_path: Option<&'s crate::delivery::IrqPathConfig>,
+}
+
 impl Scenario {
     /// Cycles in one microsecond.
     pub fn cycles_per_us(&self) -> f64 {
@@ -76,14 +103,28 @@ impl Scenario {
         selected_parts(self.workload.kind()).0
     }
 
-    /// The scenario as JSON, with only the sections its run uses.
-    pub fn to_json(&self) -> serde_json::Value {
-        let mut doc = serde_json::to_value(self).expect("a scenario is plain data");
-        let parts = self.parts();
-        if let Some(map) = doc.as_object_mut() {
-            map.retain(|key, _| PARTS.iter().find(|i| i.section == key).is_none_or(|i| parts.contains(i.part)));
-        }
-        doc
+    /// The scenario as JSON text, keys in file order, with only the
+    /// sections its run uses.
+    pub fn to_json(&self) -> String {
+        let used = self.parts();
+        let pick = |part: Part| used.contains(part);
+        let selected = Selected {
+            name: &self.name,
+            description: &self.description,
+            run: &self.run,
+            cpu: &self.cpu,
+            nic: pick(Part::Nic).then_some(&self.nic),
+            driver: pick(Part::Driver).then_some(&self.driver),
+            stack: pick(Part::Stack).then_some(&self.stack),
+            app: pick(Part::App).then_some(&self.app),
+            workload: &self.workload,
+            stats: &self.stats,
+            masking: pick(Part::Masking).then_some(&self.masking),
+            intc: pick(Part::Intc).then_some(&self.intc),
+            bus: pick(Part::Bus).then_some(&self.bus),
+            irq_path: pick(Part::IrqPath).then_some(&self.irq_path),
+        };
+        serde_json::to_string(&selected).expect("a scenario is plain data")
     }
 
     /// Checks between keys that the parameter tables cannot state: `(key, message)`.

@@ -100,7 +100,7 @@ pub const PARTS: &[Info] = &[
     Info {
         part: Part::Masking,
         section: "masking",
-        title: "interrupt masking",
+        title: "the interrupt masking",
         help: "machine profile and protection scheme (docs/models/masking.md)",
         params: MaskingConfig::PARAMS,
         notes: "Refused: `scheme = \"optimistic\"` on a machine without a Table 2 figure and no `optimistic_pair_*`; \
@@ -141,7 +141,7 @@ pub const TOP: &[Param] = &[
 ];
 
 /// A set of parts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PartSet(u32);
 
 impl PartSet {
@@ -150,10 +150,6 @@ impl PartSet {
     }
     pub fn contains(self, p: Part) -> bool {
         self.0 & (1 << p as u32) != 0
-    }
-    /// The parts in the set, in docs order.
-    pub fn iter(self) -> impl Iterator<Item = Part> {
-        PARTS.iter().map(|i| i.part).filter(move |&p| self.contains(p))
     }
 }
 
