@@ -60,7 +60,7 @@ impl MaskingConfig {
         ),
         Param::float(
             "stall_cycles_per_instruction",
-            "cycles",
+            "cycles/instruction",
             d("0.0"),
             false,
             0.0,
@@ -78,7 +78,7 @@ impl MaskingConfig {
         ),
         Param::int(
             "optimistic_pair_instructions",
-            "",
+            "instructions",
             absent("the machine's Table 2 figure"),
             0,
             1_000_000,
