@@ -168,3 +168,12 @@ fn max_events_stops_a_run() {
     let e = run_str(text, "long.toml", &[]).err().expect("stopped").to_string();
     assert!(e.starts_with("long.toml: `run.max_events`: the run passed 100000 events at cycle "), "{e}");
 }
+
+/// A run whose rates alone promise more events than `run.max_events` is
+/// refused at load, before it starts.
+#[test]
+fn a_run_too_long_for_max_events_is_refused_at_load() {
+    let e = refused("bench/rx-overload.toml", &["run.duration_ms=3600000", "workload.rate_per_s=1e6"]);
+    assert!(e.starts_with("--set: `run.duration_ms`: the workload offers about 3.600e9 stimuli in 3600000 ms"), "{e}");
+    assert!(e.contains("more than run.max_events = 1000000000"), "{e}");
+}

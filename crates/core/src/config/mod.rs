@@ -127,6 +127,18 @@ impl Scenario {
         serde_json::to_string(&selected).expect("a scenario is plain data")
     }
 
+    /// Stimuli per second the workload offers by its rates (0 for closed
+    /// loops and replays): a lower bound on its events.
+    fn stimuli_per_s(&self) -> f64 {
+        match &self.workload {
+            WorkloadConfig::Arrivals(a) => a.rate_pps,
+            WorkloadConfig::Synthetic(g) => (g.packet_interrupts_per_s + g.syscalls_per_s) as f64,
+            WorkloadConfig::NullRpc(w) => w.interrupt_rate_per_s,
+            WorkloadConfig::Exerciser(w) => w.rate_hz + w.others.iter().map(|o| o.rate_hz).sum::<f64>(),
+            WorkloadConfig::Flood(_) | WorkloadConfig::Trace(_) | WorkloadConfig::Script(_) => 0.0,
+        }
+    }
+
     /// Checks between keys that the parameter tables cannot state: `(key, message)`.
     pub fn check(&self) -> Result<(), (String, String)> {
         let err = |k: &str, m: String| Err((k.to_string(), m));
@@ -150,6 +162,16 @@ impl Scenario {
                 Ok(())
             }
         };
+        let offered = self.stimuli_per_s() * self.run.duration_ms / 1e3;
+        if offered > self.run.max_events as f64 {
+            return err(
+                "run.duration_ms",
+                format!(
+                    "the workload offers about {offered:.3e} stimuli in {} ms, each at least one event: more than run.max_events = {}; shorten the run or raise run.max_events",
+                    self.run.duration_ms, self.run.max_events
+                ),
+            );
+        }
         match &self.workload {
             WorkloadConfig::Flood(FloodConfig { packet_bytes, .. }) => size("workload.packet_bytes", *packet_bytes)?,
             WorkloadConfig::Arrivals(ArrivalsConfig { rate_pps, packet_bytes, .. }) => {
