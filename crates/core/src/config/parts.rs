@@ -183,9 +183,10 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
             return Err((key.clone(), format!("was renamed `{new}`")));
         }
     }
-    let kind = match root.get("workload").and_then(|w| w.get("kind")) {
-        None => return Err(("workload.kind".into(), "required key missing".into())),
-        Some(v) => {
+    let kind = match root.get("workload").map(|w| w.get("kind").ok_or(w)) {
+        Some(Err(w)) if !w.is_table() => return Err(("workload".into(), format!("must be a table (`[workload]`), got {}", w.type_str()))),
+        None | Some(Err(_)) => return Err(("workload.kind".into(), "required key missing".into())),
+        Some(Ok(v)) => {
             params::check_section(&mut Table::from_iter([("kind".to_string(), v.clone())]), "workload", WORKLOAD)?;
             plain(v)
         }
