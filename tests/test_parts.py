@@ -52,7 +52,7 @@ def test_validate_prints_only_the_selected_parts(cli, scenario, used):
     "scenario, setting, needle",
     [
         ("mt-interrupts/driver-rx-single", "intc.kind=ioapic", "`intc.kind`: the interrupt controller part is not used by workload kind `flood`"),
-        ("mt-interrupts/driver-rx-single", "masking.scheme=optimistic", "`masking.scheme`: interrupt masking part is not used"),
+        ("mt-interrupts/driver-rx-single", "masking.scheme=optimistic", "`masking.scheme`: the interrupt masking part is not used"),
         ("mt-interrupts/driver-rx-single", "irq_path.entry_cycles=99999", "`irq_path.entry_cycles`: the Linux interrupt path part is not used"),
         ("optimistic-spl/luna88k-idealized", "cpu.threads=4", "`cpu.threads`: the masking model runs one hardware thread"),
         ("optimistic-spl/luna88k-idealized", "intc.kind=xtpic", "`intc.kind`: the interrupt controller part is not used by workload kind `null_rpc`"),

@@ -6,7 +6,7 @@
 """
 
 from irqsim._core import ConfigError, InputError, IrqsimError, TraceError, __version__
-from irqsim.api import Result, run, scenario_path, validate
+from irqsim.api import Result, parts, run, scenario_path, validate
 
 __all__ = [
     "ConfigError",
@@ -15,6 +15,7 @@ __all__ = [
     "Result",
     "TraceError",
     "__version__",
+    "parts",
     "run",
     "scenario_path",
     "validate",

@@ -103,7 +103,7 @@ def validate(scenario: ScenarioArg, set: Sets = None) -> None:
     doc = api.validate(scenario, set or [], origin="--set")
     print(json.dumps(doc, indent=1))
     used = [k for k, v in doc.items() if isinstance(v, dict)]
-    err.print(f"{scenario}: ok (parts: {', '.join(used)})")
+    err.print(f"{scenario}: ok (parts: {', '.join(used)})", soft_wrap=True)
 
 
 @app.command()
@@ -112,6 +112,8 @@ def parts(
     markdown: Annotated[bool, typer.Option("--markdown", help="Print docs/config.md as the code generates it.")] = False,
 ) -> None:
     """List every part a scenario can have, the workload kinds that use it, and its keys."""
+    from rich.markup import escape
+
     from irqsim import _core
 
     if markdown:
@@ -127,12 +129,13 @@ def parts(
             title = f"[{part['section']}]{suffix}: {part['title']}" if part["section"] else "top level"
             if part["used_by"] and not suffix:
                 title += f" — used by {', '.join(part['used_by'])}"
-            t = Table(title=title, show_edge=False, title_justify="left")
+            t = Table(title=escape(title), show_edge=False, title_justify="left")
             for c in ("key", "type", "unit", "default", "range", "meaning"):
                 t.add_column(c)
             for p in params:
                 when = f" Only when {p['when']['key']} is {' or '.join(p['when']['is'])}." if "when" in p else ""
-                t.add_row(p["key"], p["type"].replace("`", ""), p["unit"], p["default"], p.get("range", ""), p["help"].replace("`", "") + when)
+                cells = (p["key"], p["type"].replace("`", ""), p["unit"], p["default"], p.get("range", ""), p["help"].replace("`", "") + when)
+                t.add_row(*map(escape, cells))
             out.print(t)
             out.print()
 

@@ -44,11 +44,11 @@ fn every_bundled_scenario_validates() {
 #[test]
 fn keys_of_unselected_parts_are_refused_with_the_part_named() {
     for (file, set, part) in [
-        (RX, "masking.scheme=optimistic", "interrupt masking part is not used by workload kind `flood`"),
+        (RX, "masking.scheme=optimistic", "the interrupt masking part is not used by workload kind `flood`"),
         (NULL_RPC, "intc.kind=xtpic", "the interrupt controller part is not used by workload kind `null_rpc`"),
         (NULL_RPC, "nic.link_mbps=100", "the NIC part is not used by workload kind `null_rpc`"),
         (EXERCISER, "stack.enabled=true", "the protocol stack part is not used by workload kind `exerciser`"),
-        (EXERCISER, "masking.machine=pc386", "interrupt masking part is not used by workload kind `exerciser`"),
+        (EXERCISER, "masking.machine=pc386", "the interrupt masking part is not used by workload kind `exerciser`"),
     ] {
         let e = refused(file, &[set]);
         let key = set.split('=').next().unwrap();
@@ -61,7 +61,7 @@ fn keys_of_unselected_parts_are_refused_with_the_part_named() {
 fn a_section_of_an_unselected_part_is_refused_at_its_line() {
     let text = "[cpu]\nclock_mhz = 200.0\n[masking]\nscheme = \"optimistic\"\n[workload]\nkind = \"flood\"\ndirection = \"rx\"\npacket_bytes = 100\n";
     let e = Scenario::from_toml(text, "s.toml", &[]).unwrap_err().to_string();
-    assert!(e.starts_with("s.toml:4: `masking.scheme`: interrupt masking part is not used by workload kind `flood`"), "{e}");
+    assert!(e.starts_with("s.toml:4: `masking.scheme`: the interrupt masking part is not used by workload kind `flood`"), "{e}");
 }
 
 /// The direct wire has no bus: a bus latency under it would be ignored.
@@ -173,4 +173,13 @@ fn max_events_stops_a_run() {
                 [workload]\nkind = \"flood\"\ndirection = \"rx\"\npacket_bytes = 100\n";
     let e = run_str(text, "long.toml", &[]).err().expect("stopped").to_string();
     assert!(e.starts_with("long.toml: `run.max_events`: the run passed 100000 events at cycle "), "{e}");
+}
+
+/// A run whose rates alone promise more events than `run.max_events` is
+/// refused at load, before it starts.
+#[test]
+fn a_run_too_long_for_max_events_is_refused_at_load() {
+    let e = refused("bench/rx-overload.toml", &["run.duration_ms=3600000", "workload.rate_per_s=1e6"]);
+    assert!(e.starts_with("--set: `run.duration_ms`: the workload offers about 3.600e9 stimuli in 3600000 ms"), "{e}");
+    assert!(e.contains("more than run.max_events = 1000000000"), "{e}");
 }

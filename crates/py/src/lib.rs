@@ -119,7 +119,7 @@ fn run(
 fn validate(path: Option<PathBuf>, text: Option<String>, name: String, sets: Vec<String>, origin: &str) -> PyResult<String> {
     let sets = overrides(sets, origin)?;
     let (scenario, _) = load(path, text, &name, &sets).map_err(to_py)?;
-    Ok(scenario.to_json().to_string())
+    Ok(scenario.to_json())
 }
 
 #[pymodule]

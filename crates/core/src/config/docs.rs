@@ -57,6 +57,9 @@ fn workload(out: &mut String, info: &Info) {
     for v in VARIANTS {
         let _ = write!(out, "\n### `kind = \"{}\"`\n\n{}.\n\n", v.kind, capital(v.help));
         table(out, v.params);
+        if !v.notes.is_empty() {
+            let _ = writeln!(out, "\n{}", v.notes);
+        }
         for p in v.params {
             if let Type::Items(item) = p.ty {
                 let _ = write!(out, "\nEach `[[workload.{}]]` table:\n\n", p.key);
@@ -126,7 +129,7 @@ pub fn parts_json() -> Value {
             "used_by": info.used_by(), "notes": info.notes, "params": params(info.params),
         });
         if info.part == Part::Workload {
-            p["kinds"] = VARIANTS.iter().map(|v| json!({"kind": v.kind, "help": v.help, "params": params(v.params)})).collect();
+            p["kinds"] = VARIANTS.iter().map(|v| json!({"kind": v.kind, "help": v.help, "notes": v.notes, "params": params(v.params)})).collect();
         }
         parts.push(p);
     }

@@ -216,6 +216,14 @@ mod tests {
     }
 
     #[test]
+    fn sections_must_be_tables() {
+        let e = err("workload = \"flood\"\n[cpu]\nclock_mhz = 1.0\n", &[]);
+        assert!(e.starts_with("s.toml:1: `workload`: must be a table (`[workload]`), got string"), "{e}");
+        let e = err(&format!("cpu = 5\n{}", &MIN[MIN.find("[workload]").unwrap()..]), &[]);
+        assert!(e.starts_with("s.toml:1: `cpu`: must be a table (`[cpu]`), got integer"), "{e}");
+    }
+
+    #[test]
     fn a_key_of_another_kind_names_the_kinds_that_take_it() {
         let e = err(MIN, &["workload.rate_per_s=5.0"]);
         assert!(e.starts_with("--set: `workload.rate_per_s`: a key of workload kind `arrivals`, `exerciser`, not of `flood`"), "{e}");

@@ -60,6 +60,33 @@ pub struct Scenario {
 /// Largest frame a scenario may name (jumbo frames included).
 pub const MAX_PACKET_BYTES: u32 = 9216;
 
+/// The sections of a [`Scenario`] its run uses, for [`Scenario::to_json`].
+#[derive(Serialize)]
+struct Selected<'s> {
+    name: &'s str,
+    description: &'s str,
+    run: &'s RunConfig,
+    cpu: &'s CpuConfig,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nic: Option<&'s NicConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    driver: Option<&'s DriverConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stack: Option<&'s StackConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    app: Option<&'s AppConfig>,
+    workload: &'s WorkloadConfig,
+    stats: &'s StatsConfig,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    masking: Option<&'s crate::masking::MaskingConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    intc: Option<&'s crate::delivery::IntcConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bus: Option<&'s crate::delivery::BusConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    irq_path: Option<&'s crate::delivery::IrqPathConfig>,
+}
+
 impl Scenario {
     /// Cycles in one microsecond.
     pub fn cycles_per_us(&self) -> f64 {
@@ -76,14 +103,40 @@ impl Scenario {
         selected_parts(self.workload.kind()).0
     }
 
-    /// The scenario as JSON, with only the sections its run uses.
-    pub fn to_json(&self) -> serde_json::Value {
-        let mut doc = serde_json::to_value(self).expect("a scenario is plain data");
-        let parts = self.parts();
-        if let Some(map) = doc.as_object_mut() {
-            map.retain(|key, _| PARTS.iter().find(|i| i.section == key).is_none_or(|i| parts.contains(i.part)));
+    /// The scenario as JSON text, keys in file order, with only the
+    /// sections its run uses.
+    pub fn to_json(&self) -> String {
+        let used = self.parts();
+        let pick = |part: Part| used.contains(part);
+        let selected = Selected {
+            name: &self.name,
+            description: &self.description,
+            run: &self.run,
+            cpu: &self.cpu,
+            nic: pick(Part::Nic).then_some(&self.nic),
+            driver: pick(Part::Driver).then_some(&self.driver),
+            stack: pick(Part::Stack).then_some(&self.stack),
+            app: pick(Part::App).then_some(&self.app),
+            workload: &self.workload,
+            stats: &self.stats,
+            masking: pick(Part::Masking).then_some(&self.masking),
+            intc: pick(Part::Intc).then_some(&self.intc),
+            bus: pick(Part::Bus).then_some(&self.bus),
+            irq_path: pick(Part::IrqPath).then_some(&self.irq_path),
+        };
+        serde_json::to_string(&selected).expect("a scenario is plain data")
+    }
+
+    /// Stimuli per second the workload offers by its rates (0 for closed
+    /// loops and replays): a lower bound on its events.
+    fn stimuli_per_s(&self) -> f64 {
+        match &self.workload {
+            WorkloadConfig::Arrivals(a) => a.rate_pps,
+            WorkloadConfig::Synthetic(g) => (g.packet_interrupts_per_s + g.syscalls_per_s) as f64,
+            WorkloadConfig::NullRpc(w) => w.interrupt_rate_per_s,
+            WorkloadConfig::Exerciser(w) => w.rate_hz + w.others.iter().map(|o| o.rate_hz).sum::<f64>(),
+            WorkloadConfig::Flood(_) | WorkloadConfig::Trace(_) | WorkloadConfig::Script(_) => 0.0,
         }
-        doc
     }
 
     /// Checks between keys that the parameter tables cannot state: `(key, message)`.
@@ -109,6 +162,16 @@ impl Scenario {
                 Ok(())
             }
         };
+        let offered = self.stimuli_per_s() * self.run.duration_ms / 1e3;
+        if offered > self.run.max_events as f64 {
+            return err(
+                "run.duration_ms",
+                format!(
+                    "the workload offers about {offered:.3e} stimuli in {} ms, each at least one event: more than run.max_events = {}; shorten the run or raise run.max_events",
+                    self.run.duration_ms, self.run.max_events
+                ),
+            );
+        }
         match &self.workload {
             WorkloadConfig::Flood(FloodConfig { packet_bytes, .. }) => size("workload.packet_bytes", *packet_bytes)?,
             WorkloadConfig::Arrivals(ArrivalsConfig { rate_pps, packet_bytes, .. }) => {
@@ -138,8 +201,10 @@ impl Scenario {
                     }
                 }
             }
-            WorkloadConfig::Synthetic(SyntheticConfig { rx_mbps, packet_interrupts_per_s, tx_share, tx_packet_bytes, .. }) => {
+            WorkloadConfig::Synthetic(SyntheticConfig { rx_mbps, packet_interrupts_per_s, syscalls_per_s, tx_share, tx_packet_bytes }) => {
                 size("workload.tx_packet_bytes", *tx_packet_bytes)?;
+                per_cycle("workload.packet_interrupts_per_s", *packet_interrupts_per_s as f64)?;
+                per_cycle("workload.syscalls_per_s", *syscalls_per_s as f64)?;
                 let rx = (*packet_interrupts_per_s as f64 * (1.0 - tx_share)).round();
                 let bytes = rx_mbps * 1e6 / 8.0 / rx.max(1.0);
                 if rx < 1.0 || bytes > MAX_PACKET_BYTES as f64 {

@@ -77,7 +77,8 @@ pub struct When {
 pub struct Param {
     pub key: &'static str,
     pub ty: Type,
-    /// Unit of the value (empty for none); also the end of the key's name.
+    /// Unit of the value as the docs write it (empty for none); the key's
+    /// name ends with it spelled out (a test holds them to one spelling).
     pub unit: &'static str,
     pub default: Def,
     pub range: Range,
@@ -90,12 +91,9 @@ pub struct Param {
 pub const MAX_CYCLES: i128 = 1_000_000_000;
 
 impl Param {
-    const fn new(key: &'static str, ty: Type, unit: &'static str, default: Def, range: Range, help: &'static str) -> Self {
-        Self { key, ty, unit, default, range, when: None, help }
-    }
     /// An integer in `min..=max`.
     pub const fn int(key: &'static str, unit: &'static str, default: Def, min: i128, max: i128, help: &'static str) -> Self {
-        Self::new(key, Type::Int, unit, default, Range::Int(min, max), help)
+        Self::of(key, Type::Int, unit, default, Range::Int(min, max), help)
     }
     /// A cost in cycles: an integer in `0..=MAX_CYCLES`.
     pub const fn cycles(key: &'static str, default: Def, help: &'static str) -> Self {
@@ -103,23 +101,23 @@ impl Param {
     }
     /// A float in `[min, max]`, or `(min, max]` when `positive`.
     pub const fn float(key: &'static str, unit: &'static str, default: Def, positive: bool, min: f64, max: f64, help: &'static str) -> Self {
-        Self::new(key, Type::Float, unit, default, Range::Float { min, min_open: positive, max, max_open: false }, help)
+        Self::of(key, Type::Float, unit, default, Range::Float { min, min_open: positive, max, max_open: false }, help)
     }
     pub const fn choice(key: &'static str, values: &'static [&'static str], default: Def, help: &'static str) -> Self {
-        Self::new(key, Type::Choice(values), "", default, Range::None, help)
+        Self::of(key, Type::Choice(values), "", default, Range::None, help)
     }
     pub const fn flag(key: &'static str, default: Def, help: &'static str) -> Self {
-        Self::new(key, Type::Bool, "", default, Range::None, help)
+        Self::of(key, Type::Bool, "", default, Range::None, help)
     }
     pub const fn text(key: &'static str, default: Def, help: &'static str) -> Self {
-        Self::new(key, Type::Str, "", default, Range::None, help)
+        Self::of(key, Type::Str, "", default, Range::None, help)
     }
     pub const fn items(key: &'static str, params: &'static [Param], default: Def, help: &'static str) -> Self {
-        Self::new(key, Type::Items(params), "", default, Range::None, help)
+        Self::of(key, Type::Items(params), "", default, Range::None, help)
     }
-    /// Any type and range (lists, 64-bit seeds).
+    /// Any type and range (lists, 64-bit integers).
     pub const fn of(key: &'static str, ty: Type, unit: &'static str, default: Def, range: Range, help: &'static str) -> Self {
-        Self::new(key, ty, unit, default, range, help)
+        Self { key, ty, unit, default, range, when: None, help }
     }
     /// Excludes the upper bound of a float range.
     pub const fn below(mut self) -> Self {

@@ -100,7 +100,7 @@ pub const PARTS: &[Info] = &[
     Info {
         part: Part::Masking,
         section: "masking",
-        title: "interrupt masking",
+        title: "the interrupt masking",
         help: "machine profile and protection scheme (docs/models/masking.md)",
         params: MaskingConfig::PARAMS,
         notes: "Refused: `scheme = \"optimistic\"` on a machine without a Table 2 figure and no `optimistic_pair_*`; \
@@ -140,14 +140,8 @@ pub const TOP: &[Param] = &[
     Param::text("description", params::d("\"\""), "free text: what the scenario is and where its numbers come from"),
 ];
 
-impl Part {
-    pub fn info(self) -> &'static Info {
-        PARTS.iter().find(|i| i.part == self).expect("every part is listed")
-    }
-}
-
 /// A set of parts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PartSet(u32);
 
 impl PartSet {
@@ -156,10 +150,6 @@ impl PartSet {
     }
     pub fn contains(self, p: Part) -> bool {
         self.0 & (1 << p as u32) != 0
-    }
-    /// The parts in the set, in docs order.
-    pub fn iter(self) -> impl Iterator<Item = Part> {
-        PARTS.iter().map(|i| i.part).filter(move |&p| self.contains(p))
     }
 }
 
@@ -193,9 +183,10 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
             return Err((key.clone(), format!("was renamed `{new}`")));
         }
     }
-    let kind = match root.get("workload").and_then(|w| w.get("kind")) {
-        None => return Err(("workload.kind".into(), "required key missing".into())),
-        Some(v) => {
+    let kind = match root.get("workload").map(|w| w.get("kind").ok_or(w)) {
+        Some(Err(w)) if !w.is_table() => return Err(("workload".into(), format!("must be a table (`[workload]`), got {}", w.type_str()))),
+        None | Some(Err(_)) => return Err(("workload.kind".into(), "required key missing".into())),
+        Some(Ok(v)) => {
             params::check_section(&mut Table::from_iter([("kind".to_string(), v.clone())]), "workload", WORKLOAD)?;
             plain(v)
         }
@@ -344,5 +335,62 @@ impl Info {
     /// The workload kinds whose scenarios use this part.
     pub fn used_by(&self) -> Vec<&'static str> {
         KINDS.iter().copied().filter(|k| selected_parts(k).0.contains(self.part)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every key of every part (array items included).
+    fn all_params() -> Vec<&'static Param> {
+        fn with_items(ps: &'static [Param]) -> Vec<&'static Param> {
+            ps.iter().flat_map(|p| std::iter::once(p).chain(if let params::Type::Items(item) = p.ty { with_items(item) } else { vec![] })).collect()
+        }
+        let tables = TOP.iter().chain(PARTS.iter().flat_map(|i| i.params)).chain(VARIANTS.iter().flat_map(|v| v.params));
+        tables.flat_map(|p| with_items(std::slice::from_ref(p))).collect()
+    }
+
+    /// One spelling per unit: a key's name ends with its unit, and rates are
+    /// all `_per_s` (never `_hz` or `_pps`).
+    #[test]
+    fn units_have_one_spelling() {
+        // Longest suffix first: `_mbytes_per_s` is a bandwidth, `_per_s` a rate.
+        const SUFFIXES: &[(&str, &str)] = &[
+            ("_cycles_per_instruction", "cycles/instruction"),
+            ("_cycles_per_byte", "cycles/byte"),
+            ("_bytes_per_cycle", "bytes/cycle"),
+            ("_mbytes_per_s", "MB/s"),
+            ("_per_s", "/s"),
+            ("_cycles", "cycles"),
+            ("_cycle", "cycles"),
+            ("_ns", "ns"),
+            ("_ms", "ms"),
+            ("_mhz", "MHz"),
+            ("_mbps", "Mb/s"),
+            ("_bytes", "bytes"),
+            ("_packets", "packets"),
+            ("_records", "records"),
+            ("_items", "items"),
+            ("_events", "events"),
+            ("_instructions", "instructions"),
+        ];
+        for p in all_params().into_iter().filter(|p| !matches!(p.ty, params::Type::Items(_))) {
+            assert!(!p.key.ends_with("_hz") && !p.key.ends_with("_pps"), "`{}`: rates end in _per_s", p.key);
+            let name = format!("_{}", p.key);
+            let want = SUFFIXES.iter().find(|(suffix, _)| name.ends_with(suffix)).map_or("", |(_, unit)| unit);
+            assert_eq!(p.unit, want, "`{}`", p.key);
+        }
+    }
+
+    /// Defaults are valid values of their own keys.
+    #[test]
+    fn defaults_pass_their_own_checks() {
+        for p in all_params() {
+            if let params::Def::Value(v) = p.default {
+                let mut t = Table::from_iter([(p.key.to_string(), params::literal(v))]);
+                params::check_section(&mut t, "", std::slice::from_ref(p)).unwrap_or_else(|e| panic!("{e:?}"));
+            }
+        }
     }
 }

@@ -44,7 +44,7 @@ impl RunConfig {
             "events",
             d("1_000_000_000"),
             Range::Int(1, 1_000_000_000_000),
-            "a run that handles more events than this stops with an error naming this key (checked every 65,536 events): a guard against settings that would run for hours",
+            "guard against settings that would run for hours: a run whose workload rates alone offer more stimuli is refused at load, and one that handles more events stops with an error naming this key (checked every 65,536 events)",
         ),
     ];
 }

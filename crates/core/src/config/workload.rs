@@ -39,6 +39,8 @@ pub struct Variant {
     pub kind: &'static str,
     pub help: &'static str,
     pub params: &'static [Param],
+    /// Rules between keys that the table cannot state.
+    pub notes: &'static str,
 }
 
 /// Every kind, in the order of [`KINDS`].
@@ -47,28 +49,38 @@ pub const VARIANTS: &[Variant] = &[
         kind: "flood",
         help: "closed loop at the driver: the next frame is offered the moment the previous one leaves the driver (`rx`) or its send call returns (`tx`)",
         params: FloodConfig::PARAMS,
+        notes: "",
     },
-    Variant { kind: "arrivals", help: "open-loop arrivals of received frames", params: ArrivalsConfig::PARAMS },
+    Variant { kind: "arrivals", help: "open-loop arrivals of received frames", params: ArrivalsConfig::PARAMS, notes: "" },
     Variant {
         kind: "trace",
         help: "a real capture: frames to `host` are received, from `host` sent; system calls that move no packet become SWIs",
         params: TraceConfig::PARAMS,
+        notes: "`host` must be an IPv4 address. Paths are relative to the scenario file.",
     },
-    Variant { kind: "script", help: "stimuli at exact cycles (the paper's Figures 4 and 5)", params: ScriptConfig::PARAMS },
+    Variant {
+        kind: "script",
+        help: "stimuli at exact cycles (the paper's Figures 4 and 5)",
+        params: ScriptConfig::PARAMS,
+        notes: "Events must be in time order; a `receive` or `send` needs `bytes` of 1..=9216.",
+    },
     Variant {
         kind: "synthetic",
         help: "the paper's busiest second, generated: received bit rate, packet interrupts and system calls per second",
         params: SyntheticConfig::PARAMS,
+        notes: "Refused: received frames larger than 9,216 bytes (`rx_mbps` too high for the received packet interrupts); more packet interrupts or system calls per second than cycles.",
     },
     Variant {
         kind: "null_rpc",
         help: "back-to-back Mach null RPCs with one interrupt-protected critical section, under interrupt arrivals (the masking model)",
         params: crate::masking::NullRpcConfig::PARAMS,
+        notes: "Refused: `section_level` or an `interrupt_levels` entry that the machine does not have; `section_cycles` above `rpc_path_cycles`; `interrupt_weights` of another length than `interrupt_levels`, or all 0. The CPU's `irq_entry_cycles` and `save_restore_cycles` are paid by every interrupt taken, and a second time by a deferred handler that a section exit resumes from its continuation.",
     },
     Variant {
         kind: "exerciser",
         help: "a PCIe exerciser raising interrupts through `[intc]`, serviced by an ISR and a tasklet (the interrupt-delivery model)",
         params: crate::delivery::ExerciserConfig::PARAMS,
+        notes: "Refused with the key named: a line out of range or the XT-PIC cascade line (`workload.line`, `workload.others[i].line`), no free line left for a device (share one by giving `line`), two MSI sources on one vector (never shared), a CPU that does not exist.",
     },
 ];
 

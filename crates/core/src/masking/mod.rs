@@ -55,7 +55,7 @@ impl MaskingConfig {
         ),
         Param::float(
             "stall_cycles_per_instruction",
-            "cycles",
+            "cycles/instruction",
             d("0.0"),
             false,
             0.0,
@@ -73,7 +73,7 @@ impl MaskingConfig {
         ),
         Param::int(
             "optimistic_pair_instructions",
-            "",
+            "instructions",
             absent("the machine's Table 2 figure"),
             0,
             1_000_000,
