@@ -112,7 +112,7 @@ pub fn short_run(data: &[u8]) -> Outcome {
             return Outcome::Skipped;
         }
     }
-    let record = Record { timeline: data.len() % 2 == 0 };
+    let record = Record { timeline: data.len().is_multiple_of(2) };
     let base = traces_dir();
     let first = match simulate(&s, &base, record) {
         Ok(r) => r,

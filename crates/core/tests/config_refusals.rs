@@ -44,7 +44,6 @@ fn every_bundled_scenario_validates() {
 #[test]
 fn keys_of_unselected_parts_are_refused_with_the_part_named() {
     for (file, set, part) in [
-        (RX, "masking.scheme=optimistic", "the interrupt masking part is not used by workload kind `flood`"),
         (NULL_RPC, "intc.kind=xtpic", "the interrupt controller part is not used by workload kind `null_rpc`"),
         (NULL_RPC, "nic.link_mbps=100", "the NIC part is not used by workload kind `null_rpc`"),
         (EXERCISER, "stack.enabled=true", "the protocol stack part is not used by workload kind `exerciser`"),
@@ -59,9 +58,17 @@ fn keys_of_unselected_parts_are_refused_with_the_part_named() {
 /// A whole section of an unused part is refused at its first key's line.
 #[test]
 fn a_section_of_an_unselected_part_is_refused_at_its_line() {
-    let text = "[cpu]\nclock_mhz = 200.0\n[masking]\nscheme = \"optimistic\"\n[workload]\nkind = \"flood\"\ndirection = \"rx\"\npacket_bytes = 100\n";
+    let text = "[cpu]\nclock_mhz = 200.0\n[nic]\nlink_mbps = 100.0\n[workload]\nkind = \"exerciser\"\nrate_per_s = 100.0\n";
     let e = Scenario::from_toml(text, "s.toml", &[]).unwrap_err().to_string();
-    assert!(e.starts_with("s.toml:4: `masking.scheme`: the interrupt masking part is not used by workload kind `flood`"), "{e}");
+    assert!(e.starts_with("s.toml:4: `nic.link_mbps`: the NIC part is not used by workload kind `exerciser`"), "{e}");
+}
+
+/// Masking in the NIC path needs critical sections: without them its keys
+/// would change nothing.
+#[test]
+fn masking_keys_on_the_nic_path_need_sections() {
+    let e = refused(RX, &["masking.scheme=optimistic"]);
+    assert!(e.starts_with("--set: `masking.scheme`: the NIC path has no critical section to mask"), "{e}");
 }
 
 /// The direct wire has no bus: a bus latency under it would be ignored.

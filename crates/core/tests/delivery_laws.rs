@@ -10,7 +10,8 @@ fn msi_handlers_never_read_stale_dma_data() {
     let text = "[run]\nduration_ms = 50.0\n[cpu]\nclock_mhz = 2400.0\n[intc]\nkind = \"msi\"\n\
                 [workload]\nkind = \"exerciser\"\nprocess = \"poisson\"\nrate_per_s = 10000.0\ndma_bytes = 64\n";
     for seed in 1..=5 {
-        let r = run_str(&format!("{text}[stats]\nmax_packet_records = 10\n"), "s.toml", &[irqsim_core::parse_override(&format!("run.seed={seed}")).unwrap()]).unwrap();
+        let r = run_str(&format!("{text}[stats]\nmax_packet_records = 10\n"), "s.toml", &[irqsim_core::parse_override(&format!("run.seed={seed}")).unwrap()])
+            .unwrap();
         assert!(r.metric("interrupts_serviced").unwrap() > 300.0);
         assert_eq!(r.metric("stale_data_reads"), Some(0.0), "seed {seed}");
         r.check_invariants().unwrap();

@@ -21,7 +21,7 @@ mod masking {
     fn run_counted(programs: &[Program], arrivals: &[Arrival], scheme: Scheme) -> (Vec<HandlerRun>, u64, Counters) {
         let costs = Costs::new(&LUNA88K, Effects::default(), None);
         let end = 1 << 40;
-        let mut m = Model::new(LEVELS, ENTRY, programs.to_vec(), arrivals.to_vec().into_iter(), scheme, costs, end).unwrap();
+        let mut m = Model::new(LEVELS, ENTRY, programs.to_vec(), Vec::from(arrivals).into_iter(), scheme, costs, end).unwrap();
         m.keep_log();
         m.run().unwrap();
         let mut log = m.take_log();

@@ -207,16 +207,17 @@ impl Scenario {
                 per_cycle("workload.syscalls_per_s", *syscalls_per_s as f64)?;
                 let rx = (*packet_interrupts_per_s as f64 * (1.0 - tx_share)).round();
                 let bytes = rx_mbps * 1e6 / 8.0 / rx.max(1.0);
-                if rx < 1.0 || bytes > MAX_PACKET_BYTES as f64 {
+                // Frames are whole bytes: fewer than one per frame would be empty frames.
+                if rx < 1.0 || !(1.0..=MAX_PACKET_BYTES as f64).contains(&bytes.round()) {
                     return err(
                         "workload.rx_mbps",
-                        format!("{rx_mbps} Mb/s over {rx} received packets/s needs {bytes:.0}-byte packets (max {MAX_PACKET_BYTES})"),
+                        format!("{rx_mbps} Mb/s over {rx} received packets/s needs {bytes:.2}-byte packets (1..={MAX_PACKET_BYTES})"),
                     );
                 }
             }
-            WorkloadConfig::NullRpc(w) => crate::masking::check(self, w)?,
-            WorkloadConfig::Exerciser(_) => crate::delivery::check(self)?,
+            WorkloadConfig::NullRpc(w) => return crate::masking::check(self, w),
+            WorkloadConfig::Exerciser(_) => return crate::delivery::check(self),
         }
-        Ok(())
+        crate::masking::check_nic(self)
     }
 }

@@ -163,8 +163,27 @@ pub fn selected_parts(kind: &str) -> (PartSet, &'static str) {
             (PartSet::of(&[Run, Cpu, Intc, Bus, IrqPath, Stats, Workload]), "it runs the interrupt-delivery model: controller, fabric and Linux interrupt path")
         }
         _ => {
-            (PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Intc, Bus, IrqPath, Stats, Workload]), "it drives the NIC through its controller, driver, stack and application")
+            (PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Intc, Bus, IrqPath, Masking, Stats, Workload]), "it drives the NIC through its controller, driver, stack and application")
         }
+    }
+}
+
+/// The NIC path uses the masking part only with critical sections in it: a
+/// masking key without them would change nothing.
+fn masking_needs_sections(explicit: &[String], kind: &str) -> Result<(), Problem> {
+    if matches!(kind, "null_rpc" | "exerciser") {
+        return Ok(());
+    }
+    let masking = || explicit.iter().filter(|k| k.starts_with("masking."));
+    if masking().any(|k| k == "masking.driver_section_cycles" || k == "masking.protocol_section_cycles") {
+        return Ok(());
+    }
+    match masking().next() {
+        Some(k) => Err((
+            k.clone(),
+            format!("the NIC path has no critical section to mask (workload kind `{kind}`); set masking.driver_section_cycles or masking.protocol_section_cycles, or remove the key"),
+        )),
+        None => Ok(()),
     }
 }
 
@@ -192,6 +211,7 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
         }
     };
     let (selected, why) = selected_parts(&kind);
+    masking_needs_sections(&explicit, &kind)?;
     for (key, value) in root.iter() {
         if params::find(TOP, key).is_some() {
             continue;

@@ -6,6 +6,7 @@
 //! the top half schedules (`kernel/linux.rs`); the NIC's interrupt stays
 //! disabled until the drain is over.
 
+use super::net::{Phase, Site};
 use super::{Job, NetJob};
 use crate::cpu::{IRQ, SOFT};
 use crate::device::nic::{Accept, Send};
@@ -54,6 +55,10 @@ impl Machine {
             self.signal_interrupt(now, 0, 0);
             return;
         }
+        if let Some(priority) = self.net.masked {
+            self.raise_masked(priority);
+            return;
+        }
         self.post(self.net.irq_thread, IRQ, Job::Net(first));
         self.dispatch(self.net.irq_thread);
     }
@@ -99,6 +104,9 @@ impl Machine {
                 }
                 if let Some((t, s)) = self.net.workload.rx_serviced(now) {
                     self.queue.schedule(t, Event::Feedback(s));
+                }
+                if job == NetJob::IsrRx && self.net.costs.sections.driver > 0 {
+                    return Some(NetJob::Section { phase: Phase::Enter, site: Site::Driver, arrival: 0, bytes: 0 });
                 }
             }
             _ => unreachable!("isr_step on {job:?}"),

@@ -35,18 +35,29 @@ pub enum Job {
     /// The busy user task.
     User,
     /// Entry on `cpu`, the controller's acknowledge included.
-    Entry { input: u16, cpu: u16 },
+    Entry {
+        input: u16,
+        cpu: u16,
+    },
     /// Handler `h` of the input's chain reads its device's status; `cpu`
     /// stalls for the round trip.
-    Read { input: u16, h: u16, cpu: u16 },
+    Read {
+        input: u16,
+        h: u16,
+        cpu: u16,
+    },
     /// Handler `h` services its device's interrupt.
-    Claim { input: u16, h: u16 },
+    Claim {
+        input: u16,
+        h: u16,
+    },
     /// The controller's end (unmask, EOI) and irq_exit on `cpu`.
-    Exit { cpu: u16 },
+    Exit {
+        cpu: u16,
+    },
     TaskletEntry,
     Tasklet,
 }
-
 
 impl Label for Job {
     fn label(&self) -> &'static str {

@@ -164,6 +164,9 @@ pub struct Counters {
     pub posted: u64,
 }
 
+/// The handler "program" of the NIC's interrupt: its Driver ISR.
+pub(crate) const NIC_HANDLER: u16 = u16::MAX;
+
 /// Checks that every program's sections balance and name a priority in
 /// `1..=levels`.
 pub(crate) fn check_programs(programs: &[Program], levels: u8) -> Result<(), String> {
@@ -248,6 +251,13 @@ impl Machine {
                     return Some(Any::Mask(Job { what: What::Defer, ..job }));
                 }
                 self.masking.began[l] = (now, masking);
+                if job.program == NIC_HANDLER {
+                    // The NIC's Driver ISR runs in this activity (`kernel/driver.rs`).
+                    return match self.nic_step(false) {
+                        Some(step) => Some(Any::Net(step)),
+                        None => self.finish(now, level, job).map(Any::Mask),
+                    };
+                }
                 self.step_job(job.program, 0, job.irq()).or_else(|| self.finish(now, level, job))
             }
             What::Defer => {
@@ -257,39 +267,78 @@ impl Machine {
             }
             What::Enter => {
                 if let Some(Step::Enter(p)) = self.step(job) {
-                    self.masking.open[l].push(p);
-                }
-                if self.masking.scheme == Scheme::Conventional {
-                    self.masking.hw = self.masking_level();
+                    self.section_enter(level, p);
                 }
                 self.next_step(now, level, job)
             }
             What::Exit => {
-                self.masking.open[l].pop();
-                let masking = self.masking_level();
-                match self.masking.scheme {
-                    Scheme::Conventional => {
-                        self.masking.hw = masking;
-                        self.deliver_held();
-                        self.next_step(now, level, job)
-                    }
-                    Scheme::Optimistic => {
-                        if !self.release_deferred(masking) {
-                            return self.next_step(now, level, job).map(Any::Mask);
-                        }
-                        Some(Job { what: What::Restore, ..job })
-                    }
+                if self.section_exit(level) {
+                    Some(Job { what: What::Restore, ..job })
+                } else {
+                    self.next_step(now, level, job)
                 }
             }
             What::Restore => {
-                // Deferred handlers have run (they preempted this activity):
-                // lower the hardware mask as far as the remaining ones allow.
-                self.masking.hw = if self.masking.deferred.is_empty() { 0 } else { self.masking_level() };
-                self.deliver_held();
+                self.section_restore();
                 self.next_step(now, level, job)
             }
         };
         next.map(Any::Mask)
+    }
+
+    /// The activity at `level` opens a section masking priorities `<= p`.
+    pub(crate) fn section_enter(&mut self, level: Level, p: u8) {
+        self.masking.open[level as usize].push(p);
+        if self.masking.scheme == Scheme::Conventional {
+            self.masking.hw = self.masking_level();
+        }
+    }
+
+    /// The activity at `level` closes its innermost section. Returns whether
+    /// deferred handlers were released and the hardware mask must be
+    /// restored after them (optimistic only).
+    pub(crate) fn section_exit(&mut self, level: Level) -> bool {
+        self.masking.open[level as usize].pop();
+        let masking = self.masking_level();
+        match self.masking.scheme {
+            Scheme::Conventional => {
+                self.masking.hw = masking;
+                self.deliver_held();
+                false
+            }
+            Scheme::Optimistic => self.release_deferred(masking),
+        }
+    }
+
+    /// Deferred handlers have run (they preempted the exiting activity):
+    /// lower the hardware mask as far as the remaining ones allow.
+    pub(crate) fn section_restore(&mut self) {
+        self.masking.hw = if self.masking.deferred.is_empty() { 0 } else { self.masking_level() };
+        self.deliver_held();
+    }
+
+    /// The NIC raises its interrupt at priority `priority` on a CPU with
+    /// critical sections: held by the hardware mask, or taken (and, under
+    /// optimistic protection, tested against the software mask).
+    pub(crate) fn raise_masked(&mut self, priority: u8) {
+        let m = &mut self.masking;
+        let irq = Irq { id: m.next_id, priority };
+        m.next_id += 1;
+        m.counters.raised += 1;
+        if priority <= m.hw {
+            m.counters.held += 1;
+            m.held[priority as usize].push_back((irq, NIC_HANDLER));
+        } else {
+            let check = m.scheme == Scheme::Optimistic;
+            self.post_interrupt(irq, NIC_HANDLER, check);
+        }
+        self.dispatch(0);
+    }
+
+    /// The NIC's Driver ISR, run as a masked interrupt's handler, is done.
+    pub(crate) fn nic_handler_finished(&mut self) {
+        self.masking.counters.handled += 1;
+        self.masking.counters.posted -= 1;
     }
 
     /// Posts the deferred interrupts above `masking`, oldest first; whether any.

@@ -24,6 +24,7 @@ pub use net::Job as NetJob;
 use crate::cpu::{Label, Level, Work};
 use crate::engine::Time;
 use crate::machine::Machine;
+use net::{Phase, Site};
 
 /// One piece of software work on a hardware thread.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,14 +69,61 @@ impl Machine {
     #[inline]
     pub(crate) fn after(&mut self, now: Time, thread: usize, level: Level, job: Job) -> Option<Job> {
         match job {
-            Job::Net(j) => self.net_after(now, thread, j),
+            Job::Net(j) => self.net_after(now, thread, level, j),
             Job::Irq(j) => self.irq_after(now, thread, j),
             Job::Mask(j) => self.mask_after(now, level, j),
         }
     }
 
     #[inline]
-    fn net_after(&mut self, now: Time, thread: usize, job: NetJob) -> Option<Job> {
+    /// The Driver ISR's drain is over: the handler chain goes on (behind a
+    /// controller), or the masked interrupt's handler ends.
+    fn isr_done(&mut self, now: Time, thread: usize) -> Option<Job> {
+        if self.net.wired {
+            return Some(Job::Irq(self.nic_handler_done(now, thread)));
+        }
+        if self.net.masked.is_some() {
+            self.nic_handler_finished();
+        }
+        None
+    }
+
+    /// A critical section in the network path goes one step on.
+    #[allow(clippy::too_many_arguments)]
+    fn section_step(&mut self, now: Time, thread: usize, level: Level, phase: Phase, site: Site, arrival: Time, bytes: u32) -> Option<Job> {
+        let job = |phase| Some(Job::Net(NetJob::Section { phase, site, arrival, bytes }));
+        let cost = self.net.costs.work(NetJob::Section { phase, site, arrival, bytes }).cycles;
+        if phase != Phase::Body {
+            self.masking.counters.masking_cycles += cost;
+        }
+        let restore = match phase {
+            Phase::Enter => {
+                self.section_enter(level, self.net.costs.sections.level);
+                return job(Phase::Body);
+            }
+            Phase::Body => return job(Phase::Exit),
+            Phase::Exit => self.section_exit(level),
+            Phase::Restore => {
+                self.section_restore();
+                false
+            }
+        };
+        if restore {
+            return job(Phase::Restore);
+        }
+        match site {
+            Site::Driver => match self.nic_step(false) {
+                Some(step) => Some(Job::Net(step)),
+                None => self.isr_done(now, thread),
+            },
+            Site::Protocol => {
+                self.received(now, arrival, bytes);
+                None
+            }
+        }
+    }
+
+    fn net_after(&mut self, now: Time, thread: usize, level: Level, job: NetJob) -> Option<Job> {
         let next = match job {
             NetJob::Background => Some(NetJob::Background),
             NetJob::AppThink => {
@@ -88,12 +136,12 @@ impl Machine {
             NetJob::Syscall => None,
             NetJob::IsrTx | NetJob::IsrRx => {
                 let next = self.isr_step(now, thread, job);
-                if next.is_none() && self.net.wired {
-                    // The drain is over: the handler chain goes on.
-                    return Some(Job::Irq(self.nic_handler_done(now, thread)));
+                if next.is_none() {
+                    return self.isr_done(now, thread);
                 }
                 next
             }
+            NetJob::Section { phase, site, arrival, bytes } => return self.section_step(now, thread, level, phase, site, arrival, bytes),
             NetJob::Softirq => self.nic_step(true),
             NetJob::PollTx | NetJob::PollRx => self.isr_step(now, thread, job),
             _ => self.layer_done(now, thread, job),
@@ -101,7 +149,6 @@ impl Machine {
         next.map(Job::Net)
     }
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -39,6 +39,14 @@ pub enum Job {
     /// deferred (Linux path).
     PollTx,
     PollRx,
+    /// A step of a critical section in the Driver ISR or the socket layer
+    /// (`kernel/masking.rs`); the frame rides along for its delivery.
+    Section {
+        phase: Phase,
+        site: Site,
+        arrival: Time,
+        bytes: u32,
+    },
     RecvIp {
         arrival: Time,
         bytes: u32,
@@ -68,11 +76,48 @@ impl Label for Job {
             Job::Softirq => "NET_RX softirq entry",
             Job::PollTx => "NET_RX (Tx done)",
             Job::PollRx => "NET_RX (Rx done)",
+            Job::Section { phase: Phase::Enter, .. } => "section enter (mask raise)",
+            Job::Section { phase: Phase::Body, site: Site::Driver, .. } => "Driver ISR (critical section)",
+            Job::Section { phase: Phase::Body, site: Site::Protocol, .. } => "socket receive (critical section)",
+            Job::Section { phase: Phase::Exit, .. } => "section exit (mask lower)",
+            Job::Section { phase: Phase::Restore, .. } => "restore hardware mask",
             Job::RecvIp { .. } => "IP receive",
             Job::RecvUdp { .. } => "UDP receive",
             Job::RecvSocket { .. } => "socket receive",
         }
     }
+}
+
+/// A critical section's steps: the mask raise, the protected work, the mask
+/// lower, and (optimistic, after deferred handlers ran) the hardware mask's
+/// restore.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    Enter,
+    Body,
+    Exit,
+    Restore,
+}
+
+/// Where a critical section is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Site {
+    /// In the Driver ISR's receive work, per frame.
+    Driver,
+    /// In the socket layer's receive work, per frame.
+    Protocol,
+}
+
+/// Cycles of the critical sections in the NIC path (all 0: none).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sections {
+    pub driver: u64,
+    pub protocol: u64,
+    pub enter: u64,
+    pub exit: u64,
+    pub restore: u64,
+    /// The priority they mask up to.
+    pub level: u8,
 }
 
 /// Cycle costs of every job, fixed at configuration time.
@@ -98,10 +143,22 @@ pub struct Costs {
     softirq_entry: u64,
     syscall: u64,
     think: u64,
+    pub sections: Sections,
 }
 
 impl Costs {
     pub fn new(s: &Scenario, think: u64, layered: bool) -> Self {
+        let m = &s.masking;
+        let sections = if m.driver_section_cycles > 0 || m.protocol_section_cycles > 0 {
+            let c = m.costs();
+            let optimistic = m.scheme == crate::masking::Scheme::Optimistic;
+            let (enter, exit) =
+                if optimistic { (c.optimistic_enter.unwrap_or(0), c.optimistic_leave.unwrap_or(0)) } else { (c.conventional_raise, c.conventional_lower) };
+            let level = m.section_level.unwrap_or(m.nic_priority);
+            Sections { driver: m.driver_section_cycles, protocol: m.protocol_section_cycles, enter, exit, restore: c.conventional_lower, level }
+        } else {
+            Sections::default()
+        };
         Self {
             stack: s.stack.enabled,
             layered,
@@ -113,10 +170,12 @@ impl Costs {
             recv_wakeup: s.stack.recv_wakeup_cycles,
             driver_send: s.driver.send_cycles,
             isr_tx: s.driver.isr_tx_done_cycles,
-            isr_rx: s.driver.isr_rx_done_cycles,
+            // The section's part of the work is its own job.
+            isr_rx: s.driver.isr_rx_done_cycles - sections.driver,
             softirq_entry: s.irq_path.softirq_entry_cycles,
             syscall: s.app.syscall_cycles,
             think,
+            sections,
         }
     }
 
@@ -147,11 +206,23 @@ impl Costs {
             Job::Softirq => (self.softirq_entry, Bin::BottomHalf),
             Job::PollTx => (self.isr_tx, Bin::BottomHalf),
             Job::PollRx => (self.isr_rx, Bin::BottomHalf),
-            Job::RecvIp { bytes, .. } if !self.layered => (self.ip + self.udp + self.copy(bytes) + self.recv_wakeup + self.socket, Bin::Kernel),
+            Job::Section { phase, site, .. } => {
+                let sec = &self.sections;
+                match (phase, site) {
+                    (Phase::Enter, _) => (sec.enter, Bin::Overhead),
+                    (Phase::Body, Site::Driver) => (sec.driver, Bin::Interrupt),
+                    (Phase::Body, Site::Protocol) => (sec.protocol, Bin::Kernel),
+                    (Phase::Exit, _) => (sec.exit, Bin::Overhead),
+                    (Phase::Restore, _) => (sec.restore, Bin::Overhead),
+                }
+            }
+            Job::RecvIp { bytes, .. } if !self.layered => {
+                (self.ip + self.udp + self.copy(bytes) + self.recv_wakeup + self.socket - self.sections.protocol, Bin::Kernel)
+            }
             Job::RecvIp { .. } => (self.ip, Bin::Kernel),
             // UDP copies the data from the socket buffer to the user buffer.
             Job::RecvUdp { bytes, .. } => (self.udp + self.copy(bytes) + self.recv_wakeup, Bin::Kernel),
-            Job::RecvSocket { .. } => (self.socket, Bin::Kernel),
+            Job::RecvSocket { .. } => (self.socket - self.sections.protocol, Bin::Kernel),
         };
         Work { job: Any::Net(job), cycles, bin }
     }

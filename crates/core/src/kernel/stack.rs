@@ -3,6 +3,7 @@
 //! then the application's. All of it runs at the software-interrupt level.
 //! Without a timeline the layers of a direction run as one job (`Costs::layered`).
 
+use super::net::{Phase, Site};
 use super::{Job, NetJob};
 use crate::cpu::SOFT;
 use crate::engine::Time;
@@ -15,6 +16,12 @@ impl Machine {
         self.net.counters.tx_in_stack += 1;
         let job = self.net.costs.send_call(bytes);
         self.post(thread, SOFT, Job::Net(job));
+    }
+
+    /// A received frame has passed the socket layer: it is the application's.
+    pub(crate) fn received(&mut self, now: Time, arrival: Time, bytes: u32) {
+        self.net.counters.rx_in_stack -= 1;
+        self.deliver(arrival, now, bytes);
     }
 
     /// One layer is done; the next one runs in the same activation.
@@ -30,9 +37,11 @@ impl Machine {
             }
             NetJob::RecvIp { arrival, bytes } if self.net.costs.layered => Some(NetJob::RecvUdp { arrival, bytes }),
             NetJob::RecvUdp { arrival, bytes } => Some(NetJob::RecvSocket { arrival, bytes }),
+            NetJob::RecvIp { arrival, bytes } | NetJob::RecvSocket { arrival, bytes } if self.net.costs.sections.protocol > 0 => {
+                Some(NetJob::Section { phase: Phase::Enter, site: Site::Protocol, arrival, bytes })
+            }
             NetJob::RecvIp { arrival, bytes } | NetJob::RecvSocket { arrival, bytes } => {
-                self.net.counters.rx_in_stack -= 1;
-                self.deliver(arrival, now, bytes);
+                self.received(now, arrival, bytes);
                 None
             }
             _ => unreachable!("layer_done on {job:?}"),

@@ -20,8 +20,11 @@ use crate::timeline::Timeline;
 
 impl Machine {
     pub fn new(s: &Scenario, base_dir: &std::path::Path, record: Record) -> Result<Self> {
+        let sections = s.masking.driver_section_cycles > 0 || s.masking.protocol_section_cycles > 0;
         let levels = match &s.workload {
             WorkloadConfig::NullRpc(_) => IRQ as usize + s.masking.machine.profile().interrupt_levels as usize,
+            WorkloadConfig::Exerciser(_) => IRQ as usize + 1,
+            _ if sections => IRQ as usize + s.masking.machine.profile().interrupt_levels as usize,
             _ => IRQ as usize + 1,
         };
         let device = match &s.workload {
@@ -39,9 +42,14 @@ impl Machine {
             WorkloadConfig::NullRpc(w) => m.masking = Masking::null_rpc(s, w).map_err(invalid)?,
             _ => {
                 m.net = Net::new(s, base_dir, record)?;
+                if sections {
+                    m.masking = Masking::nic(s);
+                    m.net.masked = Some(s.masking.nic_priority);
+                }
                 let linux = s.irq_path.kind == Some(IrqPathKind::Linux);
                 if s.intc.kind == IntcKind::Xtpic && s.nic.irq_thread != 0 {
-                    let msg = format!("the XT-PIC delivers to CPU 0 only, not thread {}; use intc.kind = \"ioapic\" or \"msi\" to route elsewhere", s.nic.irq_thread);
+                    let msg =
+                        format!("the XT-PIC delivers to CPU 0 only, not thread {}; use intc.kind = \"ioapic\" or \"msi\" to route elsewhere", s.nic.irq_thread);
                     return Err(crate::Error::Config { file: s.name.clone(), key: "nic.irq_thread".into(), line: None, msg });
                 }
                 if s.intc.kind != IntcKind::Direct || linux {

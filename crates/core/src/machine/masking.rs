@@ -40,6 +40,8 @@ pub(crate) struct Masking {
     /// Every handler's life, when `Some` (tests), and each interrupt's arrival.
     pub log: Option<Vec<HandlerRun>>,
     pub arrived: Vec<Time>,
+    /// Critical sections run in the NIC path (`Masking::nic`).
+    pub nic: bool,
 }
 
 impl Masking {
@@ -59,6 +61,7 @@ impl Masking {
             counters: Counters::default(),
             log: None,
             arrived: Vec::new(),
+            nic: false,
         }
     }
 
@@ -97,6 +100,16 @@ impl Masking {
         Self::new(levels, programs, Box::new(Arrivals::new(s, w)), s.masking.scheme, s.masking.costs())
     }
 
+    /// Critical sections in the NIC driver and protocol: no programs, the
+    /// NIC's interrupt is the one source.
+    pub fn nic(s: &Scenario) -> Self {
+        let levels = s.masking.machine.profile().interrupt_levels;
+        let mut m = Self::new(levels, Vec::new(), Box::new(std::iter::empty()), s.masking.scheme, s.masking.costs()).expect("levels checked at load");
+        m.nic = true;
+        m
+    }
+
+    /// Whether the masking study's programs run (the null RPC).
     pub fn active(&self) -> bool {
         !self.programs.is_empty()
     }

@@ -37,6 +37,9 @@ pub(crate) struct Net {
     /// The Linux path: a top half schedules the NET_RX bottom half, which
     /// drains the NIC.
     pub linux: bool,
+    /// Critical sections in the driver and protocol: the NIC's interrupt
+    /// goes through the masking part at this priority.
+    pub masked: Option<u8>,
 }
 
 impl Net {
@@ -57,6 +60,7 @@ impl Net {
             reordered: 0,
             wired: false,
             linux: false,
+            masked: None,
         })
     }
 
@@ -76,6 +80,7 @@ impl Net {
             reordered: 0,
             wired: false,
             linux: false,
+            masked: None,
         }
     }
 

@@ -34,6 +34,9 @@ impl Report {
         if m.masking.active() {
             add(masking(&m, &mut laws));
         }
+        if m.masking.nic {
+            add(nic_masking(&m, &mut laws));
+        }
         let policy = m.threads[0].policy();
         Self {
             clock_mhz: m.clock_mhz,
@@ -167,5 +170,22 @@ fn masking(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         ("interrupts_held", c.held as f64),
         ("interrupts_deferred", c.deferred as f64),
         ("interrupts_in_flight", in_flight as f64),
+    ])
+}
+
+/// Critical sections in the NIC path: what masking cost per delivered frame,
+/// and what happened to the NIC's interrupts.
+fn nic_masking(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
+    let k = &m.masking;
+    let c = k.counters;
+    let frames = m.net.counters.rx_delivered;
+    let in_flight = k.in_flight();
+    laws.push(Law { what: "masked NIC interrupts raised = handled + in flight", lhs: c.raised, rhs: c.handled + in_flight });
+    named([
+        ("masking_cycles", c.masking_cycles as f64),
+        ("masking_cycles_per_frame", if frames == 0 { f64::NAN } else { c.masking_cycles as f64 / frames as f64 }),
+        ("nic_interrupts_held", c.held as f64),
+        ("nic_interrupts_deferred", c.deferred as f64),
+        ("nic_interrupts_in_flight", in_flight as f64),
     ])
 }

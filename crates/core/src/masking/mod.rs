@@ -36,7 +36,20 @@ pub struct MaskingConfig {
     pub off_chip_stall_cycles: f64,
     pub optimistic_pair_instructions: Option<u64>,
     pub optimistic_pair_cycles: Option<u64>,
+    /// Of the Driver ISR's receive work per frame, the cycles inside a
+    /// critical section (NIC workloads).
+    pub driver_section_cycles: u64,
+    /// Of the socket layer's receive work per frame, the cycles inside a
+    /// critical section (NIC workloads).
+    pub protocol_section_cycles: u64,
+    /// The priority of the NIC's interrupt (NIC workloads).
+    pub nic_priority: u8,
+    /// The priority those sections mask up to (absent: the NIC's).
+    pub section_level: Option<u8>,
 }
+
+/// Workload kinds that drive the NIC: the ones whose path can hold sections.
+const NIC_KINDS: &[&str] = &["flood", "arrivals", "trace", "script", "synthetic"];
 
 impl MaskingConfig {
     /// The section's keys.
@@ -80,6 +93,21 @@ impl MaskingConfig {
             "instructions of an optimistic fast path for a machine Table 2 does not cover; give `optimistic_pair_cycles` too",
         ),
         Param::cycles("optimistic_pair_cycles", absent("the machine's Table 2 figure"), "cycles of that fast path; give `optimistic_pair_instructions` too"),
+        Param::cycles(
+            "driver_section_cycles",
+            d("0"),
+            "of the Driver ISR's receive work per frame (`driver.isr_rx_done_cycles`), the cycles inside a critical section; with `protocol_section_cycles`, turns masking on for the NIC path",
+        )
+        .when("workload.kind", NIC_KINDS),
+        Param::cycles(
+            "protocol_section_cycles",
+            d("0"),
+            "of the socket layer's receive work per frame (`stack.socket_cycles`), the cycles inside a critical section (the stack must be on)",
+        )
+        .when("workload.kind", NIC_KINDS),
+        Param::int("nic_priority", "", d("1"), 1, MAX_LEVEL, "the priority of the NIC's interrupt (one of the machine's levels)").when("workload.kind", NIC_KINDS),
+        Param::int("section_level", "", absent("`nic_priority`: the sections hold off the NIC"), 1, MAX_LEVEL, "the sections mask priorities at or below this one")
+            .when("workload.kind", NIC_KINDS),
     ];
 
     pub fn effects(&self) -> Effects {
@@ -201,6 +229,45 @@ pub fn check(s: &Scenario, w: &NullRpcConfig) -> std::result::Result<(), (String
         if w.interrupt_weights.iter().sum::<f64>() <= 0.0 {
             return err("workload.interrupt_weights", "must not all be zero".into());
         }
+    }
+    Ok(())
+}
+
+/// Checks of critical sections in the NIC path: `(key, message)`. Masking
+/// is modelled on the mt-interrupts path over the direct wire, on one thread.
+pub fn check_nic(s: &Scenario) -> std::result::Result<(), (String, String)> {
+    let m = &s.masking;
+    if m.driver_section_cycles == 0 && m.protocol_section_cycles == 0 {
+        return Ok(());
+    }
+    let err = |k: &str, msg: String| Err((k.to_string(), msg));
+    let key = if m.driver_section_cycles > 0 { "masking.driver_section_cycles" } else { "masking.protocol_section_cycles" };
+    if s.cpu.threads > 1 {
+        return err(key, format!("critical sections are modelled on a one-thread CPU, got cpu.threads = {}", s.cpu.threads));
+    }
+    if s.intc.kind != crate::intc::IntcKind::Direct || s.irq_path.kind == Some(crate::delivery::IrqPathKind::Linux) {
+        return err(key, "critical sections in the NIC path are modelled on the direct wire and the mt path only (intc.kind = \"direct\", irq_path.kind = \"mt\")".into());
+    }
+    if m.scheme == Scheme::Optimistic && m.machine.profile().optimistic.is_none() && m.optimistic_override().is_none() {
+        return err("masking.scheme", format!("the paper gives no optimistic (Table 2) figure for the {}; supply masking.optimistic_pair_instructions and masking.optimistic_pair_cycles", m.machine.profile().machine));
+    }
+    if m.driver_section_cycles > s.driver.isr_rx_done_cycles {
+        return err("masking.driver_section_cycles", format!("{} exceeds driver.isr_rx_done_cycles = {}", m.driver_section_cycles, s.driver.isr_rx_done_cycles));
+    }
+    if m.protocol_section_cycles > 0 && !s.stack.enabled {
+        return err("masking.protocol_section_cycles", "needs the protocol stack (stack.enabled = true)".into());
+    }
+    if m.protocol_section_cycles > s.stack.socket_cycles {
+        return err("masking.protocol_section_cycles", format!("{} exceeds stack.socket_cycles = {}", m.protocol_section_cycles, s.stack.socket_cycles));
+    }
+    let levels = m.machine.profile().interrupt_levels;
+    for (k, l) in [("masking.nic_priority", m.nic_priority), ("masking.section_level", m.section_level.unwrap_or(m.nic_priority))] {
+        if l == 0 || l > levels {
+            return err(k, format!("priority {l} does not exist on the {} (levels 1..={levels})", m.machine.profile().machine));
+        }
+    }
+    if s.nic.irq_thread != 0 || s.app.thread != 0 {
+        return err(key, "critical sections are modelled on thread 0: nic.irq_thread and app.thread must be 0".into());
     }
     Ok(())
 }
