@@ -178,6 +178,7 @@ impl<J: Copy + Label> Thread<J> {
         }
     }
 
+    #[inline(always)]
     fn charge_elapsed(&mut self, now: Time, timeline: &mut Timeline) {
         let elapsed = now - self.seg_start;
         let start = self.seg_start;
