@@ -190,3 +190,16 @@ fn a_run_too_long_for_max_events_is_refused_at_load() {
     assert!(e.starts_with("--set: `run.duration_ms`: the workload offers about 3.600e9 stimuli in 3600000 ms"), "{e}");
     assert!(e.contains("more than run.max_events = 1000000000"), "{e}");
 }
+
+/// The Linux path's costs mean nothing on the mt path (the NIC's default),
+/// and the exerciser runs on the Linux path only.
+#[test]
+fn linux_path_keys_need_the_linux_path() {
+    let e = refused(RX, &["irq_path.entry_cycles=99999"]);
+    assert!(e.starts_with("--set: `irq_path.entry_cycles`: only used when `irq_path.kind` is `linux` (it is `mt`)"), "{e}");
+    Scenario::from_file(&bundled(RX), &[parse_override("irq_path.kind=linux").unwrap(), parse_override("irq_path.entry_cycles=99999").unwrap()]).unwrap();
+    let e = refused(RX, &["irq_path.lapic_eoi_cycles=5"]);
+    assert!(e.contains("only used when `intc.kind` is"), "{e}");
+    let e = refused(EXERCISER, &["irq_path.kind=mt"]);
+    assert!(e.contains("`irq_path.kind`: the exerciser's handler schedules a tasklet"), "{e}");
+}

@@ -281,7 +281,7 @@ fn other_kind(key: &str, kind: &str) -> Option<String> {
 fn check_when(root: &Table, key: &str, kind: &str) -> Result<(), Problem> {
     let Some(p) = param_of(key, kind) else { return Ok(()) };
     let Some(w) = p.when else { return Ok(()) };
-    let value = lookup(root, w.key).map(plain).unwrap_or_default();
+    let value = lookup(root, w.key).map(plain).unwrap_or_else(|| implied(w.key, kind).to_string());
     if w.is.contains(&value.as_str()) {
         return Ok(());
     }
@@ -306,6 +306,16 @@ fn descend<'a>(mut p: &'static Param, segs: impl Iterator<Item = &'a str>) -> Op
 }
 
 /// The value at a dotted path.
+/// The value an optional deciding key takes when it is not written: the
+/// interrupt path is the exerciser's Linux path, and the mt path for the NIC.
+fn implied(key: &str, kind: &str) -> &'static str {
+    match (key, kind) {
+        ("irq_path.kind", "exerciser") => "linux",
+        ("irq_path.kind", _) => "mt",
+        _ => "",
+    }
+}
+
 fn lookup<'t>(root: &'t Table, path: &str) -> Option<&'t Value> {
     let mut segs = path.split('.');
     let mut v = root.get(segs.next()?)?;

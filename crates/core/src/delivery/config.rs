@@ -50,6 +50,9 @@ pub struct BusConfig {
     pub link_mbytes_per_s: f64,
 }
 
+/// The Linux path's keys: the exerciser's path, or the NIC's when chosen.
+const LINUX: &[&str] = &["linux"];
+
 /// Every controller but the direct wire, which has no bus.
 const CONTROLLERS: &[&str] = &["xtpic", "ioapic", "msi", "msix"];
 
@@ -121,14 +124,22 @@ impl IrqPathConfig {
             absent("`mt` for the NIC; the exerciser's path is always `linux`"),
             "the NIC's interrupt path: the mt-interrupts ISR + SWI, or Linux's top half + NET_RX bottom half",
         ),
-        Param::cycles("entry_cycles", d("600"), "common_interrupt + do_IRQ to the first handler (register save, irq_enter, descriptor lookup, flow handler)"),
-        Param::cycles("exit_cycles", d("400"), "after the handlers: irq_exit, softirq check, register restore, iret"),
-        Param::cycles("lapic_eoi_cycles", d("100"), "a write to the local APIC's EOI register"),
-        Param::cycles("mmio_write_cycles", d("50"), "issuing one uncached MMIO write (the CPU does not wait for it to land)"),
-        Param::cycles("isr_cycles", d("100"), "the exerciser ISR's own work besides its bus accesses"),
-        Param::cycles("tasklet_schedule_cycles", d("100"), "tasklet_schedule()"),
-        Param::cycles("softirq_entry_cycles", d("300"), "do_softirq → tasklet_action up to the tasklet's first instruction"),
-        Param::cycles("tasklet_cycles", d("1000"), "the exerciser tasklet's work after its signature write"),
+        Param::cycles("entry_cycles", d("600"), "common_interrupt + do_IRQ to the first handler (register save, irq_enter, descriptor lookup, flow handler)")
+            .when("irq_path.kind", LINUX),
+        Param::cycles("exit_cycles", d("400"), "after the handlers: irq_exit, softirq check, register restore, iret")
+            .when("irq_path.kind", LINUX),
+        Param::cycles("lapic_eoi_cycles", d("100"), "a write to the local APIC's EOI register")
+            .when("intc.kind", CONTROLLERS),
+        Param::cycles("mmio_write_cycles", d("50"), "issuing one uncached MMIO write (the CPU does not wait for it to land)")
+            .when("intc.kind", CONTROLLERS),
+        Param::cycles("isr_cycles", d("100"), "the ISR's own work besides its bus accesses: the exerciser's, or the NIC's top half on the Linux path")
+            .when("irq_path.kind", LINUX),
+        Param::cycles("tasklet_schedule_cycles", d("100"), "tasklet_schedule()")
+            .when("irq_path.kind", LINUX),
+        Param::cycles("softirq_entry_cycles", d("300"), "do_softirq → tasklet_action up to the tasklet's first instruction")
+            .when("irq_path.kind", LINUX),
+        Param::cycles("tasklet_cycles", d("1000"), "the exerciser tasklet's work after its signature write")
+            .when("workload.kind", &["exerciser"]),
     ];
 }
 
@@ -207,6 +218,9 @@ pub fn check(s: &Scenario) -> Result<(), (String, String)> {
         if rate > s.cpu.clock_mhz * 1e6 { err(k, format!("{rate} per second is more than one per cycle of the {} MHz clock", s.cpu.clock_mhz)) } else { Ok(()) }
     };
     per_cycle("workload.rate_per_s", w.rate_hz)?;
+    if s.irq_path.kind == Some(IrqPathKind::Mt) {
+        return err("irq_path.kind", "the exerciser's handler schedules a tasklet: it runs on the `linux` path only".into());
+    }
     let kind = s.intc.kind;
     if kind == IntcKind::Xtpic && s.cpu.threads > 1 {
         return err(
