@@ -123,7 +123,8 @@ impl IrqPathConfig {
             &["mt", "linux"],
             absent("`mt` for the NIC; the exerciser's path is always `linux`"),
             "the NIC's interrupt path: the mt-interrupts ISR + SWI, or Linux's top half + NET_RX bottom half",
-        ),
+        )
+        .when("workload.kind", &["flood", "arrivals", "trace", "script", "synthetic"]),
         Param::cycles("entry_cycles", d("600"), "common_interrupt + do_IRQ to the first handler (register save, irq_enter, descriptor lookup, flow handler)")
             .when("irq_path.kind", LINUX),
         Param::cycles("exit_cycles", d("400"), "after the handlers: irq_exit, softirq check, register restore, iret")
@@ -218,9 +219,6 @@ pub fn check(s: &Scenario) -> Result<(), (String, String)> {
         if rate > s.cpu.clock_mhz * 1e6 { err(k, format!("{rate} per second is more than one per cycle of the {} MHz clock", s.cpu.clock_mhz)) } else { Ok(()) }
     };
     per_cycle("workload.rate_per_s", w.rate_hz)?;
-    if s.irq_path.kind == Some(IrqPathKind::Mt) {
-        return err("irq_path.kind", "the exerciser's handler schedules a tasklet: it runs on the `linux` path only".into());
-    }
     let kind = s.intc.kind;
     if kind == IntcKind::Xtpic && s.cpu.threads > 1 {
         return err(
