@@ -249,7 +249,10 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
     }
     check_items(w, "workload", v.params)?;
     w.insert("kind".into(), Value::String(kind.clone()));
-    for key in &explicit {
+    // Keys that others depend on first: a wrong one is the error to name.
+    let deciding = |k: &String| PARTS.iter().flat_map(|i| i.params).any(|p| p.when.is_some_and(|w| w.key == k.as_str()));
+    let (first, rest): (Vec<&String>, Vec<&String>) = explicit.iter().partition(|k| deciding(k));
+    for key in first.into_iter().chain(rest) {
         check_when(root, key, &kind)?;
     }
     Ok(selected)
