@@ -14,6 +14,7 @@ const RECORDING_KINDS: &[&str] = &["flood", "arrivals", "trace", "script", "synt
 /// Largest thread index: `cpu.threads` is at most 64.
 const MAX_THREAD: i128 = 63;
 
+/// `[run]`; keys: [`RunConfig::PARAMS`].
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunConfig {
@@ -62,6 +63,7 @@ fn u64_or_string<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
     }
 }
 
+/// `[cpu]`; keys: [`CpuConfig::PARAMS`].
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct CpuConfig {
@@ -94,6 +96,7 @@ impl CpuConfig {
     ];
 }
 
+/// `[nic]`; keys: [`NicConfig::PARAMS`].
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct NicConfig {
@@ -132,6 +135,7 @@ impl NicConfig {
 
 /// Device-driver routine costs (the paper's Figure 6, 500-byte packets, the
 /// same for 50–1,500 bytes because DMA copies the data).
+/// Keys: [`DriverConfig::PARAMS`].
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DriverConfig {
@@ -151,6 +155,7 @@ impl DriverConfig {
 
 /// Protocol layers above the driver (socket, UDP, IP). Defaults are derived
 /// in docs/models/mt-interrupts.md from the paper's Figure 7 percentages.
+/// Keys: [`StackConfig::PARAMS`].
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct StackConfig {
@@ -191,6 +196,7 @@ impl StackConfig {
     ];
 }
 
+/// `[app]`; keys: [`AppConfig::PARAMS`].
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct AppConfig {
@@ -212,6 +218,7 @@ impl AppConfig {
     ];
 }
 
+/// `[stats]`; keys: [`StatsConfig::PARAMS`].
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct StatsConfig {
