@@ -133,7 +133,7 @@ def parts(
             for c in ("key", "type", "unit", "default", "range", "meaning"):
                 t.add_column(c)
             for p in params:
-                when = f" Only when {p['when']['key']} is {' or '.join(p['when']['is'])}." if "when" in p else ""
+                when = f"; only when {p['when']['key']} is {' or '.join(p['when']['is'])}" if "when" in p else ""
                 cells = (p["key"], p["type"].replace("`", ""), p["unit"], p["default"], p.get("range", ""), p["help"].replace("`", "") + when)
                 t.add_row(*map(escape, cells))
             out.print(t)

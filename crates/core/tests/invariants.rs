@@ -101,7 +101,7 @@ context_policy = "{policy}"
 irq_entry_cycles = {irq}
 swi_entry_cycles = {swi}
 save_restore_cycles = {sr}
-context_switch_cycles = {cs}
+{cs}
 [nic]
 rx_buffer_bytes = {rxbuf}
 tx_queue_packets = {txq}
@@ -128,7 +128,8 @@ timeline_max_items = 1000000
             irq = self.irq_entry,
             swi = self.swi_entry,
             sr = self.save_restore,
-            cs = self.context_switch,
+            // A context switch is only paid (and only accepted) between multithreaded contexts.
+            cs = if self.multithreaded { format!("context_switch_cycles = {}", self.context_switch) } else { String::new() },
             rxbuf = u64::from(self.packet_bytes) + self.rx_buffer_extra,
             txq = self.tx_queue,
             link = self.link_mbps,

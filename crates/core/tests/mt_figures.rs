@@ -84,7 +84,6 @@ context_policy = "{policy}"
 irq_entry_cycles = {IRQ_ENTRY}
 swi_entry_cycles = {SWI_ENTRY}
 save_restore_cycles = {SAVE_RESTORE}
-context_switch_cycles = 0
 [nic]
 rx_buffer_bytes = 16384
 tx_queue_packets = 64
@@ -537,7 +536,7 @@ fn resumed_application_pays_one_context_switch() {
     let events: String =
         (0..5u64).map(|k| format!("[[workload.events]]\nat_cycle = {}\naction = \"receive\"\nbytes = 500\n", 1000 + k * (CS + IRQ_ENTRY + ISR_RX))).collect();
     let text = scenario(Policy::Multithreaded, &events)
-        .replace("context_switch_cycles = 0", &format!("context_switch_cycles = {CS}"))
+        .replace("\n[nic]", &format!("\ncontext_switch_cycles = {CS}\n[nic]"))
         .replace("enabled = true", "enabled = false");
     // The layers' keys are refused when the stack is off.
     let text: String = text.lines().filter(|l| !l.ends_with("_cycles_per_byte = 1.0") && !["socket_", "udp_", "ip_", "recv_", "backlog_"].iter().any(|k| l.starts_with(k))).map(|l| format!("{l}\n")).collect();

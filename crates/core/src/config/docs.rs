@@ -77,7 +77,7 @@ fn used_by(info: &Info) -> String {
 fn table(out: &mut String, params: &[Param]) {
     out.push_str("| key | type | unit | default | range | meaning |\n|---|---|---|---|---|---|\n");
     for p in params {
-        let when = p.when.map(|w| format!(" Only when `{}` is {}.", w.key, quoted(w.is).replace(", ", " or "))).unwrap_or_default();
+        let when = p.when.map(|w| format!("; only when `{}` is {}", w.key, quoted(w.is).replace(", ", " or "))).unwrap_or_default();
         let unit = if p.unit.is_empty() { String::new() } else { p.unit.to_string() };
         let _ = writeln!(
             out,

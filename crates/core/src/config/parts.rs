@@ -4,7 +4,7 @@
 //! A part is one section of the file (`[nic]`, `[intc]`, ...). The workload
 //! selects the parts its model uses ([`selected_parts`]); a key of a part it
 //! does not use is refused, naming the part, so no setting is ever silently
-//! ignored. Within a part, a key that only one variant uses ([`When`]) is
+//! ignored. Within a part, a key that only one variant uses ([`When`](params::When)) is
 //! refused when that variant is not chosen.
 
 use super::params::{self, Param, Problem, join, plain};

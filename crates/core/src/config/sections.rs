@@ -14,6 +14,7 @@ const RECORDING_KINDS: &[&str] = &["flood", "arrivals", "trace", "script", "synt
 /// Largest thread index: `cpu.threads` is at most 64.
 const MAX_THREAD: i128 = 63;
 
+/// `[run]`; keys: [`RunConfig::PARAMS`].
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunConfig {
@@ -62,6 +63,7 @@ fn u64_or_string<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
     }
 }
 
+/// `[cpu]`; keys: [`CpuConfig::PARAMS`].
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct CpuConfig {
@@ -84,14 +86,17 @@ impl CpuConfig {
             &["single", "multithreaded"],
             d("\"single\""),
             "`single`: one register context, a preemption of running code costs `save_restore_cycles`; `multithreaded`: a context each for application (C1), interrupts (C2) and protocol/software interrupts (C3), switching costs `context_switch_cycles`",
-        ),
+        )
+        .when("workload.kind", &["flood", "arrivals", "trace", "script", "synthetic", "exerciser"]),
         Param::cycles("irq_entry_cycles", d("6"), "interrupt-entry pipeline sequence (AE32000: nullify, push SR and PC, acknowledge, vector, load)"),
         Param::cycles("swi_entry_cycles", d("6"), "entry of a software interrupt (system call, queued SWI)"),
         Param::cycles("save_restore_cycles", d("186"), "saving and restoring a register context when a preemption needs it"),
-        Param::cycles("context_switch_cycles", d("0"), "moving execution to another hardware context (a pointer change)"),
+        Param::cycles("context_switch_cycles", d("0"), "moving execution to another hardware context (a pointer change)")
+            .when("cpu.context_policy", &["multithreaded"]),
     ];
 }
 
+/// `[nic]`; keys: [`NicConfig::PARAMS`].
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct NicConfig {
@@ -130,6 +135,7 @@ impl NicConfig {
 
 /// Device-driver routine costs (the paper's Figure 6, 500-byte packets, the
 /// same for 50–1,500 bytes because DMA copies the data).
+/// Keys: [`DriverConfig::PARAMS`].
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DriverConfig {
@@ -149,6 +155,7 @@ impl DriverConfig {
 
 /// Protocol layers above the driver (socket, UDP, IP). Defaults are derived
 /// in docs/models/mt-interrupts.md from the paper's Figure 7 percentages.
+/// Keys: [`StackConfig::PARAMS`].
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct StackConfig {
@@ -189,6 +196,7 @@ impl StackConfig {
     ];
 }
 
+/// `[app]`; keys: [`AppConfig::PARAMS`].
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct AppConfig {
@@ -210,6 +218,7 @@ impl AppConfig {
     ];
 }
 
+/// `[stats]`; keys: [`StatsConfig::PARAMS`].
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct StatsConfig {

@@ -136,6 +136,7 @@ fn keys<T: DeserializeOwned>(table: toml::Table) -> Result<T, String> {
     })
 }
 
+/// `kind = "flood"`; keys: [`FloodConfig::PARAMS`].
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FloodConfig {
@@ -161,10 +162,12 @@ impl FloodConfig {
     ];
 }
 
+/// `kind = "arrivals"`; keys: [`ArrivalsConfig::PARAMS`].
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ArrivalsConfig {
     pub process: Process,
+    /// Frames per second (the key `rate_per_s`).
     #[serde(rename = "rate_per_s")]
     pub rate_pps: f64,
     pub packet_bytes: u32,
@@ -179,6 +182,7 @@ impl ArrivalsConfig {
     ];
 }
 
+/// `kind = "trace"`; keys: [`TraceConfig::PARAMS`].
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TraceConfig {
@@ -196,6 +200,7 @@ impl TraceConfig {
     ];
 }
 
+/// `kind = "script"`; keys: [`ScriptConfig::PARAMS`].
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScriptConfig {
@@ -207,6 +212,7 @@ impl ScriptConfig {
     pub const PARAMS: &'static [Param] = &[Param::items("events", ScriptEvent::PARAMS, REQ, "stimuli in time order, one `[[workload.events]]` table each")];
 }
 
+/// `kind = "synthetic"`; keys: [`SyntheticConfig::PARAMS`].
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SyntheticConfig {
@@ -251,6 +257,7 @@ pub enum Process {
 }
 
 /// One scripted stimulus.
+/// Keys: [`ScriptEvent::PARAMS`].
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScriptEvent {
