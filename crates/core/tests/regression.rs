@@ -35,7 +35,7 @@ fn zero_cycle_loop_is_an_error_not_a_hang() {
         "driver.isr_tx_done_cycles=0",
     ]);
     let e = run_str(TX_FLOOD, "tx.toml", &o).err().expect("a zero-cycle loop must not run forever");
-    assert!(e.to_string().starts_with("tx flood: the simulation makes no progress at cycle 0"), "{e}");
+    assert!(e.to_string().starts_with("tx.toml: the simulation makes no progress at cycle 0"), "{e}");
 }
 
 /// Absurd rates and costs (a DMA of 1e-300 bytes per cycle, a save/restore

@@ -33,11 +33,11 @@ impl Machine {
             _ => "NIC",
         };
         let timeline = if record.timeline { Timeline::recording(s.stats.timeline_max_items, device) } else { Timeline::disabled() };
-        let mut m = Self::shell(&s.name, s.cpu.clock_mhz, s.duration_cycles(), s.cpu.threads, levels, s.cpu.context_policy, entry_costs(s), timeline);
-        let invalid = |msg: String| crate::Error::Config { file: s.name.clone(), key: "workload".into(), line: None, msg };
+        let mut m = Self::shell(&s.file, s.cpu.clock_mhz, s.duration_cycles(), s.cpu.threads, levels, s.cpu.context_policy, entry_costs(s), timeline);
+        let invalid = |msg: String| crate::Error::Config { file: s.file.clone(), key: "workload".into(), line: None, msg };
         match &s.workload {
             WorkloadConfig::Exerciser(w) => {
-                m.delivery = Delivery::exerciser(s, w).map_err(|(key, msg)| crate::Error::Config { file: s.name.clone(), key, line: None, msg })?
+                m.delivery = Delivery::exerciser(s, w).map_err(|(key, msg)| crate::Error::Config { file: s.file.clone(), key, line: None, msg })?
             }
             WorkloadConfig::NullRpc(w) => m.masking = Masking::null_rpc(s, w).map_err(invalid)?,
             _ => {
@@ -50,7 +50,7 @@ impl Machine {
                 if s.intc.kind == IntcKind::Xtpic && s.nic.irq_thread != 0 {
                     let msg =
                         format!("the XT-PIC delivers to CPU 0 only, not thread {}; use intc.kind = \"ioapic\" or \"msi\" to route elsewhere", s.nic.irq_thread);
-                    return Err(crate::Error::Config { file: s.name.clone(), key: "nic.irq_thread".into(), line: None, msg });
+                    return Err(crate::Error::Config { file: s.file.clone(), key: "nic.irq_thread".into(), line: None, msg });
                 }
                 if s.intc.kind != IntcKind::Direct || linux {
                     m.delivery = Delivery::nic(s, linux);

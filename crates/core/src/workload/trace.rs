@@ -61,7 +61,7 @@ impl TraceSource {
     ) -> Result<Self> {
         let (pcap_path, strace_path) = (base.join(pcap), strace.map(|p| base.join(p)));
         let host: Ipv4Addr = host.parse().map_err(|_| Error::Config {
-            file: "scenario".into(),
+            file: s.file.clone(),
             key: "workload.host".into(),
             line: None,
             msg: format!("`{host}` is not an IPv4 address"),
