@@ -19,7 +19,7 @@ def test_parts_lists_every_part_with_its_keys(cli):
         assert section in p.stdout, section
     for key in ("clock_mhz", "rate_per_s", "interrupt_rate_per_s", "max_events", "timeline_max_items", "vectors"):
         assert key in p.stdout, key
-    assert '(kind = "exerciser")' in p.stdout and "used by exerciser" in p.stdout
+    assert '(kind = "exerciser")' in p.stdout and "used by flood, arrivals, trace, script, synthetic, exerciser" in p.stdout
 
 
 def test_parts_json_matches_the_api():
@@ -27,7 +27,7 @@ def test_parts_json_matches_the_api():
     sections = [part["section"] for part in doc]
     assert sections == ["", "run", "cpu", "nic", "driver", "stack", "app", "stats", "workload", "masking", "intc", "bus", "irq_path"]
     intc = next(part for part in doc if part["section"] == "intc")
-    assert intc["used_by"] == ["exerciser"]
+    assert intc["used_by"] == ["flood", "arrivals", "trace", "script", "synthetic", "exerciser"]
     vectors = next(p for p in intc["params"] if p["key"] == "vectors")
     assert vectors["range"] == "1..=2048" and vectors["when"] == {"key": "intc.kind", "is": ["msi", "msix"]}
 
@@ -35,7 +35,9 @@ def test_parts_json_matches_the_api():
 @pytest.mark.parametrize(
     "scenario, used",
     [
-        ("mt-interrupts/driver-rx-single", {"run", "cpu", "nic", "driver", "stack", "app", "stats", "workload"}),
+        ("mt-interrupts/driver-rx-single", {"run", "cpu", "nic", "driver", "stack", "app", "intc", "stats", "workload"}),
+        ("compose/rx-ioapic-single", {"run", "cpu", "nic", "driver", "stack", "app", "intc", "bus", "irq_path", "stats", "workload"}),
+        ("compose/rx-sections", {"run", "cpu", "nic", "driver", "stack", "app", "intc", "masking", "stats", "workload"}),
         ("optimistic-spl/luna88k-idealized", {"run", "cpu", "masking", "stats", "workload"}),
         ("msi-latency/soc-idle", {"run", "cpu", "intc", "bus", "irq_path", "stats", "workload"}),
     ],
@@ -51,9 +53,9 @@ def test_validate_prints_only_the_selected_parts(cli, scenario, used):
 @pytest.mark.parametrize(
     "scenario, setting, needle",
     [
-        ("mt-interrupts/driver-rx-single", "intc.kind=ioapic", "`intc.kind`: the interrupt controller part is not used by workload kind `flood`"),
-        ("mt-interrupts/driver-rx-single", "masking.scheme=optimistic", "`masking.scheme`: the interrupt masking part is not used"),
-        ("mt-interrupts/driver-rx-single", "irq_path.entry_cycles=99999", "`irq_path.entry_cycles`: the Linux interrupt path part is not used"),
+        ("mt-interrupts/driver-rx-single", "bus.mmio_read_ns=1", "`bus.mmio_read_ns`: only used when `intc.kind` is"),
+        ("mt-interrupts/driver-rx-single", "masking.scheme=optimistic", "`masking.scheme`: the NIC path has no critical section to mask"),
+        ("mt-interrupts/driver-rx-single", "irq_path.entry_cycles=99999", "`irq_path.entry_cycles`: only used when `irq_path.kind` is `linux`"),
         ("optimistic-spl/luna88k-idealized", "cpu.threads=4", "`cpu.threads`: the masking model runs one hardware thread"),
         ("optimistic-spl/luna88k-idealized", "intc.kind=xtpic", "`intc.kind`: the interrupt controller part is not used by workload kind `null_rpc`"),
         ("mt-interrupts/driver-rx-single", "stack.ip_cycles=1", "`stack.ip_cycles`: only used when `stack.enabled` is `true`"),

@@ -98,9 +98,22 @@ impl Scenario {
         (self.run.duration_ms * 1e3 * self.cpu.clock_mhz).round() as u64
     }
 
-    /// The parts this scenario's run uses.
+    /// The parts this scenario's run uses: its workload's, less those its
+    /// choices leave idle (the bus of the direct wire, the interrupt path's
+    /// costs on the mt path, masking without critical sections in the NIC path).
     pub fn parts(&self) -> PartSet {
-        selected_parts(self.workload.kind()).0
+        let mut parts = selected_parts(self.workload.kind()).0;
+        if parts.contains(Part::Nic) {
+            let wire = self.intc.kind == crate::intc::IntcKind::Direct;
+            let linux = self.irq_path.kind == Some(crate::delivery::IrqPathKind::Linux);
+            let sections = self.masking.driver_section_cycles > 0 || self.masking.protocol_section_cycles > 0;
+            for (part, idle) in [(Part::Bus, wire), (Part::IrqPath, wire && !linux), (Part::Masking, !sections)] {
+                if idle {
+                    parts.remove(part);
+                }
+            }
+        }
+        parts
     }
 
     /// The scenario as JSON text, keys in file order, with only the

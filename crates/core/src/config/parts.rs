@@ -125,7 +125,7 @@ pub const PARTS: &[Info] = &[
     Info {
         part: Part::IrqPath,
         section: "irq_path",
-        title: "the Linux interrupt path",
+        title: "the interrupt path",
         help: "CPU cycles of Linux 2.6's interrupt path around the device's handlers; the hardware part of taking an interrupt is `cpu.irq_entry_cycles`",
         params: IrqPathConfig::PARAMS,
         notes: "",
@@ -150,6 +150,9 @@ impl PartSet {
     }
     pub fn contains(self, p: Part) -> bool {
         self.0 & (1 << p as u32) != 0
+    }
+    pub fn remove(&mut self, p: Part) {
+        self.0 &= !(1 << p as u32);
     }
 }
 
