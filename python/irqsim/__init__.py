@@ -5,12 +5,13 @@
 >>> r.metrics["rx_throughput_mbps"]                                     # doctest: +SKIP
 """
 
-from irqsim._core import ConfigError, InputError, IrqsimError, TraceError, __version__
+from irqsim._core import ConfigError, InputError, InvariantError, IrqsimError, TraceError, __version__
 from irqsim.api import Result, parts, run, scenario_path, validate
 
 __all__ = [
     "ConfigError",
     "InputError",
+    "InvariantError",
     "IrqsimError",
     "Result",
     "TraceError",

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from irqsim import IrqsimError, __version__, api, studies
+from irqsim import InvariantError, IrqsimError, __version__, api, studies
 
 app = typer.Typer(add_completion=False, help="Simulate interrupt and event handling for network I/O.")
 # Wide when piped, so tables stay one row per line in files and logs.
@@ -205,6 +205,10 @@ def bench(
 def main() -> None:
     try:
         app()
+    except InvariantError as e:
+        # Not bad input: the simulator broke a law; its results were not printed.
+        err.print(f"error: {e}", soft_wrap=True, markup=False)
+        sys.exit(1)
     except IrqsimError as e:
         err.print(f"[bold red]error:[/] {e}", soft_wrap=True)
         sys.exit(2)

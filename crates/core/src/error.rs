@@ -21,6 +21,10 @@ pub enum Error {
     /// The run was stopped from outside (Ctrl-C) before its end.
     #[error("{file}: run cancelled at cycle {at}")]
     Cancelled { file: String, at: u64 },
+    /// A finished run broke a law every run must keep (a simulator bug):
+    /// its results are not to be trusted.
+    #[error("{file}: the run broke an invariant, so its results are wrong (please report): {msg}")]
+    Invariant { file: String, msg: String },
     /// A file could not be read.
     #[error("{path}: {source}")]
     Io { path: String, source: std::io::Error },

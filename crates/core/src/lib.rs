@@ -66,7 +66,16 @@ pub fn simulate_with(scenario: &Scenario, base: &std::path::Path, record: Record
                 scenario.duration_cycles()
             ),
         }),
-        other => other,
+        other => other.and_then(|report| checked(report, &scenario.file)),
+    }
+}
+
+/// The report of a run whose conservation laws and cycle bins hold; a
+/// broken one is an error, never results.
+pub fn checked(report: Report, file: &str) -> Result<Report> {
+    match report.check_invariants() {
+        Ok(()) => Ok(report),
+        Err(msg) => Err(Error::Invariant { file: file.to_string(), msg }),
     }
 }
 

@@ -54,3 +54,13 @@ fn absurd_costs_end_past_the_run_instead_of_overflowing() {
         }
     }
 }
+
+/// A run whose laws break is an error naming the file and the law, never a
+/// report printed as if it were right (the CLI printed it and exited 0).
+#[test]
+fn a_broken_invariant_is_an_error_not_results() {
+    let mut r = run_str(TX_FLOOD, "tx.toml", &[]).unwrap();
+    r.laws.push(irqsim_core::report::Law { what: "tx offered = sent + dropped + in flight", lhs: 2, rhs: 1 });
+    let e = irqsim_core::checked(r, "tx.toml").err().expect("a broken law must not pass");
+    assert_eq!(e.to_string(), "tx.toml: the run broke an invariant, so its results are wrong (please report): tx offered = sent + dropped + in flight violated: 2 != 1");
+}

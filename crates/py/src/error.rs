@@ -10,6 +10,7 @@ create_exception!(_core, IrqsimError, PyException, "Base class of every irqsim e
 create_exception!(_core, ConfigError, IrqsimError, "A scenario or override is invalid (names the file, key and line).");
 create_exception!(_core, TraceError, IrqsimError, "A pcap or strace file is malformed (names the file and where).");
 create_exception!(_core, InputError, IrqsimError, "A file could not be read.");
+create_exception!(_core, InvariantError, IrqsimError, "A run broke a conservation law or its cycle bins (a simulator bug).");
 
 pub fn to_py(e: Error) -> PyErr {
     let msg = e.to_string();
@@ -18,6 +19,7 @@ pub fn to_py(e: Error) -> PyErr {
         Error::Trace(_) => TraceError::new_err(msg),
         Error::Io { .. } => InputError::new_err(msg),
         Error::Cancelled { .. } => PyKeyboardInterrupt::new_err(msg),
+        Error::Invariant { .. } => InvariantError::new_err(msg),
     }
 }
 
@@ -38,5 +40,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ConfigError", py.get_type::<ConfigError>())?;
     m.add("TraceError", py.get_type::<TraceError>())?;
     m.add("InputError", py.get_type::<InputError>())?;
+    m.add("InvariantError", py.get_type::<InvariantError>())?;
     Ok(())
 }
