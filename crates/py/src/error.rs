@@ -21,6 +21,15 @@ pub fn to_py(e: Error) -> PyErr {
     }
 }
 
+/// Names overrides as the caller knows them: the core calls them `--set`,
+/// the Python API `overrides`.
+pub fn relabel(e: Error, label: &str) -> Error {
+    match e {
+        Error::Config { file, key, line, msg } if file == "--set" => Error::Config { file: label.into(), key, line, msg },
+        e => e,
+    }
+}
+
 /// A panic in the core is a bug; it reaches Python as an ordinary error
 /// that says so, never as a `PanicException`.
 pub fn internal(payload: Box<dyn std::any::Any + Send>) -> PyErr {

@@ -2,8 +2,10 @@
 //! reports out; errors cross the boundary in `error.rs`.
 
 mod error;
+mod metric;
+mod monitor;
 
-use error::{IrqsimError, to_py};
+use error::{IrqsimError, relabel, to_py};
 use irqsim_core::{Override, Record, Report, Scenario, parse_override};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -15,14 +17,16 @@ struct RunReport(Report);
 
 #[pymethods]
 impl RunReport {
-    /// `[(name, value)]` in a fixed order.
-    fn metrics(&self) -> Vec<(String, f64)> {
-        self.0.metrics.clone()
+    /// `[(name, value)]` in a fixed order; counts are ints (`metric.rs`).
+    fn metrics<'py>(&self, py: Python<'py>) -> Vec<(String, Bound<'py, PyAny>)> {
+        self.0.metrics.iter().map(|(k, v)| (k.clone(), metric::to_py(py, k, *v))).collect()
     }
 
     /// `{"metrics": {...}, "bins": [...]}` as JSON text.
     fn to_json(&self) -> String {
-        self.0.to_json().to_string()
+        let mut doc = self.0.to_json();
+        metric::counts_as_integers(&mut doc);
+        doc.to_string()
     }
 
     /// Per-packet `(arrival cycle, latency cycles)` as little-endian u64 pairs.
@@ -65,8 +69,10 @@ impl RunReport {
     }
 }
 
-fn overrides(items: Vec<String>) -> PyResult<Vec<Override>> {
-    items.iter().map(|s| parse_override(s).map_err(to_py)).collect()
+/// Parses `key=value` overrides; errors call them `label` (`--set` on the
+/// command line, `overrides` in the API).
+fn overrides(items: Vec<String>, label: &str) -> PyResult<Vec<Override>> {
+    items.iter().map(|s| parse_override(s).map_err(|e| to_py(relabel(e, label)))).collect()
 }
 
 /// Loads a scenario from a file (`path`) or from TOML text (`text`, named
@@ -82,19 +88,34 @@ fn load(path: Option<PathBuf>, text: Option<String>, name: &str, sets: &[Overrid
     }
 }
 
-/// Runs a scenario; the GIL is released while it simulates.
+/// Runs a scenario; the GIL is released while it simulates. Ctrl-C stops
+/// it (KeyboardInterrupt); `progress(now_cycle, end_cycle)` is called every
+/// 65,536 events and stops the run by raising.
 #[pyfunction]
-#[pyo3(signature = (path=None, text=None, name="<string>".to_string(), sets=vec![], timeline=false, base=None))]
-fn run(py: Python<'_>, path: Option<PathBuf>, text: Option<String>, name: String, sets: Vec<String>, timeline: bool, base: Option<PathBuf>) -> PyResult<RunReport> {
-    let sets = overrides(sets)?;
+#[pyo3(signature = (path=None, text=None, name="<string>".to_string(), sets=vec![], timeline=false, base=None, progress=None, sets_label="overrides"))]
+#[allow(clippy::too_many_arguments)]
+fn run(
+    py: Python<'_>,
+    path: Option<PathBuf>,
+    text: Option<String>,
+    name: String,
+    sets: Vec<String>,
+    timeline: bool,
+    base: Option<PathBuf>,
+    progress: Option<Py<PyAny>>,
+    sets_label: &str,
+) -> PyResult<RunReport> {
+    let sets = overrides(sets, sets_label)?;
+    let mut monitor = monitor::PyMonitor::new(progress);
     let outcome = py.detach(|| {
-        std::panic::catch_unwind(|| {
-            let (scenario, dir) = load(path, text, &name, &sets)?;
-            irqsim_core::simulate(&scenario, &base.unwrap_or(dir), Record { timeline })
-        })
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let (scenario, dir) = load(path, text, &name, &sets).map_err(|e| relabel(e, sets_label))?;
+            irqsim_core::simulate_with(&scenario, &base.unwrap_or(dir), Record { timeline }, &mut monitor)
+        }))
     });
     match outcome {
-        Ok(r) => r.map(RunReport).map_err(to_py),
+        Ok(Ok(r)) => Ok(RunReport(r)),
+        Ok(Err(e)) => Err(monitor.take_raised().unwrap_or_else(|| to_py(e))),
         Err(panic) => Err(error::internal(panic)),
     }
 }
@@ -102,10 +123,10 @@ fn run(py: Python<'_>, path: Option<PathBuf>, text: Option<String>, name: String
 /// Loads and checks a scenario without running it; returns it as JSON text
 /// with every default filled in.
 #[pyfunction]
-#[pyo3(signature = (path=None, text=None, name="<string>".to_string(), sets=vec![]))]
-fn validate(path: Option<PathBuf>, text: Option<String>, name: String, sets: Vec<String>) -> PyResult<String> {
-    let sets = overrides(sets)?;
-    let (scenario, _) = load(path, text, &name, &sets).map_err(to_py)?;
+#[pyo3(signature = (path=None, text=None, name="<string>".to_string(), sets=vec![], sets_label="overrides"))]
+fn validate(path: Option<PathBuf>, text: Option<String>, name: String, sets: Vec<String>, sets_label: &str) -> PyResult<String> {
+    let sets = overrides(sets, sets_label)?;
+    let (scenario, _) = load(path, text, &name, &sets).map_err(|e| to_py(relabel(e, sets_label)))?;
     serde_json::to_string(&scenario).map_err(|e| IrqsimError::new_err(e.to_string()))
 }
 

@@ -1,0 +1,80 @@
+"""Where a sweep runs: one dask.distributed code path, three kinds of cluster.
+
+- local (default): a ``LocalCluster`` on loopback, one single-threaded worker
+  process per core;
+- an existing scheduler, by address (``tcp://host:8786``): its workers must
+  have irqsim installed and see the scenario's trace files at the same paths;
+- SLURM, through dask-jobqueue's ``SLURMCluster``: options come from
+  dask-jobqueue's configuration (``~/.config/dask/jobqueue.yaml``) and
+  ``--slurm-opt KEY=VALUE``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from irqsim import IrqsimError
+
+
+@dataclass
+class Cluster:
+    workers: int | None = None
+    scheduler: str | None = None
+    slurm: bool = False
+    slurm_jobs: int = 1
+    slurm_options: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if sum([self.workers is not None, self.scheduler is not None, self.slurm]) > 1:
+            raise IrqsimError("choose one of --workers, --scheduler and --slurm")
+        if self.workers is not None and self.workers < 1:
+            raise IrqsimError(f"--workers: must be at least 1, not {self.workers}")
+
+    def slurm_cluster(self):
+        """The SLURMCluster these options describe (no job submitted yet)."""
+        try:
+            from dask_jobqueue import SLURMCluster
+        except ImportError:
+            raise IrqsimError("--slurm needs dask-jobqueue: pip install 'irqsim[slurm]'") from None
+        kwargs = {}
+        for opt in self.slurm_options:
+            key, sep, value = opt.partition("=")
+            if not sep:
+                raise IrqsimError(f"--slurm-opt: `{opt}`: expected KEY=VALUE")
+            try:
+                kwargs[key.strip()] = tomllib.loads(f"v = {value}")["v"]
+            except tomllib.TOMLDecodeError:
+                kwargs[key.strip()] = value
+        try:
+            return SLURMCluster(**kwargs)
+        except (TypeError, ValueError) as e:
+            raise IrqsimError(f"--slurm-opt: {e}") from None
+
+    @contextlib.contextmanager
+    def client(self) -> Iterator:
+        """A dask Client connected to this cluster, closed on exit."""
+        from distributed import Client, LocalCluster
+
+        logging.getLogger("distributed").setLevel(logging.ERROR)
+        with contextlib.ExitStack() as stack:
+            if self.scheduler:
+                try:
+                    client = stack.enter_context(Client(self.scheduler, timeout="20s"))
+                except OSError as e:
+                    raise IrqsimError(f"--scheduler {self.scheduler}: {e}") from None
+            elif self.slurm:
+                cluster = stack.enter_context(self.slurm_cluster())
+                cluster.scale(jobs=self.slurm_jobs)
+                client = stack.enter_context(Client(cluster))
+            else:
+                n = self.workers or os.cpu_count() or 1
+                cluster = stack.enter_context(
+                    LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
+                )
+                client = stack.enter_context(Client(cluster))
+            yield client

@@ -1,0 +1,165 @@
+"""Running a sweep: plan, skip what is done, compute the rest on dask,
+write each run as it finishes, gather the results.
+
+The client writes every part file (workers only compute), so the workers
+need no access to the output directory. A run whose scenario is invalid at
+its grid point, or that fails, is recorded with its error; if every run of
+the sweep is invalid, the spec itself is wrong and the sweep stops with the
+first error instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from irqsim import IrqsimError, __version__, api
+from irqsim.output import atomic_write
+from irqsim.sweeps import dataset
+from irqsim.sweeps.cluster import Cluster
+from irqsim.sweeps.spec import Run, Spec
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+SPEC = "sweep.toml"
+
+
+@dataclass(frozen=True)
+class Job:
+    """What a worker needs for one run (plain data, pickled to the worker)."""
+
+    run: Run
+    name: str
+    text: str
+    base: str
+    #: What errors call the overrides: the spec file.
+    label: str
+    provenance: dict[str, Any]
+
+
+def _row(job: Job, metrics: dict[str, Any] | None, error: str | None, wall: float) -> dict[str, Any]:
+    return {
+        **job.run.params,
+        "seed": job.run.seed,
+        "status": "ok" if error is None else "error",
+        "error": error,
+        **(metrics or {}),
+        "run_id": job.run.id,
+        **job.provenance,
+        "overrides": json.dumps(job.run.overrides),
+        "wall_seconds": wall,
+    }
+
+
+def execute(job: Job) -> dict[str, Any]:
+    """Runs one job (on a worker); a failure becomes the row's error."""
+    t0 = time.perf_counter()
+    try:
+        rep = api._core.run(text=job.text, name=job.name, sets=job.run.overrides, base=job.base, sets_label=job.label)
+        return _row(job, dict(rep.metrics()), None, time.perf_counter() - t0)
+    except Exception as e:  # recorded, never fatal: one bad point must not stop a sweep
+        return _row(job, None, f"{type(e).__name__}: {e}", time.perf_counter() - t0)
+
+
+def _check_output(out: Path, spec: Spec) -> None:
+    """Refuses a directory that holds another spec's results."""
+    path = out / SPEC
+    if path.is_file():
+        import tomllib
+
+        if tomllib.loads(path.read_text()) != spec.to_dict():
+            raise IrqsimError(f"{out}: holds the results of a different sweep ({path}); use another directory")
+
+
+@dataclass(frozen=True)
+class Done:
+    runs: int
+    failed: int
+    computed: int
+    results: Any  # pandas.DataFrame
+
+
+def run_sweep(
+    spec: str | os.PathLike | dict,
+    out: str | os.PathLike,
+    *,
+    sets: list[str] | None = None,
+    cluster: Cluster | None = None,
+    progress: bool = False,
+    retry_failed: bool = False,
+) -> Done:
+    """Runs what is missing of ``spec`` into ``out``; see :func:`irqsim.sweep`."""
+    import tomli_w
+
+    s = Spec.load(spec)
+    if sets:
+        s = s.with_sets(sets)
+    name, text, base = s.source()
+    sha = hashlib.sha256(text.encode()).hexdigest()
+    runs = s.runs(sha)
+    provenance = {"irqsim_version": __version__, "scenario": name, "scenario_sha256": sha}
+    jobs = [Job(r, name, text, str(base), s.origin, provenance) for r in runs]
+
+    out = Path(out)
+    _check_output(out, s)
+    invalid = {}
+    for j in jobs:
+        try:
+            api._core.validate(text=j.text, name=j.name, sets=j.run.overrides, sets_label=j.label)
+        except IrqsimError as e:
+            invalid[j.run.id] = e
+    if len(invalid) == len(jobs):
+        raise next(iter(invalid.values()))
+    (out / dataset.RUNS).mkdir(parents=True, exist_ok=True)
+    atomic_write(out / SPEC, tomli_w.dumps(s.to_dict()).encode())
+
+    done = dataset.finished(out)
+    if retry_failed and done:
+        failed = dataset.read_parts(out, [r.id for r in runs if r.id in done]).to_pandas()
+        done -= set(failed.loc[failed["status"] != "ok", "run_id"])
+    todo = [j for j in jobs if j.run.id not in done]
+    for j in todo:
+        if j.run.id in invalid:
+            e = invalid[j.run.id]
+            dataset.write_part(out, _row(j, None, f"{type(e).__name__}: {e}", 0.0))
+    todo = [j for j in todo if j.run.id not in invalid]
+
+    if todo:
+        from distributed import as_completed
+
+        from irqsim.progress import SweepProgress
+
+        with (cluster or Cluster()).client() as client, SweepProgress(len(jobs), len(jobs) - len(todo), enabled=progress) as bar:
+            futures = {client.submit(execute, j, pure=False, key=f"irqsim-{j.run.id}"): j for j in todo}
+            for f in as_completed(futures):
+                try:
+                    row = f.result()
+                except Exception as e:  # the worker died (KilledWorker) or could not run irqsim
+                    row = _row(futures[f], None, f"{type(e).__name__}: {e}", 0.0)
+                dataset.write_part(out, row)
+                bar.advance(row["status"] == "ok")
+    results = dataset.consolidate(out, [r.id for r in runs], [*s.grid, *s.zip])
+    return Done(len(runs), int((results["status"] != "ok").sum()), len(todo), results)
+
+
+def sweep(
+    spec: str | os.PathLike | dict,
+    out: str | os.PathLike,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    sets: list[str] | None = None,
+    progress: bool = False,
+    retry_failed: bool = False,
+) -> pd.DataFrame:
+    """Runs a sweep (a spec file or dict, docs/sweeps.md) into directory
+    ``out`` and returns its results, one row per run. Rerunning completes
+    only what is missing."""
+    cluster = Cluster(workers=workers, scheduler=scheduler)
+    return run_sweep(spec, out, sets=sets, cluster=cluster, progress=progress, retry_failed=retry_failed).results
