@@ -20,8 +20,8 @@ import typer
 
 from irqsim import IrqsimError, __version__, api, studies
 
-app = typer.Typer(add_completion=False, help="Simulate interrupt and event handling for network I/O.")
-plot_app = typer.Typer(help="Draw a sweep or a run's timeline (PNG or SVG, by the output's suffix).")
+app = typer.Typer(add_completion=False, rich_markup_mode=None, pretty_exceptions_enable=False, help="Simulate interrupt and event handling for network I/O.")
+plot_app = typer.Typer(rich_markup_mode=None, help="Draw a sweep or a run's timeline (PNG or SVG, by the output's suffix).")
 app.add_typer(plot_app, name="plot")
 
 Sets = Annotated[Optional[list[str]], typer.Option("--set", "-s", help="Override a key: KEY.PATH=VALUE (repeatable).")]
