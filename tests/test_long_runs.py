@@ -27,6 +27,18 @@ def test_progress_callback_sees_the_run_advance():
     assert nows == sorted(nows) and all(e == r.elapsed_cycles for _, e in seen) and nows[-1] <= r.elapsed_cycles
 
 
+def test_runs_off_the_main_thread_report_progress_too():
+    """Dask runs irqsim on worker threads: there the monitor skips signals but still reports."""
+    import threading
+
+    seen, results = [], []
+    t = threading.Thread(target=lambda: results.append(irqsim.run("bench/rx-overload", LONG, progress=lambda n, e: seen.append(n))))
+    t.start()
+    t.join(timeout=120)
+    assert results and len(seen) >= 5
+    assert results[0].metrics == irqsim.run("bench/rx-overload", LONG).metrics
+
+
 def test_progress_callback_raising_stops_the_run():
     calls = []
 

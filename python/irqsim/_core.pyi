@@ -1,5 +1,6 @@
 """Type stub of the compiled core (crates/py). Use the `irqsim` API instead."""
 
+from collections.abc import Callable
 from os import PathLike
 
 __version__: str
@@ -18,7 +19,7 @@ class RunReport:
     def contexts(self) -> list[str]: ...
     @property
     def timeline_dropped(self) -> int: ...
-    def metrics(self) -> list[tuple[str, float]]: ...
+    def metrics(self) -> list[tuple[str, int | float]]: ...
     def to_json(self) -> str: ...
     def records(self) -> bytes: ...
     def chrome_trace(self) -> str: ...
@@ -31,10 +32,13 @@ def run(
     sets: list[str] = ...,
     timeline: bool = False,
     base: str | PathLike[str] | None = None,
+    progress: Callable[[int, int], object] | None = None,
+    sets_label: str = "overrides",
 ) -> RunReport: ...
 def validate(
     path: str | PathLike[str] | None = None,
     text: str | None = None,
     name: str = "<string>",
     sets: list[str] = ...,
+    sets_label: str = "overrides",
 ) -> str: ...

@@ -106,7 +106,7 @@ fn run(
     sets_label: &str,
 ) -> PyResult<RunReport> {
     let sets = overrides(sets, sets_label)?;
-    let mut monitor = monitor::PyMonitor::new(progress);
+    let mut monitor = monitor::PyMonitor::new(progress, monitor::PyMonitor::on_main_thread(py)?);
     let outcome = py.detach(|| {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let (scenario, dir) = load(path, text, &name, &sets).map_err(|e| relabel(e, sets_label))?;

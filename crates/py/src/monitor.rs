@@ -5,21 +5,35 @@
 //! signal handlers (so Ctrl-C stops the run within milliseconds) and to hand
 //! `(now_cycle, end_cycle)` to an optional progress callback. Whatever either
 //! raises stops the run and is re-raised in place of the core's `Cancelled`.
+//! Off the main thread (a dask worker's thread) signals never arrive, so
+//! without a callback the monitor does not take the GIL at all.
 
 use irqsim_core::Monitor;
 use pyo3::prelude::*;
 
 pub struct PyMonitor {
     progress: Option<Py<PyAny>>,
+    signals: bool,
     raised: Option<PyErr>,
 }
 
 impl PyMonitor {
-    pub fn new(progress: Option<Py<PyAny>>) -> Self {
+    /// Watches for signals when `signals` (on Python's main thread) and
+    /// reports to `progress` if given.
+    pub fn new(progress: Option<Py<PyAny>>, signals: bool) -> Self {
         Self {
             progress,
+            signals,
             raised: None,
         }
+    }
+
+    /// Whether the calling thread is Python's main thread, the only one
+    /// signal handlers run on.
+    pub fn on_main_thread(py: Python<'_>) -> PyResult<bool> {
+        let threading = py.import("threading")?;
+        let current = threading.call_method0("current_thread")?;
+        Ok(current.is(&threading.call_method0("main_thread")?))
     }
 
     /// The exception that stopped the run, if Python raised one.
@@ -30,8 +44,16 @@ impl PyMonitor {
 
 impl Monitor for PyMonitor {
     fn poll(&mut self, now: u64, end: u64) -> bool {
+        if !self.signals && self.progress.is_none() {
+            return true;
+        }
         Python::attach(|py| {
-            let outcome = py.check_signals().and_then(|()| match &self.progress {
+            let signals = if self.signals {
+                py.check_signals()
+            } else {
+                Ok(())
+            };
+            let outcome = signals.and_then(|()| match &self.progress {
                 Some(f) => f.call1(py, (now, end)).map(drop),
                 None => Ok(()),
             });
