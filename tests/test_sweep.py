@@ -169,3 +169,18 @@ def test_slurm_options_reach_the_job_script():
     assert "tcp://127.0.0.1:" in script
     with pytest.raises(irqsim.IrqsimError, match="--slurm-opt"):
         Cluster(slurm=True, slurm_options=["queue"]).slurm_cluster()
+
+
+def test_documented_spec_is_valid():
+    """The spec in docs/sweeps.md parses, gives the runs it says, and every run validates."""
+    import re
+    import tomllib
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "sweeps.md").read_text()
+    block = re.search(r"## The spec\n\n```toml\n(.*?)```", text, re.S).group(1)
+    spec = Spec.from_dict(tomllib.loads(block), Path("."), "docs/sweeps.md")
+    runs = spec.runs("x")
+    assert len(runs) == 36
+    for r in runs[:: len(runs) // 6]:
+        irqsim.validate(spec.scenario, r.overrides)

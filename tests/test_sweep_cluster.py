@@ -102,3 +102,20 @@ def test_sweep_on_a_running_scheduler(tmp_path, scheduler):
     p = subprocess.run(irqsim("sweep", str(s), "-o", str(out), "--scheduler", scheduler), capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     assert rows(out) == expected()
+
+
+def test_ctrl_c_stops_a_sweep_with_one_line(tmp_path):
+    """SIGINT to the whole process group (as a terminal sends it): the workers
+    ignore it, the client shuts them down; exit 130, no traceback."""
+    s, out = spec(tmp_path, 2000.0), tmp_path / "out"
+    p = subprocess.Popen(irqsim("sweep", str(s), "-o", str(out), "--workers", "2"), start_new_session=True, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: len(list((out / "runs").glob("*.parquet"))) >= 1 or p.poll() is not None, 120, "the first run")
+        os.killpg(p.pid, signal.SIGINT)
+        err = p.communicate(timeout=60)[1]
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    assert p.returncode == 130, err
+    assert err.splitlines()[-1] == "error: interrupted" and "Traceback" not in err

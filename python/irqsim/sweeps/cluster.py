@@ -14,6 +14,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
+import threading
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -73,8 +75,23 @@ class Cluster:
                 client = stack.enter_context(Client(cluster))
             else:
                 n = self.workers or os.cpu_count() or 1
-                cluster = stack.enter_context(
-                    LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
-                )
+                with _workers_ignore_ctrl_c():
+                    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
+                stack.enter_context(cluster)
                 client = stack.enter_context(Client(cluster))
             yield client
+
+
+@contextlib.contextmanager
+def _workers_ignore_ctrl_c() -> Iterator[None]:
+    """Worker processes started in here inherit an ignored SIGINT (Python
+    keeps an inherited SIG_IGN), so Ctrl-C reaches only the client, which
+    then shuts them down, instead of each printing a traceback."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
