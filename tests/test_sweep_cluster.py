@@ -75,16 +75,21 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def listening(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
 @pytest.fixture
 def scheduler(tmp_path):
     """A `dask scheduler` and one `dask worker` on 127.0.0.1; both stopped afterwards."""
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     log = (tmp_path / "dask.log").open("w")
-    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port), "--dashboard-address", ":0", "--no-show"], stdout=log, stderr=log, cwd=tmp_path, start_new_session=True)]
+    procs = [subprocess.Popen([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"], stdout=log, stderr=log, cwd=tmp_path, start_new_session=True)]
     try:
-        wait_for(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 60, "the scheduler")
-        procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nworkers", "1", "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard"], stdout=log, stderr=log, cwd=tmp_path, start_new_session=True))
+        wait_for(lambda: listening(port), 60, "the scheduler")
+        procs.append(subprocess.Popen([sys.executable, "-m", "dask", "worker", address, "--nworkers", "1", "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard"], stdout=log, stderr=log, cwd=tmp_path, start_new_session=True))
         yield address
     finally:
         for q in reversed(procs):

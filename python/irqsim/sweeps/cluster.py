@@ -16,7 +16,6 @@ import logging
 import os
 import signal
 import threading
-import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -43,15 +42,9 @@ class Cluster:
             from dask_jobqueue import SLURMCluster
         except ImportError:
             raise IrqsimError("--slurm needs dask-jobqueue: pip install 'irqsim[slurm]'") from None
-        kwargs = {}
-        for opt in self.slurm_options:
-            key, sep, value = opt.partition("=")
-            if not sep:
-                raise IrqsimError(f"--slurm-opt: `{opt}`: expected KEY=VALUE")
-            try:
-                kwargs[key.strip()] = tomllib.loads(f"v = {value}")["v"]
-            except tomllib.TOMLDecodeError:
-                kwargs[key.strip()] = value
+        from irqsim.sweeps.spec import key_value
+
+        kwargs = dict(key_value(opt, "--slurm-opt") for opt in self.slurm_options)
         try:
             return SLURMCluster(**kwargs)
         except (TypeError, ValueError) as e:

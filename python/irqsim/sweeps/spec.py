@@ -62,6 +62,18 @@ def _values(origin: str, key: str, values: Any) -> list:
     return list(values)
 
 
+def key_value(item: str, origin: str) -> tuple[str, Any]:
+    """``"key=value"`` as ``(key, value)``, the value read as TOML if it
+    parses (``5``, ``"x"``, ``{a = 1}``) and taken as a bare string if not."""
+    key, sep, value = item.partition("=")
+    if not sep or not key.strip():
+        raise _error(origin, item, "expected KEY=VALUE")
+    try:
+        return key.strip(), tomllib.loads(f"v = {value}")["v"]
+    except tomllib.TOMLDecodeError:
+        return key.strip(), value
+
+
 @dataclass(frozen=True)
 class Run:
     """One run of a sweep: its varied values, seed and every override."""
@@ -139,15 +151,7 @@ class Spec:
 
     def with_sets(self, sets: list[str]) -> Spec:
         """This spec with command-line ``key=value`` overrides added to [set] (as TOML values)."""
-        extra = {}
-        for s in sets:
-            key, sep, value = s.partition("=")
-            if not sep:
-                raise _error("--set", s, "expected KEY.PATH=VALUE")
-            try:
-                extra[key.strip()] = tomllib.loads(f"v = {value}")["v"]
-            except tomllib.TOMLDecodeError:
-                extra[key.strip()] = value
+        extra = dict(key_value(s, "--set") for s in sets)
         doc = self.to_dict()
         doc["set"] = {**doc.get("set", {}), **extra}
         return Spec.from_dict(doc, self.base, self.origin)
