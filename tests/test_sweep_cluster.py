@@ -15,6 +15,8 @@ import pandas as pd
 import pytest
 
 SEEDS = 3
+#: Long enough (about half a second a run) that a sweep is reliably caught mid-way.
+LONG_MS = 150_000.0
 GRID = {"workload.packet_bytes": [500, 1000, 1500], "cpu.clock_mhz": [200.0, 400.0]}
 
 
@@ -50,7 +52,7 @@ def wait_for(cond, timeout: float, what: str) -> None:
 def test_killed_sweep_resumes_without_losing_or_duplicating(tmp_path):
     """SIGKILL the sweep and its workers after the first runs; the rerun finishes
     exactly grid × seeds, and the parts written before the kill are untouched."""
-    s, out = spec(tmp_path, 2000.0), tmp_path / "out"
+    s, out = spec(tmp_path, LONG_MS), tmp_path / "out"
     p = subprocess.Popen(irqsim("sweep", str(s), "-o", str(out), "--workers", "2"), start_new_session=True, stderr=subprocess.PIPE)
     parts = out / "runs"
     try:
@@ -81,38 +83,73 @@ def listening(port: int) -> bool:
 
 
 @pytest.fixture
-def scheduler(tmp_path):
-    """A `dask scheduler` and one `dask worker` on 127.0.0.1; both stopped afterwards."""
+def dask_cluster(tmp_path):
+    """`dask scheduler` on 127.0.0.1 and a function starting a `dask worker`
+    for it (returns its Popen); every process is stopped afterwards."""
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     log = (tmp_path / "dask.log").open("w")
-    procs = [subprocess.Popen([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"], stdout=log, stderr=log, cwd=tmp_path, start_new_session=True)]
+    procs: list[subprocess.Popen] = []
+
+    def start(*args: str) -> subprocess.Popen:
+        procs.append(subprocess.Popen([sys.executable, "-m", "dask", *args], stdout=log, stderr=log, cwd=tmp_path, start_new_session=True))
+        return procs[-1]
+
+    def worker() -> subprocess.Popen:
+        return start("worker", address, "--nworkers", "1", "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard")
+
     try:
+        start("scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard")
         wait_for(lambda: listening(port), 60, "the scheduler")
-        procs.append(subprocess.Popen([sys.executable, "-m", "dask", "worker", address, "--nworkers", "1", "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard"], stdout=log, stderr=log, cwd=tmp_path, start_new_session=True))
-        yield address
+        yield address, worker
     finally:
         for q in reversed(procs):
-            os.killpg(q.pid, signal.SIGTERM)
+            if q.poll() is None:
+                os.killpg(q.pid, signal.SIGTERM)
         for q in procs:
             try:
                 q.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 os.killpg(q.pid, signal.SIGKILL)
                 q.wait()
+        log.close()
 
 
-def test_sweep_on_a_running_scheduler(tmp_path, scheduler):
+def test_sweep_on_a_running_scheduler(tmp_path, dask_cluster):
+    address, worker = dask_cluster
+    worker()
     s, out = spec(tmp_path, 5.0), tmp_path / "out"
-    p = subprocess.run(irqsim("sweep", str(s), "-o", str(out), "--scheduler", scheduler), capture_output=True, text=True, timeout=300)
+    p = subprocess.run(irqsim("sweep", str(s), "-o", str(out), "--scheduler", address), capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
+    assert rows(out) == expected()
+
+
+def test_worker_killed_mid_sweep_is_replaced(tmp_path, dask_cluster):
+    """SIGKILL the only worker mid-way and start another: the sweep goes on and
+    ends with each run exactly once."""
+    address, worker = dask_cluster
+    first = worker()
+    s, out = spec(tmp_path, LONG_MS), tmp_path / "out"
+    p = subprocess.Popen(irqsim("sweep", str(s), "-o", str(out), "--scheduler", address), stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: len(list((out / "runs").glob("*.parquet"))) >= 2 or p.poll() is not None, 120, "the first runs")
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait()
+        assert len(list((out / "runs").glob("*.parquet"))) < len(expected())
+        worker()
+        err = p.communicate(timeout=300)[1]
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 0, err
     assert rows(out) == expected()
 
 
 def test_ctrl_c_stops_a_sweep_with_one_line(tmp_path):
     """SIGINT to the whole process group (as a terminal sends it): the workers
     ignore it, the client shuts them down; exit 130, no traceback."""
-    s, out = spec(tmp_path, 2000.0), tmp_path / "out"
+    s, out = spec(tmp_path, LONG_MS), tmp_path / "out"
     p = subprocess.Popen(irqsim("sweep", str(s), "-o", str(out), "--workers", "2"), start_new_session=True, stderr=subprocess.PIPE, text=True)
     try:
         wait_for(lambda: len(list((out / "runs").glob("*.parquet"))) >= 1 or p.poll() is not None, 120, "the first run")

@@ -85,6 +85,27 @@ class Done:
     results: Any  # pandas.DataFrame
 
 
+def _compute(todo: list[Job], out: Path, cluster: Cluster, bar) -> None:
+    """Runs ``todo`` on ``cluster``, writing each run's part as it finishes.
+
+    A run whose worker keeps dying (``KilledWorker``: it crashed the process
+    or ran out of memory) is recorded as failed; losing the cluster itself
+    stops the sweep with nothing recorded for the runs not finished."""
+    from distributed import KilledWorker, as_completed
+
+    with cluster.client() as client, bar:
+        futures = {client.submit(execute, j, pure=False, key=f"irqsim-{j.run.id}"): j for j in todo}
+        for f in as_completed(futures):
+            try:
+                row = f.result()
+            except KilledWorker as e:
+                row = _row(futures[f], None, f"KilledWorker: {e}", 0.0)
+            except Exception as e:
+                raise IrqsimError(f"sweep stopped: lost the cluster ({type(e).__name__}: {e}); rerun to resume") from None
+            dataset.write_part(out, row)
+            bar.advance(row["status"] == "ok")
+
+
 def run_sweep(
     spec: str | os.PathLike | dict,
     out: str | os.PathLike,
@@ -131,19 +152,9 @@ def run_sweep(
     todo = [j for j in todo if j.run.id not in invalid]
 
     if todo:
-        from distributed import as_completed
-
         from irqsim.progress import SweepProgress
 
-        with (cluster or Cluster()).client() as client, SweepProgress(len(jobs), len(jobs) - len(todo), enabled=progress) as bar:
-            futures = {client.submit(execute, j, pure=False, key=f"irqsim-{j.run.id}"): j for j in todo}
-            for f in as_completed(futures):
-                try:
-                    row = f.result()
-                except Exception as e:  # the worker died (KilledWorker) or could not run irqsim
-                    row = _row(futures[f], None, f"{type(e).__name__}: {e}", 0.0)
-                dataset.write_part(out, row)
-                bar.advance(row["status"] == "ok")
+        _compute(todo, out, cluster or Cluster(), SweepProgress(len(jobs), len(jobs) - len(todo), enabled=progress))
     results = dataset.consolidate(out, [r.id for r in runs], [*s.grid, *s.zip])
     return Done(len(runs), int((results["status"] != "ok").sum()), len(todo), results)
 
