@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 SEEDS = 3
-#: Long enough (about half a second a run) that a sweep is reliably caught mid-way.
-LONG_MS = 150_000.0
+#: Long enough (a quarter of a second a run, more under load) that a sweep is reliably caught mid-way.
+LONG_MS = 100_000.0
 GRID = {"workload.packet_bytes": [500, 1000, 1500], "cpu.clock_mhz": [200.0, 400.0]}
 
 
