@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from irqsim import studies
-from irqsim.plot import _pyplot, _save
+from irqsim.plot import pyplot, save_figure
 
 
 def _paired_bars(ax, labels: list[str], paper: list[float], simulated: list[float]) -> None:
@@ -31,26 +31,26 @@ def _paired_bars(ax, labels: list[str], paper: list[float], simulated: list[floa
 
 def mt_interrupts(path: Path) -> None:
     rows = [r for r in studies.reproduce("mt-interrupts") if r.experiment.startswith("driver-layer") and r.unit == "Mb/s"]
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
     labels = [r.experiment.replace("driver-layer ", "").replace(", 1500 B, ", "\n") for r in rows]
     _paired_bars(ax, labels, [r.paper for r in rows], [r.simulated for r in rows])
     ax.set_ylabel("throughput (Mb/s)")
     ax.set_title("AE32000 driver layer, 1,500 B frames: single context vs multithreaded")
-    _save(fig, path)
+    save_figure(fig, path)
     plt.close(fig)
 
 
 def msi_latency(path: Path) -> None:
     rows = studies.reproduce("msi-latency")
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(9, 4))
     labels = [f"{r.experiment.split(',')[0]} {r.metric.split()[0]}\n{r.experiment.split(': ')[1].replace(' vs MSI', '')}" for r in rows]
     _paired_bars(ax, labels, [r.paper for r in rows], [r.simulated for r in rows])
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_ylabel("latency normalized to MSI (x)")
     ax.set_title("Interrupt latency: XT-PIC and IO-APIC relative to MSI (idle, UP)")
-    _save(fig, path)
+    save_figure(fig, path)
     plt.close(fig)
 
 

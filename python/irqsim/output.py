@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from irqsim import __version__, api
+from irqsim import InputError, __version__, api
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -55,7 +55,7 @@ def scenario_text(scenario: str | os.PathLike) -> tuple[str, str, Path | None]:
     try:
         return str(scenario), path.read_text(), path
     except OSError as e:
-        raise api._core.InputError(f"{path}: {e.strerror}") from None
+        raise InputError(f"{path}: {e.strerror}") from None
 
 
 def provenance(scenario: str | os.PathLike, sets: list[str]) -> dict:

@@ -19,7 +19,8 @@ from irqsim.sweeps import dataset
 LEGEND_NAMES = 12
 
 
-def _pyplot():
+def pyplot():
+    """matplotlib.pyplot on the file-only Agg backend (no display needed)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -28,9 +29,14 @@ def _pyplot():
     return plt
 
 
-def _save(fig, output: Path) -> None:
+def _check_format(output: Path) -> Path:
     if output.suffix.lower() not in (".png", ".svg"):
         raise IrqsimError(f"{output}: the figure's format follows its suffix: .png or .svg")
+    return output
+
+
+def save_figure(fig, output: Path) -> None:
+    """Saves ``fig`` to ``output`` (PNG or SVG by suffix), creating its directory."""
     output.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
     fig.savefig(output, dpi=120)
@@ -41,7 +47,7 @@ def sweep_figure(directory: str | Path, metric: str, x: str | None, output: str 
     ``x``, one line per combination of the other grid keys; returns the lines' labels."""
     import tomllib
 
-    directory, output = Path(directory), Path(output)
+    directory, output = Path(directory), _check_format(Path(output))
     spec_path = directory / "sweep.toml"
     if not spec_path.is_file():
         raise IrqsimError(f"{directory}: not a sweep's output directory (no sweep.toml)")
@@ -58,7 +64,7 @@ def sweep_figure(directory: str | Path, metric: str, x: str | None, output: str 
         known = ", ".join(sorted(set(summary["metric"])))
         raise IrqsimError(f"{directory}: no metric `{metric}`; metrics: {known}")
     others = [k for k in keys if k != x]
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
@@ -84,7 +90,7 @@ def sweep_figure(directory: str | Path, metric: str, x: str | None, output: str 
     ax.grid(True, alpha=0.3)
     if len(labels) > 1:
         ax.legend(fontsize=8)
-    _save(fig, output)
+    save_figure(fig, output)
     plt.close(fig)
     return labels
 
@@ -111,6 +117,7 @@ def timeline_figure(trace: str | Path | dict, output: str | Path, start_us: floa
     output directory), optionally of a window in µs; returns the track labels, top to bottom."""
     from collections import Counter
 
+    output = _check_format(Path(output))
     doc = _load_trace(trace)
     events: list[dict[str, Any]] = doc["traceEvents"]
     process = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
@@ -124,7 +131,7 @@ def timeline_figure(trace: str | Path | dict, output: str | Path, start_us: floa
     if not tracks:
         raise IrqsimError("the timeline has no spans in this window (was the run recorded with a timeline?)")
     names = [n for n, _ in Counter(e["name"] for e in spans).most_common(LEGEND_NAMES)]
-    plt = _pyplot()
+    plt = pyplot()
     colors = {n: plt.get_cmap("tab20")(i % 20) for i, n in enumerate(names)}
     fig, ax = plt.subplots(figsize=(11, 1.0 + 0.5 * len(tracks)))
     row = {t: i for i, t in enumerate(reversed(tracks))}
@@ -142,6 +149,6 @@ def timeline_figure(trace: str | Path | dict, output: str | Path, start_us: floa
         ax.set_xlim(start_us if start_us is not None else None, end_us if end_us is not None else None)
     ax.set_xlabel("time (µs)")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    _save(fig, Path(output))
+    save_figure(fig, output)
     plt.close(fig)
     return labels

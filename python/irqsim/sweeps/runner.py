@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from irqsim import IrqsimError, __version__, api
+from irqsim import IrqsimError, __version__, _core
 from irqsim.output import atomic_write
 from irqsim.sweeps import dataset
 from irqsim.sweeps.cluster import Cluster
@@ -61,7 +61,7 @@ def execute(job: Job) -> dict[str, Any]:
     """Runs one job (on a worker); a failure becomes the row's error."""
     t0 = time.perf_counter()
     try:
-        rep = api._core.run(text=job.text, name=job.name, sets=job.run.overrides, base=job.base, sets_label=job.label)
+        rep = _core.run(text=job.text, name=job.name, sets=job.run.overrides, base=job.base, sets_label=job.label)
         return _row(job, dict(rep.metrics()), None, time.perf_counter() - t0)
     except Exception as e:  # recorded, never fatal: one bad point must not stop a sweep
         return _row(job, None, f"{type(e).__name__}: {e}", time.perf_counter() - t0)
@@ -132,7 +132,7 @@ def run_sweep(
     invalid = {}
     for j in jobs:
         try:
-            api._core.validate(text=j.text, name=j.name, sets=j.run.overrides, sets_label=j.label)
+            _core.validate(text=j.text, name=j.name, sets=j.run.overrides, sets_label=j.label)
         except IrqsimError as e:
             invalid[j.run.id] = e
     if len(invalid) == len(jobs):

@@ -29,14 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from irqsim import api
+from irqsim import ConfigError, InputError, api
 from irqsim.output import scenario_text
 
 KEYS = ("scenario", "seeds", "set", "grid", "zip")
 
 
-def _error(origin: str, key: str, msg: str) -> api._core.ConfigError:
-    return api._core.ConfigError(f"{origin}: `{key}`: {msg}")
+def _error(origin: str, key: str, msg: str) -> ConfigError:
+    return ConfigError(f"{origin}: `{key}`: {msg}")
 
 
 def _flatten(table: Mapping, prefix: str = "") -> dict[str, Any]:
@@ -104,9 +104,9 @@ class Spec:
         try:
             doc = tomllib.loads(path.read_text())
         except OSError as e:
-            raise api._core.InputError(f"{path}: {e.strerror}") from None
+            raise InputError(f"{path}: {e.strerror}") from None
         except tomllib.TOMLDecodeError as e:
-            raise api._core.ConfigError(f"{path}: {e}") from None
+            raise ConfigError(f"{path}: {e}") from None
         return cls.from_dict(doc, path.parent, str(path))
 
     @classmethod
