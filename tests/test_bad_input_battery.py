@@ -146,13 +146,13 @@ STRACE = [
 ]
 
 TOML = [
-    ("toml-syntax", toml_case("[cpu\nclock_mhz = 1\n"), r"s\.toml: .*line 1"),
+    ("toml-syntax", toml_case("[cpu\nclock_mhz = 1\n"), r"s\.toml: TOML parse error at line 1, column \d+: unclosed table"),
     ("toml-unknown-key", toml_case('[cpu]\nclock_mhz = 200.0\ncontext_polcy = "single"\n' + FLOOD), r"s\.toml:3: `cpu\.context_polcy`: unknown field"),
     ("toml-wrong-type", toml_case('[cpu]\nclock_mhz = "fast"\n' + FLOOD), r"s\.toml:2: `cpu\.clock_mhz`"),
     ("toml-zero-clock", toml_case("[cpu]\nclock_mhz = 0.0\n" + FLOOD), r"s\.toml:2: `cpu\.clock_mhz`: must be a positive"),
     ("toml-negative-clock", toml_case("[cpu]\nclock_mhz = -1.0\n" + FLOOD), r"s\.toml:2: `cpu\.clock_mhz`"),
     ("toml-bad-enum", toml_case('[cpu]\nclock_mhz = 200.0\ncontext_policy = "quantum"\n' + FLOOD), r"s\.toml:3: `cpu\.context_policy`"),
-    ("toml-duplicate-key", toml_case("[cpu]\nclock_mhz = 200.0\nclock_mhz = 100.0\n" + FLOOD), r"s\.toml: .*line 3"),
+    ("toml-duplicate-key", toml_case("[cpu]\nclock_mhz = 200.0\nclock_mhz = 100.0\n" + FLOOD), r"s\.toml: TOML parse error at line 3, column \d+: [^\\]*$"),
     ("toml-unknown-section", toml_case("[bogus]\nx = 1\n" + FLOOD), r"s\.toml:1: `bogus`"),
     ("toml-unknown-workload", toml_case('[workload]\nkind = "teleport"\n'), r"s\.toml:1: `workload`: unknown variant `teleport`"),
     ("toml-packet-too-big", toml_case('[cpu]\nclock_mhz = 200.0\n[nic]\nrx_buffer_bytes = 1000\n[workload]\nkind = "flood"\ndirection = "rx"\npacket_bytes = 1500\n'), r"s\.toml(:\d+)?: `workload\.packet_bytes`.*never fit"),
@@ -162,7 +162,7 @@ TOML = [
     ("toml-not-utf8", toml_case(b"[cpu]\nclock_mhz = \xff\xfe\n"), r"s\.toml"),
     ("toml-missing-file", lambda tmp: ["run", str(tmp / "gone.toml")], r"gone\.toml"),
     ("toml-equals-dir-missing", lambda tmp: ["run", str(tmp / "packet_bytes=64" / "s.toml")], r"packet_bytes=64/s\.toml"),
-    ("toml-validate-syntax", lambda tmp: [(tmp / "v.toml").write_text("x = = 1\n"), "validate", str(tmp / "v.toml")][1:], r"v\.toml: .*line 1"),
+    ("toml-validate-syntax", lambda tmp: [(tmp / "v.toml").write_text("x = = 1\n"), "validate", str(tmp / "v.toml")][1:], r"v\.toml: TOML parse error at line 1, column \d+: [^\\]*$"),
 ]
 
 SET = [

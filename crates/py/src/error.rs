@@ -14,11 +14,19 @@ create_exception!(_core, InputError, IrqsimError, "A file could not be read.");
 pub fn to_py(e: Error) -> PyErr {
     let msg = e.to_string();
     match e {
-        Error::Syntax { .. } | Error::Config { .. } | Error::Stalled { .. } => ConfigError::new_err(msg),
+        Error::Syntax { file, msg } => ConfigError::new_err(format!("{file}: {}", one_line(&msg))),
+        Error::Config { .. } | Error::Stalled { .. } => ConfigError::new_err(msg),
         Error::Trace(_) => TraceError::new_err(msg),
         Error::Io { .. } => InputError::new_err(msg),
         Error::Cancelled { .. } => PyKeyboardInterrupt::new_err(msg),
     }
+}
+
+/// A TOML parse error spans several lines (position, a source excerpt with
+/// a caret, the message); this keeps the position and the message on one.
+fn one_line(msg: &str) -> String {
+    let excerpt = |l: &str| l.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start().starts_with('|');
+    msg.lines().map(str::trim).filter(|l| !l.is_empty() && !excerpt(l)).collect::<Vec<_>>().join(": ")
 }
 
 /// Names overrides as the caller knows them: the core calls them `--set`,
