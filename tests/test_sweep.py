@@ -184,3 +184,13 @@ def test_documented_spec_is_valid():
     assert len(runs) == 36
     for r in runs[:: len(runs) // 6]:
         irqsim.validate(spec.scenario, r.overrides)
+
+
+def test_retry_failed_rewrites_only_the_failed_runs(swept):
+    out, df = swept
+    before = {p.name: p.stat().st_mtime_ns for p in (out / "runs").glob("*.parquet")}
+    failed = {f"{i}.parquet" for i in df.loc[df["status"] != "ok", "run_id"]}
+    done = irqsim.sweeps.run_sweep(SPEC, out, cluster=Cluster(workers=1), retry_failed=True)
+    after = {p.name: p.stat().st_mtime_ns for p in (out / "runs").glob("*.parquet")}
+    assert done.failed == 3 and len(after) == 12
+    assert {n for n in after if after[n] != before[n]} == failed
