@@ -106,6 +106,36 @@ def _compute(todo: list[Job], out: Path, cluster: Cluster, bar) -> None:
             bar.advance(row["status"] == "ok")
 
 
+def _jobs(s: Spec) -> list[Job]:
+    name, text, base = s.source()
+    sha = hashlib.sha256(text.encode()).hexdigest()
+    provenance = {"irqsim_version": __version__, "scenario": name, "scenario_sha256": sha}
+    return [Job(r, name, text, str(base), s.origin, provenance) for r in s.runs(sha)]
+
+
+def _invalid(jobs: list[Job]) -> dict[str, IrqsimError]:
+    """The runs whose scenario does not validate at their grid point; if that
+    is every run, the spec itself is wrong and its first error is raised."""
+    invalid = {}
+    for j in jobs:
+        try:
+            _core.validate(text=j.text, name=j.name, sets=j.run.overrides, sets_label=j.label)
+        except IrqsimError as e:
+            invalid[j.run.id] = e
+    if len(invalid) == len(jobs):
+        raise next(iter(invalid.values()))
+    return invalid
+
+
+def _missing(out: Path, jobs: list[Job], retry_failed: bool) -> list[Job]:
+    """The jobs without a part file (or with a failed one, to retry)."""
+    done = dataset.finished(out)
+    if retry_failed and done:
+        parts = dataset.read_parts(out, [j.run.id for j in jobs if j.run.id in done]).to_pandas()
+        done -= set(parts.loc[parts["status"] != "ok", "run_id"])
+    return [j for j in jobs if j.run.id not in done]
+
+
 def run_sweep(
     spec: str | os.PathLike | dict,
     out: str | os.PathLike,
@@ -121,42 +151,25 @@ def run_sweep(
     s = Spec.load(spec)
     if sets:
         s = s.with_sets(sets)
-    name, text, base = s.source()
-    sha = hashlib.sha256(text.encode()).hexdigest()
-    runs = s.runs(sha)
-    provenance = {"irqsim_version": __version__, "scenario": name, "scenario_sha256": sha}
-    jobs = [Job(r, name, text, str(base), s.origin, provenance) for r in runs]
-
+    jobs = _jobs(s)
     out = Path(out)
     _check_output(out, s)
-    invalid = {}
-    for j in jobs:
-        try:
-            _core.validate(text=j.text, name=j.name, sets=j.run.overrides, sets_label=j.label)
-        except IrqsimError as e:
-            invalid[j.run.id] = e
-    if len(invalid) == len(jobs):
-        raise next(iter(invalid.values()))
+    invalid = _invalid(jobs)
     (out / dataset.RUNS).mkdir(parents=True, exist_ok=True)
     atomic_write(out / SPEC, tomli_w.dumps(s.to_dict()).encode())
 
-    done = dataset.finished(out)
-    if retry_failed and done:
-        failed = dataset.read_parts(out, [r.id for r in runs if r.id in done]).to_pandas()
-        done -= set(failed.loc[failed["status"] != "ok", "run_id"])
-    todo = [j for j in jobs if j.run.id not in done]
-    for j in todo:
-        if j.run.id in invalid:
-            e = invalid[j.run.id]
+    todo = []
+    for j in _missing(out, jobs, retry_failed):
+        if e := invalid.get(j.run.id):
             dataset.write_part(out, _row(j, None, f"{type(e).__name__}: {e}", 0.0))
-    todo = [j for j in todo if j.run.id not in invalid]
-
+        else:
+            todo.append(j)
     if todo:
         from irqsim.progress import SweepProgress
 
         _compute(todo, out, cluster or Cluster(), SweepProgress(len(jobs), len(jobs) - len(todo), enabled=progress))
-    results = dataset.consolidate(out, [r.id for r in runs], [*s.grid, *s.zip])
-    return Done(len(runs), int((results["status"] != "ok").sum()), len(todo), results)
+    results = dataset.consolidate(out, [j.run.id for j in jobs], [*s.grid, *s.zip])
+    return Done(len(jobs), int((results["status"] != "ok").sum()), len(todo), results)
 
 
 def sweep(
