@@ -54,7 +54,7 @@ def read_parts(out: Path, ids: list[str]):
     import pyarrow.parquet as pq
 
     tables = [pq.read_table(out / RUNS / f"{i}.parquet") for i in ids]
-    return pa.concat_tables(tables, promote_options="default")
+    return pa.concat_tables(tables, promote_options="permissive")
 
 
 @lru_cache(maxsize=None)
