@@ -160,4 +160,4 @@ def test_ctrl_c_stops_a_sweep_with_one_line(tmp_path):
             os.killpg(p.pid, signal.SIGKILL)
             p.wait()
     assert p.returncode == 130, err
-    assert err.splitlines()[-1] == "error: interrupted" and "Traceback" not in err
+    assert err.splitlines()[-1] == "error: interrupted" and "Traceback" not in err, err

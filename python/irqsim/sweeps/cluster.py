@@ -55,7 +55,10 @@ class Cluster:
         """A dask Client connected to this cluster, closed on exit."""
         from distributed import Client, LocalCluster
 
-        logging.getLogger("distributed").setLevel(logging.ERROR)
+        # A run's own failure is recorded in its row; dask's logs (a worker
+        # lost, a comm closed while shutting down) would only break the
+        # one-line contract of the command line.
+        logging.getLogger("distributed").setLevel(logging.CRITICAL)
         with contextlib.ExitStack() as stack:
             if self.scheduler:
                 try:
@@ -69,7 +72,7 @@ class Cluster:
             else:
                 n = self.workers or os.cpu_count() or 1
                 with _workers_ignore_ctrl_c():
-                    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
+                    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, silence_logs=logging.CRITICAL)
                 stack.enter_context(cluster)
                 client = stack.enter_context(Client(cluster))
             yield client
