@@ -1,5 +1,5 @@
-"""A battery of bad inputs: pcap, strace, scenario TOML, --set, and API
-argument types. Every command-line case must exit 2 with exactly one line on
+"""A battery of bad inputs: pcap, strace, scenario TOML, --set, sweep specs
+and API argument types. Every command-line case must exit 2 with exactly one line on
 stderr that names the file and the line, key or record, with no traceback
 and no control character echoed raw. Bad pcaps and straces are built here.
 
@@ -183,11 +183,30 @@ SET = [
     ("set-on-timeline", set_case("cpu.threads=0", command="timeline"), r"--set: `cpu\.threads`"),
 ]
 
+def sweep_case(text: str | bytes) -> Callable[[Path], list[str]]:
+    def build(tmp: Path) -> list[str]:
+        (tmp / "sweep.toml").write_bytes(text if isinstance(text, bytes) else text.encode())
+        return ["sweep", str(tmp / "sweep.toml"), "-o", str(tmp / "out")]
+
+    return build
+
+
+SWEEP = [
+    ("sweep-syntax", sweep_case("scenario = \n"), r"sweep\.toml: .*line 1"),
+    ("sweep-not-utf8", sweep_case(b"scenario = \"\xff\"\n"), r"sweep\.toml: byte \d+: not UTF-8"),
+    ("sweep-unknown-key", sweep_case('scenario = "bench/rx-overload"\ngrids = 1\n'), r"sweep\.toml: `grids`: unknown key"),
+    ("sweep-no-scenario", sweep_case("seeds = 2\n"), r"sweep\.toml: `scenario`"),
+    ("sweep-bad-scenario", sweep_case('scenario = "no/such"\n'), r"no bundled scenario `no/such`"),
+    ("sweep-misspelt-grid-key", sweep_case('scenario = "bench/rx-overload"\n[grid]\n"cpu.clok_mhz" = [1.0, 2.0]\n'), r"sweep\.toml: `cpu\.clok_mhz`"),
+    ("sweep-zip-lengths", sweep_case('scenario = "bench/rx-overload"\n[zip]\n"a.b" = [1]\n"c.d" = [1, 2]\n'), r"sweep\.toml: `zip`"),
+    ("sweep-escape-in-key", sweep_case('scenario = "bench/rx-overload"\n[grid]\n"cpu.\\u001b[2Jx" = [1]\n'), r"sweep\.toml: `cpu\.\\x1b\[2Jx`"),
+]
+
 # ELF cases (bad executables for `irqsim exec`) are added here by the ISA work:
 # ("elf-...", build, names), with the same one-line, exit-2 contract.
 ELF: list = []
 
-CLI_CASES = PCAP + STRACE + TOML + SET + ELF
+CLI_CASES = PCAP + STRACE + TOML + SET + SWEEP + ELF
 CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 
 

@@ -121,3 +121,8 @@ def test_scenario_names_are_never_cut(cli):
     assert p.returncode == 0
     listed = [line.split()[0] for line in p.stdout.splitlines()]
     assert listed == irqsim.api.bundled()
+
+
+def test_no_progress_when_stderr_is_not_a_terminal(cli):
+    p = cli("run", "bench/rx-overload", "--set", "run.duration_ms=400000", "--json")
+    assert p.returncode == 0 and p.stderr == ""

@@ -28,6 +28,16 @@ def atomic_write(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+def read_text(path: Path) -> str:
+    """The UTF-8 text of ``path``; a file that cannot be read is an :class:`InputError` naming it."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: byte {e.start}: not UTF-8 text") from None
+
+
 def _drop_nulls(v: Any) -> Any:
     """TOML has no null: an unset optional key is left out (and reads back unset)."""
     if isinstance(v, dict):
@@ -52,10 +62,7 @@ def scenario_text(scenario: str | os.PathLike) -> tuple[str, str, Path | None]:
     if "text" in src:
         return "<string>", src["text"], None
     path = Path(src["path"])
-    try:
-        return str(scenario), path.read_text(), path
-    except OSError as e:
-        raise InputError(f"{path}: {e.strerror}") from None
+    return str(scenario), read_text(path), path
 
 
 def provenance(scenario: str | os.PathLike, sets: list[str]) -> dict:

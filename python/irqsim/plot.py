@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from irqsim import IrqsimError
+from irqsim.output import read_text
 from irqsim.sweeps import dataset
 
 #: Spans of the most frequent names get a color and a legend entry each; the rest are grey.
@@ -51,7 +52,7 @@ def sweep_figure(directory: str | Path, metric: str, x: str | None, output: str 
     spec_path = directory / "sweep.toml"
     if not spec_path.is_file():
         raise IrqsimError(f"{directory}: not a sweep's output directory (no sweep.toml)")
-    spec = tomllib.loads(spec_path.read_text())
+    spec = tomllib.loads(read_text(spec_path))
     keys = [*spec.get("grid", {}), *spec.get("zip", {})]
     if not keys:
         raise IrqsimError(f"{spec_path}: the sweep varies no key: nothing to plot against")
@@ -102,9 +103,7 @@ def _load_trace(trace: str | Path | dict) -> dict:
     if path.is_dir():
         path = path / "timeline.json"
     try:
-        doc = json.loads(path.read_text())
-    except OSError as e:
-        raise IrqsimError(f"{path}: {e.strerror}") from None
+        doc = json.loads(read_text(path))
     except json.JSONDecodeError as e:
         raise IrqsimError(f"{path}:{e.lineno}: not a Chrome trace: {e.msg}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("traceEvents"), list):

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from irqsim import IrqsimError, __version__, _core
-from irqsim.output import atomic_write
+from irqsim.output import atomic_write, read_text
 from irqsim.sweeps import dataset
 from irqsim.sweeps.cluster import Cluster
 from irqsim.sweeps.spec import Run, Spec
@@ -73,7 +73,7 @@ def _check_output(out: Path, spec: Spec) -> None:
     if path.is_file():
         import tomllib
 
-        if tomllib.loads(path.read_text()) != spec.to_dict():
+        if tomllib.loads(read_text(path)) != spec.to_dict():
             raise IrqsimError(f"{out}: holds the results of a different sweep ({path}); use another directory")
 
 

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from irqsim import ConfigError, InputError, api
-from irqsim.output import scenario_text
+from irqsim import ConfigError, api
+from irqsim.output import read_text, scenario_text
 
 KEYS = ("scenario", "seeds", "set", "grid", "zip")
 
@@ -102,9 +102,7 @@ class Spec:
             return cls.from_dict(spec, Path("."), "sweep spec")
         path = Path(spec)
         try:
-            doc = tomllib.loads(path.read_text())
-        except OSError as e:
-            raise InputError(f"{path}: {e.strerror}") from None
+            doc = tomllib.loads(read_text(path))
         except tomllib.TOMLDecodeError as e:
             raise ConfigError(f"{path}: {e}") from None
         return cls.from_dict(doc, path.parent, str(path))
