@@ -263,3 +263,15 @@ def test_api_override_errors_say_overrides_not_set():
 
 def test_battery_is_large_enough():
     assert len(CLI_CASES) + len(API_CASES) >= 60
+
+
+def test_names_print_without_markup_or_raw_escapes(tmp_path, cli):
+    """A scenario path with markup, an emoji code and an escape sequence is printed as written, the escape escaped."""
+    d = tmp_path / "m[red]x[/]"
+    d.mkdir(parents=True)
+    path = d / "s:smile:\x1b[31m.toml"
+    path.write_text(irqsim.scenario_path("mt-interrupts/driver-rx-single").read_text())
+    p = cli("run", str(path), "--set", "run.duration_ms=1")
+    assert p.returncode == 0, p.stderr
+    title = "".join(line.strip() for line in p.stdout.split(" metric ")[0].splitlines())
+    assert title.endswith("m[red]x[/]/s:smile:\\x1b[31m.toml") and "\x1b" not in p.stdout

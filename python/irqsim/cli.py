@@ -31,10 +31,11 @@ SET = "--set"  # what overrides are called in errors on the command line
 
 
 def _console():
-    """stdout as a rich console, wide when piped so table rows stay one line."""
+    """stdout as a rich console: wide when piped so table rows stay one line,
+    and no markup or emoji codes, so names and values print as they are."""
     from rich.console import Console
 
-    return Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+    return Console(highlight=False, markup=False, emoji=False, width=None if sys.stdout.isatty() else 160)
 
 
 def _table(title: str | None = None, columns: tuple[str, ...] = (), right: tuple[str, ...] = ()):
@@ -122,7 +123,7 @@ def run(
     if as_json:
         print(json.dumps(r.to_dict(), indent=1, allow_nan=False))
     else:
-        _print_result(r, scenario)
+        _print_result(r, clean(scenario))
 
 
 @app.command()
@@ -238,7 +239,7 @@ def query(
     else:
         t = _table(None, tuple(map(str, df.columns)))
         for row in df.itertuples(index=False):
-            t.add_row(*(_fmt(v) if isinstance(v, float) else str(v) for v in row))
+            t.add_row(*(_fmt(v) if isinstance(v, float) else clean(str(v)) for v in row))
         _console().print(t)
 
 
