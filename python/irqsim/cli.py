@@ -237,7 +237,7 @@ def query(
     elif csv:
         print(df.to_csv(index=False), end="")
     else:
-        t = _table(None, tuple(map(str, df.columns)))
+        t = _table(None, tuple(clean(str(c)) for c in df.columns))
         for row in df.itertuples(index=False):
             t.add_row(*(_fmt(v) if isinstance(v, float) else clean(str(v)) for v in row))
         _console().print(t)
