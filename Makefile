@@ -1,9 +1,10 @@
 # Two entry points, both from a fresh machine (see README):
 #   make reproduce   install irqsim and reproduce every implemented seed study
 #   make test        install irqsim with its test extras and run every test
+#   make figures     redraw each study's reproduction figure into docs/figures
 PY ?= python3
 
-.PHONY: install install-test reproduce test test-rust test-python bench fuzz
+.PHONY: install install-test reproduce test test-rust test-python bench figures fuzz
 
 install:
 	$(PY) -m pip install --quiet --upgrade pip
@@ -26,6 +27,9 @@ test: test-rust test-python
 
 bench: install
 	irqsim bench
+
+figures: install
+	$(PY) -m irqsim.figures docs/figures
 
 # Fuzz every target for SECONDS seconds each, one after another (nightly Rust and
 # cargo-fuzz; see docs/reliability.md). New inputs go to fuzz/corpus/ (not committed),

@@ -3,12 +3,23 @@
 >>> import irqsim
 >>> r = irqsim.run("scenarios/mt-interrupts/driver-rx-single.toml")   # doctest: +SKIP
 >>> r.metrics["rx_throughput_mbps"]                                     # doctest: +SKIP
+>>> df = irqsim.sweep("sweep.toml", out="results/")                    # doctest: +SKIP
 """
 
 from irqsim._core import ConfigError, InputError, InvariantError, IrqsimError, TraceError, __version__
-from irqsim.api import Result, parts, run, scenario_path, validate
+from irqsim.api import ArgumentError, Result, parts, run, scenario_path, validate
+
+
+def sweep(spec, out, **options):
+    """Runs a sweep into directory ``out``; returns a pandas DataFrame, one row
+    per run. See :func:`irqsim.sweeps.sweep` and docs/sweeps.md."""
+    from irqsim.sweeps import sweep as run_sweep
+
+    return run_sweep(spec, out, **options)
+
 
 __all__ = [
+    "ArgumentError",
     "ConfigError",
     "InputError",
     "InvariantError",
@@ -19,5 +30,6 @@ __all__ = [
     "parts",
     "run",
     "scenario_path",
+    "sweep",
     "validate",
 ]

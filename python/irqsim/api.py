@@ -1,40 +1,59 @@
 """The Python API: ``run(scenario, overrides) -> Result``.
 
 A scenario is a path to a TOML file, TOML text, or the name of a bundled
-scenario (``"mt-interrupts/driver-rx-single"``). Overrides are a mapping of
-dotted keys to values (``{"cpu.context_policy": "multithreaded"}``) or a list
-of ``"key=value"`` strings, exactly like ``irqsim run --set``.
+scenario (``"mt-interrupts/driver-rx-single"``). A string names a file when
+that file exists (so ``runs/packet_bytes=64/s.toml`` is a path), TOML text
+when it holds a newline or an ``=``, and a bundled scenario otherwise.
+Overrides are a mapping of dotted keys to values
+(``{"cpu.context_policy": "multithreaded"}``) or a list of ``"key=value"``
+strings, exactly like ``irqsim run --set``.
+
+An argument of the wrong type raises :class:`ArgumentError` (a
+``TypeError`` and an :class:`irqsim.IrqsimError`) naming the argument.
+pandas and numpy are imported on first use, so ``import irqsim`` is quick.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+import os
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from irqsim import _core
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 
 Overrides = Mapping[str, Any] | Iterable[str] | None
+#: Called as ``progress(now_cycle, end_cycle)`` during a run; raising stops it.
+Progress = Callable[[int, int], object]
+
+
+class ArgumentError(_core.IrqsimError, TypeError):
+    """An API argument has the wrong type; the message names the argument."""
 
 
 def scenario_path(name: str) -> Path:
     """Path of a bundled scenario, e.g. ``"mt-interrupts/driver-rx-single"``."""
     p = SCENARIOS / (name if name.endswith(".toml") else name + ".toml")
     if not p.is_file():
-        known = sorted(str(q.relative_to(SCENARIOS).with_suffix("")) for q in SCENARIOS.rglob("*.toml"))
-        raise _core.InputError(f"no bundled scenario `{name}`; bundled: {', '.join(known)}")
+        raise _core.InputError(f"no bundled scenario `{name}`; bundled: {', '.join(bundled())}")
     return p
 
 
-def _toml_value(v: Any, origin: str) -> str:
+def bundled() -> list[str]:
+    """Names of the bundled scenarios."""
+    return sorted(str(q.relative_to(SCENARIOS).with_suffix("")) for q in SCENARIOS.rglob("*.toml"))
+
+
+def toml_value(v: Any, key: str = "", label: str = "overrides") -> str:
+    """``v`` written as a TOML value (for ``key=value`` overrides)."""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (int, float)):
@@ -42,34 +61,55 @@ def _toml_value(v: Any, origin: str) -> str:
     if isinstance(v, str):
         return json.dumps(v)
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_toml_value(x, origin) for x in v) + "]"
-    raise _core.ConfigError(f"{origin}: cannot express {type(v).__name__} value {v!r} in TOML")
+        return "[" + ", ".join(toml_value(x, key, label) for x in v) + "]"
+    raise ArgumentError(f"{label}: `{key}`: cannot express a {type(v).__name__} value in TOML")
 
 
-def _sets(overrides: Overrides, origin: str) -> list[str]:
+def sets(overrides: Overrides, label: str = "overrides") -> list[str]:
+    """Overrides as ``key=value`` strings."""
     if overrides is None:
         return []
     if isinstance(overrides, Mapping):
-        return [f"{k}={_toml_value(v, origin)}" for k, v in overrides.items()]
-    return [str(s) for s in overrides]
+        for k in overrides:
+            if not isinstance(k, str):
+                raise ArgumentError(f"{label}: keys must be dotted key strings such as 'run.seed', not {type(k).__name__} {k!r}")
+        return [f"{k}={toml_value(v, k, label)}" for k, v in overrides.items()]
+    if isinstance(overrides, (str, bytes)) or not isinstance(overrides, Iterable):
+        raise ArgumentError(f"{label} must be a mapping {{'key': value}} or a list of 'key=value' strings, not {type(overrides).__name__}")
+    items = list(overrides)
+    for s in items:
+        if not isinstance(s, str):
+            raise ArgumentError(f"{label}: each item must be a 'key=value' string, not {type(s).__name__} {s!r}")
+    return items
 
 
-def _source(scenario: str | Path) -> dict:
-    if isinstance(scenario, Path):
-        return {"path": scenario}
-    if "\n" in scenario or "=" in scenario:
+def source(scenario: str | os.PathLike) -> dict:
+    """How the core should load ``scenario``: ``{"path": ...}`` or ``{"text": ...}``."""
+    if isinstance(scenario, os.PathLike):
+        return {"path": Path(scenario)}
+    if not isinstance(scenario, str):
+        raise ArgumentError(f"scenario must be a path, TOML text or a bundled scenario name, not {type(scenario).__name__}")
+    if "\n" not in scenario and "\0" not in scenario and Path(scenario).is_file():
+        return {"path": Path(scenario)}
+    if "\n" in scenario or ("=" in scenario and not scenario.endswith(".toml")):
         return {"text": scenario}
-    p = Path(scenario)
-    if p.suffix == ".toml" or p.exists():
-        return {"path": p}
+    if scenario.endswith(".toml"):
+        return {"path": Path(scenario)}
     return {"path": scenario_path(scenario)}
+
+
+def _flag(value: Any, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise ArgumentError(f"{name} must be True or False, not {type(value).__name__} {value!r}")
+    return value
 
 
 @dataclass
 class Result:
-    """One run's results. ``metrics`` is a dict of floats (NaN where undefined)."""
+    """One run's results. ``metrics`` maps names to numbers: counts are ints,
+    quantities floats (NaN where undefined); see docs/sweeps.md."""
 
-    metrics: dict[str, float]
+    metrics: dict[str, int | float]
     clock_mhz: float
     elapsed_cycles: int
     contexts: list[str]
@@ -78,18 +118,23 @@ class Result:
     @cached_property
     def bins(self) -> pd.DataFrame:
         """Cycles per bin (user, kernel, interrupt, bottom_half, overhead, idle), one row per hardware thread."""
-        rows = json.loads(self._report.to_json())["bins"]
-        return pd.DataFrame(rows).set_index("thread")
+        import pandas as pd
+
+        return pd.DataFrame(self.to_dict()["bins"]).set_index("thread")
 
     @cached_property
     def context_bins(self) -> pd.DataFrame:
         """Cycles per bin of each hardware context (C1 app, C2 isr, C3 protocol, or C0), indexed by thread and context."""
-        rows = json.loads(self._report.to_json())["context_bins"]
-        return pd.DataFrame(rows).set_index(["thread", "context"])
+        import pandas as pd
+
+        return pd.DataFrame(self.to_dict()["context_bins"]).set_index(["thread", "context"])
 
     @cached_property
     def latencies(self) -> pd.DataFrame:
         """Per-packet receive latency: ``arrival_us`` and ``latency_us`` (first ``stats.max_packet_records`` packets)."""
+        import numpy as np
+        import pandas as pd
+
         raw = np.frombuffer(self._report.records(), dtype="<u8").reshape(-1, 2)
         return pd.DataFrame({"arrival_us": raw[:, 0] / self.clock_mhz, "latency_us": raw[:, 1] / self.clock_mhz})
 
@@ -103,20 +148,38 @@ class Result:
         if err:
             raise AssertionError(err)
 
-    def to_json(self) -> dict:
-        """The ``irqsim run --json`` document."""
+    def to_json(self) -> str:
+        """The ``irqsim run --json`` document as JSON text."""
+        return self._report.to_json()
+
+    def to_dict(self) -> dict:
+        """The ``irqsim run --json`` document as a dict."""
         return json.loads(self._report.to_json())
 
 
-def run(scenario: str | Path, overrides: Overrides = None, *, timeline: bool = False, origin: str = "overrides") -> Result:
+def run(
+    scenario: str | os.PathLike,
+    overrides: Overrides = None,
+    *,
+    timeline: bool = False,
+    progress: Progress | None = None,
+    _label: str = "overrides",
+) -> Result:
     """Runs a scenario and returns its :class:`Result`.
 
-    Raises :class:`irqsim.ConfigError` for a bad scenario or override (an
-    error in an override names ``origin`` as its source),
+    ``progress(now_cycle, end_cycle)``, if given, is called every 65,536
+    events. Ctrl-C stops the run with ``KeyboardInterrupt``.
+
+    Raises :class:`irqsim.ConfigError` for a bad scenario or override,
     :class:`irqsim.TraceError` for a malformed trace, :class:`irqsim.InputError`
-    for a file that cannot be read.
+    for a file that cannot be read, :class:`ArgumentError` for an argument of
+    the wrong type.
     """
-    rep = _core.run(**_source(scenario), sets=_sets(overrides, origin), timeline=timeline, origin=origin)
+    if progress is not None and not callable(progress):
+        raise ArgumentError(f"progress must be callable as progress(now_cycle, end_cycle), not {type(progress).__name__}")
+    rep = _core.run(
+        **source(scenario), sets=sets(overrides, _label), timeline=_flag(timeline, "timeline"), progress=progress, origin=_label
+    )
     return Result(
         metrics=dict(rep.metrics()),
         clock_mhz=rep.clock_mhz,
@@ -126,10 +189,10 @@ def run(scenario: str | Path, overrides: Overrides = None, *, timeline: bool = F
     )
 
 
-def validate(scenario: str | Path, overrides: Overrides = None, *, origin: str = "overrides") -> dict:
+def validate(scenario: str | os.PathLike, overrides: Overrides = None, *, _label: str = "overrides") -> dict:
     """Loads and checks a scenario without running it; returns it with every
     default filled in, only the parts its run uses."""
-    return json.loads(_core.validate(**_source(scenario), sets=_sets(overrides, origin), origin=origin))
+    return json.loads(_core.validate(**source(scenario), sets=sets(overrides, _label), origin=_label))
 
 
 def parts() -> list[dict]:

@@ -1,7 +1,10 @@
-"""The ``irqsim`` command: run, validate, parts, reproduce, timeline, bench.
+"""The ``irqsim`` command: one function per subcommand.
 
 Errors in the user's input print one line naming the file, key or line and
-exit with status 2; they never print a traceback.
+exit with status 2; Ctrl-C prints one line and exits with 130; neither
+prints a traceback. Heavy modules (pandas, numpy, matplotlib, dask, duckdb)
+are imported inside the commands that need them, so ``irqsim --help`` and
+``irqsim validate`` start quickly.
 """
 
 from __future__ import annotations
@@ -9,23 +12,43 @@ from __future__ import annotations
 import json
 import math
 import sys
+import unicodedata
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from irqsim import InvariantError, IrqsimError, __version__, api, studies
 
-app = typer.Typer(add_completion=False, help="Simulate interrupt and event handling for network I/O.")
-# Wide when piped, so tables stay one row per line in files and logs.
-out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
-err = Console(stderr=True, highlight=False)
+app = typer.Typer(add_completion=False, rich_markup_mode=None, pretty_exceptions_enable=False, help="Simulate interrupt and event handling for network I/O.")
+plot_app = typer.Typer(rich_markup_mode=None, help="Draw a sweep or a run's timeline (PNG or SVG, by the output's suffix).")
+app.add_typer(plot_app, name="plot")
 
 Sets = Annotated[Optional[list[str]], typer.Option("--set", "-s", help="Override a key: KEY.PATH=VALUE (repeatable).")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 ScenarioArg = Annotated[str, typer.Argument(help="Scenario TOML file, or a bundled scenario name such as mt-interrupts/driver-rx-single.")]
+SET = "--set"  # what overrides are called in errors on the command line
+
+
+def _console():
+    """stdout as a rich console: wide when piped so table rows stay one line,
+    and no markup or emoji codes, so names and values print as they are."""
+    from rich.console import Console
+
+    return Console(highlight=False, markup=False, emoji=False, width=None if sys.stdout.isatty() else 160)
+
+
+def _table(title: str | None = None, columns: tuple[str, ...] = (), right: tuple[str, ...] = ()):
+    from rich.table import Table
+
+    t = Table(title=title, show_edge=False)
+    for c in columns:
+        t.add_column(c, justify="right" if c in right else "left")
+    return t
+
+
+def _note(msg: str) -> None:
+    print(clean(msg), file=sys.stderr)
 
 
 @app.callback(invoke_without_command=True)
@@ -50,60 +73,75 @@ def _fmt(v: float) -> str:
 
 
 def _print_result(r: api.Result, name: str) -> None:
-    t = Table(title=name, show_edge=False)
-    t.add_column("metric")
-    t.add_column("value", justify="right")
+    out = _console()
+    t = _table(name, ("metric", "value"), right=("value",))
     for k, v in r.metrics.items():
         t.add_row(k, _fmt(v))
     out.print(t)
     b = r.bins
-    bt = Table(title="cycle bins per hardware thread (% of elapsed)", show_edge=False)
-    bt.add_column("thread")
-    for c in b.columns:
-        bt.add_column(c, justify="right")
+    bt = _table("cycle bins per hardware thread (% of elapsed)", ("thread", *b.columns), right=tuple(b.columns))
     for thread, row in b.iterrows():
         total = row.sum()
         bt.add_row(str(thread), *(f"{100 * x / total:.2f}" for x in row))
     out.print(bt)
     cb = r.context_bins
     if len(cb) > len(b):
-        ct = Table(title="cycles per hardware context (% of elapsed)", show_edge=False)
-        ct.add_column("thread / context")
-        for c in cb.columns:
-            ct.add_column(c, justify="right")
+        ct = _table("cycles per hardware context (% of elapsed)", ("thread / context", *cb.columns), right=tuple(cb.columns))
         for (thread, ctx), row in cb.iterrows():
             ct.add_row(f"{thread} / {ctx}", *(f"{100 * x / r.elapsed_cycles:.2f}" for x in row))
         out.print(ct)
 
 
+def _run(scenario: str, sets: list[str], timeline: bool = False) -> api.Result:
+    """Runs with a progress line on stderr when it is a terminal and the run is long."""
+    from irqsim.progress import RunProgress
+
+    drawer = RunProgress.for_terminal(scenario, sets)
+    try:
+        return api.run(scenario, sets, timeline=timeline, progress=drawer, _label=SET)
+    finally:
+        if drawer:
+            drawer.close()
+
+
 @app.command()
-def run(scenario: ScenarioArg, set: Sets = None, as_json: AsJson = False) -> None:
+def run(
+    scenario: ScenarioArg,
+    set: Sets = None,
+    as_json: AsJson = False,
+    output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Also write an output directory: config.toml, metrics.json, Parquet tables.")] = None,
+    timeline: Annotated[bool, typer.Option("--timeline", help="With -o: also record the timeline (timeline.json, Chrome trace).")] = False,
+) -> None:
     """Run a scenario and print its metrics and cycle bins."""
-    r = api.run(scenario, set or [], origin="--set")
+    timeline = timeline and output is not None
+    r = _run(scenario, set or [], timeline=timeline)
+    if output is not None:
+        from irqsim.output import write_run
+
+        write_run(output, r, scenario, set or [], timeline=timeline)
+        _note(f"wrote {output}/")
     if as_json:
-        print(json.dumps(r.to_json(), indent=1, allow_nan=False))
+        print(json.dumps(r.to_dict(), indent=1, allow_nan=False))
     else:
-        _print_result(r, scenario)
+        _print_result(r, clean(scenario))
 
 
 @app.command()
 def scenarios() -> None:
     """List the bundled scenarios (usable by name in run, validate and timeline)."""
-    t = Table(show_edge=False)
-    t.add_column("scenario")
-    t.add_column("name")
-    for p in sorted(api.SCENARIOS.rglob("*.toml")):
-        t.add_row(str(p.relative_to(api.SCENARIOS).with_suffix("")), api.validate(p).get("name", ""))
-    out.print(t)
+    names = api.bundled()
+    width = max(map(len, names))
+    for n in names:
+        print(f"{n:<{width}}  {api.validate(n).get('name', '')}")
 
 
 @app.command()
 def validate(scenario: ScenarioArg, set: Sets = None) -> None:
     """Check a scenario without running it; print the parts its run uses, every default filled in."""
-    doc = api.validate(scenario, set or [], origin="--set")
+    doc = api.validate(scenario, set or [], _label=SET)
     print(json.dumps(doc, indent=1))
     used = [k for k, v in doc.items() if isinstance(v, dict)]
-    err.print(f"{scenario}: ok (parts: {', '.join(used)})", soft_wrap=True)
+    _note(f"{scenario}: ok (parts: {', '.join(used)})")
 
 
 @app.command()
@@ -112,8 +150,6 @@ def parts(
     markdown: Annotated[bool, typer.Option("--markdown", help="Print docs/config.md as the code generates it.")] = False,
 ) -> None:
     """List every part a scenario can have, the workload kinds that use it, and its keys."""
-    from rich.markup import escape
-
     from irqsim import _core
 
     if markdown:
@@ -123,19 +159,18 @@ def parts(
     if as_json:
         print(json.dumps(doc, indent=1))
         return
+    out = _console()
     for part in doc:
         groups = [("", part["params"])] + [(f' (kind = "{k["kind"]}")', k["params"]) for k in part.get("kinds", [])]
         for suffix, params in groups:
             title = f"[{part['section']}]{suffix}: {part['title']}" if part["section"] else "top level"
             if part["used_by"] and not suffix:
                 title += f" — used by {', '.join(part['used_by'])}"
-            t = Table(title=escape(title), show_edge=False, title_justify="left")
-            for c in ("key", "type", "unit", "default", "range", "meaning"):
-                t.add_column(c)
+            t = _table(title, ("key", "type", "unit", "default", "range", "meaning"))
+            t.title_justify = "left"
             for p in params:
                 when = f"; only when {p['when']['key']} is {' or '.join(p['when']['is'])}" if "when" in p else ""
-                cells = (p["key"], p["type"].replace("`", ""), p["unit"], p["default"], p.get("range", ""), p["help"].replace("`", "") + when)
-                t.add_row(*map(escape, cells))
+                t.add_row(p["key"], p["type"].replace("`", ""), p["unit"], p["default"], p.get("range", ""), p["help"].replace("`", "") + when)
             out.print(t)
             out.print()
 
@@ -154,10 +189,9 @@ def reproduce(
     if as_json:
         print(json.dumps([r.to_dict() for r in rows], indent=1))
         return
+    out = _console()
     for n in names:
-        t = Table(title=f"{n}: paper vs simulated", show_edge=False)
-        for c in ("experiment", "metric", "unit", "paper", "simulated", "error"):
-            t.add_column(c, justify="right" if c in ("paper", "simulated", "error") else "left")
+        t = _table(f"{n}: paper vs simulated", ("experiment", "metric", "unit", "paper", "simulated", "error"), right=("paper", "simulated", "error"))
         for r in (r for r in rows if r.study == n):
             t.add_row(r.experiment, r.metric, r.unit, _fmt(r.paper), _fmt(r.simulated), f"{100 * r.rel_error:+.2f}%")
         out.print(t)
@@ -167,17 +201,17 @@ def reproduce(
 @app.command()
 def timeline(
     scenario: ScenarioArg,
-    output: Annotated[Path, typer.Option("-o", "--output", help="Where to write the Chrome/Perfetto trace JSON.")] = Path("trace.json"),
+    output: Annotated[Path, typer.Option("-o", "--output", help="Where to write the Chrome trace JSON.")] = Path("trace.json"),
     set: Sets = None,
 ) -> None:
-    """Write a Chrome/Perfetto trace (one track per hardware context) for chrome://tracing or ui.perfetto.dev."""
-    r = api.run(scenario, set or [], timeline=True, origin="--set")
+    """Write a Chrome trace (one track per hardware context): chrome://tracing, ui.perfetto.dev or `irqsim plot timeline`."""
+    r = _run(scenario, set or [], timeline=True)
     trace = r.chrome_trace()
     output.write_text(json.dumps(trace))
     n = sum(1 for e in trace["traceEvents"] if e["ph"] != "M")
     dropped = trace["otherData"]["dropped"]
     note = f" ({dropped:,} more not recorded: raise stats.timeline_max_items or shorten run.duration_ms)" if dropped else ""
-    err.print(f"wrote {output}: {n:,} events{note}")
+    _note(f"wrote {output}: {n:,} events{note}")
 
 
 @app.command()
@@ -193,27 +227,118 @@ def bench(
     if as_json:
         print(json.dumps(res, indent=1))
         return
-    t = Table(title=f"irqsim bench: {res['scenario']} (best of {res['repeat']})", show_edge=False)
-    t.add_column("measure")
-    t.add_column("value", justify="right")
+    t = _table(f"irqsim bench: {res['scenario']} (best of {res['repeat']})", ("measure", "value"), right=("value",))
     for k, v in res.items():
         if isinstance(v, (int, float)):
             t.add_row(k, _fmt(v))
-    out.print(t)
+    _console().print(t)
 
 
-def main() -> None:
+@app.command()
+def sweep(
+    spec: Annotated[Path, typer.Argument(help="Sweep spec TOML (docs/sweeps.md).")],
+    out: Annotated[Path, typer.Option("-o", "--output", help="Results directory; rerun to resume.")],
+    set: Sets = None,
+    workers: Annotated[Optional[int], typer.Option(help="Local worker processes (default: one per core).")] = None,
+    scheduler: Annotated[Optional[str], typer.Option(help="Address of a running dask scheduler, e.g. tcp://10.0.0.5:8786.")] = None,
+    slurm: Annotated[bool, typer.Option("--slurm", help="Run on SLURM through dask-jobqueue (pip install 'irqsim[slurm]').")] = False,
+    slurm_jobs: Annotated[int, typer.Option(help="SLURM jobs to start (with --slurm).")] = 1,
+    slurm_opt: Annotated[Optional[list[str]], typer.Option(help="SLURMCluster option KEY=VALUE, e.g. queue=\"normal\" (repeatable).")] = None,
+    retry_failed: Annotated[bool, typer.Option(help="Run again the runs recorded as failed.")] = False,
+) -> None:
+    """Run a scenario over a grid of keys and seeds on dask; results as Parquet in OUT."""
+    from irqsim.sweeps import Cluster, run_sweep
+
+    cluster = Cluster(workers=workers, scheduler=scheduler, slurm=slurm, slurm_jobs=slurm_jobs, slurm_options=slurm_opt or [])
+    done = run_sweep(spec, out, sets=set or [], cluster=cluster, progress=True, retry_failed=retry_failed)
+    _note(f"wrote {out}/: {done.runs} runs ({done.failed} failed, {done.computed} computed now)")
+
+
+@app.command()
+def query(
+    directory: Annotated[Path, typer.Argument(help="A sweep's results directory.")],
+    sql: Annotated[str, typer.Argument(help='SQL over the views `runs` and `summary`, e.g. "SELECT seed, events FROM runs".')],
+    csv: Annotated[bool, typer.Option("--csv", help="Print CSV.")] = False,
+    as_json: AsJson = False,
+) -> None:
+    """Query a sweep's results with DuckDB."""
+    from irqsim.sweeps import query as run_query
+
+    df = run_query(directory, sql)
+    if as_json:
+        print(df.to_json(orient="records", indent=1))
+    elif csv:
+        print(df.to_csv(index=False), end="")
+    else:
+        t = _table(None, tuple(clean(str(c)) for c in df.columns))
+        for row in df.itertuples(index=False):
+            t.add_row(*(_fmt(v) if isinstance(v, float) else clean(str(v)) for v in row))
+        _console().print(t)
+
+
+@plot_app.command("sweep")
+def plot_sweep(
+    directory: Annotated[Path, typer.Argument(help="A sweep's results directory.")],
+    metric: Annotated[str, typer.Option(help="Metric on the y axis.")],
+    x: Annotated[str, typer.Option("--x", help="Grid key on the x axis (default: the first).")] = "",
+    output: Annotated[Path, typer.Option("-o", "--output", help="PNG or SVG.")] = Path("sweep.png"),
+    logx: Annotated[bool, typer.Option(help="Logarithmic x axis.")] = False,
+) -> None:
+    """A metric against a grid key: one line per value of the other keys, 95% CI bands across seeds."""
+    from irqsim.plot import sweep_figure
+
+    lines = sweep_figure(directory, metric, x or None, output, logx=logx)
+    _note(f"wrote {output}: {len(lines)} lines")
+
+
+@plot_app.command("timeline")
+def plot_timeline(
+    trace: Annotated[Path, typer.Argument(help="Chrome trace JSON (from `irqsim timeline` or `irqsim run -o DIR --timeline`), or that DIR.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="PNG or SVG.")] = Path("timeline.png"),
+    start_us: Annotated[Optional[float], typer.Option(help="Window start (µs).")] = None,
+    end_us: Annotated[Optional[float], typer.Option(help="Window end (µs).")] = None,
+) -> None:
+    """A Gantt chart of a run's timeline: one row per hardware context and device."""
+    from irqsim.plot import timeline_figure
+
+    tracks = timeline_figure(trace, output, start_us=start_us, end_us=end_us)
+    _note(f"wrote {output}: {len(tracks)} tracks")
+
+
+def clean(msg: str) -> str:
+    """``msg`` on one line with control characters and escape sequences
+    shown as escapes (``\\x1b``), so input cannot drive the terminal."""
+    return "".join(c if unicodedata.category(c)[0] != "C" and c not in "\u2028\u2029" else repr(c)[1:-1] for c in msg)
+
+
+def _fail(msg: str, status: int) -> None:
+    print(f"error: {clean(msg)}", file=sys.stderr)
+    sys.exit(status)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: runs the command, turning errors into one line and an exit status."""
+    from typer.exceptions import Exit, TyperException
+    from typer.main import get_command
+
+    command = get_command(app)
     try:
-        app()
+        with command.make_context("irqsim", list(sys.argv[1:] if argv is None else argv)) as ctx:
+            command.invoke(ctx)
+    except Exit as e:
+        sys.exit(e.exit_code)
+    except TyperException as e:  # a usage error: unknown option, missing argument
+        _fail(f"{e.format_message()} (see irqsim --help)", getattr(e, "exit_code", 2))
     except InvariantError as e:
-        # Not bad input: the simulator broke a law; its results were not printed.
-        err.print(f"error: {e}", soft_wrap=True, markup=False)
-        sys.exit(1)
+        # Not bad input: the simulator broke a law, and its results were not printed.
+        _fail(str(e), 1)
     except IrqsimError as e:
-        err.print(f"[bold red]error:[/] {e}", soft_wrap=True)
-        sys.exit(2)
+        _fail(str(e), 2)
     except KeyboardInterrupt:
-        sys.exit(130)
+        _fail("interrupted", 130)
+    except BrokenPipeError:
+        sys.stderr.close()
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 //! reports out; errors cross the boundary in `error.rs`.
 
 mod error;
+mod metric;
+mod monitor;
 mod parts;
 
 use error::to_py;
@@ -17,14 +19,16 @@ struct RunReport(Report);
 
 #[pymethods]
 impl RunReport {
-    /// `[(name, value)]` in a fixed order.
-    fn metrics(&self) -> Vec<(String, f64)> {
-        self.0.metrics.clone()
+    /// `[(name, value)]` in a fixed order; counts are ints (`metric.rs`).
+    fn metrics<'py>(&self, py: Python<'py>) -> Vec<(String, Bound<'py, PyAny>)> {
+        self.0.metrics.iter().map(|(k, v)| (k.clone(), metric::to_py(py, k, *v))).collect()
     }
 
     /// `{"metrics": {...}, "bins": [...]}` as JSON text.
     fn to_json(&self) -> String {
-        self.0.to_json().to_string()
+        let mut doc = self.0.to_json();
+        metric::counts_as_integers(&mut doc);
+        doc.to_string()
     }
 
     /// Per-packet `(arrival cycle, latency cycles)` as little-endian u64 pairs.
@@ -85,9 +89,11 @@ fn load(path: Option<PathBuf>, text: Option<String>, name: &str, sets: &[Overrid
     }
 }
 
-/// Runs a scenario; the GIL is released while it simulates.
+/// Runs a scenario; the GIL is released while it simulates. Ctrl-C stops
+/// it (KeyboardInterrupt); `progress(now_cycle, end_cycle)` is called every
+/// 65,536 events and stops the run by raising.
 #[pyfunction]
-#[pyo3(signature = (path=None, text=None, name="<string>".to_string(), sets=vec![], timeline=false, base=None, origin="overrides"))]
+#[pyo3(signature = (path=None, text=None, name="<string>".to_string(), sets=vec![], timeline=false, base=None, progress=None, origin="overrides"))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -97,17 +103,20 @@ fn run(
     sets: Vec<String>,
     timeline: bool,
     base: Option<PathBuf>,
+    progress: Option<Py<PyAny>>,
     origin: &str,
 ) -> PyResult<RunReport> {
     let sets = overrides(sets, origin)?;
+    let mut monitor = monitor::PyMonitor::new(progress, monitor::PyMonitor::on_main_thread(py)?);
     let outcome = py.detach(|| {
-        std::panic::catch_unwind(|| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let (scenario, dir) = load(path, text, &name, &sets)?;
-            irqsim_core::simulate(&scenario, &base.unwrap_or(dir), Record { timeline })
-        })
+            irqsim_core::simulate_with(&scenario, &base.unwrap_or(dir), Record { timeline }, &mut monitor)
+        }))
     });
     match outcome {
-        Ok(r) => r.map(RunReport).map_err(to_py),
+        Ok(Ok(r)) => Ok(RunReport(r)),
+        Ok(Err(e)) => Err(monitor.take_raised().unwrap_or_else(|| to_py(e))),
         Err(panic) => Err(error::internal(panic)),
     }
 }

@@ -1,0 +1,99 @@
+"""``irqsim run -o DIR``: a run's output directory, in the manner of gem5's.
+
+DIR holds ``config.toml`` (the resolved scenario with every default, loadable
+as a scenario again), ``metrics.json`` (metrics and provenance),
+``bins.parquet``, ``context_bins.parquet`` and ``latencies.parquet``, and
+``timeline.json`` (a Chrome trace) when the run recorded one. Each file is
+written to a temporary name and renamed, so a reader never sees half a file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from irqsim import InputError, __version__, api
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Writes ``data`` to ``path`` by way of a temporary file and a rename."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def read_text(path: Path) -> str:
+    """The UTF-8 text of ``path``; a file that cannot be read is an :class:`InputError` naming it."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: byte {e.start}: not UTF-8 text") from None
+
+
+def _drop_nulls(v: Any) -> Any:
+    """TOML has no null: an unset optional key is left out (and reads back unset)."""
+    if isinstance(v, dict):
+        return {k: _drop_nulls(x) for k, x in v.items() if x is not None}
+    if isinstance(v, list):
+        return [_drop_nulls(x) for x in v]
+    return v
+
+
+def config_toml(scenario: str | os.PathLike, sets: api.Overrides = None) -> str:
+    """The resolved scenario, every default filled in, as TOML text."""
+    import tomli_w
+
+    resolved = api.validate(scenario, sets)
+    head = f"# irqsim {__version__}: {scenario} resolved with every default\n"
+    return head + tomli_w.dumps(_drop_nulls(resolved))
+
+
+def scenario_text(scenario: str | os.PathLike) -> tuple[str, str, Path | None]:
+    """``(name, TOML text, file or None)`` of a scenario as :func:`irqsim.run` reads it."""
+    src = api.source(scenario)
+    if "text" in src:
+        return "<string>", src["text"], None
+    path = Path(src["path"])
+    return str(scenario), read_text(path), path
+
+
+def provenance(scenario: str | os.PathLike, sets: list[str]) -> dict:
+    """What produced a result: irqsim version, scenario name and content hash, overrides."""
+    name, text, _ = scenario_text(scenario)
+    return {
+        "irqsim_version": __version__,
+        "scenario": name,
+        "scenario_sha256": hashlib.sha256(text.encode()).hexdigest(),
+        "overrides": list(sets),
+    }
+
+
+def _parquet(df, path: Path) -> None:
+    import io
+
+    buf = io.BytesIO()
+    df.to_parquet(buf)
+    atomic_write(path, buf.getvalue())
+
+
+def write_run(out: Path, r: api.Result, scenario: str | os.PathLike, sets: list[str], timeline: bool = False) -> None:
+    """Writes run ``r`` of ``scenario`` with overrides ``sets`` to directory
+    ``out``, with its timeline if it ``timeline`` was recorded."""
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write(out / "config.toml", config_toml(scenario, sets).encode())
+    doc = {**r.to_dict(), "provenance": provenance(scenario, sets)}
+    doc.pop("bins"), doc.pop("context_bins")
+    atomic_write(out / "metrics.json", json.dumps(doc, indent=1, allow_nan=False).encode())
+    _parquet(r.bins.reset_index(), out / "bins.parquet")
+    _parquet(r.context_bins.reset_index(), out / "context_bins.parquet")
+    _parquet(r.latencies, out / "latencies.parquet")
+    if timeline:
+        atomic_write(out / "timeline.json", json.dumps(r.chrome_trace()).encode())

@@ -1,0 +1,98 @@
+"""Progress on stderr: one line for a long run, a bar for a sweep.
+
+A run's progress comes from the core's monitor, which calls back with
+``(now_cycle, end_cycle)`` every 65,536 events; :class:`RunProgress` turns
+that into simulated time, wall time and an ETA, drawn only once the run has
+taken a second (short runs print nothing) and at most a few times a second.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+from irqsim import api
+
+
+def clock(seconds: float) -> str:
+    """``seconds`` as h:mm:ss."""
+    s = int(seconds)
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+
+
+class RunProgress:
+    """``progress(now_cycle, end_cycle)`` callback that draws one line."""
+
+    def __init__(self, clock_mhz: float, stream: TextIO, delay: float = 1.0, every: float = 0.2):
+        self.clock_mhz = clock_mhz
+        self.stream = stream
+        self.delay = delay
+        self.every = every
+        self.start = time.monotonic()
+        self.last = 0.0
+        self.drawn = False
+
+    @classmethod
+    def for_terminal(cls, scenario: str, sets: list[str]) -> RunProgress | None:
+        """A drawer for ``scenario`` when stderr is a terminal, else None."""
+        if not sys.stderr.isatty():
+            return None
+        return cls(api.validate(scenario, sets, _label="--set")["cpu"]["clock_mhz"], sys.stderr)
+
+    def line(self, now: int, end: int, wall: float) -> str:
+        done = now / end if end else 1.0
+        eta = wall * (1 - done) / done if done > 0 else float("nan")
+        sim = now / self.clock_mhz / 1e6
+        total = end / self.clock_mhz / 1e6
+        eta_text = clock(eta) if eta == eta else "?"
+        return f"simulated {sim:.3f} s of {total:.3f} s ({100 * done:.0f}%), wall {clock(wall)}, ETA {eta_text}"
+
+    def __call__(self, now: int, end: int) -> None:
+        t = time.monotonic()
+        wall = t - self.start
+        if wall < self.delay or t - self.last < self.every:
+            return
+        self.last = t
+        self.drawn = True
+        self.stream.write("\r\x1b[2K" + self.line(now, end, wall))
+        self.stream.flush()
+
+    def close(self) -> None:
+        """Clears the line, if one was drawn."""
+        if self.drawn:
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()
+
+
+class SweepProgress:
+    """A bar of finished runs with failures and an ETA (rich, on stderr)."""
+
+    def __init__(self, total: int, done: int, enabled: bool = True):
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+        self.failed = 0
+        self.bar = Progress(
+            TextColumn("sweep"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("runs, {task.fields[failed]} failed"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            disable=not enabled,
+        )
+        self.task = self.bar.add_task("sweep", total=total, completed=done, failed=0)
+
+    def __enter__(self) -> SweepProgress:
+        self.bar.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.bar.stop()
+
+    def advance(self, ok: bool) -> None:
+        self.failed += not ok
+        self.bar.update(self.task, advance=1, failed=self.failed)

@@ -1,0 +1,196 @@
+"""Sweeps: the spec, the Parquet results (pandas, pyarrow, DuckDB), the
+summary's confidence intervals, failed runs, resuming, the SLURM wiring."""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+import irqsim
+from irqsim.sweeps import Cluster, Spec, dataset
+
+GRID = {"workload.packet_bytes": [500, 1500], "nic.rx_buffer_bytes": [1000, 16384]}
+SPEC = {"scenario": "bench/rx-overload", "seeds": 3, "set": {"run.duration_ms": 20.0}, "grid": GRID}
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sweep")
+    return out, irqsim.sweep(SPEC, out=out, workers=1)
+
+
+def test_one_row_per_grid_point_and_seed(swept):
+    out, df = swept
+    got = sorted(zip(df["workload.packet_bytes"], df["nic.rx_buffer_bytes"], df["seed"]))
+    want = sorted((p, b, s) for p in GRID["workload.packet_bytes"] for b in GRID["nic.rx_buffer_bytes"] for s in (1, 2, 3))
+    assert got == want
+    assert {p.name for p in out.iterdir()} >= {"sweep.toml", "runs", "results.parquet", "summary.parquet", "summary.csv"}
+    assert len(list((out / "runs").glob("*.parquet"))) == 12
+
+
+def test_failing_point_is_recorded_and_the_rest_runs(swept):
+    """1,500-byte frames never fit a 1,000-byte buffer: those three runs fail with the key named; all others run."""
+    _, df = swept
+    bad = df[(df["workload.packet_bytes"] == 1500) & (df["nic.rx_buffer_bytes"] == 1000)]
+    assert list(bad["status"]) == ["error"] * 3
+    assert all("`workload.packet_bytes`" in e and "never fit" in e for e in bad["error"])
+    ok = df[df["status"] == "ok"]
+    assert len(ok) == 9 and ok["error"].isna().all() and (ok["rx_delivered"] > 0).all()
+
+
+def test_integers_stay_integers_and_provenance_is_recorded(swept):
+    out, df = swept
+    schema = pq.read_table(out / "results.parquet").schema
+    for col in ("seed", "events", "rx_delivered", "workload.packet_bytes"):
+        assert str(schema.field(col).type) == "int64", col
+    assert str(schema.field("rx_throughput_mbps").type) == "double"
+    row = df[df["status"] == "ok"].iloc[0]
+    assert row["irqsim_version"] == irqsim.__version__ and row["scenario"] == "bench/rx-overload"
+    assert len(row["scenario_sha256"]) == 64
+    sets = json.loads(row["overrides"])
+    assert f"run.seed={row['seed']}" in sets and "run.duration_ms=20.0" in sets
+
+
+def test_seeds_give_their_own_numbers(swept):
+    """Each run is the run irqsim.run gives for the same overrides."""
+    _, df = swept
+    row = df[(df["status"] == "ok") & (df["seed"] == 2)].iloc[0]
+    direct = irqsim.run("bench/rx-overload", json.loads(row["overrides"])).metrics
+    assert row["rx_offered"] == direct["rx_offered"] and row["events"] == direct["events"]
+    assert df[df["status"] == "ok"].groupby(list(GRID))["rx_offered"].nunique().max() > 1
+
+
+def test_summary_is_mean_and_t_interval(swept):
+    out, df = swept
+    summary = pd.read_parquet(out / "summary.parquet")
+    point = (df["workload.packet_bytes"] == 500) & (df["nic.rx_buffer_bytes"] == 16384)
+    vals = df.loc[point, "rx_offered"].astype(float).tolist()
+    s = summary[(summary["metric"] == "rx_offered") & (summary["workload.packet_bytes"] == 500) & (summary["nic.rx_buffer_bytes"] == 16384)].iloc[0]
+    half = 4.302652729 * statistics.stdev(vals) / math.sqrt(3)  # t(0.975, 2)
+    assert s["n"] == 3 and s["mean"] == pytest.approx(statistics.mean(vals))
+    assert s["ci95_high"] - s["mean"] == pytest.approx(half, rel=1e-6)
+    assert not ((summary["workload.packet_bytes"] == 1500) & (summary["nic.rx_buffer_bytes"] == 1000)).any()
+
+
+def test_t_quantiles():
+    assert dataset.t975(1) == pytest.approx(12.7062, abs=1e-3)
+    assert dataset.t975(9) == pytest.approx(2.2622, abs=1e-3)
+    assert dataset.t975(1000) == pytest.approx(1.9623, abs=1e-3)
+
+
+def test_results_read_with_pandas_pyarrow_and_duckdb(swept, cli):
+    out, df = swept
+    assert len(pd.read_parquet(out / "results.parquet")) == 12
+    assert pq.read_table(out / "results.parquet").num_rows == 12
+    p = cli("query", str(out), 'SELECT "workload.packet_bytes" AS b, count(*) AS n FROM runs WHERE status = \'ok\' GROUP BY b ORDER BY b', "--csv")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == ["b,n", "500,6", "1500,3"]
+    p = cli("query", str(out), "SELEC nonsense")
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "query:" in p.stderr
+
+
+def test_rerun_computes_nothing_and_keeps_every_part(swept):
+    out, df = swept
+    before = {p.name: p.stat().st_mtime_ns for p in (out / "runs").glob("*.parquet")}
+    done = irqsim.sweeps.run_sweep(SPEC, out, cluster=Cluster(workers=1))
+    assert done.computed == 0 and done.runs == 12 and done.failed == 3
+    assert {p.name: p.stat().st_mtime_ns for p in (out / "runs").glob("*.parquet")} == before
+
+
+def test_other_spec_in_same_directory_is_refused(swept):
+    out, _ = swept
+    with pytest.raises(irqsim.IrqsimError, match="different sweep"):
+        irqsim.sweep({**SPEC, "seeds": 2}, out=out, workers=1)
+
+
+@pytest.mark.parametrize(
+    ("doc", "needle"),
+    [
+        ({"seeds": 2}, "`scenario`"),
+        ({**SPEC, "grids": {}}, "`grids`: unknown key"),
+        ({**SPEC, "seeds": 0}, "`seeds`"),
+        ({**SPEC, "grid": {"cpu.clock_mhz": []}}, "`grid.cpu.clock_mhz`: must be a non-empty list"),
+        ({**SPEC, "grid": {"cpu.clock_mhz": [1.0, "x"]}}, "`grid.cpu.clock_mhz`: values must be"),
+        ({**SPEC, "zip": {"a.b": [1, 2], "c.d": [1]}}, "`zip`: lists must have equal lengths"),
+        ({**SPEC, "grid": {"run.seed": [1, 2]}}, "`grid.run.seed`"),
+        ({**SPEC, "zip": {"workload.packet_bytes": [1]}}, "also in [grid]"),
+    ],
+)
+def test_bad_spec_names_the_key(doc, needle):
+    with pytest.raises(irqsim.ConfigError) as e:
+        Spec.from_dict(doc, Spec.load(SPEC).base, "s.toml")
+    assert needle in str(e.value) and str(e.value).startswith("s.toml: ")
+
+
+def test_spec_with_no_valid_run_stops_before_running(tmp_path, cli):
+    (tmp_path / "s.toml").write_text('scenario = "bench/rx-overload"\n[grid]\n"cpu.clock_mhzz" = [100.0, 200.0]\n')
+    p = cli("sweep", str(tmp_path / "s.toml"), "-o", str(tmp_path / "out"))
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.startswith("error: ") and "s.toml" in p.stderr and "`cpu.clock_mhzz`" in p.stderr
+    assert p.stderr.count("\n") == 1 and not (tmp_path / "out").exists()
+
+
+def test_zip_and_unquoted_dotted_keys(tmp_path):
+    """[zip] varies keys together; `cpu.clock_mhz = [...]` without quotes means the same key."""
+    (tmp_path / "s.toml").write_text(
+        'scenario = "bench/rx-overload"\nseeds = [7]\n[set]\nrun.duration_ms = 5.0\n'
+        "[zip]\ncpu.clock_mhz = [100.0, 200.0]\nworkload.packet_bytes = [500, 600]\n"
+    )
+    spec = Spec.load(tmp_path / "s.toml")
+    runs = spec.runs("x")
+    assert [(r.params, r.seed) for r in runs] == [
+        ({"cpu.clock_mhz": 100.0, "workload.packet_bytes": 500}, 7),
+        ({"cpu.clock_mhz": 200.0, "workload.packet_bytes": 600}, 7),
+    ]
+    assert len({r.id for r in runs}) == 2 and "run.duration_ms=5.0" in runs[0].overrides
+
+
+def test_scenario_path_relative_to_the_spec(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "my.toml").write_text(irqsim.scenario_path("bench/rx-overload").read_text())
+    (tmp_path / "sub" / "s.toml").write_text('scenario = "my.toml"\n')
+    name, text, base = Spec.load(tmp_path / "sub" / "s.toml").source()
+    assert name == "my.toml" and "[workload]" in text and base == (tmp_path / "sub").resolve()
+
+
+def test_slurm_options_reach_the_job_script():
+    """--slurm-opt values become SLURMCluster arguments (no job is submitted here)."""
+    pytest.importorskip("dask_jobqueue")
+    opts = ['queue="short"', "cores=4", 'memory="8GB"', 'walltime="00:30:00"', 'scheduler_options={host="127.0.0.1"}']
+    with Cluster(slurm=True, slurm_options=opts).slurm_cluster() as cluster:
+        script = cluster.job_script()
+    for line in ("#SBATCH -p short", "#SBATCH --cpus-per-task=4", "#SBATCH --mem=8G", "#SBATCH -t 00:30:00"):
+        assert line in script.splitlines(), (line, script)
+    assert "tcp://127.0.0.1:" in script
+    with pytest.raises(irqsim.IrqsimError, match="--slurm-opt"):
+        Cluster(slurm=True, slurm_options=["queue"]).slurm_cluster()
+
+
+def test_documented_spec_is_valid():
+    """The spec in docs/sweeps.md parses, gives the runs it says, and every run validates."""
+    import re
+    import tomllib
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "sweeps.md").read_text()
+    block = re.search(r"## The spec\n\n```toml\n(.*?)```", text, re.S).group(1)
+    spec = Spec.from_dict(tomllib.loads(block), Path("."), "docs/sweeps.md")
+    runs = spec.runs("x")
+    assert len(runs) == 36
+    for r in runs[:: len(runs) // 6]:
+        irqsim.validate(spec.scenario, r.overrides)
+
+
+def test_retry_failed_rewrites_only_the_failed_runs(swept):
+    out, df = swept
+    before = {p.name: p.stat().st_mtime_ns for p in (out / "runs").glob("*.parquet")}
+    failed = {f"{i}.parquet" for i in df.loc[df["status"] != "ok", "run_id"]}
+    done = irqsim.sweeps.run_sweep(SPEC, out, cluster=Cluster(workers=1), retry_failed=True)
+    after = {p.name: p.stat().st_mtime_ns for p in (out / "runs").glob("*.parquet")}
+    assert done.failed == 3 and len(after) == 12
+    assert {n for n in after if after[n] != before[n]} == failed
