@@ -10,6 +10,9 @@ pub struct Counters {
     pub rx_offered: u64,
     pub rx_dropped_nic: u64,
     pub rx_dropped_backlog: u64,
+    /// Frames the sender's port dropped: more than `nic.wire_queue_packets`
+    /// were waiting for the wire.
+    pub rx_dropped_wire: u64,
     pub rx_delivered: u64,
     pub rx_delivered_bytes: u64,
     /// Received frames between the driver and the application.

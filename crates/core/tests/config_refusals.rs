@@ -180,7 +180,7 @@ fn caps_have_maxima() {
 /// A run past `run.max_events` stops with an error naming the key and the file.
 #[test]
 fn max_events_stops_a_run() {
-    let text = "[cpu]\nclock_mhz = 200.0\n[run]\nduration_ms = 1000.0\nmax_events = 100000\n\
+    let text = "[cpu]\nclock_mhz = 200.0\n[run]\nduration_ms = 1000.0\nmax_events = 100000\n[nic]\nlink_mbps = 10000.0\n\
                 [workload]\nkind = \"flood\"\ndirection = \"rx\"\npacket_bytes = 100\n";
     let e = run_str(text, "long.toml", &[]).err().expect("stopped").to_string();
     assert!(e.starts_with("long.toml: `run.max_events`: the run passed 100000 events at cycle "), "{e}");

@@ -16,6 +16,7 @@ clock_mhz = 200.0
 context_policy = "single"
 [nic]
 rx_buffer_bytes = 8192
+link_mbps = 1000.0
 [stack]
 enabled = true
 backlog_packets = 8

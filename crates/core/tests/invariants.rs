@@ -340,6 +340,7 @@ duration_ms = 5.0
 clock_mhz = 200.0
 [nic]
 rx_buffer_bytes = 3000
+link_mbps = 1000.0
 [stack]
 enabled = true
 backlog_packets = 4

@@ -103,6 +103,7 @@ pub struct NicConfig {
     pub rx_buffer_bytes: u64,
     pub tx_queue_packets: usize,
     pub link_mbps: f64,
+    pub wire_queue_packets: u64,
     pub dma_bytes_per_cycle: f64,
     pub irq_thread: usize,
 }
@@ -119,7 +120,23 @@ impl NicConfig {
             1_000_000,
             "the driver's transmit-pending queue in kernel memory; a send finding it full is dropped (`tx_dropped`)",
         ),
-        Param::float("link_mbps", "Mb/s", d("10.0"), true, 0.0, 1_000_000.0, "line rate; a frame occupies the wire for `bytes × 8 / link_mbps` µs"),
+        Param::float(
+            "link_mbps",
+            "Mb/s",
+            d("10.0"),
+            true,
+            0.0,
+            1_000_000.0,
+            "line rate, both ways: a frame occupies the wire for `bytes × 8 / link_mbps` µs, so received frames land at least that far apart",
+        ),
+        Param::int(
+            "wire_queue_packets",
+            "packets",
+            d("1000"),
+            1,
+            1_000_000,
+            "received frames that may wait for the wire (the sending switch port's queue); more are dropped (`rx_dropped_wire`)",
+        ),
         Param::float(
             "dma_bytes_per_cycle",
             "bytes/cycle",

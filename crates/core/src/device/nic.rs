@@ -28,6 +28,8 @@ pub struct Nic {
     /// this saves a division per frame. `(0, 0)` is right for any rate.
     dma_last: (u32, u64),
     wire_cycles_per_byte: f64,
+    /// `(bytes, wire cycles)` of the last received frame, for the same reason.
+    wire_last: (u32, u64),
     /// Frames the driver queued while the transmitter was busy (kernel memory).
     tx_pending: VecDeque<u32>,
     tx_capacity: usize,
@@ -56,6 +58,7 @@ impl Nic {
             dma_last: (0, 0),
             // link_mbps bits per µs → 8 / link_mbps µs per byte.
             wire_cycles_per_byte: 8.0 / link_mbps * cycles_per_us,
+            wire_last: (0, 0),
             tx_pending: VecDeque::new(),
             tx_capacity,
             tx_busy: false,
@@ -105,6 +108,15 @@ impl Nic {
         let end = self.dma_out.back().map_or(end, |&(last, _)| end.max(last));
         self.dma_out.push_back((end, frame.bytes));
         Some((frame, end))
+    }
+
+    /// Cycles a frame of `bytes` occupies the wire.
+    #[inline]
+    pub fn wire_cycles(&mut self, bytes: u32) -> u64 {
+        if bytes != self.wire_last.0 {
+            self.wire_last = (bytes, ceil(f64::from(bytes) * self.wire_cycles_per_byte));
+        }
+        self.wire_last.1
     }
 
     #[inline]

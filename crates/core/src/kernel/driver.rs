@@ -14,9 +14,30 @@ use crate::engine::Time;
 use crate::machine::{Event, Machine};
 
 impl Machine {
-    /// A frame reaches the NIC from the wire.
+    /// The sender offers a frame. Frames land no closer together than the
+    /// wire takes to carry each: one that would land sooner waits for the
+    /// wire (in the sending port's queue, dropped when that is full).
     pub(crate) fn receive(&mut self, now: Time, bytes: u32) {
         self.net.counters.rx_offered += 1;
+        if let Some(prev) = self.net.rx_landed {
+            let earliest = prev.saturating_add(self.net.nic.wire_cycles(bytes));
+            if earliest > now {
+                if self.net.wire_waiting >= self.net.wire_queue {
+                    self.net.counters.rx_dropped_wire += 1;
+                    return;
+                }
+                self.net.wire_waiting += 1;
+                self.net.rx_landed = Some(earliest);
+                self.queue.schedule(earliest, Event::Landed { bytes });
+                return;
+            }
+        }
+        self.net.rx_landed = Some(now);
+        self.land(now, bytes);
+    }
+
+    /// A frame has come off the wire into the NIC.
+    pub(crate) fn land(&mut self, now: Time, bytes: u32) {
         self.timeline.mark(now, "frame received");
         if self.net.nic.receive(now, bytes) == Accept::Dropped {
             self.net.counters.rx_dropped_nic += 1;

@@ -48,6 +48,8 @@ pub(crate) enum Event {
     Feedback(Stimulus),
     /// The NIC's transmitter has put a frame on the wire.
     TxOut,
+    /// A received frame that waited for the wire lands at the NIC.
+    Landed { bytes: u32 },
     /// Interrupt source `src` raises its next interrupt.
     Raise(u32),
     /// Assert_INTx (`true`) or Deassert_INTx reaches the controller.
@@ -151,6 +153,10 @@ impl Machine {
                 }
                 Event::Feedback(s) => self.apply(now, s),
                 Event::TxOut => self.tx_out(now),
+                Event::Landed { bytes } => {
+                    self.net.wire_waiting -= 1;
+                    self.land(now, bytes);
+                }
                 Event::Raise(src) => self.raise(now, src as usize),
                 Event::Line { input, assert } => self.line(now, input, assert),
                 Event::Msi { input, src } => self.msi(input, src as usize),

@@ -40,6 +40,11 @@ pub(crate) struct Net {
     /// Critical sections in the driver and protocol: the NIC's interrupt
     /// goes through the masking part at this priority.
     pub masked: Option<u8>,
+    /// When the last received frame landed (or will land) at the NIC.
+    pub rx_landed: Option<Time>,
+    /// Received frames waiting for the wire, and how many may.
+    pub wire_waiting: u64,
+    pub wire_queue: u64,
 }
 
 impl Net {
@@ -61,6 +66,9 @@ impl Net {
             wired: false,
             linux: false,
             masked: None,
+            rx_landed: None,
+            wire_waiting: 0,
+            wire_queue: s.nic.wire_queue_packets,
         })
     }
 
@@ -81,6 +89,9 @@ impl Net {
             wired: false,
             linux: false,
             masked: None,
+            rx_landed: None,
+            wire_waiting: 0,
+            wire_queue: 0,
         }
     }
 

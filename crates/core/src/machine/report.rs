@@ -57,7 +57,7 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     let n = &m.net;
     let c = &n.counters;
     let s = m.end as f64 / (m.clock_mhz * 1e6);
-    let rx_in_flight = n.nic.rx_waiting() as u64 + c.rx_in_stack;
+    let rx_in_flight = n.nic.rx_waiting() as u64 + c.rx_in_stack + n.wire_waiting;
     let tx_in_flight = n.nic.tx_in_flight() as u64 + c.tx_in_stack;
     let mut metrics = named([
         ("sim_seconds", s),
@@ -67,6 +67,7 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         ("rx_delivered", c.rx_delivered as f64),
         ("rx_dropped_nic", c.rx_dropped_nic as f64),
         ("rx_dropped_backlog", c.rx_dropped_backlog as f64),
+        ("rx_dropped_wire", c.rx_dropped_wire as f64),
         ("rx_in_flight", rx_in_flight as f64),
         ("rx_throughput_mbps", c.rx_delivered_bytes as f64 * 8.0 / s / 1e6),
         ("tx_offered", c.tx_offered as f64),
@@ -82,7 +83,7 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     laws.push(Law {
         what: "rx offered = delivered + dropped + in flight",
         lhs: c.rx_offered,
-        rhs: c.rx_delivered + c.rx_dropped_nic + c.rx_dropped_backlog + rx_in_flight,
+        rhs: c.rx_delivered + c.rx_dropped_nic + c.rx_dropped_backlog + c.rx_dropped_wire + rx_in_flight,
     });
     laws.push(Law { what: "tx offered = sent + dropped + in flight", lhs: c.tx_offered, rhs: c.tx_sent + c.tx_dropped + tx_in_flight });
     metrics
