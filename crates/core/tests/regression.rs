@@ -2,7 +2,7 @@
 
 use irqsim_core::{parse_override, run_str};
 
-const RX_FLOOD: &str = "name = \"rx flood\"\n[cpu]\nclock_mhz = 200.0\n[run]\nduration_ms = 1.0\n[workload]\nkind = \"flood\"\ndirection = \"rx\"\npacket_bytes = 1500\n";
+const RX_FLOOD: &str = "name = \"rx flood\"\n[cpu]\nclock_mhz = 200.0\n[run]\nduration_ms = 1.0\n[nic]\nlink_mbps = 100000.0\n[workload]\nkind = \"flood\"\ndirection = \"rx\"\npacket_bytes = 1500\n";
 const TX_FLOOD: &str = "name = \"tx flood\"\n[cpu]\nclock_mhz = 200.0\n[run]\nduration_ms = 1.0\n[workload]\nkind = \"flood\"\ndirection = \"tx\"\npacket_bytes = 1500\n";
 
 fn sets(items: &[&str]) -> Vec<irqsim_core::Override> {
