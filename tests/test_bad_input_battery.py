@@ -146,15 +146,15 @@ STRACE = [
 ]
 
 TOML = [
-    ("toml-syntax", toml_case("[cpu\nclock_mhz = 1\n"), r"s\.toml: TOML parse error at line 1, column \d+: unclosed table"),
+    ("toml-syntax", toml_case("[cpu\nclock_mhz = 1\n"), r"s\.toml: line 1, column \d+: unclosed table"),
     ("toml-unknown-key", toml_case('[cpu]\nclock_mhz = 200.0\ncontext_polcy = "single"\n' + FLOOD), r"s\.toml:3: `cpu\.context_polcy`: unknown field"),
     ("toml-wrong-type", toml_case('[cpu]\nclock_mhz = "fast"\n' + FLOOD), r"s\.toml:2: `cpu\.clock_mhz`"),
-    ("toml-zero-clock", toml_case("[cpu]\nclock_mhz = 0.0\n" + FLOOD), r"s\.toml:2: `cpu\.clock_mhz`: must be a positive"),
+    ("toml-zero-clock", toml_case("[cpu]\nclock_mhz = 0.0\n" + FLOOD), r"s\.toml:2: `cpu\.clock_mhz`: must be in \(0, 100_000\], got 0"),
     ("toml-negative-clock", toml_case("[cpu]\nclock_mhz = -1.0\n" + FLOOD), r"s\.toml:2: `cpu\.clock_mhz`"),
     ("toml-bad-enum", toml_case('[cpu]\nclock_mhz = 200.0\ncontext_policy = "quantum"\n' + FLOOD), r"s\.toml:3: `cpu\.context_policy`"),
-    ("toml-duplicate-key", toml_case("[cpu]\nclock_mhz = 200.0\nclock_mhz = 100.0\n" + FLOOD), r"s\.toml: TOML parse error at line 3, column \d+: [^\\]*$"),
+    ("toml-duplicate-key", toml_case("[cpu]\nclock_mhz = 200.0\nclock_mhz = 100.0\n" + FLOOD), r"s\.toml: line 3, column \d+: duplicate key"),
     ("toml-unknown-section", toml_case("[bogus]\nx = 1\n" + FLOOD), r"s\.toml:1: `bogus`"),
-    ("toml-unknown-workload", toml_case('[workload]\nkind = "teleport"\n'), r"s\.toml:1: `workload`: unknown variant `teleport`"),
+    ("toml-unknown-workload", toml_case('[workload]\nkind = "teleport"\n'), r"s\.toml:2: `workload\.kind`: unknown variant `teleport`"),
     ("toml-packet-too-big", toml_case('[cpu]\nclock_mhz = 200.0\n[nic]\nrx_buffer_bytes = 1000\n[workload]\nkind = "flood"\ndirection = "rx"\npacket_bytes = 1500\n'), r"s\.toml(:\d+)?: `workload\.packet_bytes`.*never fit"),
     ("toml-markup-key", toml_case('[cpu]\n"[red]x" = 1\n' + FLOOD), r"s\.toml:2: `cpu\.\[red\]x`"),
     ("toml-escape-key", toml_case('[cpu]\n"\\u001b[31mx" = 1\n' + FLOOD), r"s\.toml(:\d+)?: `cpu\.\\x1b\[31mx`"),
@@ -162,7 +162,7 @@ TOML = [
     ("toml-not-utf8", toml_case(b"[cpu]\nclock_mhz = \xff\xfe\n"), r"s\.toml"),
     ("toml-missing-file", lambda tmp: ["run", str(tmp / "gone.toml")], r"gone\.toml"),
     ("toml-equals-dir-missing", lambda tmp: ["run", str(tmp / "packet_bytes=64" / "s.toml")], r"packet_bytes=64/s\.toml"),
-    ("toml-validate-syntax", lambda tmp: [(tmp / "v.toml").write_text("x = = 1\n"), "validate", str(tmp / "v.toml")][1:], r"v\.toml: TOML parse error at line 1, column \d+: [^\\]*$"),
+    ("toml-validate-syntax", lambda tmp: [(tmp / "v.toml").write_text("x = = 1\n"), "validate", str(tmp / "v.toml")][1:], r"v\.toml: line 1, column \d+: [^\\]*$"),
 ]
 
 SET = [
@@ -170,13 +170,13 @@ SET = [
     ("set-unknown-key", set_case("cpu.bogus=1"), r"--set: `cpu\.bogus`: unknown field"),
     ("set-bad-type", set_case("cpu.clock_mhz=fast"), r"--set: `cpu\.clock_mhz`"),
     ("set-empty-key", set_case("=5"), r"--set: "),
-    ("set-zero-clock", set_case("cpu.clock_mhz=0"), r"--set: `cpu\.clock_mhz`: must be a positive"),
+    ("set-zero-clock", set_case("cpu.clock_mhz=0"), r"--set: `cpu\.clock_mhz`: must be in \(0, 100_000\], got 0"),
     ("set-markup-value", set_case("cpu.context_policy=[/]"), r"--set: `cpu\.context_policy`"),
     ("set-markup-key", set_case("cpu.[red]x=1"), r"--set: `cpu\.\[red\]x`"),
     ("set-escape-value", set_case('cpu.context_policy="\x1b[2J"'), r"--set: `cpu\.context_policy`"),
     ("set-escape-key", set_case("cpu.\x1b[31mx=1"), r"--set: `cpu\.\\x1b\[31mx`"),
     ("set-negative-duration", set_case("run.duration_ms=-1"), r"--set: `run\.duration_ms`"),
-    ("set-bad-kind", set_case("workload.kind=nope"), r"driver-rx-single\.toml:\d+: `workload`: unknown variant `nope`"),
+    ("set-bad-kind", set_case("workload.kind=nope"), r"--set: `workload\.kind`: unknown variant `nope`"),
     ("set-table-as-value", set_case("cpu=5"), r"--set: `cpu`"),
     ("set-newline-value", set_case('cpu.context_policy="a\nb"'), r"--set: `cpu\.context_policy`"),
     ("set-on-validate", set_case("nic.bogus=1", command="validate"), r"--set: `nic\.bogus`"),

@@ -34,9 +34,11 @@ def test_send_multithreaded_is_the_documented_composition(rows):
     assert r.simulated == pytest.approx(1500 * 8 * 200 / (6 + 2756 + 6 + 536), rel=1e-4)
 
 
-def test_full_stack_within_half_a_percent(rows):
+def test_full_stack_within_one_percent(rows):
+    """Within 1%: the link now paces received frames, and the frames still on
+    the wire when the second ends are not delivered (docs/models/mt-interrupts.md)."""
     for exp in ("full stack receive, busiest second, single context", "full stack receive, busiest second, multithreaded"):
-        assert abs(rows[exp].rel_error) < 0.005, rows[exp]
+        assert abs(rows[exp].rel_error) < 0.01, rows[exp]
 
 
 def test_rows_have_the_documented_schema():

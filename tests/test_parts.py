@@ -75,7 +75,7 @@ def test_ignored_settings_are_refused_in_one_line(cli, scenario, setting, needle
 def test_api_errors_name_overrides_not_the_command_line():
     with pytest.raises(irqsim.ConfigError, match=r"^overrides: `cpu\.threads`: the masking model runs one hardware thread"):
         irqsim.run("optimistic-spl/luna88k-idealized", {"cpu.threads": 4})
-    with pytest.raises(irqsim.ConfigError, match=r"^overrides: cannot express"):
+    with pytest.raises(irqsim.ArgumentError, match=r"^overrides: `cpu\.threads`: cannot express"):
         irqsim.run("mt-interrupts/driver-rx-single", {"cpu.threads": object()})
 
 

@@ -61,7 +61,7 @@ def execute(job: Job) -> dict[str, Any]:
     """Runs one job (on a worker); a failure becomes the row's error."""
     t0 = time.perf_counter()
     try:
-        rep = _core.run(text=job.text, name=job.name, sets=job.run.overrides, base=job.base, sets_label=job.label)
+        rep = _core.run(text=job.text, name=job.name, sets=job.run.overrides, base=job.base, origin=job.label)
         return _row(job, dict(rep.metrics()), None, time.perf_counter() - t0)
     except Exception as e:  # recorded, never fatal: one bad point must not stop a sweep
         return _row(job, None, f"{type(e).__name__}: {e}", time.perf_counter() - t0)
@@ -119,7 +119,7 @@ def _invalid(jobs: list[Job]) -> dict[str, IrqsimError]:
     invalid = {}
     for j in jobs:
         try:
-            _core.validate(text=j.text, name=j.name, sets=j.run.overrides, sets_label=j.label)
+            _core.validate(text=j.text, name=j.name, sets=j.run.overrides, origin=j.label)
         except IrqsimError as e:
             invalid[j.run.id] = e
     if len(invalid) == len(jobs):

@@ -54,7 +54,7 @@ impl Scenario {
         let config_error = |key: String, msg: String| {
             // A key set by an override is blamed on the override, not the file.
             let bare = parts::strip_indices(&key);
-            if let Some(o) = overrides.iter().rev().find(|o| related(&o.path.join("."), &bare)) {
+            if let Some(o) = overrides.iter().rev().find(|o| related(&parts::strip_indices(&o.path.join(".")), &bare)) {
                 return Error::Config { file: o.origin.clone(), key, line: None, msg };
             }
             let line = line_of(text, &key);

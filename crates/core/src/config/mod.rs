@@ -137,7 +137,9 @@ impl Scenario {
             bus: pick(Part::Bus).then_some(&self.bus),
             irq_path: pick(Part::IrqPath).then_some(&self.irq_path),
         };
-        serde_json::to_string(&selected).expect("a scenario is plain data")
+        let mut doc = serde_json::to_value(&selected).expect("a scenario is plain data");
+        parts::drop_unused(&mut doc, self.workload.kind());
+        doc.to_string()
     }
 
     /// Stimuli per second the workload offers by its rates (0 for closed

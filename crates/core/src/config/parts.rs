@@ -312,6 +312,24 @@ fn descend<'a>(mut p: &'static Param, segs: impl Iterator<Item = &'a str>) -> Op
 }
 
 /// The value at a dotted path.
+/// Removes from a scenario's JSON (`Scenario::to_json`) every key that
+/// another key's value leaves unused, so that what is printed loads back.
+pub fn drop_unused(doc: &mut serde_json::Value, kind: &str) {
+    let value_of = |doc: &serde_json::Value, path: &str| {
+        let v = path.split('.').try_fold(doc, |v, seg| v.get(seg));
+        v.map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)).unwrap_or_else(|| implied(path, kind).to_string())
+    };
+    let sections = PARTS.iter().map(|i| (i.section, i.params)).chain(variant(kind).map(|v| ("workload", v.params)));
+    for (section, params) in sections {
+        let unused: Vec<&str> = params.iter().filter(|p| p.when.is_some_and(|w| !w.is.contains(&value_of(doc, w.key).as_str()))).map(|p| p.key).collect();
+        if let Some(t) = doc.get_mut(section).and_then(|t| t.as_object_mut()) {
+            for key in unused {
+                t.remove(key);
+            }
+        }
+    }
+}
+
 /// The value an optional deciding key takes when it is not written: the
 /// interrupt path is the exerciser's Linux path, and the mt path for the NIC.
 fn implied(key: &str, kind: &str) -> &'static str {
