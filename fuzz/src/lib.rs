@@ -149,6 +149,31 @@ pub fn short_run(data: &[u8]) -> Outcome {
     Outcome::Accepted
 }
 
+/// A whole run of the trace workload on a fuzzed pcap (host 127.0.0.1, 1 ms at 200 MHz,
+/// default NIC): the reader, the pass before the run and the replay together.
+pub fn trace_run(data: &[u8]) -> Outcome {
+    // One file per process: libFuzzer runs inputs one at a time.
+    let dir = std::env::temp_dir();
+    let name = format!("irqsim-fuzz-{}.pcap", std::process::id());
+    std::fs::write(dir.join(&name), data).expect("the temporary directory is writable");
+    let text = format!(
+        "name = \"trace\"\n[run]\nduration_ms = 1.0\n[cpu]\nclock_mhz = 200.0\n[stack]\nenabled = true\n\
+         [workload]\nkind = \"trace\"\npcap = \"{name}\"\nhost = \"127.0.0.1\"\n"
+    );
+    let s = Scenario::from_toml(&text, TOML, &[]).expect("a valid scenario");
+    let outcome = match simulate(&s, &dir, Record::default()) {
+        Ok(r) => {
+            if let Err(law) = r.check_invariants() {
+                panic!("{law}");
+            }
+            Outcome::Accepted
+        }
+        Err(e) => check_error(&e.to_string(), &[&dir.join(&name).display().to_string()]),
+    };
+    let _ = std::fs::remove_file(dir.join(&name));
+    outcome
+}
+
 /// Splits a scenario input into its TOML text and its `#set` overrides; the outcome
 /// instead when the input is not UTF-8 (TOML must be) or an override does not parse.
 fn split(data: &[u8]) -> Result<(&str, Vec<Override>), Outcome> {

@@ -68,3 +68,8 @@ fn scenario_corpus() {
 fn short_run_corpus() {
     replay("short_run", entry::short_run);
 }
+
+#[test]
+fn trace_run_corpus() {
+    replay("trace_run", entry::trace_run);
+}
