@@ -204,6 +204,8 @@ fn check_error(msg: &str, inputs: &[&str]) -> Outcome {
     let f1 = msg.starts_with(&format!("{TOML}: TOML parse error"));
     // F2: an override's error quotes its text raw.
     let f2 = msg.starts_with("--set: ");
+    // F4: a scenario's error quotes its keys and values raw.
+    let f4 = msg.starts_with(TOML);
     if !f1 {
         assert!(
             !msg.contains('\n'),
@@ -214,7 +216,7 @@ fn check_error(msg: &str, inputs: &[&str]) -> Outcome {
         c.is_control()
             || matches!(c, '\u{061c}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
     };
-    if !(f1 || f2) {
+    if !(f1 || f2 || f4) {
         assert!(
             !msg.chars().any(unsafe_char),
             "raw control character in error message: {msg:?}"
