@@ -54,7 +54,10 @@ pub fn pcap(data: &[u8]) -> Outcome {
     };
     for item in reader.take(MAX_RECORDS) {
         match item {
-            Ok(r) => assert!(r.payload_bytes <= r.ip_bytes, "payload larger than its IPv4 packet: {r:?}"),
+            Ok(r) => assert!(
+                r.payload_bytes <= r.ip_bytes,
+                "payload larger than its IPv4 packet: {r:?}"
+            ),
             Err(e) => return check_error(&e.to_string(), &[PCAP]),
         }
     }
@@ -65,7 +68,10 @@ pub fn pcap(data: &[u8]) -> Outcome {
 pub fn strace(data: &[u8]) -> Outcome {
     for item in StraceReader::new(Cursor::new(data), STRACE).take(MAX_RECORDS) {
         match item {
-            Ok(r) => assert!(r.kind != SyscallKind::Other || r.bytes == 0, "bytes moved by a call that moves none: {r:?}"),
+            Ok(r) => assert!(
+                r.kind != SyscallKind::Other || r.bytes == 0,
+                "bytes moved by a call that moves none: {r:?}"
+            ),
             Err(e) => return check_error(&e.to_string(), &[STRACE]),
         }
     }
@@ -98,7 +104,8 @@ pub fn short_run(data: &[u8]) -> Outcome {
     };
     let s = if s.duration_cycles() as f64 > BUDGET_CYCLES {
         let ms = BUDGET_CYCLES / (s.cpu.clock_mhz * 1e3);
-        overrides.push(parse_override(&format!("run.duration_ms={ms:e}")).expect("a valid override"));
+        overrides
+            .push(parse_override(&format!("run.duration_ms={ms:e}")).expect("a valid override"));
         match Scenario::from_toml(text, TOML, &overrides) {
             Ok(s) => s,
             Err(e) => return check_error(&e.to_string(), &[TOML, "--set"]),
@@ -112,12 +119,21 @@ pub fn short_run(data: &[u8]) -> Outcome {
             return Outcome::Skipped;
         }
     }
-    let record = Record { timeline: data.len().is_multiple_of(2) };
+    let record = Record {
+        timeline: data.len().is_multiple_of(2),
+    };
     let base = traces_dir();
     let first = match simulate(&s, &base, record) {
         Ok(r) => r,
         Err(e) => {
-            let (name, dir) = (if s.name.is_empty() { TOML } else { s.name.as_str() }, base.display().to_string());
+            let (name, dir) = (
+                if s.name.is_empty() {
+                    TOML
+                } else {
+                    s.name.as_str()
+                },
+                base.display().to_string(),
+            );
             return check_error(&e.to_string(), &[name, TOML, "scenario", &dir]);
         }
     };
@@ -125,8 +141,37 @@ pub fn short_run(data: &[u8]) -> Outcome {
         panic!("{law}");
     }
     let again = simulate(&s, &base, record).expect("the same run succeeded once");
-    assert_eq!(bits(&first.metrics), bits(&again.metrics), "a rerun differs");
+    assert_eq!(
+        bits(&first.metrics),
+        bits(&again.metrics),
+        "a rerun differs"
+    );
     Outcome::Accepted
+}
+
+/// A whole run of the trace workload on a fuzzed pcap (host 127.0.0.1, 1 ms at 200 MHz,
+/// default NIC): the reader, the pass before the run and the replay together.
+pub fn trace_run(data: &[u8]) -> Outcome {
+    // One file per process: libFuzzer runs inputs one at a time.
+    let dir = std::env::temp_dir();
+    let name = format!("irqsim-fuzz-{}.pcap", std::process::id());
+    std::fs::write(dir.join(&name), data).expect("the temporary directory is writable");
+    let text = format!(
+        "name = \"trace\"\n[run]\nduration_ms = 1.0\n[cpu]\nclock_mhz = 200.0\n[stack]\nenabled = true\n\
+         [workload]\nkind = \"trace\"\npcap = \"{name}\"\nhost = \"127.0.0.1\"\n"
+    );
+    let s = Scenario::from_toml(&text, TOML, &[]).expect("a valid scenario");
+    let outcome = match simulate(&s, &dir, Record::default()) {
+        Ok(r) => {
+            if let Err(law) = r.check_invariants() {
+                panic!("{law}");
+            }
+            Outcome::Accepted
+        }
+        Err(e) => check_error(&e.to_string(), &[&dir.join(&name).display().to_string()]),
+    };
+    let _ = std::fs::remove_file(dir.join(&name));
+    outcome
 }
 
 /// Splits a scenario input into its TOML text and its `#set` overrides; the outcome
@@ -144,18 +189,47 @@ fn split(data: &[u8]) -> Result<(&str, Vec<Override>), Outcome> {
 }
 
 /// The laws every error message obeys: one line, naming one of `inputs` first, and safe
-/// to print. Returns [`Outcome::Rejected`].
+/// to print (the characters `irqsim_core::trace` escapes). Returns [`Outcome::Rejected`].
 fn check_error(msg: &str, inputs: &[&str]) -> Outcome {
     assert!(!msg.is_empty(), "empty error message");
-    assert!(!msg.contains('\n'), "error message over several lines: {msg:?}");
-    assert!(inputs.iter().any(|i| msg.starts_with(i)), "error message names none of {inputs:?} first: {msg:?}");
-    let unsafe_char = |c: char| c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-    assert!(!msg.chars().any(unsafe_char), "raw control character in error message: {msg:?}");
+    assert!(
+        inputs.iter().any(|i| msg.starts_with(i)),
+        "error message names none of {inputs:?} first: {msg:?}"
+    );
+    // Findings reported and being fixed elsewhere are exempt from the laws they break,
+    // so that fuzzing goes past them (docs/reliability.md, "Findings"). Delete an
+    // exemption once its fix is merged: its reproducer in `fuzz/regressions/` then checks
+    // it in `cargo test`.
+    // F1: a TOML syntax error is the toml crate's multi-line report, quoting the raw line.
+    let f1 = msg.starts_with(&format!("{TOML}: TOML parse error"));
+    // F2: an override's error quotes its text raw.
+    let f2 = msg.starts_with("--set: ");
+    // F4: a scenario's error quotes its keys and values raw.
+    let f4 = msg.starts_with(TOML);
+    if !f1 {
+        assert!(
+            !msg.contains('\n'),
+            "error message over several lines: {msg:?}"
+        );
+    }
+    let unsafe_char = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{061c}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+    };
+    if !(f1 || f2 || f4) {
+        assert!(
+            !msg.chars().any(unsafe_char),
+            "raw control character in error message: {msg:?}"
+        );
+    }
     Outcome::Rejected
 }
 
 fn bits(metrics: &[(String, f64)]) -> Vec<(&str, u64)> {
-    metrics.iter().map(|(k, v)| (k.as_str(), v.to_bits())).collect()
+    metrics
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.to_bits()))
+        .collect()
 }
 
 /// The repository's `traces/`, from this crate (`fuzz/`) or from `crates/core`, whose
@@ -163,5 +237,9 @@ fn bits(metrics: &[(String, f64)]) -> Vec<(&str, u64)> {
 fn traces_dir() -> PathBuf {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
     let fuzz = here.join("../traces");
-    if fuzz.is_dir() { fuzz } else { here.join("../../traces") }
+    if fuzz.is_dir() {
+        fuzz
+    } else {
+        here.join("../../traces")
+    }
 }

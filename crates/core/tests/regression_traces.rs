@@ -25,7 +25,7 @@ fn pcap_bytes(frames: &[Frame]) -> Vec<u8> {
     for &(us, src, dst, wire) in frames {
         let mut frame = vec![0u8; 12];
         frame.extend_from_slice(&[0x08, 0x00, 0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, 17, 0, 0]);
-        let ip_len = u16::try_from(wire - 14).unwrap_or(u16::MAX);
+        let ip_len = u16::try_from(wire.saturating_sub(14)).unwrap_or(u16::MAX);
         frame[16..18].copy_from_slice(&ip_len.to_be_bytes());
         frame.extend_from_slice(&src.octets());
         frame.extend_from_slice(&dst.octets());
@@ -329,5 +329,29 @@ fn time_of_day_strace_crosses_midnight() {
             (400_000, Stimulus::Receive { bytes: 100 }),
             (600_000, Stimulus::Syscall)
         ]
+    );
+}
+
+/// A capture of empty frames (`orig_len` 0) replayed frames of 0 bytes, which the NIC
+/// stores without limit: a long capture of them grew the NIC's queue with the file. No
+/// frame of the supported link types is empty, so such a record is now corrupt.
+#[test]
+fn empty_frames_are_corrupt_records() {
+    let dir = scratch("empty_frames");
+    write_pcap(
+        &dir,
+        "empty.pcap",
+        &[(1_000_000, PEER, HOST, 100), (1_000_001, PEER, HOST, 0)],
+    );
+    let e = simulate(&scenario("empty.pcap", None, &[]), &dir, Record::default())
+        .err()
+        .unwrap();
+    let path = dir.join("empty.pcap");
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: record 2 at byte 104: corrupt record: frame length 0",
+            path.display()
+        )
     );
 }

@@ -200,3 +200,30 @@ fn assert_same_sizes(what: &str, calls: &[u64], packets: &[u64]) {
         );
     }
 }
+
+/// The pair through the trace workload: every packet to or from the host and every call
+/// that moves no packet becomes one stimulus; time zero is the earliest of them; no frame
+/// is larger than the default NIC buffer.
+#[test]
+fn trace_workload_replays_the_pair_from_its_earliest_record() {
+    let text = "[cpu]\nclock_mhz = 200.0\n[workload]\nkind = \"trace\"\n\
+                pcap = \"loopback-stream.pcap\"\nstrace = \"loopback-stream.strace\"\nhost = \"127.0.0.1\"\n";
+    let s = irqsim_core::Scenario::from_toml(text, "pair.toml", &[]).unwrap();
+    let base = trace_path("");
+    let mut src = irqsim_core::workload::TraceSource::open(
+        &s,
+        &base,
+        "loopback-stream.pcap",
+        Some("loopback-stream.strace"),
+        "127.0.0.1",
+    )
+    .unwrap();
+    let stimuli: Vec<_> = std::iter::from_fn(|| src.next_stimulus().unwrap()).collect();
+    let others = syscalls()
+        .iter()
+        .filter(|c| c.kind == SyscallKind::Other)
+        .count();
+    assert_eq!(stimuli.len(), packets().len() + others);
+    assert_eq!(stimuli.iter().map(|&(t, _)| t).min(), Some(0));
+    assert_eq!(src.oversize_frames(), 0);
+}

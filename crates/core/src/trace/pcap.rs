@@ -12,8 +12,8 @@
 //!
 //! A frame captured too short for the headers it claims (a small snap length) is not an
 //! error: the fields that can be computed are filled and the rest are 0. A file whose
-//! structure is broken (truncated, impossible lengths) is an error naming the record and
-//! its byte offset. Every read of frame bytes is bounds-checked, so no input panics.
+//! structure is broken (truncated, impossible lengths, an empty frame) is an error naming
+//! the record and its byte offset. Every read of frame bytes is bounds-checked, so no input panics.
 
 use std::fs::File;
 use std::io::{BufReader, ErrorKind, Read};
@@ -231,6 +231,11 @@ impl<R: Read> PcapReader<R> {
                 "captured length {incl_len} exceeds the limit {limit} (snaplen {}, at most {MAX_RECORD_BYTES})",
                 self.snaplen
             )));
+        }
+        if orig_len == 0 {
+            // No frame of the supported link types is empty; replayed, empty frames would
+            // fill the simulated NIC without limit.
+            return Err(self.corrupt("frame length 0".into()));
         }
         if orig_len < incl_len {
             return Err(self.corrupt(format!(

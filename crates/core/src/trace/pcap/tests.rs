@@ -285,6 +285,13 @@ fn corrupt_records() {
     bytes[24 + 4..24 + 8].copy_from_slice(&1_000_000u32.to_le_bytes());
     assert!(err_text(&bytes).contains("timestamp fraction 1000000 is out of range"));
 
+    let mut w = PcapWriter::new(false, false, 64, LINKTYPE_RAW);
+    w.record(1, 0, &[]);
+    assert_eq!(
+        err_text(&w.bytes),
+        "t.pcap: record 1 at byte 24: corrupt record: frame length 0"
+    );
+
     let mut bytes = sample_file();
     bytes[24 + 12..24 + 16].copy_from_slice(&100u32.to_le_bytes()); // orig_len < incl_len
     assert!(err_text(&bytes).contains("larger than the frame length 100"));
