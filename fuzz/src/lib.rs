@@ -196,32 +196,12 @@ fn check_error(msg: &str, inputs: &[&str]) -> Outcome {
         inputs.iter().any(|i| msg.starts_with(i)),
         "error message names none of {inputs:?} first: {msg:?}"
     );
-    // Findings reported and being fixed elsewhere are exempt from the laws they break,
-    // so that fuzzing goes past them (docs/reliability.md, "Findings"). Delete an
-    // exemption once its fix is merged: its reproducer in `fuzz/regressions/` then checks
-    // it in `cargo test`.
-    // F1: a TOML syntax error is the toml crate's multi-line report, quoting the raw line.
-    let f1 = msg.starts_with(&format!("{TOML}: TOML parse error"));
-    // F2: an override's error quotes its text raw.
-    let f2 = msg.starts_with("--set: ");
-    // F4: a scenario's error quotes its keys and values raw.
-    let f4 = msg.starts_with(TOML);
-    if !f1 {
-        assert!(
-            !msg.contains('\n'),
-            "error message over several lines: {msg:?}"
-        );
-    }
+    assert!(!msg.contains('\n'), "error message over several lines: {msg:?}");
     let unsafe_char = |c: char| {
         c.is_control()
             || matches!(c, '\u{061c}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
     };
-    if !(f1 || f2 || f4) {
-        assert!(
-            !msg.chars().any(unsafe_char),
-            "raw control character in error message: {msg:?}"
-        );
-    }
+    assert!(!msg.chars().any(unsafe_char), "raw control character in error message: {msg:?}");
     Outcome::Rejected
 }
 

@@ -1,16 +1,18 @@
 //! The one error type of the core. Every variant names where the problem is:
 //! the file, and the key, line or record in it. The Python layer maps each
-//! variant to one exception class (crates/py/src/error.rs).
+//! variant to one exception class (crates/py/src/error.rs). What a message
+//! quotes from its input is escaped: no raw control character reaches a
+//! terminal.
 
-use crate::trace::TraceError;
+use crate::trace::{TraceError, escape};
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The scenario is not valid TOML.
-    #[error("{file}: {msg}")]
+    #[error("{}: {}", escape(file), escape(msg))]
     Syntax { file: String, msg: String },
     /// A key is unknown, has the wrong type, or is out of range.
-    #[error("{file}{line}: `{key}`: {msg}", line = line.map(|l| format!(":{l}")).unwrap_or_default())]
+    #[error("{}{line}: `{}`: {}", escape(file), escape(key), escape(msg), line = line.map(|l| format!(":{l}")).unwrap_or_default())]
     Config { file: String, key: String, line: Option<usize>, msg: String },
     /// A trace file is malformed.
     #[error(transparent)]

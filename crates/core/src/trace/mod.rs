@@ -236,7 +236,7 @@ pub(crate) fn excerpt(text: &str, max: usize) -> String {
 /// characters become visible escapes, so a hostile trace line cannot move the cursor,
 /// recolour the terminal or reorder the text around it. Everything else, backslashes
 /// included, is kept as is: strace's own escapes stay readable.
-pub(crate) fn escape(text: &str) -> String {
+pub fn escape(text: &str) -> String {
     use std::fmt::Write;
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
