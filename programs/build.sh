@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Builds every C program here into a static big-endian MIPS ELF (o32, R4000)
+# under python/irqsim/programs/, where the package ships them. Needs Debian's
+# gcc-mips-linux-gnu. The build is reproducible: same sources, same bytes.
+#   programs/build.sh            rebuild in place
+#   programs/build.sh --check    rebuild into a temporary directory and fail
+#                                if any committed ELF differs (CI)
+set -euo pipefail
+cd "$(dirname "$0")"
+CC=${CC:-mips-linux-gnu-gcc}
+out=../python/irqsim/programs
+if [[ "${1:-}" == "--check" ]]; then
+    out=$(mktemp -d)
+    trap 'rm -rf "$out"' EXIT
+fi
+mkdir -p "$out"
+flags=(-march=r4000 -mabi=32 -mno-abicalls -fno-pic -O2 -static -nostdlib
+       -ffreestanding -fno-builtin -fno-stack-protector -fno-asynchronous-unwind-tables
+       -ffile-prefix-map="$PWD"=. -Wall -Wextra -Werror -Wno-unused-parameter
+       -Wl,--build-id=none -Wl,-z,norelro)
+for src in tests/*.c handlers/*.c; do
+    name=$(basename "$src" .c)
+    extra=()
+    [[ "$name" == likely ]] && extra=(-mbranch-likely)
+    "$CC" "${flags[@]}" "${extra[@]}" -o "$out/$name.elf" rt/start.S rt/rt.c "$src"
+done
+if [[ "${1:-}" == "--check" ]]; then
+    stale=0
+    for f in "$out"/*.elf; do
+        if ! cmp -s "$f" "../python/irqsim/programs/$(basename "$f")"; then
+            echo "programs: python/irqsim/programs/$(basename "$f") is stale or missing: run programs/build.sh and commit" >&2
+            stale=1
+        fi
+    done
+    for f in ../python/irqsim/programs/*.elf; do
+        [[ -e "$out/$(basename "$f")" ]] || { echo "programs: $f has no source" >&2; stale=1; }
+    done
+    exit $stale
+fi
