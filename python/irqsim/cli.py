@@ -166,6 +166,18 @@ def bench(
     out.print(t)
 
 
+@app.command("exec")
+def exec_(
+    program: Annotated[str, typer.Argument(help="MIPS ELF (o32, static, entry __start), or a bundled program name such as arith.")],
+    set: Sets = None,
+    as_json: AsJson = False,
+) -> None:
+    """Run a MIPS program on the simulated core (caches, SMT: --set keys in docs/models/cores.md); exits with its exit code."""
+    from irqsim.exec import command
+
+    raise typer.Exit(command(program, set or [], as_json))
+
+
 def main() -> None:
     try:
         app()

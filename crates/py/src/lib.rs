@@ -2,6 +2,7 @@
 //! reports out; errors cross the boundary in `error.rs`.
 
 mod error;
+mod exec;
 
 use error::{IrqsimError, to_py};
 use irqsim_core::{Override, Record, Report, Scenario, parse_override};
@@ -114,6 +115,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RunReport>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(exec::exec_program, m)?)?;
     error::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
