@@ -32,7 +32,10 @@ impl Geometry {
             return Err(format!("ways {} is not in 1..=64", self.ways));
         }
         let unit = self.ways * self.line_bytes;
-        if self.size_bytes < unit || !self.size_bytes.is_multiple_of(unit) || !pow2(self.size_bytes / unit) {
+        if self.size_bytes < unit
+            || !self.size_bytes.is_multiple_of(unit)
+            || !pow2(self.size_bytes / unit)
+        {
             return Err(format!(
                 "size_bytes {} is not ways x line_bytes x a power of two",
                 self.size_bytes

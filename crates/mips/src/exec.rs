@@ -62,10 +62,16 @@ pub fn execute<B: Bus>(c: &mut Context, i: Inst, bus: &mut B) -> Result<Flow, Fa
             }
         };
     }
+    // Register traps carry a code field; immediate ones have none (code 0).
     macro_rules! trap {
         ($cond:expr) => {
             if $cond {
                 return Err(Fault::Trap { code: i.imm });
+            }
+        };
+        ($cond:expr, immediate) => {
+            if $cond {
+                return Err(Fault::Trap { code: 0 });
             }
         };
     }
@@ -121,12 +127,12 @@ pub fn execute<B: Bus>(c: &mut Context, i: Inst, bus: &mut B) -> Result<Flow, Fa
         Tltu => trap!(rs < rt),
         Teq => trap!(rs == rt),
         Tne => trap!(rs != rt),
-        Tgei => trap!(srs >= i.imm as i32),
-        Tgeiu => trap!(rs >= i.imm),
-        Tlti => trap!(srs < i.imm as i32),
-        Tltiu => trap!(rs < i.imm),
-        Teqi => trap!(rs == i.imm),
-        Tnei => trap!(rs != i.imm),
+        Tgei => trap!(srs >= i.imm as i32, immediate),
+        Tgeiu => trap!(rs >= i.imm, immediate),
+        Tlti => trap!(srs < i.imm as i32, immediate),
+        Tltiu => trap!(rs < i.imm, immediate),
+        Teqi => trap!(rs == i.imm, immediate),
+        Tnei => trap!(rs != i.imm, immediate),
         Bltz => branch!(srs < 0),
         Bgez => branch!(srs >= 0),
         Bltzal => {
