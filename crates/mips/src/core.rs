@@ -48,20 +48,23 @@ pub struct HwThread {
 }
 
 impl HwThread {
-    /// Gives the thread `ctx` to run from cycle `at` (its pipeline starts empty).
+    /// Gives the thread `ctx` to run from cycle `at`, or once the pipeline
+    /// has drained of the previous context's work if that is later.
     pub fn start(&mut self, ctx: Context, at: u64) {
         self.ctx = ctx;
         self.active = true;
         self.board = Scoreboard::default();
-        self.ready = at;
+        self.ready = self.ready.max(at);
         self.next = None;
     }
 
     /// Takes the thread's context away (preemption at an instruction boundary);
-    /// the thread goes idle. Resume by [`HwThread::start`] with the returned context.
+    /// the thread goes idle. Results still in flight drain first, so a
+    /// preempted context never runs ahead. Resume with [`HwThread::start`].
     pub fn stop(&mut self) -> Context {
         self.active = false;
         self.next = None;
+        self.ready = self.ready.max(self.board.drained());
         std::mem::take(&mut self.ctx)
     }
 }

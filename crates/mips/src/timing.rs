@@ -69,6 +69,11 @@ impl Scoreboard {
         }
     }
 
+    /// The cycle by which every result in flight has arrived.
+    pub fn drained(&self) -> u64 {
+        self.load_ready.max(self.hilo_ready)
+    }
+
     /// Results in flight that the thread may wait for: ICOUNT's measure of a clogged thread.
     pub fn in_flight(&self, now: u64) -> u32 {
         (self.load_ready > now) as u32 + (self.hilo_ready > now) as u32
