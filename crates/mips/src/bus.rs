@@ -110,6 +110,27 @@ pub struct DataBus<'a, T, D> {
     pub stall: u32,
 }
 
+impl<'a, T, D> DataBus<'a, T, D> {
+    pub fn new(
+        mem: &'a mut Memory,
+        code: &'a mut Code,
+        links: &'a mut Links,
+        timing: &'a mut T,
+        devices: &'a mut D,
+        who: Who,
+    ) -> Self {
+        DataBus {
+            mem,
+            code,
+            links,
+            timing,
+            devices,
+            who,
+            stall: 0,
+        }
+    }
+}
+
 fn is_mmio(addr: u32) -> bool {
     (MMIO_BASE..0xC000_0000).contains(&addr)
 }
@@ -209,13 +230,9 @@ impl<T: Timing, D: Devices> Bus for DataBus<'_, T, D> {
         }
         self.stall += self.timing.data(self.who.core, self.who.id, addr, true);
         self.links.clobber(self.who.id, addr);
-        let merged = if mask == u32::MAX {
-            value
-        } else {
-            (self.mem.read_u32(addr) & !mask) | (value & mask)
-        };
-        self.mem.write_u32(addr, merged);
-        self.code.written(addr, merged);
+        self.mem.write_masked(addr, value, mask);
+        let mem = &*self.mem;
+        self.code.written(addr, || mem.read_u32(addr));
         Ok(())
     }
 

@@ -13,7 +13,7 @@ pub struct Code {
 
 impl Code {
     /// Decodes the span covering every executable segment (gaps read as loaded in `mem`).
-    pub fn new(program: &Program, mem: &mut Memory) -> Self {
+    pub fn new(program: &Program, mem: &Memory) -> Self {
         let exec = program.segments.iter().filter(|s| s.executable);
         let lo = exec.clone().map(|s| s.vaddr & !3).min().unwrap_or(0);
         let hi = exec.map(|s| s.vaddr + s.memsz).max().unwrap_or(0);
@@ -34,12 +34,12 @@ impl Code {
         self.insts.get((off >> 2) as usize).copied()
     }
 
-    /// Keeps the decoded copy in step with a store of `word` at `addr`.
+    /// Keeps the decoded copy in step with a store at `addr` (`word` reads the stored word).
     #[inline(always)]
-    pub fn written(&mut self, addr: u32, word: u32) {
+    pub fn written(&mut self, addr: u32, word: impl FnOnce() -> u32) {
         let off = addr.wrapping_sub(self.base) >> 2;
         if let Some(slot) = self.insts.get_mut(off as usize) {
-            *slot = decode(word, addr & !3);
+            *slot = decode(word(), addr & !3);
         }
     }
 }

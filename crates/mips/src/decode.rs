@@ -101,7 +101,7 @@ pub enum Op {
     Unsupported,
 }
 
-/// One decoded instruction (8 bytes).
+/// One decoded instruction (12 bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Inst {
     pub op: Op,
@@ -110,22 +110,29 @@ pub struct Inst {
     pub rd: u8,
     /// Immediate (extended), shift amount, or absolute branch/jump target.
     pub imm: u32,
+    /// The registers it reads (0 when unused; `$zero` never interlocks),
+    /// kept here so the timing model need not match on the operation.
+    pub reads: [u8; 2],
 }
 
 impl Inst {
-    /// Registers this instruction reads (0 when unused; `$zero` never interlocks).
+    /// Registers this instruction reads.
     #[inline(always)]
     pub fn sources(self) -> (u8, u8) {
+        (self.reads[0], self.reads[1])
+    }
+
+    fn reads_of(op: Op, rs: u8, rt: u8) -> [u8; 2] {
         use Op::*;
-        match self.op {
-            Sll | Srl | Sra => (self.rt, 0),
-            Lui | J | Jal | Syscall | Break | Sync | Mfhi | Mflo | CacheOp | Unsupported => (0, 0),
+        match op {
+            Sll | Srl | Sra => [rt, 0],
+            Lui | J | Jal | Syscall | Break | Sync | Mfhi | Mflo | CacheOp | Unsupported => [0, 0],
             Jr | Jalr | Mthi | Mtlo | Bltz | Bgez | Bltzal | Bgezal | Blez | Bgtz | Bltzl
             | Bgezl | Bltzall | Bgezall | Blezl | Bgtzl | Addi | Addiu | Slti | Sltiu | Andi
             | Ori | Xori | Lb | Lh | Lw | Lbu | Lhu | Ll | Tgei | Tgeiu | Tlti | Tltiu | Teqi
-            | Tnei => (self.rs, 0),
+            | Tnei => [rs, 0],
             // Everything else reads rs and rt (lwl/lwr merge into rt; stores store rt).
-            _ => (self.rs, self.rt),
+            _ => [rs, rt],
         }
     }
 
@@ -274,6 +281,7 @@ pub fn decode(word: u32, pc: u32) -> Inst {
         rt,
         rd,
         imm,
+        reads: Inst::reads_of(op, rs, rt),
     }
 }
 
@@ -282,8 +290,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn inst_is_eight_bytes() {
-        assert_eq!(std::mem::size_of::<Inst>(), 8);
+    fn inst_is_twelve_bytes() {
+        assert_eq!(std::mem::size_of::<Inst>(), 12);
     }
 
     #[test]

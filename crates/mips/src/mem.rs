@@ -5,11 +5,13 @@
 //! Memory is functional only (values); time is charged by the cache model.
 
 const PAGE_BITS: u32 = 16;
-const PAGE: usize = 1 << PAGE_BITS;
+const PAGE_WORDS: usize = 1 << (PAGE_BITS - 2);
+const PAGES: usize = 1 << (32 - PAGE_BITS);
 
-/// Sparse big-endian memory.
+/// Sparse big-endian memory, stored as words (every access the cores make
+/// is to an aligned word; bytes and halfwords are lanes of it).
 pub struct Memory {
-    pages: Vec<Option<Box<[u8]>>>,
+    pages: Box<[Option<Box<[u32; PAGE_WORDS]>>; PAGES]>,
 }
 
 impl Default for Memory {
@@ -18,66 +20,54 @@ impl Default for Memory {
     }
 }
 
+#[inline(always)]
+fn split(addr: u32) -> (usize, usize) {
+    (
+        (addr >> PAGE_BITS) as usize,
+        (addr as usize >> 2) & (PAGE_WORDS - 1),
+    )
+}
+
 impl Memory {
     pub fn new() -> Self {
+        let pages: Vec<_> = (0..PAGES).map(|_| None).collect();
         Memory {
-            pages: (0..1usize << (32 - PAGE_BITS)).map(|_| None).collect(),
+            pages: pages
+                .into_boxed_slice()
+                .try_into()
+                .unwrap_or_else(|_| unreachable!()),
         }
     }
 
+    /// The aligned word containing `addr`.
     #[inline(always)]
-    fn page(&mut self, addr: u32) -> &mut [u8] {
-        self.pages[(addr >> PAGE_BITS) as usize]
-            .get_or_insert_with(|| vec![0; PAGE].into_boxed_slice())
-    }
-
-    #[inline(always)]
-    pub fn read_u8(&mut self, addr: u32) -> u8 {
-        match &self.pages[(addr >> PAGE_BITS) as usize] {
-            Some(p) => p[addr as usize & (PAGE - 1)],
+    pub fn read_u32(&self, addr: u32) -> u32 {
+        let (p, w) = split(addr);
+        match &self.pages[p] {
+            Some(page) => page[w],
             None => 0,
         }
     }
 
-    /// A naturally aligned halfword (the caller checks alignment).
+    /// Writes the bytes of `value` selected by `mask` into the aligned word containing `addr`.
     #[inline(always)]
-    pub fn read_u16(&mut self, addr: u32) -> u16 {
-        match &self.pages[(addr >> PAGE_BITS) as usize] {
-            Some(p) => {
-                let o = addr as usize & (PAGE - 1);
-                u16::from_be_bytes([p[o], p[o + 1]])
-            }
-            None => 0,
-        }
+    pub fn write_masked(&mut self, addr: u32, value: u32, mask: u32) {
+        let (p, w) = split(addr);
+        let page = self.pages[p].get_or_insert_with(|| Box::new([0; PAGE_WORDS]));
+        page[w] = (page[w] & !mask) | (value & mask);
     }
 
-    /// A naturally aligned word (the caller checks alignment).
-    #[inline(always)]
-    pub fn read_u32(&mut self, addr: u32) -> u32 {
-        match &self.pages[(addr >> PAGE_BITS) as usize] {
-            Some(p) => {
-                let o = addr as usize & (PAGE - 1);
-                u32::from_be_bytes([p[o], p[o + 1], p[o + 2], p[o + 3]])
-            }
-            None => 0,
-        }
-    }
-
-    #[inline(always)]
-    pub fn write_u8(&mut self, addr: u32, v: u8) {
-        self.page(addr)[addr as usize & (PAGE - 1)] = v;
-    }
-
-    #[inline(always)]
-    pub fn write_u16(&mut self, addr: u32, v: u16) {
-        let o = addr as usize & (PAGE - 1);
-        self.page(addr)[o..o + 2].copy_from_slice(&v.to_be_bytes());
-    }
-
-    #[inline(always)]
     pub fn write_u32(&mut self, addr: u32, v: u32) {
-        let o = addr as usize & (PAGE - 1);
-        self.page(addr)[o..o + 4].copy_from_slice(&v.to_be_bytes());
+        self.write_masked(addr, v, u32::MAX);
+    }
+
+    pub fn read_u8(&self, addr: u32) -> u8 {
+        (self.read_u32(addr) >> ((3 - (addr & 3)) * 8)) as u8
+    }
+
+    pub fn write_u8(&mut self, addr: u32, v: u8) {
+        let lane = (3 - (addr & 3)) * 8;
+        self.write_masked(addr, (v as u32) << lane, 0xFF << lane);
     }
 
     /// Copies `bytes` in at `addr` (used by the loader; may cross pages).
@@ -88,7 +78,7 @@ impl Memory {
     }
 
     /// Copies `len` bytes out from `addr` (used for `write` system calls).
-    pub fn read_bytes(&mut self, addr: u32, len: u32) -> Vec<u8> {
+    pub fn read_bytes(&self, addr: u32, len: u32) -> Vec<u8> {
         (0..len)
             .map(|i| self.read_u8(addr.wrapping_add(i)))
             .collect()
@@ -102,10 +92,11 @@ mod tests {
     #[test]
     fn big_endian_and_untouched_pages_read_zero() {
         let mut m = Memory::new();
-        assert_eq!(m.read_u32(0x1234_5678 & !3), 0);
+        assert_eq!(m.read_u32(0x1234_5678), 0);
         m.write_u32(0x1000, 0x0102_0304);
         assert_eq!((m.read_u8(0x1000), m.read_u8(0x1003)), (1, 4));
-        assert_eq!(m.read_u16(0x1002), 0x0304);
+        m.write_masked(0x1000, 0xAABB_0000, 0xFFFF_0000);
+        assert_eq!(m.read_u32(0x1000), 0xAABB_0304);
         m.write_bytes(0xFFFE, &[9, 8, 7, 6]);
         assert_eq!(m.read_u32(0xFFFC) & 0xFFFF, 0x0908);
         assert_eq!(m.read_bytes(0x1_0000, 2), vec![7, 6]);

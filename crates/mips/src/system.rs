@@ -8,7 +8,8 @@
 use crate::bus::{DataBus, Links, Perfect, Timing, Who};
 use crate::code::Code;
 use crate::context::{Context, RETURN_ADDRESS};
-use crate::core::{Core, Policy};
+use crate::core::{Core, HwThread, Policy};
+use crate::decode::Inst;
 use crate::device::{Devices, NoDevices};
 use crate::elf::Program;
 use crate::error::{Error, Fault};
@@ -78,7 +79,7 @@ impl<D: Devices> System<D> {
     pub fn new(program: Program, config: &SystemConfig, devices: D) -> Self {
         let mut mem = Memory::new();
         program.load_into(&mut mem);
-        let code = Code::new(&program, &mut mem);
+        let code = Code::new(&program, &mem);
         let (n, m) = (config.cores, config.threads);
         System {
             program,
@@ -153,24 +154,12 @@ impl<D: Devices> System<D> {
 
     /// Runs core `k` until its cycle reaches `limit`, it runs out of work, or a thread stops.
     fn run_core<T: Timing>(&mut self, k: usize, limit: u64, timing: &mut T) -> Option<Stop> {
-        let single = self.cores[k].threads.len() == 1;
+        if self.threads == 1 {
+            return self.run_single(k, limit, timing);
+        }
         loop {
             if self.cores[k].now >= limit || !self.cores[k].has_work() {
                 return None;
-            }
-            if single {
-                if let Some(s) = self.prepare(k, 0, timing) {
-                    return Some(s);
-                }
-                let c = &mut self.cores[k];
-                c.now = c.now.max(c.threads[0].ready);
-                if c.now >= limit {
-                    return None;
-                }
-                if let Some(s) = self.issue(k, 0, timing) {
-                    return Some(s);
-                }
-                continue;
             }
             for t in 0..self.threads {
                 if self.cores[k].threads[t].active
@@ -188,6 +177,75 @@ impl<D: Devices> System<D> {
                 }
                 None => c.now = c.next_ready().unwrap_or(limit).min(limit).max(c.now + 1),
             }
+        }
+    }
+
+    /// [`Self::run_core`] for a core of one hardware thread: the same
+    /// prepare-then-issue steps with the selection and bookkeeping hoisted
+    /// out of the loop (the hot path of single-threaded runs).
+    fn run_single<T: Timing>(&mut self, k: usize, limit: u64, timing: &mut T) -> Option<Stop> {
+        if !self.cores[k].threads[0].active {
+            return None;
+        }
+        let topology = ((self.cores.len() as u32) << 8) | 1;
+        let pipeline = self.pipeline;
+        let (mem, code, links, devices) = (
+            &mut self.mem,
+            &mut self.code,
+            &mut self.links,
+            &mut self.devices,
+        );
+        let core = &mut self.cores[k];
+        let th = &mut core.threads[0];
+        let (mut now, mut ready, mut pending) = (core.now, th.ready, th.next.take());
+        let end = loop {
+            let inst = match pending.take() {
+                Some(i) => i,
+                None => {
+                    let pc = th.ctx.pc;
+                    let Some(i) = code.get(pc) else {
+                        break Err(None);
+                    };
+                    let fetched = ready.max(now) + timing.fetch(k, k, pc) as u64;
+                    ready = fetched.max(th.board.ready(i));
+                    i
+                }
+            };
+            now = now.max(ready);
+            if now >= limit {
+                th.next = Some(inst);
+                break Ok(false);
+            }
+            let pc = th.ctx.pc;
+            let who = Who {
+                core: k,
+                thread: 0,
+                id: k,
+                now,
+                instret: th.instructions,
+                topology,
+            };
+            let bus = DataBus::new(mem, code, links, timing, devices, who);
+            let flow = match step(th, inst, bus, &pipeline) {
+                Ok((f, r)) => {
+                    ready = r;
+                    f
+                }
+                Err(f) => break Err(Some((pc, f))),
+            };
+            now += 1;
+            core.busy_cycles += 1;
+            if flow == Flow::Syscall {
+                break Ok(true);
+            }
+        };
+        th.ready = ready;
+        core.now = now;
+        match end {
+            Ok(syscall) => syscall.then_some(Stop::Syscall { core: k, thread: 0 }),
+            // Fetch outside the text (or the return address): the general path reports it.
+            Err(None) => self.prepare(k, 0, timing),
+            Err(Some((pc, f))) => Some(self.fault(k, 0, pc, f)),
         }
     }
 
@@ -257,35 +315,29 @@ impl<D: Devices> System<D> {
         let th = &mut core.threads[t];
         let inst = th.next.take()?;
         let pc = th.ctx.pc;
-        let mut bus = DataBus {
-            mem: &mut self.mem,
-            code: &mut self.code,
-            links: &mut self.links,
-            timing,
-            devices: &mut self.devices,
-            who: Who {
-                core: k,
-                thread: t,
-                id: who,
-                now,
-                instret: th.instructions,
-                topology,
-            },
-            stall: 0,
+        let who = Who {
+            core: k,
+            thread: t,
+            id: who,
+            now,
+            instret: th.instructions,
+            topology,
         };
-        let flow = match execute(&mut th.ctx, inst, &mut bus) {
-            Ok(f) => f,
+        let bus = DataBus::new(
+            &mut self.mem,
+            &mut self.code,
+            &mut self.links,
+            timing,
+            &mut self.devices,
+            who,
+        );
+        let flow = match step(th, inst, bus, &self.pipeline) {
+            Ok((f, ready)) => {
+                th.ready = ready;
+                f
+            }
             Err(f) => return Some(self.fault(k, t, pc, f)),
         };
-        let done = now + 1 + bus.stall as u64;
-        th.instructions += 1;
-        th.board.issued(&self.pipeline, inst, now, done);
-        th.ready = done
-            + match flow {
-                Flow::Next { taken: true } => self.pipeline.branch_taken_cycles as u64,
-                Flow::Annulled => 1,
-                _ => 0,
-            };
         core.issued(t);
         core.now = now + 1;
         (flow == Flow::Syscall).then_some(Stop::Syscall { core: k, thread: t })
@@ -295,4 +347,26 @@ impl<D: Devices> System<D> {
     pub fn thread_id(&self, core: usize, thread: usize) -> usize {
         core * self.threads + thread
     }
+}
+
+/// Executes `inst` for `th` at the bus's cycle; returns the flow and the
+/// cycle from which the thread's next instruction may issue.
+#[inline(always)]
+fn step<T: Timing, D: Devices>(
+    th: &mut HwThread,
+    inst: Inst,
+    mut bus: DataBus<'_, T, D>,
+    p: &Pipeline,
+) -> Result<(Flow, u64), Fault> {
+    let now = bus.who.now;
+    let flow = execute(&mut th.ctx, inst, &mut bus)?;
+    let done = now + 1 + bus.stall as u64;
+    th.instructions += 1;
+    th.board.issued(p, inst, now, done);
+    let penalty = match flow {
+        Flow::Next { taken: true } => p.branch_taken_cycles as u64,
+        Flow::Annulled => 1,
+        _ => 0,
+    };
+    Ok((flow, done + penalty))
 }

@@ -158,8 +158,10 @@ fn all_ways_pinned_behaves_as_if_way_zero_were_unlocked() {
 }
 
 fn cached(l1d: Geometry) -> SystemConfig {
-    let mut h = HierarchyConfig::default();
-    h.l1d = l1d;
+    let h = HierarchyConfig {
+        l1d,
+        ..Default::default()
+    };
     SystemConfig {
         caches: Some(h),
         ..Default::default()
