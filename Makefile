@@ -3,7 +3,7 @@
 #   make test        install irqsim with its test extras and run every test
 PY ?= python3
 
-.PHONY: install install-test reproduce test test-rust test-python bench
+.PHONY: install install-test reproduce test test-rust test-python bench programs
 
 install:
 	$(PY) -m pip install --quiet --upgrade pip
@@ -18,6 +18,7 @@ reproduce: install
 
 test-rust:
 	cargo test -p irqsim-core --quiet
+	cargo test -p irqsim-mips --quiet
 
 test-python: install-test
 	$(PY) -m pytest
@@ -26,3 +27,7 @@ test: test-rust test-python
 
 bench: install
 	irqsim bench
+
+# MIPS programs (C) -> python/irqsim/programs/*.elf; needs gcc-mips-linux-gnu.
+programs:
+	programs/build.sh
