@@ -147,3 +147,43 @@ def test_shipped_elfs_match_their_sources():
     needs("mips-linux-gnu-gcc")
     p = subprocess.run([str(ROOT / "programs" / "build.sh"), "--check"], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
+
+
+def test_pinning_keys_apply_before_the_run():
+    base = ["memory.model=caches", "l1d.size_bytes=1024", "l1d.ways=2"]
+    # frame[1514] starts on a line boundary (0x410800): 48 lines of 32 bytes,
+    # at most one per set of a 4 KiB 2-way L1D (64 sets), so all stay locked.
+    r = mips.run("rx_checksum", [*base[:1], "l1d.size_bytes=4096", "l1d.lock_range=frame"])
+    assert r["caches"]["l1d"]["locked_lines"] == 48
+    # In 1 KiB (16 sets x 2 ways) the 48 lines lock both ways of every set;
+    # then the program's other data allocates way 0 as if unlocked (ARM1176),
+    # so only way 1 of each set the program touched stays locked.
+    r = mips.run("rx_checksum", [*base, "l1d.lock_range=frame"])
+    assert 16 <= r["caches"]["l1d"]["locked_lines"] < 32
+    locked = mips.run("rx_checksum", [*base, "l1d.lock_range=0x10000000+64"])
+    assert locked["caches"]["l1d"]["locked_lines"] == 2
+    traced = mips.run("rx_checksum", [*base, "l1i.trace_threads=0"])
+    assert traced["caches"]["l1i"]["locked_lines"] > 0
+    # The frame's 48 lines are written, then read. In 2 KiB (32 sets x 2 ways)
+    # the read hits. Way 0 alone is direct-mapped over 32 sets: lines 32-47
+    # evict lines 0-15, so the read misses lines 0-15 and 32-47 again: +32.
+    two_k = ["memory.model=caches", "l1d.size_bytes=2048", "l1d.ways=2"]
+    masked = mips.run("rx_checksum", [*two_k, "l1d.way_masks=0:0x1"])
+    plain = mips.run("rx_checksum", two_k)
+    assert masked["caches"]["l1d"]["misses"] == plain["caches"]["l1d"]["misses"] + 32
+    assert masked["stdout"] == plain["stdout"]
+    with pytest.raises(ConfigError, match=r"l1d.lock_range: no symbol \"nosuch\""):
+        mips.run("rx_checksum", [*base, "l1d.lock_range=nosuch"])
+    with pytest.raises(ConfigError, match="thread 5"):
+        mips.run("rx_checksum", [*base, "l2.trace_threads=5"])
+
+
+def test_smt_threads_each_run_the_program():
+    one = mips.run("rx_checksum")
+    two = mips.run("rx_checksum", ["core.threads=2", "core.policy=icount"])
+    assert sorted(two["stdout"]) == sorted(one["stdout"] * 2)  # the two threads' writes interleave
+    assert [t["instructions"] for t in two["threads"]] == [one["instructions"]] * 2
+    # Two threads share one issue slot: more cycles than one thread alone, fewer than two in a row.
+    assert one["cycles"] < two["cycles"] < 2 * one["cycles"]
+    reserved = mips.run("rx_checksum", ["core.threads=2", "core.interrupt_thread=1"])
+    assert reserved["stdout"] == one["stdout"] and reserved["threads"][1]["instructions"] == 0
