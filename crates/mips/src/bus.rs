@@ -108,6 +108,8 @@ pub struct DataBus<'a, T, D> {
     pub who: Who,
     /// Stall cycles accumulated by this instruction's accesses.
     pub stall: u32,
+    /// Why the last [`Fault::Device`] happened.
+    pub device_error: String,
 }
 
 impl<'a, T, D> DataBus<'a, T, D> {
@@ -127,6 +129,7 @@ impl<'a, T, D> DataBus<'a, T, D> {
             devices,
             who,
             stall: 0,
+            device_error: String::new(),
         }
     }
 }
@@ -144,8 +147,26 @@ impl<T: Timing, D: Devices> DataBus<'_, T, D> {
         }
     }
 
+    /// Keeps a device's message beside the small fault that carries its address.
+    fn refused<V>(&mut self, r: Result<V, (Fault, String)>) -> Result<V, Fault> {
+        r.map_err(|(f, msg)| {
+            self.device_error = msg;
+            f
+        })
+    }
+
     fn mmio_read(&mut self, addr: u32) -> Result<u32, Fault> {
-        let dev = |msg: String| Fault::Device { addr, msg };
+        let r = self.mmio_read_inner(addr);
+        self.refused(r)
+    }
+
+    fn mmio_write(&mut self, addr: u32, value: u32, mask: u32) -> Result<(), Fault> {
+        let r = self.mmio_write_inner(addr, value, mask);
+        self.refused(r)
+    }
+
+    fn mmio_read_inner(&mut self, addr: u32) -> Result<u32, (Fault, String)> {
+        let dev = |msg: String| (Fault::Device { addr }, msg);
         if addr >= DEVICE_BASE {
             let (v, cycles) = self.devices.read(addr, self.at()).map_err(dev)?;
             self.stall += cycles;
@@ -176,8 +197,13 @@ impl<T: Timing, D: Devices> DataBus<'_, T, D> {
         })
     }
 
-    fn mmio_write(&mut self, addr: u32, value: u32, mask: u32) -> Result<(), Fault> {
-        let dev = |msg: String| Fault::Device { addr, msg };
+    fn mmio_write_inner(
+        &mut self,
+        addr: u32,
+        value: u32,
+        mask: u32,
+    ) -> Result<(), (Fault, String)> {
+        let dev = |msg: String| (Fault::Device { addr }, msg);
         if addr >= DEVICE_BASE {
             let at = self.at();
             self.stall += self.devices.write(addr, value, mask, at).map_err(dev)?;

@@ -113,9 +113,28 @@ pub struct Inst {
     /// The registers it reads (0 when unused; `$zero` never interlocks),
     /// kept here so the timing model need not match on the operation.
     pub reads: [u8; 2],
+    /// What the timing model needs to know: [`Inst::LOAD`], [`Inst::MULT`], [`Inst::DIV`], [`Inst::USES_HILO`].
+    pub class: u8,
 }
 
 impl Inst {
+    pub const LOAD: u8 = 1;
+    pub const MULT: u8 = 2;
+    pub const DIV: u8 = 4;
+    /// Waits for HI/LO: reads it, or starts a new multiply/divide.
+    pub const USES_HILO: u8 = 8;
+
+    fn class_of(op: Op) -> u8 {
+        use Op::*;
+        match op {
+            Lb | Lh | Lwl | Lw | Lbu | Lhu | Lwr | Ll => Inst::LOAD,
+            Mult | Multu => Inst::MULT | Inst::USES_HILO,
+            Div | Divu => Inst::DIV | Inst::USES_HILO,
+            Mfhi | Mflo => Inst::USES_HILO,
+            _ => 0,
+        }
+    }
+
     /// Registers this instruction reads.
     #[inline(always)]
     pub fn sources(self) -> (u8, u8) {
@@ -137,10 +156,7 @@ impl Inst {
     }
 
     pub fn is_load(self) -> bool {
-        matches!(
-            self.op,
-            Op::Lb | Op::Lh | Op::Lwl | Op::Lw | Op::Lbu | Op::Lhu | Op::Lwr | Op::Ll
-        )
+        self.class & Inst::LOAD != 0
     }
 }
 
@@ -282,6 +298,7 @@ pub fn decode(word: u32, pc: u32) -> Inst {
         rd,
         imm,
         reads: Inst::reads_of(op, rs, rt),
+        class: Inst::class_of(op),
     }
 }
 

@@ -32,7 +32,9 @@ impl Error {
 
 /// Why a thread stopped at an instruction, before the program name and
 /// instruction word are known (the core adds them).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Small and `Copy` so the interpreter returns it in registers; a device's
+/// message waits in the bus ([`crate::bus::DataBus::device_error`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fault {
     Unsupported,
     Unaligned {
@@ -48,12 +50,12 @@ pub enum Fault {
     /// A memory-mapped device refused an access.
     Device {
         addr: u32,
-        msg: String,
     },
 }
 
 impl Fault {
-    pub fn describe(&self) -> String {
+    /// One phrase; `device` is the refusing device's message, if any.
+    pub fn describe(&self, device: &str) -> String {
         match self {
             Fault::Unsupported => {
                 "unsupported instruction (no FPU, coprocessor or 64-bit operations)".into()
@@ -63,7 +65,7 @@ impl Fault {
             Fault::Trap { code: 7 } => "trap 7 (integer division by zero)".into(),
             Fault::Trap { code } => format!("trap {code}"),
             Fault::Break { code } => format!("break {code}"),
-            Fault::Device { addr, msg } => format!("device register 0x{addr:08x}: {msg}"),
+            Fault::Device { addr } => format!("device register 0x{addr:08x}: {device}"),
         }
     }
 }

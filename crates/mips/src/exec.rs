@@ -40,7 +40,7 @@ fn byte_lane(addr: u32) -> u32 {
 #[inline(always)]
 pub fn execute<B: Bus>(c: &mut Context, i: Inst, bus: &mut B) -> Result<Flow, Fault> {
     use Op::*;
-    let (rs, rt) = (c.r[i.rs as usize], c.r[i.rt as usize]);
+    let (rs, rt) = (c.r[i.rs as usize & 31], c.r[i.rt as usize & 31]);
     let (srs, srt) = (rs as i32, rt as i32);
     let pc = c.pc;
     let mut target = None;
@@ -76,7 +76,7 @@ pub fn execute<B: Bus>(c: &mut Context, i: Inst, bus: &mut B) -> Result<Flow, Fa
         };
     }
     let ea = rs.wrapping_add(i.imm);
-    let wr = |c: &mut Context, r: u8, v: u32| c.r[r as usize] = v;
+    let wr = |c: &mut Context, r: u8, v: u32| c.r[r as usize & 31] = v;
     match i.op {
         Sll => wr(c, i.rd, rt << i.imm),
         Srl => wr(c, i.rd, rt >> i.imm),

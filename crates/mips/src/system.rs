@@ -189,24 +189,35 @@ impl<D: Devices> System<D> {
         }
         let topology = ((self.cores.len() as u32) << 8) | 1;
         let pipeline = self.pipeline;
-        let (mem, code, links, devices) = (
+        let core = &mut self.cores[k];
+        let th = &mut core.threads[0];
+        let who = Who {
+            core: k,
+            thread: 0,
+            id: k,
+            now: core.now,
+            instret: 0,
+            topology,
+        };
+        // One bus for the whole slice: building it per instruction costs more than the instruction.
+        let mut bus = DataBus::new(
             &mut self.mem,
             &mut self.code,
             &mut self.links,
+            timing,
             &mut self.devices,
+            who,
         );
-        let core = &mut self.cores[k];
-        let th = &mut core.threads[0];
         let (mut now, mut ready, mut pending) = (core.now, th.ready, th.next.take());
         let end = loop {
             let inst = match pending.take() {
                 Some(i) => i,
                 None => {
                     let pc = th.ctx.pc;
-                    let Some(i) = code.get(pc) else {
+                    let Some(i) = bus.code.get(pc) else {
                         break Err(None);
                     };
-                    let fetched = ready.max(now) + timing.fetch(k, k, pc) as u64;
+                    let fetched = ready.max(now) + bus.timing.fetch(k, k, pc) as u64;
                     ready = fetched.max(th.board.ready(i));
                     i
                 }
@@ -217,21 +228,13 @@ impl<D: Devices> System<D> {
                 break Ok(false);
             }
             let pc = th.ctx.pc;
-            let who = Who {
-                core: k,
-                thread: 0,
-                id: k,
-                now,
-                instret: th.instructions,
-                topology,
-            };
-            let bus = DataBus::new(mem, code, links, timing, devices, who);
-            let flow = match step(th, inst, bus, &pipeline) {
+            (bus.who.now, bus.who.instret, bus.stall) = (now, th.instructions, 0);
+            let flow = match step(th, inst, &mut bus, &pipeline) {
                 Ok((f, r)) => {
                     ready = r;
                     f
                 }
-                Err(f) => break Err(Some((pc, f))),
+                Err(f) => break Err(Some((pc, f, std::mem::take(&mut bus.device_error)))),
             };
             now += 1;
             core.busy_cycles += 1;
@@ -245,14 +248,14 @@ impl<D: Devices> System<D> {
             Ok(syscall) => syscall.then_some(Stop::Syscall { core: k, thread: 0 }),
             // Fetch outside the text (or the return address): the general path reports it.
             Err(None) => self.prepare(k, 0, timing),
-            Err(Some((pc, f))) => Some(self.fault(k, 0, pc, f)),
+            Err(Some((pc, f, msg))) => Some(self.fault(k, 0, pc, f, &msg)),
         }
     }
 
-    fn fault(&mut self, k: usize, t: usize, pc: u32, f: Fault) -> Stop {
+    fn fault(&mut self, k: usize, t: usize, pc: u32, f: Fault, device: &str) -> Stop {
         self.cores[k].threads[t].active = false;
         let word = self.mem.read_u32(pc & !3);
-        let what = f.describe();
+        let what = f.describe(device);
         Stop::Fault {
             core: k,
             thread: t,
@@ -323,7 +326,7 @@ impl<D: Devices> System<D> {
             instret: th.instructions,
             topology,
         };
-        let bus = DataBus::new(
+        let mut bus = DataBus::new(
             &mut self.mem,
             &mut self.code,
             &mut self.links,
@@ -331,12 +334,15 @@ impl<D: Devices> System<D> {
             &mut self.devices,
             who,
         );
-        let flow = match step(th, inst, bus, &self.pipeline) {
+        let flow = match step(th, inst, &mut bus, &self.pipeline) {
             Ok((f, ready)) => {
                 th.ready = ready;
                 f
             }
-            Err(f) => return Some(self.fault(k, t, pc, f)),
+            Err(f) => {
+                let msg = std::mem::take(&mut bus.device_error);
+                return Some(self.fault(k, t, pc, f, &msg));
+            }
         };
         core.issued(t);
         core.now = now + 1;
@@ -355,11 +361,11 @@ impl<D: Devices> System<D> {
 fn step<T: Timing, D: Devices>(
     th: &mut HwThread,
     inst: Inst,
-    mut bus: DataBus<'_, T, D>,
+    bus: &mut DataBus<'_, T, D>,
     p: &Pipeline,
 ) -> Result<(Flow, u64), Fault> {
     let now = bus.who.now;
-    let flow = execute(&mut th.ctx, inst, &mut bus)?;
+    let flow = execute(&mut th.ctx, inst, bus)?;
     let done = now + 1 + bus.stall as u64;
     th.instructions += 1;
     th.board.issued(p, inst, now, done);

@@ -4,7 +4,7 @@
 //! taken-branch delay beyond the one architectural delay slot). The
 //! numbers and their sources are in docs/models/cores.md.
 
-use crate::decode::{Inst, Op};
+use crate::decode::Inst;
 
 /// Latencies in cycles; defaults follow the MIPS R4000.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,26 +46,27 @@ impl Scoreboard {
     #[inline(always)]
     pub fn ready(&self, i: Inst) -> u64 {
         let (a, b) = i.sources();
-        let t = self.reg_ready[a as usize].max(self.reg_ready[b as usize]);
-        match i.op {
-            Op::Mfhi | Op::Mflo | Op::Mult | Op::Multu | Op::Div | Op::Divu => {
-                t.max(self.hilo_ready)
-            }
-            _ => t,
+        let t = self.reg_ready[a as usize & 31].max(self.reg_ready[b as usize & 31]);
+        if i.class & Inst::USES_HILO != 0 {
+            t.max(self.hilo_ready)
+        } else {
+            t
         }
     }
 
     /// Records what `i`, issued at `now` and finishing its memory access at `done`, leaves in flight.
     #[inline(always)]
     pub fn issued(&mut self, p: &Pipeline, i: Inst, now: u64, done: u64) {
-        match i.op {
-            Op::Mult | Op::Multu => self.hilo_ready = now + p.mult_cycles as u64,
-            Op::Div | Op::Divu => self.hilo_ready = now + p.div_cycles as u64,
-            _ if i.is_load() && i.rt != 0 => {
-                self.load_ready = done + p.load_use_cycles as u64;
-                self.reg_ready[i.rt as usize] = self.load_ready;
-            }
-            _ => {}
+        if i.class == 0 {
+            return;
+        }
+        if i.class & Inst::MULT != 0 {
+            self.hilo_ready = now + p.mult_cycles as u64;
+        } else if i.class & Inst::DIV != 0 {
+            self.hilo_ready = now + p.div_cycles as u64;
+        } else if i.class & Inst::LOAD != 0 && i.rt != 0 {
+            self.load_ready = done + p.load_use_cycles as u64;
+            self.reg_ready[i.rt as usize & 31] = self.load_ready;
         }
     }
 
