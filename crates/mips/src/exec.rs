@@ -22,9 +22,12 @@ pub trait Bus {
 
 /// What the instruction did besides updating registers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Flow {
-    /// Sequential or delayed-branch flow; `taken` is true if control is redirected.
-    Next { taken: bool },
+    /// On to the next instruction in order (or the delay slot of a branch not taken).
+    Next,
+    /// A taken branch or jump: the delay slot, then the target.
+    Taken,
     /// A branch-likely fell through: its delay slot was annulled.
     Annulled,
     /// `syscall`: the PC is already past it; the caller services it.
@@ -43,23 +46,18 @@ pub fn execute<B: Bus>(c: &mut Context, i: Inst, bus: &mut B) -> Result<Flow, Fa
     let (rs, rt) = (c.r[i.rs as usize & 31], c.r[i.rt as usize & 31]);
     let (srs, srt) = (rs as i32, rt as i32);
     let pc = c.pc;
-    let mut target = None;
-    let mut annul = false;
-    let mut flow = None;
-    // Conditional branches: a taken one redirects after the delay slot; a
-    // likely one that is not taken skips its slot.
+    // Control transfers return at once: a taken one redirects after the
+    // delay slot; a likely one that is not taken skips its slot.
     macro_rules! branch {
         ($cond:expr) => {
-            if $cond {
-                target = Some(i.imm)
-            }
+            return Ok(redirect(c, $cond, i.imm))
         };
         ($cond:expr, likely) => {
-            if $cond {
-                target = Some(i.imm)
+            return Ok(if $cond {
+                redirect(c, true, i.imm)
             } else {
-                annul = true
-            }
+                annul(c)
+            })
         };
     }
     // Register traps carry a code field; immediate ones have none (code 0).
@@ -84,12 +82,15 @@ pub fn execute<B: Bus>(c: &mut Context, i: Inst, bus: &mut B) -> Result<Flow, Fa
         Sllv => wr(c, i.rd, rt << (rs & 31)),
         Srlv => wr(c, i.rd, rt >> (rs & 31)),
         Srav => wr(c, i.rd, (srt >> (rs & 31)) as u32),
-        Jr => target = Some(rs),
+        Jr => return Ok(redirect(c, true, rs)),
         Jalr => {
             wr(c, i.rd, pc.wrapping_add(8));
-            target = Some(rs)
+            return Ok(redirect(c, true, rs));
         }
-        Syscall => flow = Some(Flow::Syscall),
+        Syscall => {
+            sequential(c);
+            return Ok(Flow::Syscall);
+        }
         Break => return Err(Fault::Break { code: i.imm }),
         Sync | CacheOp => {}
         Mfhi => wr(c, i.rd, c.hi),
@@ -161,10 +162,10 @@ pub fn execute<B: Bus>(c: &mut Context, i: Inst, bus: &mut B) -> Result<Flow, Fa
         Bnel => branch!(rs != rt, likely),
         Blezl => branch!(srs <= 0, likely),
         Bgtzl => branch!(srs > 0, likely),
-        J => target = Some(i.imm),
+        J => branch!(true),
         Jal => {
             wr(c, 31, pc.wrapping_add(8));
-            target = Some(i.imm)
+            branch!(true)
         }
         Addi => wr(
             c,
@@ -261,16 +262,32 @@ pub fn execute<B: Bus>(c: &mut Context, i: Inst, bus: &mut B) -> Result<Flow, Fa
         }
         Unsupported => return Err(Fault::Unsupported),
     }
+    sequential(c);
+    Ok(Flow::Next)
+}
+
+/// Moves on to the next instruction in order (the delay slot, if a branch came before).
+#[inline(always)]
+fn sequential(c: &mut Context) {
     c.r[0] = 0;
-    let npc = c.npc;
-    if annul {
-        c.pc = npc.wrapping_add(4);
-        c.npc = npc.wrapping_add(8);
-        return Ok(Flow::Annulled);
-    }
-    c.pc = npc;
-    c.npc = target.unwrap_or(npc.wrapping_add(4));
-    Ok(flow.unwrap_or(Flow::Next {
-        taken: target.is_some(),
-    }))
+    c.pc = c.npc;
+    c.npc = c.npc.wrapping_add(4);
+}
+
+/// Runs the delay slot next, then `target` if `taken`.
+#[inline(always)]
+fn redirect(c: &mut Context, taken: bool, target: u32) -> Flow {
+    c.r[0] = 0;
+    c.pc = c.npc;
+    c.npc = if taken { target } else { c.npc.wrapping_add(4) };
+    if taken { Flow::Taken } else { Flow::Next }
+}
+
+/// A branch-likely not taken: its delay slot is skipped.
+#[inline(always)]
+fn annul(c: &mut Context) -> Flow {
+    c.r[0] = 0;
+    c.pc = c.npc.wrapping_add(4);
+    c.npc = c.npc.wrapping_add(8);
+    Flow::Annulled
 }

@@ -369,10 +369,6 @@ fn step<T: Timing, D: Devices>(
     let done = now + 1 + bus.stall as u64;
     th.instructions += 1;
     th.board.issued(p, inst, now, done);
-    let penalty = match flow {
-        Flow::Next { taken: true } => p.branch_taken_cycles as u64,
-        Flow::Annulled => 1,
-        _ => 0,
-    };
+    let penalty = [0, p.branch_taken_cycles as u64, 1, 0][flow as usize];
     Ok((flow, done + penalty))
 }

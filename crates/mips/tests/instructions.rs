@@ -54,7 +54,7 @@ fn run(word: u32, a: u32, b: u32, bus: &mut TestBus) -> (Context, Result<Flow, F
 /// The value written to $10 by `word` with $8 = a, $9 = b.
 fn rd(word: u32, a: u32, b: u32) -> u32 {
     let (c, f) = run(word, a, b, &mut TestBus::default());
-    assert_eq!(f, Ok(Flow::Next { taken: false }), "{:?}", decode(word, PC));
+    assert_eq!(f, Ok(Flow::Next), "{:?}", decode(word, PC));
     c.r[10]
 }
 
@@ -153,8 +153,8 @@ fn flow(word: u32, a: u32, b: u32) -> (Result<Flow, Fault>, u32, u32, u32) {
 #[test]
 fn branches_take_effect_after_the_delay_slot() {
     let t = PC + 4 + 0x40; // offset 0x10 words
-    let taken = (Ok(Flow::Next { taken: true }), PC + 4, t, 0);
-    let not = (Ok(Flow::Next { taken: false }), PC + 4, PC + 8, 0);
+    let taken = (Ok(Flow::Taken), PC + 4, t, 0);
+    let not = (Ok(Flow::Next), PC + 4, PC + 8, 0);
     let m1 = u32::MAX;
     assert_eq!(flow(i(4, 8, 9, 0x10), 3, 3), taken); // beq
     assert_eq!(flow(i(4, 8, 9, 0x10), 3, 4), not);
@@ -169,36 +169,33 @@ fn branches_take_effect_after_the_delay_slot() {
     let link = PC + 8;
     assert_eq!(
         flow(i(1, 8, 16, 0x10), m1, 0),
-        (Ok(Flow::Next { taken: true }), PC + 4, t, link)
+        (Ok(Flow::Taken), PC + 4, t, link)
     ); // bltzal
     assert_eq!(
         flow(i(1, 8, 17, 0x10), m1, 0),
-        (Ok(Flow::Next { taken: false }), PC + 4, PC + 8, link)
+        (Ok(Flow::Next), PC + 4, PC + 8, link)
     ); // bgezal links even if not taken
     // Jumps.
     assert_eq!(
         flow(0x0810_0040, 0, 0),
-        (Ok(Flow::Next { taken: true }), PC + 4, 0x40_0100, 0)
+        (Ok(Flow::Taken), PC + 4, 0x40_0100, 0)
     ); // j
     assert_eq!(
         flow(0x0C10_0040, 0, 0),
-        (Ok(Flow::Next { taken: true }), PC + 4, 0x40_0100, link)
+        (Ok(Flow::Taken), PC + 4, 0x40_0100, link)
     ); // jal
     assert_eq!(
         flow(r(8, 8, 0, 0, 0), 0x40_2000, 0),
-        (Ok(Flow::Next { taken: true }), PC + 4, 0x40_2000, 0)
+        (Ok(Flow::Taken), PC + 4, 0x40_2000, 0)
     ); // jr
     let (c, f) = run(r(9, 8, 0, 10, 0), 0x40_2000, 0, &mut TestBus::default()); // jalr $10, $8
-    assert_eq!(
-        (f, c.npc, c.r[10]),
-        (Ok(Flow::Next { taken: true }), 0x40_2000, link)
-    );
+    assert_eq!((f, c.npc, c.r[10]), (Ok(Flow::Taken), 0x40_2000, link));
 }
 
 #[test]
 fn branch_likely_annuls_the_slot_when_not_taken() {
     let t = PC + 4 + 0x40;
-    let taken = (Ok(Flow::Next { taken: true }), PC + 4, t, 0);
+    let taken = (Ok(Flow::Taken), PC + 4, t, 0);
     let annulled = (Ok(Flow::Annulled), PC + 8, PC + 12, 0);
     let m1 = u32::MAX;
     assert_eq!(flow(i(20, 8, 9, 0x10), 1, 1), taken); // beql
@@ -210,7 +207,7 @@ fn branch_likely_annuls_the_slot_when_not_taken() {
     assert_eq!(flow(i(1, 8, 3, 0x10), m1, 0), annulled); // bgezl
     assert_eq!(
         flow(i(1, 8, 18, 0x10), m1, 0),
-        (Ok(Flow::Next { taken: true }), PC + 4, t, PC + 8)
+        (Ok(Flow::Taken), PC + 4, t, PC + 8)
     ); // bltzall
     assert_eq!(
         flow(i(1, 8, 19, 0x10), m1, 0),
@@ -298,7 +295,7 @@ fn traps_syscall_break_sync_cache() {
     let trap = |code| Err(Fault::Trap { code });
     let rt = |f, code: u32| r(f, 8, 9, 0, 0) | (code << 6);
     assert_eq!(t(rt(52, 7), 3, 3), trap(7)); // teq
-    assert_eq!(t(rt(52, 7), 3, 4), Ok(Flow::Next { taken: false }));
+    assert_eq!(t(rt(52, 7), 3, 4), Ok(Flow::Next));
     assert_eq!(t(rt(54, 1), 3, 4), trap(1)); // tne
     assert_eq!(t(rt(48, 2), 4, 3), trap(2)); // tge
     assert_eq!(t(rt(49, 2), u32::MAX, 3), trap(2)); // tgeu
@@ -311,11 +308,11 @@ fn traps_syscall_break_sync_cache() {
     assert!(ti(11, 1, 5).is_err()); // tltiu
     assert!(ti(12, 5, 5).is_err()); // teqi
     assert!(ti(14, 5, 6).is_err()); // tnei
-    assert_eq!(ti(14, 6, 6), Ok(Flow::Next { taken: false }));
+    assert_eq!(ti(14, 6, 6), Ok(Flow::Next));
     assert_eq!(t(12, 0, 0), Ok(Flow::Syscall)); // syscall
     assert_eq!(t(13 | (9 << 16), 0, 0), Err(Fault::Break { code: 9 << 10 })); // break
-    assert_eq!(t(15, 0, 0), Ok(Flow::Next { taken: false })); // sync
-    assert_eq!(t(i(47, 8, 0, 0), 0, 0), Ok(Flow::Next { taken: false })); // cache
+    assert_eq!(t(15, 0, 0), Ok(Flow::Next)); // sync
+    assert_eq!(t(i(47, 8, 0, 0), 0, 0), Ok(Flow::Next)); // cache
     assert_eq!(t(0x4600_0000, 0, 0), Err(Fault::Unsupported)); // add.s
     assert_eq!(decode(0x0000_000C, 0).op, Op::Syscall);
 }
