@@ -20,14 +20,14 @@ PROGRAMS = Path(__file__).parent / "programs"
 
 
 def program_path(program: str | Path) -> Path:
-    """A path as given, or a bundled program by name (``arith`` or ``arith.elf``)."""
+    """A path as given, or a bundled program by name (``arith``, ``arith.elf``, ``bench/kernels``)."""
     p = Path(program)
     if p.exists():
         return p
-    bundled = PROGRAMS / (p.name if p.suffix == ".elf" else f"{p.name}.elf")
-    if p.parent == Path(".") and bundled.exists():
+    bundled = PROGRAMS / (p if p.suffix == ".elf" else p.with_name(f"{p.name}.elf"))
+    if not p.is_absolute() and bundled.exists():
         return bundled
-    known = ", ".join(sorted(q.stem for q in PROGRAMS.glob("*.elf")))
+    known = ", ".join(sorted(str(q.relative_to(PROGRAMS).with_suffix("")) for q in PROGRAMS.rglob("*.elf")))
     raise IrqsimError(f"{program}: no such file (bundled programs: {known})")
 
 
