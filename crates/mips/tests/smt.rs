@@ -256,3 +256,43 @@ fn a_called_activity_returns() {
     assert_eq!(s.cores[0].threads[0].ctx.r[2], 41);
     assert_eq!(s.run(1000), Stop::Idle);
 }
+
+#[test]
+fn l2_shared_or_private_per_core() {
+    // Two cores read the same 64 lines: a shared L2 misses on each line once
+    // (the second core finds the first one's lines), private L2s twice.
+    let words = [
+        lui(8, DATA >> 16),
+        addiu(9, 8, 4096),
+        lw(10, 0, 8),
+        addiu(8, 8, 64),
+        bne(8, 9, -3),
+        NOP,
+    ];
+    let run = |shared: bool| {
+        let h = HierarchyConfig {
+            l2_shared: shared,
+            ..Default::default()
+        };
+        let c = SystemConfig {
+            cores: 2,
+            caches: Some(h),
+            ..Default::default()
+        };
+        let mut s = system(program(&words, 4096), &c);
+        for _ in 0..2 {
+            match s.run(1 << 30) {
+                Stop::Syscall { core, thread } => drop(s.stop(core, thread)),
+                other => panic!("{other:?}"),
+            }
+        }
+        let h = s.caches.as_ref().unwrap();
+        (
+            h.l2.len(),
+            h.l2.iter().map(|c| c.total().misses).sum::<u64>(),
+        )
+    };
+    // Plus the text: 8 words, one 64-byte L2 line.
+    assert_eq!(run(true), (1, 64 + 1));
+    assert_eq!(run(false), (2, 2 * (64 + 1)));
+}
