@@ -38,8 +38,6 @@ pub struct HwThread {
     pub active: bool,
     /// Instructions completed.
     pub instructions: u64,
-    /// Cycles this thread could not issue because it waited (miss, interlock, branch).
-    pub stall_cycles: u64,
     pub(crate) board: Scoreboard,
     /// Earliest cycle the next instruction may issue.
     pub(crate) ready: u64,
