@@ -229,7 +229,7 @@ impl<T: Timing, D: Devices> DataBus<'_, T, D> {
             regs::RANGE_BASE => c.pin.stage(w.id).1 = value,
             regs::RANGE_LEN => {
                 let base = c.pin.stage(w.id).1;
-                self.stall += c.lock_range(base, value, w.id) * memory_cycles;
+                self.stall += c.lock_range(base, value, w.id).map_err(dev)? * memory_cycles;
             }
             regs::TRACE => c.pin.set_trace(w.id, value != 0),
             regs::UNLOCK => c.unlock_all(),

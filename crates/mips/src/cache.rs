@@ -154,15 +154,24 @@ impl Cache {
     }
 
     /// Locks every line of `[base, base + len)` in, allocating those absent
-    /// (range pinning); returns how many lines had to be fetched.
-    pub fn lock_range(&mut self, base: u32, len: u32, who: usize) -> u32 {
+    /// (range pinning); returns how many lines had to be fetched. A range
+    /// of more lines than the cache holds cannot be pinned and is refused.
+    pub fn lock_range(&mut self, base: u32, len: u32, who: usize) -> Result<u32, String> {
         if len == 0 {
-            return 0;
+            return Ok(0);
         }
         let (first, last) = (
             self.line_of(base),
             self.line_of(base.saturating_add(len - 1)),
         );
+        if (last - first) as usize >= self.tags.len() {
+            let size = self.geometry.size_bytes;
+            return Err(format!(
+                "range 0x{base:08x}+{len} spans {} lines, more than the cache's {} ({size} bytes)",
+                last - first + 1,
+                self.tags.len()
+            ));
+        }
         let mut fetched = 0;
         for line in first..=last {
             let b = (line & self.set_mask) as usize * self.ways;
@@ -179,7 +188,7 @@ impl Cache {
             }
         }
         self.last = INVALID;
-        fetched
+        Ok(fetched)
     }
 
     /// Unlocks every line (they stay cached and return to LRU order).

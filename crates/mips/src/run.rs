@@ -183,7 +183,8 @@ fn apply_pins<D: crate::device::Devices>(sys: &mut System<D>, pins: &[Pin]) -> R
                     }
                 };
                 for c in h.all(*level) {
-                    c.lock_range(addr, len.unwrap_or(size), 0);
+                    c.lock_range(addr, len.unwrap_or(size), 0)
+                        .map_err(|m| Error::config(key, m))?;
                 }
             }
         }

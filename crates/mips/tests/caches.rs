@@ -113,7 +113,7 @@ fn set_pinning_reserves_sets_for_one_thread() {
 #[test]
 fn range_pinning_locks_lines_in() {
     let mut c = cache(1024, 2, 32);
-    assert_eq!(c.lock_range(0, 64, 0), 2); // two lines fetched and locked
+    assert_eq!(c.lock_range(0, 64, 0), Ok(2)); // two lines fetched and locked
     assert_eq!(c.locked_lines(), 2);
     // Streaming through set 0 and 1 cannot evict them.
     for k in 1..20 {
@@ -230,4 +230,13 @@ fn miss_latency_is_charged() {
     // One text line (4 words fit a 32-byte line) missing in L1I and L2, one data line likewise.
     let miss = (h.l2.hit_cycles + h.memory_cycles) as u64;
     assert_eq!(with, perfect + 2 * miss);
+}
+
+#[test]
+fn a_range_larger_than_the_cache_is_refused() {
+    let mut c = cache(1024, 2, 32); // 32 lines
+    assert_eq!(c.lock_range(0, 1024, 0), Ok(32));
+    let e = c.lock_range(0, 1025, 0).unwrap_err();
+    assert!(e.contains("33 lines, more than the cache's 32"), "{e}");
+    assert!(c.lock_range(0, u32::MAX, 0).is_err());
 }
