@@ -61,10 +61,7 @@ pub struct Links {
 
 impl Links {
     pub fn new(threads: usize) -> Self {
-        Links {
-            addr: vec![NO_LINK; threads],
-            live: 0,
-        }
+        Links { addr: vec![NO_LINK; threads], live: 0 }
     }
 
     pub fn clear(&mut self, who: usize) {
@@ -113,24 +110,8 @@ pub struct DataBus<'a, T, D> {
 }
 
 impl<'a, T, D> DataBus<'a, T, D> {
-    pub fn new(
-        mem: &'a mut Memory,
-        code: &'a mut Code,
-        links: &'a mut Links,
-        timing: &'a mut T,
-        devices: &'a mut D,
-        who: Who,
-    ) -> Self {
-        DataBus {
-            mem,
-            code,
-            links,
-            timing,
-            devices,
-            who,
-            stall: 0,
-            device_error: String::new(),
-        }
+    pub fn new(mem: &'a mut Memory, code: &'a mut Code, links: &'a mut Links, timing: &'a mut T, devices: &'a mut D, who: Who) -> Self {
+        DataBus { mem, code, links, timing, devices, who, stall: 0, device_error: String::new() }
     }
 }
 
@@ -140,11 +121,7 @@ fn is_mmio(addr: u32) -> bool {
 
 impl<T: Timing, D: Devices> DataBus<'_, T, D> {
     fn at(&self) -> Access {
-        Access {
-            core: self.who.core,
-            thread: self.who.thread,
-            cycle: self.who.now,
-        }
+        Access { core: self.who.core, thread: self.who.thread, cycle: self.who.now }
     }
 
     /// Keeps a device's message beside the small fault that carries its address.
@@ -181,8 +158,7 @@ impl<T: Timing, D: Devices> DataBus<'_, T, D> {
             regs::THREAD_ID => ((w.core as u32) << 8) | w.thread as u32,
             regs::TOPOLOGY => w.topology,
             _ => {
-                let (level, r) =
-                    cache_register(off).ok_or_else(|| dev("no such register".into()))?;
+                let (level, r) = cache_register(off).ok_or_else(|| dev("no such register".into()))?;
                 let Some(h) = self.timing.hierarchy() else {
                     return Ok(0);
                 };
@@ -197,12 +173,7 @@ impl<T: Timing, D: Devices> DataBus<'_, T, D> {
         })
     }
 
-    fn mmio_write_inner(
-        &mut self,
-        addr: u32,
-        value: u32,
-        mask: u32,
-    ) -> Result<(), (Fault, String)> {
+    fn mmio_write_inner(&mut self, addr: u32, value: u32, mask: u32) -> Result<(), (Fault, String)> {
         let dev = |msg: String| (Fault::Device { addr }, msg);
         if addr >= DEVICE_BASE {
             let at = self.at();
@@ -210,8 +181,7 @@ impl<T: Timing, D: Devices> DataBus<'_, T, D> {
             return Ok(());
         }
         let w = self.who;
-        let (level, r) = cache_register(addr - MMIO_BASE)
-            .ok_or_else(|| dev("read-only or no such register".into()))?;
+        let (level, r) = cache_register(addr - MMIO_BASE).ok_or_else(|| dev("read-only or no such register".into()))?;
         // With perfect memory there is no cache to pin: controls are accepted and have no effect.
         let Some(h) = self.timing.hierarchy() else {
             return Ok(());

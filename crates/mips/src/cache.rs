@@ -23,23 +23,14 @@ impl Geometry {
     pub fn check(&self) -> Result<(), String> {
         let pow2 = |v: u32| v != 0 && v.is_power_of_two();
         if !pow2(self.line_bytes) || self.line_bytes < 4 {
-            return Err(format!(
-                "line_bytes {} is not a power of two >= 4",
-                self.line_bytes
-            ));
+            return Err(format!("line_bytes {} is not a power of two >= 4", self.line_bytes));
         }
         if self.ways == 0 || self.ways > 64 {
             return Err(format!("ways {} is not in 1..=64", self.ways));
         }
         let unit = self.ways * self.line_bytes;
-        if self.size_bytes < unit
-            || !self.size_bytes.is_multiple_of(unit)
-            || !pow2(self.size_bytes / unit)
-        {
-            return Err(format!(
-                "size_bytes {} is not ways x line_bytes x a power of two",
-                self.size_bytes
-            ));
+        if self.size_bytes < unit || !self.size_bytes.is_multiple_of(unit) || !pow2(self.size_bytes / unit) {
+            return Err(format!("size_bytes {} is not ways x line_bytes x a power of two", self.size_bytes));
         }
         Ok(())
     }
@@ -107,21 +98,14 @@ impl Cache {
         }
         self.clock += 1;
         let base = (line & self.set_mask) as usize * self.ways;
-        if let Some(w) = self.tags[base..base + self.ways]
-            .iter()
-            .position(|&t| t == line)
-        {
+        if let Some(w) = self.tags[base..base + self.ways].iter().position(|&t| t == line) {
             self.used[base + w] = self.clock;
             self.last = line;
             return true;
         }
         self.counts[who].misses += 1;
         // A bypassed miss (reserved set) leaves nothing to hit next time.
-        self.last = if self.allocate(line, who).is_some() {
-            line
-        } else {
-            INVALID
-        };
+        self.last = if self.allocate(line, who).is_some() { line } else { INVALID };
         false
     }
 
@@ -136,13 +120,7 @@ impl Cache {
         let allowed = |w: usize| mask >> w & 1 == 1;
         let victim = (0..self.ways)
             .filter(|&w| allowed(w) && !self.locked[base + w])
-            .min_by_key(|&w| {
-                if self.tags[base + w] == INVALID {
-                    0
-                } else {
-                    self.used[base + w]
-                }
-            })
+            .min_by_key(|&w| if self.tags[base + w] == INVALID { 0 } else { self.used[base + w] })
             // Every permitted way is locked: replace the lowest permitted one
             // as if it were unlocked (ARM1176 with all ways locked uses way 0).
             .unwrap_or_else(|| (0..self.ways).find(|&w| allowed(w)).unwrap_or(0));
@@ -160,17 +138,10 @@ impl Cache {
         if len == 0 {
             return Ok(0);
         }
-        let (first, last) = (
-            self.line_of(base),
-            self.line_of(base.saturating_add(len - 1)),
-        );
+        let (first, last) = (self.line_of(base), self.line_of(base.saturating_add(len - 1)));
         if (last - first) as usize >= self.tags.len() {
             let size = self.geometry.size_bytes;
-            return Err(format!(
-                "range 0x{base:08x}+{len} spans {} lines, more than the cache's {} ({size} bytes)",
-                last - first + 1,
-                self.tags.len()
-            ));
+            return Err(format!("range 0x{base:08x}+{len} spans {} lines, more than the cache's {} ({size} bytes)", last - first + 1, self.tags.len()));
         }
         let mut fetched = 0;
         for line in first..=last {
@@ -212,10 +183,7 @@ impl Cache {
     pub fn invalidate(&mut self, addr: u32) {
         let line = self.line_of(addr);
         let base = (line & self.set_mask) as usize * self.ways;
-        if let Some(w) = self.tags[base..base + self.ways]
-            .iter()
-            .position(|&t| t == line)
-        {
+        if let Some(w) = self.tags[base..base + self.ways].iter().position(|&t| t == line) {
             self.tags[base + w] = INVALID;
             self.locked[base + w] = false;
             if self.last == line {
@@ -226,9 +194,6 @@ impl Cache {
 
     /// Accesses and misses summed over requesters.
     pub fn total(&self) -> Counts {
-        self.counts.iter().fold(Counts::default(), |a, c| Counts {
-            accesses: a.accesses + c.accesses,
-            misses: a.misses + c.misses,
-        })
+        self.counts.iter().fold(Counts::default(), |a, c| Counts { accesses: a.accesses + c.accesses, misses: a.misses + c.misses })
     }
 }

@@ -17,10 +17,7 @@ impl Code {
         let exec = program.segments.iter().filter(|s| s.executable);
         let lo = exec.clone().map(|s| s.vaddr & !3).min().unwrap_or(0);
         let hi = exec.map(|s| s.vaddr + s.memsz).max().unwrap_or(0);
-        let insts = (lo..hi)
-            .step_by(4)
-            .map(|pc| decode(mem.read_u32(pc), pc))
-            .collect();
+        let insts = (lo..hi).step_by(4).map(|pc| decode(mem.read_u32(pc), pc)).collect();
         Code { base: lo, insts }
     }
 

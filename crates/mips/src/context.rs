@@ -34,11 +34,7 @@ pub struct Context {
 impl Context {
     /// A context about to run the program entry `pc` with stack `sp`.
     pub fn at(pc: u32, sp: u32) -> Self {
-        let mut c = Context {
-            pc,
-            npc: pc.wrapping_add(4),
-            ..Default::default()
-        };
+        let mut c = Context { pc, npc: pc.wrapping_add(4), ..Default::default() };
         c.r[reg::SP] = sp;
         c
     }

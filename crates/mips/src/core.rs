@@ -84,15 +84,7 @@ pub struct Core {
 
 impl Core {
     pub fn new(id: usize, threads: usize, policy: Policy, interrupt_thread: Option<usize>) -> Self {
-        Core {
-            id,
-            now: 0,
-            threads: vec![HwThread::default(); threads],
-            policy,
-            interrupt_thread,
-            busy_cycles: 0,
-            last: threads - 1,
-        }
+        Core { id, now: 0, threads: vec![HwThread::default(); threads], policy, interrupt_thread, busy_cycles: 0, last: threads - 1 }
     }
 
     pub fn has_work(&self) -> bool {
@@ -113,9 +105,7 @@ impl Core {
         let order = (1..=n).map(|d| (self.last + d) % n);
         match self.policy {
             Policy::RoundRobin => order.into_iter().find(|&t| ready(t)),
-            Policy::Icount => order
-                .filter(|&t| ready(t))
-                .min_by_key(|&t| self.threads[t].board.in_flight(self.now)),
+            Policy::Icount => order.filter(|&t| ready(t)).min_by_key(|&t| self.threads[t].board.in_flight(self.now)),
         }
     }
 
@@ -127,10 +117,6 @@ impl Core {
 
     /// The earliest cycle any active thread may issue.
     pub(crate) fn next_ready(&self) -> Option<u64> {
-        self.threads
-            .iter()
-            .filter(|t| t.active)
-            .map(|t| t.ready)
-            .min()
+        self.threads.iter().filter(|t| t.active).map(|t| t.ready).min()
     }
 }

@@ -146,10 +146,8 @@ impl Inst {
         match op {
             Sll | Srl | Sra => [rt, 0],
             Lui | J | Jal | Syscall | Break | Sync | Mfhi | Mflo | CacheOp | Unsupported => [0, 0],
-            Jr | Jalr | Mthi | Mtlo | Bltz | Bgez | Bltzal | Bgezal | Blez | Bgtz | Bltzl
-            | Bgezl | Bltzall | Bgezall | Blezl | Bgtzl | Addi | Addiu | Slti | Sltiu | Andi
-            | Ori | Xori | Lb | Lh | Lw | Lbu | Lhu | Ll | Tgei | Tgeiu | Tlti | Tltiu | Teqi
-            | Tnei => [rs, 0],
+            Jr | Jalr | Mthi | Mtlo | Bltz | Bgez | Bltzal | Bgezal | Blez | Bgtz | Bltzl | Bgezl | Bltzall | Bgezall | Blezl | Bgtzl | Addi | Addiu | Slti
+            | Sltiu | Andi | Ori | Xori | Lb | Lh | Lw | Lbu | Lhu | Ll | Tgei | Tgeiu | Tlti | Tltiu | Teqi | Tnei => [rs, 0],
             // Everything else reads rs and rt (lwl/lwr merge into rt; stores store rt).
             _ => [rs, rt],
         }
@@ -238,21 +236,11 @@ pub fn decode(word: u32, pc: u32) -> Inst {
                 19 => Op::Bgezall,
                 _ => Op::Unsupported,
             };
-            let imm = if (8..=14).contains(&rt) {
-                sext16(word)
-            } else {
-                branch
-            };
+            let imm = if (8..=14).contains(&rt) { sext16(word) } else { branch };
             (op, imm)
         }
-        2 => (
-            Op::J,
-            (pc.wrapping_add(4) & 0xF000_0000) | ((word & 0x03FF_FFFF) << 2),
-        ),
-        3 => (
-            Op::Jal,
-            (pc.wrapping_add(4) & 0xF000_0000) | ((word & 0x03FF_FFFF) << 2),
-        ),
+        2 => (Op::J, (pc.wrapping_add(4) & 0xF000_0000) | ((word & 0x03FF_FFFF) << 2)),
+        3 => (Op::Jal, (pc.wrapping_add(4) & 0xF000_0000) | ((word & 0x03FF_FFFF) << 2)),
         4 => (Op::Beq, branch),
         5 => (Op::Bne, branch),
         6 => (Op::Blez, branch),
@@ -291,15 +279,7 @@ pub fn decode(word: u32, pc: u32) -> Inst {
         Op::Blez | Op::Bgtz | Op::Blezl | Op::Bgtzl if rt != 0 => Op::Unsupported,
         op => op,
     };
-    Inst {
-        op,
-        rs,
-        rt,
-        rd,
-        imm,
-        reads: Inst::reads_of(op, rs, rt),
-        class: Inst::class_of(op),
-    }
+    Inst { op, rs, rt, rd, imm, reads: Inst::reads_of(op, rs, rt), class: Inst::class_of(op) }
 }
 
 #[cfg(test)]

@@ -49,19 +49,13 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn bad(&self, msg: impl Into<String>) -> Error {
-        Error::Elf {
-            file: self.file.into(),
-            msg: msg.into(),
-        }
+        Error::Elf { file: self.file.into(), msg: msg.into() }
     }
     fn bytes(&self, off: u64, len: u64, what: &str) -> Result<&[u8], Error> {
         let end = off.checked_add(len).filter(|&e| e <= self.b.len() as u64);
         match end {
             Some(e) => Ok(&self.b[off as usize..e as usize]),
-            None => Err(self.bad(format!(
-                "truncated: {what} at offset {off} (+{len}) past the end ({} bytes)",
-                self.b.len()
-            ))),
+            None => Err(self.bad(format!("truncated: {what} at offset {off} (+{len}) past the end ({} bytes)", self.b.len()))),
         }
     }
     fn u16(&self, off: u64, what: &str) -> Result<u16, Error> {
@@ -83,10 +77,7 @@ impl Program {
     /// Reads and parses an ELF file.
     pub fn load(path: &std::path::Path) -> Result<Program, Error> {
         let name = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| Error::Elf {
-            file: name.clone(),
-            msg: format!("cannot read: {e}"),
-        })?;
+        let bytes = std::fs::read(path).map_err(|e| Error::Elf { file: name.clone(), msg: format!("cannot read: {e}") })?;
         Program::parse(&bytes, &name)
     }
 
@@ -104,9 +95,7 @@ impl Program {
             return Err(r.bad("not a MIPS executable (e_machine is not EM_MIPS)"));
         }
         if r.u16(16, "e_type")? != 2 {
-            return Err(r.bad(
-                "not a static executable (e_type is not ET_EXEC; link with -static -nostdlib)",
-            ));
+            return Err(r.bad("not a static executable (e_type is not ET_EXEC; link with -static -nostdlib)"));
         }
         let flags = r.u32(36, "e_flags")?;
         if flags & 0xF000_0000 > 0x2000_0000 {
@@ -114,15 +103,8 @@ impl Program {
         }
         let entry = r.u32(24, "e_entry")?;
         let (phoff, shoff) = (r.u32(28, "e_phoff")? as u64, r.u32(32, "e_shoff")? as u64);
-        let (phentsize, phnum) = (
-            r.u16(42, "e_phentsize")? as u64,
-            r.u16(44, "e_phnum")? as u64,
-        );
-        let (shentsize, shnum, shstrndx) = (
-            r.u16(46, "e_shentsize")? as u64,
-            r.u16(48, "e_shnum")? as u64,
-            r.u16(50, "e_shstrndx")? as u64,
-        );
+        let (phentsize, phnum) = (r.u16(42, "e_phentsize")? as u64, r.u16(44, "e_phnum")? as u64);
+        let (shentsize, shnum, shstrndx) = (r.u16(46, "e_shentsize")? as u64, r.u16(48, "e_shnum")? as u64, r.u16(50, "e_shstrndx")? as u64);
 
         let mut segments = Vec::new();
         for i in 0..phnum {
@@ -131,30 +113,15 @@ impl Program {
                 continue; // only PT_LOAD matters
             }
             let (off, vaddr) = (r.u32(h + 4, "p_offset")?, r.u32(h + 8, "p_vaddr")?);
-            let (filesz, memsz, pflags) = (
-                r.u32(h + 16, "p_filesz")?,
-                r.u32(h + 20, "p_memsz")?,
-                r.u32(h + 24, "p_flags")?,
-            );
+            let (filesz, memsz, pflags) = (r.u32(h + 16, "p_filesz")?, r.u32(h + 20, "p_memsz")?, r.u32(h + 24, "p_flags")?);
             if filesz > memsz {
-                return Err(r.bad(format!(
-                    "segment {i}: p_filesz {filesz} exceeds p_memsz {memsz}"
-                )));
+                return Err(r.bad(format!("segment {i}: p_filesz {filesz} exceeds p_memsz {memsz}")));
             }
             if vaddr.checked_add(memsz).is_none() {
-                return Err(r.bad(format!(
-                    "segment {i}: 0x{vaddr:08x} + {memsz} wraps the address space"
-                )));
+                return Err(r.bad(format!("segment {i}: 0x{vaddr:08x} + {memsz} wraps the address space")));
             }
-            let data = r
-                .bytes(off as u64, filesz as u64, &format!("segment {i}"))?
-                .to_vec();
-            segments.push(Segment {
-                vaddr,
-                data,
-                memsz,
-                executable: pflags & 1 != 0,
-            });
+            let data = r.bytes(off as u64, filesz as u64, &format!("segment {i}"))?.to_vec();
+            segments.push(Segment { vaddr, data, memsz, executable: pflags & 1 != 0 });
         }
         if segments.is_empty() {
             return Err(r.bad("no loadable segment"));
@@ -163,28 +130,16 @@ impl Program {
         let (mut sections, mut symbols) = (Vec::new(), Vec::new());
         if shoff != 0 && shnum != 0 {
             let sh = |i: u64, f: u64| r.u32(shoff + i * shentsize + f, "section header");
-            let strtab_of = |i: u64| -> Result<&[u8], Error> {
-                r.bytes(sh(i, 16)? as u64, sh(i, 20)? as u64, "string table")
-            };
-            let names = if shstrndx < shnum {
-                strtab_of(shstrndx)?
-            } else {
-                &[][..]
-            };
+            let strtab_of = |i: u64| -> Result<&[u8], Error> { r.bytes(sh(i, 16)? as u64, sh(i, 20)? as u64, "string table") };
+            let names = if shstrndx < shnum { strtab_of(shstrndx)? } else { &[][..] };
             for i in 0..shnum {
                 let (name, kind) = (r.cstr(names, sh(i, 0)?), sh(i, 4)?);
-                sections.push(Section {
-                    name,
-                    addr: sh(i, 12)?,
-                    size: sh(i, 20)?,
-                });
+                sections.push(Section { name, addr: sh(i, 12)?, size: sh(i, 20)? });
                 if kind == 2 {
                     // SHT_SYMTAB: its sh_link names the string table.
                     let link = sh(i, 24)? as u64;
                     if link >= shnum {
-                        return Err(r.bad(format!(
-                            "symbol table's string table index {link} out of range"
-                        )));
+                        return Err(r.bad(format!("symbol table's string table index {link} out of range")));
                     }
                     let strings = strtab_of(link)?;
                     let (off, size) = (sh(i, 16)? as u64, sh(i, 20)? as u64);
@@ -193,23 +148,13 @@ impl Program {
                         let w = |k: usize| u32::from_be_bytes([s[k], s[k + 1], s[k + 2], s[k + 3]]);
                         let name = r.cstr(strings, w(0));
                         if !name.is_empty() {
-                            symbols.push(Symbol {
-                                name,
-                                addr: w(4),
-                                size: w(8),
-                            });
+                            symbols.push(Symbol { name, addr: w(4), size: w(8) });
                         }
                     }
                 }
             }
         }
-        Ok(Program {
-            name: name.into(),
-            entry,
-            segments,
-            sections,
-            symbols,
-        })
+        Ok(Program { name: name.into(), entry, segments, sections, symbols })
     }
 
     /// The address of a named symbol.
@@ -229,11 +174,7 @@ impl Program {
 
     /// The highest address any segment occupies (the heap may start above it).
     pub fn end(&self) -> u32 {
-        self.segments
-            .iter()
-            .map(|s| s.vaddr + s.memsz)
-            .max()
-            .unwrap_or(0)
+        self.segments.iter().map(|s| s.vaddr + s.memsz).max().unwrap_or(0)
     }
 }
 

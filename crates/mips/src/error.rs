@@ -13,20 +13,12 @@ pub enum Error {
     Config { key: String, msg: String },
     /// Execution stopped: the program did something this model does not run.
     #[error("{program}: {what} at pc 0x{pc:08x} (instruction 0x{word:08x})")]
-    Fault {
-        program: String,
-        pc: u32,
-        word: u32,
-        what: String,
-    },
+    Fault { program: String, pc: u32, word: u32, what: String },
 }
 
 impl Error {
     pub fn config(key: &str, msg: impl Into<String>) -> Self {
-        Error::Config {
-            key: key.into(),
-            msg: msg.into(),
-        }
+        Error::Config { key: key.into(), msg: msg.into() }
     }
 }
 
@@ -57,9 +49,7 @@ impl Fault {
     /// One phrase; `device` is the refusing device's message, if any.
     pub fn describe(&self, device: &str) -> String {
         match self {
-            Fault::Unsupported => {
-                "unsupported instruction (no FPU, coprocessor or 64-bit operations)".into()
-            }
+            Fault::Unsupported => "unsupported instruction (no FPU, coprocessor or 64-bit operations)".into(),
             Fault::Unaligned { addr } => format!("unaligned access to 0x{addr:08x}"),
             Fault::Overflow => "integer overflow trap".into(),
             Fault::Trap { code: 7 } => "trap 7 (integer division by zero)".into(),

@@ -53,11 +53,7 @@ pub fn execute<B: Bus>(c: &mut Context, i: Inst, bus: &mut B) -> Result<Flow, Fa
             return Ok(redirect(c, $cond, i.imm))
         };
         ($cond:expr, likely) => {
-            return Ok(if $cond {
-                redirect(c, true, i.imm)
-            } else {
-                annul(c)
-            })
+            return Ok(if $cond { redirect(c, true, i.imm) } else { annul(c) })
         };
     }
     // Register traps carry a code field; immediate ones have none (code 0).
@@ -107,9 +103,7 @@ pub fn execute<B: Bus>(c: &mut Context, i: Inst, bus: &mut B) -> Result<Flow, Fa
         }
         // Division by zero leaves HI and LO unchanged (UNPREDICTABLE in the
         // ISA; gcc guards it with `teq $divisor, $zero, 7`).
-        Div if rt != 0 => {
-            (c.lo, c.hi) = (srs.wrapping_div(srt) as u32, srs.wrapping_rem(srt) as u32)
-        }
+        Div if rt != 0 => (c.lo, c.hi) = (srs.wrapping_div(srt) as u32, srs.wrapping_rem(srt) as u32),
         Divu if rt != 0 => (c.lo, c.hi) = (rs / rt, rs % rt),
         Div | Divu => {}
         Add => wr(c, i.rd, srs.checked_add(srt).ok_or(Fault::Overflow)? as u32),
@@ -167,11 +161,7 @@ pub fn execute<B: Bus>(c: &mut Context, i: Inst, bus: &mut B) -> Result<Flow, Fa
             wr(c, 31, pc.wrapping_add(8));
             branch!(true)
         }
-        Addi => wr(
-            c,
-            i.rt,
-            srs.checked_add(i.imm as i32).ok_or(Fault::Overflow)? as u32,
-        ),
+        Addi => wr(c, i.rt, srs.checked_add(i.imm as i32).ok_or(Fault::Overflow)? as u32),
         Addiu => wr(c, i.rt, rs.wrapping_add(i.imm)),
         Slti => wr(c, i.rt, (srs < i.imm as i32) as u32),
         Sltiu => wr(c, i.rt, (rs < i.imm) as u32),
@@ -181,30 +171,14 @@ pub fn execute<B: Bus>(c: &mut Context, i: Inst, bus: &mut B) -> Result<Flow, Fa
         Lui => wr(c, i.rt, i.imm),
         Lb | Lbu => {
             let w = bus.load(ea & !3)? >> byte_lane(ea);
-            wr(
-                c,
-                i.rt,
-                if i.op == Lb {
-                    w as u8 as i8 as u32
-                } else {
-                    w & 0xFF
-                },
-            )
+            wr(c, i.rt, if i.op == Lb { w as u8 as i8 as u32 } else { w & 0xFF })
         }
         Lh | Lhu => {
             if ea & 1 != 0 {
                 return Err(Fault::Unaligned { addr: ea });
             }
             let w = bus.load(ea & !3)? >> byte_lane(ea | 1);
-            wr(
-                c,
-                i.rt,
-                if i.op == Lh {
-                    w as u16 as i16 as u32
-                } else {
-                    w & 0xFFFF
-                },
-            )
+            wr(c, i.rt, if i.op == Lh { w as u16 as i16 as u32 } else { w & 0xFFFF })
         }
         Lw | Ll => {
             if ea & 3 != 0 {

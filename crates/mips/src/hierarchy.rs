@@ -41,19 +41,8 @@ pub struct HierarchyConfig {
 
 impl Default for HierarchyConfig {
     fn default() -> Self {
-        let g = |size_bytes, ways, line_bytes, hit_cycles| Geometry {
-            size_bytes,
-            ways,
-            line_bytes,
-            hit_cycles,
-        };
-        HierarchyConfig {
-            l1i: g(16384, 2, 32, 0),
-            l1d: g(16384, 2, 32, 0),
-            l2: g(262144, 8, 64, 10),
-            l2_shared: true,
-            memory_cycles: 100,
-        }
+        let g = |size_bytes, ways, line_bytes, hit_cycles| Geometry { size_bytes, ways, line_bytes, hit_cycles };
+        HierarchyConfig { l1i: g(16384, 2, 32, 0), l1d: g(16384, 2, 32, 0), l2: g(262144, 8, 64, 10), l2_shared: true, memory_cycles: 100 }
     }
 }
 
@@ -96,11 +85,7 @@ impl Hierarchy {
     pub fn fetch(&mut self, core: usize, who: usize, pc: u32) -> u32 {
         let l1 = &mut self.l1i[core];
         let hit = l1.geometry.hit_cycles;
-        if l1.access(pc, who) {
-            hit
-        } else {
-            hit + self.below_l1(core, who, pc)
-        }
+        if l1.access(pc, who) { hit } else { hit + self.below_l1(core, who, pc) }
     }
 
     /// Stall cycles of a data access to `addr`.
@@ -115,11 +100,7 @@ impl Hierarchy {
         }
         let l1 = &mut self.l1d[core];
         let hit = l1.geometry.hit_cycles;
-        if l1.access(addr, who) {
-            hit
-        } else {
-            hit + self.below_l1(core, who, addr)
-        }
+        if l1.access(addr, who) { hit } else { hit + self.below_l1(core, who, addr) }
     }
 
     /// The cache of `level` that `core` uses.

@@ -22,21 +22,13 @@ impl Default for Memory {
 
 #[inline(always)]
 fn split(addr: u32) -> (usize, usize) {
-    (
-        (addr >> PAGE_BITS) as usize,
-        (addr as usize >> 2) & (PAGE_WORDS - 1),
-    )
+    ((addr >> PAGE_BITS) as usize, (addr as usize >> 2) & (PAGE_WORDS - 1))
 }
 
 impl Memory {
     pub fn new() -> Self {
         let pages: Vec<_> = (0..PAGES).map(|_| None).collect();
-        Memory {
-            pages: pages
-                .into_boxed_slice()
-                .try_into()
-                .unwrap_or_else(|_| unreachable!()),
-        }
+        Memory { pages: pages.into_boxed_slice().try_into().unwrap_or_else(|_| unreachable!()) }
     }
 
     /// The aligned word containing `addr`.
@@ -79,9 +71,7 @@ impl Memory {
 
     /// Copies `len` bytes out from `addr` (used for `write` system calls).
     pub fn read_bytes(&self, addr: u32, len: u32) -> Vec<u8> {
-        (0..len)
-            .map(|i| self.read_u8(addr.wrapping_add(i)))
-            .collect()
+        (0..len).map(|i| self.read_u8(addr.wrapping_add(i))).collect()
     }
 }
 

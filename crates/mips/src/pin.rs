@@ -27,18 +27,8 @@ pub struct Pinning {
 
 impl Pinning {
     pub fn new(ways: u32, requesters: usize) -> Self {
-        let all = if ways == 64 {
-            u64::MAX
-        } else {
-            (1u64 << ways) - 1
-        };
-        Pinning {
-            all,
-            masks: vec![all; requesters],
-            trace: vec![false; requesters],
-            reserved: Vec::new(),
-            staged: vec![(0, 0); requesters],
-        }
+        let all = if ways == 64 { u64::MAX } else { (1u64 << ways) - 1 };
+        Pinning { all, masks: vec![all; requesters], trace: vec![false; requesters], reserved: Vec::new(), staged: vec![(0, 0); requesters] }
     }
 
     #[inline]
@@ -48,13 +38,9 @@ impl Pinning {
 
     /// Sets `who`'s allocation mask: contiguous ones within the cache's ways, as CAT requires.
     pub fn set_way_mask(&mut self, who: usize, mask: u64) -> Result<(), String> {
-        let contiguous =
-            mask != 0 && (mask >> mask.trailing_zeros()).trailing_ones() == mask.count_ones();
+        let contiguous = mask != 0 && (mask >> mask.trailing_zeros()).trailing_ones() == mask.count_ones();
         if !contiguous || mask & !self.all != 0 {
-            return Err(format!(
-                "way mask 0x{mask:x} is not a non-empty run of contiguous ones within 0x{:x}",
-                self.all
-            ));
+            return Err(format!("way mask 0x{mask:x} is not a non-empty run of contiguous ones within 0x{:x}", self.all));
         }
         self.masks[who] = mask;
         Ok(())
@@ -76,35 +62,17 @@ impl Pinning {
 
     /// Reserves sets `[first, first + count)` of a cache with `sets` sets for `who`;
     /// `count == 0` releases `who`'s reservations.
-    pub fn reserve_sets(
-        &mut self,
-        who: usize,
-        first: u32,
-        count: u32,
-        sets: u32,
-    ) -> Result<(), String> {
+    pub fn reserve_sets(&mut self, who: usize, first: u32, count: u32, sets: u32) -> Result<(), String> {
         if count == 0 {
             self.reserved.retain(|r| r.2 != who);
             return Ok(());
         }
         let end = first.checked_add(count).filter(|&e| e <= sets);
         let Some(end) = end else {
-            return Err(format!(
-                "sets {first}..{} exceed the cache's {sets} sets",
-                first as u64 + count as u64
-            ));
+            return Err(format!("sets {first}..{} exceed the cache's {sets} sets", first as u64 + count as u64));
         };
-        if let Some(r) = self
-            .reserved
-            .iter()
-            .find(|r| r.2 != who && first < r.0 + r.1 && r.0 < end)
-        {
-            return Err(format!(
-                "sets {first}..{end} overlap sets {}..{} reserved by thread {}",
-                r.0,
-                r.0 + r.1,
-                r.2
-            ));
+        if let Some(r) = self.reserved.iter().find(|r| r.2 != who && first < r.0 + r.1 && r.0 < end) {
+            return Err(format!("sets {first}..{end} overlap sets {}..{} reserved by thread {}", r.0, r.0 + r.1, r.2));
         }
         self.reserved.push((first, count, who));
         Ok(())
@@ -112,8 +80,6 @@ impl Pinning {
 
     #[inline]
     pub fn may_allocate_in_set(&self, set: u32, who: usize) -> bool {
-        self.reserved
-            .iter()
-            .all(|&(f, n, owner)| owner == who || set < f || set >= f + n)
+        self.reserved.iter().all(|&(f, n, owner)| owner == who || set < f || set >= f + n)
     }
 }

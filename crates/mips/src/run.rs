@@ -52,13 +52,7 @@ pub fn run_program(program: Program, config: &ExecConfig) -> Result<Outcome, Err
         match sys.run(config.max_cycles) {
             Stop::Idle => break,
             Stop::Limit => {
-                return Err(Error::config(
-                    "run.max_cycles",
-                    format!(
-                        "{}: still running after {} cycles",
-                        sys.program.name, config.max_cycles
-                    ),
-                ));
+                return Err(Error::config("run.max_cycles", format!("{}: still running after {} cycles", sys.program.name, config.max_cycles)));
             }
             Stop::Fault { error, .. } => return Err(error),
             Stop::Returned { core, thread } => {
@@ -67,18 +61,13 @@ pub fn run_program(program: Program, config: &ExecConfig) -> Result<Outcome, Err
                     program: name,
                     pc: 0,
                     word: 0,
-                    what: format!(
-                        "thread {core}.{thread} returned from its entry point instead of calling exit"
-                    ),
+                    what: format!("thread {core}.{thread} returned from its entry point instead of calling exit"),
                 });
             }
             Stop::Syscall { core, thread } => {
                 let id = sys.thread_id(core, thread);
                 let ctx = &sys.cores[core].threads[thread].ctx;
-                let (n, a) = (
-                    ctx.r[reg::V0],
-                    [ctx.r[reg::A0], ctx.r[reg::A0 + 1], ctx.r[reg::A0 + 2]],
-                );
+                let (n, a) = (ctx.r[reg::V0], [ctx.r[reg::A0], ctx.r[reg::A0 + 1], ctx.r[reg::A0 + 2]]);
                 let result = match n {
                     SYS_WRITE if a[0] == 1 || a[0] == 2 => {
                         let bytes = sys.mem.read_bytes(a[1], a[2].min(1 << 24));
@@ -104,12 +93,7 @@ pub fn run_program(program: Program, config: &ExecConfig) -> Result<Outcome, Err
                     _ => {
                         let pc = ctx.pc.wrapping_sub(4);
                         let word = sys.mem.read_u32(pc);
-                        return Err(Error::Fault {
-                            program: sys.program.name.clone(),
-                            pc,
-                            word,
-                            what: format!("unsupported system call {n}"),
-                        });
+                        return Err(Error::Fault { program: sys.program.name.clone(), pc, word, what: format!("unsupported system call {n}") });
                     }
                 };
                 let ctx = &mut sys.cores[core].threads[thread].ctx;
@@ -121,12 +105,7 @@ pub fn run_program(program: Program, config: &ExecConfig) -> Result<Outcome, Err
         }
     }
     let exit_code = exit_code.map_or(0, |(_, c)| c);
-    Ok(Outcome {
-        exit_code,
-        stdout,
-        stderr,
-        system: summarize(&sys),
-    })
+    Ok(Outcome { exit_code, stdout, stderr, system: summarize(&sys) })
 }
 
 fn apply_pins<D: crate::device::Devices>(sys: &mut System<D>, pins: &[Pin]) -> Result<(), Error> {
@@ -138,53 +117,29 @@ fn apply_pins<D: crate::device::Devices>(sys: &mut System<D>, pins: &[Pin]) -> R
     };
     for p in pins {
         match p {
-            Pin::WayMask {
-                level,
-                thread,
-                mask,
-            } => {
+            Pin::WayMask { level, thread, mask } => {
                 for c in h.all(*level) {
-                    c.pin
-                        .set_way_mask(*thread, *mask)
-                        .map_err(|m| Error::config(&format!("{}.way_masks", level.name()), m))?;
+                    c.pin.set_way_mask(*thread, *mask).map_err(|m| Error::config(&format!("{}.way_masks", level.name()), m))?;
                 }
             }
-            Pin::Sets {
-                level,
-                thread,
-                first,
-                count,
-            } => {
+            Pin::Sets { level, thread, first, count } => {
                 for c in h.all(*level) {
                     let sets = c.geometry.sets();
-                    c.pin
-                        .reserve_sets(*thread, *first, *count, sets)
-                        .map_err(|m| Error::config(&format!("{}.reserve_sets", level.name()), m))?;
+                    c.pin.reserve_sets(*thread, *first, *count, sets).map_err(|m| Error::config(&format!("{}.reserve_sets", level.name()), m))?;
                 }
             }
-            Pin::Trace { level, thread } => h
-                .all(*level)
-                .iter_mut()
-                .for_each(|c| c.pin.set_trace(*thread, true)),
-            Pin::Range {
-                level,
-                key,
-                what,
-                len,
-            } => {
+            Pin::Trace { level, thread } => h.all(*level).iter_mut().for_each(|c| c.pin.set_trace(*thread, true)),
+            Pin::Range { level, key, what, len } => {
                 let (addr, size) = match what {
                     RangeStart::Addr(a) => (*a, 0),
                     RangeStart::Symbol(s) => {
                         let sym = sys.program.symbols.iter().find(|x| &x.name == s);
-                        let sym = sym.ok_or_else(|| {
-                            Error::config(key, format!("no symbol {s:?} in {}", sys.program.name))
-                        })?;
+                        let sym = sym.ok_or_else(|| Error::config(key, format!("no symbol {s:?} in {}", sys.program.name)))?;
                         (sym.addr, sym.size)
                     }
                 };
                 for c in h.all(*level) {
-                    c.lock_range(addr, len.unwrap_or(size), 0)
-                        .map_err(|m| Error::config(key, m))?;
+                    c.lock_range(addr, len.unwrap_or(size), 0).map_err(|m| Error::config(key, m))?;
                 }
             }
         }
@@ -197,18 +152,9 @@ fn summarize<D: crate::device::Devices>(sys: &System<D>) -> Summary {
     let threads: Vec<Value> = sys
         .cores
         .iter()
-        .flat_map(|c| {
-            c.threads.iter().enumerate().map(
-                move |(t, th)| json!({"core": c.id, "thread": t, "instructions": th.instructions}),
-            )
-        })
+        .flat_map(|c| c.threads.iter().enumerate().map(move |(t, th)| json!({"core": c.id, "thread": t, "instructions": th.instructions})))
         .collect();
-    let instructions: u64 = sys
-        .cores
-        .iter()
-        .flat_map(|c| &c.threads)
-        .map(|t| t.instructions)
-        .sum();
+    let instructions: u64 = sys.cores.iter().flat_map(|c| &c.threads).map(|t| t.instructions).sum();
     let mut v = json!({
         "instructions": instructions,
         "cycles": cycles,
@@ -223,15 +169,9 @@ fn summarize<D: crate::device::Devices>(sys: &System<D>) -> Summary {
                 Level::L1d => &h.l1d,
                 Level::L2 => &h.l2,
             };
-            let per_thread = |t: usize| {
-                list.iter().fold((0, 0), |(a, m), c| {
-                    (a + c.counts[t].accesses, m + c.counts[t].misses)
-                })
-            };
+            let per_thread = |t: usize| list.iter().fold((0, 0), |(a, m), c| (a + c.counts[t].accesses, m + c.counts[t].misses));
             let n = list[0].counts.len();
-            let (acc, miss) = (0..n)
-                .map(per_thread)
-                .fold((0, 0), |(a, m), (x, y)| (a + x, m + y));
+            let (acc, miss) = (0..n).map(per_thread).fold((0, 0), |(a, m), (x, y)| (a + x, m + y));
             caches.insert(
                 level.name().into(),
                 json!({

@@ -32,14 +32,7 @@ pub struct SystemConfig {
 
 impl Default for SystemConfig {
     fn default() -> Self {
-        SystemConfig {
-            cores: 1,
-            threads: 1,
-            policy: Policy::RoundRobin,
-            interrupt_thread: None,
-            pipeline: Pipeline::default(),
-            caches: None,
-        }
+        SystemConfig { cores: 1, threads: 1, policy: Policy::RoundRobin, interrupt_thread: None, pipeline: Pipeline::default(), caches: None }
     }
 }
 
@@ -55,11 +48,7 @@ pub enum Stop {
     /// A thread's activity returned to [`RETURN_ADDRESS`]; the thread is idle.
     Returned { core: usize, thread: usize },
     /// A thread stopped on an instruction it cannot run; the thread is idle.
-    Fault {
-        core: usize,
-        thread: usize,
-        error: Error,
-    },
+    Fault { core: usize, thread: usize, error: Error },
 }
 
 pub struct System<D: Devices = NoDevices> {
@@ -84,9 +73,7 @@ impl<D: Devices> System<D> {
         System {
             program,
             mem,
-            cores: (0..n)
-                .map(|k| Core::new(k, m, config.policy, config.interrupt_thread))
-                .collect(),
+            cores: (0..n).map(|k| Core::new(k, m, config.policy, config.interrupt_thread)).collect(),
             caches: config.caches.map(|c| Hierarchy::new(c, n, m)),
             devices,
             pipeline: config.pipeline,
@@ -191,23 +178,9 @@ impl<D: Devices> System<D> {
         let pipeline = self.pipeline;
         let core = &mut self.cores[k];
         let th = &mut core.threads[0];
-        let who = Who {
-            core: k,
-            thread: 0,
-            id: k,
-            now: core.now,
-            instret: 0,
-            topology,
-        };
+        let who = Who { core: k, thread: 0, id: k, now: core.now, instret: 0, topology };
         // One bus for the whole slice: building it per instruction costs more than the instruction.
-        let mut bus = DataBus::new(
-            &mut self.mem,
-            &mut self.code,
-            &mut self.links,
-            timing,
-            &mut self.devices,
-            who,
-        );
+        let mut bus = DataBus::new(&mut self.mem, &mut self.code, &mut self.links, timing, &mut self.devices, who);
         let (mut now, mut ready, mut pending) = (core.now, th.ready, th.next.take());
         let end = loop {
             let inst = match pending.take() {
@@ -256,16 +229,7 @@ impl<D: Devices> System<D> {
         self.cores[k].threads[t].active = false;
         let word = self.mem.read_u32(pc & !3);
         let what = f.describe(device);
-        Stop::Fault {
-            core: k,
-            thread: t,
-            error: Error::Fault {
-                program: self.program.name.clone(),
-                pc,
-                word,
-                what,
-            },
-        }
+        Stop::Fault { core: k, thread: t, error: Error::Fault { program: self.program.name.clone(), pc, word, what } }
     }
 
     /// Fetches thread `t`'s next instruction if not yet done, charging the fetch.
@@ -284,23 +248,10 @@ impl<D: Devices> System<D> {
                 th.active = false;
                 return Some(Stop::Returned { core: k, thread: t });
             }
-            let what = if pc & 3 != 0 {
-                "misaligned instruction fetch"
-            } else {
-                "instruction fetch outside the program's code"
-            };
+            let what = if pc & 3 != 0 { "misaligned instruction fetch" } else { "instruction fetch outside the program's code" };
             self.cores[k].threads[t].active = false;
-            let error = Error::Fault {
-                program: self.program.name.clone(),
-                pc,
-                word: 0,
-                what: what.into(),
-            };
-            return Some(Stop::Fault {
-                core: k,
-                thread: t,
-                error,
-            });
+            let error = Error::Fault { program: self.program.name.clone(), pc, word: 0, what: what.into() };
+            return Some(Stop::Fault { core: k, thread: t, error });
         };
         let fetched = th.ready.max(now) + timing.fetch(k, who, pc) as u64;
         th.ready = fetched.max(th.board.ready(inst));
@@ -318,22 +269,8 @@ impl<D: Devices> System<D> {
         let th = &mut core.threads[t];
         let inst = th.next.take()?;
         let pc = th.ctx.pc;
-        let who = Who {
-            core: k,
-            thread: t,
-            id: who,
-            now,
-            instret: th.instructions,
-            topology,
-        };
-        let mut bus = DataBus::new(
-            &mut self.mem,
-            &mut self.code,
-            &mut self.links,
-            timing,
-            &mut self.devices,
-            who,
-        );
+        let who = Who { core: k, thread: t, id: who, now, instret: th.instructions, topology };
+        let mut bus = DataBus::new(&mut self.mem, &mut self.code, &mut self.links, timing, &mut self.devices, who);
         let flow = match step(th, inst, &mut bus, &self.pipeline) {
             Ok((f, ready)) => {
                 th.ready = ready;
@@ -358,12 +295,7 @@ impl<D: Devices> System<D> {
 /// Executes `inst` for `th` at the bus's cycle; returns the flow and the
 /// cycle from which the thread's next instruction may issue.
 #[inline(always)]
-fn step<T: Timing, D: Devices>(
-    th: &mut HwThread,
-    inst: Inst,
-    bus: &mut DataBus<'_, T, D>,
-    p: &Pipeline,
-) -> Result<(Flow, u64), Fault> {
+fn step<T: Timing, D: Devices>(th: &mut HwThread, inst: Inst, bus: &mut DataBus<'_, T, D>, p: &Pipeline) -> Result<(Flow, u64), Fault> {
     let now = bus.who.now;
     let flow = execute(&mut th.ctx, inst, bus)?;
     let done = now + 1 + bus.stall as u64;

@@ -21,12 +21,7 @@ pub struct Pipeline {
 
 impl Default for Pipeline {
     fn default() -> Self {
-        Pipeline {
-            load_use_cycles: 2,
-            branch_taken_cycles: 2,
-            mult_cycles: 10,
-            div_cycles: 69,
-        }
+        Pipeline { load_use_cycles: 2, branch_taken_cycles: 2, mult_cycles: 10, div_cycles: 69 }
     }
 }
 
@@ -47,11 +42,7 @@ impl Scoreboard {
     pub fn ready(&self, i: Inst) -> u64 {
         let (a, b) = i.sources();
         let t = self.reg_ready[a as usize & 31].max(self.reg_ready[b as usize & 31]);
-        if i.class & Inst::USES_HILO != 0 {
-            t.max(self.hilo_ready)
-        } else {
-            t
-        }
+        if i.class & Inst::USES_HILO != 0 { t.max(self.hilo_ready) } else { t }
     }
 
     /// Records what `i`, issued at `now` and finishing its memory access at `done`, leaves in flight.

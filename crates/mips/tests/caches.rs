@@ -8,15 +8,7 @@ use irqsim_mips::cache::{Cache, Geometry};
 use irqsim_mips::hierarchy::HierarchyConfig;
 
 fn cache(size_bytes: u32, ways: u32, line_bytes: u32) -> Cache {
-    Cache::new(
-        Geometry {
-            size_bytes,
-            ways,
-            line_bytes,
-            hit_cycles: 0,
-        },
-        2,
-    )
+    Cache::new(Geometry { size_bytes, ways, line_bytes, hit_cycles: 0 }, 2)
 }
 
 /// Misses of requester 0 over `addrs`.
@@ -100,14 +92,8 @@ fn set_pinning_reserves_sets_for_one_thread() {
     // Outside the reserved sets thread 1 allocates normally.
     c.access(1024 + 4 * 32, 1);
     assert!(c.contains(1024 + 4 * 32));
-    assert!(
-        c.pin.reserve_sets(1, 2, 4, 32).is_err(),
-        "overlapping reservation"
-    );
-    assert!(
-        c.pin.reserve_sets(1, 30, 4, 32).is_err(),
-        "past the last set"
-    );
+    assert!(c.pin.reserve_sets(1, 2, 4, 32).is_err(), "overlapping reservation");
+    assert!(c.pin.reserve_sets(1, 30, 4, 32).is_err(), "past the last set");
 }
 
 #[test]
@@ -158,14 +144,8 @@ fn all_ways_pinned_behaves_as_if_way_zero_were_unlocked() {
 }
 
 fn cached(l1d: Geometry) -> SystemConfig {
-    let h = HierarchyConfig {
-        l1d,
-        ..Default::default()
-    };
-    SystemConfig {
-        caches: Some(h),
-        ..Default::default()
-    }
+    let h = HierarchyConfig { l1d, ..Default::default() };
+    SystemConfig { caches: Some(h), ..Default::default() }
 }
 
 #[test]
@@ -179,37 +159,19 @@ fn a_program_striding_through_memory_misses_as_computed() {
         bne(8, 9, -3),
         NOP,
     ];
-    let twice: Vec<u32> = loop_words
-        .iter()
-        .chain(loop_words.iter())
-        .copied()
-        .collect();
-    let g = Geometry {
-        size_bytes: 8192,
-        ways: 2,
-        line_bytes: 32,
-        hit_cycles: 0,
-    };
+    let twice: Vec<u32> = loop_words.iter().chain(loop_words.iter()).copied().collect();
+    let g = Geometry { size_bytes: 8192, ways: 2, line_bytes: 32, hit_cycles: 0 };
     let mut s = system(program(&twice, 4096), &cached(g));
     assert!(matches!(s.run(1 << 30), irqsim_mips::Stop::Syscall { .. }));
     let h = s.caches.as_ref().unwrap();
     // 128 lines of 32 bytes: 128 misses the first time, none the second (4 KiB fits in 8 KiB).
-    assert_eq!(
-        h.l1d[0].counts[0],
-        irqsim_mips::cache::Counts {
-            accesses: 256,
-            misses: 128
-        }
-    );
+    assert_eq!(h.l1d[0].counts[0], irqsim_mips::cache::Counts { accesses: 256, misses: 128 });
     // L2 has 64-byte lines: 64 of those data misses miss in L2 too, plus
     // one for the text (14 words: two 32-byte L1I lines in one L2 line).
     assert_eq!(h.l1i[0].counts[0].misses, 2);
     assert_eq!(h.l2[0].counts[0].misses, 64 + 1);
     // A 2 KiB L1D cannot hold 4 KiB: the second pass misses again.
-    let g = Geometry {
-        size_bytes: 2048,
-        ..g
-    };
+    let g = Geometry { size_bytes: 2048, ..g };
     let mut s = system(program(&twice, 4096), &cached(g));
     s.run(1 << 30);
     assert_eq!(s.caches.as_ref().unwrap().l1d[0].counts[0].misses, 256);
@@ -220,13 +182,7 @@ fn miss_latency_is_charged() {
     let words = [lui(8, DATA >> 16), lw(9, 0, 8)];
     let perfect = cycles_to_exit(&words, &SystemConfig::default());
     let h = HierarchyConfig::default();
-    let with = cycles_to_exit(
-        &words,
-        &SystemConfig {
-            caches: Some(h),
-            ..Default::default()
-        },
-    );
+    let with = cycles_to_exit(&words, &SystemConfig { caches: Some(h), ..Default::default() });
     // One text line (4 words fit a 32-byte line) missing in L1I and L2, one data line likewise.
     let miss = (h.l2.hit_cycles + h.memory_cycles) as u64;
     assert_eq!(with, perfect + 2 * miss);

@@ -94,18 +94,9 @@ fn alu_immediate_forms() {
 #[test]
 fn overflow_traps_and_zero_register() {
     let mut bus = TestBus::default();
-    assert_eq!(
-        run(r(32, 8, 9, 10, 0), 0x7FFF_FFFF, 1, &mut bus).1,
-        Err(Fault::Overflow)
-    ); // add
-    assert_eq!(
-        run(r(34, 8, 9, 10, 0), 0x8000_0000, 1, &mut bus).1,
-        Err(Fault::Overflow)
-    ); // sub
-    assert_eq!(
-        run(i(8, 8, 10, 1), 0x7FFF_FFFF, 0, &mut bus).1,
-        Err(Fault::Overflow)
-    ); // addi
+    assert_eq!(run(r(32, 8, 9, 10, 0), 0x7FFF_FFFF, 1, &mut bus).1, Err(Fault::Overflow)); // add
+    assert_eq!(run(r(34, 8, 9, 10, 0), 0x8000_0000, 1, &mut bus).1, Err(Fault::Overflow)); // sub
+    assert_eq!(run(i(8, 8, 10, 1), 0x7FFF_FFFF, 0, &mut bus).1, Err(Fault::Overflow)); // addi
     let (c, _) = run(r(33, 8, 9, 0, 0), 1, 2, &mut bus); // addu $0
     assert_eq!(c.r[0], 0);
 }
@@ -117,26 +108,11 @@ fn multiply_divide_and_hilo() {
         let (c, _) = run(w, a, b, bus);
         (c.hi, c.lo)
     };
-    assert_eq!(
-        hl(r(24, 8, 9, 0, 0), (-3i32) as u32, 5, &mut bus),
-        (u32::MAX, (-15i32) as u32)
-    ); // mult
-    assert_eq!(
-        hl(r(25, 8, 9, 0, 0), u32::MAX, 2, &mut bus),
-        (1, u32::MAX - 1)
-    ); // multu
-    assert_eq!(
-        hl(r(26, 8, 9, 0, 0), (-7i32) as u32, 2, &mut bus),
-        ((-1i32) as u32, (-3i32) as u32)
-    ); // div
-    assert_eq!(
-        hl(r(27, 8, 9, 0, 0), u32::MAX, 2, &mut bus),
-        (1, 0x7FFF_FFFF)
-    ); // divu
-    assert_eq!(
-        hl(r(26, 8, 9, 0, 0), 0x8000_0000, u32::MAX, &mut bus),
-        (0, 0x8000_0000)
-    ); // div overflow wraps
+    assert_eq!(hl(r(24, 8, 9, 0, 0), (-3i32) as u32, 5, &mut bus), (u32::MAX, (-15i32) as u32)); // mult
+    assert_eq!(hl(r(25, 8, 9, 0, 0), u32::MAX, 2, &mut bus), (1, u32::MAX - 1)); // multu
+    assert_eq!(hl(r(26, 8, 9, 0, 0), (-7i32) as u32, 2, &mut bus), ((-1i32) as u32, (-3i32) as u32)); // div
+    assert_eq!(hl(r(27, 8, 9, 0, 0), u32::MAX, 2, &mut bus), (1, 0x7FFF_FFFF)); // divu
+    assert_eq!(hl(r(26, 8, 9, 0, 0), 0x8000_0000, u32::MAX, &mut bus), (0, 0x8000_0000)); // div overflow wraps
     assert_eq!(hl(r(26, 8, 9, 0, 0), 5, 0, &mut bus), (0x1111, 0x2222)); // by zero: unchanged
     assert_eq!(rd(r(16, 0, 0, 10, 0), 0, 0), 0x1111); // mfhi
     assert_eq!(rd(r(18, 0, 0, 10, 0), 0, 0), 0x2222); // mflo
@@ -167,27 +143,12 @@ fn branches_take_effect_after_the_delay_slot() {
     assert_eq!(flow(i(1, 8, 1, 0x10), 0, 0), taken); // bgez
     assert_eq!(flow(i(1, 8, 1, 0x10), m1, 0), not);
     let link = PC + 8;
-    assert_eq!(
-        flow(i(1, 8, 16, 0x10), m1, 0),
-        (Ok(Flow::Taken), PC + 4, t, link)
-    ); // bltzal
-    assert_eq!(
-        flow(i(1, 8, 17, 0x10), m1, 0),
-        (Ok(Flow::Next), PC + 4, PC + 8, link)
-    ); // bgezal links even if not taken
+    assert_eq!(flow(i(1, 8, 16, 0x10), m1, 0), (Ok(Flow::Taken), PC + 4, t, link)); // bltzal
+    assert_eq!(flow(i(1, 8, 17, 0x10), m1, 0), (Ok(Flow::Next), PC + 4, PC + 8, link)); // bgezal links even if not taken
     // Jumps.
-    assert_eq!(
-        flow(0x0810_0040, 0, 0),
-        (Ok(Flow::Taken), PC + 4, 0x40_0100, 0)
-    ); // j
-    assert_eq!(
-        flow(0x0C10_0040, 0, 0),
-        (Ok(Flow::Taken), PC + 4, 0x40_0100, link)
-    ); // jal
-    assert_eq!(
-        flow(r(8, 8, 0, 0, 0), 0x40_2000, 0),
-        (Ok(Flow::Taken), PC + 4, 0x40_2000, 0)
-    ); // jr
+    assert_eq!(flow(0x0810_0040, 0, 0), (Ok(Flow::Taken), PC + 4, 0x40_0100, 0)); // j
+    assert_eq!(flow(0x0C10_0040, 0, 0), (Ok(Flow::Taken), PC + 4, 0x40_0100, link)); // jal
+    assert_eq!(flow(r(8, 8, 0, 0, 0), 0x40_2000, 0), (Ok(Flow::Taken), PC + 4, 0x40_2000, 0)); // jr
     let (c, f) = run(r(9, 8, 0, 10, 0), 0x40_2000, 0, &mut TestBus::default()); // jalr $10, $8
     assert_eq!((f, c.npc, c.r[10]), (Ok(Flow::Taken), 0x40_2000, link));
 }
@@ -205,14 +166,8 @@ fn branch_likely_annuls_the_slot_when_not_taken() {
     assert_eq!(flow(i(23, 8, 0, 0x10), 1, 0), taken); // bgtzl
     assert_eq!(flow(i(1, 8, 2, 0x10), 0, 0), annulled); // bltzl
     assert_eq!(flow(i(1, 8, 3, 0x10), m1, 0), annulled); // bgezl
-    assert_eq!(
-        flow(i(1, 8, 18, 0x10), m1, 0),
-        (Ok(Flow::Taken), PC + 4, t, PC + 8)
-    ); // bltzall
-    assert_eq!(
-        flow(i(1, 8, 19, 0x10), m1, 0),
-        (Ok(Flow::Annulled), PC + 8, PC + 12, PC + 8)
-    ); // bgezall
+    assert_eq!(flow(i(1, 8, 18, 0x10), m1, 0), (Ok(Flow::Taken), PC + 4, t, PC + 8)); // bltzall
+    assert_eq!(flow(i(1, 8, 19, 0x10), m1, 0), (Ok(Flow::Annulled), PC + 8, PC + 12, PC + 8)); // bgezall
 }
 
 #[test]
@@ -229,14 +184,8 @@ fn loads_sign_and_zero_extend() {
     assert_eq!(load(33, 0, &mut bus), Ok(0xFFFF_80FF)); // lh
     assert_eq!(load(37, 2, &mut bus), Ok(0x7F01)); // lhu
     assert_eq!(load(35, 0, &mut bus), Ok(0x80FF_7F01)); // lw
-    assert_eq!(
-        load(33, 1, &mut bus),
-        Err(Fault::Unaligned { addr: 0x1001 })
-    );
-    assert_eq!(
-        load(35, 2, &mut bus),
-        Err(Fault::Unaligned { addr: 0x1002 })
-    );
+    assert_eq!(load(33, 1, &mut bus), Err(Fault::Unaligned { addr: 0x1001 }));
+    assert_eq!(load(35, 2, &mut bus), Err(Fault::Unaligned { addr: 0x1002 }));
 }
 
 #[test]
@@ -271,10 +220,7 @@ fn unaligned_word_pairs_big_endian() {
     c.r[8] = 0x1002;
     execute(&mut c, decode(i(42, 8, 9, 0), PC), &mut bus).unwrap(); // swl
     execute(&mut c, decode(i(46, 8, 9, 3), PC), &mut bus).unwrap(); // swr
-    assert_eq!(
-        (bus.words[&0x1000], bus.words[&0x1004]),
-        (0x0011_A1B2, 0xC3D4_6677)
-    );
+    assert_eq!((bus.words[&0x1000], bus.words[&0x1004]), (0x0011_A1B2, 0xC3D4_6677));
 }
 
 #[test]

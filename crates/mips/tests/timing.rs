@@ -13,10 +13,7 @@ fn cycles(words: &[u32]) -> u64 {
 /// `n` independent instructions plus the two-instruction exit, each one cycle.
 #[test]
 fn one_cycle_per_independent_instruction() {
-    assert_eq!(
-        cycles(&[addiu(8, 0, 1), addiu(9, 0, 2), addiu(10, 0, 3)]),
-        5
-    );
+    assert_eq!(cycles(&[addiu(8, 0, 1), addiu(9, 0, 2), addiu(10, 0, 3)]), 5);
 }
 
 #[test]
@@ -40,11 +37,7 @@ fn mult_and_div_latency_to_mflo() {
     let d = cycles(&[addiu(8, 0, 3), addiu(9, 0, 4), div(8, 9), mflo(10)]);
     assert_eq!(d, 2 + 69 + 1 + 2);
     // Independent work hides the latency.
-    let hidden: Vec<u32> = [addiu(8, 0, 3), addiu(9, 0, 4), mult(8, 9)]
-        .into_iter()
-        .chain([NOP; 9])
-        .chain([mflo(10)])
-        .collect();
+    let hidden: Vec<u32> = [addiu(8, 0, 3), addiu(9, 0, 4), mult(8, 9)].into_iter().chain([NOP; 9]).chain([mflo(10)]).collect();
     assert_eq!(cycles(&hidden), 13 + 2);
 }
 
@@ -66,20 +59,9 @@ fn a_loop_costs_its_instructions_plus_the_back_edge() {
 
 #[test]
 fn latencies_are_configurable() {
-    let p = Pipeline {
-        load_use_cycles: 1,
-        branch_taken_cycles: 0,
-        mult_cycles: 3,
-        div_cycles: 5,
-    };
-    let c = SystemConfig {
-        pipeline: p,
-        ..Default::default()
-    };
-    assert_eq!(
-        cycles_to_exit(&[lui(8, DATA >> 16), lw(9, 0, 8), addu(10, 9, 9)], &c),
-        5 + 1
-    );
+    let p = Pipeline { load_use_cycles: 1, branch_taken_cycles: 0, mult_cycles: 3, div_cycles: 5 };
+    let c = SystemConfig { pipeline: p, ..Default::default() };
+    assert_eq!(cycles_to_exit(&[lui(8, DATA >> 16), lw(9, 0, 8), addu(10, 9, 9)], &c), 5 + 1);
     assert_eq!(cycles_to_exit(&[mult(0, 0), mflo(10)], &c), 3 + 1 + 2);
     assert_eq!(cycles_to_exit(&[beq(0, 0, 2), NOP, NOP], &c), 4);
 }

@@ -54,27 +54,11 @@ pub fn program(words: &[u32], data_bytes: u32) -> Program {
     all.extend([addiu(2, 0, 4001), SYSCALL]);
     let text: Vec<u8> = all.iter().flat_map(|w| w.to_be_bytes()).collect();
     let len = text.len() as u32;
-    let mut segments = vec![Segment {
-        vaddr: TEXT,
-        data: text,
-        memsz: len,
-        executable: true,
-    }];
+    let mut segments = vec![Segment { vaddr: TEXT, data: text, memsz: len, executable: true }];
     if data_bytes > 0 {
-        segments.push(Segment {
-            vaddr: DATA,
-            data: vec![],
-            memsz: data_bytes,
-            executable: false,
-        });
+        segments.push(Segment { vaddr: DATA, data: vec![], memsz: data_bytes, executable: false });
     }
-    Program {
-        name: "test".into(),
-        entry: TEXT,
-        segments,
-        sections: vec![],
-        symbols: vec![],
-    }
+    Program { name: "test".into(), entry: TEXT, segments, sections: vec![], symbols: vec![] }
 }
 
 /// A system with every thread of core 0 (or the listed entries) started.
@@ -83,12 +67,7 @@ pub fn system(p: Program, config: &SystemConfig) -> System {
     let mut s = System::new(p, config, irqsim_mips::device::NoDevices);
     for k in 0..config.cores {
         for t in 0..config.threads {
-            s.start(
-                k,
-                t,
-                Context::at(entry, 0x7000_0000 - (t as u32) * 0x1000),
-                0,
-            );
+            s.start(k, t, Context::at(entry, 0x7000_0000 - (t as u32) * 0x1000), 0);
         }
     }
     s
