@@ -185,3 +185,15 @@ def test_smt_threads_each_run_the_program():
     assert one["cycles"] < two["cycles"] < 2 * one["cycles"]
     reserved = mips.run("rx_checksum", ["core.threads=2", "core.interrupt_thread=1"])
     assert reserved["stdout"] == one["stdout"] and reserved["threads"][1]["instructions"] == 0
+
+
+def test_code_pins_through_device_registers():
+    # programs/system/pinning.c: a 2 KiB table (64 lines of 32 bytes) re-read after a flood.
+    out = mips.run("system/pinning", ["memory.model=caches"])["stdout"]
+    assert out.splitlines() == ["unpinned_misses=64", "pinned_misses=0", "unlocked_misses=64", "thread=0", "cycles_advance=1"]
+    # Direct-mapped: the flood finds every way of the table's sets locked and
+    # replaces way 0 as if unlocked (ARM1176), so pinning cannot hold the table.
+    out = mips.run("system/pinning", ["memory.model=caches", "l1d.ways=1"])["stdout"]
+    assert "pinned_misses=64" in out
+    # Perfect memory: no caches, the controls do nothing, nothing misses.
+    assert "unpinned_misses=0" in mips.run("system/pinning")["stdout"]
