@@ -5,6 +5,10 @@
 use crate::error::Error;
 use crate::mem::Memory;
 
+/// The largest segment loaded: handlers and firmware are small, and a
+/// corrupt size must not make the loader fill gigabytes.
+pub const MAX_SEGMENT_BYTES: u32 = 64 << 20;
+
 /// A loadable segment.
 #[derive(Clone, Debug)]
 pub struct Segment {
@@ -120,6 +124,9 @@ impl Program {
             if vaddr.checked_add(memsz).is_none() {
                 return Err(r.bad(format!("segment {i}: 0x{vaddr:08x} + {memsz} wraps the address space")));
             }
+            if memsz > MAX_SEGMENT_BYTES {
+                return Err(r.bad(format!("segment {i}: {memsz} bytes in memory, more than this model loads ({MAX_SEGMENT_BYTES})")));
+            }
             let data = r.bytes(off as u64, filesz as u64, &format!("segment {i}"))?.to_vec();
             segments.push(Segment { vaddr, data, memsz, executable: pflags & 1 != 0 });
         }
@@ -162,13 +169,11 @@ impl Program {
         self.symbols.iter().find(|s| s.name == name).map(|s| s.addr)
     }
 
-    /// Copies every segment into `mem` (zero-filling .bss).
+    /// Copies every segment into a fresh `mem` (whose untouched bytes, .bss
+    /// included, read as zero).
     pub fn load_into(&self, mem: &mut Memory) {
         for s in &self.segments {
             mem.write_bytes(s.vaddr, &s.data);
-            for a in s.data.len() as u32..s.memsz {
-                mem.write_u8(s.vaddr + a, 0);
-            }
         }
     }
 
@@ -190,5 +195,22 @@ mod tests {
         h.resize(64, 0);
         let e = Program::parse(&h, "le.elf").unwrap_err().to_string();
         assert!(e.contains("big-endian"), "{e}");
+    }
+
+    #[test]
+    fn rejects_a_huge_segment() {
+        // ELF32 BE MIPS ET_EXEC header with one PT_LOAD of 1 GiB memsz at 0x00400000.
+        let mut h = vec![0u8; 52 + 32];
+        h[..6].copy_from_slice(&[0x7f, b'E', b'L', b'F', 1, 2]);
+        h[16..18].copy_from_slice(&2u16.to_be_bytes());
+        h[18..20].copy_from_slice(&8u16.to_be_bytes());
+        h[28..32].copy_from_slice(&52u32.to_be_bytes());
+        h[42..44].copy_from_slice(&32u16.to_be_bytes());
+        h[44..46].copy_from_slice(&1u16.to_be_bytes());
+        h[52..56].copy_from_slice(&1u32.to_be_bytes());
+        h[60..64].copy_from_slice(&0x40_0000u32.to_be_bytes());
+        h[72..76].copy_from_slice(&(1u32 << 30).to_be_bytes());
+        let e = Program::parse(&h, "big.elf").unwrap_err().to_string();
+        assert!(e.starts_with("big.elf: segment 0: 1073741824 bytes in memory"), "{e}");
     }
 }
