@@ -113,6 +113,15 @@ impl Hierarchy {
     }
 
     /// Every cache of `level` (one per core, or the shared L2).
+    pub fn level(&self, level: Level) -> &[Cache] {
+        match level {
+            Level::L1i => &self.l1i,
+            Level::L1d => &self.l1d,
+            Level::L2 => &self.l2,
+        }
+    }
+
+    /// [`Hierarchy::level`], mutable (pinning settings apply to each).
     pub fn all(&mut self, level: Level) -> &mut [Cache] {
         match level {
             Level::L1i => &mut self.l1i,

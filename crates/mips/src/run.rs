@@ -164,11 +164,7 @@ fn summarize<D: crate::device::Devices>(sys: &System<D>) -> Summary {
     if let Some(h) = &sys.caches {
         let mut caches = serde_json::Map::new();
         for level in Level::ALL {
-            let list = match level {
-                Level::L1i => &h.l1i,
-                Level::L1d => &h.l1d,
-                Level::L2 => &h.l2,
-            };
+            let list = h.level(level);
             let per_thread = |t: usize| list.iter().fold((0, 0), |(a, m), c| (a + c.counts[t].accesses, m + c.counts[t].misses));
             let n = list[0].counts.len();
             let (acc, miss) = (0..n).map(per_thread).fold((0, 0), |(a, m), (x, y)| (a + x, m + y));
