@@ -32,6 +32,8 @@ pub const KEYS: &[(&str, &str, &str)] = &[
     ("run.max_cycles", "10000000000", "stop with an error if the program has not exited by then"),
 ];
 
+const UNKNOWN: &str = "unknown key (known: core.*, pipeline.*, memory.*, l1i.*, l1d.*, l2.*, run.max_cycles; see docs/models/cores.md)";
+
 /// A pinning setting applied before the program starts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Pin {
@@ -133,7 +135,7 @@ impl ExecConfig {
                 }
                 ("run", "max_cycles", _) => c.max_cycles = num(1, u64::MAX >> 1)?,
                 _ => {
-                    return Err(Error::config(key, "unknown key (see `irqsim exec --help` or docs/models/cores.md)"));
+                    return Err(Error::config(key, UNKNOWN));
                 }
             }
         }
@@ -204,7 +206,7 @@ fn parse_pins(pins: &mut Vec<Pin>, key: &str, level: Level, field: &str, value: 
             }
             "trace_threads" => Pin::Trace { level, thread: parse_u64(item).ok_or_else(|| bad(item, "a thread index"))? as usize },
             _ => {
-                return Err(Error::config(key, "unknown key (see `irqsim exec --help` or docs/models/cores.md)"));
+                return Err(Error::config(key, UNKNOWN));
             }
         };
         pins.push(pin);
