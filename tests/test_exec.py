@@ -197,3 +197,20 @@ def test_code_pins_through_device_registers():
     assert "pinned_misses=64" in out
     # Perfect memory: no caches, the controls do nothing, nothing misses.
     assert "unpinned_misses=0" in mips.run("system/pinning")["stdout"]
+
+
+@pytest.mark.parametrize(
+    "sets",
+    [
+        ["core.threads=2"],
+        ["core.threads=2", "core.policy=icount", "memory.model=caches"],
+        ["core.cores=2", "core.threads=2"],
+        ["core.cores=3", "memory.model=caches", "l2.shared=false"],
+    ],
+)
+def test_ll_sc_counter_from_c_is_exact_across_threads_and_cores(sets):
+    # programs/system/threads.c: every hardware thread adds 1 to a shared counter 5,000 times.
+    r = mips.run("system/threads", sets)
+    n = len(r["threads"])
+    assert r["exit_code"] == 0 and r["stdout"] == f"threads={n}\ncounter={5000 * n}\n"
+    assert all(t["instructions"] > 5000 for t in r["threads"])
