@@ -4,7 +4,7 @@
 #   make figures     redraw each study's reproduction figure into docs/figures
 PY ?= python3
 
-.PHONY: install install-test reproduce test test-rust test-python bench figures fuzz
+.PHONY: install install-test reproduce test test-rust test-python bench figures fuzz programs
 
 install:
 	$(PY) -m pip install --quiet --upgrade pip
@@ -19,6 +19,7 @@ reproduce: install
 
 test-rust:
 	cargo test -p irqsim-core --quiet
+	cargo test -p irqsim-mips --quiet
 
 test-python: install-test
 	$(PY) -m pytest
@@ -46,3 +47,7 @@ fuzz:
 			-dict=dict/$$dict.dict -max_total_time=$(SECONDS) -timeout=10 -print_final_stats=1 \
 			|| exit 1; \
 	done
+
+# MIPS programs (C) -> python/irqsim/programs/*.elf; needs gcc-mips-linux-gnu.
+programs:
+	programs/build.sh

@@ -305,6 +305,18 @@ def plot_timeline(
     _note(f"wrote {output}: {len(tracks)} tracks")
 
 
+@app.command("exec")
+def exec_(
+    program: Annotated[str, typer.Argument(help="MIPS ELF (o32, static, entry __start), or a bundled program name such as arith.")],
+    set: Sets = None,
+    as_json: AsJson = False,
+) -> None:
+    """Run a MIPS program on the simulated core (caches, SMT: --set keys in docs/models/cores.md); exits with its exit code."""
+    from irqsim.exec import command
+
+    raise typer.Exit(command(program, set or [], as_json))
+
+
 def clean(msg: str) -> str:
     """``msg`` on one line with control characters and escape sequences
     shown as escapes (``\\x1b``), so input cannot drive the terminal."""

@@ -2,6 +2,7 @@
 //! reports out; errors cross the boundary in `error.rs`.
 
 mod error;
+mod exec;
 mod metric;
 mod monitor;
 mod parts;
@@ -137,6 +138,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(parts::parts, m)?)?;
+    m.add_function(wrap_pyfunction!(exec::exec_program, m)?)?;
     error::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

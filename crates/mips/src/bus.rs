@@ -1,0 +1,248 @@
+//! The data side of one instruction's execution: memory (with cache
+//! timing), `ll`/`sc` links shared by every hardware thread of every core,
+//! the built-in device registers and the machine's [`Devices`].
+
+use crate::code::Code;
+use crate::device::{Access, DEVICE_BASE, Devices, MMIO_BASE, cache_register, regs};
+use crate::error::Fault;
+use crate::exec::Bus;
+use crate::hierarchy::Hierarchy;
+use crate::mem::Memory;
+
+/// How memory accesses are timed: perfect memory or a cache hierarchy.
+pub trait Timing {
+    /// Stall cycles to fetch the instruction at `pc`.
+    fn fetch(&mut self, core: usize, who: usize, pc: u32) -> u32;
+    /// Stall cycles of a data access.
+    fn data(&mut self, core: usize, who: usize, addr: u32, write: bool) -> u32;
+    /// The caches, for the pinning controls.
+    fn hierarchy(&mut self) -> Option<&mut Hierarchy>;
+}
+
+/// Every access takes the pipeline's own cycle and nothing more.
+pub struct Perfect;
+
+impl Timing for Perfect {
+    #[inline(always)]
+    fn fetch(&mut self, _: usize, _: usize, _: u32) -> u32 {
+        0
+    }
+    #[inline(always)]
+    fn data(&mut self, _: usize, _: usize, _: u32, _: bool) -> u32 {
+        0
+    }
+    fn hierarchy(&mut self) -> Option<&mut Hierarchy> {
+        None
+    }
+}
+
+impl Timing for Hierarchy {
+    #[inline(always)]
+    fn fetch(&mut self, core: usize, who: usize, pc: u32) -> u32 {
+        Hierarchy::fetch(self, core, who, pc)
+    }
+    #[inline(always)]
+    fn data(&mut self, core: usize, who: usize, addr: u32, write: bool) -> u32 {
+        Hierarchy::data(self, core, who, addr, write)
+    }
+    fn hierarchy(&mut self) -> Option<&mut Hierarchy> {
+        Some(self)
+    }
+}
+
+const NO_LINK: u32 = u32::MAX;
+
+/// `ll` reservations of every hardware thread (word granularity). A store
+/// by any other thread, on any core, to a linked word breaks the link.
+pub struct Links {
+    addr: Vec<u32>,
+    live: usize,
+}
+
+impl Links {
+    pub fn new(threads: usize) -> Self {
+        Links { addr: vec![NO_LINK; threads], live: 0 }
+    }
+
+    pub fn clear(&mut self, who: usize) {
+        if self.addr[who] != NO_LINK {
+            self.addr[who] = NO_LINK;
+            self.live -= 1;
+        }
+    }
+
+    #[inline(always)]
+    fn clobber(&mut self, who: usize, word: u32) {
+        if self.live == 0 {
+            return;
+        }
+        for w in 0..self.addr.len() {
+            if w != who && self.addr[w] == word {
+                self.clear(w);
+            }
+        }
+    }
+}
+
+/// Identity of the accessing thread plus the counters its registers expose.
+#[derive(Clone, Copy)]
+pub struct Who {
+    pub core: usize,
+    pub thread: usize,
+    /// Global hardware-thread index: `core * threads + thread`.
+    pub id: usize,
+    pub now: u64,
+    pub instret: u64,
+    pub topology: u32,
+}
+
+pub struct DataBus<'a, T, D> {
+    pub mem: &'a mut Memory,
+    pub code: &'a mut Code,
+    pub links: &'a mut Links,
+    pub timing: &'a mut T,
+    pub devices: &'a mut D,
+    pub who: Who,
+    /// Stall cycles accumulated by this instruction's accesses.
+    pub stall: u32,
+    /// Why the last [`Fault::Device`] happened.
+    pub device_error: String,
+}
+
+impl<'a, T, D> DataBus<'a, T, D> {
+    pub fn new(mem: &'a mut Memory, code: &'a mut Code, links: &'a mut Links, timing: &'a mut T, devices: &'a mut D, who: Who) -> Self {
+        DataBus { mem, code, links, timing, devices, who, stall: 0, device_error: String::new() }
+    }
+}
+
+fn is_mmio(addr: u32) -> bool {
+    (MMIO_BASE..0xC000_0000).contains(&addr)
+}
+
+impl<T: Timing, D: Devices> DataBus<'_, T, D> {
+    fn at(&self) -> Access {
+        Access { core: self.who.core, thread: self.who.thread, cycle: self.who.now }
+    }
+
+    /// Keeps a device's message beside the small fault that carries its address.
+    fn refused<V>(&mut self, r: Result<V, (Fault, String)>) -> Result<V, Fault> {
+        r.map_err(|(f, msg)| {
+            self.device_error = msg;
+            f
+        })
+    }
+
+    fn mmio_read(&mut self, addr: u32) -> Result<u32, Fault> {
+        let r = self.mmio_read_inner(addr);
+        self.refused(r)
+    }
+
+    fn mmio_write(&mut self, addr: u32, value: u32, mask: u32) -> Result<(), Fault> {
+        let r = self.mmio_write_inner(addr, value, mask);
+        self.refused(r)
+    }
+
+    fn mmio_read_inner(&mut self, addr: u32) -> Result<u32, (Fault, String)> {
+        let dev = |msg: String| (Fault::Device { addr }, msg);
+        if addr >= DEVICE_BASE {
+            let (v, cycles) = self.devices.read(addr, self.at()).map_err(dev)?;
+            self.stall += cycles;
+            return Ok(v);
+        }
+        let w = self.who;
+        let off = addr - MMIO_BASE;
+        Ok(match off {
+            regs::CYCLE_LO => w.now as u32,
+            regs::CYCLE_HI => (w.now >> 32) as u32,
+            regs::INSTRET => w.instret as u32,
+            regs::THREAD_ID => ((w.core as u32) << 8) | w.thread as u32,
+            regs::TOPOLOGY => w.topology,
+            _ => {
+                let (level, r) = cache_register(off).ok_or_else(|| dev("no such register".into()))?;
+                let Some(h) = self.timing.hierarchy() else {
+                    return Ok(0);
+                };
+                let c = h.cache(w.core, level);
+                match r {
+                    regs::WAY_MASK => c.pin.way_mask(w.id) as u32,
+                    regs::MISSES => c.counts[w.id].misses as u32,
+                    regs::ACCESSES => c.counts[w.id].accesses as u32,
+                    _ => return Err(dev("write-only or no such cache register".into())),
+                }
+            }
+        })
+    }
+
+    fn mmio_write_inner(&mut self, addr: u32, value: u32, mask: u32) -> Result<(), (Fault, String)> {
+        let dev = |msg: String| (Fault::Device { addr }, msg);
+        if addr >= DEVICE_BASE {
+            let at = self.at();
+            self.stall += self.devices.write(addr, value, mask, at).map_err(dev)?;
+            return Ok(());
+        }
+        let w = self.who;
+        let (level, r) = cache_register(addr - MMIO_BASE).ok_or_else(|| dev("read-only or no such register".into()))?;
+        // With perfect memory there is no cache to pin: controls are accepted and have no effect.
+        let Some(h) = self.timing.hierarchy() else {
+            return Ok(());
+        };
+        let memory_cycles = h.config.memory_cycles;
+        let c = h.cache(w.core, level);
+        let sets = c.geometry.sets();
+        match r {
+            regs::WAY_MASK => c.pin.set_way_mask(w.id, value as u64).map_err(dev)?,
+            regs::SET_FIRST => c.pin.stage(w.id).0 = value,
+            regs::SET_COUNT => {
+                let first = c.pin.stage(w.id).0;
+                c.pin.reserve_sets(w.id, first, value, sets).map_err(dev)?
+            }
+            regs::RANGE_BASE => c.pin.stage(w.id).1 = value,
+            regs::RANGE_LEN => {
+                let base = c.pin.stage(w.id).1;
+                self.stall += c.lock_range(base, value, w.id).map_err(dev)? * memory_cycles;
+            }
+            regs::TRACE => c.pin.set_trace(w.id, value != 0),
+            regs::UNLOCK => c.unlock_all(),
+            _ => return Err(dev("read-only or no such cache register".into())),
+        }
+        Ok(())
+    }
+}
+
+impl<T: Timing, D: Devices> Bus for DataBus<'_, T, D> {
+    #[inline(always)]
+    fn load(&mut self, addr: u32) -> Result<u32, Fault> {
+        if is_mmio(addr) {
+            return self.mmio_read(addr);
+        }
+        self.stall += self.timing.data(self.who.core, self.who.id, addr, false);
+        Ok(self.mem.read_u32(addr))
+    }
+
+    #[inline(always)]
+    fn store(&mut self, addr: u32, value: u32, mask: u32) -> Result<(), Fault> {
+        if is_mmio(addr) {
+            return self.mmio_write(addr, value, mask);
+        }
+        self.stall += self.timing.data(self.who.core, self.who.id, addr, true);
+        self.links.clobber(self.who.id, addr);
+        self.mem.write_masked(addr, value, mask);
+        let mem = &*self.mem;
+        self.code.written(addr, || mem.read_u32(addr));
+        Ok(())
+    }
+
+    fn link(&mut self, addr: u32) {
+        let id = self.who.id;
+        if self.links.addr[id] == NO_LINK {
+            self.links.live += 1;
+        }
+        self.links.addr[id] = addr;
+    }
+
+    fn take_link(&mut self, addr: u32) -> bool {
+        let ok = self.links.addr[self.who.id] == addr;
+        self.links.clear(self.who.id);
+        ok
+    }
+}

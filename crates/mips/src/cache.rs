@@ -1,0 +1,199 @@
+//! A set-associative cache with LRU replacement and the four pinning
+//! modes (see [`crate::pin`]). It models tags only: data always comes from
+//! [`crate::mem::Memory`]; the cache decides hits, misses and what is kept.
+
+use crate::pin::Pinning;
+
+/// Geometry and hit time of one cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    pub size_bytes: u32,
+    pub ways: u32,
+    pub line_bytes: u32,
+    /// Cycles an access that hits here costs beyond the pipeline's own stage.
+    pub hit_cycles: u32,
+}
+
+impl Geometry {
+    pub fn sets(&self) -> u32 {
+        self.size_bytes / (self.ways * self.line_bytes)
+    }
+
+    /// Why this geometry is impossible, if it is.
+    pub fn check(&self) -> Result<(), String> {
+        let pow2 = |v: u32| v != 0 && v.is_power_of_two();
+        if !pow2(self.line_bytes) || self.line_bytes < 4 {
+            return Err(format!("line_bytes {} is not a power of two >= 4", self.line_bytes));
+        }
+        if self.ways == 0 || self.ways > 64 {
+            return Err(format!("ways {} is not in 1..=64", self.ways));
+        }
+        let unit = self.ways * self.line_bytes;
+        if self.size_bytes < unit || !self.size_bytes.is_multiple_of(unit) || !pow2(self.size_bytes / unit) {
+            return Err(format!("size_bytes {} is not ways x line_bytes x a power of two", self.size_bytes));
+        }
+        Ok(())
+    }
+}
+
+/// Hit and miss counts of one requester (hardware thread).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub accesses: u64,
+    pub misses: u64,
+}
+
+const INVALID: u32 = u32::MAX;
+
+/// One cache.
+pub struct Cache {
+    pub geometry: Geometry,
+    line_shift: u32,
+    set_mask: u32,
+    ways: usize,
+    /// Line address (`addr >> line_shift`) per way, `INVALID` if empty.
+    tags: Vec<u32>,
+    /// Last-use time per way (LRU victim: the smallest among the candidates).
+    used: Vec<u64>,
+    locked: Vec<bool>,
+    clock: u64,
+    /// The line of the most recent access: a repeat is a hit with no
+    /// state to change (it is already the set's most recently used).
+    last: u32,
+    pub pin: Pinning,
+    pub counts: Vec<Counts>,
+}
+
+impl Cache {
+    /// An empty cache serving `requesters` hardware threads.
+    pub fn new(geometry: Geometry, requesters: usize) -> Self {
+        let n = (geometry.sets() * geometry.ways) as usize;
+        Cache {
+            geometry,
+            line_shift: geometry.line_bytes.trailing_zeros(),
+            set_mask: geometry.sets() - 1,
+            ways: geometry.ways as usize,
+            tags: vec![INVALID; n],
+            used: vec![0; n],
+            locked: vec![false; n],
+            clock: 0,
+            last: INVALID,
+            pin: Pinning::new(geometry.ways, requesters),
+            counts: vec![Counts::default(); requesters],
+        }
+    }
+
+    pub fn line_of(&self, addr: u32) -> u32 {
+        addr >> self.line_shift
+    }
+
+    /// Looks `addr` up for requester `who`, allocating on a miss; true on a hit.
+    #[inline]
+    pub fn access(&mut self, addr: u32, who: usize) -> bool {
+        let line = addr >> self.line_shift;
+        let c = &mut self.counts[who];
+        c.accesses += 1;
+        if line == self.last {
+            return true;
+        }
+        self.clock += 1;
+        let base = (line & self.set_mask) as usize * self.ways;
+        if let Some(w) = self.tags[base..base + self.ways].iter().position(|&t| t == line) {
+            self.used[base + w] = self.clock;
+            self.last = line;
+            return true;
+        }
+        self.counts[who].misses += 1;
+        // A bypassed miss (reserved set) leaves nothing to hit next time.
+        self.last = if self.allocate(line, who).is_some() { line } else { INVALID };
+        false
+    }
+
+    /// Places `line` for `who`; returns the slot, or None if its set is reserved for another thread.
+    fn allocate(&mut self, line: u32, who: usize) -> Option<usize> {
+        let set = line & self.set_mask;
+        if !self.pin.may_allocate_in_set(set, who) {
+            return None;
+        }
+        let base = set as usize * self.ways;
+        let mask = self.pin.way_mask(who);
+        let allowed = |w: usize| mask >> w & 1 == 1;
+        let victim = (0..self.ways)
+            .filter(|&w| allowed(w) && !self.locked[base + w])
+            .min_by_key(|&w| if self.tags[base + w] == INVALID { 0 } else { self.used[base + w] })
+            // Every permitted way is locked: replace the lowest permitted one
+            // as if it were unlocked (ARM1176 with all ways locked uses way 0).
+            .unwrap_or_else(|| (0..self.ways).find(|&w| allowed(w)).unwrap_or(0));
+        let slot = base + victim;
+        self.tags[slot] = line;
+        self.used[slot] = self.clock;
+        self.locked[slot] = self.pin.tracing(who);
+        Some(slot)
+    }
+
+    /// Locks every line of `[base, base + len)` in, allocating those absent
+    /// (range pinning); returns how many lines had to be fetched. A range
+    /// of more lines than the cache holds cannot be pinned and is refused.
+    pub fn lock_range(&mut self, base: u32, len: u32, who: usize) -> Result<u32, String> {
+        if len == 0 {
+            return Ok(0);
+        }
+        let (first, last) = (self.line_of(base), self.line_of(base.saturating_add(len - 1)));
+        if (last - first) as usize >= self.tags.len() {
+            let size = self.geometry.size_bytes;
+            return Err(format!("range 0x{base:08x}+{len} spans {} lines, more than the cache's {} ({size} bytes)", last - first + 1, self.tags.len()));
+        }
+        let mut fetched = 0;
+        for line in first..=last {
+            let b = (line & self.set_mask) as usize * self.ways;
+            let slot = match self.tags[b..b + self.ways].iter().position(|&t| t == line) {
+                Some(w) => Some(b + w),
+                None => {
+                    fetched += 1;
+                    self.clock += 1;
+                    self.allocate(line, who)
+                }
+            };
+            if let Some(s) = slot {
+                self.locked[s] = true;
+            }
+        }
+        self.last = INVALID;
+        Ok(fetched)
+    }
+
+    /// Unlocks every line (they stay cached and return to LRU order).
+    pub fn unlock_all(&mut self) {
+        self.locked.fill(false);
+    }
+
+    /// Lines currently locked.
+    pub fn locked_lines(&self) -> usize {
+        self.locked.iter().filter(|&&l| l).count()
+    }
+
+    /// True if `addr`'s line is cached (no state change).
+    pub fn contains(&self, addr: u32) -> bool {
+        let line = self.line_of(addr);
+        let base = (line & self.set_mask) as usize * self.ways;
+        self.tags[base..base + self.ways].contains(&line)
+    }
+
+    /// Drops `addr`'s line if present (a write by another core).
+    pub fn invalidate(&mut self, addr: u32) {
+        let line = self.line_of(addr);
+        let base = (line & self.set_mask) as usize * self.ways;
+        if let Some(w) = self.tags[base..base + self.ways].iter().position(|&t| t == line) {
+            self.tags[base + w] = INVALID;
+            self.locked[base + w] = false;
+            if self.last == line {
+                self.last = INVALID;
+            }
+        }
+    }
+
+    /// Accesses and misses summed over requesters.
+    pub fn total(&self) -> Counts {
+        self.counts.iter().fold(Counts::default(), |a, c| Counts { accesses: a.accesses + c.accesses, misses: a.misses + c.misses })
+    }
+}

@@ -1,0 +1,42 @@
+//! Predecoded program text: every word of the executable segments decoded
+//! once at load, indexed by PC. A store into the text re-decodes the word,
+//! so self-modifying code stays correct.
+
+use crate::decode::{Inst, decode};
+use crate::elf::Program;
+use crate::mem::Memory;
+
+pub struct Code {
+    base: u32,
+    insts: Vec<Inst>,
+}
+
+impl Code {
+    /// Decodes the span covering every executable segment (gaps read as loaded in `mem`).
+    pub fn new(program: &Program, mem: &Memory) -> Self {
+        let exec = program.segments.iter().filter(|s| s.executable);
+        let lo = exec.clone().map(|s| s.vaddr & !3).min().unwrap_or(0);
+        let hi = exec.map(|s| s.vaddr + s.memsz).max().unwrap_or(0);
+        let insts = (lo..hi).step_by(4).map(|pc| decode(mem.read_u32(pc), pc)).collect();
+        Code { base: lo, insts }
+    }
+
+    /// The instruction at `pc`, or None outside the program's code or if misaligned.
+    #[inline(always)]
+    pub fn get(&self, pc: u32) -> Option<Inst> {
+        let off = pc.wrapping_sub(self.base);
+        if off & 3 != 0 {
+            return None;
+        }
+        self.insts.get((off >> 2) as usize).copied()
+    }
+
+    /// Keeps the decoded copy in step with a store at `addr` (`word` reads the stored word).
+    #[inline(always)]
+    pub fn written(&mut self, addr: u32, word: impl FnOnce() -> u32) {
+        let off = addr.wrapping_sub(self.base) >> 2;
+        if let Some(slot) = self.insts.get_mut(off as usize) {
+            *slot = decode(word(), addr & !3);
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! A core: M hardware threads sharing one in-order issue slot per cycle.
+//! Each cycle the SMT policy picks one thread among those ready to issue;
+//! a thread waiting for a cache miss, a load result or HI/LO is not ready
+//! and gives up the slot. One thread may be reserved for interrupts: it
+//! gets no ordinary work and, whenever it has some, issues first.
+
+use crate::context::Context;
+use crate::decode::Inst;
+use crate::timing::Scoreboard;
+
+/// How the issue slot is shared among ready threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Policy {
+    /// The next ready thread after the one that issued last.
+    RoundRobin,
+    /// The ready thread with the fewest results in flight (outstanding
+    /// load or multiply/divide), ties by round-robin order: an in-order
+    /// analogue of Tullsen et al.'s ICOUNT (ISCA 1996), which favours
+    /// threads that are not clogging the pipeline.
+    Icount,
+}
+
+impl Policy {
+    pub fn parse(s: &str) -> Option<Policy> {
+        match s {
+            "round-robin" => Some(Policy::RoundRobin),
+            "icount" => Some(Policy::Icount),
+            _ => None,
+        }
+    }
+}
+
+/// One hardware thread: a register context plus its pipeline state.
+#[derive(Clone, Debug, Default)]
+pub struct HwThread {
+    pub ctx: Context,
+    /// True while the thread has code to run.
+    pub active: bool,
+    /// Instructions completed.
+    pub instructions: u64,
+    pub(crate) board: Scoreboard,
+    /// Earliest cycle the next instruction may issue.
+    pub(crate) ready: u64,
+    /// The next instruction, once fetched (and its fetch charged).
+    pub(crate) next: Option<Inst>,
+}
+
+impl HwThread {
+    /// Gives the thread `ctx` to run from cycle `at`, or once the pipeline
+    /// has drained of the previous context's work if that is later.
+    pub fn start(&mut self, ctx: Context, at: u64) {
+        self.ctx = ctx;
+        self.active = true;
+        self.board = Scoreboard::default();
+        self.ready = self.ready.max(at);
+        self.next = None;
+    }
+
+    /// Takes the thread's context away (preemption at an instruction boundary);
+    /// the thread goes idle. Results still in flight drain first, so a
+    /// preempted context never runs ahead. Resume with [`HwThread::start`].
+    pub fn stop(&mut self) -> Context {
+        self.active = false;
+        self.next = None;
+        self.ready = self.ready.max(self.board.drained());
+        std::mem::take(&mut self.ctx)
+    }
+}
+
+/// A core of hardware threads.
+#[derive(Clone, Debug)]
+pub struct Core {
+    pub id: usize,
+    /// The core's cycle counter.
+    pub now: u64,
+    pub threads: Vec<HwThread>,
+    pub policy: Policy,
+    /// The thread reserved for interrupts, if any.
+    pub interrupt_thread: Option<usize>,
+    /// Cycles in which some thread issued.
+    pub busy_cycles: u64,
+    last: usize,
+}
+
+impl Core {
+    pub fn new(id: usize, threads: usize, policy: Policy, interrupt_thread: Option<usize>) -> Self {
+        Core { id, now: 0, threads: vec![HwThread::default(); threads], policy, interrupt_thread, busy_cycles: 0, last: threads - 1 }
+    }
+
+    pub fn has_work(&self) -> bool {
+        self.threads.iter().any(|t| t.active)
+    }
+
+    /// The thread to issue this cycle among active, fetched threads whose
+    /// `ready` has come; None if all wait (they must be fetched first).
+    pub(crate) fn select(&self) -> Option<usize> {
+        let n = self.threads.len();
+        let ready = |t: usize| {
+            let th = &self.threads[t];
+            th.active && th.ready <= self.now
+        };
+        if let Some(k) = self.interrupt_thread.filter(|&k| ready(k)) {
+            return Some(k);
+        }
+        let order = (1..=n).map(|d| (self.last + d) % n);
+        match self.policy {
+            Policy::RoundRobin => order.into_iter().find(|&t| ready(t)),
+            Policy::Icount => order.filter(|&t| ready(t)).min_by_key(|&t| self.threads[t].board.in_flight(self.now)),
+        }
+    }
+
+    /// Records that `t` issued this cycle.
+    pub(crate) fn issued(&mut self, t: usize) {
+        self.last = t;
+        self.busy_cycles += 1;
+    }
+
+    /// The earliest cycle any active thread may issue.
+    pub(crate) fn next_ready(&self) -> Option<u64> {
+        self.threads.iter().filter(|t| t.active).map(|t| t.ready).min()
+    }
+}

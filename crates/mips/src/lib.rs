@@ -1,0 +1,34 @@
+//! Execution-driven cores for irqsim: real MIPS32 code (o32, big-endian,
+//! as `mips-linux-gnu-gcc -march=r4000 -mabi=32` emits it) on simulated
+//! R4000-class in-order cores with caches, cache pinning and SMT.
+//!
+//! - [`elf`] loads a static executable; [`decode`] and [`exec`] are the
+//!   instruction set; [`context`] is a register file.
+//! - [`timing`] is the pipeline's interlocks; [`cache`], [`pin`] and
+//!   [`hierarchy`] the memory side; [`core`] shares an issue slot among
+//!   hardware threads; [`system`] runs N cores in shared memory.
+//! - [`device`] maps device registers for code; [`run`] runs a
+//!   freestanding program to its `exit` (the `irqsim exec` command).
+
+pub mod bus;
+pub mod cache;
+pub mod code;
+pub mod config;
+pub mod context;
+pub mod core;
+pub mod decode;
+pub mod device;
+pub mod elf;
+pub mod error;
+pub mod exec;
+pub mod hierarchy;
+pub mod mem;
+pub mod pin;
+pub mod run;
+pub mod system;
+pub mod timing;
+
+pub use context::Context;
+pub use elf::Program;
+pub use error::Error;
+pub use system::{Stop, System, SystemConfig};

@@ -1,0 +1,94 @@
+//! Physical memory shared by every core: a flat 4 GiB big-endian address
+//! space stored as 64 KiB pages allocated on first touch, so a program's
+//! text, data and stacks cost only what they use.
+//!
+//! Memory is functional only (values); time is charged by the cache model.
+
+const PAGE_BITS: u32 = 16;
+const PAGE_WORDS: usize = 1 << (PAGE_BITS - 2);
+const PAGES: usize = 1 << (32 - PAGE_BITS);
+
+/// Sparse big-endian memory, stored as words (every access the cores make
+/// is to an aligned word; bytes and halfwords are lanes of it).
+pub struct Memory {
+    pages: Box<[Option<Box<[u32; PAGE_WORDS]>>; PAGES]>,
+}
+
+impl Default for Memory {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[inline(always)]
+fn split(addr: u32) -> (usize, usize) {
+    ((addr >> PAGE_BITS) as usize, (addr as usize >> 2) & (PAGE_WORDS - 1))
+}
+
+impl Memory {
+    pub fn new() -> Self {
+        let pages: Vec<_> = (0..PAGES).map(|_| None).collect();
+        Memory { pages: pages.into_boxed_slice().try_into().unwrap_or_else(|_| unreachable!()) }
+    }
+
+    /// The aligned word containing `addr`.
+    #[inline(always)]
+    pub fn read_u32(&self, addr: u32) -> u32 {
+        let (p, w) = split(addr);
+        match &self.pages[p] {
+            Some(page) => page[w],
+            None => 0,
+        }
+    }
+
+    /// Writes the bytes of `value` selected by `mask` into the aligned word containing `addr`.
+    #[inline(always)]
+    pub fn write_masked(&mut self, addr: u32, value: u32, mask: u32) {
+        let (p, w) = split(addr);
+        let page = self.pages[p].get_or_insert_with(|| Box::new([0; PAGE_WORDS]));
+        page[w] = (page[w] & !mask) | (value & mask);
+    }
+
+    pub fn write_u32(&mut self, addr: u32, v: u32) {
+        self.write_masked(addr, v, u32::MAX);
+    }
+
+    pub fn read_u8(&self, addr: u32) -> u8 {
+        (self.read_u32(addr) >> ((3 - (addr & 3)) * 8)) as u8
+    }
+
+    pub fn write_u8(&mut self, addr: u32, v: u8) {
+        let lane = (3 - (addr & 3)) * 8;
+        self.write_masked(addr, (v as u32) << lane, 0xFF << lane);
+    }
+
+    /// Copies `bytes` in at `addr` (used by the loader; may cross pages).
+    pub fn write_bytes(&mut self, addr: u32, bytes: &[u8]) {
+        for (i, &b) in bytes.iter().enumerate() {
+            self.write_u8(addr.wrapping_add(i as u32), b);
+        }
+    }
+
+    /// Copies `len` bytes out from `addr` (used for `write` system calls).
+    pub fn read_bytes(&self, addr: u32, len: u32) -> Vec<u8> {
+        (0..len).map(|i| self.read_u8(addr.wrapping_add(i))).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn big_endian_and_untouched_pages_read_zero() {
+        let mut m = Memory::new();
+        assert_eq!(m.read_u32(0x1234_5678), 0);
+        m.write_u32(0x1000, 0x0102_0304);
+        assert_eq!((m.read_u8(0x1000), m.read_u8(0x1003)), (1, 4));
+        m.write_masked(0x1000, 0xAABB_0000, 0xFFFF_0000);
+        assert_eq!(m.read_u32(0x1000), 0xAABB_0304);
+        m.write_bytes(0xFFFE, &[9, 8, 7, 6]);
+        assert_eq!(m.read_u32(0xFFFC) & 0xFFFF, 0x0908);
+        assert_eq!(m.read_bytes(0x1_0000, 2), vec![7, 6]);
+    }
+}

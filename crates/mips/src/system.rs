@@ -1,0 +1,306 @@
+//! A system of N cores x M hardware threads running one program image in
+//! shared memory. [`System::run`] advances every core until a cycle limit
+//! or until some thread needs the caller (a system call, a returned
+//! activity, a fault): the machine's scheduler drives it in slices, giving
+//! threads contexts with [`System::start`] and taking them back with
+//! [`System::stop`] at instruction boundaries.
+
+use crate::bus::{DataBus, Links, Perfect, Timing, Who};
+use crate::code::Code;
+use crate::context::{Context, RETURN_ADDRESS};
+use crate::core::{Core, HwThread, Policy};
+use crate::decode::Inst;
+use crate::device::{Devices, NoDevices};
+use crate::elf::Program;
+use crate::error::{Error, Fault};
+use crate::exec::{Flow, execute};
+use crate::hierarchy::{Hierarchy, HierarchyConfig};
+use crate::mem::Memory;
+use crate::timing::Pipeline;
+
+/// Shape and timing of a system.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SystemConfig {
+    pub cores: usize,
+    pub threads: usize,
+    pub policy: Policy,
+    pub interrupt_thread: Option<usize>,
+    pub pipeline: Pipeline,
+    /// None: perfect memory (every access within the pipeline's cycle).
+    pub caches: Option<HierarchyConfig>,
+}
+
+impl Default for SystemConfig {
+    fn default() -> Self {
+        SystemConfig { cores: 1, threads: 1, policy: Policy::RoundRobin, interrupt_thread: None, pipeline: Pipeline::default(), caches: None }
+    }
+}
+
+/// Why [`System::run`] returned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// Every core with work reached the cycle limit.
+    Limit,
+    /// No hardware thread has work.
+    Idle,
+    /// A thread executed `syscall` (its PC is past it); service it and run again.
+    Syscall { core: usize, thread: usize },
+    /// A thread's activity returned to [`RETURN_ADDRESS`]; the thread is idle.
+    Returned { core: usize, thread: usize },
+    /// A thread stopped on an instruction it cannot run; the thread is idle.
+    Fault { core: usize, thread: usize, error: Error },
+}
+
+pub struct System<D: Devices = NoDevices> {
+    pub program: Program,
+    pub mem: Memory,
+    pub cores: Vec<Core>,
+    pub caches: Option<Hierarchy>,
+    pub devices: D,
+    pub pipeline: Pipeline,
+    code: Code,
+    links: Links,
+    threads: usize,
+}
+
+impl<D: Devices> System<D> {
+    /// Loads `program` into a fresh memory; every thread starts idle.
+    pub fn new(program: Program, config: &SystemConfig, devices: D) -> Self {
+        let mut mem = Memory::new();
+        program.load_into(&mut mem);
+        let code = Code::new(&program, &mem);
+        let (n, m) = (config.cores, config.threads);
+        System {
+            program,
+            mem,
+            cores: (0..n).map(|k| Core::new(k, m, config.policy, config.interrupt_thread)).collect(),
+            caches: config.caches.map(|c| Hierarchy::new(c, n, m)),
+            devices,
+            pipeline: config.pipeline,
+            code,
+            links: Links::new(n * m),
+            threads: m,
+        }
+    }
+
+    /// Gives hardware thread `(core, thread)` the context `ctx`, runnable from cycle `at`.
+    pub fn start(&mut self, core: usize, thread: usize, ctx: Context, at: u64) {
+        self.links.clear(core * self.threads + thread);
+        let c = &mut self.cores[core];
+        if !c.has_work() {
+            c.now = c.now.max(at);
+        }
+        c.threads[thread].start(ctx, at);
+    }
+
+    /// Takes the context away from a thread at an instruction boundary.
+    pub fn stop(&mut self, core: usize, thread: usize) -> Context {
+        self.links.clear(core * self.threads + thread);
+        self.cores[core].threads[thread].stop()
+    }
+
+    /// Runs until every core with work reaches cycle `until`, or a thread stops.
+    pub fn run(&mut self, until: u64) -> Stop {
+        match self.caches.take() {
+            Some(mut h) => {
+                let s = self.run_with(&mut h, until);
+                self.caches = Some(h);
+                s
+            }
+            None => self.run_with(&mut Perfect, until),
+        }
+    }
+
+    fn run_with<T: Timing>(&mut self, timing: &mut T, until: u64) -> Stop {
+        loop {
+            // The laggard core runs next, up to just past the next laggard, so
+            // cores interleave in cycle order (ties: lowest index first).
+            let (mut best, mut second) = (None, u64::MAX);
+            for c in self.cores.iter().filter(|c| c.has_work()) {
+                match best {
+                    Some((_, t)) if c.now >= t => second = second.min(c.now),
+                    _ => {
+                        if let Some((_, t)) = best {
+                            second = second.min(t);
+                        }
+                        best = Some((c.id, c.now));
+                    }
+                }
+            }
+            let Some((k, now)) = best else {
+                return Stop::Idle;
+            };
+            if now >= until {
+                return Stop::Limit;
+            }
+            if let Some(stop) = self.run_core(k, until.min(second.saturating_add(1)), timing) {
+                return stop;
+            }
+        }
+    }
+
+    /// Runs core `k` until its cycle reaches `limit`, it runs out of work, or a thread stops.
+    fn run_core<T: Timing>(&mut self, k: usize, limit: u64, timing: &mut T) -> Option<Stop> {
+        if self.threads == 1 {
+            return self.run_single(k, limit, timing);
+        }
+        loop {
+            if self.cores[k].now >= limit || !self.cores[k].has_work() {
+                return None;
+            }
+            for t in 0..self.threads {
+                if self.cores[k].threads[t].active
+                    && let Some(s) = self.prepare(k, t, timing)
+                {
+                    return Some(s);
+                }
+            }
+            let c = &mut self.cores[k];
+            match c.select() {
+                Some(t) => {
+                    if let Some(s) = self.issue(k, t, timing) {
+                        return Some(s);
+                    }
+                }
+                None => c.now = c.next_ready().unwrap_or(limit).min(limit).max(c.now + 1),
+            }
+        }
+    }
+
+    /// [`Self::run_core`] for a core of one hardware thread: the same
+    /// prepare-then-issue steps with the selection and bookkeeping hoisted
+    /// out of the loop (the hot path of single-threaded runs).
+    fn run_single<T: Timing>(&mut self, k: usize, limit: u64, timing: &mut T) -> Option<Stop> {
+        if !self.cores[k].threads[0].active {
+            return None;
+        }
+        let topology = ((self.cores.len() as u32) << 8) | 1;
+        let pipeline = self.pipeline;
+        let core = &mut self.cores[k];
+        let th = &mut core.threads[0];
+        let who = Who { core: k, thread: 0, id: k, now: core.now, instret: 0, topology };
+        // One bus for the whole slice: building it per instruction costs more than the instruction.
+        let mut bus = DataBus::new(&mut self.mem, &mut self.code, &mut self.links, timing, &mut self.devices, who);
+        let (mut now, mut ready, mut pending) = (core.now, th.ready, th.next.take());
+        let end = loop {
+            let inst = match pending.take() {
+                Some(i) => i,
+                None => {
+                    let pc = th.ctx.pc;
+                    let Some(i) = bus.code.get(pc) else {
+                        break Err(None);
+                    };
+                    let fetched = ready.max(now) + bus.timing.fetch(k, k, pc) as u64;
+                    ready = fetched.max(th.board.ready(i));
+                    i
+                }
+            };
+            now = now.max(ready);
+            if now >= limit {
+                th.next = Some(inst);
+                break Ok(false);
+            }
+            let pc = th.ctx.pc;
+            (bus.who.now, bus.who.instret, bus.stall) = (now, th.instructions, 0);
+            let flow = match step(th, inst, &mut bus, &pipeline) {
+                Ok((f, r)) => {
+                    ready = r;
+                    f
+                }
+                Err(f) => break Err(Some((pc, f, std::mem::take(&mut bus.device_error)))),
+            };
+            now += 1;
+            core.busy_cycles += 1;
+            if flow == Flow::Syscall {
+                break Ok(true);
+            }
+        };
+        th.ready = ready;
+        core.now = now;
+        match end {
+            Ok(syscall) => syscall.then_some(Stop::Syscall { core: k, thread: 0 }),
+            // Fetch outside the text (or the return address): the general path reports it.
+            Err(None) => self.prepare(k, 0, timing),
+            Err(Some((pc, f, msg))) => Some(self.fault(k, 0, pc, f, &msg)),
+        }
+    }
+
+    fn fault(&mut self, k: usize, t: usize, pc: u32, f: Fault, device: &str) -> Stop {
+        self.cores[k].threads[t].active = false;
+        let word = self.mem.read_u32(pc & !3);
+        let what = f.describe(device);
+        Stop::Fault { core: k, thread: t, error: Error::Fault { program: self.program.name.clone(), pc, word, what } }
+    }
+
+    /// Fetches thread `t`'s next instruction if not yet done, charging the fetch.
+    #[inline(always)]
+    fn prepare<T: Timing>(&mut self, k: usize, t: usize, timing: &mut T) -> Option<Stop> {
+        let who = k * self.threads + t;
+        let core = &mut self.cores[k];
+        let now = core.now;
+        let th = &mut core.threads[t];
+        if th.next.is_some() {
+            return None;
+        }
+        let pc = th.ctx.pc;
+        let Some(inst) = self.code.get(pc) else {
+            if pc == RETURN_ADDRESS {
+                th.active = false;
+                return Some(Stop::Returned { core: k, thread: t });
+            }
+            let what = if pc & 3 != 0 { "misaligned instruction fetch" } else { "instruction fetch outside the program's code" };
+            self.cores[k].threads[t].active = false;
+            let error = Error::Fault { program: self.program.name.clone(), pc, word: 0, what: what.into() };
+            return Some(Stop::Fault { core: k, thread: t, error });
+        };
+        let fetched = th.ready.max(now) + timing.fetch(k, who, pc) as u64;
+        th.ready = fetched.max(th.board.ready(inst));
+        th.next = Some(inst);
+        None
+    }
+
+    /// Issues thread `t`'s fetched instruction at the core's current cycle.
+    #[inline(always)]
+    fn issue<T: Timing>(&mut self, k: usize, t: usize, timing: &mut T) -> Option<Stop> {
+        let who = k * self.threads + t;
+        let topology = ((self.cores.len() as u32) << 8) | self.threads as u32;
+        let core = &mut self.cores[k];
+        let now = core.now;
+        let th = &mut core.threads[t];
+        let inst = th.next.take()?;
+        let pc = th.ctx.pc;
+        let who = Who { core: k, thread: t, id: who, now, instret: th.instructions, topology };
+        let mut bus = DataBus::new(&mut self.mem, &mut self.code, &mut self.links, timing, &mut self.devices, who);
+        let flow = match step(th, inst, &mut bus, &self.pipeline) {
+            Ok((f, ready)) => {
+                th.ready = ready;
+                f
+            }
+            Err(f) => {
+                let msg = std::mem::take(&mut bus.device_error);
+                return Some(self.fault(k, t, pc, f, &msg));
+            }
+        };
+        core.issued(t);
+        core.now = now + 1;
+        (flow == Flow::Syscall).then_some(Stop::Syscall { core: k, thread: t })
+    }
+
+    /// Global index of a hardware thread (the requester id in cache statistics).
+    pub fn thread_id(&self, core: usize, thread: usize) -> usize {
+        core * self.threads + thread
+    }
+}
+
+/// Executes `inst` for `th` at the bus's cycle; returns the flow and the
+/// cycle from which the thread's next instruction may issue.
+#[inline(always)]
+fn step<T: Timing, D: Devices>(th: &mut HwThread, inst: Inst, bus: &mut DataBus<'_, T, D>, p: &Pipeline) -> Result<(Flow, u64), Fault> {
+    let now = bus.who.now;
+    let flow = execute(&mut th.ctx, inst, bus)?;
+    let done = now + 1 + bus.stall as u64;
+    th.instructions += 1;
+    th.board.issued(p, inst, now, done);
+    let penalty = [0, p.branch_taken_cycles as u64, 1, 0][flow as usize];
+    Ok((flow, done + penalty))
+}

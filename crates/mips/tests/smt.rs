@@ -1,0 +1,199 @@
+//! SMT issue sharing under each policy, the interrupt-reserved thread,
+//! ll/sc atomicity across cores, and device registers reached from code.
+
+mod common;
+use common::*;
+use irqsim_mips::core::Policy;
+use irqsim_mips::device::MMIO_BASE;
+use irqsim_mips::elf::{Program, Segment};
+use irqsim_mips::hierarchy::HierarchyConfig;
+use irqsim_mips::{Context, Stop, System, SystemConfig};
+
+/// Text with thread 0's code at TEXT and thread 1's at TEXT + 0x1000.
+fn two_programs(a: &[u32], b: &[u32]) -> Program {
+    let mut words = vec![NOP; 0x1000 / 4 + b.len()];
+    words[..a.len()].copy_from_slice(a);
+    words[0x1000 / 4..].copy_from_slice(b);
+    let text: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
+    let n = text.len() as u32;
+    let segments = vec![Segment { vaddr: TEXT, data: text, memsz: n, executable: true }, Segment { vaddr: DATA, data: vec![], memsz: 4096, executable: false }];
+    Program { name: "smt".into(), entry: TEXT, segments, sections: vec![], symbols: vec![] }
+}
+
+fn smt(a: &[u32], b: &[u32], policy: Policy, interrupt_thread: Option<usize>) -> System {
+    let c = SystemConfig { threads: 2, policy, interrupt_thread, ..Default::default() };
+    let mut s = System::new(two_programs(a, b), &c, irqsim_mips::device::NoDevices);
+    s.start(0, 0, Context::at(TEXT, 0x7000_0000), 0);
+    s.start(0, 1, Context::at(TEXT + 0x1000, 0x6000_0000), 0);
+    s
+}
+
+fn counts(s: &System) -> (u64, u64) {
+    (s.cores[0].threads[0].instructions, s.cores[0].threads[1].instructions)
+}
+
+const ALU: [u32; 400] = [0x2508_0001; 400]; // addiu $8, $8, 1
+
+fn loads() -> Vec<u32> {
+    // lui $9, DATA; then independent loads into $10 (never used).
+    std::iter::once(lui(9, DATA >> 16)).chain(std::iter::repeat_n(lw(10, 0, 9), 399)).collect()
+}
+
+#[test]
+fn round_robin_alternates_ready_threads() {
+    let mut s = smt(&ALU, &ALU, Policy::RoundRobin, None);
+    assert_eq!(s.run(100), Stop::Limit);
+    assert_eq!(counts(&s), (50, 50));
+    // Loads whose results nobody waits for do not change round-robin's turns.
+    let mut s = smt(&loads(), &ALU, Policy::RoundRobin, None);
+    s.run(100);
+    assert_eq!(counts(&s), (50, 50));
+}
+
+#[test]
+fn icount_prefers_the_thread_with_fewer_results_in_flight() {
+    // Thread 0's load at cycle c is in flight until c + 3 (issue, then the
+    // 2-cycle load delay), so thread 1 takes cycles c+1 and c+2. Thread 0
+    // issues its lui at 0 and loads at 2, 5, ..., 98: 1 + 33 of 99 cycles.
+    let mut s = smt(&loads(), &ALU, Policy::Icount, None);
+    s.run(99);
+    assert_eq!(counts(&s), (34, 65));
+    // With nothing in flight ICOUNT falls back to round-robin order.
+    let mut s = smt(&ALU, &ALU, Policy::Icount, None);
+    s.run(100);
+    assert_eq!(counts(&s), (50, 50));
+}
+
+#[test]
+fn a_stalled_thread_gives_up_its_slot() {
+    // Thread 0 waits on every load's result (lw then use); thread 1 fills the gaps.
+    let dependent: Vec<u32> = std::iter::once(lui(9, DATA >> 16)).chain((0..199).flat_map(|_| [lw(10, 0, 9), addu(11, 10, 10)])).collect();
+    let mut s = smt(&dependent, &ALU, Policy::RoundRobin, None);
+    s.run(300);
+    let (a, b) = counts(&s);
+    assert_eq!(a + b, 300, "the issue slot is never idle while thread 1 is ready");
+    assert!(b > a, "{a} {b}");
+}
+
+#[test]
+fn the_interrupt_thread_issues_first_when_it_has_work() {
+    let mut s = smt(&ALU, &ALU, Policy::RoundRobin, Some(1));
+    s.run(100);
+    assert_eq!(counts(&s), (0, 100));
+    // Once it is done (here: taken away), the other thread gets every slot.
+    s.stop(0, 1);
+    s.run(200);
+    assert_eq!(counts(&s), (100, 100));
+}
+
+#[test]
+fn preemption_at_an_instruction_boundary_resumes_exactly() {
+    // Run the loop program in slices of 7 cycles, taking the context away and back each time.
+    let words = [addiu(8, 0, 50), addiu(8, 8, -1), addu(9, 9, 8), bne(8, 0, -3), NOP];
+    let config = SystemConfig::default();
+    let whole = cycles_to_exit(&words, &config);
+    let mut s = system(program(&words, 0), &config);
+    let mut t = 0;
+    loop {
+        t += 7;
+        match s.run(t) {
+            Stop::Limit => {
+                let ctx = s.stop(0, 0);
+                let now = s.cores[0].now;
+                s.start(0, 0, ctx, now);
+            }
+            Stop::Syscall { .. } => break,
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(s.cores[0].threads[0].ctx.r[9], (1..50).sum::<u32>());
+    assert!(s.cores[0].now >= whole, "a preempted thread never finishes earlier");
+}
+
+#[test]
+fn ll_sc_is_atomic_across_cores() {
+    // 100 times: retry: ll $10,0($9); addiu $10,1; sc $10,0($9); beq $10,$0,retry; nop
+    let body = [i(48, 9, 10, 0), addiu(10, 10, 1), i(56, 9, 10, 0), beq(10, 0, -4), NOP];
+    let mut words = vec![lui(9, DATA >> 16), addiu(8, 0, 100)];
+    words.extend(body);
+    words.extend([addiu(8, 8, -1), bne(8, 0, -7), NOP]);
+    for cores in [2, 3] {
+        for caches in [None, Some(HierarchyConfig::default())] {
+            let c = SystemConfig { cores, caches, ..Default::default() };
+            let mut s = system(program(&words, 4096), &c);
+            let mut exited = 0;
+            while exited < cores {
+                match s.run(1 << 30) {
+                    Stop::Syscall { core, thread } => {
+                        s.stop(core, thread);
+                        exited += 1;
+                    }
+                    other => panic!("{other:?}"),
+                }
+            }
+            assert_eq!(s.mem.read_u32(DATA), 100 * cores as u32, "{cores} cores, caches {}", caches.is_some());
+        }
+    }
+}
+
+#[test]
+fn code_reads_the_cycle_counter_and_sets_way_masks() {
+    let base = lui(9, MMIO_BASE >> 16);
+    let words = [base, addiu(8, 0, 0b01), sw(8, 0x300, 9), lw(10, 0x300, 9), lw(11, 0, 9), lw(12, 0x0C, 9)];
+    let c = SystemConfig { caches: Some(HierarchyConfig::default()), ..Default::default() };
+    let mut s = system(program(&words, 0), &c);
+    assert!(matches!(s.run(1 << 20), Stop::Syscall { .. }));
+    let ctx = &s.cores[0].threads[0].ctx;
+    assert_eq!(ctx.r[10], 1, "L2 way mask read back");
+    assert!(ctx.r[11] > 4 && (ctx.r[11] as u64) < s.cores[0].now, "cycle counter");
+    assert_eq!(ctx.r[12], 0, "core 0, thread 0");
+    assert_eq!(s.caches.as_mut().unwrap().l2[0].pin.way_mask(0), 1);
+    // A bad mask stops the thread with the register's address.
+    let words = [base, addiu(8, 0, 0b101), sw(8, 0x300, 9)];
+    let mut s = system(program(&words, 0), &c);
+    match s.run(1 << 20) {
+        Stop::Fault { error, .. } => assert!(error.to_string().contains("device register 0xbf000300"), "{error}"),
+        other => panic!("{other:?}"),
+    }
+    // Registers beyond the built-in block belong to the machine's devices; here there are none.
+    let words = [lui(9, 0xBF01), lw(10, 0, 9)];
+    let mut s = system(program(&words, 0), &SystemConfig::default());
+    match s.run(1 << 20) {
+        Stop::Fault { error, .. } => assert!(error.to_string().contains("0xbf010000: no device"), "{error}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_called_activity_returns() {
+    // f(a0) = a0 * 2 + 1, called through Context::call; `jr $ra` ends it.
+    let words = [addu(2, 4, 4), r(8, 31, 0, 0, 0), addiu(2, 2, 1)];
+    let mut s = System::new(program(&words, 0), &SystemConfig::default(), irqsim_mips::device::NoDevices);
+    s.start(0, 0, Context::call(TEXT, 0x7000_0000, &[20]), 0);
+    assert_eq!(s.run(1000), Stop::Returned { core: 0, thread: 0 });
+    assert_eq!(s.cores[0].threads[0].ctx.r[2], 41);
+    assert_eq!(s.run(1000), Stop::Idle);
+}
+
+#[test]
+fn l2_shared_or_private_per_core() {
+    // Two cores read the same 64 lines: a shared L2 misses on each line once
+    // (the second core finds the first one's lines), private L2s twice.
+    let words = [lui(8, DATA >> 16), addiu(9, 8, 4096), lw(10, 0, 8), addiu(8, 8, 64), bne(8, 9, -3), NOP];
+    let run = |shared: bool| {
+        let h = HierarchyConfig { l2_shared: shared, ..Default::default() };
+        let c = SystemConfig { cores: 2, caches: Some(h), ..Default::default() };
+        let mut s = system(program(&words, 4096), &c);
+        for _ in 0..2 {
+            match s.run(1 << 30) {
+                Stop::Syscall { core, thread } => drop(s.stop(core, thread)),
+                other => panic!("{other:?}"),
+            }
+        }
+        let h = s.caches.as_ref().unwrap();
+        (h.l2.len(), h.l2.iter().map(|c| c.total().misses).sum::<u64>())
+    };
+    // Plus the text: 8 words, one 64-byte L2 line.
+    assert_eq!(run(true), (1, 64 + 1));
+    assert_eq!(run(false), (2, 2 * (64 + 1)));
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds every C program here into a static big-endian MIPS ELF (o32, R4000)
+# under python/irqsim/programs/, where the package ships them. Needs Debian's
+# gcc-mips-linux-gnu. The build is reproducible: same sources, same bytes.
+#   programs/build.sh            rebuild in place
+#   programs/build.sh --check    rebuild into a temporary directory and fail
+#                                if any committed ELF differs (CI)
+set -euo pipefail
+cd "$(dirname "$0")"
+CC=${CC:-mips-linux-gnu-gcc}
+out=../python/irqsim/programs
+if [[ "${1:-}" == "--check" ]]; then
+    out=$(mktemp -d)
+    trap 'rm -rf "$out"' EXIT
+fi
+mkdir -p "$out" "$out/bench" "$out/system"
+flags=(-march=r4000 -mabi=32 -mno-abicalls -fno-pic -O2 -static -nostdlib
+       -ffreestanding -fno-builtin -fno-stack-protector -fno-asynchronous-unwind-tables
+       -ffile-prefix-map="$PWD"=. -Wall -Wextra -Werror -Wno-unused-parameter
+       -Wl,--build-id=none -Wl,-z,norelro)
+# tests/ and handlers/ are compared with qemu-mips; bench/ is too long for
+# that and system/ uses irqsim's device registers, which qemu does not have.
+for src in tests/*.c handlers/*.c bench/*.c system/*.c; do
+    name=$(basename "$src" .c)
+    [[ "$src" == bench/* || "$src" == system/* ]] && name=$(dirname "$src")/$name
+    extra=()
+    [[ "$name" == likely ]] && extra=(-mbranch-likely)
+    "$CC" "${flags[@]}" "${extra[@]}" -o "$out/$name.elf" rt/start.S rt/rt.c "$src"
+done
+if [[ "${1:-}" == "--check" ]]; then
+    stale=0
+    for f in "$out"/*.elf "$out"/bench/*.elf "$out"/system/*.elf; do
+        rel=${f#"$out"/}
+        if ! cmp -s "$f" "../python/irqsim/programs/$rel"; then
+            echo "programs: python/irqsim/programs/$rel is stale or missing: run programs/build.sh and commit" >&2
+            stale=1
+        fi
+    done
+    for f in ../python/irqsim/programs/*.elf ../python/irqsim/programs/{bench,system}/*.elf; do
+        [[ -e "$out/${f#../python/irqsim/programs/}" ]] || { echo "programs: $f has no source" >&2; stale=1; }
+    done
+    exit $stale
+fi
