@@ -25,6 +25,11 @@ pub struct Counters {
     pub tx_in_stack: u64,
     pub interrupts: u64,
     pub syscalls: u64,
+    /// System calls dropped because `app.max_waiting_calls` were waiting.
+    pub syscalls_dropped: u64,
+    /// System calls posted and not yet done, and done.
+    pub syscalls_waiting: u64,
+    pub syscalls_done: u64,
     pub events: u64,
 }
 

@@ -220,6 +220,7 @@ pub struct AppConfig {
     pub background: bool,
     pub syscall_cycles: u64,
     pub thread: usize,
+    pub max_waiting_calls: u64,
 }
 
 impl AppConfig {
@@ -232,6 +233,15 @@ impl AppConfig {
         ),
         Param::cycles("syscall_cycles", d("400"), "kernel work of a system call that moves no packet").when("workload.kind", &["trace", "script", "synthetic"]),
         Param::int("thread", "", d("0"), 0, MAX_THREAD, "hardware thread of the application and its system calls (below `cpu.threads`)"),
+        Param::int(
+            "max_waiting_calls",
+            "",
+            d("1000"),
+            1,
+            1_000_000,
+            "replayed send and other system calls that may wait for the CPU at once; more are dropped and counted (`tx_dropped`, `syscalls_dropped`), so an overloaded CPU holds bounded memory",
+        )
+        .when("workload.kind", &["trace", "script", "synthetic"]),
     ];
 }
 

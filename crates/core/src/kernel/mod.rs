@@ -133,7 +133,11 @@ impl Machine {
                 }
                 Some(NetJob::AppThink)
             }
-            NetJob::Syscall => None,
+            NetJob::Syscall => {
+                self.net.counters.syscalls_waiting -= 1;
+                self.net.counters.syscalls_done += 1;
+                None
+            }
             NetJob::IsrTx | NetJob::IsrRx => {
                 let next = self.isr_step(now, thread, job);
                 if next.is_none() {

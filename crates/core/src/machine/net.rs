@@ -40,6 +40,8 @@ pub(crate) struct Net {
     /// Critical sections in the driver and protocol: the NIC's interrupt
     /// goes through the masking part at this priority.
     pub masked: Option<u8>,
+    /// `app.max_waiting_calls`.
+    pub max_waiting_calls: u64,
     /// When the last received frame landed (or will land) at the NIC.
     pub rx_landed: Option<Time>,
     /// Received frames waiting for the wire, and how many may.
@@ -66,6 +68,7 @@ impl Net {
             wired: false,
             linux: false,
             masked: None,
+            max_waiting_calls: s.app.max_waiting_calls,
             rx_landed: None,
             wire_waiting: 0,
             wire_queue: s.nic.wire_queue_packets,
@@ -89,6 +92,7 @@ impl Net {
             wired: false,
             linux: false,
             masked: None,
+            max_waiting_calls: 0,
             rx_landed: None,
             wire_waiting: 0,
             wire_queue: 0,
@@ -131,12 +135,23 @@ impl Machine {
         let app = self.net.app_thread;
         match s {
             Stimulus::Receive { bytes } => self.receive(now, bytes),
+            // Replayed calls wait for the CPU in bounded number; the rest are dropped.
+            Stimulus::Send { .. } if self.net.counters.tx_in_stack >= self.net.max_waiting_calls => {
+                self.net.counters.tx_offered += 1;
+                self.net.counters.tx_dropped += 1;
+            }
             Stimulus::Send { bytes } => {
                 self.apply_send(app, bytes);
                 self.dispatch(app);
             }
             Stimulus::Syscall => {
-                self.net.counters.syscalls += 1;
+                let c = &mut self.net.counters;
+                c.syscalls += 1;
+                if c.syscalls_waiting >= self.net.max_waiting_calls {
+                    c.syscalls_dropped += 1;
+                    return;
+                }
+                c.syscalls_waiting += 1;
                 self.post(app, SOFT, Job::Net(NetJob::Syscall));
                 self.dispatch(app);
             }

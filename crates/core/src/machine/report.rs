@@ -77,14 +77,20 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         ("tx_throughput_mbps", c.tx_sent_bytes as f64 * 8.0 / s / 1e6),
         ("interrupts", c.interrupts as f64),
         ("syscalls", c.syscalls as f64),
+        ("syscalls_dropped", c.syscalls_dropped as f64),
         ("reordered_stimuli", n.reordered as f64),
     ]);
+    if let crate::workload::Workload::Trace(t) = &n.workload {
+        // Captured frames larger than the NIC's buffer (GRO/TSO): dropped, counted here.
+        metrics.push(("rx_oversize_frames".into(), t.oversize_frames() as f64));
+    }
     metrics.extend(latency_metrics("latency", n.latencies.distribution(), m.clock_mhz));
     laws.push(Law {
         what: "rx offered = delivered + dropped + in flight",
         lhs: c.rx_offered,
         rhs: c.rx_delivered + c.rx_dropped_nic + c.rx_dropped_backlog + c.rx_dropped_wire + rx_in_flight,
     });
+    laws.push(Law { what: "system calls = done + dropped + waiting", lhs: c.syscalls, rhs: c.syscalls_done + c.syscalls_dropped + c.syscalls_waiting });
     laws.push(Law { what: "tx offered = sent + dropped + in flight", lhs: c.tx_offered, rhs: c.tx_sent + c.tx_dropped + tx_in_flight });
     metrics
 }
