@@ -18,3 +18,16 @@ fn system_calls_beyond_the_cap_are_dropped_and_counted() {
     // 400 cycles each at 200 MHz: at most 50,000 done in 100 ms, 100 waiting.
     assert!(dropped >= calls - 50_000.0 - 100.0, "{dropped} of {calls} dropped");
 }
+
+/// Interrupts arriving twenty times faster than their handlers run: at most
+/// `MAX_WAITING` wait at once, the rest merge (as a latched line would), and
+/// every one is accounted for.
+#[test]
+fn interrupts_beyond_the_cap_merge() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios/optimistic-spl/luna88k-idealized.toml");
+    let o: Vec<_> = ["workload.interrupt_rate_per_s=1000000", "run.duration_ms=50"].iter().map(|s| irqsim_core::parse_override(s).unwrap()).collect();
+    let s = irqsim_core::Scenario::from_file(&path, &o).unwrap();
+    let r = irqsim_core::simulate(&s, path.parent().unwrap(), irqsim_core::Record::default()).unwrap();
+    assert!(r.metric("interrupts_merged").unwrap() > 10_000.0);
+    assert!(r.metric("interrupts_in_flight").unwrap() <= irqsim_core::kernel::masking::MAX_WAITING as f64);
+}

@@ -147,6 +147,9 @@ impl Label for Job {
 pub struct Counters {
     pub raised: u64,
     pub handled: u64,
+    /// Interrupts merged into one already waiting because
+    /// [`MAX_WAITING`] were (real lines latch one each).
+    pub merged: u64,
     /// Interrupts that arrived while the hardware mask held them.
     pub held: u64,
     /// Interrupts the optimistic prologue deferred.
@@ -163,6 +166,12 @@ pub struct Counters {
     /// Interrupts on the thread (queued or running) whose activity has not ended.
     pub posted: u64,
 }
+
+/// Most interrupts waiting at once (held, deferred or posted and not yet
+/// done). A real interrupt line latches one pending request; the model keeps
+/// each arrival apart up to this many, so an overloaded run holds bounded
+/// memory, and merges the rest (counted).
+pub const MAX_WAITING: u64 = 4096;
 
 /// The handler "program" of the NIC's interrupt: its Driver ISR.
 pub(crate) const NIC_HANDLER: u16 = u16::MAX;
@@ -321,10 +330,12 @@ impl Machine {
     /// critical sections: held by the hardware mask, or taken (and, under
     /// optimistic protection, tested against the software mask).
     pub(crate) fn raise_masked(&mut self, priority: u8) {
+        if self.masking.merge_if_full() {
+            return;
+        }
         let m = &mut self.masking;
         let irq = Irq { id: m.next_id, priority };
         m.next_id += 1;
-        m.counters.raised += 1;
         if priority <= m.hw {
             m.counters.held += 1;
             m.held[priority as usize].push_back((irq, NIC_HANDLER));

@@ -12,7 +12,7 @@ use crate::cpu::{EntryCosts, IRQ, Thread, USER};
 use crate::engine::Time;
 use crate::error::Result;
 use crate::kernel::Job;
-use crate::kernel::masking::{Arrival, Counters, HandlerRun, Irq, Program, Scheme, Step, check_programs};
+use crate::kernel::masking::{Arrival, Counters, HandlerRun, Irq, MAX_WAITING, Program, Scheme, Step, check_programs};
 use crate::masking::{Costs, NullRpcConfig};
 use crate::timeline::Timeline;
 use rand::{Rng, SeedableRng};
@@ -114,6 +114,15 @@ impl Masking {
         !self.programs.is_empty()
     }
 
+    /// Counts a raised interrupt, and whether it merges into one already
+    /// waiting because [`MAX_WAITING`] are.
+    pub fn merge_if_full(&mut self) -> bool {
+        self.counters.raised += 1;
+        let full = self.in_flight() >= MAX_WAITING;
+        self.counters.merged += u64::from(full);
+        full
+    }
+
     /// Interrupts raised and not yet handled: held, deferred or on the thread.
     pub fn in_flight(&self) -> u64 {
         self.held.iter().map(|q| q.len() as u64).sum::<u64>() + self.deferred.len() as u64 + self.counters.posted
@@ -148,11 +157,14 @@ impl Machine {
             let msg = format!("arrival at {now}: priority {priority} (levels 1..={}), program {program}", m.levels);
             return Err(crate::Error::Config { file: self.name().to_string(), key: "workload".into(), line: None, msg });
         }
+        if m.merge_if_full() {
+            self.schedule_arrival();
+            return Ok(());
+        }
         // Checked above: fewer programs than u16::MAX (check_programs).
         let program = program as u16;
         let irq = Irq { id: m.next_id, priority };
         m.next_id += 1;
-        m.counters.raised += 1;
         if m.log.is_some() {
             m.arrived.push(now);
         }

@@ -160,7 +160,7 @@ fn masking(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     };
     let cycles_per_rpc = per_rpc(c.last_pass_end as f64);
     let in_flight = k.in_flight();
-    laws.push(Law { what: "interrupts raised = handled + in flight", lhs: c.raised, rhs: c.handled + in_flight });
+    laws.push(Law { what: "interrupts raised = handled + merged + in flight", lhs: c.raised, rhs: c.handled + c.merged + in_flight });
     named([
         ("sim_cycles", m.end as f64),
         ("events", m.events as f64),
@@ -176,6 +176,7 @@ fn masking(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         ("interrupts_handled", c.handled as f64),
         ("interrupts_held", c.held as f64),
         ("interrupts_deferred", c.deferred as f64),
+        ("interrupts_merged", c.merged as f64),
         ("interrupts_in_flight", in_flight as f64),
     ])
 }
@@ -187,7 +188,7 @@ fn nic_masking(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     let c = k.counters;
     let frames = m.net.counters.rx_delivered;
     let in_flight = k.in_flight();
-    laws.push(Law { what: "masked NIC interrupts raised = handled + in flight", lhs: c.raised, rhs: c.handled + in_flight });
+    laws.push(Law { what: "masked NIC interrupts raised = handled + merged + in flight", lhs: c.raised, rhs: c.handled + c.merged + in_flight });
     named([
         ("masking_cycles", c.masking_cycles as f64),
         ("masking_cycles_per_frame", if frames == 0 { f64::NAN } else { c.masking_cycles as f64 / frames as f64 }),
