@@ -36,12 +36,12 @@ figures: install
 # cargo-fuzz; see docs/reliability.md). New inputs go to fuzz/corpus/ (not committed),
 # crashes to fuzz/artifacts/; keep a fixed crash's input in fuzz/regressions/TARGET/.
 SECONDS ?= 60
-FUZZ_TARGETS := pcap strace scenario short_run trace_run
+FUZZ_TARGETS := pcap strace scenario short_run trace_run elf program
 fuzz:
 	rustup toolchain list | grep -q nightly || rustup toolchain install nightly --profile minimal
 	cargo +nightly fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
 	cd fuzz && for t in $(FUZZ_TARGETS); do \
-		dict=$$t; [ $$t = short_run ] && dict=scenario; [ $$t = trace_run ] && dict=pcap; \
+		dict=$$t; [ $$t = short_run ] && dict=scenario; [ $$t = trace_run ] && dict=pcap; [ $$t = program ] && dict=elf; \
 		mkdir -p corpus/$$t regressions/$$t && \
 		cargo +nightly fuzz run $$t corpus/$$t seeds/$$t regressions/$$t -- \
 			-dict=dict/$$dict.dict -max_total_time=$(SECONDS) -timeout=10 -print_final_stats=1 \
