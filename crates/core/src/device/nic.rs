@@ -100,7 +100,7 @@ impl Nic {
 
     /// The driver takes the oldest frame and starts its DMA to memory; returns
     /// the frame and the time the data is in memory.
-    #[inline]
+    #[inline(always)]
     pub fn take_rx(&mut self, now: Time) -> Option<(RxFrame, Time)> {
         let frame = self.rx.pop_front()?;
         let end = now.saturating_add(self.dma_cycles(frame.bytes));

@@ -17,6 +17,7 @@ impl Machine {
     /// The sender offers a frame. Frames land no closer together than the
     /// wire takes to carry each: one that would land sooner waits for the
     /// wire (in the sending port's queue, dropped when that is full).
+    #[inline(always)]
     pub(crate) fn receive(&mut self, now: Time, bytes: u32) {
         self.net.counters.rx_offered += 1;
         if let Some(prev) = self.net.rx_landed {
@@ -37,6 +38,7 @@ impl Machine {
     }
 
     /// A frame has come off the wire into the NIC.
+    #[inline(always)]
     pub(crate) fn land(&mut self, now: Time, bytes: u32) {
         self.timeline.mark(now, "frame received");
         if self.net.nic.receive(now, bytes) == Accept::Dropped {
@@ -64,6 +66,7 @@ impl Machine {
 
     /// Asserts the NIC's interrupt unless its ISR is already pending or
     /// running (the ISR rereads the status register before it returns).
+    #[inline(always)]
     fn raise_irq(&mut self, first: NetJob) {
         if self.net.irq_posted {
             return;
@@ -102,6 +105,7 @@ impl Machine {
     }
 
     /// The ISR finished one step; it goes on while the NIC has work for it.
+    #[inline(always)]
     pub(crate) fn isr_step(&mut self, now: Time, thread: usize, job: NetJob) -> Option<NetJob> {
         match job {
             NetJob::IsrTx | NetJob::PollTx => {

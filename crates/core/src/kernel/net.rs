@@ -189,7 +189,7 @@ impl Costs {
     }
 
     /// The job as CPU work: its cycles and the bin they count in.
-    #[inline]
+    #[inline(always)]
     pub fn work(&mut self, job: Job) -> Work<Any> {
         let (cycles, bin) = match job {
             Job::Background => (u64::MAX / 4, Bin::User),

@@ -118,6 +118,7 @@ impl Machine {
         self.schedule_next_stimulus()
     }
 
+    #[inline(always)]
     pub(super) fn schedule_next_stimulus(&mut self) -> Result<()> {
         if let Some((t, s)) = self.net.workload.next_stimulus()? {
             let now = self.queue.now();
@@ -131,6 +132,7 @@ impl Machine {
         Ok(())
     }
 
+    #[inline(always)]
     pub(super) fn apply(&mut self, now: Time, s: Stimulus) {
         let app = self.net.app_thread;
         match s {
