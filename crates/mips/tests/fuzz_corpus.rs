@@ -22,7 +22,7 @@ fn replay(target: &str, entry: fn(&[u8]) -> entry::Outcome) {
     assert!(!seeds.is_empty(), "no seeds in fuzz/seeds/{target}");
     let mut failed = Vec::new();
     for (path, is_seed) in seeds.iter().map(|p| (p, true)).chain(inputs("regressions", target).iter().map(|p| (p, false)).collect::<Vec<_>>()) {
-        let data = std::fs::read(&path).unwrap();
+        let data = std::fs::read(path).unwrap();
         match std::panic::catch_unwind(|| entry(&data)) {
             Err(_) => failed.push(format!("{}: broke a law", path.display())),
             Ok(outcome) if is_seed && outcome != entry::Outcome::Accepted => failed.push(format!("{}: seed {outcome:?}", path.display())),

@@ -55,6 +55,8 @@ pub struct Scenario {
     pub bus: crate::delivery::BusConfig,
     /// Cycle costs of the Linux interrupt path (`exerciser`).
     pub irq_path: crate::delivery::IrqPathConfig,
+    /// Interrupt sources beside the NIC.
+    pub sources: crate::delivery::SourcesConfig,
 }
 
 /// Largest frame a scenario may name (jumbo frames included).
@@ -85,6 +87,8 @@ struct Selected<'s> {
     bus: Option<&'s crate::delivery::BusConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
     irq_path: Option<&'s crate::delivery::IrqPathConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sources: Option<&'s crate::delivery::SourcesConfig>,
 }
 
 impl Scenario {
@@ -107,7 +111,8 @@ impl Scenario {
             let wire = self.intc.kind == crate::intc::IntcKind::Direct;
             let linux = self.irq_path.kind == Some(crate::delivery::IrqPathKind::Linux);
             let sections = self.masking.driver_section_cycles > 0 || self.masking.protocol_section_cycles > 0;
-            for (part, idle) in [(Part::Bus, wire), (Part::IrqPath, wire && !linux), (Part::Masking, !sections)] {
+            let others = self.sources.others.is_empty();
+            for (part, idle) in [(Part::Bus, wire), (Part::IrqPath, wire && !linux && others), (Part::Masking, !sections), (Part::Sources, others)] {
                 if idle {
                     parts.remove(part);
                 }
@@ -136,6 +141,7 @@ impl Scenario {
             intc: pick(Part::Intc).then_some(&self.intc),
             bus: pick(Part::Bus).then_some(&self.bus),
             irq_path: pick(Part::IrqPath).then_some(&self.irq_path),
+            sources: pick(Part::Sources).then_some(&self.sources),
         };
         let mut doc = serde_json::to_value(&selected).expect("a scenario is plain data");
         parts::drop_unused(&mut doc, self.workload.kind());
@@ -233,6 +239,7 @@ impl Scenario {
             WorkloadConfig::NullRpc(w) => return crate::masking::check(self, w),
             WorkloadConfig::Exerciser(_) => return crate::delivery::check(self),
         }
+        crate::delivery::check_sources(self)?;
         crate::masking::check_nic(self)
     }
 }

@@ -10,7 +10,7 @@
 use super::params::{self, Param, Problem, join, plain};
 use super::sections::{AppConfig, CpuConfig, DriverConfig, NicConfig, RunConfig, StackConfig, StatsConfig};
 use super::workload::{KINDS, VARIANTS, variant};
-use crate::delivery::{BusConfig, IntcConfig, IrqPathConfig};
+use crate::delivery::{BusConfig, IntcConfig, IrqPathConfig, SourcesConfig};
 use crate::masking::MaskingConfig;
 use toml::{Table, Value};
 
@@ -29,6 +29,7 @@ pub enum Part {
     Intc,
     Bus,
     IrqPath,
+    Sources,
 }
 
 /// What [`Part`] says about itself: its section, name, keys and rules.
@@ -130,6 +131,14 @@ pub const PARTS: &[Info] = &[
         params: IrqPathConfig::PARAMS,
         notes: "",
     },
+    Info {
+        part: Part::Sources,
+        section: "sources",
+        title: "the other interrupt sources",
+        help: "interrupt sources beside the NIC: a timer, a disk (docs/models/composition.md); the exerciser's are `[[workload.others]]`",
+        params: SourcesConfig::PARAMS,
+        notes: "Refused: with critical sections in the NIC path (`masking.*_section_cycles`).",
+    },
 ];
 
 const WORKLOAD: &[Param] = &[Param::choice("kind", KINDS, params::REQ, "which workload drives the run, and so which model runs it")];
@@ -166,7 +175,7 @@ pub fn selected_parts(kind: &str) -> (PartSet, &'static str) {
             (PartSet::of(&[Run, Cpu, Intc, Bus, IrqPath, Stats, Workload]), "it runs the interrupt-delivery model: controller, fabric and Linux interrupt path")
         }
         _ => {
-            (PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Intc, Bus, IrqPath, Masking, Stats, Workload]), "it drives the NIC through its controller, driver, stack and application")
+            (PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Intc, Bus, IrqPath, Masking, Sources, Stats, Workload]), "it drives the NIC through its controller, driver, stack and application")
         }
     }
 }
@@ -241,7 +250,9 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
     root.extend(top);
     for info in PARTS.iter().filter(|i| i.part != Part::Workload) {
         let t = root.entry(info.section).or_insert_with(|| Value::Table(Table::new()));
-        params::check_section(t.as_table_mut().expect("checked above"), info.section, info.params)?;
+        let t = t.as_table_mut().expect("checked above");
+        params::check_section(t, info.section, info.params)?;
+        check_items(t, info.section, info.params)?;
     }
     let v = variant(&kind).expect("kind checked");
     let w = root["workload"].as_table_mut().expect("checked above");

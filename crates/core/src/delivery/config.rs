@@ -198,8 +198,26 @@ pub struct SourceConfig {
     pub isr_cycles: u64,
 }
 
+/// `[sources]`: interrupt sources beside the NIC (a timer, a disk, ...),
+/// each on its own controller input or sharing a legacy line.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourcesConfig {
+    pub others: Vec<SourceConfig>,
+}
+
+impl SourcesConfig {
+    /// The section's keys.
+    pub const PARAMS: &'static [Param] = &[Param::items(
+        "others",
+        SourceConfig::PARAMS,
+        d("[]"),
+        "other interrupt sources beside the NIC (`[[sources.others]]`), the same keys as the exerciser's `[[workload.others]]`",
+    )];
+}
+
 impl SourceConfig {
-    /// The keys of each `[[workload.others]]` table.
+    /// The keys of each `[[workload.others]]` (or `[[sources.others]]`) table.
     pub const PARAMS: &'static [Param] = &[
         Param::choice("process", PROCESSES, d("\"poisson\""), "arrival process"),
         Param::float("rate_per_s", "/s", REQ, true, 0.0, 1e9, "interrupts raised per second"),
@@ -208,6 +226,27 @@ impl SourceConfig {
         Param::int("priority", "", d("4"), 0, 13, "vector priority class").when("intc.kind", VECTORED),
         Param::cycles("isr_cycles", d("1000"), "its ISR's work besides its status read and clear"),
     ];
+}
+
+/// Checks of the sources beside the NIC: their CPUs, their rates, their
+/// wiring on the controller after the NIC's line: `(key, message)`.
+pub fn check_sources(s: &Scenario) -> Result<(), (String, String)> {
+    let others = &s.sources.others;
+    if others.is_empty() {
+        return Ok(());
+    }
+    for (i, o) in others.iter().enumerate() {
+        if o.cpu >= s.cpu.threads {
+            return Err((format!("sources.others[{i}].cpu"), format!("CPU {} does not exist (cpu.threads = {})", o.cpu, s.cpu.threads)));
+        }
+        if o.rate_hz > s.cpu.clock_mhz * 1e6 {
+            return Err((format!("sources.others[{i}].rate_per_s"), format!("{} per second is more than one per cycle", o.rate_hz)));
+        }
+    }
+    if s.masking.driver_section_cycles > 0 || s.masking.protocol_section_cycles > 0 {
+        return Err(("sources.others".into(), "other interrupt sources and critical sections in the NIC path are not combined yet".into()));
+    }
+    intc::assign(s.intc.kind, intc::First { key: "nic", line: None, vectors: 1 }, others, "sources.others").map(|_| ())
 }
 
 /// Checks of the delivery sections that span keys (each key's own range is
@@ -237,5 +276,5 @@ pub fn check(s: &Scenario) -> Result<(), (String, String)> {
         cpu(&format!("workload.others[{i}].cpu"), o.cpu)?;
     }
     // Wiring: every input in range, MSI never shared, enough inputs for all.
-    intc::assign(kind, w, s.intc.vectors).map(|_| ())
+    intc::assign(kind, intc::First { key: "workload.line", line: w.line, vectors: s.intc.vectors }, &w.others, "workload.others").map(|_| ())
 }

@@ -25,7 +25,7 @@ mod ioapic;
 mod msi;
 mod xtpic;
 
-use crate::delivery::ExerciserConfig;
+use crate::delivery::SourceConfig;
 use crate::engine::Time;
 use serde::{Deserialize, Serialize};
 
@@ -197,26 +197,25 @@ impl Intc {
     }
 }
 
-/// The first input a device gets when the scenario names none.
-pub fn first_input(kind: IntcKind) -> u32 {
-    match kind {
-        IntcKind::Xtpic => xtpic::AUTO_ORDER[0],
-        IntcKind::Ioapic => ioapic::auto_order()[0],
-        IntcKind::Msi | IntcKind::Msix | IntcKind::Direct => 0,
-    }
-}
-
-/// Which controller input each source uses: the exerciser's vectors first,
-/// then one per other source.
+/// Which controller input each source uses: the first device's (the
+/// exerciser's vectors, or the NIC's line), then one per other source.
 #[derive(Debug, Clone)]
 pub struct Wiring {
     pub exerciser: Vec<u32>,
     pub others: Vec<u32>,
 }
 
+/// The first device's request: its key prefix for errors, its line if
+/// given, how many vectors it takes.
+pub struct First<'a> {
+    pub key: &'a str,
+    pub line: Option<u32>,
+    pub vectors: u32,
+}
+
 /// Assigns inputs (explicit or first free) and checks the controller's
 /// limits; errors name the offending key.
-pub fn assign(kind: IntcKind, w: &ExerciserConfig, vectors: u32) -> Result<Wiring, (String, String)> {
+pub fn assign(kind: IntcKind, first: First, others: &[SourceConfig], others_key: &str) -> Result<Wiring, (String, String)> {
     let (limit, auto): (u32, Vec<u32>) = match kind {
         IntcKind::Xtpic => (16, xtpic::AUTO_ORDER.to_vec()),
         IntcKind::Ioapic => (ioapic::PINS, ioapic::auto_order()),
@@ -254,12 +253,12 @@ pub fn assign(kind: IntcKind, w: &ExerciserConfig, vectors: u32) -> Result<Wirin
         used.extend(&lines);
         Ok(lines)
     };
-    let exerciser = pick("workload.line", w.line, vectors)?;
-    let mut others = Vec::with_capacity(w.others.len());
-    for (i, o) in w.others.iter().enumerate() {
-        others.push(pick(&format!("workload.others[{i}].line"), o.line, 1)?[0]);
+    let exerciser = pick(first.key, first.line, first.vectors)?;
+    let mut wired = Vec::with_capacity(others.len());
+    for (i, o) in others.iter().enumerate() {
+        wired.push(pick(&format!("{others_key}[{i}].line"), o.line, 1)?[0]);
     }
-    Ok(Wiring { exerciser, others })
+    Ok(Wiring { exerciser, others: wired })
 }
 
 fn range_msg(kind: IntcKind, l: u32) -> String {

@@ -52,7 +52,7 @@ impl Machine {
                         format!("the XT-PIC delivers to CPU 0 only, not thread {}; use intc.kind = \"ioapic\" or \"msi\" to route elsewhere", s.nic.irq_thread);
                     return Err(crate::Error::Config { file: s.file.clone(), key: "nic.irq_thread".into(), line: None, msg });
                 }
-                if s.intc.kind != IntcKind::Direct || linux {
+                if s.intc.kind != IntcKind::Direct || linux || !s.sources.others.is_empty() {
                     m.delivery = Delivery::nic(s, linux);
                     (m.net.wired, m.net.linux) = (true, linux);
                 }

@@ -108,7 +108,7 @@ impl Delivery {
 
     /// The exerciser and its fellow sources (the `exerciser` workload).
     pub fn exerciser(s: &Scenario, w: &ExerciserConfig) -> Result<Self, (String, String)> {
-        let wiring = intc::assign(s.intc.kind, w, s.intc.vectors)?;
+        let wiring = intc::assign(s.intc.kind, intc::First { key: "workload.line", line: w.line, vectors: s.intc.vectors }, &w.others, "workload.others")?;
         let per_s = s.cpu.clock_mhz * 1e6;
         let mut sources = vec![Source::new(wiring.exerciser, Kind::Exerciser, s.irq_path.isr_cycles, w.process, w.rate_hz, per_s)];
         for (o, &line) in w.others.iter().zip(&wiring.others) {
@@ -126,10 +126,15 @@ impl Delivery {
     /// costs (Linux's do_IRQ entry and exit are not part of that path); on
     /// the Linux path the top half acknowledges and schedules NET_RX.
     pub fn nic(s: &Scenario, linux: bool) -> Self {
-        let input = intc::first_input(s.intc.kind);
+        let others = &s.sources.others;
+        let wiring = intc::assign(s.intc.kind, intc::First { key: "nic", line: None, vectors: 1 }, others, "sources.others").expect("wiring checked at load");
         let top_half = if linux { s.irq_path.isr_cycles + s.irq_path.tasklet_schedule_cycles } else { 0 };
-        let nic = Source::new(vec![input], Kind::Nic, top_half, crate::config::Process::Periodic, 1.0, 1.0);
-        let mut d = Self::wired(s, vec![nic], |_| (s.nic.irq_thread, DEFAULT_PRIORITY));
+        let per_s = s.cpu.clock_mhz * 1e6;
+        let mut sources = vec![Source::new(wiring.exerciser, Kind::Nic, top_half, crate::config::Process::Periodic, 1.0, 1.0)];
+        for (o, &line) in others.iter().zip(&wiring.others) {
+            sources.push(Source::new(vec![line], Kind::Other, o.isr_cycles, o.process, o.rate_hz, per_s));
+        }
+        let mut d = Self::wired(s, sources, |i| if i == 0 { (s.nic.irq_thread, DEFAULT_PRIORITY) } else { (others[i - 1].cpu, others[i - 1].priority) });
         if !linux {
             (d.path.entry_cycles, d.path.exit_cycles) = (0, 0);
         }
