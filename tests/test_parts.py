@@ -15,7 +15,7 @@ def test_parts_lists_every_part_with_its_keys(cli):
     """The table view names every section, the kinds using it and its keys."""
     p = cli("parts")
     assert p.returncode == 0, p.stderr
-    for section in ("[run]", "[cpu]", "[nic]", "[driver]", "[stack]", "[app]", "[stats]", "[workload]", "[masking]", "[intc]", "[bus]", "[irq_path]"):
+    for section in ("[run]", "[cpu]", "[nic]", "[driver]", "[stack]", "[app]", "[stats]", "[workload]", "[masking]", "[intc]", "[bus]", "[irq_path]", "[sources]"):
         assert section in p.stdout, section
     for key in ("clock_mhz", "rate_per_s", "interrupt_rate_per_s", "max_events", "timeline_max_items", "vectors"):
         assert key in p.stdout, key
@@ -25,7 +25,7 @@ def test_parts_lists_every_part_with_its_keys(cli):
 def test_parts_json_matches_the_api():
     doc = irqsim.api.parts()
     sections = [part["section"] for part in doc]
-    assert sections == ["", "run", "cpu", "nic", "driver", "stack", "app", "stats", "workload", "masking", "intc", "bus", "irq_path"]
+    assert sections == ["", "run", "cpu", "nic", "driver", "stack", "app", "stats", "workload", "masking", "intc", "bus", "irq_path", "sources"]
     intc = next(part for part in doc if part["section"] == "intc")
     assert intc["used_by"] == ["flood", "arrivals", "trace", "script", "synthetic", "exerciser"]
     vectors = next(p for p in intc["params"] if p["key"] == "vectors")
