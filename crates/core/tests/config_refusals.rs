@@ -113,6 +113,9 @@ fn renamed_rate_keys_name_their_new_key() {
     assert!(e.starts_with("--set: `workload.rate_pps`: was renamed `workload.rate_per_s`"), "{e}");
     let e = refused(EXERCISER, &["workload.others=[{rate_hz = 5.0}]"]);
     assert!(e.contains("`workload.others[0].rate_hz`: was renamed `workload.others.rate_per_s`"), "{e}");
+    // Bandwidths have one unit too: Mb/s, as `nic.link_mbps`.
+    let e = refused(EXERCISER, &["bus.link_mbytes_per_s=250"]);
+    assert!(e.starts_with("--set: `bus.link_mbytes_per_s`: was renamed `bus.link_mbps`"), "{e}");
 }
 
 /// An override that is wrong is blamed on the override, not the file, with

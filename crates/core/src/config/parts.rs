@@ -174,9 +174,10 @@ pub fn selected_parts(kind: &str) -> (PartSet, &'static str) {
         "exerciser" => {
             (PartSet::of(&[Run, Cpu, Intc, Bus, IrqPath, Stats, Workload]), "it runs the interrupt-delivery model: controller, fabric and Linux interrupt path")
         }
-        _ => {
-            (PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Intc, Bus, IrqPath, Masking, Sources, Stats, Workload]), "it drives the NIC through its controller, driver, stack and application")
-        }
+        _ => (
+            PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Intc, Bus, IrqPath, Masking, Sources, Stats, Workload]),
+            "it drives the NIC through its controller, driver, stack and application",
+        ),
     }
 }
 
@@ -193,15 +194,21 @@ fn masking_needs_sections(explicit: &[String], kind: &str) -> Result<(), Problem
     match masking().next() {
         Some(k) => Err((
             k.clone(),
-            format!("the NIC path has no critical section to mask (workload kind `{kind}`); set masking.driver_section_cycles or masking.protocol_section_cycles, or remove the key"),
+            format!(
+                "the NIC path has no critical section to mask (workload kind `{kind}`); set masking.driver_section_cycles or masking.protocol_section_cycles, or remove the key"
+            ),
         )),
         None => Ok(()),
     }
 }
 
 /// Keys renamed when rates took one spelling (`_per_s`), with their new names.
-const RENAMED: &[(&str, &str)] =
-    &[("workload.rate_pps", "workload.rate_per_s"), ("workload.rate_hz", "workload.rate_per_s"), ("workload.others.rate_hz", "workload.others.rate_per_s")];
+const RENAMED: &[(&str, &str)] = &[
+    ("workload.rate_pps", "workload.rate_per_s"),
+    ("workload.rate_hz", "workload.rate_per_s"),
+    ("workload.others.rate_hz", "workload.others.rate_per_s"),
+    ("bus.link_mbytes_per_s", "bus.link_mbps"),
+];
 
 /// Checks a whole scenario table against the parts' tables and fills in
 /// every default (unused parts too, so the typed structs are complete).

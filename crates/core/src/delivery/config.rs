@@ -47,7 +47,7 @@ pub struct BusConfig {
     pub mmio_read_ns: f64,
     pub posted_write_ns: f64,
     pub port_io_ns: f64,
-    pub link_mbytes_per_s: f64,
+    pub link_mbps: f64,
 }
 
 /// The Linux path's keys: the exerciser's path, or the NIC's when chosen.
@@ -84,7 +84,7 @@ impl BusConfig {
             "round trip of one legacy port I/O (IN, OUT) or interrupt-acknowledge cycle to the 8259s",
         )
         .when("intc.kind", CONTROLLERS),
-        Param::float("link_mbytes_per_s", "MB/s", d("250.0"), true, 0.0, 1e6, "device link bandwidth for DMA data (PCIe 1.x x1: 250 MB/s)"),
+        Param::float("link_mbps", "Mb/s", d("2000.0"), true, 0.0, 8e6, "device link bandwidth for DMA data (PCIe 1.x x1: 2,000 Mb/s, 250 MB/s)"),
     ];
 }
 
