@@ -4,9 +4,20 @@
 //! Recording is off unless asked for; when off, every call returns at the
 //! first branch so the event loop pays nothing. A cap on the number of spans
 //! keeps a long run from filling memory; what was cut is reported.
+//!
+//! Spans carry their job's arguments (the frame, the controller input, the
+//! interrupt). Flows are arrows from a device event to the handler it starts:
+//! whoever posts an interrupt activity says where its arrow starts
+//! ([`Timeline::flow_from`]), and the thread ends it when the activity starts
+//! ([`Timeline::flow_to`]); activities at one level of one thread start in
+//! the order they were posted, so the arrows pair up in that order.
 
 use crate::engine::Time;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
+use std::collections::{BTreeMap, VecDeque};
+
+/// Up to two named numbers describing a job (`("frame", arrival cycle)`).
+pub type Args = [Option<(&'static str, u64)>; 2];
 
 /// One interval of activity on a track.
 #[derive(Debug, Clone, Copy)]
@@ -15,6 +26,18 @@ pub struct Span {
     pub context: usize,
     pub start: Time,
     pub end: Time,
+    pub label: &'static str,
+    pub args: Args,
+}
+
+/// An arrow from a device event at `from` to the activity it started on
+/// `(thread, context)` at `to`.
+#[derive(Debug, Clone, Copy)]
+pub struct Flow {
+    pub from: Time,
+    pub thread: usize,
+    pub context: usize,
+    pub to: Time,
     pub label: &'static str,
 }
 
@@ -41,6 +64,9 @@ pub struct Timeline {
     spans: Vec<Span>,
     marks: Vec<Mark>,
     transfers: Vec<Transfer>,
+    flows: Vec<Flow>,
+    /// Arrows waiting for their activity to start, per (thread, level).
+    pending: BTreeMap<(usize, u8), VecDeque<(Time, &'static str)>>,
     dropped: u64,
     /// Name of the device track the marks go on.
     device: &'static str,
@@ -61,13 +87,15 @@ impl Timeline {
         self.enabled
     }
 
+    fn full(&mut self) -> bool {
+        let full = self.spans.len() + self.marks.len() + self.transfers.len() + self.flows.len() >= self.max_items;
+        self.dropped += u64::from(full);
+        full
+    }
+
     #[inline]
-    pub fn span(&mut self, thread: usize, context: usize, start: Time, end: Time, label: &'static str) {
-        if !self.enabled {
-            return;
-        }
-        if self.spans.len() + self.marks.len() >= self.max_items {
-            self.dropped += 1;
+    pub fn span(&mut self, thread: usize, context: usize, start: Time, end: Time, label: &'static str, args: Args) {
+        if !self.enabled || self.full() {
             return;
         }
         // Merge with the previous span when it simply continues.
@@ -75,21 +103,49 @@ impl Timeline {
             && last.thread == thread
             && last.context == context
             && last.label == label
+            && last.args == args
             && last.end == start
         {
             last.end = end;
             return;
         }
-        self.spans.push(Span { thread, context, start, end, label });
+        self.spans.push(Span { thread, context, start, end, label, args });
+    }
+
+    /// An interrupt activity was posted at `level` of `thread` for a device
+    /// event at `from`: its arrow starts there.
+    #[inline]
+    pub fn flow_from(&mut self, thread: usize, level: u8, from: Time, label: &'static str) {
+        if self.enabled {
+            self.pend(thread, level, from, label);
+        }
+    }
+
+    #[cold]
+    fn pend(&mut self, thread: usize, level: u8, from: Time, label: &'static str) {
+        self.pending.entry((thread, level)).or_default().push_back((from, label));
+    }
+
+    /// The oldest activity posted at `level` of `thread` starts now, in
+    /// `context`: its arrow, if it has one, ends here.
+    #[inline]
+    pub fn flow_to(&mut self, thread: usize, level: u8, context: usize, to: Time) {
+        if self.enabled {
+            self.land(thread, level, context, to);
+        }
+    }
+
+    #[cold]
+    fn land(&mut self, thread: usize, level: u8, context: usize, to: Time) {
+        let Some((from, label)) = self.pending.get_mut(&(thread, level)).and_then(VecDeque::pop_front) else { return };
+        if !self.full() {
+            self.flows.push(Flow { from, thread, context, to, label });
+        }
     }
 
     #[inline]
     pub fn mark(&mut self, time: Time, label: &'static str) {
-        if !self.enabled {
-            return;
-        }
-        if self.spans.len() + self.marks.len() >= self.max_items {
-            self.dropped += 1;
+        if !self.enabled || self.full() {
             return;
         }
         self.marks.push(Mark { time, label });
@@ -98,11 +154,7 @@ impl Timeline {
     /// Records a bus transaction in flight from `start` to `end`.
     #[inline]
     pub fn bus(&mut self, start: Time, end: Time, label: &'static str) {
-        if !self.enabled {
-            return;
-        }
-        if self.spans.len() + self.marks.len() + self.transfers.len() >= self.max_items {
-            self.dropped += 1;
+        if !self.enabled || self.full() {
             return;
         }
         self.transfers.push(Transfer { start, end, label });
@@ -118,6 +170,10 @@ impl Timeline {
 
     pub fn marks(&self) -> &[Mark] {
         &self.marks
+    }
+
+    pub fn flows(&self) -> &[Flow] {
+        &self.flows
     }
 
     /// Spans and marks not recorded because the cap was reached.
@@ -142,11 +198,22 @@ impl Timeline {
             }
         }
         for s in &self.spans {
+            let mut args = Map::new();
+            args.insert("start_cycle".into(), json!(s.start));
+            args.insert("cycles".into(), json!(s.end - s.start));
+            for (k, v) in s.args.iter().flatten() {
+                args.insert((*k).into(), json!(v));
+            }
             events.push(json!({
                 "ph": "X", "pid": 1, "tid": tid(s.thread, s.context), "name": s.label,
-                "ts": us(s.start), "dur": us(s.end) - us(s.start),
-                "args": {"start_cycle": s.start, "cycles": s.end - s.start},
+                "ts": us(s.start), "dur": us(s.end) - us(s.start), "args": args,
             }));
+        }
+        // Flow arrows: from the device track to the slice the handler starts
+        // (`bp: "e"` binds the end to the enclosing slice).
+        for (id, f) in self.flows.iter().enumerate() {
+            events.push(json!({"ph": "s", "id": id, "cat": "interrupt", "pid": 2, "tid": 0, "name": f.label, "ts": us(f.from)}));
+            events.push(json!({"ph": "f", "bp": "e", "id": id, "cat": "interrupt", "pid": 1, "tid": tid(f.thread, f.context), "name": f.label, "ts": us(f.to)}));
         }
         for m in &self.marks {
             events.push(json!({"ph": "i", "s": "t", "pid": 2, "tid": 0, "name": m.label, "ts": us(m.time), "args": {"cycle": m.time}}));

@@ -215,10 +215,10 @@ impl<J: Copy + Label> Thread<J> {
     fn record_spans(&self, timeline: &mut Timeline, level: Level, job: J, start: Time, mid: Time, now: Time) {
         let ctx = self.policy.context_of(level);
         if mid > start {
-            timeline.span(self.id, ctx, start, mid, "overhead");
+            timeline.span(self.id, ctx, start, mid, "overhead", [None, None]);
         }
         if now > mid {
-            timeline.span(self.id, ctx, mid, now, job.label());
+            timeline.span(self.id, ctx, mid, now, job.label(), job.args());
         }
     }
 
@@ -316,6 +316,7 @@ impl<J: Copy + Label> Thread<J> {
             }
             self.slots[level as usize].active = Some(Active { work, switch, overhead, remaining: work.cycles });
             self.started |= 1 << level;
+            timeline.flow_to(self.id, level, ctx, now);
         } else if let Some(act) = self.slots[level as usize].active.as_mut() {
             act.switch = switch;
         }
@@ -343,4 +344,9 @@ impl<J: Copy + Label> Thread<J> {
 /// A short name for a job, shown on timelines.
 pub trait Label {
     fn label(&self) -> &'static str;
+
+    /// What the job is about, for the timeline (the frame, the input).
+    fn args(&self) -> crate::timeline::Args {
+        [None, None]
+    }
 }

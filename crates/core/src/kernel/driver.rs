@@ -84,6 +84,7 @@ impl Machine {
             return;
         }
         self.post(self.net.irq_thread, IRQ, Job::Net(first));
+        self.timeline.flow_from(self.net.irq_thread, IRQ, now, "NIC interrupt");
         self.dispatch(self.net.irq_thread);
     }
 

@@ -71,6 +71,14 @@ impl Label for Job {
             Job::Tasklet => "tasklet",
         }
     }
+
+    fn args(&self) -> crate::timeline::Args {
+        match *self {
+            Job::Entry { input, .. } => [Some(("input", u64::from(input))), None],
+            Job::Read { input, h, .. } | Job::Claim { input, h } => [Some(("input", u64::from(input))), Some(("handler", u64::from(h)))],
+            _ => [None, None],
+        }
+    }
 }
 
 impl Machine {

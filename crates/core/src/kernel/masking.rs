@@ -140,6 +140,13 @@ impl Label for Job {
             What::Restore => "restore hardware mask",
         }
     }
+
+    fn args(&self) -> crate::timeline::Args {
+        if self.irq() == Irq::NONE {
+            return [None, None];
+        }
+        [Some(("interrupt", u64::from(self.id))), Some(("priority", u64::from(self.priority)))]
+    }
 }
 
 /// Counts a run yields.
@@ -223,6 +230,8 @@ impl Machine {
     /// above what runs. `check`: its prologue tests the software mask.
     pub(crate) fn post_interrupt(&mut self, irq: Irq, program: u16, check: bool) {
         self.masking.counters.posted += 1;
+        let now = self.queue.now();
+        self.timeline.flow_from(0, IRQ + irq.priority - 1, now, "interrupt");
         self.post(0, IRQ + irq.priority - 1, Any::Mask(Job::new(program, 0, irq, What::Prologue { check })));
     }
 

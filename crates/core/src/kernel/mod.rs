@@ -51,6 +51,14 @@ impl Label for Job {
             Job::Mask(j) => j.label(),
         }
     }
+
+    fn args(&self) -> crate::timeline::Args {
+        match self {
+            Job::Net(j) => j.args(),
+            Job::Irq(j) => j.args(),
+            Job::Mask(j) => j.args(),
+        }
+    }
 }
 
 impl Machine {

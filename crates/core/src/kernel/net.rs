@@ -86,6 +86,16 @@ impl Label for Job {
             Job::RecvSocket { .. } => "socket receive",
         }
     }
+
+    fn args(&self) -> crate::timeline::Args {
+        match *self {
+            Job::RecvIp { arrival, bytes } | Job::RecvUdp { arrival, bytes } | Job::RecvSocket { arrival, bytes } | Job::Section { arrival, bytes, site: Site::Protocol, .. } => {
+                [Some(("frame", arrival)), Some(("bytes", u64::from(bytes)))]
+            }
+            Job::SendSocket { bytes } | Job::SendUdp { bytes } | Job::SendIp { bytes } | Job::DriverSend { bytes } => [Some(("bytes", u64::from(bytes))), None],
+            _ => [None, None],
+        }
+    }
 }
 
 /// A critical section's steps: the mask raise, the protected work, the mask
