@@ -77,7 +77,7 @@ impl<E> EventQueue<E> {
     /// Schedules `event` at `time`. Scheduling into the past is a model bug:
     /// the event is clamped to `now` so time never runs backwards, and debug
     /// builds stop.
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, time: Time, event: E) {
         debug_assert!(time >= self.now, "event scheduled in the past: {time} < {}", self.now);
         let time = time.max(self.now);

@@ -78,7 +78,7 @@ impl Nic {
     }
 
     /// A frame arrives from the wire.
-    #[inline]
+    #[inline(always)]
     pub fn receive(&mut self, now: Time, bytes: u32) -> Accept {
         self.reclaim(now);
         if self.rx_used + u64::from(bytes) > self.rx_capacity {

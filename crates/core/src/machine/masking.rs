@@ -151,6 +151,7 @@ impl Machine {
 
     /// An interrupt arrives. Stops the run at a priority outside
     /// `1..=levels` or an unknown program.
+    #[inline(never)]
     pub(super) fn arrive(&mut self, now: Time, priority: u8, program: u32) -> Result<()> {
         let m = &mut self.masking;
         if priority == 0 || priority > m.levels || program as usize >= m.programs.len() {
