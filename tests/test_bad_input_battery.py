@@ -202,9 +202,46 @@ SWEEP = [
     ("sweep-escape-in-key", sweep_case('scenario = "bench/rx-overload"\n[grid]\n"cpu.\\u001b[2Jx" = [1]\n'), r"sweep\.toml: `cpu\.\\x1b\[2Jx`"),
 ]
 
-# ELF cases (bad executables for `irqsim exec`) are added here by the ISA work:
-# ("elf-...", build, names), with the same one-line, exit-2 contract.
-ELF: list = []
+def elf_case(data: bytes | Callable[[], bytes], name: str = "e.elf") -> Callable[[Path], list[str]]:
+    def build(tmp: Path) -> list[str]:
+        (tmp / name).write_bytes(data() if callable(data) else data)
+        return ["exec", str(tmp / name)]
+
+    return build
+
+
+def _arith(edit: Callable[[bytearray], None]) -> Callable[[], bytes]:
+    """The shipped arith.elf with `edit` applied."""
+
+    def build() -> bytes:
+        from irqsim.exec import program_path
+
+        b = bytearray(program_path("arith").read_bytes())
+        edit(b)
+        return bytes(b)
+
+    return build
+
+
+def _truncate(b: bytearray) -> None:
+    del b[100:]
+
+
+def _scramble(b: bytearray) -> None:
+    b[16:52] = b"\xff" * 36
+
+
+# Bad executables for `irqsim exec`: the same one-line, exit-2 contract.
+ELF = [
+    ("elf-empty", elf_case(b""), r"e\.elf"),
+    ("elf-not-elf", elf_case(b"#!/bin/sh\necho hi\n"), r"e\.elf"),
+    ("elf-bare-magic", elf_case(b"\x7fELF"), r"e\.elf"),
+    ("elf-64-bit", elf_case(b"\x7fELF\x02\x02\x01" + bytes(57)), r"e\.elf"),
+    ("elf-little-endian", elf_case(b"\x7fELF\x01\x01\x01" + bytes(45)), r"e\.elf"),
+    ("elf-truncated-program", elf_case(_arith(_truncate)), r"e\.elf"),
+    ("elf-scrambled-header", elf_case(_arith(_scramble)), r"e\.elf"),
+    ("elf-escape-in-name", elf_case(b"nope", name="e\x1b[31m.elf"), r"e\\x1b\[31m\.elf"),
+]
 
 CLI_CASES = PCAP + STRACE + TOML + SET + SWEEP + ELF
 CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
