@@ -50,6 +50,12 @@ impl Default for Distribution {
 }
 
 impl Distribution {
+    /// A distribution that will never be recorded into (a part the scenario
+    /// does not select): no buckets allocated.
+    pub fn unused() -> Self {
+        Self { hist: Histogram::new(1).expect("valid histogram precision"), min: u64::MAX, max: 0 }
+    }
+
     #[inline]
     pub fn record(&mut self, v: u64) {
         self.hist.saturating_record(v);
@@ -84,6 +90,11 @@ impl Latencies {
         Self { dist: Distribution::default(), records: Vec::new(), max_records }
     }
 
+    /// Latencies of a NIC the scenario does not have: nothing allocated.
+    pub fn unused() -> Self {
+        Self { dist: Distribution::unused(), records: Vec::new(), max_records: 0 }
+    }
+
     #[inline]
     pub fn record(&mut self, arrival: Time, latency: u64) {
         self.dist.record(latency);
@@ -97,7 +108,7 @@ impl Latencies {
     }
 
     /// `(arrival cycle, latency cycles)` of the first `max_records` packets.
-    pub fn records(&self) -> &[(Time, u64)] {
-        &self.records
+    pub fn take_records(&mut self) -> Vec<(Time, u64)> {
+        std::mem::take(&mut self.records)
     }
 }

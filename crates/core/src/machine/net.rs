@@ -82,7 +82,7 @@ impl Net {
             costs: Costs::default(),
             workload: Workload::Idle,
             counters: Counters::default(),
-            latencies: Latencies::new(0),
+            latencies: Latencies::unused(),
             irq_thread: 0,
             app_thread: 0,
             background: false,

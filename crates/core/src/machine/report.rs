@@ -10,7 +10,7 @@ use crate::report::{Law, Report, latency_metrics, named};
 type Metrics = Vec<(String, f64)>;
 
 impl Report {
-    pub(crate) fn new(m: Machine) -> Self {
+    pub(crate) fn new(mut m: Machine) -> Self {
         let mut metrics: Metrics = Vec::new();
         let mut laws = Vec::new();
         let mut records = Vec::new();
@@ -23,12 +23,12 @@ impl Report {
         };
         if m.net.active() {
             add(net(&m, &mut laws));
-            records = m.net.latencies.records().to_vec();
+            records = m.net.latencies.take_records();
         }
         if m.delivery.active() {
             add(delivery(&m, &mut laws));
             if records.is_empty() {
-                records = m.delivery.records.clone();
+                records = std::mem::take(&mut m.delivery.records);
             }
         }
         if m.masking.active() {
