@@ -138,3 +138,19 @@ fn a_timer_beside_the_nic() {
         assert!(mbps(&timer) < mbps(&alone), "{k}: {} with the timer, {} without", mbps(&timer), mbps(&alone));
     }
 }
+
+/// Critical sections in system calls too: the masking cost of the busiest
+/// second grows by a raise and lower pair per system call, and every call
+/// is accounted for.
+#[test]
+fn sections_in_system_calls() {
+    let sets = |scheme: &'static str| vec!["masking.syscall_section_cycles=100", scheme];
+    let conventional = run("mt-interrupts/full-stack-single", &sets("masking.scheme=conventional"));
+    let optimistic = run("mt-interrupts/full-stack-single", &sets("masking.scheme=optimistic"));
+    let (calls, frames) = (conventional.metric("syscalls").unwrap(), conventional.metric("rx_delivered").unwrap());
+    assert!(calls > 1500.0);
+    // The Luna88k's conventional pair is 96 cycles, its optimistic one 51.
+    let per_frame = |r: &Report| r.metric("masking_cycles_per_frame").unwrap() * frames;
+    assert!((per_frame(&conventional) - 96.0 * calls).abs() < 96.0 * 5.0, "{} for {calls} calls", per_frame(&conventional));
+    assert!(per_frame(&optimistic) < per_frame(&conventional));
+}

@@ -110,7 +110,7 @@ impl Scenario {
         if parts.contains(Part::Nic) {
             let wire = self.intc.kind == crate::intc::IntcKind::Direct;
             let linux = self.irq_path.kind == Some(crate::delivery::IrqPathKind::Linux);
-            let sections = self.masking.driver_section_cycles > 0 || self.masking.protocol_section_cycles > 0;
+            let sections = self.masking.nic_sections();
             let others = self.sources.others.is_empty();
             for (part, idle) in [(Part::Bus, wire), (Part::IrqPath, wire && !linux && others), (Part::Masking, !sections), (Part::Sources, others)] {
                 if idle {

@@ -188,14 +188,14 @@ fn masking_needs_sections(explicit: &[String], kind: &str) -> Result<(), Problem
         return Ok(());
     }
     let masking = || explicit.iter().filter(|k| k.starts_with("masking."));
-    if masking().any(|k| k == "masking.driver_section_cycles" || k == "masking.protocol_section_cycles") {
+    if masking().any(|k| k.ends_with("_section_cycles")) {
         return Ok(());
     }
     match masking().next() {
         Some(k) => Err((
             k.clone(),
             format!(
-                "the NIC path has no critical section to mask (workload kind `{kind}`); set masking.driver_section_cycles or masking.protocol_section_cycles, or remove the key"
+                "the NIC path has no critical section to mask (workload kind `{kind}`); set masking.driver_section_cycles, protocol_section_cycles or syscall_section_cycles, or remove the key"
             ),
         )),
         None => Ok(()),

@@ -243,7 +243,7 @@ pub fn check_sources(s: &Scenario) -> Result<(), (String, String)> {
             return Err((format!("sources.others[{i}].rate_per_s"), format!("{} per second is more than one per cycle", o.rate_hz)));
         }
     }
-    if s.masking.driver_section_cycles > 0 || s.masking.protocol_section_cycles > 0 {
+    if s.masking.nic_sections() {
         return Err(("sources.others".into(), "other interrupt sources and critical sections in the NIC path are not combined yet".into()));
     }
     intc::assign(s.intc.kind, intc::First { key: "nic", line: None, vectors: 1 }, others, "sources.others").map(|_| ())

@@ -96,6 +96,11 @@ impl Machine {
         None
     }
 
+    fn syscall_done(&mut self) {
+        self.net.counters.syscalls_waiting -= 1;
+        self.net.counters.syscalls_done += 1;
+    }
+
     /// A critical section in the network path goes one step on.
     #[allow(clippy::too_many_arguments)]
     fn section_step(&mut self, now: Time, thread: usize, level: Level, phase: Phase, site: Site, arrival: Time, bytes: u32) -> Option<Job> {
@@ -128,6 +133,10 @@ impl Machine {
                 self.received(now, arrival, bytes);
                 None
             }
+            Site::Syscall => {
+                self.syscall_done();
+                None
+            }
         }
     }
 
@@ -141,9 +150,9 @@ impl Machine {
                 }
                 Some(NetJob::AppThink)
             }
+            NetJob::Syscall if self.net.costs.sections.syscall > 0 => Some(NetJob::Section { phase: Phase::Enter, site: Site::Syscall, arrival: 0, bytes: 0 }),
             NetJob::Syscall => {
-                self.net.counters.syscalls_waiting -= 1;
-                self.net.counters.syscalls_done += 1;
+                self.syscall_done();
                 None
             }
             NetJob::IsrTx | NetJob::IsrRx => {

@@ -79,6 +79,7 @@ impl Label for Job {
             Job::Section { phase: Phase::Enter, .. } => "section enter (mask raise)",
             Job::Section { phase: Phase::Body, site: Site::Driver, .. } => "Driver ISR (critical section)",
             Job::Section { phase: Phase::Body, site: Site::Protocol, .. } => "socket receive (critical section)",
+            Job::Section { phase: Phase::Body, site: Site::Syscall, .. } => "system call (critical section)",
             Job::Section { phase: Phase::Exit, .. } => "section exit (mask lower)",
             Job::Section { phase: Phase::Restore, .. } => "restore hardware mask",
             Job::RecvIp { .. } => "IP receive",
@@ -116,6 +117,8 @@ pub enum Site {
     Driver,
     /// In the socket layer's receive work, per frame.
     Protocol,
+    /// In a replayed system call's kernel work.
+    Syscall,
 }
 
 /// Cycles of the critical sections in the NIC path (all 0: none).
@@ -123,6 +126,7 @@ pub enum Site {
 pub struct Sections {
     pub driver: u64,
     pub protocol: u64,
+    pub syscall: u64,
     pub enter: u64,
     pub exit: u64,
     pub restore: u64,
@@ -159,13 +163,21 @@ pub struct Costs {
 impl Costs {
     pub fn new(s: &Scenario, think: u64, layered: bool) -> Self {
         let m = &s.masking;
-        let sections = if m.driver_section_cycles > 0 || m.protocol_section_cycles > 0 {
+        let sections = if m.nic_sections() {
             let c = m.costs();
             let optimistic = m.scheme == crate::masking::Scheme::Optimistic;
             let (enter, exit) =
                 if optimistic { (c.optimistic_enter.unwrap_or(0), c.optimistic_leave.unwrap_or(0)) } else { (c.conventional_raise, c.conventional_lower) };
             let level = m.section_level.unwrap_or(m.nic_priority);
-            Sections { driver: m.driver_section_cycles, protocol: m.protocol_section_cycles, enter, exit, restore: c.conventional_lower, level }
+            Sections {
+                driver: m.driver_section_cycles,
+                protocol: m.protocol_section_cycles,
+                syscall: m.syscall_section_cycles,
+                enter,
+                exit,
+                restore: c.conventional_lower,
+                level,
+            }
         } else {
             Sections::default()
         };
@@ -204,7 +216,7 @@ impl Costs {
         let (cycles, bin) = match job {
             Job::Background => (u64::MAX / 4, Bin::User),
             Job::AppThink => (self.think, Bin::User),
-            Job::Syscall => (self.syscall, Bin::Kernel),
+            Job::Syscall => (self.syscall - self.sections.syscall, Bin::Kernel),
             Job::SendSocket { bytes } if !self.layered => (self.socket + self.udp + self.ip + self.copy(bytes), Bin::Kernel),
             Job::SendSocket { .. } => (self.socket, Bin::Kernel),
             Job::SendUdp { .. } => (self.udp, Bin::Kernel),
@@ -222,6 +234,7 @@ impl Costs {
                     (Phase::Enter, _) => (sec.enter, Bin::Overhead),
                     (Phase::Body, Site::Driver) => (sec.driver, Bin::Interrupt),
                     (Phase::Body, Site::Protocol) => (sec.protocol, Bin::Kernel),
+                    (Phase::Body, Site::Syscall) => (sec.syscall, Bin::Kernel),
                     (Phase::Exit, _) => (sec.exit, Bin::Overhead),
                     (Phase::Restore, _) => (sec.restore, Bin::Overhead),
                 }

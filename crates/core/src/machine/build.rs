@@ -20,7 +20,7 @@ use crate::timeline::Timeline;
 
 impl Machine {
     pub fn new(s: &Scenario, base_dir: &std::path::Path, record: Record) -> Result<Self> {
-        let sections = s.masking.driver_section_cycles > 0 || s.masking.protocol_section_cycles > 0;
+        let sections = s.masking.nic_sections();
         let levels = match &s.workload {
             WorkloadConfig::NullRpc(_) => IRQ as usize + s.masking.machine.profile().interrupt_levels as usize,
             WorkloadConfig::Exerciser(_) => IRQ as usize + 1,

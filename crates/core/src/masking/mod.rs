@@ -42,6 +42,9 @@ pub struct MaskingConfig {
     /// Of the socket layer's receive work per frame, the cycles inside a
     /// critical section (NIC workloads).
     pub protocol_section_cycles: u64,
+    /// Of a replayed system call's kernel work, the cycles inside a critical
+    /// section (NIC workloads).
+    pub syscall_section_cycles: u64,
     /// The priority of the NIC's interrupt (NIC workloads).
     pub nic_priority: u8,
     /// The priority those sections mask up to (absent: the NIC's).
@@ -105,6 +108,12 @@ impl MaskingConfig {
             "of the socket layer's receive work per frame (`stack.socket_cycles`), the cycles inside a critical section (the stack must be on)",
         )
         .when("workload.kind", NIC_KINDS),
+        Param::cycles(
+            "syscall_section_cycles",
+            d("0"),
+            "of a replayed system call's kernel work (`app.syscall_cycles`), the cycles inside a critical section",
+        )
+        .when("workload.kind", &["trace", "script", "synthetic"]),
         Param::int("nic_priority", "", d("1"), 1, MAX_LEVEL, "the priority of the NIC's interrupt (one of the machine's levels)").when("workload.kind", NIC_KINDS),
         Param::int("section_level", "", absent("`nic_priority`: the sections hold off the NIC"), 1, MAX_LEVEL, "the sections mask priorities at or below this one")
             .when("workload.kind", NIC_KINDS),
@@ -117,6 +126,11 @@ impl MaskingConfig {
     /// The Table 2 figure the scenario supplies, if any.
     pub fn optimistic_override(&self) -> Option<Sequence> {
         Some(Sequence { instructions: self.optimistic_pair_instructions?, cycles: self.optimistic_pair_cycles? })
+    }
+
+    /// Whether the NIC path has critical sections (and so uses this part).
+    pub fn nic_sections(&self) -> bool {
+        self.driver_section_cycles > 0 || self.protocol_section_cycles > 0 || self.syscall_section_cycles > 0
     }
 
     pub fn costs(&self) -> Costs {
@@ -237,11 +251,15 @@ pub fn check(s: &Scenario, w: &NullRpcConfig) -> std::result::Result<(), (String
 /// is modelled on the mt-interrupts path over the direct wire, on one thread.
 pub fn check_nic(s: &Scenario) -> std::result::Result<(), (String, String)> {
     let m = &s.masking;
-    if m.driver_section_cycles == 0 && m.protocol_section_cycles == 0 {
+    if !m.nic_sections() {
         return Ok(());
     }
     let err = |k: &str, msg: String| Err((k.to_string(), msg));
-    let key = if m.driver_section_cycles > 0 { "masking.driver_section_cycles" } else { "masking.protocol_section_cycles" };
+    let key = match (m.driver_section_cycles, m.protocol_section_cycles) {
+        (d, _) if d > 0 => "masking.driver_section_cycles",
+        (_, p) if p > 0 => "masking.protocol_section_cycles",
+        _ => "masking.syscall_section_cycles",
+    };
     if s.cpu.threads > 1 {
         return err(key, format!("critical sections are modelled on a one-thread CPU, got cpu.threads = {}", s.cpu.threads));
     }
@@ -256,6 +274,9 @@ pub fn check_nic(s: &Scenario) -> std::result::Result<(), (String, String)> {
     }
     if m.protocol_section_cycles > 0 && !s.stack.enabled {
         return err("masking.protocol_section_cycles", "needs the protocol stack (stack.enabled = true)".into());
+    }
+    if m.syscall_section_cycles > s.app.syscall_cycles {
+        return err("masking.syscall_section_cycles", format!("{} exceeds app.syscall_cycles = {}", m.syscall_section_cycles, s.app.syscall_cycles));
     }
     if m.protocol_section_cycles > s.stack.socket_cycles {
         return err("masking.protocol_section_cycles", format!("{} exceeds stack.socket_cycles = {}", m.protocol_section_cycles, s.stack.socket_cycles));
