@@ -73,3 +73,17 @@ def test_bad_input_is_one_clear_line(cli, args, needle):
     assert p.returncode == 2
     assert needle in p.stderr
     assert "Traceback" not in p.stderr and "PanicException" not in p.stderr
+
+
+def test_bench_reports_wall_and_cpu_rates(cli):
+    """`irqsim bench --json` reports CPU seconds and per-CPU-second rates beside
+    the wall-clock ones, for the default scenario or any other."""
+    p = cli("bench", "--json", "--repeat", "1", "--set", "run.duration_ms=50")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    for k in ("cpu_seconds", "delivered_packets_per_cpu_s", "events_per_cpu_s", "sim_seconds_per_cpu_s", "wall_seconds"):
+        assert d[k] > 0, k
+    assert d["delivered_packets"] == int(d["delivered_packets"]) > 0
+    p = cli("bench", "--json", "--repeat", "1", "--scenario", "optimistic-spl/luna88k-idealized", "--set", "run.duration_ms=50")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["sim_seconds"] == pytest.approx(0.05)

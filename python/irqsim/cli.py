@@ -218,12 +218,13 @@ def timeline(
 def bench(
     as_json: AsJson = False,
     set: Sets = None,
-    repeat: Annotated[int, typer.Option(help="Runs; the best is reported.")] = 3,
+    repeat: Annotated[int, typer.Option(help="Runs; the best (least CPU time) is reported.")] = 3,
+    scenario: Annotated[str, typer.Option(help="Scenario to time (default: the saturated receive path).")] = "bench/rx-overload",
 ) -> None:
-    """Measure simulator speed on a saturated full receive path (docs/performance.md)."""
+    """Measure simulator speed, per wall second and per CPU-second (docs/performance.md)."""
     from irqsim.bench import measure
 
-    res = measure(set or [], repeat=repeat)
+    res = measure(set or [], repeat=repeat, scenario=scenario)
     if as_json:
         print(json.dumps(res, indent=1))
         return
