@@ -210,3 +210,13 @@ fn linux_path_keys_need_the_linux_path() {
     let e = refused(EXERCISER, &["irq_path.kind=mt"]);
     assert!(e.starts_with("--set: `irq_path.kind`: only used when `workload.kind` is"), "{e}");
 }
+
+/// The XT-PIC reaches CPU 0 only: routing the NIC elsewhere is refused at
+/// load, naming the key; so is half an optimistic cost figure on the NIC path.
+#[test]
+fn unroutable_and_half_given_settings_on_the_nic_path_are_refused() {
+    let e = refused(RX, &["intc.kind=xtpic", "cpu.threads=2", "nic.irq_thread=1"]);
+    assert!(e.starts_with("--set: `nic.irq_thread`: the XT-PIC delivers to CPU 0 only"), "{e}");
+    let e = refused("compose/rx-sections.toml", &["masking.optimistic_pair_cycles=40"]);
+    assert!(e.contains("`masking.optimistic_pair_cycles`: give both"), "{e}");
+}

@@ -239,7 +239,7 @@ impl Scenario {
             WorkloadConfig::NullRpc(w) => return crate::masking::check(self, w),
             WorkloadConfig::Exerciser(_) => return crate::delivery::check(self),
         }
-        crate::delivery::check_sources(self)?;
+        crate::delivery::check_nic(self)?;
         crate::masking::check_nic(self)
     }
 }

@@ -228,21 +228,43 @@ impl SourceConfig {
     ];
 }
 
-/// Checks of the sources beside the NIC: their CPUs, their rates, their
-/// wiring on the controller after the NIC's line: `(key, message)`.
-pub fn check_sources(s: &Scenario) -> Result<(), (String, String)> {
+/// A rate no faster than one event per cycle of the clock.
+fn per_cycle(s: &Scenario, key: &str, rate: f64) -> Result<(), (String, String)> {
+    if rate > s.cpu.clock_mhz * 1e6 {
+        return Err((key.into(), format!("{rate} per second is more than one per cycle of the {} MHz clock", s.cpu.clock_mhz)));
+    }
+    Ok(())
+}
+
+/// A CPU that exists.
+fn cpu(s: &Scenario, key: &str, c: usize) -> Result<(), (String, String)> {
+    if c >= s.cpu.threads {
+        return Err((key.into(), format!("CPU {c} does not exist (cpu.threads = {})", s.cpu.threads)));
+    }
+    Ok(())
+}
+
+/// Each other source's rate and CPU; `prefix` names the list.
+fn check_others(s: &Scenario, others: &[SourceConfig], prefix: &str) -> Result<(), (String, String)> {
+    for (i, o) in others.iter().enumerate() {
+        per_cycle(s, &format!("{prefix}[{i}].rate_per_s"), o.rate_hz)?;
+        cpu(s, &format!("{prefix}[{i}].cpu"), o.cpu)?;
+    }
+    Ok(())
+}
+
+/// Checks of the NIC's interrupt delivery: where the controller can route
+/// it, and the sources beside it, wired after its line: `(key, message)`.
+pub fn check_nic(s: &Scenario) -> Result<(), (String, String)> {
+    if s.intc.kind == IntcKind::Xtpic && s.nic.irq_thread != 0 {
+        let msg = format!("the XT-PIC delivers to CPU 0 only, not thread {}; use intc.kind = \"ioapic\" or \"msi\" to route elsewhere", s.nic.irq_thread);
+        return Err(("nic.irq_thread".into(), msg));
+    }
     let others = &s.sources.others;
     if others.is_empty() {
         return Ok(());
     }
-    for (i, o) in others.iter().enumerate() {
-        if o.cpu >= s.cpu.threads {
-            return Err((format!("sources.others[{i}].cpu"), format!("CPU {} does not exist (cpu.threads = {})", o.cpu, s.cpu.threads)));
-        }
-        if o.rate_hz > s.cpu.clock_mhz * 1e6 {
-            return Err((format!("sources.others[{i}].rate_per_s"), format!("{} per second is more than one per cycle", o.rate_hz)));
-        }
-    }
+    check_others(s, others, "sources.others")?;
     if s.masking.nic_sections() {
         return Err(("sources.others".into(), "other interrupt sources and critical sections in the NIC path are not combined yet".into()));
     }
@@ -254,10 +276,7 @@ pub fn check_sources(s: &Scenario) -> Result<(), (String, String)> {
 pub fn check(s: &Scenario) -> Result<(), (String, String)> {
     let WorkloadConfig::Exerciser(w) = &s.workload else { return Ok(()) };
     let err = |k: &str, m: String| Err((k.to_string(), m));
-    let per_cycle = |k: &str, rate: f64| {
-        if rate > s.cpu.clock_mhz * 1e6 { err(k, format!("{rate} per second is more than one per cycle of the {} MHz clock", s.cpu.clock_mhz)) } else { Ok(()) }
-    };
-    per_cycle("workload.rate_per_s", w.rate_hz)?;
+    per_cycle(s, "workload.rate_per_s", w.rate_hz)?;
     let kind = s.intc.kind;
     if kind == IntcKind::Xtpic && s.cpu.threads > 1 {
         return err(
@@ -269,12 +288,8 @@ pub fn check(s: &Scenario) -> Result<(), (String, String)> {
     if kind == IntcKind::Msi && (v > 32 || !v.is_power_of_two()) {
         return err("intc.vectors", format!("MSI grants 1, 2, 4, 8, 16 or 32 vectors per function, got {v}"));
     }
-    let cpu = |k: &str, c: usize| if c < s.cpu.threads { Ok(()) } else { err(k, format!("CPU {c} does not exist (cpu.threads = {})", s.cpu.threads)) };
-    cpu("workload.cpu", w.cpu)?;
-    for (i, o) in w.others.iter().enumerate() {
-        per_cycle(&format!("workload.others[{i}].rate_per_s"), o.rate_hz)?;
-        cpu(&format!("workload.others[{i}].cpu"), o.cpu)?;
-    }
+    cpu(s, "workload.cpu", w.cpu)?;
+    check_others(s, &w.others, "workload.others")?;
     // Wiring: every input in range, MSI never shared, enough inputs for all.
     intc::assign(kind, intc::First { key: "workload.line", line: w.line, vectors: s.intc.vectors }, &w.others, "workload.others").map(|_| ())
 }

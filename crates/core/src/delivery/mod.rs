@@ -5,4 +5,4 @@
 
 mod config;
 
-pub use config::{BusConfig, ExerciserConfig, IntcConfig, IrqPathConfig, IrqPathKind, SourceConfig, SourcesConfig, check, check_sources};
+pub use config::{BusConfig, ExerciserConfig, IntcConfig, IrqPathConfig, IrqPathKind, SourceConfig, SourcesConfig, check, check_nic};

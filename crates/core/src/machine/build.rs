@@ -47,11 +47,6 @@ impl Machine {
                     m.net.masked = Some(s.masking.nic_priority);
                 }
                 let linux = s.irq_path.kind == Some(IrqPathKind::Linux);
-                if s.intc.kind == IntcKind::Xtpic && s.nic.irq_thread != 0 {
-                    let msg =
-                        format!("the XT-PIC delivers to CPU 0 only, not thread {}; use intc.kind = \"ioapic\" or \"msi\" to route elsewhere", s.nic.irq_thread);
-                    return Err(crate::Error::Config { file: s.file.clone(), key: "nic.irq_thread".into(), line: None, msg });
-                }
                 if s.intc.kind != IntcKind::Direct || linux || !s.sources.others.is_empty() {
                     m.delivery = Delivery::nic(s, linux);
                     (m.net.wired, m.net.linux) = (true, linux);

@@ -193,8 +193,8 @@ fn cycles(s: &Scenario, ns: f64) -> u64 {
     (ns * s.cpu.clock_mhz / 1e3).round() as u64
 }
 
-// The event handlers below are out of line: they are other parts' events, and
-// inlining them into the loop would change how the NIC's path is compiled.
+// The event handlers marked `inline(never)` are other parts' events: inlined
+// into the loop, they would change how the NIC's path is compiled.
 impl Machine {
     pub(super) fn start_delivery(&mut self) {
         if self.delivery.busy_user {

@@ -40,8 +40,6 @@ pub(crate) struct Masking {
     /// Every handler's life, when `Some` (tests), and each interrupt's arrival.
     pub log: Option<Vec<HandlerRun>>,
     pub arrived: Vec<Time>,
-    /// Critical sections run in the NIC path (`Masking::nic`).
-    pub nic: bool,
 }
 
 impl Masking {
@@ -61,7 +59,6 @@ impl Masking {
             counters: Counters::default(),
             log: None,
             arrived: Vec::new(),
-            nic: false,
         }
     }
 
@@ -104,9 +101,7 @@ impl Masking {
     /// NIC's interrupt is the one source.
     pub fn nic(s: &Scenario) -> Self {
         let levels = s.masking.machine.profile().interrupt_levels;
-        let mut m = Self::new(levels, Vec::new(), Box::new(std::iter::empty()), s.masking.scheme, s.masking.costs()).expect("levels checked at load");
-        m.nic = true;
-        m
+        Self::new(levels, Vec::new(), Box::new(std::iter::empty()), s.masking.scheme, s.masking.costs()).expect("levels checked at load")
     }
 
     /// Whether the masking study's programs run (the null RPC).

@@ -34,7 +34,7 @@ impl Report {
         if m.masking.active() {
             add(masking(&m, &mut laws));
         }
-        if m.masking.nic {
+        if m.net.masked.is_some() {
             add(nic_masking(&m, &mut laws));
         }
         let policy = m.threads[0].policy();

@@ -199,20 +199,7 @@ pub fn check(s: &Scenario, w: &NullRpcConfig) -> std::result::Result<(), (String
     if s.cpu.threads > 1 {
         return err("cpu.threads", format!("the masking model runs one hardware thread, got {}; remove the key or set it to 1", s.cpu.threads));
     }
-    if m.optimistic_pair_instructions.is_some() != m.optimistic_pair_cycles.is_some() {
-        return err("masking.optimistic_pair_cycles", "give both masking.optimistic_pair_instructions and masking.optimistic_pair_cycles, or neither".into());
-    }
-    if m.scheme == Scheme::Optimistic && p.optimistic.is_none() && m.optimistic_override().is_none() {
-        return err(
-            "masking.scheme",
-            format!(
-                "the paper gives no optimistic (Table 2) figure for the {} (`{}`); Table 2 covers luna88k, decstation_5000_120 and decstation_5000_200. \
-                 Supply one with masking.optimistic_pair_instructions and masking.optimistic_pair_cycles",
-                p.machine,
-                m.machine.key()
-            ),
-        );
-    }
+    check_costs(m)?;
     if (s.cpu.clock_mhz - p.clock_mhz).abs() > 1e-9 {
         return err("cpu.clock_mhz", format!("the {} runs at {} MHz, not {}", p.machine, p.clock_mhz, s.cpu.clock_mhz));
     }
@@ -247,6 +234,27 @@ pub fn check(s: &Scenario, w: &NullRpcConfig) -> std::result::Result<(), (String
     Ok(())
 }
 
+/// The scheme has its costs: an optimistic figure from Table 2 or from the
+/// scenario, given whole. Shared by the null RPC and the NIC path.
+fn check_costs(m: &MaskingConfig) -> std::result::Result<(), (String, String)> {
+    if m.optimistic_pair_instructions.is_some() != m.optimistic_pair_cycles.is_some() {
+        return Err(("masking.optimistic_pair_cycles".into(), "give both masking.optimistic_pair_instructions and masking.optimistic_pair_cycles, or neither".into()));
+    }
+    let p = m.machine.profile();
+    if m.scheme == Scheme::Optimistic && p.optimistic.is_none() && m.optimistic_override().is_none() {
+        return Err((
+            "masking.scheme".into(),
+            format!(
+                "the paper gives no optimistic (Table 2) figure for the {} (`{}`); Table 2 covers luna88k, decstation_5000_120 and decstation_5000_200. \
+                 Supply one with masking.optimistic_pair_instructions and masking.optimistic_pair_cycles",
+                p.machine,
+                m.machine.key()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Checks of critical sections in the NIC path: `(key, message)`. Masking
 /// is modelled on the mt-interrupts path over the direct wire, on one thread.
 pub fn check_nic(s: &Scenario) -> std::result::Result<(), (String, String)> {
@@ -266,9 +274,7 @@ pub fn check_nic(s: &Scenario) -> std::result::Result<(), (String, String)> {
     if s.intc.kind != crate::intc::IntcKind::Direct || s.irq_path.kind == Some(crate::delivery::IrqPathKind::Linux) {
         return err(key, "critical sections in the NIC path are modelled on the direct wire and the mt path only (intc.kind = \"direct\", irq_path.kind = \"mt\")".into());
     }
-    if m.scheme == Scheme::Optimistic && m.machine.profile().optimistic.is_none() && m.optimistic_override().is_none() {
-        return err("masking.scheme", format!("the paper gives no optimistic (Table 2) figure for the {}; supply masking.optimistic_pair_instructions and masking.optimistic_pair_cycles", m.machine.profile().machine));
-    }
+    check_costs(m)?;
     if m.driver_section_cycles > s.driver.isr_rx_done_cycles {
         return err("masking.driver_section_cycles", format!("{} exceeds driver.isr_rx_done_cycles = {}", m.driver_section_cycles, s.driver.isr_rx_done_cycles));
     }
