@@ -57,6 +57,8 @@ pub struct Scenario {
     pub irq_path: crate::delivery::IrqPathConfig,
     /// Interrupt sources beside the NIC.
     pub sources: crate::delivery::SourcesConfig,
+    /// The NAPI path (`irq_path.kind = "napi"`).
+    pub napi: crate::kernel::napi::NapiConfig,
 }
 
 /// Largest frame a scenario may name (jumbo frames included).
@@ -89,6 +91,8 @@ struct Selected<'s> {
     irq_path: Option<&'s crate::delivery::IrqPathConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
     sources: Option<&'s crate::delivery::SourcesConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    napi: Option<&'s crate::kernel::napi::NapiConfig>,
 }
 
 impl Scenario {
@@ -109,10 +113,11 @@ impl Scenario {
         let mut parts = selected_parts(self.workload.kind()).0;
         if parts.contains(Part::Nic) {
             let wire = self.intc.kind == crate::intc::IntcKind::Direct;
-            let linux = self.irq_path.kind == Some(crate::delivery::IrqPathKind::Linux);
+            let linux = self.irq_path.kind.is_some_and(|k| k != crate::delivery::IrqPathKind::Mt);
+            let napi = self.irq_path.kind == Some(crate::delivery::IrqPathKind::Napi);
             let sections = self.masking.nic_sections();
             let others = self.sources.others.is_empty();
-            for (part, idle) in [(Part::Bus, wire), (Part::IrqPath, wire && !linux && others), (Part::Masking, !sections), (Part::Sources, others)] {
+            for (part, idle) in [(Part::Bus, wire), (Part::IrqPath, wire && !linux && others), (Part::Masking, !sections), (Part::Sources, others), (Part::Napi, !napi)] {
                 if idle {
                     parts.remove(part);
                 }
@@ -142,6 +147,7 @@ impl Scenario {
             bus: pick(Part::Bus).then_some(&self.bus),
             irq_path: pick(Part::IrqPath).then_some(&self.irq_path),
             sources: pick(Part::Sources).then_some(&self.sources),
+            napi: pick(Part::Napi).then_some(&self.napi),
         };
         let mut doc = serde_json::to_value(&selected).expect("a scenario is plain data");
         parts::drop_unused(&mut doc, self.workload.kind());

@@ -30,6 +30,7 @@ pub enum Part {
     Bus,
     IrqPath,
     Sources,
+    Napi,
 }
 
 /// What [`Part`] says about itself: its section, name, keys and rules.
@@ -139,6 +140,14 @@ pub const PARTS: &[Info] = &[
         params: SourcesConfig::PARAMS,
         notes: "Refused: with critical sections in the NIC path (`masking.*_section_cycles`).",
     },
+    Info {
+        part: Part::Napi,
+        section: "napi",
+        title: "the NAPI path",
+        help: "the NIC's poll with a weight, the NET_RX softirq's budget, the interrupt off while polling (docs/models/napi-coalescing.md)",
+        params: crate::kernel::napi::NapiConfig::PARAMS,
+        notes: "Its keys are used only with `irq_path.kind = \"napi\"`.",
+    },
 ];
 
 const WORKLOAD: &[Param] = &[Param::choice("kind", KINDS, params::REQ, "which workload drives the run, and so which model runs it")];
@@ -175,7 +184,7 @@ pub fn selected_parts(kind: &str) -> (PartSet, &'static str) {
             (PartSet::of(&[Run, Cpu, Intc, Bus, IrqPath, Stats, Workload]), "it runs the interrupt-delivery model: controller, fabric and Linux interrupt path")
         }
         _ => (
-            PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Intc, Bus, IrqPath, Masking, Sources, Stats, Workload]),
+            PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Intc, Bus, IrqPath, Masking, Sources, Napi, Stats, Workload]),
             "it drives the NIC through its controller, driver, stack and application",
         ),
     }
@@ -437,6 +446,7 @@ mod tests {
             ("_cycles", "cycles"),
             ("_cycle", "cycles"),
             ("_ns", "ns"),
+            ("_usecs", "µs"),
             ("_ms", "ms"),
             ("_mhz", "MHz"),
             ("_mbps", "Mb/s"),

@@ -98,6 +98,11 @@ impl Nic {
         self.rx.len()
     }
 
+    /// Bytes of the oldest waiting frame (0: none).
+    pub fn next_rx_bytes(&self) -> u32 {
+        self.rx.front().map_or(0, |f| f.bytes)
+    }
+
     /// The driver takes the oldest frame and starts its DMA to memory; returns
     /// the frame and the time the data is in memory.
     #[inline(always)]

@@ -64,6 +64,11 @@ impl Machine {
         self.raise_irq(NetJob::IsrTx);
     }
 
+    /// The NIC's interrupt, enabled again with work waiting, fires at once.
+    pub(crate) fn raise_nic_irq(&mut self) {
+        self.raise_irq(NetJob::IsrRx);
+    }
+
     /// Asserts the NIC's interrupt unless its ISR is already pending or
     /// running (the ISR rereads the status register before it returns).
     #[inline(always)]

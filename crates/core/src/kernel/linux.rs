@@ -122,7 +122,9 @@ impl Machine {
                 let src = self.delivery.chains[input as usize][h as usize];
                 if self.delivery.sources[src].kind == Kind::Nic {
                     self.delivery.serving[cpu] = (input, h);
-                    if self.net.linux {
+                    if self.net.napi.is_some() {
+                        self.napi_schedule(cpu);
+                    } else if self.net.linux {
                         self.post(cpu, SOFT, Any::Net(crate::kernel::NetJob::Softirq));
                     } else if let Some(step) = self.nic_step(false) {
                         return Some(Any::Net(step));

@@ -5,6 +5,8 @@
 //!   runs after each.
 //! - `linux.rs`: the Linux 2.6 interrupt path around device handlers (entry,
 //!   shared-line handler chain, exit, tasklet).
+//! - `napi/`: the NAPI receive path (poll with a weight and a budget, the
+//!   interrupt off while polling).
 //! - `masking.rs`: programs with critical sections under conventional or
 //!   optimistic interrupt masking.
 //!
@@ -14,11 +16,13 @@
 mod driver;
 pub mod linux;
 pub mod masking;
+pub mod napi;
 pub mod net;
 mod stack;
 
 pub use linux::Job as IrqJob;
 pub use masking::Job as MaskJob;
+pub use napi::Job as NapiJob;
 pub use net::Job as NetJob;
 
 use crate::cpu::{Label, Level, Work};
@@ -32,6 +36,7 @@ pub enum Job {
     Net(NetJob),
     Irq(IrqJob),
     Mask(MaskJob),
+    Napi(NapiJob),
 }
 
 impl Job {
@@ -49,6 +54,7 @@ impl Label for Job {
             Job::Net(j) => j.label(),
             Job::Irq(j) => j.label(),
             Job::Mask(j) => j.label(),
+            Job::Napi(j) => j.label(),
         }
     }
 
@@ -57,6 +63,7 @@ impl Label for Job {
             Job::Net(j) => j.args(),
             Job::Irq(j) => j.args(),
             Job::Mask(j) => j.args(),
+            Job::Napi(j) => j.args(),
         }
     }
 }
@@ -69,6 +76,7 @@ impl Machine {
             Job::Net(j) => self.net.costs.work(j),
             Job::Irq(j) => self.irq_work(j),
             Job::Mask(j) => self.mask_work(j),
+            Job::Napi(j) => self.napi_work(j),
         }
     }
 
@@ -80,6 +88,7 @@ impl Machine {
             Job::Net(j) => self.net_after(now, thread, level, j),
             Job::Irq(j) => self.irq_after(now, thread, j),
             Job::Mask(j) => self.mask_after(now, level, j),
+            Job::Napi(j) => self.napi_after(now, thread, j),
         }
     }
 

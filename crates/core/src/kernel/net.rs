@@ -250,6 +250,13 @@ impl Costs {
         Work { job: Any::Net(job), cycles, bin }
     }
 
+    /// A NAPI poll's work for one received frame: the driver's, then (with
+    /// the stack) every receive layer's, run to completion.
+    pub fn napi_rx_cycles(&mut self, bytes: u32) -> u64 {
+        let stack = if self.stack { self.ip + self.udp + self.copy(bytes) + self.recv_wakeup + self.socket } else { 0 };
+        self.isr_rx + stack
+    }
+
     /// The first job of a send system call of `bytes`.
     pub fn send_call(&self, bytes: u32) -> Job {
         if self.stack { Job::SendSocket { bytes } } else { Job::DriverSend { bytes } }

@@ -47,6 +47,8 @@ pub(crate) struct Net {
     /// Received frames waiting for the wire, and how many may.
     pub wire_waiting: u64,
     pub wire_queue: u64,
+    /// The NAPI path's instance (`irq_path.kind = "napi"`).
+    pub napi: Option<crate::kernel::napi::Napi>,
 }
 
 impl Net {
@@ -72,6 +74,7 @@ impl Net {
             rx_landed: None,
             wire_waiting: 0,
             wire_queue: s.nic.wire_queue_packets,
+            napi: None,
         })
     }
 
@@ -96,6 +99,7 @@ impl Net {
             rx_landed: None,
             wire_waiting: 0,
             wire_queue: 0,
+            napi: None,
         }
     }
 

@@ -31,6 +31,9 @@ impl Report {
                 records = std::mem::take(&mut m.delivery.records);
             }
         }
+        if let Some(n) = &m.net.napi {
+            add(napi(n, &mut laws));
+        }
         if m.masking.active() {
             add(masking(&m, &mut laws));
         }
@@ -195,5 +198,23 @@ fn nic_masking(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         ("nic_interrupts_held", c.held as f64),
         ("nic_interrupts_deferred", c.deferred as f64),
         ("nic_interrupts_in_flight", in_flight as f64),
+    ])
+}
+
+/// What the NAPI path did, and its two invariants.
+fn napi(n: &crate::kernel::napi::Napi, laws: &mut Vec<Law>) -> Metrics {
+    let c = n.counters;
+    laws.push(Law { what: "NIC interrupt enabled while its poll is scheduled = 0", lhs: c.irq_enabled_while_scheduled, rhs: 0 });
+    laws.push(Law { what: "frames of one poll above the weight = 0", lhs: c.max_poll_frames.saturating_sub(n.weight), rhs: 0 });
+    named([
+        ("napi_schedules", c.schedules as f64),
+        ("napi_softirq_runs", c.softirq_runs as f64),
+        ("napi_polls", c.polls as f64),
+        ("napi_completes", c.completes as f64),
+        ("napi_not_done", c.polls.saturating_sub(c.completes) as f64),
+        ("napi_time_squeezes", c.squeezes as f64),
+        ("napi_max_poll_frames", c.max_poll_frames as f64),
+        ("napi_max_run_frames", c.max_run_frames as f64),
+        ("napi_rotted", c.rotted as f64),
     ])
 }

@@ -1,0 +1,40 @@
+//! `[napi]`: the NAPI receive path's parameters (`irq_path.kind = "napi"`).
+//! Defaults are Linux's: `NAPI_POLL_WEIGHT` 64 (include/linux/netdevice.h),
+//! `netdev_budget` 300 and `netdev_budget_usecs` 2000 (net/core/dev.c at
+//! HZ = 1000); docs/models/napi-coalescing.md cites each.
+
+use crate::config::params::{Param, d};
+use serde::{Deserialize, Serialize};
+
+/// The NAPI path's keys are used only when it is chosen.
+const NAPI: &[&str] = &["napi"];
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct NapiConfig {
+    pub weight: u32,
+    pub budget: u32,
+    pub budget_usecs: f64,
+    pub poll_cycles: u64,
+    pub complete_cycles: u64,
+    pub rotting: bool,
+}
+
+impl NapiConfig {
+    /// The section's keys.
+    pub const PARAMS: &'static [Param] = &[
+        Param::int("weight", "", d("64"), 1, 65_536, "frames one poll may take (the budget `napi_poll` passes the driver; NAPI_POLL_WEIGHT)").when("irq_path.kind", NAPI),
+        Param::int("budget", "", d("300"), 1, 1 << 24, "frames one NET_RX softirq run may take over all its polls before it yields (net.core.netdev_budget)")
+            .when("irq_path.kind", NAPI),
+        Param::float("budget_usecs", "µs", d("2000.0"), true, 0.0, 1e6, "time one NET_RX softirq run may poll before it yields (net.core.netdev_budget_usecs)")
+            .when("irq_path.kind", NAPI),
+        Param::cycles("poll_cycles", d("200"), "one call of the driver's poll besides its frames: napi_poll, the ring check, the refill").when("irq_path.kind", NAPI),
+        Param::cycles("complete_cycles", d("150"), "napi_complete_done and the MMIO write that enables the NIC's interrupt again").when("irq_path.kind", NAPI),
+        Param::flag(
+            "rotting",
+            d("false"),
+            "the NIC does not interrupt for frames that arrived before its interrupt was enabled again: they wait for the next arrival (NAPI_HOWTO's \"rotting packet\"; counted in `napi_rotted`)",
+        )
+        .when("irq_path.kind", NAPI),
+    ];
+}
