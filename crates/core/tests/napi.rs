@@ -1,0 +1,148 @@
+//! The NAPI path: polls within their weight, the NIC's interrupt off while a
+//! poll is scheduled, no frame lost but at a full ring, determinism, the
+//! livelock curve's shape, and composition with the controllers.
+
+use irqsim_core::{Record, Report, Scenario, parse_override, simulate};
+use std::path::Path;
+
+fn scenario(name: &str, sets: &[&str]) -> (Scenario, std::path::PathBuf) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios").join(format!("{name}.toml"));
+    let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
+    (Scenario::from_file(&path, &o).unwrap_or_else(|e| panic!("{name}: {e}")), path)
+}
+
+fn run_with(name: &str, sets: &[&str], record: Record) -> Report {
+    let (s, path) = scenario(name, sets);
+    let r = simulate(&s, path.parent().unwrap(), record).unwrap_or_else(|e| panic!("{name}: {e}"));
+    r.check_invariants().unwrap_or_else(|e| panic!("{name} {sets:?}: {e}"));
+    r
+}
+
+fn run(name: &str, sets: &[&str]) -> Report {
+    run_with(name, sets, Record::default())
+}
+
+fn m(r: &Report, k: &str) -> f64 {
+    r.metric(k).unwrap_or_else(|| panic!("no metric {k}"))
+}
+
+const NAPI: &str = "irq_path.kind=\"napi\"";
+
+/// Counted from the outside: frames delivered between one poll's start and
+/// the next never exceed the weight (the stack runs inside the poll, so a
+/// frame is delivered when its poll step ends).
+#[test]
+fn a_poll_never_exceeds_its_weight() {
+    for (weight, rate) in [(64, 90_000), (8, 20_000), (3, 12_000), (16, 11_000)] {
+        let w = format!("napi.weight={weight}");
+        let r = format!("workload.rate_per_s={rate}");
+        let rep = run_with("livelock/receiver", &[NAPI, &w, &r, "run.duration_ms=40", "stats.timeline_max_items=1000000"], Record { timeline: true });
+        let mut polls: Vec<u64> = rep.timeline.spans().iter().filter(|s| s.label == "NAPI poll").map(|s| s.start).collect();
+        polls.dedup();
+        let delivered: Vec<u64> = rep.records.iter().map(|&(arrival, latency)| arrival + latency).collect();
+        assert_eq!(delivered.len() as f64, m(&rep, "rx_delivered"), "every delivery recorded");
+        assert!(polls.len() > 3, "{weight} {rate}: polls ran");
+        for p in polls.windows(2) {
+            let n = delivered.iter().filter(|&&t| t > p[0] && t <= p[1]).count() as u64;
+            assert!(n <= weight, "weight {weight} at {rate}/s: {n} frames between polls at {} and {}", p[0], p[1]);
+        }
+        assert!(m(&rep, "napi_max_poll_frames") <= weight as f64);
+        // A run takes polls until its budget is spent: at most budget + weight - 1 frames.
+        assert!(m(&rep, "napi_max_run_frames") <= (300 + weight - 1) as f64);
+    }
+}
+
+/// A run stops at its frame budget or its time budget, whichever comes first.
+#[test]
+fn a_softirq_run_yields_at_its_budget() {
+    // Time: a 64-frame poll takes about 5.5 ms here, past 2,000 µs.
+    let slow = run("livelock/receiver", &[NAPI, "workload.rate_per_s=90000"]);
+    assert_eq!(m(&slow, "napi_max_run_frames"), 64.0);
+    assert!(m(&slow, "napi_time_squeezes") > 10.0);
+    // Frames: a cheap receive path runs 5 polls of 64 (320 >= 300), then yields.
+    let cheap = ["stack.socket_cycles=0", "stack.udp_cycles=0", "stack.ip_cycles=0", "stack.recv_wakeup_cycles=0", "stack.copy_cycles_per_byte=0"];
+    let mut sets = vec![NAPI, "driver.isr_rx_done_cycles=500", "workload.rate_per_s=1000000", "napi.budget_usecs=100000"];
+    sets.extend(cheap);
+    let fast = run("livelock/receiver", &sets);
+    assert_eq!(m(&fast, "napi_max_run_frames"), 320.0);
+    assert!(m(&fast, "napi_time_squeezes") > 10.0);
+}
+
+/// The laws hold at every load, on every controller, under both context
+/// policies and with several threads: the NIC's interrupt is never enabled
+/// while its poll is scheduled, and frames are lost only at the NIC's ring.
+#[test]
+fn irq_off_while_scheduled_and_loss_only_at_the_ring() {
+    for intc in ["direct", "msi", "ioapic", "xtpic"] {
+        for policy in ["single", "multithreaded"] {
+            for rate in [2_000, 11_000, 40_000, 150_000] {
+                for rotting in [false, true] {
+                    let sets = [
+                        NAPI,
+                        &format!("intc.kind=\"{intc}\""),
+                        &format!("cpu.context_policy=\"{policy}\""),
+                        &format!("workload.rate_per_s={rate}"),
+                        &format!("napi.rotting={rotting}"),
+                        "run.duration_ms=20",
+                    ];
+                    let r = run("livelock/receiver", &sets);
+                    assert_eq!(m(&r, "rx_dropped_backlog"), 0.0, "{sets:?}");
+                    assert_eq!(m(&r, "rx_dropped_wire"), 0.0, "{sets:?}");
+                    let lost = m(&r, "rx_offered") - m(&r, "rx_delivered") - m(&r, "rx_in_flight");
+                    assert_eq!(lost, m(&r, "rx_dropped_nic"), "{sets:?}");
+                    if rate <= 11_000 {
+                        assert_eq!(lost, 0.0, "{sets:?}: below capacity nothing is dropped");
+                    }
+                }
+            }
+        }
+    }
+    let two = run("livelock/receiver", &[NAPI, "intc.kind=\"msi\"", "cpu.threads=2", "nic.irq_thread=1", "workload.rate_per_s=40000"]);
+    assert!(two.bins[0].get(irqsim_core::cpu::Bin::BottomHalf) == 0 && two.bins[1].get(irqsim_core::cpu::Bin::BottomHalf) > 0);
+}
+
+/// A rotting NIC leaves frames that came in before the re-enable waiting
+/// for the next arrival; a latching one interrupts at once.
+#[test]
+fn rotting_packets_wait_for_the_next_arrival() {
+    let sets = |rotting: &'static str| [NAPI, rotting, "workload.process=\"poisson\"", "workload.rate_per_s=9000"];
+    let latched = run("livelock/receiver", &sets("napi.rotting=false"));
+    let rotting = run("livelock/receiver", &sets("napi.rotting=true"));
+    assert_eq!(m(&latched, "napi_rotted"), 0.0);
+    assert!(m(&rotting, "napi_rotted") > 0.0);
+    assert!(m(&rotting, "latency_p50_us") > m(&latched, "latency_p50_us"));
+}
+
+/// Interrupt-driven receive collapses above the MLFRR; NAPI holds near it.
+#[test]
+fn livelock_interrupts_collapse_napi_holds() {
+    let at =
+        |kind: &str, rate: u32| m(&run("livelock/receiver", &[&format!("irq_path.kind=\"{kind}\""), &format!("workload.rate_per_s={rate}")]), "rx_delivered");
+    let peak = at("mt", 11_000);
+    assert!(at("mt", 50_000) < 0.6 * peak);
+    assert!(at("mt", 90_000) < 0.05 * peak);
+    let napi_peak = at("napi", 11_000);
+    assert!(at("napi", 90_000) > 0.95 * napi_peak);
+}
+
+#[test]
+fn runs_are_deterministic() {
+    let sets = [NAPI, "workload.process=\"poisson\"", "workload.rate_per_s=15000", "intc.kind=\"ioapic\""];
+    let (a, b) = (run("livelock/receiver", &sets), run("livelock/receiver", &sets));
+    assert_eq!(a.metrics, b.metrics);
+    assert_eq!(a.bins, b.bins);
+}
+
+/// A NAPI key without the NAPI path, and the NAPI path with critical
+/// sections, are refused with one line naming the key.
+#[test]
+fn refusals_name_the_key() {
+    let refuse = |sets: &[&str], key: &str| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios/livelock/receiver.toml");
+        let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
+        let e = Scenario::from_file(&path, &o).expect_err("refused").to_string();
+        assert!(e.contains(key) && !e.contains('\n'), "{e}");
+    };
+    refuse(&["napi.weight=16"], "napi.weight");
+    refuse(&[NAPI, "masking.driver_section_cycles=100"], "masking.driver_section_cycles");
+}
