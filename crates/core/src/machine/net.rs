@@ -55,8 +55,10 @@ impl Net {
     pub fn new(s: &Scenario, base_dir: &std::path::Path, record: Record) -> Result<Self> {
         let workload = Workload::new(s, base_dir)?;
         let think = workload.send_flood().map_or(0, |(_, gap)| gap);
+        let mut nic = Nic::new(s.nic.rx_buffer_bytes, s.nic.tx_queue_packets, s.nic.dma_bytes_per_cycle, s.cycles_per_us(), s.nic.link_mbps);
+        nic.rx_ring = s.nic.rx_ring_frames.unwrap_or(u64::MAX);
         Ok(Self {
-            nic: Nic::new(s.nic.rx_buffer_bytes, s.nic.tx_queue_packets, s.nic.dma_bytes_per_cycle, s.cycles_per_us(), s.nic.link_mbps),
+            nic,
             costs: Costs::new(s, think, record.timeline),
             workload,
             counters: Counters::default(),

@@ -1,0 +1,103 @@
+"""Receive livelock, and how NAPI avoids it.
+
+Sources: J. C. Mogul and K. K. Ramakrishnan, "Eliminating receive livelock in
+an interrupt-driven kernel", USENIX 1996 and ACM TOCS 15(3), 1997 (the
+curve's shape: an interrupt-driven kernel's output rises to the maximum
+loss-free receive rate, MLFRR, then falls toward zero; polling with a quota
+and the interrupt off while polling holds it near the MLFRR); and the e1000
+forwarding table of Linux's Documentation/networking/NAPI_HOWTO.txt (2002).
+
+``reproduce()`` puts NAPI_HOWTO's forwarded frames, RX interrupts and
+not-done polls beside the simulated ones (``livelock/e1000-forward``: the
+forwarding cost per frame is calibrated on the 60-byte row, so that row's
+forwarded count matches by construction; the rest are predictions).
+``curve()`` sweeps the offered load on ``livelock/receiver`` for the
+interrupt-driven path, Linux's pre-NAPI bottom half and NAPI; ``figure()``
+draws it. Set ``IRQSIM_FINE=1`` for the finer sweep (more points, longer
+runs). See docs/models/napi-coalescing.md.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from irqsim import api
+from irqsim.studies import Row
+
+STUDY = "livelock"
+TITLE = "Receive livelock: interrupt-driven vs NAPI (Mogul and Ramakrishnan 1996; NAPI_HOWTO e1000 table)"
+
+# NAPI_HOWTO.txt, data "collected by Robert on Gigabit ethernet (e1000)", 1 M frames per row:
+# size (B): (input frames/s, forwarded of 1 M, RX interrupts, polls that emptied the ring, polls that did not).
+E1000 = {
+    60: (890_000, 409_362, 17, 7, 6_823),
+    128: (758_150, 464_364, 21, 10, 7_738),
+    256: (445_632, 774_646, 42, 21, 12_906),
+    512: (232_666, 994_445, 241_292, 241_192, 1_062),
+    1024: (119_061, 1_000_003, 872_519, 872_511, 0),
+    1440: (85_193, 1_000_003, 946_576, 946_569, 0),
+}
+FRAMES = 1_000_000
+
+# The receive paths of the curve: label → irq_path.kind.
+PATHS = {"interrupt-driven (ISR + 50-frame IP queue)": "mt", "Linux 2.6 bottom half (no NAPI)": "linux", "NAPI": "napi"}
+
+
+def _fine() -> bool:
+    return os.environ.get("IRQSIM_FINE", "") not in ("", "0")
+
+
+def forward(size: int) -> dict[str, float]:
+    """One row of the e1000 table: 1 M frames of ``size`` bytes at the row's input rate."""
+    pps = E1000[size][0]
+    sets = {"workload.packet_bytes": size, "workload.rate_per_s": float(pps), "run.duration_ms": FRAMES / pps * 1e3}
+    return api.run("livelock/e1000-forward", sets).metrics
+
+
+def reproduce() -> list[Row]:
+    rows = []
+    for size, (pps, forwarded, rxint, _done, ndone) in E1000.items():
+        m = forward(size)
+        what = f"e1000 forwarding, {size} B at {pps:,} frames/s"
+        rows.append(Row(STUDY, what, "frames forwarded of 1 M", "frames", forwarded, m["rx_delivered"]))
+        rows.append(Row(STUDY, what, "RX interrupts", "interrupts", rxint, m["interrupts"]))
+        if ndone:
+            rows.append(Row(STUDY, what, "polls that left frames in the ring", "polls", ndone, m["napi_not_done"]))
+    return rows
+
+
+def rates(fine: bool) -> list[float]:
+    """Offered loads of the sweep (frames/s): dense around the MLFRR."""
+    low, high = (500, 2_500) if fine else (1_000, 5_000)
+    return [float(r) for r in range(low, 20_000, low)] + [float(r) for r in range(20_000, 100_001, high)]
+
+
+def curve(fine: bool | None = None) -> dict[str, list[tuple[float, float]]]:
+    """Delivered against offered frames per second, for each receive path."""
+    fine = _fine() if fine is None else fine
+    ms = 500.0 if fine else 100.0
+    out = {}
+    for label, kind in PATHS.items():
+        points = []
+        for rate in rates(fine):
+            m = api.run("livelock/receiver", {"irq_path.kind": kind, "workload.rate_per_s": rate, "run.duration_ms": ms}).metrics
+            points.append((rate, m["rx_delivered"] / m["sim_seconds"]))
+        out[label] = points
+    return out
+
+
+def figure(path: Path) -> None:
+    from irqsim.plot import pyplot, save_figure
+
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for (label, points), style in zip(curve().items(), ("o-", "s--", "^-")):
+        ax.plot([x / 1e3 for x, _ in points], [y / 1e3 for _, y in points], style, label=label, markersize=4)
+    ax.set_xlabel("offered load (thousand frames/s)")
+    ax.set_ylabel("delivered to the application (thousand frames/s)")
+    ax.set_title("Receive livelock: 512 B UDP frames, AE32000 at 200 MHz (livelock/receiver)")
+    ax.legend(fontsize=8)
+    ax.set_ylim(bottom=0)
+    save_figure(fig, path)
+    plt.close(fig)

@@ -1,0 +1,67 @@
+"""`reproduce livelock`: the e1000 table of NAPI_HOWTO.txt and the livelock curve.
+
+The forwarding cost per frame is calibrated on the 60-byte row, so only that
+row's forwarded count is pinned; the others are predictions, held to the
+table's trend: fewer frames forwarded the higher the overload, and RX
+interrupts per frame falling as the load rises.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from irqsim import studies
+from irqsim.studies import livelock
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return studies.reproduce("livelock")
+
+
+def pick(rows, size, metric):
+    (r,) = [r for r in rows if r.experiment.startswith(f"e1000 forwarding, {size} B ") and r.metric == metric]
+    return r
+
+
+def test_registered_and_schema(rows):
+    assert "livelock" in studies.names()
+    assert len(rows) == 6 * 2 + 4
+    for r in rows:
+        assert set(r.to_dict()) == {"study", "experiment", "metric", "unit", "paper", "simulated", "rel_error"}
+        assert r.study == "livelock" and math.isfinite(r.simulated)
+
+
+def test_calibrated_row_and_predictions(rows):
+    assert abs(pick(rows, 60, "frames forwarded of 1 M").rel_error) < 0.01
+    # Within 10% of the table on every other row too.
+    for size in livelock.E1000:
+        assert abs(pick(rows, size, "frames forwarded of 1 M").rel_error) < 0.10, size
+
+
+def test_interrupts_per_frame_fall_as_load_rises(rows):
+    sizes = sorted(livelock.E1000, key=lambda s: livelock.E1000[s][0])  # by input rate, lowest first
+    per_frame = [pick(rows, s, "RX interrupts").simulated / pick(rows, s, "frames forwarded of 1 M").simulated for s in sizes]
+    # Non-increasing (overloaded rows take a handful of interrupts in all: per frame, ~0).
+    assert all(a >= b - 1e-4 for a, b in zip(per_frame, per_frame[1:])), per_frame
+    assert per_frame[0] > 0.5 and per_frame[-1] < 1e-3, per_frame
+
+
+def test_polls_left_undone_under_overload(rows):
+    for size in (60, 128, 256):
+        assert abs(pick(rows, size, "polls that left frames in the ring").rel_error) < 0.10, size
+
+
+def test_livelock_curve_shape():
+    c = livelock.curve(fine=False)
+    (irq, bh, napi) = (c[label] for label in livelock.PATHS)
+    for points in (irq, bh):
+        peak = max(y for _, y in points)
+        assert points[-1][1] < 0.05 * peak, points
+    napi_peak = max(y for _, y in napi)
+    assert all(y > 0.95 * napi_peak for x, y in napi if x >= 15_000), napi
+    # Below the MLFRR every path delivers what is offered.
+    for points in (irq, bh, napi):
+        assert all(abs(y - x) <= 0.01 * x for x, y in points if x <= 10_000), points
