@@ -59,6 +59,8 @@ pub struct Scenario {
     pub sources: crate::delivery::SourcesConfig,
     /// The NAPI path (`irq_path.kind = "napi"`).
     pub napi: crate::kernel::napi::NapiConfig,
+    /// The NIC's receive-interrupt coalescing.
+    pub coalesce: crate::device::coalesce::CoalesceConfig,
 }
 
 /// Largest frame a scenario may name (jumbo frames included).
@@ -93,6 +95,8 @@ struct Selected<'s> {
     sources: Option<&'s crate::delivery::SourcesConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
     napi: Option<&'s crate::kernel::napi::NapiConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    coalesce: Option<&'s crate::device::coalesce::CoalesceConfig>,
 }
 
 impl Scenario {
@@ -117,7 +121,7 @@ impl Scenario {
             let napi = self.irq_path.kind == Some(crate::delivery::IrqPathKind::Napi);
             let sections = self.masking.nic_sections();
             let others = self.sources.others.is_empty();
-            for (part, idle) in [(Part::Bus, wire), (Part::IrqPath, wire && !linux && others), (Part::Masking, !sections), (Part::Sources, others), (Part::Napi, !napi)] {
+            for (part, idle) in [(Part::Bus, wire), (Part::IrqPath, wire && !linux && others), (Part::Masking, !sections), (Part::Sources, others), (Part::Napi, !napi), (Part::Coalesce, !self.coalesce.active())] {
                 if idle {
                     parts.remove(part);
                 }
@@ -148,6 +152,7 @@ impl Scenario {
             irq_path: pick(Part::IrqPath).then_some(&self.irq_path),
             sources: pick(Part::Sources).then_some(&self.sources),
             napi: pick(Part::Napi).then_some(&self.napi),
+            coalesce: pick(Part::Coalesce).then_some(&self.coalesce),
         };
         let mut doc = serde_json::to_value(&selected).expect("a scenario is plain data");
         parts::drop_unused(&mut doc, self.workload.kind());
@@ -246,6 +251,7 @@ impl Scenario {
             WorkloadConfig::Exerciser(_) => return crate::delivery::check(self),
         }
         crate::delivery::check_nic(self)?;
+        self.coalesce.check()?;
         crate::masking::check_nic(self)
     }
 }

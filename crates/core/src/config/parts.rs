@@ -31,6 +31,7 @@ pub enum Part {
     IrqPath,
     Sources,
     Napi,
+    Coalesce,
 }
 
 /// What [`Part`] says about itself: its section, name, keys and rules.
@@ -148,6 +149,14 @@ pub const PARTS: &[Info] = &[
         params: crate::kernel::napi::NapiConfig::PARAMS,
         notes: "Its keys are used only with `irq_path.kind = \"napi\"`.",
     },
+    Info {
+        part: Part::Coalesce,
+        section: "coalesce",
+        title: "the NIC's interrupt coalescing",
+        help: "receive-interrupt moderation with ethtool's rx-usecs and rx-frames (docs/models/napi-coalescing.md)",
+        params: crate::device::coalesce::CoalesceConfig::PARAMS,
+        notes: "Refused: `rx_usecs` and `rx_frames` both 0 (the error names `coalesce.rx_frames`).",
+    },
 ];
 
 const WORKLOAD: &[Param] = &[Param::choice("kind", KINDS, params::REQ, "which workload drives the run, and so which model runs it")];
@@ -184,7 +193,7 @@ pub fn selected_parts(kind: &str) -> (PartSet, &'static str) {
             (PartSet::of(&[Run, Cpu, Intc, Bus, IrqPath, Stats, Workload]), "it runs the interrupt-delivery model: controller, fabric and Linux interrupt path")
         }
         _ => (
-            PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Intc, Bus, IrqPath, Masking, Sources, Napi, Stats, Workload]),
+            PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Intc, Bus, IrqPath, Masking, Sources, Napi, Coalesce, Stats, Workload]),
             "it drives the NIC through its controller, driver, stack and application",
         ),
     }

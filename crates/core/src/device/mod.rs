@@ -1,8 +1,10 @@
 //! Devices: where interrupts come from.
 //!
 //! - [`nic`]: the network interface: receive buffer, transmitter, DMA.
+//! - [`coalesce`]: the NIC's receive-interrupt coalescing (rx-usecs, rx-frames).
 //! - [`source`]: interrupt sources as the delivery path sees them (the PCIe
 //!   exerciser, timer, disk, the NIC behind a controller).
 
+pub mod coalesce;
 pub mod nic;
 pub mod source;

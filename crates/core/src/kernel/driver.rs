@@ -52,6 +52,12 @@ impl Machine {
             }
             return;
         }
+        if self.net.coalesce.is_some() {
+            if !self.net.irq_posted {
+                self.coalesce_count(1);
+            }
+            return;
+        }
         self.raise_irq(NetJob::IsrRx);
     }
 
@@ -77,6 +83,9 @@ impl Machine {
             return;
         }
         self.net.irq_posted = true;
+        if let Some(c) = &mut self.net.coalesce {
+            c.fired();
+        }
         self.net.counters.interrupts += 1;
         let now = self.queue.now();
         self.timeline.mark(now, "NIC interrupt");

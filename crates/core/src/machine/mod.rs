@@ -62,6 +62,8 @@ pub(crate) enum Event {
     ReadAtDevice { cpu: u32, src: u32 },
     /// The oldest CPU write to device `src` lands.
     AtDevice { src: u32 },
+    /// The NIC's coalescing timer of this generation expires.
+    CoalesceTimer(u32),
     /// An interrupt of a priority-level source (the masking study's machines).
     Arrive { priority: u8, program: u32 },
     /// The end of the run.
@@ -163,6 +165,7 @@ impl Machine {
                 Event::Signal(sig) => self.signal(now, sig),
                 Event::ReadAtDevice { cpu, src } => self.read_at_device(cpu as usize, src as usize),
                 Event::AtDevice { src } => self.at_device(now, src as usize),
+                Event::CoalesceTimer(generation) => self.coalesce_timer(now, generation),
                 Event::Arrive { priority, program } => self.arrive(now, priority, program)?,
                 Event::End => break,
             }

@@ -49,6 +49,8 @@ pub(crate) struct Net {
     pub wire_queue: u64,
     /// The NAPI path's instance (`irq_path.kind = "napi"`).
     pub napi: Option<crate::kernel::napi::Napi>,
+    /// Receive-interrupt coalescing (`[coalesce]`), when the NIC coalesces.
+    pub coalesce: Option<crate::device::coalesce::Coalesce>,
 }
 
 impl Net {
@@ -77,6 +79,7 @@ impl Net {
             wire_waiting: 0,
             wire_queue: s.nic.wire_queue_packets,
             napi: None,
+            coalesce: s.coalesce.active().then(|| crate::device::coalesce::Coalesce::new(&s.coalesce, s.cycles_per_us())),
         })
     }
 
@@ -102,6 +105,7 @@ impl Net {
             wire_waiting: 0,
             wire_queue: 0,
             napi: None,
+            coalesce: None,
         }
     }
 

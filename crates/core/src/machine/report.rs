@@ -31,6 +31,9 @@ impl Report {
                 records = std::mem::take(&mut m.delivery.records);
             }
         }
+        if let Some(c) = &m.net.coalesce {
+            add(named([("coalesce_timer_interrupts", c.timer_interrupts as f64), ("coalesce_frame_interrupts", c.frame_interrupts as f64)]));
+        }
         if let Some(n) = &m.net.napi {
             add(napi(n, &mut laws));
         }

@@ -258,6 +258,10 @@ impl Machine {
             self.napi().counters.rotted += waiting;
             return;
         }
-        self.raise_nic_irq();
+        if self.net.coalesce.is_some() && waiting > 0 {
+            self.coalesce_count(waiting);
+        } else {
+            self.raise_nic_irq();
+        }
     }
 }
