@@ -65,3 +65,19 @@ def test_livelock_curve_shape():
     # Below the MLFRR every path delivers what is offered.
     for points in (irq, bh, napi):
         assert all(abs(y - x) <= 0.01 * x for x, y in points if x <= 10_000), points
+
+
+def test_coalescing_trades_latency_for_interrupts():
+    rows = livelock.coalescing(fine=False)
+    for load in livelock.COALESCING_LOADS:
+        sel = [r for r in rows if r["load_per_s"] == load]
+        assert [r["rx_usecs"] for r in sel] == list(livelock.RX_USECS)
+        irqs = [r["interrupts_per_s"] for r in sel]
+        p50 = [r["p50_us"] for r in sel]
+        assert all(a > b for a, b in zip(irqs, irqs[1:])), irqs
+        assert all(a < b for a, b in zip(p50[1:], p50[2:])), p50
+        # The timer bounds the wait: p99 within rx-usecs plus the path's own latency.
+        for r in sel[1:]:
+            assert r["p99_us"] <= r["rx_usecs"] + sel[0]["p99_us"] + 5.0, r
+        # Nothing is lost either way.
+        assert all(abs(r["delivered_per_s"] - sel[0]["delivered_per_s"]) < 0.002 * load for r in sel)

@@ -7,7 +7,9 @@
 - ``masking-break-even.png``: optimistic minus conventional cycles per null
   RPC against interrupt rate (:func:`irqsim.studies.optimistic_spl.figure`);
 - ``livelock.png``: delivered against offered load, interrupt-driven vs the
-  Linux bottom half vs NAPI (:func:`irqsim.studies.livelock.figure`).
+  Linux bottom half vs NAPI (:func:`irqsim.studies.livelock.figure`);
+- ``coalescing.png``: p50/p99 latency and interrupts against rx-usecs
+  (:func:`irqsim.studies.livelock.coalescing_figure`).
 
 Run as ``python -m irqsim.figures [DIR] [NAME ...]``.
 """
@@ -68,11 +70,18 @@ def livelock(path: Path) -> None:
     livelock.figure(path)
 
 
+def coalescing(path: Path) -> None:
+    from irqsim.studies import livelock
+
+    livelock.coalescing_figure(path)
+
+
 FIGURES = {
     "mt-interrupts-driver.png": mt_interrupts,
     "msi-latency-normalized.png": msi_latency,
     "masking-break-even.png": masking,
     "livelock.png": livelock,
+    "coalescing.png": coalescing,
 }
 
 

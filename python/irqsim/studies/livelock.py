@@ -13,6 +13,8 @@ forwarding cost per frame is calibrated on the 60-byte row, so that row's
 forwarded count matches by construction; the rest are predictions).
 ``curve()`` sweeps the offered load on ``livelock/receiver`` for the
 interrupt-driven path, Linux's pre-NAPI bottom half and NAPI; ``figure()``
+draws it. ``coalescing()`` sweeps the NIC's ``rx_usecs`` on the forwarding
+machine (p50 and p99 latency, interrupts, CPU); ``coalescing_figure()``
 draws it. Set ``IRQSIM_FINE=1`` for the finer sweep (more points, longer
 runs). See docs/models/napi-coalescing.md.
 """
@@ -99,5 +101,63 @@ def figure(path: Path) -> None:
     ax.set_title("Receive livelock: 512 B UDP frames, AE32000 at 200 MHz (livelock/receiver)")
     ax.legend(fontsize=8)
     ax.set_ylim(bottom=0)
+    save_figure(fig, path)
+    plt.close(fig)
+
+
+# Receive-interrupt coalescing: rx-usecs values swept (0: rx-frames 1, an interrupt per frame).
+RX_USECS = (0, 4, 8, 16, 32, 64, 128, 256)
+# Offered loads (frames/s) of 128-byte frames on the forwarding machine: light, and about 70% of its
+# capacity (364 k frames/s; the gigabit link carries about 1 M).
+COALESCING_LOADS = (50_000.0, 250_000.0)
+
+
+def coalescing(fine: bool | None = None) -> list[dict[str, float]]:
+    """p50 and p99 latency (µs, arrival to forwarded), interrupts per second
+    and the CPU's busy share against ``rx_usecs``, Poisson arrivals, NAPI."""
+    fine = _fine() if fine is None else fine
+    ms = 1000.0 if fine else 200.0
+    out = []
+    for load in COALESCING_LOADS:
+        for usecs in RX_USECS:
+            coalesce = {"coalesce.rx_usecs": usecs, "coalesce.rx_frames": 0 if usecs else 1}
+            sets = {"workload.process": "poisson", "workload.packet_bytes": 128, "workload.rate_per_s": load, "run.duration_ms": ms, **coalesce}
+            r = api.run("livelock/e1000-forward", sets)
+            m, b = r.metrics, r.bins.sum()
+            busy = b["interrupt"] + b["bottom_half"] + b["overhead"] + b["kernel"]
+            out.append(
+                {
+                    "load_per_s": load,
+                    "rx_usecs": usecs,
+                    "p50_us": m["latency_p50_us"],
+                    "p99_us": m["latency_p99_us"],
+                    "interrupts_per_s": m["interrupts"] / m["sim_seconds"],
+                    "cpu_share": busy / m["sim_cycles"],
+                    "delivered_per_s": m["rx_delivered"] / m["sim_seconds"],
+                }
+            )
+    return out
+
+
+def coalescing_figure(path: Path) -> None:
+    from irqsim.plot import pyplot, save_figure
+
+    rows = coalescing()
+    plt = pyplot()
+    fig, (lat, irq) = plt.subplots(1, 2, figsize=(10, 4))
+    for load, color in zip(COALESCING_LOADS, ("C0", "C1")):
+        sel = [r for r in rows if r["load_per_s"] == load]
+        xs = [max(r["rx_usecs"], 1) for r in sel]
+        lat.plot(xs, [r["p50_us"] for r in sel], "o-", color=color, label=f"p50, {load / 1e3:.0f} k frames/s")
+        lat.plot(xs, [r["p99_us"] for r in sel], "s--", color=color, label=f"p99, {load / 1e3:.0f} k frames/s")
+        irq.plot(xs, [r["interrupts_per_s"] / 1e3 for r in sel], "o-", color=color, label=f"{load / 1e3:.0f} k frames/s")
+    for ax in (lat, irq):
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("rx-usecs (µs; 1 = rx-frames 1, no delay)")
+    lat.set_ylabel("latency, arrival to forwarded (µs)")
+    irq.set_ylabel("receive interrupts (thousand/s)")
+    lat.legend(fontsize=7)
+    irq.legend(fontsize=7)
+    fig.suptitle("Interrupt coalescing on the forwarding machine (NAPI, 128 B, Poisson arrivals)")
     save_figure(fig, path)
     plt.close(fig)
