@@ -61,6 +61,8 @@ pub struct Scenario {
     pub napi: crate::kernel::napi::NapiConfig,
     /// The NIC's receive-interrupt coalescing.
     pub coalesce: crate::device::coalesce::CoalesceConfig,
+    /// Receive-side scaling.
+    pub rss: crate::device::rss::RssConfig,
 }
 
 /// Largest frame a scenario may name (jumbo frames included).
@@ -97,6 +99,8 @@ struct Selected<'s> {
     napi: Option<&'s crate::kernel::napi::NapiConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
     coalesce: Option<&'s crate::device::coalesce::CoalesceConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rss: Option<&'s crate::device::rss::RssConfig>,
 }
 
 impl Scenario {
@@ -121,7 +125,7 @@ impl Scenario {
             let napi = self.irq_path.kind == Some(crate::delivery::IrqPathKind::Napi);
             let sections = self.masking.nic_sections();
             let others = self.sources.others.is_empty();
-            for (part, idle) in [(Part::Bus, wire), (Part::IrqPath, wire && !linux && others), (Part::Masking, !sections), (Part::Sources, others), (Part::Napi, !napi), (Part::Coalesce, !self.coalesce.active())] {
+            for (part, idle) in [(Part::Bus, wire), (Part::IrqPath, wire && !linux && others), (Part::Masking, !sections), (Part::Sources, others), (Part::Napi, !napi), (Part::Coalesce, !self.coalesce.active()), (Part::Rss, !self.rss.active())] {
                 if idle {
                     parts.remove(part);
                 }
@@ -153,6 +157,7 @@ impl Scenario {
             sources: pick(Part::Sources).then_some(&self.sources),
             napi: pick(Part::Napi).then_some(&self.napi),
             coalesce: pick(Part::Coalesce).then_some(&self.coalesce),
+            rss: pick(Part::Rss).then_some(&self.rss),
         };
         let mut doc = serde_json::to_value(&selected).expect("a scenario is plain data");
         parts::drop_unused(&mut doc, self.workload.kind());
@@ -252,6 +257,7 @@ impl Scenario {
         }
         crate::delivery::check_nic(self)?;
         self.coalesce.check()?;
+        crate::device::rss::check(self)?;
         crate::masking::check_nic(self)
     }
 }

@@ -32,6 +32,7 @@ pub enum Part {
     Sources,
     Napi,
     Coalesce,
+    Rss,
 }
 
 /// What [`Part`] says about itself: its section, name, keys and rules.
@@ -157,6 +158,14 @@ pub const PARTS: &[Info] = &[
         params: crate::device::coalesce::CoalesceConfig::PARAMS,
         notes: "Refused: `rx_usecs` and `rx_frames` both 0 (the error names `coalesce.rx_frames`).",
     },
+    Info {
+        part: Part::Rss,
+        section: "rss",
+        title: "receive-side scaling",
+        help: "a multi-queue NIC: Toeplitz hash over a flow mix, 128-entry indirection table, one MSI-X vector and NAPI instance per queue (docs/models/napi-coalescing.md)",
+        params: crate::device::rss::RssConfig::PARAMS,
+        notes: "Refused (naming `rss.kind`): without `irq_path.kind = \"napi\"`, on a legacy controller (`xtpic`, `ioapic`), with `[coalesce]`; MSI `queues` not a power of two.",
+    },
 ];
 
 const WORKLOAD: &[Param] = &[Param::choice("kind", KINDS, params::REQ, "which workload drives the run, and so which model runs it")];
@@ -193,7 +202,7 @@ pub fn selected_parts(kind: &str) -> (PartSet, &'static str) {
             (PartSet::of(&[Run, Cpu, Intc, Bus, IrqPath, Stats, Workload]), "it runs the interrupt-delivery model: controller, fabric and Linux interrupt path")
         }
         _ => (
-            PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Intc, Bus, IrqPath, Masking, Sources, Napi, Coalesce, Stats, Workload]),
+            PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Intc, Bus, IrqPath, Masking, Sources, Napi, Coalesce, Rss, Stats, Workload]),
             "it drives the NIC through its controller, driver, stack and application",
         ),
     }

@@ -41,6 +41,9 @@ impl Machine {
     #[inline(always)]
     pub(crate) fn land(&mut self, now: Time, bytes: u32) {
         self.timeline.mark(now, "frame received");
+        if self.net.rss.is_some() {
+            return self.rss_land(now, bytes);
+        }
         if self.net.nic.receive(now, bytes) == Accept::Dropped {
             self.net.counters.rx_dropped_nic += 1;
             // A closed-loop sender keeps one frame outstanding: it tries again
@@ -67,6 +70,10 @@ impl Machine {
         self.net.counters.tx_sent += 1;
         self.net.counters.tx_sent_bytes += u64::from(bytes);
         self.timeline.mark(now, "frame sent");
+        if self.net.rss.is_some() {
+            // Transmit completions are queue 0's: its poll cleans them.
+            return self.rss_raise(0);
+        }
         self.raise_irq(NetJob::IsrTx);
     }
 

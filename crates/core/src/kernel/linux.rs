@@ -123,7 +123,8 @@ impl Machine {
                 if self.delivery.sources[src].kind == Kind::Nic {
                     self.delivery.serving[cpu] = (input, h);
                     if self.net.napi.is_some() {
-                        self.napi_schedule(cpu);
+                        let q = self.delivery.sources[src].inputs.iter().position(|&i| i == input).unwrap_or(0);
+                        self.napi_schedule(cpu, q);
                     } else if self.net.linux {
                         self.post(cpu, SOFT, Any::Net(crate::kernel::NetJob::Softirq));
                     } else if let Some(step) = self.nic_step(false) {

@@ -51,6 +51,8 @@ pub(crate) struct Net {
     pub napi: Option<crate::kernel::napi::Napi>,
     /// Receive-interrupt coalescing (`[coalesce]`), when the NIC coalesces.
     pub coalesce: Option<crate::device::coalesce::Coalesce>,
+    /// Receive-side scaling over several queues (`[rss]`).
+    pub rss: Option<crate::device::rss::Rss>,
 }
 
 impl Net {
@@ -59,6 +61,12 @@ impl Net {
         let think = workload.send_flood().map_or(0, |(_, gap)| gap);
         let mut nic = Nic::new(s.nic.rx_buffer_bytes, s.nic.tx_queue_packets, s.nic.dma_bytes_per_cycle, s.cycles_per_us(), s.nic.link_mbps);
         nic.rx_ring = s.nic.rx_ring_frames.unwrap_or(u64::MAX);
+        let ring = || {
+            let mut r = Nic::new(s.nic.rx_buffer_bytes, 1, s.nic.dma_bytes_per_cycle, s.cycles_per_us(), s.nic.link_mbps);
+            r.rx_ring = nic.rx_ring;
+            r
+        };
+        let rss = s.rss.active().then(|| crate::device::rss::Rss::new(&s.rss, s.run.seed, ring));
         Ok(Self {
             nic,
             costs: Costs::new(s, think, record.timeline),
@@ -80,6 +88,7 @@ impl Net {
             wire_queue: s.nic.wire_queue_packets,
             napi: None,
             coalesce: s.coalesce.active().then(|| crate::device::coalesce::Coalesce::new(&s.coalesce, s.cycles_per_us())),
+            rss,
         })
     }
 
@@ -106,6 +115,7 @@ impl Net {
             wire_queue: 0,
             napi: None,
             coalesce: None,
+            rss: None,
         }
     }
 

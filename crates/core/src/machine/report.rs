@@ -34,6 +34,10 @@ impl Report {
         if let Some(c) = &m.net.coalesce {
             add(named([("coalesce_timer_interrupts", c.timer_interrupts as f64), ("coalesce_frame_interrupts", c.frame_interrupts as f64)]));
         }
+        if let Some(r) = &m.net.rss {
+            let total = r.frames.iter().sum::<u64>().max(1) as f64;
+            add(named([("rss_queues", r.frames.len() as f64), ("rss_busiest_queue_share", *r.frames.iter().max().unwrap_or(&0) as f64 / total)]));
+        }
         if let Some(n) = &m.net.napi {
             add(napi(n, &mut laws));
         }
@@ -63,7 +67,7 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     let n = &m.net;
     let c = &n.counters;
     let s = m.end as f64 / (m.clock_mhz * 1e6);
-    let rx_in_flight = n.nic.rx_waiting() as u64 + c.rx_in_stack + n.wire_waiting;
+    let rx_in_flight = n.nic.rx_waiting() as u64 + n.rss.as_ref().map_or(0, |r| r.waiting()) + c.rx_in_stack + n.wire_waiting;
     let tx_in_flight = n.nic.tx_in_flight() as u64 + c.tx_in_stack;
     let mut metrics = named([
         ("sim_seconds", s),

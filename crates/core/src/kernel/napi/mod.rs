@@ -1,26 +1,29 @@
 //! NAPI: the NIC's interrupt only schedules a poll, and the NET_RX softirq
 //! polls the receive ring with the interrupt off (Linux's
 //! Documentation/networking/napi.rst; docs/models/napi-coalescing.md).
+//! One instance per receive queue (one, or one per RSS queue, `device/rss.rs`).
 //!
-//! 1. The NIC interrupts; the top half (`kernel/linux.rs`, through any
-//!    controller) leaves the NIC's interrupt disabled and calls
+//! 1. A queue interrupts; the top half (`kernel/linux.rs`, through any
+//!    controller) leaves the queue's interrupt disabled and calls
 //!    `napi_schedule`: the instance goes on this CPU's poll list and NET_RX
 //!    is raised.
 //! 2. `Softirq`: net_rx_action starts with `budget` frames and
-//!    `budget_usecs` of time.
+//!    `budget_usecs` of time, and polls the list's first instance.
 //! 3. `Poll`: one call of the driver's poll. It cleans the transmit ring
-//!    (`Tx`), then takes at most `weight` frames (`Rx`: the driver's receive
-//!    work and, with the stack, the protocol's, run to completion).
+//!    (`Tx`, queue 0), then takes at most `weight` frames (`Rx`: the driver's
+//!    receive work and, with the stack, the protocol's, run to completion).
 //! 4. A poll that took fewer than `weight` frames found the ring empty:
 //!    `Complete` (napi_complete_done) takes the instance off the list and
-//!    enables the interrupt again. A NIC with frames waiting interrupts at
-//!    once, unless it is a "rotting" one: then they wait for the next arrival.
-//! 5. A poll that used its whole weight stays on the list: the run polls it
-//!    again, or, once its budget or time is spent, counts a time squeeze and
+//!    enables its interrupt again. A queue with frames waiting interrupts at
+//!    once, unless the NIC is a "rotting" one: then they wait for the next
+//!    arrival.
+//! 5. A poll that used its whole weight stays on the list, at its end. The
+//!    run polls the list's first instance while budget and time remain;
+//!    once they are spent with instances left, it counts a time squeeze and
 //!    raises NET_RX again, ending this run.
 //!
-//! The interrupt is never enabled while the instance is scheduled: every
-//! step checks it (`napi_irq_enabled_while_scheduled` must stay 0).
+//! A queue's interrupt is never enabled while its instance is scheduled:
+//! every step checks it (`napi_irq_enabled_while_scheduled` must stay 0).
 
 mod config;
 
@@ -31,34 +34,37 @@ use crate::cpu::{Bin, Label, SOFT, Work};
 use crate::engine::Time;
 use crate::machine::{Event, Machine};
 
-/// A step of the NET_RX softirq for the NIC's NAPI instance.
+/// A step of a CPU's NET_RX softirq; `q` is the receive queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Job {
     /// net_rx_action's entry: do_softirq up to the first poll.
     Softirq,
     /// One call of the driver's poll, besides its frames.
-    Poll,
+    Poll { q: u8 },
     /// Cleaning one transmit completion.
     Tx,
     /// One received frame, to its delivery.
-    Rx,
+    Rx { q: u8 },
     /// napi_complete_done and the interrupt enable.
-    Complete,
+    Complete { q: u8 },
 }
 
 impl Label for Job {
     fn label(&self) -> &'static str {
         match self {
             Job::Softirq => "NET_RX softirq entry",
-            Job::Poll => "NAPI poll",
+            Job::Poll { .. } => "NAPI poll",
             Job::Tx => "NAPI poll (Tx clean)",
-            Job::Rx => "NAPI poll (Rx frame)",
-            Job::Complete => "napi_complete_done",
+            Job::Rx { .. } => "NAPI poll (Rx frame)",
+            Job::Complete { .. } => "napi_complete_done",
         }
     }
 
     fn args(&self) -> crate::timeline::Args {
-        [None, None]
+        match *self {
+            Job::Poll { q } | Job::Rx { q } | Job::Complete { q } => [Some(("queue", u64::from(q))), None],
+            _ => [None, None],
+        }
     }
 }
 
@@ -76,11 +82,24 @@ pub struct Counters {
     pub max_run_frames: u64,
     /// Frames left waiting when the interrupt was enabled again, on a rotting NIC.
     pub rotted: u64,
-    /// Steps taken with the NIC's interrupt enabled while scheduled.
+    /// Steps taken with a queue's interrupt enabled while its instance is scheduled.
     pub irq_enabled_while_scheduled: u64,
 }
 
-/// The NIC's NAPI instance and the softirq that polls it.
+/// A CPU's NET_RX softirq.
+#[derive(Debug, Default, Clone)]
+struct Softirq {
+    /// Raised and not yet started.
+    raised: bool,
+    /// Frames this run may still take, and when its time is up.
+    left: u64,
+    deadline: Time,
+    run_frames: u64,
+    /// Scheduled instances (queues), in polling order.
+    list: std::collections::VecDeque<u8>,
+}
+
+/// The NIC's NAPI instances and the CPUs' softirqs that poll them.
 #[derive(Debug)]
 pub struct Napi {
     pub weight: u64,
@@ -90,22 +109,18 @@ pub struct Napi {
     poll_cycles: u64,
     complete_cycles: u64,
     softirq_cycles: u64,
-    /// On the poll list (NAPI_STATE_SCHED).
-    pub scheduled: bool,
-    /// NET_RX raised and not yet started.
-    raised: bool,
-    /// Frames this run may still take, and when its time is up.
-    left: u64,
-    deadline: Time,
-    /// Frames the current poll and run took.
-    poll_frames: u64,
-    run_frames: u64,
+    /// Each instance is on a poll list (NAPI_STATE_SCHED).
+    scheduled: Vec<bool>,
+    /// Frames each instance's current poll took.
+    poll_frames: Vec<u64>,
+    cpus: Vec<Softirq>,
     pub counters: Counters,
 }
 
 impl Napi {
     pub fn new(s: &crate::config::Scenario) -> Self {
         let c = &s.napi;
+        let queues = s.rss.vectors() as usize;
         Self {
             weight: u64::from(c.weight),
             budget: u64::from(c.budget),
@@ -114,12 +129,9 @@ impl Napi {
             poll_cycles: c.poll_cycles,
             complete_cycles: c.complete_cycles,
             softirq_cycles: s.irq_path.softirq_entry_cycles,
-            scheduled: false,
-            raised: false,
-            left: 0,
-            deadline: 0,
-            poll_frames: 0,
-            run_frames: 0,
+            scheduled: vec![false; queues],
+            poll_frames: vec![0; queues],
+            cpus: vec![Softirq::default(); s.cpu.threads],
             counters: Counters::default(),
         }
     }
@@ -130,24 +142,25 @@ impl Machine {
         self.net.napi.as_mut().expect("NAPI jobs run only with the NAPI path")
     }
 
-    /// The top half on `cpu`: the instance goes on the poll list (its
-    /// interrupt stays disabled) and NET_RX is raised.
-    pub(crate) fn napi_schedule(&mut self, cpu: usize) {
-        let irq_enabled = !self.net.irq_posted;
+    /// The top half of queue `q` on `cpu`: the instance goes on the poll
+    /// list (its interrupt stays disabled) and NET_RX is raised.
+    pub(crate) fn napi_schedule(&mut self, cpu: usize, q: usize) {
+        let irq_enabled = !self.queue_irq_off(q);
         let n = self.napi();
-        if n.scheduled {
+        if n.scheduled[q] {
             return;
         }
-        n.scheduled = true;
+        n.scheduled[q] = true;
         n.counters.schedules += 1;
         n.counters.irq_enabled_while_scheduled += u64::from(irq_enabled);
+        n.cpus[cpu].list.push_back(q as u8);
         self.raise_net_rx(cpu);
     }
 
     fn raise_net_rx(&mut self, cpu: usize) {
-        let n = self.napi();
-        if !n.raised {
-            n.raised = true;
+        let s = &mut self.napi().cpus[cpu];
+        if !s.raised {
+            s.raised = true;
             self.post(cpu, SOFT, Any::Napi(Job::Softirq));
         }
     }
@@ -156,87 +169,106 @@ impl Machine {
     pub(super) fn napi_work(&mut self, job: Job) -> Work<Any> {
         let cycles = match job {
             Job::Softirq => self.napi().softirq_cycles,
-            Job::Poll => self.napi().poll_cycles,
+            Job::Poll { .. } => self.napi().poll_cycles,
             Job::Tx => self.net.costs.work(super::NetJob::PollTx).cycles,
-            Job::Rx => self.net.costs.napi_rx_cycles(self.net.nic.next_rx_bytes()),
-            Job::Complete => self.napi().complete_cycles,
+            Job::Rx { q } => {
+                let bytes = self.ring(q as usize).next_rx_bytes();
+                self.net.costs.napi_rx_cycles(bytes)
+            }
+            Job::Complete { .. } => self.napi().complete_cycles,
         };
         Work { job: Any::Napi(job), cycles, bin: Bin::BottomHalf }
     }
 
     /// `job` ended on `cpu`: the softirq's next step (`None` ends the run).
     pub(super) fn napi_after(&mut self, now: Time, cpu: usize, job: Job) -> Option<Any> {
-        if self.net.napi.as_ref().is_some_and(|n| n.scheduled) && !self.net.irq_posted {
-            self.napi().counters.irq_enabled_while_scheduled += 1;
-        }
+        self.check_masked();
         let next = match job {
             Job::Softirq => {
                 let n = self.napi();
-                n.raised = false;
                 n.counters.softirq_runs += 1;
-                (n.left, n.deadline, n.run_frames) = (n.budget, now + n.budget_cycles, 0);
-                if !n.scheduled {
-                    return None;
-                }
-                Job::Poll
+                let (budget, deadline) = (n.budget, now + n.budget_cycles);
+                let s = &mut n.cpus[cpu];
+                s.raised = false;
+                (s.left, s.deadline, s.run_frames) = (budget, deadline, 0);
+                Job::Poll { q: *s.list.front()? }
             }
-            Job::Poll => {
+            Job::Poll { q } => {
                 let n = self.napi();
                 n.counters.polls += 1;
-                n.poll_frames = 0;
-                self.poll_step(now, cpu)?
+                n.poll_frames[q as usize] = 0;
+                self.poll_step(now, cpu, q)?
             }
             Job::Tx => {
                 if let Some(out) = self.net.nic.ack_tx(now) {
                     self.queue.schedule(out, Event::TxOut);
                 }
-                self.poll_step(now, cpu)?
+                self.poll_step(now, cpu, 0)?
             }
-            Job::Rx => {
-                self.rx_done(now);
+            Job::Rx { q } => {
+                self.rx_done(now, q as usize);
                 let n = self.napi();
-                n.poll_frames += 1;
-                n.run_frames += 1;
-                self.poll_step(now, cpu)?
+                n.poll_frames[q as usize] += 1;
+                n.cpus[cpu].run_frames += 1;
+                self.poll_step(now, cpu, q)?
             }
-            Job::Complete => {
-                self.napi_complete();
-                return None;
+            Job::Complete { q } => {
+                self.napi_complete(cpu, q as usize);
+                self.next_poll(now, cpu)?
             }
         };
         Some(Any::Napi(next))
     }
 
+    /// Counts a step taken while a scheduled instance's interrupt is enabled.
+    fn check_masked(&mut self) {
+        let n = self.net.napi.as_ref().expect("NAPI jobs run only with the NAPI path");
+        let bad = (0..n.scheduled.len()).filter(|&q| n.scheduled[q] && !self.queue_irq_off(q)).count();
+        self.napi().counters.irq_enabled_while_scheduled += bad as u64;
+    }
+
     /// The poll's next step, or how it ends.
-    fn poll_step(&mut self, now: Time, cpu: usize) -> Option<Job> {
-        if self.net.nic.tx_done_pending {
+    fn poll_step(&mut self, now: Time, cpu: usize, q: u8) -> Option<Job> {
+        if q == 0 && self.net.nic.tx_done_pending {
             return Some(Job::Tx);
         }
-        let (frames, weight) = (self.napi().poll_frames, self.napi().weight);
-        if frames < weight && self.net.nic.rx_waiting() > 0 {
-            return Some(Job::Rx);
+        let (frames, weight) = (self.napi().poll_frames[q as usize], self.napi().weight);
+        if frames < weight && self.ring(q as usize).rx_waiting() > 0 {
+            return Some(Job::Rx { q });
         }
         let n = self.napi();
+        let s = &mut n.cpus[cpu];
         let c = &mut n.counters;
         c.max_poll_frames = c.max_poll_frames.max(frames);
-        c.max_run_frames = c.max_run_frames.max(n.run_frames);
-        n.left = n.left.saturating_sub(frames);
+        c.max_run_frames = c.max_run_frames.max(s.run_frames);
+        s.left = s.left.saturating_sub(frames);
         if frames < weight {
-            return Some(Job::Complete);
+            return Some(Job::Complete { q });
         }
-        if n.left == 0 || now >= n.deadline {
-            c.squeezes += 1;
+        // Still scheduled: to the end of the list.
+        s.list.rotate_left(1);
+        self.next_poll(now, cpu)
+    }
+
+    /// The run polls the next instance on its list, or ends: with none
+    /// left, or with budget or time spent (a time squeeze: NET_RX again).
+    fn next_poll(&mut self, now: Time, cpu: usize) -> Option<Job> {
+        let n = self.napi();
+        let s = &mut n.cpus[cpu];
+        let q = *s.list.front()?;
+        if s.left == 0 || now >= s.deadline {
+            n.counters.squeezes += 1;
             self.raise_net_rx(cpu);
             return None;
         }
-        Some(Job::Poll)
+        Some(Job::Poll { q })
     }
 
     /// A frame's receive work is done: the driver took it off the ring and,
     /// with the stack, the protocol delivered it in the same poll (no
     /// backlog between them); without it, it is delivered once in memory.
-    fn rx_done(&mut self, now: Time) {
-        let (frame, in_memory) = self.net.nic.take_rx(now).expect("an Rx poll step always has a frame");
+    fn rx_done(&mut self, now: Time, q: usize) {
+        let (frame, in_memory) = self.ring(q).take_rx(now).expect("an Rx poll step always has a frame");
         let at = if self.net.costs.stack { now } else { in_memory };
         self.deliver(frame.arrival, at, frame.bytes);
         if let Some((t, s)) = self.net.workload.rx_serviced(now) {
@@ -244,24 +276,21 @@ impl Machine {
         }
     }
 
-    /// napi_complete_done: off the poll list, the interrupt enabled again.
-    fn napi_complete(&mut self) {
+    /// napi_complete_done: off the poll list, the queue's interrupt enabled again.
+    fn napi_complete(&mut self, cpu: usize, q: usize) {
         let n = self.napi();
-        n.scheduled = false;
+        n.scheduled[q] = false;
+        n.cpus[cpu].list.retain(|&x| x as usize != q);
         n.counters.completes += 1;
-        self.net.irq_posted = false;
-        let waiting = self.net.nic.rx_waiting() as u64;
-        if waiting == 0 && !self.net.nic.tx_done_pending {
+        self.queue_irq_enable(q);
+        let waiting = self.ring(q).rx_waiting() as u64;
+        if waiting == 0 && !(q == 0 && self.net.nic.tx_done_pending) {
             return;
         }
         if self.napi().rotting {
             self.napi().counters.rotted += waiting;
             return;
         }
-        if self.net.coalesce.is_some() && waiting > 0 {
-            self.coalesce_count(waiting);
-        } else {
-            self.raise_nic_irq();
-        }
+        self.queue_interrupt(q, waiting);
     }
 }

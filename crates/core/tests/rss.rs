@@ -1,0 +1,75 @@
+//! Receive-side scaling: each queue's vector reaches its own core, frames
+//! are conserved and no queue's interrupt is enabled while it is polled,
+//! skew concentrates load, throughput scales with queues, and the
+//! unsupported combinations are refused naming `rss.kind`.
+
+use irqsim_core::cpu::Bin;
+use irqsim_core::{Record, Report, Scenario, parse_override, simulate};
+use std::path::Path;
+
+fn path() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios/livelock/rss.toml")
+}
+
+fn run(sets: &[&str]) -> Report {
+    let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
+    let s = Scenario::from_file(&path(), &o).unwrap_or_else(|e| panic!("{e}"));
+    let r = simulate(&s, path().parent().unwrap(), Record::default()).unwrap();
+    r.check_invariants().unwrap_or_else(|e| panic!("{sets:?}: {e}"));
+    r
+}
+
+fn m(r: &Report, k: &str) -> f64 {
+    r.metric(k).unwrap_or_else(|| panic!("no metric {k}"))
+}
+
+/// Cycles each core spent forwarding.
+fn polled(r: &Report) -> Vec<u64> {
+    r.bins.iter().map(|b| b.get(Bin::BottomHalf)).collect()
+}
+
+#[test]
+fn each_queue_is_polled_on_its_own_core() {
+    for intc in ["msix", "msi", "direct"] {
+        let r = run(&["rss.queues=4", &format!("intc.kind=\"{intc}\""), "run.duration_ms=5"]);
+        let busy = polled(&r);
+        assert!(busy[..4].iter().all(|&c| c > 0) && busy[4..].iter().all(|&c| c == 0), "{intc}: {busy:?}");
+        let lost = m(&r, "rx_offered") - m(&r, "rx_delivered") - m(&r, "rx_in_flight");
+        assert_eq!(lost, m(&r, "rx_dropped_nic"), "{intc}");
+    }
+}
+
+#[test]
+fn throughput_scales_with_queues_until_the_load_is_met() {
+    let got: Vec<f64> = [1, 2, 4, 8, 16].iter().map(|q| m(&run(&[&format!("rss.queues={q}"), "run.duration_ms=5"]), "rx_delivered")).collect();
+    assert!(got.windows(2).all(|w| w[1] > w[0] * 1.02 || w[1] > 0.99 * got[4]), "{got:?}");
+    assert!(got[1] > 1.9 * got[0] && got[3] > 7.5 * got[0], "{got:?}");
+}
+
+#[test]
+fn skew_concentrates_the_load() {
+    let uniform = run(&["rss.queues=8", "run.duration_ms=5"]);
+    let skewed = run(&["rss.queues=8", "rss.flow_skew=1.2", "run.duration_ms=5"]);
+    assert!(m(&skewed, "rss_busiest_queue_share") > 2.0 * m(&uniform, "rss_busiest_queue_share"));
+    assert!(m(&skewed, "rx_delivered") < m(&uniform, "rx_delivered"));
+}
+
+#[test]
+fn runs_are_deterministic() {
+    let sets = ["rss.queues=6", "rss.flow_skew=0.8", "run.duration_ms=3"];
+    let (a, b) = (run(&sets), run(&sets));
+    assert_eq!(a.metrics, b.metrics);
+    assert_eq!(a.bins, b.bins);
+}
+
+#[test]
+fn unsupported_combinations_are_refused() {
+    for sets in [&["irq_path.kind=\"linux\""][..], &["intc.kind=\"ioapic\""], &["intc.kind=\"msi\"", "rss.queues=3"], &["coalesce.rx_usecs=10"]] {
+        let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
+        let e = Scenario::from_file(&path(), &o).expect_err("refused").to_string();
+        assert!(e.contains("rss.kind") && !e.contains('\n'), "{sets:?}: {e}");
+    }
+    let o = [parse_override("rss.kind=\"none\"").unwrap(), parse_override("rss.queues=2").unwrap()];
+    let e = Scenario::from_file(&path(), &o).expect_err("refused").to_string();
+    assert!(e.contains("only used when `rss.kind` is `toeplitz`"), "{e}");
+}
