@@ -81,3 +81,20 @@ def test_coalescing_trades_latency_for_interrupts():
             assert r["p99_us"] <= r["rx_usecs"] + sel[0]["p99_us"] + 5.0, r
         # Nothing is lost either way.
         assert all(abs(r["delivered_per_s"] - sel[0]["delivered_per_s"]) < 0.002 * load for r in sel)
+
+
+def test_rss_scales_until_the_offered_load_and_skew_hurts():
+    rows = livelock.rss(fine=False)
+    for mix in livelock.RSS_SKEWS:
+        sel = [r for r in rows if r["mix"] == mix]
+        tput = [r["forwarded_per_s"] for r in sel]
+        assert all(b >= a for a, b in zip(tput, tput[1:])), tput
+        # Two queues, two cores: twice one core's forwarding rate.
+        assert abs(tput[1] / tput[0] - 2.0) < 0.02, tput
+    uniform = {r["queues"]: r for r in rows if r["mix"] == "uniform"}
+    skewed = {r["queues"]: r for r in rows if r["mix"] == "Zipf 1.0"}
+    # With cores to spare the uniform mix forwards all; the skewed one is
+    # held by the core of its busiest queue.
+    assert uniform[16]["forwarded_per_s"] > 0.99 * uniform[16]["offered_per_s"]
+    assert skewed[16]["forwarded_per_s"] < 0.97 * skewed[16]["offered_per_s"]
+    assert skewed[16]["busiest_core"] > 0.99 and uniform[16]["busiest_core"] < 0.9

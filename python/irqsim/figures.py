@@ -9,7 +9,9 @@
 - ``livelock.png``: delivered against offered load, interrupt-driven vs the
   Linux bottom half vs NAPI (:func:`irqsim.studies.livelock.figure`);
 - ``coalescing.png``: p50/p99 latency and interrupts against rx-usecs
-  (:func:`irqsim.studies.livelock.coalescing_figure`).
+  (:func:`irqsim.studies.livelock.coalescing_figure`);
+- ``rss.png``: forwarded frames and per-core load against RSS queues, uniform
+  and skewed flows (:func:`irqsim.studies.livelock.rss_figure`).
 
 Run as ``python -m irqsim.figures [DIR] [NAME ...]``.
 """
@@ -76,12 +78,19 @@ def coalescing(path: Path) -> None:
     livelock.coalescing_figure(path)
 
 
+def rss(path: Path) -> None:
+    from irqsim.studies import livelock
+
+    livelock.rss_figure(path)
+
+
 FIGURES = {
     "mt-interrupts-driver.png": mt_interrupts,
     "msi-latency-normalized.png": msi_latency,
     "masking-break-even.png": masking,
     "livelock.png": livelock,
     "coalescing.png": coalescing,
+    "rss.png": rss,
 }
 
 

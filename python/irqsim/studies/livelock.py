@@ -15,7 +15,9 @@ forwarded count matches by construction; the rest are predictions).
 interrupt-driven path, Linux's pre-NAPI bottom half and NAPI; ``figure()``
 draws it. ``coalescing()`` sweeps the NIC's ``rx_usecs`` on the forwarding
 machine (p50 and p99 latency, interrupts, CPU); ``coalescing_figure()``
-draws it. Set ``IRQSIM_FINE=1`` for the finer sweep (more points, longer
+draws it. ``rss()`` runs 1-16 receive queues with a uniform and a skewed
+flow mix (``livelock/rss``); ``rss_figure()`` draws throughput and per-core
+load. Set ``IRQSIM_FINE=1`` for the finer sweep (more points, longer
 runs). See docs/models/napi-coalescing.md.
 """
 
@@ -159,5 +161,60 @@ def coalescing_figure(path: Path) -> None:
     lat.legend(fontsize=7)
     irq.legend(fontsize=7)
     fig.suptitle("Interrupt coalescing on the forwarding machine (NAPI, 128 B, Poisson arrivals)")
+    save_figure(fig, path)
+    plt.close(fig)
+
+
+RSS_QUEUES = (1, 2, 4, 8, 16)
+# Flow mixes: uniform, and Zipf with exponent 1 over the 1,024 flows.
+RSS_SKEWS = {"uniform": 0.0, "Zipf 1.0": 1.0}
+
+
+def rss(fine: bool | None = None) -> list[dict[str, float | str]]:
+    """Forwarded frames/s and per-core load (share of the core's cycles
+    spent forwarding: busiest core and mean over the queues' cores) for 1-16
+    queues and each flow mix."""
+    fine = _fine() if fine is None else fine
+    out = []
+    for mix, skew in RSS_SKEWS.items():
+        for queues in RSS_QUEUES:
+            r = api.run("livelock/rss", {"rss.queues": queues, "rss.flow_skew": skew, "run.duration_ms": 100.0 if fine else 20.0})
+            m, b = r.metrics, r.bins
+            load = ((b["interrupt"] + b["bottom_half"] + b["overhead"]) / m["sim_cycles"]).tolist()[:queues]
+            out.append(
+                {
+                    "mix": mix,
+                    "queues": queues,
+                    "forwarded_per_s": m["rx_delivered"] / m["sim_seconds"],
+                    "offered_per_s": m["rx_offered"] / m["sim_seconds"],
+                    "busiest_core": max(load),
+                    "mean_core": sum(load) / queues,
+                    "busiest_queue_share": m["rss_busiest_queue_share"],
+                }
+            )
+    return out
+
+
+def rss_figure(path: Path) -> None:
+    from irqsim.plot import pyplot, save_figure
+
+    rows = rss()
+    plt = pyplot()
+    fig, (tput, load) = plt.subplots(1, 2, figsize=(10, 4))
+    for mix, color in zip(RSS_SKEWS, ("C0", "C3")):
+        sel = [r for r in rows if r["mix"] == mix]
+        qs = [r["queues"] for r in sel]
+        tput.plot(qs, [r["forwarded_per_s"] / 1e6 for r in sel], "o-", color=color, label=mix)
+        load.plot(qs, [100 * r["busiest_core"] for r in sel], "o-", color=color, label=f"{mix}: busiest core")
+        load.plot(qs, [100 * r["mean_core"] for r in sel], "s--", color=color, label=f"{mix}: mean of the queues' cores")
+    tput.axhline(sel[0]["offered_per_s"] / 1e6, color="0.5", linewidth=0.8, label="offered")
+    for ax in (tput, load):
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(list(RSS_QUEUES), [str(q) for q in RSS_QUEUES])
+        ax.set_xlabel("receive queues (one MSI-X vector and core each)")
+        ax.legend(fontsize=7)
+    tput.set_ylabel("forwarded (M frames/s)")
+    load.set_ylabel("core busy forwarding (%)")
+    fig.suptitle("RSS on the forwarding machine: 64 B frames, 1,024 flows, 3 M frames/s offered")
     save_figure(fig, path)
     plt.close(fig)
