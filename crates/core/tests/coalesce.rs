@@ -93,3 +93,55 @@ fn composes_with_every_path() {
         }
     }
 }
+
+fn napi_dim(mode: &str, at: &[u64]) -> Vec<u64> {
+    let events: String = at.iter().map(|c| format!("[[workload.events]]\nat_cycle = {c}\naction = \"receive\"\nbytes = 64\n")).collect();
+    let text = format!(
+        "[run]\nduration_ms = 0.1\n[cpu]\nclock_mhz = 100.0\n[nic]\nlink_mbps = 100000.0\n[driver]\nisr_rx_done_cycles = 100\n[irq_path]\nkind = \"napi\"\n\
+         [coalesce]\nadaptive_rx = true\ndim_mode = \"{mode}\"\n[workload]\nkind = \"script\"\n{events}"
+    );
+    let s = Scenario::from_toml(&text, "dim.toml", &[]).expect("scenario loads");
+    let r = simulate(&s, std::path::Path::new("."), Record { timeline: true }).expect("run");
+    r.check_invariants().expect("invariants");
+    r.timeline.marks().iter().filter(|m| m.label == "NIC interrupt").map(|m| m.time).collect()
+}
+
+/// DIM starts at profile 1: EQE's 8 µs from the first frame, CQE's 8 µs
+/// restarted at each frame.
+#[test]
+fn dim_modes_time_from_the_first_or_the_last_frame() {
+    assert_eq!(napi_dim("eqe", &[0, 500, 5000]), [800, 5800]);
+    assert_eq!(napi_dim("cqe", &[0, 500, 5000]), [1300, 5800]);
+}
+
+#[test]
+fn dim_needs_napi_and_owns_the_two_keys() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios/livelock/receiver.toml");
+    let refused = |sets: &[&str]| {
+        let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
+        Scenario::from_file(&path, &o).expect_err("refused").to_string()
+    };
+    let e = refused(&["coalesce.adaptive_rx=true"]);
+    assert!(e.contains("coalesce.adaptive_rx") && e.contains("napi"), "{e}");
+    let e = refused(&["irq_path.kind=\"napi\"", "coalesce.adaptive_rx=true", "coalesce.rx_usecs=8"]);
+    assert!(e.contains("coalesce.rx_usecs") && e.contains("only used when"), "{e}");
+}
+
+/// Under load DIM moves off its starting profile, and runs repeat exactly.
+#[test]
+fn dim_adapts_and_is_deterministic() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios/livelock/e1000-forward.toml");
+    let sets = ["coalesce.adaptive_rx=true", "workload.process=\"poisson\"", "workload.rate_per_s=300000", "workload.packet_bytes=128", "run.duration_ms=50"];
+    let at = || {
+        let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
+        let s = Scenario::from_file(&path, &o).unwrap();
+        let r = simulate(&s, path.parent().unwrap(), Record::default()).unwrap();
+        r.check_invariants().unwrap();
+        r
+    };
+    let (a, b) = (at(), at());
+    assert_eq!(a.metrics, b.metrics);
+    assert!(a.metric("dim_profile_changes").unwrap() > 0.0);
+    let shares: f64 = (0..5).map(|i| a.metric(&format!("dim_time_share_profile_{i}")).unwrap()).sum();
+    assert!((shares - 1.0).abs() < 1e-9, "{shares}");
+}

@@ -256,7 +256,7 @@ impl Scenario {
             WorkloadConfig::Exerciser(_) => return crate::delivery::check(self),
         }
         crate::delivery::check_nic(self)?;
-        self.coalesce.check()?;
+        self.coalesce.check(self)?;
         crate::device::rss::check(self)?;
         crate::masking::check_nic(self)
     }

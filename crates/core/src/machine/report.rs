@@ -33,6 +33,10 @@ impl Report {
         }
         if let Some(c) = &m.net.coalesce {
             add(named([("coalesce_timer_interrupts", c.timer_interrupts as f64), ("coalesce_frame_interrupts", c.frame_interrupts as f64)]));
+            if let Some(d) = &c.dim {
+                add(named([("dim_decisions", d.decisions as f64), ("dim_profile_changes", d.changes as f64), ("dim_final_profile", d.ix as f64)]));
+                add(d.shares(m.end).iter().enumerate().map(|(i, &x)| (format!("dim_time_share_profile_{i}"), x)).collect());
+            }
         }
         if let Some(r) = &m.net.rss {
             let total = r.frames.iter().sum::<u64>().max(1) as f64;

@@ -282,6 +282,7 @@ impl Machine {
         n.scheduled[q] = false;
         n.cpus[cpu].list.retain(|&x| x as usize != q);
         n.counters.completes += 1;
+        self.dim_sample();
         self.queue_irq_enable(q);
         let waiting = self.ring(q).rx_waiting() as u64;
         if waiting == 0 && !(q == 0 && self.net.nic.tx_done_pending) {
