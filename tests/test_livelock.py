@@ -98,3 +98,15 @@ def test_rss_scales_until_the_offered_load_and_skew_hurts():
     assert uniform[16]["forwarded_per_s"] > 0.99 * uniform[16]["offered_per_s"]
     assert skewed[16]["forwarded_per_s"] < 0.97 * skewed[16]["offered_per_s"]
     assert skewed[16]["busiest_core"] > 0.99 and uniform[16]["busiest_core"] < 0.9
+
+
+def test_dim_follows_the_load():
+    d = livelock.dim_over_time("eqe")
+    times = [c[0] for c in d["changes"]]
+    assert times == sorted(times) and d["decisions"] >= len(d["changes"]) - 1
+    assert all(0 <= c[1] <= 4 for c in d["changes"])
+    # It moves off its start profile, and the heavy phases take fewer
+    # interrupts per frame than the light ones.
+    assert len(d["changes"]) > 2
+    per_frame = [p["interrupts_per_s"] / p["rate_per_s"] for p in d["phases"]]
+    assert per_frame[1] < per_frame[0] and per_frame[3] < per_frame[2], per_frame

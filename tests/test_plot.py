@@ -75,4 +75,5 @@ def test_study_figures(tmp_path):
         "livelock.png",
         "coalescing.png",
         "rss.png",
+        "dim.png",
     }

@@ -11,7 +11,9 @@
 - ``coalescing.png``: p50/p99 latency and interrupts against rx-usecs
   (:func:`irqsim.studies.livelock.coalescing_figure`);
 - ``rss.png``: forwarded frames and per-core load against RSS queues, uniform
-  and skewed flows (:func:`irqsim.studies.livelock.rss_figure`).
+  and skewed flows (:func:`irqsim.studies.livelock.rss_figure`);
+- ``dim.png``: the rx-usecs DIM chooses over time under a changing load
+  (:func:`irqsim.studies.livelock.dim_figure`).
 
 Run as ``python -m irqsim.figures [DIR] [NAME ...]``.
 """
@@ -84,6 +86,12 @@ def rss(path: Path) -> None:
     livelock.rss_figure(path)
 
 
+def dim(path: Path) -> None:
+    from irqsim.studies import livelock
+
+    livelock.dim_figure(path)
+
+
 FIGURES = {
     "mt-interrupts-driver.png": mt_interrupts,
     "msi-latency-normalized.png": msi_latency,
@@ -91,6 +99,7 @@ FIGURES = {
     "livelock.png": livelock,
     "coalescing.png": coalescing,
     "rss.png": rss,
+    "dim.png": dim,
 }
 
 

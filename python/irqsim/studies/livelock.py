@@ -15,7 +15,9 @@ forwarded count matches by construction; the rest are predictions).
 interrupt-driven path, Linux's pre-NAPI bottom half and NAPI; ``figure()``
 draws it. ``coalescing()`` sweeps the NIC's ``rx_usecs`` on the forwarding
 machine (p50 and p99 latency, interrupts, CPU); ``coalescing_figure()``
-draws it. ``rss()`` runs 1-16 receive queues with a uniform and a skewed
+draws it. ``dim_over_time()`` runs
+DIM (adaptive-rx) through a load that changes and returns the profiles it
+chose; ``dim_figure()`` draws them. ``rss()`` runs 1-16 receive queues with a uniform and a skewed
 flow mix (``livelock/rss``); ``rss_figure()`` draws throughput and per-core
 load. Set ``IRQSIM_FINE=1`` for the finer sweep (more points, longer
 runs). See docs/models/napi-coalescing.md.
@@ -24,7 +26,12 @@ runs). See docs/models/napi-coalescing.md.
 from __future__ import annotations
 
 import os
+import random
+import tempfile
+import tomllib
 from pathlib import Path
+
+import tomli_w
 
 from irqsim import api
 from irqsim.studies import Row
@@ -216,5 +223,71 @@ def rss_figure(path: Path) -> None:
     tput.set_ylabel("forwarded (M frames/s)")
     load.set_ylabel("core busy forwarding (%)")
     fig.suptitle("RSS on the forwarding machine: 64 B frames, 1,024 flows, 3 M frames/s offered")
+    save_figure(fig, path)
+    plt.close(fig)
+
+
+# Phases of the changing load for DIM: (duration ms, 128-byte frames/s), Poisson.
+DIM_PHASES = ((60.0, 20_000.0), (60.0, 300_000.0), (60.0, 60_000.0), (60.0, 300_000.0))
+
+
+def dim_over_time(mode: str = "eqe", seed: int = 1) -> dict:
+    """DIM on the forwarding machine through ``DIM_PHASES``: the profile it
+    chose over time (``changes``: (ms, profile, usec)), and per phase the
+    offered rate, interrupts/s and p50/p99 latency (µs)."""
+    machine = tomllib.loads(api.scenario_path("livelock/e1000-forward").read_text())
+    rng = random.Random(seed)
+    clock = machine["cpu"]["clock_mhz"]
+    events, t0 = [], 0.0
+    for ms, rate in DIM_PHASES:
+        t = t0 + rng.expovariate(rate) * 1e3
+        while t < t0 + ms:
+            events.append({"at_cycle": round(t * 1e3 * clock), "action": "receive", "bytes": 128})
+            t += rng.expovariate(rate) * 1e3
+        t0 += ms
+    machine["run"]["duration_ms"] = t0
+    machine["workload"] = {"kind": "script", "events": events}
+    machine["coalesce"] = {"adaptive_rx": True, "dim_mode": mode}
+    machine["stats"] = {"timeline_max_items": 1_000_000}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "dim.toml"
+        path.write_text(tomli_w.dumps(machine))
+        r = api.run(path, timeline=True)
+    profiles = {"eqe": ((1, 256), (8, 256), (64, 256), (128, 256), (256, 256)), "cqe": ((2, 256), (8, 128), (16, 64), (32, 64), (64, 64))}[mode]
+    marks = [e for e in r.chrome_trace()["traceEvents"] if e.get("ph") == "i" and e["name"].startswith("DIM profile")]
+    changes = [(0.0, 1, profiles[1][0])] + [(e["ts"] / 1e3, int(e["name"][-1]), profiles[int(e["name"][-1])][0]) for e in marks]
+    irq_ms = [e["ts"] / 1e3 for e in r.chrome_trace()["traceEvents"] if e.get("ph") == "i" and e["name"] == "NIC interrupt"]
+    lat = r.latencies
+    phases, t0 = [], 0.0
+    for ms, rate in DIM_PHASES:
+        sel = lat[(lat.arrival_us >= t0 * 1e3) & (lat.arrival_us < (t0 + ms) * 1e3)].latency_us
+        irqs = sum(1 for x in irq_ms if t0 <= x < t0 + ms)
+        phases.append({"from_ms": t0, "rate_per_s": rate, "interrupts_per_s": irqs / ms * 1e3, "p50_us": float(sel.quantile(0.5)), "p99_us": float(sel.quantile(0.99))})
+        t0 += ms
+    return {"changes": changes, "phases": phases, "decisions": r.metrics["dim_decisions"]}
+
+
+def dim_figure(path: Path) -> None:
+    from irqsim.plot import pyplot, save_figure
+
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for mode, color in (("eqe", "C0"), ("cqe", "C2")):
+        d = dim_over_time(mode)
+        xs = [c[0] for c in d["changes"]] + [sum(ms for ms, _ in DIM_PHASES)]
+        ys = [c[2] for c in d["changes"]]
+        ax.step(xs, ys + ys[-1:], where="post", color=color, label=f"DIM {mode.upper()}: rx-usecs chosen")
+    ax.set_yscale("log", base=2)
+    ax.set_xlabel("time (ms)")
+    ax.set_ylabel("rx-usecs (µs)")
+    load = ax.twinx()
+    t0 = 0.0
+    for ms, rate in DIM_PHASES:
+        load.plot([t0, t0 + ms], [rate / 1e3, rate / 1e3], color="0.5", linewidth=2)
+        t0 += ms
+    load.set_ylabel("offered load (thousand frames/s, grey)")
+    load.set_ylim(bottom=0)
+    ax.legend(fontsize=8, loc="upper left")
+    ax.set_title("DIM's choices on the forwarding machine under a changing load (128 B, Poisson)")
     save_figure(fig, path)
     plt.close(fig)
