@@ -146,3 +146,22 @@ fn refusals_name_the_key() {
     refuse(&["napi.weight=16"], "napi.weight");
     refuse(&[NAPI, "masking.driver_section_cycles=100"], "masking.driver_section_cycles");
 }
+
+/// napi_defer_hard_irqs with gro_flush_timeout: after a poll that took a
+/// frame, the interrupt stays masked through `defer` empty polls, one per
+/// timeout, and only then comes back.
+#[test]
+fn deferred_hard_irqs_poll_on_a_timer() {
+    let r = run("livelock/receiver", &[NAPI, "napi.defer_hard_irqs=3", "napi.gro_flush_timeout_ns=50000", "workload.rate_per_s=1000", "run.duration_ms=50.5"]);
+    let frames = m(&r, "rx_delivered");
+    assert_eq!(frames, 51.0);
+    assert_eq!(m(&r, "interrupts"), frames);
+    assert_eq!(m(&r, "napi_polls"), 4.0 * frames);
+    assert_eq!(m(&r, "napi_deferred"), 3.0 * frames);
+    // Under load the timer's polls find frames and the interrupt stays off.
+    let busy = run("livelock/receiver", &[NAPI, "napi.defer_hard_irqs=3", "napi.gro_flush_timeout_ns=50000", "workload.rate_per_s=10000"]);
+    let plain = run("livelock/receiver", &[NAPI, "workload.rate_per_s=10000"]);
+    assert!(m(&busy, "interrupts") < 0.1 * m(&plain, "interrupts"), "{} vs {}", m(&busy, "interrupts"), m(&plain, "interrupts"));
+    // Only the frames still waiting for the timer at the end differ.
+    assert!((m(&busy, "rx_delivered") - m(&plain, "rx_delivered")).abs() <= 1.0);
+}

@@ -64,6 +64,8 @@ pub(crate) enum Event {
     AtDevice { src: u32 },
     /// The NIC's coalescing timer of this generation expires.
     CoalesceTimer(u32),
+    /// A NAPI instance's deferral timer (gro_flush_timeout) expires.
+    NapiTimer(u32),
     /// An interrupt of a priority-level source (the masking study's machines).
     Arrive { priority: u8, program: u32 },
     /// The end of the run.
@@ -166,6 +168,7 @@ impl Machine {
                 Event::ReadAtDevice { cpu, src } => self.read_at_device(cpu as usize, src as usize),
                 Event::AtDevice { src } => self.at_device(now, src as usize),
                 Event::CoalesceTimer(generation) => self.coalesce_timer(now, generation),
+                Event::NapiTimer(q) => self.napi_timer(q as usize),
                 Event::Arrive { priority, program } => self.arrive(now, priority, program)?,
                 Event::End => break,
             }

@@ -227,5 +227,6 @@ fn napi(n: &crate::kernel::napi::Napi, laws: &mut Vec<Law>) -> Metrics {
         ("napi_max_poll_frames", c.max_poll_frames as f64),
         ("napi_max_run_frames", c.max_run_frames as f64),
         ("napi_rotted", c.rotted as f64),
+        ("napi_deferred", c.deferred as f64),
     ])
 }

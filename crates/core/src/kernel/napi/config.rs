@@ -18,6 +18,8 @@ pub struct NapiConfig {
     pub poll_cycles: u64,
     pub complete_cycles: u64,
     pub rotting: bool,
+    pub gro_flush_timeout_ns: u64,
+    pub defer_hard_irqs: u32,
 }
 
 impl NapiConfig {
@@ -34,6 +36,24 @@ impl NapiConfig {
             "rotting",
             d("false"),
             "the NIC does not interrupt for frames that arrived before its interrupt was enabled again: they wait for the next arrival (NAPI_HOWTO's \"rotting packet\"; counted in `napi_rotted`)",
+        )
+        .when("irq_path.kind", NAPI),
+        Param::int(
+            "gro_flush_timeout_ns",
+            "ns",
+            d("0"),
+            0,
+            1_000_000_000,
+            "with `defer_hard_irqs`: a completing poll leaves the interrupt masked and polls again after this long (the netdev's gro_flush_timeout)",
+        )
+        .when("irq_path.kind", NAPI),
+        Param::int(
+            "defer_hard_irqs",
+            "",
+            d("0"),
+            0,
+            1 << 20,
+            "empty polls, one per `gro_flush_timeout_ns`, before the interrupt is enabled again (the netdev's napi_defer_hard_irqs)",
         )
         .when("irq_path.kind", NAPI),
     ];

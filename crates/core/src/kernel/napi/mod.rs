@@ -22,6 +22,13 @@
 //!    once they are spent with instances left, it counts a time squeeze and
 //!    raises NET_RX again, ending this run.
 //!
+//! With `defer_hard_irqs` and `gro_flush_timeout_ns` (napi.rst, "Software
+//! IRQ coalescing"; napi_complete_done in net/core/dev.c), a completion
+//! that took frames resets a count of deferrals; while it is above zero a
+//! completion spends one, leaves the interrupt masked and arms a timer that
+//! schedules the instance again, so a quiet queue is polled `defer_hard_irqs`
+//! more times before its interrupt comes back.
+//!
 //! A queue's interrupt is never enabled while its instance is scheduled:
 //! every step checks it (`napi_irq_enabled_while_scheduled` must stay 0).
 
@@ -84,6 +91,8 @@ pub struct Counters {
     pub rotted: u64,
     /// Steps taken with a queue's interrupt enabled while its instance is scheduled.
     pub irq_enabled_while_scheduled: u64,
+    /// Completions that left the interrupt masked and armed the timer.
+    pub deferred: u64,
 }
 
 /// A CPU's NET_RX softirq.
@@ -113,6 +122,12 @@ pub struct Napi {
     scheduled: Vec<bool>,
     /// Frames each instance's current poll took.
     poll_frames: Vec<u64>,
+    /// The CPU each instance was last scheduled on.
+    home: Vec<usize>,
+    /// Deferrals each instance has left, and their timeout.
+    defer_left: Vec<u32>,
+    defer_hard_irqs: u32,
+    flush_timeout: u64,
     cpus: Vec<Softirq>,
     pub counters: Counters,
 }
@@ -131,6 +146,10 @@ impl Napi {
             softirq_cycles: s.irq_path.softirq_entry_cycles,
             scheduled: vec![false; queues],
             poll_frames: vec![0; queues],
+            home: vec![0; queues],
+            defer_left: vec![0; queues],
+            defer_hard_irqs: c.defer_hard_irqs,
+            flush_timeout: (c.gro_flush_timeout_ns as f64 * s.cycles_per_us() / 1e3).round() as u64,
             cpus: vec![Softirq::default(); s.cpu.threads],
             counters: Counters::default(),
         }
@@ -151,6 +170,7 @@ impl Machine {
             return;
         }
         n.scheduled[q] = true;
+        n.home[q] = cpu;
         n.counters.schedules += 1;
         n.counters.irq_enabled_while_scheduled += u64::from(irq_enabled);
         n.cpus[cpu].list.push_back(q as u8);
@@ -264,6 +284,15 @@ impl Machine {
         Some(Job::Poll { q })
     }
 
+    /// The deferral timer of queue `q` expires: its instance is scheduled
+    /// again, with its interrupt still masked.
+    #[inline(never)]
+    pub(crate) fn napi_timer(&mut self, q: usize) {
+        let cpu = self.napi().home[q];
+        self.napi_schedule(cpu, q);
+        self.dispatch(cpu);
+    }
+
     /// A frame's receive work is done: the driver took it off the ring and,
     /// with the stack, the protocol delivered it in the same poll (no
     /// backlog between them); without it, it is delivered once in memory.
@@ -276,12 +305,26 @@ impl Machine {
         }
     }
 
-    /// napi_complete_done: off the poll list, the queue's interrupt enabled again.
+    /// napi_complete_done: off the poll list, the queue's interrupt enabled
+    /// again, or (deferring) left masked with a timer to poll again.
     fn napi_complete(&mut self, cpu: usize, q: usize) {
+        let now = self.queue.now();
         let n = self.napi();
         n.scheduled[q] = false;
         n.cpus[cpu].list.retain(|&x| x as usize != q);
         n.counters.completes += 1;
+        if n.poll_frames[q] > 0 {
+            n.defer_left[q] = n.defer_hard_irqs;
+        }
+        if n.defer_left[q] > 0 && n.flush_timeout > 0 {
+            n.defer_left[q] -= 1;
+            n.counters.deferred += 1;
+            let at = now + n.flush_timeout;
+            if at < self.end {
+                self.queue.schedule(at, Event::NapiTimer(q as u32));
+            }
+            return;
+        }
         self.dim_sample();
         self.queue_irq_enable(q);
         let waiting = self.ring(q).rx_waiting() as u64;
