@@ -165,3 +165,17 @@ fn deferred_hard_irqs_poll_on_a_timer() {
     // Only the frames still waiting for the timer at the end differ.
     assert!((m(&busy, "rx_delivered") - m(&plain, "rx_delivered")).abs() <= 1.0);
 }
+
+/// Threaded NAPI: woken, not raised, it polls its list empty with no netdev
+/// budget (no time squeeze) and pays the wakeup instead of the softirq entry.
+#[test]
+fn threaded_napi_polls_without_a_budget() {
+    let threaded = run("livelock/receiver", &[NAPI, "napi.threaded=true", "workload.rate_per_s=90000"]);
+    assert_eq!(m(&threaded, "napi_time_squeezes"), 0.0);
+    assert_eq!(m(&threaded, "napi_softirq_runs"), 1.0, "woken once, polling ever after");
+    let light = |threaded: &str| run("livelock/receiver", &[NAPI, threaded, "workload.rate_per_s=2000"]);
+    let (t, s) = (light("napi.threaded=true"), light("napi.threaded=false"));
+    // One wakeup (3,000 cycles) per interrupt instead of a softirq entry (300).
+    let extra = (t.bins[0].get(irqsim_core::cpu::Bin::BottomHalf) - s.bins[0].get(irqsim_core::cpu::Bin::BottomHalf)) as f64;
+    assert_eq!(extra, 2700.0 * m(&t, "interrupts"));
+}

@@ -20,6 +20,8 @@ pub struct NapiConfig {
     pub rotting: bool,
     pub gro_flush_timeout_ns: u64,
     pub defer_hard_irqs: u32,
+    pub threaded: bool,
+    pub thread_wakeup_cycles: u64,
 }
 
 impl NapiConfig {
@@ -56,5 +58,13 @@ impl NapiConfig {
             "empty polls, one per `gro_flush_timeout_ns`, before the interrupt is enabled again (the netdev's napi_defer_hard_irqs)",
         )
         .when("irq_path.kind", NAPI),
+        Param::flag(
+            "threaded",
+            d("false"),
+            "poll in a kernel thread per instance instead of the NET_RX softirq (the netdev's `threaded`): woken instead of raised, no netdev budget",
+        )
+        .when("irq_path.kind", NAPI),
+        Param::cycles("thread_wakeup_cycles", d("3000"), "waking the NAPI thread and switching to it (wake_up_process, schedule, the context switch)")
+            .when("napi.threaded", &["true"]),
     ];
 }

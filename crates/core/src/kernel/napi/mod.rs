@@ -29,6 +29,13 @@
 //! schedules the instance again, so a quiet queue is polled `defer_hard_irqs`
 //! more times before its interrupt comes back.
 //!
+//! Threaded NAPI (`threaded`): the top half wakes the instance's kernel
+//! thread instead of raising NET_RX (`Softirq` then costs the wakeup and
+//! switch), and the thread polls until its list is empty, with no netdev
+//! budget or time limit (it yields only to other work, `cond_resched`). The
+//! thread runs at the software-interrupt level here: this CPU model has no
+//! time sharing between it and user tasks.
+//!
 //! A queue's interrupt is never enabled while its instance is scheduled:
 //! every step checks it (`napi_irq_enabled_while_scheduled` must stay 0).
 
@@ -59,7 +66,7 @@ pub enum Job {
 impl Label for Job {
     fn label(&self) -> &'static str {
         match self {
-            Job::Softirq => "NET_RX softirq entry",
+            Job::Softirq => "NET_RX softirq entry (or NAPI thread wakeup)",
             Job::Poll { .. } => "NAPI poll",
             Job::Tx => "NAPI poll (Tx clean)",
             Job::Rx { .. } => "NAPI poll (Rx frame)",
@@ -128,6 +135,7 @@ pub struct Napi {
     defer_left: Vec<u32>,
     defer_hard_irqs: u32,
     flush_timeout: u64,
+    threaded: bool,
     cpus: Vec<Softirq>,
     pub counters: Counters,
 }
@@ -143,7 +151,8 @@ impl Napi {
             rotting: c.rotting,
             poll_cycles: c.poll_cycles,
             complete_cycles: c.complete_cycles,
-            softirq_cycles: s.irq_path.softirq_entry_cycles,
+            softirq_cycles: if c.threaded { c.thread_wakeup_cycles } else { s.irq_path.softirq_entry_cycles },
+            threaded: c.threaded,
             scheduled: vec![false; queues],
             poll_frames: vec![0; queues],
             home: vec![0; queues],
@@ -276,7 +285,7 @@ impl Machine {
         let n = self.napi();
         let s = &mut n.cpus[cpu];
         let q = *s.list.front()?;
-        if s.left == 0 || now >= s.deadline {
+        if !n.threaded && (s.left == 0 || now >= s.deadline) {
             n.counters.squeezes += 1;
             self.raise_net_rx(cpu);
             return None;
