@@ -179,3 +179,41 @@ fn threaded_napi_polls_without_a_budget() {
     let extra = (t.bins[0].get(irqsim_core::cpu::Bin::BottomHalf) - s.bins[0].get(irqsim_core::cpu::Bin::BottomHalf)) as f64;
     assert_eq!(extra, 2700.0 * m(&t, "interrupts"));
 }
+
+/// Busy polling from recv on its own core takes most frames before the
+/// interrupt path does, at a lower latency, spinning its core; on the
+/// interrupt's core the interrupt preempts the spin and NAPI keeps them.
+#[test]
+fn busy_polling_trades_a_core_for_latency() {
+    let at = |busy: &str, threads: &str, app: &str| {
+        let sets = [
+            busy,
+            threads,
+            app,
+            "app.background=false",
+            "workload.rate_per_s=50000",
+            "workload.packet_bytes=128",
+            "workload.process=\"poisson\"",
+            "run.duration_ms=50",
+        ];
+        run("livelock/e1000-forward", &sets)
+    };
+    let plain = at("napi.busy_poll_usecs=0", "cpu.threads=2", "app.thread=1");
+    let own = at("napi.busy_poll_usecs=50", "cpu.threads=2", "app.thread=1");
+    let shared = at("napi.busy_poll_usecs=50", "cpu.threads=1", "app.thread=0");
+    assert!(m(&own, "napi_busy_poll_frames") > 0.8 * m(&own, "rx_delivered"));
+    assert!(m(&own, "latency_p50_us") < 0.8 * m(&plain, "latency_p50_us"));
+    assert!(own.bins[1].get(irqsim_core::cpu::Bin::Kernel) > own.elapsed_cycles * 8 / 10, "the spinning core is busy");
+    assert!(m(&shared, "napi_busy_poll_frames") < 0.05 * m(&shared, "rx_delivered"));
+    for r in [&own, &shared] {
+        assert_eq!(m(r, "rx_delivered") + m(r, "rx_in_flight"), m(r, "rx_offered"));
+    }
+}
+
+#[test]
+fn busy_polling_refusals() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios/livelock/e1000-forward.toml");
+    let o = [parse_override("napi.busy_poll_usecs=50").unwrap()];
+    let e = Scenario::from_file(&path, &o).expect_err("refused").to_string();
+    assert!(e.contains("napi.busy_poll_usecs") && e.contains("app.background"), "{e}");
+}

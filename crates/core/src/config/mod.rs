@@ -257,6 +257,7 @@ impl Scenario {
         }
         crate::delivery::check_nic(self)?;
         self.coalesce.check(self)?;
+        self.napi.check(self)?;
         crate::device::rss::check(self)?;
         crate::masking::check_nic(self)
     }

@@ -130,6 +130,9 @@ impl Machine {
             return Ok(());
         }
         let app = self.net.app_thread;
+        if self.net.napi.as_ref().is_some_and(|n| n.busy.is_some()) {
+            self.busy_poll_start();
+        }
         if self.net.workload.send_flood().is_some() {
             self.post(app, USER, Job::Net(NetJob::AppThink));
         } else if self.net.background {

@@ -22,6 +22,8 @@ pub struct NapiConfig {
     pub defer_hard_irqs: u32,
     pub threaded: bool,
     pub thread_wakeup_cycles: u64,
+    pub busy_poll_usecs: u32,
+    pub busy_poll_budget: u32,
 }
 
 impl NapiConfig {
@@ -66,5 +68,33 @@ impl NapiConfig {
         .when("irq_path.kind", NAPI),
         Param::cycles("thread_wakeup_cycles", d("3000"), "waking the NAPI thread and switching to it (wake_up_process, schedule, the context switch)")
             .when("napi.threaded", &["true"]),
+        Param::int(
+            "busy_poll_usecs",
+            "µs",
+            d("0"),
+            0,
+            1_000_000,
+            "the receiving application (on `app.thread`) busy-polls the NIC from recv for up to this long before it sleeps (SO_BUSY_POLL, net.core.busy_read); 0: off",
+        )
+        .when("irq_path.kind", NAPI),
+        Param::int("busy_poll_budget", "", d("8"), 1, 65_536, "frames one busy poll takes before recv returns (BUSY_POLL_BUDGET)").when("irq_path.kind", NAPI),
     ];
+
+    /// Busy polling's combinations: `(key, message)`.
+    pub fn check(&self, s: &crate::config::Scenario) -> Result<(), (String, String)> {
+        if self.busy_poll_usecs == 0 || s.irq_path.kind != Some(crate::delivery::IrqPathKind::Napi) {
+            return Ok(());
+        }
+        let err = |msg: &str| Err(("napi.busy_poll_usecs".to_string(), msg.to_string()));
+        if s.rss.active() {
+            return err("busy polling is modelled on one receive queue: remove [rss] or busy polling");
+        }
+        if s.app.background {
+            return err("the application busy-polls in recv: it cannot also be the CPU-bound app.background");
+        }
+        if matches!(&s.workload, crate::config::WorkloadConfig::Flood(f) if f.direction == crate::config::Direction::Tx) {
+            return err("the application busy-polls in recv: it cannot also be the send flood's sender");
+        }
+        Ok(())
+    }
 }

@@ -36,9 +36,13 @@
 //! thread runs at the software-interrupt level here: this CPU model has no
 //! time sharing between it and user tasks.
 //!
+//! Busy polling (`busy_poll_usecs`): the receiving application polls the
+//! instance from recv (`busy.rs`).
+//!
 //! A queue's interrupt is never enabled while its instance is scheduled:
 //! every step checks it (`napi_irq_enabled_while_scheduled` must stay 0).
 
+mod busy;
 mod config;
 
 pub use config::NapiConfig;
@@ -61,6 +65,10 @@ pub enum Job {
     Rx { q: u8 },
     /// napi_complete_done and the interrupt enable.
     Complete { q: u8 },
+    /// The busy-polling receiver's attempt that found nothing (`busy.rs`).
+    BusySpin,
+    /// One frame taken by the busy-polling receiver.
+    BusyRx,
 }
 
 impl Label for Job {
@@ -71,6 +79,8 @@ impl Label for Job {
             Job::Tx => "NAPI poll (Tx clean)",
             Job::Rx { .. } => "NAPI poll (Rx frame)",
             Job::Complete { .. } => "napi_complete_done",
+            Job::BusySpin => "busy poll (spin)",
+            Job::BusyRx => "busy poll (Rx frame)",
         }
     }
 
@@ -137,6 +147,8 @@ pub struct Napi {
     flush_timeout: u64,
     threaded: bool,
     cpus: Vec<Softirq>,
+    /// The busy-polling receiver (`busy_poll_usecs` > 0).
+    pub busy: Option<busy::Busy>,
     pub counters: Counters,
 }
 
@@ -153,6 +165,7 @@ impl Napi {
             complete_cycles: c.complete_cycles,
             softirq_cycles: if c.threaded { c.thread_wakeup_cycles } else { s.irq_path.softirq_entry_cycles },
             threaded: c.threaded,
+            busy: busy::Busy::new(c, s.cycles_per_us()),
             scheduled: vec![false; queues],
             poll_frames: vec![0; queues],
             home: vec![0; queues],
@@ -162,6 +175,12 @@ impl Napi {
             cpus: vec![Softirq::default(); s.cpu.threads],
             counters: Counters::default(),
         }
+    }
+}
+
+impl Napi {
+    pub fn is_scheduled(&self, q: usize) -> bool {
+        self.scheduled[q]
     }
 }
 
@@ -175,7 +194,8 @@ impl Machine {
     pub(crate) fn napi_schedule(&mut self, cpu: usize, q: usize) {
         let irq_enabled = !self.queue_irq_off(q);
         let n = self.napi();
-        if n.scheduled[q] {
+        // Owned by the busy poller: its interrupt stays masked until it lets go.
+        if n.scheduled[q] || n.busy.as_ref().is_some_and(|b| b.owned) {
             return;
         }
         n.scheduled[q] = true;
@@ -205,6 +225,7 @@ impl Machine {
                 self.net.costs.napi_rx_cycles(bytes)
             }
             Job::Complete { .. } => self.napi().complete_cycles,
+            Job::BusySpin | Job::BusyRx => return self.busy_work(job),
         };
         Work { job: Any::Napi(job), cycles, bin: Bin::BottomHalf }
     }
@@ -213,6 +234,7 @@ impl Machine {
     pub(super) fn napi_after(&mut self, now: Time, cpu: usize, job: Job) -> Option<Any> {
         self.check_masked();
         let next = match job {
+            Job::BusySpin | Job::BusyRx => self.busy_after(now, job)?,
             Job::Softirq => {
                 let n = self.napi();
                 n.counters.softirq_runs += 1;
@@ -305,10 +327,11 @@ impl Machine {
     /// A frame's receive work is done: the driver took it off the ring and,
     /// with the stack, the protocol delivered it in the same poll (no
     /// backlog between them); without it, it is delivered once in memory.
-    fn rx_done(&mut self, now: Time, q: usize) {
+    pub(super) fn rx_done(&mut self, now: Time, q: usize) {
         let (frame, in_memory) = self.ring(q).take_rx(now).expect("an Rx poll step always has a frame");
         let at = if self.net.costs.stack { now } else { in_memory };
         self.deliver(frame.arrival, at, frame.bytes);
+        self.busy_wake();
         if let Some((t, s)) = self.net.workload.rx_serviced(now) {
             self.queue.schedule(t, Event::Feedback(s));
         }
