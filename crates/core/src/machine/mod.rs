@@ -10,19 +10,21 @@
 //! There is one [`Event`] enum, one completion scheme and one report. A
 //! hardware thread's next completion is a timer kept beside the queue (a
 //! preempted job's completion is overwritten instead of lingering in the
-//! heap); it takes a sequence number from the queue, so ties between timers
-//! and events break in scheduling order like any two events. A part the
+//! heap), in an indexed heap of every thread's timer (`timers.rs`); it takes
+//! a sequence number from the queue, so ties between timers and events break
+//! in scheduling order like any two events. A part the
 //! scenario does not select holds no state that the loop looks at: its events
 //! never occur.
 //!
 //! Files: `build.rs` (the machine from a scenario), `net.rs`, `delivery.rs`
-//! and `masking.rs` (each group of parts' state and events).
+//! and `masking.rs` (each group of parts' state and events), `timers.rs`.
 
 mod build;
 mod delivery;
 pub(crate) mod masking;
 mod net;
 mod report;
+mod timers;
 
 pub(crate) use delivery::Delivery;
 pub(crate) use masking::Masking;
@@ -82,7 +84,7 @@ pub struct Machine {
     pub(crate) queue: EventQueue<Event>,
     pub(crate) threads: Vec<Thread<Job>>,
     /// Each thread's next completion as an event key (`Key::MAX`: none).
-    timers: Vec<Key>,
+    timers: timers::Timers,
     pub(crate) end: Time,
     pub(crate) clock_mhz: f64,
     pub(crate) timeline: Timeline,
@@ -136,9 +138,9 @@ impl Machine {
             } else {
                 (last, same) = (now, 0);
             }
-            let (thread, key) = self.timers.iter().enumerate().min_by_key(|&(_, k)| *k).map_or((0, Key::MAX), |(i, &k)| (i, k));
+            let (thread, key) = self.timers.first();
             if key < self.queue.peek_key() {
-                self.timers[thread] = Key::MAX;
+                // `complete` sets this thread's timer again.
                 let now = self.queue.advance(key);
                 self.complete(now, thread);
                 continue;
@@ -176,8 +178,8 @@ impl Machine {
 
     /// A thread's job ended: the kernel decides what that activity does next.
     fn complete(&mut self, now: Time, thread: usize) {
-        let epoch = self.threads[thread].epoch();
-        let Some((level, job)) = self.threads[thread].complete(now, epoch, &mut self.timeline) else {
+        let Some((level, job)) = self.threads[thread].complete(now, &mut self.timeline) else {
+            self.timers.set(thread, Key::MAX);
             return;
         };
         let next = self.after(now, thread, level, job);
@@ -198,11 +200,12 @@ impl Machine {
     /// Lets `thread` pick what to run and arms its completion.
     pub(crate) fn dispatch(&mut self, thread: usize) {
         let now = self.queue.now();
-        if let Some((t, _)) = self.threads[thread].dispatch(now, &mut self.timeline) {
+        if let Some(t) = self.threads[thread].dispatch(now, &mut self.timeline) {
             // The End event (scheduled first) wins any tie at the end.
-            self.timers[thread] = if t <= self.end { self.queue.reserve_key(t) } else { Key::MAX };
+            let key = if t <= self.end { self.queue.reserve_key(t) } else { Key::MAX };
+            self.timers.set(thread, key);
         } else if self.threads[thread].running().is_none() {
-            self.timers[thread] = Key::MAX;
+            self.timers.set(thread, Key::MAX);
         }
     }
 
