@@ -200,9 +200,7 @@ impl<J: Copy + Label> Thread<J> {
             self.idle += elapsed;
             return;
         };
-        let Some(act) = self.slots[at(level)].active.as_mut() else {
-            unreachable!("running level {level} has no activity")
-        };
+        let Some(act) = self.slots[at(level)].active.as_mut() else { unreachable!("running level {level} has no activity") };
         let switch = elapsed.min(act.switch);
         act.switch -= switch;
         let entry = (elapsed - switch).min(act.overhead);
