@@ -1,99 +1,112 @@
-//! The hardware threads' completion timers: one key per thread (`Key::MAX`:
-//! none), kept in an indexed binary min-heap so that finding the earliest
-//! and moving one thread's timer cost `O(log threads)`, not a scan of every
+//! The hardware threads' completion timers: at most one key per thread, in
+//! an indexed binary min-heap, so that finding the earliest and setting or
+//! clearing one thread's timer cost `O(log set timers)`, not a scan of every
 //! thread on every event.
 //!
-//! Every thread always has a place in the heap (an unset timer is `Key::MAX`
-//! at the bottom), so setting a timer is one sift up or down and nothing is
-//! ever inserted or removed. Keys of set timers are unique (they carry the
-//! event queue's sequence number); among unset ones the order does not
-//! matter, since an unset timer never fires.
+//! Only set timers are in the heap: a thread with nothing to complete
+//! before the end of the run (idle, or a background job) costs nothing.
+//! Keys are unique (they carry the event queue's sequence number), so the
+//! order is total.
 
 use crate::engine::Key;
 
+/// Position of a thread whose timer is not set.
+const ABSENT: u32 = u32::MAX;
+
 pub(crate) struct Timers {
-    /// Thread ids in heap order: `keys[heap[0]]` is the smallest key.
-    heap: Vec<u32>,
-    /// Each thread's index in `heap`.
+    /// `(key, thread)` in heap order: `heap[0]` is the earliest.
+    heap: Vec<(Key, u32)>,
+    /// Each thread's index in `heap`, or `ABSENT`.
     pos: Vec<u32>,
-    /// Each thread's timer.
-    keys: Vec<Key>,
 }
 
 impl Timers {
     pub fn new(threads: usize) -> Self {
-        Self { heap: (0..threads as u32).collect(), pos: (0..threads as u32).collect(), keys: vec![Key::MAX; threads] }
+        Self { heap: Vec::with_capacity(threads), pos: vec![ABSENT; threads] }
     }
 
     /// The earliest timer and its thread (`(0, Key::MAX)`: none set).
     #[inline]
     pub fn first(&self) -> (usize, Key) {
-        match self.heap.first() {
-            Some(&t) => (t as usize, self.keys[t as usize]),
-            None => (0, Key::MAX),
-        }
+        self.heap.first().map_or((0, Key::MAX), |&(k, t)| (t as usize, k))
     }
 
     /// Sets `thread`'s timer to `key` (`Key::MAX` clears it). Inline up to
-    /// the test whether the heap must move, which with one thread it never does.
+    /// the test whether the heap must move, which with one timer it never does.
     #[inline(always)]
     pub fn set(&mut self, thread: usize, key: Key) {
-        let old = std::mem::replace(&mut self.keys[thread], key);
-        let i = self.pos[thread] as usize;
-        if key < old {
-            if i > 0 {
-                self.sift_up(i);
+        let i = self.pos[thread];
+        if i == ABSENT {
+            if key != Key::MAX {
+                self.insert(thread, key);
             }
-        } else if 2 * i + 1 < self.heap.len() {
-            self.sift_down(i);
+        } else if key == Key::MAX {
+            self.remove(i as usize);
+        } else {
+            let i = i as usize;
+            let old = std::mem::replace(&mut self.heap[i].0, key);
+            if self.heap.len() > 1 {
+                if key < old { self.sift_up(i) } else { self.sift_down(i) }
+            }
+        }
+    }
+
+    #[inline(never)]
+    fn insert(&mut self, thread: usize, key: Key) {
+        self.heap.push((key, thread as u32));
+        self.pos[thread] = (self.heap.len() - 1) as u32;
+        self.sift_up(self.heap.len() - 1);
+    }
+
+    #[inline(never)]
+    fn remove(&mut self, i: usize) {
+        let (_, thread) = self.heap.swap_remove(i);
+        self.pos[thread as usize] = ABSENT;
+        // The last timer moved into the hole: up or down from there.
+        if i < self.heap.len() {
+            self.pos[self.heap[i].1 as usize] = i as u32;
+            if i > 0 && self.heap[(i - 1) / 2].0 > self.heap[i].0 { self.sift_up(i) } else { self.sift_down(i) }
         }
     }
 
     #[inline(never)]
     fn sift_up(&mut self, mut i: usize) {
-        let t = self.heap[i];
-        let key = self.keys[t as usize];
+        let e = self.heap[i];
         while i > 0 {
             let parent = (i - 1) / 2;
-            let p = self.heap[parent];
-            if self.keys[p as usize] <= key {
+            if self.heap[parent].0 <= e.0 {
                 break;
             }
-            self.place(i, p);
+            self.place(i, self.heap[parent]);
             i = parent;
         }
-        self.place(i, t);
+        self.place(i, e);
     }
 
     #[inline(never)]
     fn sift_down(&mut self, mut i: usize) {
         let n = self.heap.len();
-        let t = self.heap[i];
-        let key = self.keys[t as usize];
+        let e = self.heap[i];
         loop {
             let left = 2 * i + 1;
             if left >= n {
                 break;
             }
             let right = left + 1;
-            let mut child = left;
-            if right < n && self.keys[self.heap[right] as usize] < self.keys[self.heap[left] as usize] {
-                child = right;
-            }
-            let c = self.heap[child];
-            if self.keys[c as usize] >= key {
+            let child = if right < n && self.heap[right].0 < self.heap[left].0 { right } else { left };
+            if self.heap[child].0 >= e.0 {
                 break;
             }
-            self.place(i, c);
+            self.place(i, self.heap[child]);
             i = child;
         }
-        self.place(i, t);
+        self.place(i, e);
     }
 
     #[inline]
-    fn place(&mut self, i: usize, thread: u32) {
-        self.heap[i] = thread;
-        self.pos[thread as usize] = i as u32;
+    fn place(&mut self, i: usize, e: (Key, u32)) {
+        self.heap[i] = e;
+        self.pos[e.1 as usize] = i as u32;
     }
 }
 
@@ -127,6 +140,7 @@ mod tests {
                 if want.1 != Key::MAX {
                     prop_assert_eq!(got.0, want.0);
                 }
+                prop_assert_eq!(timers.heap.len(), model.iter().filter(|&&k| k != Key::MAX).count());
             }
         }
     }
