@@ -242,16 +242,32 @@ impl<J: Copy + Label> Thread<J> {
         Some((level, act.work.job))
     }
 
-    /// After [`Thread::complete`]: the activity at `level` goes on with `next`
-    /// (no new entry cost), or, given `None`, takes the next work queued at a
-    /// software-interrupt level in the same activation (a softirq loop), or
-    /// ends and frees its context.
+    /// After [`Thread::complete`] at `now`: the activity at `level` goes on
+    /// with `next` (no new entry cost), or, given `None`, takes the next work
+    /// queued at a software-interrupt level in the same activation (a softirq
+    /// loop), or ends and frees its context.
+    ///
+    /// When the activity goes on and nothing waits above it, nothing else
+    /// can run: its completion time is returned at once and armed, and no
+    /// [`Thread::dispatch`] is needed. `None`: the caller must dispatch.
     #[inline]
-    pub fn proceed(&mut self, level: Level, next: Option<Work<J>>) {
+    pub fn proceed(&mut self, now: Time, level: Level, next: Option<Work<J>>) -> Option<Time> {
         let next = next.or_else(|| if level == SOFT { self.pop_pending(level) } else { None });
         let slot = &mut self.slots[at(level)];
+        // The running activity changed (or restarts): completion must be re-armed.
+        self.armed = false;
         match next {
-            Some(work) => slot.active = Some(Active { work, switch: 0, overhead: 0, remaining: work.cycles }),
+            Some(work) => {
+                slot.active = Some(Active { work, switch: 0, overhead: 0, remaining: work.cycles });
+                self.running = Some(level);
+                // The running level is the top started one; only waiting work above it could preempt.
+                debug_assert_eq!(31 - self.started.leading_zeros(), u32::from(level));
+                if self.waiting >> level >> 1 != 0 {
+                    return None;
+                }
+                self.armed = true;
+                Some(now.saturating_add(work.cycles))
+            }
             None => {
                 slot.active = None;
                 self.started &= !(1 << level);
@@ -260,12 +276,8 @@ impl<J: Copy + Label> Thread<J> {
                     self.live[ctx] = None;
                 }
                 self.running = None;
+                None
             }
-        }
-        // The running activity changed (or restarts): completion must be re-armed.
-        self.armed = false;
-        if next.is_some() {
-            self.running = Some(level);
         }
     }
 

@@ -184,7 +184,12 @@ impl Machine {
         };
         let next = self.after(now, thread, level, job);
         let next = next.map(|j| self.work(j));
-        self.threads[thread].proceed(level, next);
+        if let Some(t) = self.threads[thread].proceed(now, level, next) {
+            // An interrupt's exit ends its activity (it runs at an interrupt level).
+            debug_assert!(!job.ends_interrupt());
+            self.arm(thread, t);
+            return;
+        }
         if next.is_none() && job.ends_interrupt() {
             self.interrupt_done(thread);
         }
@@ -201,12 +206,18 @@ impl Machine {
     pub(crate) fn dispatch(&mut self, thread: usize) {
         let now = self.queue.now();
         if let Some(t) = self.threads[thread].dispatch(now, &mut self.timeline) {
-            // The End event (scheduled first) wins any tie at the end.
-            let key = if t <= self.end { self.queue.reserve_key(t) } else { Key::MAX };
-            self.timers.set(thread, key);
+            self.arm(thread, t);
         } else if self.threads[thread].running().is_none() {
             self.timers.set(thread, Key::MAX);
         }
+    }
+
+    /// Sets `thread`'s timer to its completion at `t`.
+    #[inline(always)]
+    fn arm(&mut self, thread: usize, t: Time) {
+        // The End event (scheduled first) wins any tie at the end.
+        let key = if t <= self.end { self.queue.reserve_key(t) } else { Key::MAX };
+        self.timers.set(thread, key);
     }
 
     /// The scenario's name (its file), for errors.
