@@ -122,21 +122,23 @@ impl Machine {
     }
 
     fn event_loop(&mut self, monitor: &mut dyn crate::Monitor) -> Result<()> {
+        // The time at the last poll, and how many polls since found it unchanged.
         let (mut last, mut same) = (0, 0u64);
         loop {
             self.events += 1;
-            // Time must advance: a loop of zero-cycle work would run forever.
-            let now = self.queue.now();
-            if crate::monitor::due(self.events) && !monitor.poll(now, self.end) {
-                return Err(crate::Error::Cancelled { file: self.name.clone(), at: now });
-            }
-            if now == last {
-                same += 1;
-                if same > STALL_EVENTS {
-                    return Err(crate::Error::Stalled { file: self.name.clone(), at: now, events: same });
+            if crate::monitor::due(self.events) {
+                let now = self.queue.now();
+                if !monitor.poll(now, self.end) {
+                    return Err(crate::Error::Cancelled { file: self.name.clone(), at: now });
                 }
-            } else {
-                (last, same) = (now, 0);
+                // Time must advance: a loop of zero-cycle work would run
+                // forever. Time never goes back, so an unchanged time at two
+                // polls means every event between was at that instant.
+                same = if now == last { same + 1 } else { 0 };
+                last = now;
+                if same * crate::monitor::POLL_EVERY > STALL_EVENTS {
+                    return Err(crate::Error::Stalled { file: self.name.clone(), at: now, events: same * crate::monitor::POLL_EVERY });
+                }
             }
             let (thread, key) = self.timers.first();
             if key < self.queue.peek_key() {
