@@ -258,7 +258,7 @@ impl Machine {
         }
         // The job completes now, through the loop like any completion.
         self.threads[t].end_work(now, &mut self.timeline);
-        self.timers[t] = self.queue.reserve_key(now);
+        self.timers.set(t, self.queue.reserve_key(now));
     }
 
     /// What an activity of code on `thread` does after its code returned:
@@ -296,7 +296,7 @@ impl Machine {
         if activity == Activity::App && code.app_blocked.is_some() {
             // The application waits in its receive call: its turn ends at once.
             self.threads[t].end_work(now, &mut self.timeline);
-            self.timers[t] = self.queue.reserve_key(now + pending);
+            self.timers.set(t, self.queue.reserve_key(now + pending));
             return;
         }
         if activity == Activity::BottomHalf {
