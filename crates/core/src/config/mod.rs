@@ -13,7 +13,7 @@ mod docs;
 mod load;
 pub mod params;
 mod parts;
-mod sections;
+pub(crate) mod sections;
 mod workload;
 
 pub use docs::{markdown, parts_json};
@@ -57,6 +57,8 @@ pub struct Scenario {
     pub irq_path: crate::delivery::IrqPathConfig,
     /// Interrupt sources beside the NIC.
     pub sources: crate::delivery::SourcesConfig,
+    /// The kernel's network software as code on execution-driven cores.
+    pub code: crate::code::CodeConfig,
     /// The NAPI path (`irq_path.kind = "napi"`).
     pub napi: crate::kernel::napi::NapiConfig,
     /// The NIC's receive-interrupt coalescing.
@@ -96,6 +98,8 @@ struct Selected<'s> {
     #[serde(skip_serializing_if = "Option::is_none")]
     sources: Option<&'s crate::delivery::SourcesConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    code: Option<&'s crate::code::CodeConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     napi: Option<&'s crate::kernel::napi::NapiConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
     coalesce: Option<&'s crate::device::coalesce::CoalesceConfig>,
@@ -130,6 +134,13 @@ impl Scenario {
                     parts.remove(part);
                 }
             }
+            // Code replaces the abstract driver, stack and application.
+            let code = self.code.selected();
+            for (part, idle) in [(Part::Code, !code), (Part::Driver, code), (Part::Stack, code), (Part::App, code)] {
+                if idle {
+                    parts.remove(part);
+                }
+            }
         }
         parts
     }
@@ -155,6 +166,7 @@ impl Scenario {
             bus: pick(Part::Bus).then_some(&self.bus),
             irq_path: pick(Part::IrqPath).then_some(&self.irq_path),
             sources: pick(Part::Sources).then_some(&self.sources),
+            code: pick(Part::Code).then_some(&self.code),
             napi: pick(Part::Napi).then_some(&self.napi),
             coalesce: pick(Part::Coalesce).then_some(&self.coalesce),
             rss: pick(Part::Rss).then_some(&self.rss),

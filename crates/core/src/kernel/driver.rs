@@ -41,6 +41,9 @@ impl Machine {
     #[inline(always)]
     pub(crate) fn land(&mut self, now: Time, bytes: u32) {
         self.timeline.mark(now, "frame received");
+        if self.code.is_some() {
+            return self.code_land(now, bytes);
+        }
         if self.net.rss.is_some() {
             return self.rss_land(now, bytes);
         }

@@ -36,6 +36,8 @@ pub enum Job {
     Net(NetJob),
     Irq(IrqJob),
     Mask(MaskJob),
+    /// An activity that is code: it runs until its entry returns.
+    Code(crate::code::Activity),
     Napi(NapiJob),
 }
 
@@ -54,6 +56,7 @@ impl Label for Job {
             Job::Net(j) => j.label(),
             Job::Irq(j) => j.label(),
             Job::Mask(j) => j.label(),
+            Job::Code(a) => a.label(),
             Job::Napi(j) => j.label(),
         }
     }
@@ -63,6 +66,7 @@ impl Label for Job {
             Job::Net(j) => j.args(),
             Job::Irq(j) => j.args(),
             Job::Mask(j) => j.args(),
+            Job::Code(_) => [None, None],
             Job::Napi(j) => j.args(),
         }
     }
@@ -76,6 +80,7 @@ impl Machine {
             Job::Net(j) => self.net.costs.work(j),
             Job::Irq(j) => self.irq_work(j),
             Job::Mask(j) => self.mask_work(j),
+            Job::Code(a) => Work { job, cycles: crate::code::UNTIL_RETURN, bin: a.bin() },
             Job::Napi(j) => self.napi_work(j),
         }
     }
@@ -88,6 +93,7 @@ impl Machine {
             Job::Net(j) => self.net_after(now, thread, level, j),
             Job::Irq(j) => self.irq_after(now, thread, j),
             Job::Mask(j) => self.mask_after(now, level, j),
+            Job::Code(a) => self.code_after(thread, a),
             Job::Napi(j) => self.napi_after(now, thread, j),
         }
     }
