@@ -110,3 +110,11 @@ def test_dim_follows_the_load():
     assert len(d["changes"]) > 2
     per_frame = [p["interrupts_per_s"] / p["rate_per_s"] for p in d["phases"]]
     assert per_frame[1] < per_frame[0] and per_frame[3] < per_frame[2], per_frame
+
+
+def test_rps_spreads_one_queue():
+    rows = livelock.rps(fine=False)
+    tput = [r["delivered_per_s"] for r in rows]
+    assert all(b > a for a, b in zip(tput, tput[1:])), tput
+    assert rows[0]["remote_share"] == 0.0 and rows[-1]["remote_share"] > 0.9
+    assert tput[-1] > 0.95 * livelock.RPS_SETS["workload.rate_per_s"]

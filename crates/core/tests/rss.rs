@@ -73,3 +73,22 @@ fn unsupported_combinations_are_refused() {
     let e = Scenario::from_file(&path(), &o).expect_err("refused").to_string();
     assert!(e.contains("only used when `rss.kind` is `toeplitz`"), "{e}");
 }
+
+/// RPS: one queue's CPU runs the driver's part and hands each frame to its
+/// flow's CPU, whose backlog runs the protocol; the protocol's load spreads.
+#[test]
+fn rps_spreads_the_protocol_over_cpus() {
+    let at = |rps: &str| run(&["rss.queues=1", rps, "stack.enabled=true", "driver.isr_rx_done_cycles=1000", "workload.rate_per_s=400000", "run.duration_ms=5"]);
+    let (one, spread) = (at("rss.rps_cpus=0"), at("rss.rps_cpus=8"));
+    assert!(m(&spread, "rx_delivered") > 3.0 * m(&one, "rx_delivered"), "{} vs {}", m(&spread, "rx_delivered"), m(&one, "rx_delivered"));
+    assert!(m(&spread, "rps_remote_frames") > 0.8 * m(&spread, "rx_delivered"));
+    let busy = polled(&spread);
+    assert!(busy[..8].iter().all(|&c| c > 0) && busy[8..].iter().all(|&c| c == 0), "{busy:?}");
+    let again = at("rss.rps_cpus=8");
+    assert_eq!(spread.metrics, again.metrics);
+    for (sets, key) in [(&["rss.rps_cpus=17"][..], "rss.rps_cpus"), (&["rss.rps_cpus=4"], "stack.enabled")] {
+        let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
+        let e = Scenario::from_file(&path(), &o).expect_err("refused").to_string();
+        assert!(e.contains("rss.rps_cpus") && e.contains(if key == "stack.enabled" { "stack.enabled" } else { "cpu.threads" }), "{e}");
+    }
+}

@@ -202,6 +202,30 @@ def rss(fine: bool | None = None) -> list[dict[str, float | str]]:
     return out
 
 
+# RPS on one queue: the receiving machine's stack on, a 1,000-cycle driver part.
+RPS_SETS = {"rss.queues": 1, "stack.enabled": True, "driver.isr_rx_done_cycles": 1000, "workload.rate_per_s": 400_000.0}
+
+
+def rps(fine: bool | None = None) -> list[dict[str, float]]:
+    """One RSS queue with RPS over 0-16 CPUs: delivered frames/s, the share
+    handed to another CPU, and the busiest CPU's load."""
+    fine = _fine() if fine is None else fine
+    out = []
+    for cpus in (0, 2, 4, 8, 16):
+        r = api.run("livelock/rss", {**RPS_SETS, "rss.rps_cpus": cpus, "run.duration_ms": 50.0 if fine else 10.0})
+        m, b = r.metrics, r.bins
+        load = ((b["interrupt"] + b["bottom_half"] + b["overhead"]) / m["sim_cycles"]).tolist()
+        out.append(
+            {
+                "rps_cpus": cpus,
+                "delivered_per_s": m["rx_delivered"] / m["sim_seconds"],
+                "remote_share": m["rps_remote_frames"] / max(m["rx_delivered"], 1),
+                "busiest_core": max(load),
+            }
+        )
+    return out
+
+
 def rss_figure(path: Path) -> None:
     from irqsim.plot import pyplot, save_figure
 

@@ -39,6 +39,7 @@ pub struct RssConfig {
     pub queues: u32,
     pub flows: u32,
     pub flow_skew: f64,
+    pub rps_cpus: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -57,7 +58,21 @@ impl RssConfig {
             .when("rss.kind", TOEPLITZ),
         Param::int("flows", "", d("1024"), 1, 65_536, "flows in the workload's mix (IPv4 UDP 4-tuples drawn from `run.seed`)").when("rss.kind", TOEPLITZ),
         Param::float("flow_skew", "", d("0.0"), false, 0.0, 10.0, "Zipf exponent of the flows' shares: 0 uniform, 1 the classic Zipf").when("rss.kind", TOEPLITZ),
+        Param::int(
+            "rps_cpus",
+            "",
+            d("0"),
+            0,
+            64,
+            "RPS: the polling CPU runs only the driver's part of a frame and hands it to CPU ⌊hash × rps_cpus / 2³²⌋'s backlog for the protocol; 0: off",
+        )
+        .when("rss.kind", TOEPLITZ),
     ];
+
+    /// Whether RPS steers frames to other CPUs' backlogs.
+    pub fn rps(&self) -> bool {
+        self.active() && self.rps_cpus > 0
+    }
 
     pub fn active(&self) -> bool {
         self.kind == RssKind::Toeplitz
@@ -89,6 +104,12 @@ pub fn check(s: &crate::config::Scenario) -> Result<(), (String, String)> {
     if s.coalesce.active() {
         return err("per-queue interrupt coalescing is not modelled: remove [coalesce] or RSS".into());
     }
+    if c.rps_cpus as usize > s.cpu.threads {
+        return Err(("rss.rps_cpus".into(), format!("{} CPUs do not exist (cpu.threads = {})", c.rps_cpus, s.cpu.threads)));
+    }
+    if c.rps_cpus > 0 && !s.stack.enabled {
+        return Err(("rss.rps_cpus".into(), "RPS hands the protocol's part to other CPUs: needs stack.enabled = true".into()));
+    }
     Ok(())
 }
 
@@ -111,8 +132,11 @@ pub fn toeplitz(key: &[u8], input: &[u8]) -> u32 {
 
 /// The multi-queue receive side of the NIC.
 pub struct Rss {
-    /// Each flow's queue, from its hash through the table.
+    /// Each flow's queue, from its hash through the table, and its hash.
     flow_queue: Vec<u8>,
+    flow_hash: Vec<u32>,
+    /// The flow of each frame waiting in each ring, oldest first.
+    waiting_flows: Vec<std::collections::VecDeque<u32>>,
     /// Cumulative shares of the flows (the last is 1).
     cdf: Vec<f64>,
     rng: Pcg64Mcg,
@@ -126,30 +150,46 @@ impl Rss {
     pub fn new(c: &RssConfig, seed: u64, ring: impl Fn() -> Nic) -> Self {
         let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x5253_5300);
         let table: Vec<u8> = (0..TABLE).map(|i| (i % c.queues as usize) as u8).collect();
-        let flow_queue = (0..c.flows)
+        let flow_hash: Vec<u32> = (0..c.flows)
             .map(|_| {
                 let (src, dst): ([u8; 4], [u8; 4]) = ([10, rng.random(), rng.random(), rng.random()], [192, 168, 1, 1]);
                 let (sport, dport): (u16, u16) = (rng.random_range(1024..=65535), 9);
                 let tuple: Vec<u8> = src.iter().chain(&dst).copied().chain(sport.to_be_bytes()).chain(dport.to_be_bytes()).collect();
-                table[toeplitz(&KEY, &tuple) as usize % TABLE]
+                toeplitz(&KEY, &tuple)
             })
             .collect();
+        let flow_queue = flow_hash.iter().map(|&h| table[h as usize % TABLE]).collect();
         let weights: Vec<f64> = (1..=c.flows).map(|k| f64::from(k).powf(-c.flow_skew)).collect();
         let total: f64 = weights.iter().sum();
         let mut acc = 0.0;
         let mut cdf: Vec<f64> = weights.iter().map(|w| (acc += w / total, acc).1).collect();
         *cdf.last_mut().expect("at least one flow") = 1.0;
         let queues = c.queues as usize;
-        Self { flow_queue, cdf, rng, rings: (0..queues).map(|_| ring()).collect(), irq_off: vec![false; queues], frames: vec![0; queues] }
+        Self {
+            flow_queue,
+            flow_hash,
+            waiting_flows: vec![std::collections::VecDeque::new(); queues],
+            cdf,
+            rng,
+            rings: (0..queues).map(|_| ring()).collect(),
+            irq_off: vec![false; queues],
+            frames: vec![0; queues],
+        }
     }
 
-    /// The queue of the next frame: its flow drawn from the mix, hashed.
-    pub fn steer(&mut self) -> usize {
+    /// The queue and flow of the next frame: its flow drawn from the mix, hashed.
+    pub fn steer(&mut self) -> (usize, u32) {
         let u: f64 = self.rng.random();
         let flow = self.cdf.partition_point(|&c| c < u).min(self.cdf.len() - 1);
         let q = self.flow_queue[flow] as usize;
         self.frames[q] += 1;
-        q
+        (q, flow as u32)
+    }
+
+    /// The hash of the flow of the frame leaving ring `q` (its oldest).
+    pub fn take_hash(&mut self, q: usize) -> u32 {
+        let flow = self.waiting_flows[q].pop_front().expect("a frame leaving a ring has its flow");
+        self.flow_hash[flow as usize]
     }
 
     /// Frames waiting in all rings.
@@ -168,8 +208,9 @@ impl Machine {
     }
 
     /// Whether queue `q`'s interrupt is disabled.
+    /// (An RPS backlog, past the rings, has no interrupt: always off.)
     pub(crate) fn queue_irq_off(&self, q: usize) -> bool {
-        self.net.rss.as_ref().map_or(self.net.irq_posted, |r| r.irq_off[q])
+        self.net.rss.as_ref().map_or(self.net.irq_posted, |r| r.irq_off.get(q).copied().unwrap_or(true))
     }
 
     pub(crate) fn queue_irq_enable(&mut self, q: usize) {
@@ -196,7 +237,7 @@ impl Machine {
     #[inline(never)]
     pub(crate) fn rss_land(&mut self, now: Time, bytes: u32) {
         let r = self.net.rss.as_mut().expect("RSS landing needs RSS");
-        let q = r.steer();
+        let (q, flow) = r.steer();
         if r.rings[q].receive(now, bytes) == Accept::Dropped {
             self.net.counters.rx_dropped_nic += 1;
             let retry = r.rings[q].next_release().unwrap_or(now + 1).max(now + 1);
@@ -205,6 +246,7 @@ impl Machine {
             }
             return;
         }
+        r.waiting_flows[q].push_back(flow);
         self.rss_raise(q);
     }
 
@@ -242,7 +284,7 @@ mod tests {
     #[test]
     fn uniform_flows_spread_and_skewed_ones_concentrate() {
         let ring = || Nic::new(1 << 20, 1, 1.0, 1.0, 1.0);
-        let c = |skew| RssConfig { kind: RssKind::Toeplitz, queues: 8, flows: 1024, flow_skew: skew };
+        let c = |skew| RssConfig { kind: RssKind::Toeplitz, queues: 8, flows: 1024, flow_skew: skew, rps_cpus: 0 };
         let mut uniform = Rss::new(&c(0.0), 1, ring);
         let mut skewed = Rss::new(&c(1.5), 1, ring);
         for _ in 0..80_000 {

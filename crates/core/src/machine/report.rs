@@ -77,7 +77,7 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     let s = m.end as f64 / (m.clock_mhz * 1e6);
     // Frames code holds: on the ring, in the socket, queued to send.
     let (held, software) = m.code.as_ref().map_or((0, 0), |k| (k.sys.devices.frames.len() as u64, k.dropped_software));
-    let rx_in_flight = n.nic.rx_waiting() as u64 + n.rss.as_ref().map_or(0, |r| r.waiting()) + c.rx_in_stack + n.wire_waiting + held;
+    let rx_in_flight = n.nic.rx_waiting() as u64 + n.rss.as_ref().map_or(0, |r| r.waiting()) + n.napi.as_ref().map_or(0, |x| x.backlogged()) + c.rx_in_stack + n.wire_waiting + held;
     let sending = m.code.as_ref().map_or(0, |k| k.tx_busy.iter().filter(|&&b| b).count() as u64);
     let tx_in_flight = n.nic.tx_in_flight() as u64 + c.tx_in_stack + sending;
     let mut metrics = named([
@@ -258,5 +258,6 @@ fn napi(n: &crate::kernel::napi::Napi, laws: &mut Vec<Law>) -> Metrics {
         ("napi_deferred", c.deferred as f64),
         ("napi_busy_poll_frames", n.busy.as_ref().map_or(0, |b| b.frames) as f64),
         ("napi_busy_poll_sleeps", n.busy.as_ref().map_or(0, |b| b.sleeps) as f64),
+        ("rps_remote_frames", n.rps.as_ref().map_or(0, |r| r.remote) as f64),
     ])
 }

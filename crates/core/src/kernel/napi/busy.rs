@@ -87,7 +87,7 @@ impl Machine {
     /// The receiver's next step after `job`.
     pub(super) fn busy_after(&mut self, now: Time, job: Job) -> Option<Job> {
         if job == Job::BusyRx {
-            self.rx_done(now, 0);
+            self.rx_done(now, 0, 0);
             let b = self.busy();
             (b.frames, b.batch) = (b.frames + 1, b.batch + 1);
             if b.batch < b.budget && self.net.nic.rx_waiting() > 0 {

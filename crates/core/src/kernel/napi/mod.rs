@@ -44,6 +44,7 @@
 
 mod busy;
 mod config;
+mod rps;
 
 pub use config::NapiConfig;
 
@@ -149,13 +150,18 @@ pub struct Napi {
     cpus: Vec<Softirq>,
     /// The busy-polling receiver (`busy_poll_usecs` > 0).
     pub busy: Option<busy::Busy>,
+    /// Instances of the NIC's queues; past them, each CPU's RPS backlog.
+    device_queues: usize,
+    pub rps: Option<rps::Rps>,
     pub counters: Counters,
 }
 
 impl Napi {
     pub fn new(s: &crate::config::Scenario) -> Self {
         let c = &s.napi;
-        let queues = s.rss.vectors() as usize;
+        let device_queues = s.rss.vectors() as usize;
+        let rps = s.rss.rps().then(|| rps::Rps::new(s.rss.rps_cpus, s.cpu.threads, s.stack.backlog_packets));
+        let queues = device_queues + rps.as_ref().map_or(0, |_| s.cpu.threads);
         Self {
             weight: u64::from(c.weight),
             budget: u64::from(c.budget),
@@ -166,6 +172,8 @@ impl Napi {
             softirq_cycles: if c.threaded { c.thread_wakeup_cycles } else { s.irq_path.softirq_entry_cycles },
             threaded: c.threaded,
             busy: busy::Busy::new(c, s.cycles_per_us()),
+            device_queues,
+            rps,
             scheduled: vec![false; queues],
             poll_frames: vec![0; queues],
             home: vec![0; queues],
@@ -181,6 +189,16 @@ impl Napi {
 impl Napi {
     pub fn is_scheduled(&self, q: usize) -> bool {
         self.scheduled[q]
+    }
+
+    /// Instances of the NIC's receive queues (RPS backlogs come after).
+    pub fn device_queues(&self) -> usize {
+        self.device_queues
+    }
+
+    /// Frames waiting in RPS backlogs.
+    pub fn backlogged(&self) -> u64 {
+        self.rps.as_ref().map_or(0, rps::Rps::waiting)
     }
 }
 
@@ -220,10 +238,7 @@ impl Machine {
             Job::Softirq => self.napi().softirq_cycles,
             Job::Poll { .. } => self.napi().poll_cycles,
             Job::Tx => self.net.costs.work(super::NetJob::PollTx).cycles,
-            Job::Rx { q } => {
-                let bytes = self.ring(q as usize).next_rx_bytes();
-                self.net.costs.napi_rx_cycles(bytes)
-            }
+            Job::Rx { q } => self.rx_cycles(q as usize),
             Job::Complete { .. } => self.napi().complete_cycles,
             Job::BusySpin | Job::BusyRx => return self.busy_work(job),
         };
@@ -257,7 +272,7 @@ impl Machine {
                 self.poll_step(now, cpu, 0)?
             }
             Job::Rx { q } => {
-                self.rx_done(now, q as usize);
+                self.rx_done(now, cpu, q as usize);
                 let n = self.napi();
                 n.poll_frames[q as usize] += 1;
                 n.cpus[cpu].run_frames += 1;
@@ -284,7 +299,7 @@ impl Machine {
             return Some(Job::Tx);
         }
         let (frames, weight) = (self.napi().poll_frames[q as usize], self.napi().weight);
-        if frames < weight && self.ring(q as usize).rx_waiting() > 0 {
+        if frames < weight && self.waiting(q as usize) > 0 {
             return Some(Job::Rx { q });
         }
         let n = self.napi();
@@ -315,6 +330,32 @@ impl Machine {
         Some(Job::Poll { q })
     }
 
+    /// Frames waiting for instance `q`: in its ring, or its CPU's backlog.
+    fn waiting(&mut self, q: usize) -> u64 {
+        let n = self.napi();
+        match &n.rps {
+            Some(r) if q >= n.device_queues => r.backlogs[q - n.device_queues].len() as u64,
+            _ => self.ring(q).rx_waiting() as u64,
+        }
+    }
+
+    /// The cycles of instance `q`'s next frame: the driver's and the
+    /// protocol's, or with RPS the driver's on the ring and the protocol's
+    /// on the backlog.
+    fn rx_cycles(&mut self, q: usize) -> u64 {
+        let n = self.napi();
+        let base = n.device_queues;
+        if let Some(r) = &n.rps {
+            if q >= base {
+                let bytes = r.backlogs[q - base].front().map_or(0, |f| f.1);
+                return self.net.costs.stack_rx_cycles(bytes);
+            }
+            return self.net.costs.driver_rx_cycles();
+        }
+        let bytes = self.ring(q).next_rx_bytes();
+        self.net.costs.napi_rx_cycles(bytes)
+    }
+
     /// The deferral timer of queue `q` expires: its instance is scheduled
     /// again, with its interrupt still masked.
     #[inline(never)]
@@ -327,11 +368,24 @@ impl Machine {
     /// A frame's receive work is done: the driver took it off the ring and,
     /// with the stack, the protocol delivered it in the same poll (no
     /// backlog between them); without it, it is delivered once in memory.
-    pub(super) fn rx_done(&mut self, now: Time, q: usize) {
+    /// With RPS the driver hands the frame to its flow's CPU instead, and an
+    /// RPS backlog's step is the protocol's part, then the delivery.
+    pub(super) fn rx_done(&mut self, now: Time, cpu: usize, q: usize) {
+        let base = self.napi().device_queues;
+        if q >= base {
+            let rps = self.napi().rps.as_mut().expect("backlogs exist with RPS");
+            let (arrival, bytes) = rps.backlogs[q - base].pop_front().expect("a backlog step always has a frame");
+            self.deliver(arrival, now, bytes);
+            return;
+        }
         let (frame, in_memory) = self.ring(q).take_rx(now).expect("an Rx poll step always has a frame");
-        let at = if self.net.costs.stack { now } else { in_memory };
-        self.deliver(frame.arrival, at, frame.bytes);
-        self.busy_wake();
+        if self.napi().rps.is_some() {
+            self.rps_enqueue(cpu, q, frame.arrival, frame.bytes);
+        } else {
+            let at = if self.net.costs.stack { now } else { in_memory };
+            self.deliver(frame.arrival, at, frame.bytes);
+            self.busy_wake();
+        }
         if let Some((t, s)) = self.net.workload.rx_serviced(now) {
             self.queue.schedule(t, Event::Feedback(s));
         }
@@ -345,6 +399,14 @@ impl Machine {
         n.scheduled[q] = false;
         n.cpus[cpu].list.retain(|&x| x as usize != q);
         n.counters.completes += 1;
+        if q >= n.device_queues {
+            // An RPS backlog: no interrupt; frames enqueued meanwhile reschedule it.
+            if self.waiting(q) > 0 {
+                self.napi_schedule(cpu, q);
+            }
+            return;
+        }
+        let n = self.napi();
         if n.poll_frames[q] > 0 {
             n.defer_left[q] = n.defer_hard_irqs;
         }
@@ -359,7 +421,7 @@ impl Machine {
         }
         self.dim_sample();
         self.queue_irq_enable(q);
-        let waiting = self.ring(q).rx_waiting() as u64;
+        let waiting = self.waiting(q);
         if waiting == 0 && !(q == 0 && self.net.nic.tx_done_pending) {
             return;
         }
