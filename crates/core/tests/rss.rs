@@ -1,7 +1,8 @@
 //! Receive-side scaling: each queue's vector reaches its own core, frames
 //! are conserved and no queue's interrupt is enabled while it is polled,
-//! skew concentrates load, throughput scales with queues, and the
-//! unsupported combinations are refused naming `rss.kind`.
+//! skew concentrates load, throughput scales with queues, each queue
+//! coalesces on its own, and the unsupported combinations are refused
+//! naming `rss.kind`.
 
 use irqsim_core::cpu::Bin;
 use irqsim_core::{Record, Report, Scenario, parse_override, simulate};
@@ -64,7 +65,7 @@ fn runs_are_deterministic() {
 
 #[test]
 fn unsupported_combinations_are_refused() {
-    for sets in [&["irq_path.kind=\"linux\""][..], &["intc.kind=\"ioapic\""], &["intc.kind=\"msi\"", "rss.queues=3"], &["coalesce.rx_usecs=10"]] {
+    for sets in [&["irq_path.kind=\"linux\""][..], &["intc.kind=\"ioapic\""], &["intc.kind=\"msi\"", "rss.queues=3"], &["coalesce.adaptive_rx=true"]] {
         let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
         let e = Scenario::from_file(&path(), &o).expect_err("refused").to_string();
         assert!(e.contains("rss.kind") && !e.contains('\n'), "{sets:?}: {e}");
@@ -91,4 +92,16 @@ fn rps_spreads_the_protocol_over_cpus() {
         let e = Scenario::from_file(&path(), &o).expect_err("refused").to_string();
         assert!(e.contains("rss.rps_cpus") && e.contains(if key == "stack.enabled" { "stack.enabled" } else { "cpu.threads" }), "{e}");
     }
+}
+
+/// Each queue coalesces its own interrupt: fewer interrupts, every frame
+/// delivered, and every queue's core polled.
+#[test]
+fn each_queue_coalesces_on_its_own() {
+    let at = |usecs: &str, frames: &str| run(&["rss.queues=4", usecs, frames, "workload.rate_per_s=500000", "run.duration_ms=5"]);
+    let (plain, coalesced) = (at("coalesce.rx_usecs=0", "coalesce.rx_frames=1"), at("coalesce.rx_usecs=50", "coalesce.rx_frames=0"));
+    assert!(m(&coalesced, "interrupts") < 0.3 * m(&plain, "interrupts"));
+    assert_eq!(m(&coalesced, "coalesce_timer_interrupts"), m(&coalesced, "interrupts"));
+    assert_eq!(m(&coalesced, "rx_delivered") + m(&coalesced, "rx_in_flight"), m(&coalesced, "rx_offered"));
+    assert!(polled(&coalesced)[..4].iter().all(|&c| c > 0));
 }

@@ -135,7 +135,7 @@ impl Coalesce {
             return Then::Interrupt;
         }
         if self.usecs > 0 && (self.armed.is_none() || self.restart) {
-            self.generation = self.generation.wrapping_add(1);
+            self.generation = (self.generation + 1) & ((1 << GENERATION_BITS) - 1);
             self.armed = Some(self.generation);
             return Then::Arm(self.generation);
         }
@@ -155,17 +155,34 @@ impl Coalesce {
     }
 }
 
+/// A timer event's tag: the queue in the top 8 bits, the generation below.
+const GENERATION_BITS: u32 = 24;
+
 impl Machine {
-    /// `frames` landed (or wait at a re-enable) while the NIC's interrupt
-    /// is enabled: interrupt now, arm the timer, or wait.
-    pub(crate) fn coalesce_count(&mut self, frames: u64) {
-        let Some(c) = self.net.coalesce.as_mut() else { return };
+    /// Queue `q`'s coalescing (one per RSS queue, or the NIC's own).
+    fn coalescer(&mut self, q: usize) -> Option<&mut Coalesce> {
+        match &mut self.net.rss {
+            Some(r) => r.coalesce.get_mut(q),
+            None => self.net.coalesce.as_mut(),
+        }
+    }
+
+    /// Queue `q`'s interrupt fires.
+    fn coalesced_interrupt(&mut self, q: usize) {
+        if self.net.rss.is_some() { self.rss_raise(q) } else { self.raise_nic_irq() }
+    }
+
+    /// `frames` landed in queue `q` (or wait there at a re-enable) while
+    /// its interrupt is enabled: interrupt now, arm the timer, or wait.
+    pub(crate) fn coalesce_count(&mut self, q: usize, frames: u64) {
+        let now = self.queue.now();
+        let Some(c) = self.coalescer(q) else { return };
         match c.count(frames) {
-            Then::Interrupt => self.raise_nic_irq(),
+            Then::Interrupt => self.coalesced_interrupt(q),
             Then::Arm(generation) => {
-                let at = self.queue.now() + c.usecs;
+                let at = now + c.usecs;
                 if at < self.end {
-                    self.queue.schedule(at, Event::CoalesceTimer(generation));
+                    self.queue.schedule(at, Event::CoalesceTimer((q as u32) << GENERATION_BITS | generation));
                 }
             }
             Then::Wait => {}
@@ -187,17 +204,19 @@ impl Machine {
         }
     }
 
-    /// The coalescing timer of `generation` expires.
+    /// The coalescing timer `tag` (queue and generation) expires.
     #[inline(never)]
-    pub(crate) fn coalesce_timer(&mut self, _now: Time, generation: u32) {
-        let Some(c) = self.net.coalesce.as_mut() else { return };
-        if c.armed != Some(generation) {
+    pub(crate) fn coalesce_timer(&mut self, _now: Time, tag: u32) {
+        let q = (tag >> GENERATION_BITS) as usize;
+        let off = self.queue_irq_off(q);
+        let Some(c) = self.coalescer(q) else { return };
+        if c.armed != Some(tag & ((1 << GENERATION_BITS) - 1)) {
             return;
         }
         c.armed = None;
-        if c.counted > 0 && !self.net.irq_posted {
+        if c.counted > 0 && !off {
             c.timer_interrupts += 1;
-            self.raise_nic_irq();
+            self.coalesced_interrupt(q);
         }
     }
 }

@@ -101,8 +101,8 @@ pub fn check(s: &crate::config::Scenario) -> Result<(), (String, String)> {
     if s.intc.kind == IntcKind::Msi && !c.queues.is_power_of_two() {
         return err(format!("MSI grants a power of two of vectors; {} queues need intc.kind = \"msix\"", c.queues));
     }
-    if s.coalesce.active() {
-        return err("per-queue interrupt coalescing is not modelled: remove [coalesce] or RSS".into());
+    if s.coalesce.adaptive_rx {
+        return err("DIM per queue is not modelled: remove coalesce.adaptive_rx or RSS".into());
     }
     if c.rps_cpus as usize > s.cpu.threads {
         return Err(("rss.rps_cpus".into(), format!("{} CPUs do not exist (cpu.threads = {})", c.rps_cpus, s.cpu.threads)));
@@ -144,6 +144,8 @@ pub struct Rss {
     /// Each queue's interrupt is masked (its NAPI instance owns it).
     pub irq_off: Vec<bool>,
     pub frames: Vec<u64>,
+    /// Each queue's interrupt coalescing (empty: none).
+    pub coalesce: Vec<super::coalesce::Coalesce>,
 }
 
 impl Rss {
@@ -174,6 +176,7 @@ impl Rss {
             rings: (0..queues).map(|_| ring()).collect(),
             irq_off: vec![false; queues],
             frames: vec![0; queues],
+            coalesce: Vec::new(),
         }
     }
 
@@ -223,10 +226,11 @@ impl Machine {
     /// Queue `q`'s interrupt, enabled again with `waiting` frames, fires
     /// (through coalescing, if the NIC coalesces).
     pub(crate) fn queue_interrupt(&mut self, q: usize, waiting: u64) {
-        if self.net.rss.is_some() {
+        let coalescing = self.net.rss.as_ref().map_or(self.net.coalesce.is_some(), |r| !r.coalesce.is_empty());
+        if coalescing && waiting > 0 {
+            self.coalesce_count(q, waiting);
+        } else if self.net.rss.is_some() {
             self.rss_raise(q);
-        } else if self.net.coalesce.is_some() && waiting > 0 {
-            self.coalesce_count(waiting);
         } else {
             self.raise_nic_irq();
         }
@@ -247,6 +251,12 @@ impl Machine {
             return;
         }
         r.waiting_flows[q].push_back(flow);
+        if !r.coalesce.is_empty() {
+            if !r.irq_off[q] {
+                self.coalesce_count(q, 1);
+            }
+            return;
+        }
         self.rss_raise(q);
     }
 
@@ -257,6 +267,9 @@ impl Machine {
             return;
         }
         r.irq_off[q] = true;
+        if let Some(c) = r.coalesce.get_mut(q) {
+            c.fired();
+        }
         self.net.counters.interrupts += 1;
         let now = self.queue.now();
         self.timeline.mark(now, "NIC interrupt");

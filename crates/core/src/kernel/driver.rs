@@ -60,7 +60,7 @@ impl Machine {
         }
         if self.net.coalesce.is_some() {
             if !self.net.irq_posted {
-                self.coalesce_count(1);
+                self.coalesce_count(0, 1);
             }
             return;
         }

@@ -66,7 +66,14 @@ impl Net {
             r.rx_ring = nic.rx_ring;
             r
         };
-        let rss = s.rss.active().then(|| crate::device::rss::Rss::new(&s.rss, s.run.seed, ring));
+        let coalescer = || crate::device::coalesce::Coalesce::new(&s.coalesce, s.cycles_per_us());
+        let rss = s.rss.active().then(|| {
+            let mut r = crate::device::rss::Rss::new(&s.rss, s.run.seed, ring);
+            if s.coalesce.active() {
+                r.coalesce = (0..s.rss.queues).map(|_| coalescer()).collect();
+            }
+            r
+        });
         Ok(Self {
             nic,
             costs: Costs::new(s, think, record.timeline),
@@ -87,7 +94,7 @@ impl Net {
             wire_waiting: 0,
             wire_queue: s.nic.wire_queue_packets,
             napi: None,
-            coalesce: s.coalesce.active().then(|| crate::device::coalesce::Coalesce::new(&s.coalesce, s.cycles_per_us())),
+            coalesce: (s.coalesce.active() && !s.rss.active()).then(coalescer),
             rss,
         })
     }

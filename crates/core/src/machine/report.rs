@@ -31,6 +31,11 @@ impl Report {
                 records = std::mem::take(&mut m.delivery.records);
             }
         }
+        let queues = m.net.rss.as_ref().map_or(&[][..], |r| &r.coalesce[..]);
+        if !queues.is_empty() {
+            let sum = |f: fn(&crate::device::coalesce::Coalesce) -> u64| queues.iter().map(f).sum::<u64>() as f64;
+            add(named([("coalesce_timer_interrupts", sum(|c| c.timer_interrupts)), ("coalesce_frame_interrupts", sum(|c| c.frame_interrupts))]));
+        }
         if let Some(c) = &m.net.coalesce {
             add(named([("coalesce_timer_interrupts", c.timer_interrupts as f64), ("coalesce_frame_interrupts", c.frame_interrupts as f64)]));
             if let Some(d) = &c.dim {
