@@ -28,7 +28,7 @@ def pick(rows, size, metric):
 
 def test_registered_and_schema(rows):
     assert "livelock" in studies.names()
-    assert len(rows) == 6 * 2 + 4
+    assert len(rows) == 6 * 3 + 4
     for r in rows:
         assert set(r.to_dict()) == {"study", "experiment", "metric", "unit", "paper", "simulated", "rel_error"}
         assert r.study == "livelock" and math.isfinite(r.simulated)

@@ -8,7 +8,7 @@ and the interrupt off while polling holds it near the MLFRR); and the e1000
 forwarding table of Linux's Documentation/networking/NAPI_HOWTO.txt (2002).
 
 ``reproduce()`` puts NAPI_HOWTO's forwarded frames, RX interrupts and
-not-done polls beside the simulated ones (``livelock/e1000-forward``: the
+done and not-done polls beside the simulated ones (``livelock/e1000-forward``: the
 forwarding cost per frame is calibrated on the 60-byte row, so that row's
 forwarded count matches by construction; the rest are predictions).
 ``curve()`` sweeps the offered load on ``livelock/receiver`` for the
@@ -68,11 +68,12 @@ def forward(size: int) -> dict[str, float]:
 
 def reproduce() -> list[Row]:
     rows = []
-    for size, (pps, forwarded, rxint, _done, ndone) in E1000.items():
+    for size, (pps, forwarded, rxint, done, ndone) in E1000.items():
         m = forward(size)
         what = f"e1000 forwarding, {size} B at {pps:,} frames/s"
         rows.append(Row(STUDY, what, "frames forwarded of 1 M", "frames", forwarded, m["rx_delivered"]))
         rows.append(Row(STUDY, what, "RX interrupts", "interrupts", rxint, m["interrupts"]))
+        rows.append(Row(STUDY, what, "polls that emptied the ring", "polls", done, m["napi_completes"]))
         if ndone:
             rows.append(Row(STUDY, what, "polls that left frames in the ring", "polls", ndone, m["napi_not_done"]))
     return rows
