@@ -228,3 +228,31 @@ fn receive_path_parts_are_refused_with_code() {
         assert!(e.contains(key) && e.contains("code") && !e.contains('\n'), "{e}");
     }
 }
+
+/// Preferring busy polling keeps the interrupt masked between busy polls:
+/// on the interrupt's own core the busy poller then gets the frames.
+#[test]
+fn preferred_busy_polling_keeps_the_interrupt_off() {
+    let at = |prefer: &str| {
+        let sets = [
+            "napi.busy_poll_usecs=50",
+            prefer,
+            "napi.defer_hard_irqs=2",
+            "napi.gro_flush_timeout_ns=200000",
+            "app.background=false",
+            "workload.rate_per_s=50000",
+            "workload.packet_bytes=128",
+            "workload.process=\"poisson\"",
+            "run.duration_ms=50",
+        ];
+        run("livelock/e1000-forward", &sets)
+    };
+    let (plain, prefer) = (at("napi.prefer_busy_poll=false"), at("napi.prefer_busy_poll=true"));
+    assert!(m(&prefer, "interrupts") < 0.01 * m(&plain, "interrupts").max(100.0));
+    assert!(m(&prefer, "napi_busy_poll_frames") > 2.0 * m(&plain, "napi_busy_poll_frames"));
+    assert!(m(&prefer, "latency_p50_us") < m(&plain, "latency_p50_us"));
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios/livelock/e1000-forward.toml");
+    let o: Vec<_> = ["napi.prefer_busy_poll=true", "napi.busy_poll_usecs=50", "app.background=false"].iter().map(|s| parse_override(s).unwrap()).collect();
+    let e = Scenario::from_file(&path, &o).expect_err("refused").to_string();
+    assert!(e.contains("napi.prefer_busy_poll") && e.contains("defer_hard_irqs"), "{e}");
+}

@@ -183,7 +183,7 @@ impl Machine {
                 Event::ReadAtDevice { cpu, src } => self.read_at_device(cpu as usize, src as usize),
                 Event::AtDevice { src } => self.at_device(now, src as usize),
                 Event::CoalesceTimer(generation) => self.coalesce_timer(now, generation),
-                Event::NapiTimer(q) => self.napi_timer(q as usize),
+                Event::NapiTimer(tag) => self.napi_timer(tag),
                 Event::Arrive { priority, program } => self.arrive(now, priority, program)?,
                 Event::CodeSent { nic } => self.code_sent(now, nic as usize),
                 Event::End => break,

@@ -14,6 +14,10 @@
 //!    if frames wait).
 //! 3. A window of `busy_poll_usecs` with no frame ends the spin: the
 //!    receiver sleeps until the softirq path delivers a frame to it.
+//! 4. With `prefer_busy_poll` (SO_PREFER_BUSY_POLL, napi.rst "IRQ
+//!    mitigation"), letting go keeps the interrupt masked and arms the
+//!    `gro_flush_timeout_ns` timer with `defer_hard_irqs` deferrals: the
+//!    interrupt stays off while the receiver keeps polling.
 
 use super::Job;
 use crate::cpu::{Bin, USER, Work};
@@ -33,6 +37,8 @@ pub struct Busy {
     batch: u64,
     pub frames: u64,
     pub sleeps: u64,
+    /// SO_PREFER_BUSY_POLL: the interrupt stays masked between busy polls.
+    prefer: bool,
 }
 
 impl Busy {
@@ -46,6 +52,7 @@ impl Busy {
             batch: 0,
             frames: 0,
             sleeps: 0,
+            prefer: c.prefer_busy_poll,
         })
     }
 }
@@ -114,8 +121,21 @@ impl Machine {
 
     /// The busy loop lets the instance go; an interrupt masked meanwhile is
     /// enabled again.
+    ///
+    /// Preferring busy polling, it keeps the interrupt masked instead and
+    /// arms the instance's timer with a fresh deferral count: unless it
+    /// busy-polls again within `gro_flush_timeout_ns`, the softirq takes
+    /// over and, once the deferrals are spent, the interrupt comes back.
     fn busy_release(&mut self) {
         self.busy().owned = false;
+        if self.busy().prefer {
+            let now = self.queue.now();
+            self.net.irq_posted = true;
+            let n = self.napi();
+            n.defer_left[0] = n.defer_hard_irqs;
+            self.arm_napi_timer(now, 0);
+            return;
+        }
         if self.queue_irq_off(0) {
             self.queue_irq_enable(0);
             let waiting = self.net.nic.rx_waiting() as u64;

@@ -24,6 +24,7 @@ pub struct NapiConfig {
     pub thread_wakeup_cycles: u64,
     pub busy_poll_usecs: u32,
     pub busy_poll_budget: u32,
+    pub prefer_busy_poll: bool,
 }
 
 impl NapiConfig {
@@ -78,11 +79,24 @@ impl NapiConfig {
         )
         .when("irq_path.kind", NAPI),
         Param::int("busy_poll_budget", "", d("8"), 1, 65_536, "frames one busy poll takes before recv returns (BUSY_POLL_BUDGET)").when("irq_path.kind", NAPI),
+        Param::flag(
+            "prefer_busy_poll",
+            d("false"),
+            "SO_PREFER_BUSY_POLL: the interrupt stays masked between busy polls, the softirq taking over after `gro_flush_timeout_ns` without one (needs `busy_poll_usecs`, `defer_hard_irqs` and `gro_flush_timeout_ns`)",
+        )
+        .when("irq_path.kind", NAPI),
     ];
 
     /// Busy polling's combinations: `(key, message)`.
     pub fn check(&self, s: &crate::config::Scenario) -> Result<(), (String, String)> {
-        if self.busy_poll_usecs == 0 || s.irq_path.kind != Some(crate::delivery::IrqPathKind::Napi) {
+        if s.irq_path.kind != Some(crate::delivery::IrqPathKind::Napi) {
+            return Ok(());
+        }
+        if self.prefer_busy_poll && (self.busy_poll_usecs == 0 || self.defer_hard_irqs == 0 || self.gro_flush_timeout_ns == 0) {
+            let msg = "prefers busy polling: needs busy_poll_usecs, defer_hard_irqs and gro_flush_timeout_ns above 0";
+            return Err(("napi.prefer_busy_poll".into(), msg.into()));
+        }
+        if self.busy_poll_usecs == 0 {
             return Ok(());
         }
         let err = |msg: &str| Err(("napi.busy_poll_usecs".to_string(), msg.to_string()));

@@ -53,6 +53,9 @@ use crate::cpu::{Bin, Label, SOFT, Work};
 use crate::engine::Time;
 use crate::machine::{Event, Machine};
 
+/// A timer event's tag: the queue in the top 8 bits, the generation below.
+const TIMER_GENERATION_BITS: u32 = 24;
+
 /// A step of a CPU's NET_RX softirq; `q` is the receive queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Job {
@@ -142,9 +145,11 @@ pub struct Napi {
     poll_frames: Vec<u64>,
     /// The CPU each instance was last scheduled on.
     home: Vec<usize>,
-    /// Deferrals each instance has left, and their timeout.
-    defer_left: Vec<u32>,
-    defer_hard_irqs: u32,
+    /// Deferrals each instance has left, their timeout, and the generation
+    /// of each instance's armed timer.
+    pub(super) defer_left: Vec<u32>,
+    timer_generation: Vec<u32>,
+    pub(super) defer_hard_irqs: u32,
     flush_timeout: u64,
     threaded: bool,
     cpus: Vec<Softirq>,
@@ -178,6 +183,7 @@ impl Napi {
             poll_frames: vec![0; queues],
             home: vec![0; queues],
             defer_left: vec![0; queues],
+            timer_generation: vec![0; queues],
             defer_hard_irqs: c.defer_hard_irqs,
             flush_timeout: (c.gro_flush_timeout_ns as f64 * s.cycles_per_us() / 1e3).round() as u64,
             cpus: vec![Softirq::default(); s.cpu.threads],
@@ -356,10 +362,26 @@ impl Machine {
         self.net.costs.napi_rx_cycles(bytes)
     }
 
+    /// (Re)arms queue `q`'s timer, `gro_flush_timeout_ns` from now: a
+    /// timer armed before it is stale.
+    pub(super) fn arm_napi_timer(&mut self, now: Time, q: usize) {
+        let n = self.napi();
+        let generation = (n.timer_generation[q] + 1) & ((1 << TIMER_GENERATION_BITS) - 1);
+        n.timer_generation[q] = generation;
+        let at = now + n.flush_timeout;
+        if at < self.end {
+            self.queue.schedule(at, Event::NapiTimer((q as u32) << TIMER_GENERATION_BITS | generation));
+        }
+    }
+
     /// The deferral timer of queue `q` expires: its instance is scheduled
     /// again, with its interrupt still masked.
     #[inline(never)]
-    pub(crate) fn napi_timer(&mut self, q: usize) {
+    pub(crate) fn napi_timer(&mut self, tag: u32) {
+        let q = (tag >> TIMER_GENERATION_BITS) as usize;
+        if self.napi().timer_generation[q] != tag & ((1 << TIMER_GENERATION_BITS) - 1) {
+            return;
+        }
         let cpu = self.napi().home[q];
         self.napi_schedule(cpu, q);
         self.dispatch(cpu);
@@ -413,10 +435,7 @@ impl Machine {
         if n.defer_left[q] > 0 && n.flush_timeout > 0 {
             n.defer_left[q] -= 1;
             n.counters.deferred += 1;
-            let at = now + n.flush_timeout;
-            if at < self.end {
-                self.queue.schedule(at, Event::NapiTimer(q as u32));
-            }
+            self.arm_napi_timer(now, q);
             return;
         }
         self.dim_sample();
