@@ -223,7 +223,12 @@ fn busy_polling_refusals() {
 #[test]
 fn receive_path_parts_are_refused_with_code() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios/code/rx-min.toml");
-    for (set, key) in [("coalesce.rx_usecs=10", "coalesce.rx_usecs"), ("rss.kind=\"toeplitz\"", "rss.kind"), ("nic.rx_ring_frames=64", "nic.rx_ring_frames")] {
+    for (set, key) in [
+        ("coalesce.rx_usecs=10", "coalesce.rx_usecs"),
+        ("rss.kind=\"toeplitz\"", "rss.kind"),
+        ("nic.rx_ring_frames=64", "nic.rx_ring_frames"),
+        ("irq_path.kind=\"napi\"", "irq_path.kind"),
+    ] {
         let e = Scenario::from_file(&path, &[parse_override(set).unwrap()]).expect_err("refused").to_string();
         assert!(e.contains(key) && e.contains("code") && !e.contains('\n'), "{e}");
     }

@@ -122,6 +122,10 @@ impl Machine {
                 let src = self.delivery.chains[input as usize][h as usize];
                 if self.delivery.sources[src].kind == Kind::Nic {
                     self.delivery.serving[cpu] = (input, h);
+                    if self.code.is_some() {
+                        // The handler is code; the chain goes on when it returns.
+                        return Some(Any::Code(crate::code::Activity::Isr { irq: 0 }));
+                    }
                     if self.net.napi.is_some() {
                         let q = self.delivery.sources[src].inputs.iter().position(|&i| i == input).unwrap_or(0);
                         self.napi_schedule(cpu, q);

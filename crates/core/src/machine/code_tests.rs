@@ -95,3 +95,20 @@ fn pokes_set_the_programs_words_before_it_starts() {
     let r = report(m);
     assert_eq!(payload, 1000 + r.metric("rx_delivered").unwrap() as u64 * 470);
 }
+
+#[test]
+fn controllers_and_other_sources_deliver_to_code() {
+    for intc in ["msi", "ioapic", "xtpic"] {
+        let kind = format!("intc.kind=\"{intc}\"");
+        let m = machine(&[&kind, "irq_path.kind=\"linux\"", "workload.rate_per_s=20000"]);
+        let payload = var(&m, "app_bytes");
+        let r = report(m);
+        let metric = |k: &str| r.metric(k).unwrap();
+        assert!(metric("interrupts_serviced") > 0.0, "{intc}");
+        assert!(r.code_bins[0][Bin::Interrupt as usize].instructions > 0, "{intc}: the handler is code");
+        assert_eq!(payload, metric("rx_delivered") as u64 * 470, "{intc}");
+    }
+    let timer = "sources.others=[{process=\"periodic\", rate_per_s=1000.0, isr_cycles=500}]";
+    let r = report(machine(&["intc.kind=\"msi\"", timer]));
+    assert!(r.metric("interrupts_serviced").unwrap() > r.metric("interrupts").unwrap(), "the timer's interrupts are served too");
+}

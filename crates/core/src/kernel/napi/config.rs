@@ -92,6 +92,12 @@ impl NapiConfig {
         if s.irq_path.kind != Some(crate::delivery::IrqPathKind::Napi) {
             return Ok(());
         }
+        if s.code.selected() {
+            return Err((
+                "irq_path.kind".into(),
+                "`napi` with code (`code.program`): the NAPI path is the abstract kernel's; code's own bottom half polls".into(),
+            ));
+        }
         if self.prefer_busy_poll && (self.busy_poll_usecs == 0 || self.defer_hard_irqs == 0 || self.gro_flush_timeout_ns == 0) {
             let msg = "prefers busy polling: needs busy_poll_usecs, defer_hard_irqs and gro_flush_timeout_ns above 0";
             return Err(("napi.prefer_busy_poll".into(), msg.into()));
