@@ -310,12 +310,12 @@ void fw_main(void)
 			mine |= 1u << s;
 	u32 cores = MMIO(0x10) >> 8;
 	for (;;) {
-		u32 ev = NIC(NIC_EVENTS) & mine, did = 0;
-		for (u32 k = 0; k < NSRC && !did; k++)
-			if (ev & (1u << prio_src[k]))
-				did = run_event(prio_src[k]);
-		if (did)
-			continue;
+		/* The most urgent hardware event with work, then one software
+		   task, so a steady stream of events cannot starve the tasks. */
+		u32 ev = NIC(NIC_EVENTS) & mine;
+		for (u32 k = 0; k < NSRC; k++)
+			if ((ev & (1u << prio_src[k])) && run_event(prio_src[k]))
+				break;
 		struct task t;
 		for (u32 k = 0; k < cores; k++) {
 			u32 q = (self + k) % cores;

@@ -18,25 +18,7 @@ pub fn is_control(i: &Inst) -> bool {
     use Op::*;
     matches!(
         i.op,
-        Jr | Jalr
-            | Bltz
-            | Bgez
-            | Bltzal
-            | Bgezal
-            | Beq
-            | Bne
-            | Blez
-            | Bgtz
-            | Bltzl
-            | Bgezl
-            | Bltzall
-            | Bgezall
-            | Beql
-            | Bnel
-            | Blezl
-            | Bgtzl
-            | J
-            | Jal
+        Jr | Jalr | Bltz | Bgez | Bltzal | Bgezal | Beq | Bne | Blez | Bgtz | Bltzl | Bgezl | Bltzall | Bgezall | Beql | Bnel | Blezl | Bgtzl | J | Jal
     )
 }
 
@@ -52,7 +34,7 @@ pub fn blocks(p: &Program) -> Vec<Block> {
         let words: Vec<(u32, u32)> =
             seg.data.chunks_exact(4).enumerate().map(|(k, b)| (seg.vaddr + 4 * k as u32, u32::from_be_bytes([b[0], b[1], b[2], b[3]]))).collect();
         let (lo, hi) = (seg.vaddr, seg.vaddr + 4 * words.len() as u32);
-        let inside = |a: u32| a >= lo && a < hi && a % 4 == 0;
+        let inside = |a: u32| a >= lo && a < hi && a.is_multiple_of(4);
         let mut leader = vec![false; words.len()];
         let mut mark = |a: u32| {
             if inside(a) {

@@ -157,7 +157,7 @@ mod tests {
     fn conversions() {
         let c = NicConfig::default();
         assert_eq!(c.cycles(1000.0), 166);
-        // A 1518-byte frame at 10 Gb/s: 1538 bytes x 8 / 10 Gb/s = 1230.4 ns = 204.25 cycles.
-        assert_eq!(c.millicycles(c.wire_bytes(), c.line_gbps), 204_253);
+        // A 1518-byte frame at 10 Gb/s: 1538 bytes x 8 / 10 Gb/s = 1230.4 ns = 204.246 cycles of 166 MHz.
+        assert_eq!(c.millicycles(c.wire_bytes(), c.line_gbps), 204_246);
     }
 }

@@ -101,7 +101,11 @@ impl Host {
             return Err(format!("host: receive descriptor {k} carries frame {stamp} (out of order, lost or duplicated)"));
         }
         if addr != expect || len != self.frame_bytes || self.read(addr) as u64 != k {
-            return Err(format!("host: frame {k} landed at 0x{addr:08x} with length {len} and header {} (want 0x{expect:08x}, {})", self.read(addr), self.frame_bytes));
+            return Err(format!(
+                "host: frame {k} landed at 0x{addr:08x} with length {len} and header {} (want 0x{expect:08x}, {})",
+                self.read(addr),
+                self.frame_bytes
+            ));
         }
         Ok(())
     }

@@ -219,7 +219,7 @@ impl Devices for Nic {
         }
         let v = match off {
             0x000 => (0..6).filter(|&k| self.count(k) > self.acks[k]).fold(0, |m, k| m | 1 << k),
-            0x020..0x050 if off % 8 == 0 => self.count(((off - 0x20) / 8) as usize) as u32,
+            0x020..0x050 if off.is_multiple_of(8) => self.count(((off - 0x20) / 8) as usize) as u32,
             _ => return Err("no such NIC register (or write-only)".into()),
         };
         Ok((v, 0))

@@ -43,7 +43,15 @@ impl Functions {
         let exec = p.segments.iter().filter(|s| s.executable);
         let base = exec.clone().map(|s| s.vaddr & !3).min().unwrap_or(0);
         let end = exec.map(|s| s.vaddr + s.memsz).max().unwrap_or(0);
-        let mut f = Functions { base, names: vec![], kinds: vec![], handler: vec![], entry: vec![], of_word: vec![NO_FUNCTION; ((end - base) / 4) as usize], dispatch: None };
+        let mut f = Functions {
+            base,
+            names: vec![],
+            kinds: vec![],
+            handler: vec![],
+            entry: vec![],
+            of_word: vec![NO_FUNCTION; ((end - base) / 4) as usize],
+            dispatch: None,
+        };
         let mut syms: Vec<_> = p.symbols.iter().filter(|s| s.size > 0 && s.addr >= base && s.addr < end).collect();
         syms.sort_by_key(|s| (s.addr, s.name.clone()));
         syms.dedup_by_key(|s| s.addr);

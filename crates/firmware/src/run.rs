@@ -135,7 +135,9 @@ pub fn run(program: &Program, cfg: &NicConfig, owners: Option<&[u32]>) -> Result
         match sys.run(now + 1) {
             Stop::Limit | Stop::Idle => {}
             Stop::Fault { error, .. } => return Err(error.to_string()),
-            Stop::Returned { core, .. } | Stop::Syscall { core, .. } => return Err(format!("{}: core {core} left the dispatch loop at cycle {now}", program.name)),
+            Stop::Returned { core, .. } | Stop::Syscall { core, .. } => {
+                return Err(format!("{}: core {core} left the dispatch loop at cycle {now}", program.name));
+            }
         }
         if start.is_some() {
             for (k, &(pc, n)) in pcs.iter().enumerate() {

@@ -52,8 +52,11 @@ fn run_one(c: &mut Context, pc: u32, inst: Inst, mem: &HashMap<u32, u32>) -> (Fl
     (f, bus.stores)
 }
 
-/// Sequential execution: registers, memory and the branch's flow.
-fn sequential(block: &[Inst], ctx: &Context) -> (Context, HashMap<u32, u32>, Option<Flow>) {
+/// Registers, memory and the branch's flow after a block.
+type State = (Context, HashMap<u32, u32>, Option<Flow>);
+
+/// Sequential execution.
+fn sequential(block: &[Inst], ctx: &Context) -> State {
     let (mut c, mut mem, mut flow) = (ctx.clone(), HashMap::new(), None);
     for (k, inst) in block.iter().enumerate() {
         let (f, st) = run_one(&mut c, PC + 4 * k as u32, *inst, &mem);
@@ -66,7 +69,7 @@ fn sequential(block: &[Inst], ctx: &Context) -> (Context, HashMap<u32, u32>, Opt
 }
 
 /// VLIW execution: a bundle's instructions all read the state before it.
-fn bundled(block: &[Inst], bundle: &[Option<u32>], length: u32, ctx: &Context) -> Result<(Context, HashMap<u32, u32>, Option<Flow>), String> {
+fn bundled(block: &[Inst], bundle: &[Option<u32>], length: u32, ctx: &Context) -> Result<State, String> {
     let (mut c, mut mem, mut flow) = (ctx.clone(), HashMap::new(), None);
     for t in 0..length {
         let start = c.clone();
@@ -105,18 +108,18 @@ fn bundled(block: &[Inst], bundle: &[Option<u32>], length: u32, ctx: &Context) -
 fn arb_inst() -> impl Strategy<Value = u32> {
     let reg = 1u32..6;
     (0u32..14, reg.clone(), reg.clone(), reg, 0u32..4).prop_map(|(kind, a, b, d, off)| match kind {
-        0 => r(0, a, b, d, 0, 0x21),        // addu
-        1 => r(0, a, b, d, 0, 0x23),        // subu
-        2 => r(0, a, b, d, 0, 0x25),        // or
-        3 => r(0, a, b, d, 0, 0x2a),        // slt
-        4 => r(0, 0, a, d, off + 1, 0),     // sll
-        5 => i(9, a, d, off * 3 + 1),       // addiu
-        6 => i(15, 0, d, off + 0x10),       // lui
-        7 | 8 => i(35, BASE, d, off * 4),   // lw
-        9 | 10 => i(43, BASE, a, off * 4),  // sw
-        11 => i(40, BASE, a, off + 1),      // sb
-        12 => r(0, a, b, 0, 0, 0x19),       // multu
-        _ => r(0, 0, 0, d, 0, 0x12),        // mflo
+        0 => r(0, a, b, d, 0, 0x21),       // addu
+        1 => r(0, a, b, d, 0, 0x23),       // subu
+        2 => r(0, a, b, d, 0, 0x25),       // or
+        3 => r(0, a, b, d, 0, 0x2a),       // slt
+        4 => r(0, 0, a, d, off + 1, 0),    // sll
+        5 => i(9, a, d, off * 3 + 1),      // addiu
+        6 => i(15, 0, d, off + 0x10),      // lui
+        7 | 8 => i(35, BASE, d, off * 4),  // lw
+        9 | 10 => i(43, BASE, a, off * 4), // sw
+        11 => i(40, BASE, a, off + 1),     // sb
+        12 => r(0, a, b, 0, 0, 0x19),      // multu
+        _ => r(0, 0, 0, d, 0, 0x12),       // mflo
     })
 }
 
@@ -124,8 +127,8 @@ fn arb_block() -> impl Strategy<Value = Vec<u32>> {
     (proptest::collection::vec(arb_inst(), 1..18), proptest::option::of((0u32..3, 1u32..6, 1u32..6, arb_inst()))).prop_map(|(mut body, br)| {
         if let Some((kind, a, b, slot)) = br {
             body.push(match kind {
-                0 => i(4, a, b, 5),  // beq
-                1 => i(5, a, b, 5),  // bne
+                0 => i(4, a, b, 5),         // beq
+                1 => i(5, a, b, 5),         // bne
                 _ => (3 << 26) | 0x10_0040, // jal (writes $31)
             });
             body.push(slot);
