@@ -17,8 +17,9 @@ pub mod host;
 pub mod ilp;
 pub mod nic;
 pub mod profile;
+pub mod report;
 pub mod run;
 pub mod vliw;
 
 pub use config::{NicConfig, Organisation, Traffic};
-pub use run::{Outcome, run, task_owners};
+pub use run::{Error, Outcome, run, task_owners};

@@ -13,6 +13,26 @@ use irqsim_mips::{Context, Program, Stop, System, SystemConfig};
 
 const STACK_BYTES: u32 = 0x1_0000;
 
+/// Why a run failed, each one line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// The program is not the NIC firmware.
+    Input(String),
+    /// A setting is invalid (names the key).
+    Config(String),
+    /// A frame was lost, duplicated or reordered (a firmware or model bug).
+    Invariant(String),
+    /// The firmware faulted, left its loop or made too little progress.
+    Stopped(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (Error::Input(m) | Error::Config(m) | Error::Invariant(m) | Error::Stopped(m)) = self;
+        f.write_str(m)
+    }
+}
+
 /// One measured run.
 pub struct Outcome {
     pub cores: usize,
@@ -59,19 +79,19 @@ pub fn task_owners(handler_cycles: &[u64], cores: usize) -> Vec<u32> {
     owners
 }
 
-fn symbol(p: &Program, name: &str) -> Result<u32, String> {
-    p.symbol(name).ok_or_else(|| format!("{}: no symbol {name} (is this the NIC firmware?)", p.name))
+fn symbol(p: &Program, name: &str) -> Result<u32, Error> {
+    p.symbol(name).ok_or_else(|| Error::Input(format!("{}: no symbol {name} (is this the NIC firmware?)", p.name)))
 }
 
 /// Runs `program` (the NIC firmware) as `cfg` says; `owners` is required for task-level.
-pub fn run(program: &Program, cfg: &NicConfig, owners: Option<&[u32]>) -> Result<Outcome, String> {
+pub fn run(program: &Program, cfg: &NicConfig, owners: Option<&[u32]>) -> Result<Outcome, Error> {
     let owners: Vec<u32> = match (cfg.organisation, owners) {
         (Organisation::Task, Some(o)) => o.to_vec(),
-        (Organisation::Task, None) => return Err("organisation: task-level needs handler owners (from a 1-core profile)".into()),
+        (Organisation::Task, None) => return Err(Error::Config("organisation: task-level needs handler owners (from a 1-core profile)".into())),
         (Organisation::Frame, _) => vec![0; HANDLERS.len()],
     };
     if let Some(k) = owners.iter().find(|&&k| k as usize >= cfg.cores) {
-        return Err(format!("owners: core {k} does not exist (cores is {})", cfg.cores));
+        return Err(Error::Config(format!("owners: core {k} does not exist (cores is {})", cfg.cores)));
     }
     let (main, gp, fw_cfg) = (symbol(program, "fw_main")?, symbol(program, "_gp")?, symbol(program, "fw_cfg")?);
     let functions = Functions::new(program);
@@ -96,7 +116,7 @@ pub fn run(program: &Program, cfg: &NicConfig, owners: Option<&[u32]>) -> Result
     loop {
         sys.devices.advance(now);
         if let Some(e) = sys.devices.error.take() {
-            return Err(format!("{}: at cycle {now}: {e}", program.name));
+            return Err(Error::Invariant(format!("{}: at cycle {now}: {e}", program.name)));
         }
         let done = sys.devices.frames_done();
         let instructions = || sys.cores.iter().map(|c| c.threads[0].instructions).sum::<u64>();
@@ -126,7 +146,7 @@ pub fn run(program: &Program, cfg: &NicConfig, owners: Option<&[u32]>) -> Result
             });
         }
         if now >= cfg.max_cycles {
-            return Err(format!("max_cycles: {done} of {target_end} frames done after {now} cycles (the firmware stalled or is too slow)"));
+            return Err(Error::Stopped(format!("max_cycles: {done} of {target_end} frames done after {now} cycles (the firmware stalled or is too slow)")));
         }
         for (k, p) in pcs.iter_mut().enumerate() {
             let t = &sys.cores[k].threads[0];
@@ -134,9 +154,9 @@ pub fn run(program: &Program, cfg: &NicConfig, owners: Option<&[u32]>) -> Result
         }
         match sys.run(now + 1) {
             Stop::Limit | Stop::Idle => {}
-            Stop::Fault { error, .. } => return Err(error.to_string()),
+            Stop::Fault { error, .. } => return Err(Error::Stopped(error.to_string())),
             Stop::Returned { core, .. } | Stop::Syscall { core, .. } => {
-                return Err(format!("{}: core {core} left the dispatch loop at cycle {now}", program.name));
+                return Err(Error::Stopped(format!("{}: core {core} left the dispatch loop at cycle {now}", program.name)));
             }
         }
         if start.is_some() {

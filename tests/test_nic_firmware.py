@@ -1,0 +1,84 @@
+"""The nic-firmware study and `irqsim ilp`, end to end (the model itself is
+tested in crates/firmware/tests)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from irqsim import ConfigError, InputError
+from irqsim._core import nic_firmware, vliw_table
+from irqsim.studies import nic_firmware as study
+
+FW = study.FIRMWARE
+
+
+@pytest.fixture(scope="module")
+def small(monkeypatch_module=None):
+    """A short run's report (1 core)."""
+    return json.loads(nic_firmware(FW, ["cores=1", "frames=400", "warmup_frames=50"]))
+
+
+def test_report_has_bins_that_add_up(small):
+    total = sum(small["bins"].values())
+    assert total == small["cycles"] * small["cores"]
+    assert small["sent"] + small["received"] == small["frames"] >= 400
+    names = [h["name"] for h in small["handlers"]]
+    assert names[:3] == ["mailbox", "fetch_send_bds", "fetch_recv_bds"] and all(h["invocations"] > 0 for h in small["handlers"][:8])
+
+
+def test_vliw_table_is_monotone_in_units(small):
+    t = json.loads(vliw_table(FW, json.dumps(small["profile"]), "p", ["1/1/1", "3/3/1", "6/6/1"]))
+    ipc = [r["ipc"] for r in t["rows"]]
+    assert ipc[0] <= ipc[1] <= ipc[2]
+    # A wider VLIW never takes more bundles than the single-issue run took cycles.
+    assert all(r["bundles"] <= t["profile"]["cycles"] for r in t["rows"])
+
+
+def test_bad_input_is_one_error():
+    with pytest.raises(ConfigError, match="cores: expected an integer in 1..=8"):
+        nic_firmware(FW, ["cores=0"])
+    with pytest.raises(ConfigError, match="units"):
+        vliw_table(FW, "{}", "p", ["3/3"])
+    with pytest.raises(InputError, match="p.json: frames"):
+        vliw_table(FW, '{"counts": []}', "p.json", ["1/1/1"])
+
+
+def test_reproduce_rows(monkeypatch):
+    monkeypatch.setenv("IRQSIM_NIC_FRAMES", "600")
+    rows = study.reproduce()
+    table2 = [r for r in rows if r.experiment.startswith("Table 2") and r.unit == "frames/kcycle"]
+    assert [r.paper for r in table2] == [2.64, 5.59, 10.37, 11.61]
+    assert all(a.simulated < b.simulated for a, b in zip(table2, table2[1:]))
+    assert len([r for r in rows if r.experiment.startswith("Table 1")]) == 14
+    assert any(r.experiment.startswith("Willmann") for r in rows)
+    bins = study.bins_table(600)
+    assert len(bins) == 24 and all(0 <= b["lock_spin"] < 1 for b in bins)
+    assert len(study.handlers_table(600)) == 18
+
+
+def test_ilp_cli(cli, tmp_path):
+    prof = tmp_path / "p.json"
+    p = cli("ilp", "firmware/nic", "--profile", str(prof), "--record", "--set", "frames=300", "--units", "1/1/1", "--units", "3/3/1", "--json")
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)["rows"]
+    assert [r["units"] for r in rows] == ["1/1/1", "3/3/1"] and prof.exists()
+    p = cli("ilp", "firmware/nic", "--profile", str(prof))
+    assert p.returncode == 0 and "6/6/1" in p.stdout
+
+
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["--profile", "missing.json"], "missing.json: cannot read the profile"),
+        (["--profile", "PROF", "--units", "3/x/1"], "units"),
+        (["--profile", "PROF", "--record", "--set", "batch=99"], "batch: expected an integer"),
+    ],
+)
+def test_ilp_bad_input_one_line_exit_2(cli, tmp_path, args, needle):
+    prof = tmp_path / "p.json"
+    prof.write_text(json.dumps({"frames": 1, "cycles": 1, "instructions": 1, "counts": [["0x00400110", 1]]}))
+    p = cli("ilp", "firmware/nic", *[str(prof) if a == "PROF" else a for a in args], cwd=tmp_path)
+    assert p.returncode == 2, p.stderr
+    assert needle in p.stderr and len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
