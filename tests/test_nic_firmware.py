@@ -51,7 +51,7 @@ def test_reproduce_rows(monkeypatch):
     table2 = [r for r in rows if r.experiment.startswith("Table 2") and r.unit == "frames/kcycle"]
     assert [r.paper for r in table2] == [2.64, 5.59, 10.37, 11.61]
     assert all(a.simulated < b.simulated for a, b in zip(table2, table2[1:]))
-    assert len([r for r in rows if r.experiment.startswith("Table 1")]) == 14
+    assert len([r for r in rows if r.experiment.startswith("Table 1")]) == 15  # 7 x (throughput, IPC) + saturation
     assert any(r.experiment.startswith("Willmann") for r in rows)
     bins = study.bins_table(600)
     assert len(bins) == 24 and all(0 <= b["lock_spin"] < 1 for b in bins)
