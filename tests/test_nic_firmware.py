@@ -74,11 +74,17 @@ def test_ilp_cli(cli, tmp_path):
         (["--profile", "missing.json"], "missing.json: cannot read the profile"),
         (["--profile", "PROF", "--units", "3/x/1"], "units"),
         (["--profile", "PROF", "--record", "--set", "batch=99"], "batch: expected an integer"),
+        (["--profile", "BROKEN"], "broken.json: not JSON"),
+        (["--profile", "PROF", "--record", "--set", "frames=10", "x.elf"], "x.elf: no such file"),
+        (["--profile", "PROF", "--record", "arith.elf"], "no symbol fw_main (is this the NIC firmware?)"),
     ],
 )
 def test_ilp_bad_input_one_line_exit_2(cli, tmp_path, args, needle):
     prof = tmp_path / "p.json"
     prof.write_text(json.dumps({"frames": 1, "cycles": 1, "instructions": 1, "counts": [["0x00400110", 1]]}))
-    p = cli("ilp", "firmware/nic", *[str(prof) if a == "PROF" else a for a in args], cwd=tmp_path)
+    (tmp_path / "broken.json").write_text("{not json")
+    program = next((a for a in args if a.endswith(".elf")), "firmware/nic")
+    args = [{"PROF": str(prof), "BROKEN": "broken.json"}.get(a, a) for a in args if not a.endswith(".elf")]
+    p = cli("ilp", program, *args, cwd=tmp_path)
     assert p.returncode == 2, p.stderr
     assert needle in p.stderr and len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr

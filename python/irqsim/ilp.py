@@ -34,7 +34,10 @@ def table(program: str, profile: Path, units: list[str] | None = None) -> dict:
         text = profile.read_text()
     except OSError as e:
         raise IrqsimError(f"{profile}: cannot read the profile ({e.strerror}); make one with --record") from None
-    doc = json.loads(text) if text.lstrip().startswith("{") else None
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        doc = None  # the scheduler names the file and the error
     if isinstance(doc, dict) and "profile" in doc:  # a whole run report
         text = json.dumps(doc["profile"])
     return json.loads(vliw_table(path, text, str(profile), units or UNITS))

@@ -5,7 +5,13 @@
 //! status block the firmware wrote by DMA, checks the returned receive
 //! descriptors, and posts new send frames and receive buffers (writing the
 //! mailbox counts the firmware polls).
+//!
+//! The NIC's interrupt is an MSI through irqsim-core's controller model
+//! (`irqsim_core::intc`): a second message while the vector is still
+//! pending merges with it, as at a local APIC; the driver takes the vector
+//! when it wakes.
 
+use irqsim_core::intc::{Costs, Intc, IntcKind, Rec, Route, Trigger};
 use std::collections::HashMap;
 
 /// Host addresses, shared with programs/firmware/nic.h.
@@ -31,7 +37,10 @@ pub struct Host {
     /// Send completions and received frames the driver has taken back.
     pub sent_seen: u64,
     pub received: u64,
+    /// MSIs the NIC sent, and those that merged with a pending one.
     pub interrupts: u64,
+    pub merged: u64,
+    intc: Intc,
     wake_at: Option<u64>,
 }
 
@@ -52,6 +61,8 @@ impl Host {
             sent_seen: 0,
             received: 0,
             interrupts: 0,
+            merged: 0,
+            intc: Intc::new(IntcKind::Msi, Trigger::Edge, vec![Route { cpu: 0, priority: 0 }], Costs::default()),
             wake_at: None,
         };
         h.post();
@@ -66,10 +77,16 @@ impl Host {
         self.mem.insert(addr & !3, v);
     }
 
-    /// The NIC raised an interrupt at `now`.
+    /// The NIC sent its MSI at `now`; the driver runs `delay` later unless one is pending.
     pub fn interrupt(&mut self, now: u64) {
         self.interrupts += 1;
-        self.wake_at.get_or_insert(now + self.delay);
+        let rec = Rec { src: 0, seq: self.interrupts, sent: now, data: now };
+        match self.intc.message(0, rec) {
+            Ok(_) => {
+                self.wake_at.get_or_insert(now + self.delay);
+            }
+            Err(_) => self.merged += 1,
+        }
     }
 
     /// Runs the driver if it is due; an error is a violated delivery invariant.
@@ -78,6 +95,9 @@ impl Host {
             return Ok(());
         }
         self.wake_at = None;
+        if self.intc.take(0).is_none() {
+            return Err("host: woke for an interrupt the controller does not hold".into());
+        }
         let sent = self.read(STATUS) as u64;
         if sent > self.send_posted {
             return Err(format!("the NIC reported {sent} frames sent, but only {} were posted", self.send_posted));

@@ -59,6 +59,7 @@ impl Outcome {
             "ipc": self.ipc(),
             "dropped": self.dropped,
             "host_interrupts": self.host_interrupts,
+            "host_interrupts_merged": self.host_interrupts_merged,
             "sram_conflicts": self.sram_conflicts,
             "dma_read_bytes": self.dma_bytes.0,
             "dma_write_bytes": self.dma_bytes.1,

@@ -125,3 +125,15 @@ fn bad_owners_are_refused() {
     assert!(run(&firmware(), &cfg, None).err().unwrap().to_string().contains("task-level needs handler owners"));
     assert!(run(&firmware(), &cfg, Some(&[0, 1, 2, 0, 0, 0, 0, 0])).err().unwrap().to_string().starts_with("owners: core 2 does not exist"));
 }
+
+#[test]
+fn host_interrupts_are_msis_that_merge_while_pending() {
+    let mut h = Host::new(64, 100, true, false);
+    h.interrupt(0);
+    h.interrupt(50); // the vector is still pending: merges
+    h.advance(99).unwrap();
+    h.advance(100).unwrap(); // the driver takes the vector
+    h.interrupt(150); // a new one after the take is delivered
+    assert_eq!((h.interrupts, h.merged), (3, 1));
+    h.advance(250).unwrap();
+}

@@ -10,7 +10,7 @@ use irqsim_firmware::{Error, NicConfig, run, task_owners};
 use irqsim_mips::Program;
 use pyo3::prelude::*;
 use serde_json::json;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn to_py(e: Error) -> PyErr {
     match e {
@@ -21,7 +21,7 @@ fn to_py(e: Error) -> PyErr {
     }
 }
 
-fn load(path: &PathBuf) -> Result<Program, Error> {
+fn load(path: &Path) -> Result<Program, Error> {
     Program::load(path).map_err(|e| Error::Input(e.to_string()))
 }
 
