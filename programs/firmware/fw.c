@@ -27,7 +27,8 @@ volatile struct cfg fw_cfg = { 1, 4, { 0 } };
 
 #define MAXCORES 8
 #define QN 256           /* DMA descriptors in flight per engine (its queue's depth) */
-#define TQ 256           /* software tasks per core */
+#define TQ 256           /* software tasks per core (never full: each task covers a batch of
+                            the at most RING frames in flight per ring) */
 
 struct task { u32 type, first, n; };
 struct tqueue { volatile u32 lock, head, tail; struct task t[TQ]; };
@@ -54,7 +55,8 @@ static u32 min(u32 a, u32 b) { return a < b ? a : b; }
 /* Handlers stay separate functions so the simulator can attribute cycles to them. */
 #define HANDLER static __attribute__((noinline))
 
-/* Claims up to max of [claimed[src], limit); returns how many, first in *first. */
+/* Claims up to max of [claimed[src], limit), never across the end of an
+   SRAM ring; returns how many, the first in *first. */
 static u32 claim(u32 src, u32 limit, u32 max, u32 *first)
 {
 	for (;;) {

@@ -5,9 +5,10 @@
 //! firmware's basic blocks.
 //!
 //! - [`config`]: the run's settings; [`nic`]: event flags, DMA engines,
-//!   MAC, SRAM; [`host`]: the driver and the receive-side order check.
+//!   MAC, SRAM, and the wire's order check; [`host`]: the driver, its
+//!   MSI and the receive side's order check.
 //! - [`run`]: steps the cores and the NIC; [`profile`]: cycles and
-//!   executions by PC, function and handler.
+//!   executions by PC, function and handler; [`report`]: a run as JSON.
 //! - [`blocks`]: basic blocks of the program text; [`ilp`]: the VLIW list
 //!   scheduler; [`vliw`]: Table 1 from a profile.
 

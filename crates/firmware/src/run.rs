@@ -7,7 +7,6 @@
 use crate::config::{NicConfig, Organisation};
 use crate::nic::Nic;
 use crate::profile::{DISPATCH, Functions, HANDLERS, Profile};
-use irqsim_mips::context::reg;
 use irqsim_mips::run::STACK_TOP;
 use irqsim_mips::{Context, Program, Stop, System, SystemConfig};
 
@@ -104,8 +103,7 @@ pub fn run(program: &Program, cfg: &NicConfig, owners: Option<&[u32]>) -> Result
     }
     for k in 0..cfg.cores {
         let mut ctx = Context::call(main, STACK_TOP - k as u32 * STACK_BYTES, &[]);
-        ctx.r[28] = gp;
-        debug_assert_eq!(reg::SP, 29);
+        ctx.r[28] = gp; // $gp: small data, as start.S sets it
         sys.start(k, 0, ctx, 0);
     }
     let mut profile = Profile::new(functions.words());
