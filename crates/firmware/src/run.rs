@@ -158,6 +158,8 @@ pub fn run(program: &Program, cfg: &NicConfig, owners: Option<&[u32]>) -> Result
             Stop::Returned { core, .. } | Stop::Syscall { core, .. } => {
                 return Err(Error::Stopped(format!("{}: core {core} left the dispatch loop at cycle {now}", program.name)));
             }
+            // The NIC never asks a core to stop (`Devices::take_stop` is false).
+            Stop::Device { core, .. } => return Err(Error::Stopped(format!("{}: core {core} stopped for a device at cycle {now}", program.name))),
         }
         if start.is_some() {
             for (k, &(pc, n)) in pcs.iter().enumerate() {
