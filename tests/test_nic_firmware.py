@@ -88,3 +88,9 @@ def test_ilp_bad_input_one_line_exit_2(cli, tmp_path, args, needle):
     p = cli("ilp", program, *args, cwd=tmp_path)
     assert p.returncode == 2, p.stderr
     assert needle in p.stderr and len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
+
+
+def test_figure(tmp_path, monkeypatch):
+    monkeypatch.setenv("IRQSIM_NIC_FRAMES", "600")
+    study.figure(tmp_path / "cores.png")
+    assert (tmp_path / "cores.png").read_bytes().startswith(b"\x89PNG")
