@@ -4,6 +4,9 @@ tested in crates/firmware/tests)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -15,7 +18,7 @@ FW = study.FIRMWARE
 
 
 @pytest.fixture(scope="module")
-def small(monkeypatch_module=None):
+def small():
     """A short run's report (1 core)."""
     return json.loads(nic_firmware(FW, ["cores=1", "frames=400", "warmup_frames=50"]))
 
@@ -94,3 +97,9 @@ def test_figure(tmp_path, monkeypatch):
     monkeypatch.setenv("IRQSIM_NIC_FRAMES", "600")
     study.figure(tmp_path / "cores.png")
     assert (tmp_path / "cores.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_bad_frame_count_is_one_line():
+    env = {**os.environ, "IRQSIM_NIC_FRAMES": "lots"}
+    p = subprocess.run([sys.executable, "-m", "irqsim.cli", "reproduce", "nic-firmware"], capture_output=True, text=True, env=env, timeout=600)
+    assert p.returncode == 2 and "IRQSIM_NIC_FRAMES: expected an integer" in p.stderr and len(p.stderr.strip().splitlines()) == 1

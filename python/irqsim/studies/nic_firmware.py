@@ -23,7 +23,7 @@ import json
 import os
 from pathlib import Path
 
-from irqsim._core import nic_firmware, vliw_table
+from irqsim._core import ConfigError, nic_firmware, vliw_table
 from irqsim.studies import Row
 
 STUDY = "nic-firmware"
@@ -58,7 +58,10 @@ LINE_GBPS = 10.0
 
 def frames() -> int:
     """Frames measured per run: IRQSIM_NIC_FRAMES, or 4,000 (a finer run: 40000)."""
-    return int(os.environ.get("IRQSIM_NIC_FRAMES", "4000"))
+    value = os.environ.get("IRQSIM_NIC_FRAMES", "4000")
+    if not value.isdigit() or not 100 <= int(value) <= 10_000_000:
+        raise ConfigError(f"IRQSIM_NIC_FRAMES: expected an integer in 100..=10000000 (got {value!r})")
+    return int(value)
 
 
 def run(cores: int, organisation: str, size: int, handler_cycles: list[int] | None = None) -> dict:
