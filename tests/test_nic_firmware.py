@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from irqsim import ConfigError, InputError
+from irqsim import ConfigError, InputError, InvariantError
 from irqsim._core import nic_firmware, vliw_table
 from irqsim.studies import nic_firmware as study
 
 FW = study.FIRMWARE
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -103,3 +106,33 @@ def test_bad_frame_count_is_one_line():
     env = {**os.environ, "IRQSIM_NIC_FRAMES": "lots"}
     p = subprocess.run([sys.executable, "-m", "irqsim.cli", "reproduce", "nic-firmware"], capture_output=True, text=True, env=env, timeout=600)
     assert p.returncode == 2 and "IRQSIM_NIC_FRAMES: expected an integer" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "order,skip,needle",
+    [
+        ("deliver_in_order(&tx_order, t.first, t.n, transmit);", "transmit(t.first, t.n);", "wire: frame"),
+        ("deliver_in_order(&rx_order, first, n, host_deliver);", "host_deliver(first, n);", "host: receive descriptor"),
+    ],
+)
+def test_the_checks_catch_firmware_without_its_order(tmp_path, order, skip, needle):
+    """The firmware with one in-order section removed breaks the wire's or
+    the host's check on 4 cores (the checks can fail)."""
+    cc = "mips-linux-gnu-gcc"
+    if shutil.which(cc) is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{cc} is required in CI")
+        pytest.skip(f"{cc} not installed")
+    src = ROOT / "programs"
+    work = tmp_path / "firmware"
+    shutil.copytree(src / "firmware", work)
+    (tmp_path / "rt").symlink_to(src / "rt")
+    fw = (work / "fw.c").read_text()
+    assert order in fw
+    (work / "fw.c").write_text(fw.replace(order, skip))
+    elf = tmp_path / "bad.elf"
+    flags = "-march=r4000 -mabi=32 -mno-abicalls -fno-pic -O2 -static -nostdlib -ffreestanding -fno-builtin -fno-stack-protector".split()
+    subprocess.run([cc, *flags, "-o", str(elf), str(src / "rt/start.S"), str(src / "rt/rt.c"), str(work / "fw.c"), str(work / "sync.c")], check=True)
+    with pytest.raises(InvariantError, match=needle):
+        nic_firmware(elf, ["cores=4", "frames=2000", "frame_bytes=64"])
+    nic_firmware(elf, ["cores=1", "frames=500", "frame_bytes=64"])  # one core keeps order by itself
