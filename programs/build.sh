@@ -13,7 +13,7 @@ if [[ "${1:-}" == "--check" ]]; then
     out=$(mktemp -d)
     trap 'rm -rf "$out"' EXIT
 fi
-mkdir -p "$out" "$out/bench" "$out/system"
+mkdir -p "$out" "$out/bench" "$out/system" "$out/firmware"
 flags=(-march=r4000 -mabi=32 -mno-abicalls -fno-pic -O2 -static -nostdlib
        -ffreestanding -fno-builtin -fno-stack-protector -fno-asynchronous-unwind-tables
        -ffile-prefix-map="$PWD"=. -Wall -Wextra -Werror -Wno-unused-parameter
@@ -27,16 +27,18 @@ for src in tests/*.c handlers/*.c bench/*.c system/*.c; do
     [[ "$name" == likely ]] && extra=(-mbranch-likely)
     "$CC" "${flags[@]}" "${extra[@]}" -o "$out/$name.elf" rt/start.S rt/rt.c "$src"
 done
+# The NIC firmware is one program of several files (crates/firmware runs it).
+"$CC" "${flags[@]}" -o "$out/firmware/nic.elf" rt/start.S rt/rt.c firmware/*.c
 if [[ "${1:-}" == "--check" ]]; then
     stale=0
-    for f in "$out"/*.elf "$out"/bench/*.elf "$out"/system/*.elf; do
+    for f in "$out"/*.elf "$out"/bench/*.elf "$out"/system/*.elf "$out"/firmware/*.elf; do
         rel=${f#"$out"/}
         if ! cmp -s "$f" "../python/irqsim/programs/$rel"; then
             echo "programs: python/irqsim/programs/$rel is stale or missing: run programs/build.sh and commit" >&2
             stale=1
         fi
     done
-    for f in ../python/irqsim/programs/*.elf ../python/irqsim/programs/{bench,system}/*.elf; do
+    for f in ../python/irqsim/programs/*.elf ../python/irqsim/programs/{bench,system,firmware}/*.elf; do
         [[ -e "$out/${f#../python/irqsim/programs/}" ]] || { echo "programs: $f has no source" >&2; stale=1; }
     done
     exit $stale

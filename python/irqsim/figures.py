@@ -5,7 +5,9 @@
 - ``msi-latency-normalized.png``: ISR and tasklet latency normalized to MSI
   per delivery mechanism and profile, paper beside simulated;
 - ``masking-break-even.png``: optimistic minus conventional cycles per null
-  RPC against interrupt rate (:func:`irqsim.studies.optimistic_spl.figure`).
+  RPC against interrupt rate (:func:`irqsim.studies.optimistic_spl.figure`);
+- ``nic-firmware-cores.png``: NIC firmware throughput against cores, frame-
+  and task-level (:func:`irqsim.studies.nic_firmware.figure`).
 
 Run as ``python -m irqsim.figures [DIR] [NAME ...]``.
 """
@@ -60,10 +62,17 @@ def masking(path: Path) -> None:
     optimistic_spl.figure(path)
 
 
+def nic_firmware(path: Path) -> None:
+    from irqsim.studies import nic_firmware
+
+    nic_firmware.figure(path)
+
+
 FIGURES = {
     "mt-interrupts-driver.png": mt_interrupts,
     "msi-latency-normalized.png": msi_latency,
     "masking-break-even.png": masking,
+    "nic-firmware-cores.png": nic_firmware,
 }
 
 

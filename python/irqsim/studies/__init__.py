@@ -15,6 +15,7 @@ MODULES = {
     "mt-interrupts": "irqsim.studies.mt_interrupts",
     "optimistic-spl": "irqsim.studies.optimistic_spl",
     "msi-latency": "irqsim.studies.msi_latency",
+    "nic-firmware": "irqsim.studies.nic_firmware",
 }
 
 
@@ -43,3 +44,9 @@ def reproduce(name: str) -> list[Row]:
     if name not in MODULES:
         raise KeyError(name)
     return importlib.import_module(MODULES[name]).reproduce()
+
+
+def tables(name: str) -> list[tuple[str, list[dict]]]:
+    """A study's extra tables (title, rows as dicts), if it has any."""
+    module = importlib.import_module(MODULES[name])
+    return module.tables() if hasattr(module, "tables") else []
