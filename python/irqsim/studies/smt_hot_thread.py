@@ -1,0 +1,131 @@
+"""SMT hot thread and cache pinning for interrupts (Gibeling and Schultz, CS252 2005).
+
+Paper: "Low Overhead Interrupt Handling with SMT" (shared/seeds/
+smt-hot-thread-cache-pinning.txt). The kernel is C (programs/kernel/) run
+on the execution-driven core; this module holds the machine's Pentium 4
+class cache hierarchy with its sources and measures the code's footprints
+from its ELF. Inputs, method and results: docs/models/smt-hot-thread.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from irqsim.exec import PROGRAMS
+
+STUDY = "smt-hot-thread"
+TITLE = "SMT hot thread and cache pinning for interrupts (Pentium 4 class, in-order SMT)"
+
+# The Northwood Pentium 4 (CPUID model 2) in the mips crate's cache keys.
+# Intel, "IA-32 Intel Architecture Optimization Reference Manual" (248966),
+# Table 1-1 and its notes; derivations in docs/models/smt-hot-thread.md.
+CLOCK_MHZ = 2400.0  # a 2.4 GHz Northwood on the 400 MHz (100 MHz x 4) system bus
+BUS_CYCLE = 24  # core cycles per 100 MHz bus clock at 2.4 GHz
+P4_CACHES = {
+    "memory.model": "caches",
+    # Trace cache: 12K micro-ops, 8 ways; taken as 12K MIPS instructions
+    # (48 KiB) in 64 B lines: 12 ways x 64 sets (sets must be a power of two).
+    "l1i.size_bytes": 48 * 1024,
+    "l1i.ways": 12,
+    "l1i.line_bytes": 64,
+    "l1i.hit_cycles": 0,
+    # L1 data: 8 KB, 4 ways, 64 B lines, 2 clocks (integer): the pipeline's
+    # 2-cycle load use already charges it.
+    "l1d.size_bytes": 8 * 1024,
+    "l1d.ways": 4,
+    "l1d.line_bytes": 64,
+    "l1d.hit_cycles": 0,
+    # L2: 512 KB, 8 ways, 64 B lines in 128 B sectors (a read miss fetches
+    # both lines: modelled as 128 B lines), 7 clocks.
+    "l2.size_bytes": 512 * 1024,
+    "l2.ways": 8,
+    "l2.line_bytes": 128,
+    "l2.hit_cycles": 7,
+    # "On the order of 12 processor cycles to get to the bus and back ...
+    # and 6-12 bus cycles to access memory": 12 + 9 bus cycles.
+    "memory.latency_cycles": 12 + 9 * BUS_CYCLE,
+}
+
+# The activities the machine runs (machine-mmio.md) and the ELFs of the two workloads.
+ENTRIES = ("kernel_init", "nic_isr", "net_rx_action", "sys_recv", "app_main")
+KERNELS = {"netperf": PROGRAMS / "kernel" / "host.elf", "nat": PROGRAMS / "kernel" / "nat.elf"}
+
+
+@dataclass(frozen=True)
+class Symbol:
+    name: str
+    addr: int
+    size: int
+    is_func: bool
+
+
+class Elf:
+    """The symbols and loaded words of a big-endian 32-bit MIPS ELF (enough for footprints)."""
+
+    def __init__(self, path: Path):
+        b = path.read_bytes()
+        u32 = lambda o: int.from_bytes(b[o : o + 4], "big")  # noqa: E731
+        u16 = lambda o: int.from_bytes(b[o : o + 2], "big")  # noqa: E731
+        shoff, shent, shnum = u32(32), u16(46), u16(48)
+        sections = [[u32(shoff + i * shent + k) for k in range(0, 40, 4)] for i in range(shnum)]
+        self.words: dict[int, int] = {}
+        for s in sections:
+            if s[1] == 1 and s[2] & 4:  # PROGBITS, executable
+                for k in range(0, s[5], 4):
+                    self.words[s[3] + k] = u32(s[4] + k)
+        symtab = next(s for s in sections if s[1] == 2)
+        strtab = sections[symtab[6]]
+        self.symbols: dict[str, Symbol] = {}
+        for k in range(symtab[4], symtab[4] + symtab[5], 16):
+            start = strtab[4] + u32(k)
+            name = b[start : b.index(b"\0", start)].decode()
+            kind = b[k + 12] & 15
+            if name and kind in (1, 2):  # OBJECT, FUNC
+                self.symbols[name] = Symbol(name, u32(k + 4), u32(k + 8), kind == 2)
+
+    def function_at(self, addr: int) -> Symbol | None:
+        return next((s for s in self.symbols.values() if s.is_func and s.addr <= addr < s.addr + s.size), None)
+
+    def callees(self, f: Symbol) -> set[str]:
+        """Functions f calls or tail-calls (j/jal; the kernel makes no indirect calls)."""
+        out = set()
+        for pc in range(f.addr, f.addr + f.size, 4):
+            w = self.words.get(pc, 0)
+            if w >> 26 in (2, 3):
+                target = (pc + 4) & 0xF000_0000 | (w & 0x03FF_FFFF) << 2
+                g = self.function_at(target)
+                if g is not None and g.name != f.name:
+                    out.add(g.name)
+        return out
+
+    def reachable(self, entry: str) -> list[Symbol]:
+        seen, todo = set(), [entry]
+        while todo:
+            name = todo.pop()
+            if name not in seen:
+                seen.add(name)
+                todo += self.callees(self.symbols[name])
+        return sorted((self.symbols[n] for n in seen), key=lambda s: s.addr)
+
+
+def code_lines(functions: list[Symbol], line: int) -> int:
+    """Distinct cache lines the functions' code spans."""
+    return len({a // line for f in functions for a in range(f.addr, f.addr + f.size, 4)})
+
+
+def static_footprint(workload: str, line: int = 64) -> dict[str, dict]:
+    """Per activity: the functions reachable from its entry, their bytes and the lines they span."""
+    elf = Elf(KERNELS[workload])
+    out = {}
+    for entry in ENTRIES:
+        fns = elf.reachable(entry)
+        out[entry] = {"functions": [f.name for f in fns], "code_bytes": sum(f.size for f in fns), "code_lines": code_lines(fns, line)}
+    return out
+
+
+def data_objects(workload: str) -> dict[str, int]:
+    """The kernel's static data objects and their sizes in bytes, largest first."""
+    elf = Elf(KERNELS[workload])
+    objs = {s.name: s.size for s in elf.symbols.values() if not s.is_func and s.size}
+    return dict(sorted(objs.items(), key=lambda kv: -kv[1]))
