@@ -10,6 +10,8 @@ but timing. Also the footprint method on the machine's ELFs.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from irqsim import exec as mips
@@ -81,3 +83,9 @@ def test_static_footprint_follows_the_calls():
     for a in fp.values():
         assert a["code_bytes"] / 64 <= a["code_lines"] <= a["code_bytes"] / 64 + len(a["functions"]) + 1
     assert smt.data_objects("nat")["rx_desc"] == 16 * 256
+
+
+def test_the_docs_footprint_table_is_the_measured_one():
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "models" / "smt-hot-thread.md").read_text()
+    table = doc.split("<!-- footprint:nat -->\n")[1].split("\n<!-- /footprint -->")[0]
+    assert table == smt.footprint_markdown("nat"), "regenerate the table with smt_hot_thread.footprint_markdown()"
