@@ -29,11 +29,17 @@ for src in tests/*.c handlers/*.c bench/*.c system/*.c; do
 done
 # kernel/: the Linux-shaped receive and forward path, one ELF per role for
 # the machine (entry symbols, no main), and kernel_test: the same sources
-# with a fake NIC in memory and a test driver, which qemu-mips runs too.
+# with a fake NIC in memory and a test driver, which qemu-mips runs too;
+# kernel/measure-*: the same with counters read around each activity.
 ksrc=(kernel/init.c kernel/skb.c kernel/nic.c kernel/ip.c kernel/socket.c kernel/nat.c)
 "$CC" "${flags[@]}" -Wl,-e,kernel_init -o "$out/kernel/host.elf" rt/rt.c "${ksrc[@]}" kernel/app.c
 "$CC" "${flags[@]}" -DCONFIG_FORWARD=1 -Wl,-e,kernel_init -o "$out/kernel/nat.elf" rt/rt.c "${ksrc[@]}" kernel/app.c
 "$CC" "${flags[@]}" -DFAKE_NIC -o "$out/kernel_test.elf" rt/start.S rt/rt.c "${ksrc[@]}" kernel/fake_nic.c kernel/test.c
+for fwd in 0 1; do
+    name=$([[ $fwd == 1 ]] && echo nat || echo netperf)
+    "$CC" "${flags[@]}" -DFAKE_NIC -DMEASURE -DCONFIG_FORWARD=$fwd -o "$out/kernel/measure-$name.elf" \
+        rt/start.S rt/rt.c "${ksrc[@]}" kernel/fake_nic.c kernel/measure.c
+done
 if [[ "${1:-}" == "--check" ]]; then
     stale=0
     for f in "$out"/*.elf "$out"/{bench,system,kernel}/*.elf; do

@@ -129,3 +129,64 @@ def data_objects(workload: str) -> dict[str, int]:
     elf = Elf(KERNELS[workload])
     objs = {s.name: s.size for s in elf.symbols.values() if not s.is_func and s.size}
     return dict(sorted(objs.items(), key=lambda kv: -kv[1]))
+
+
+def footprint_markdown(workload: str = "nat") -> str:
+    """The static code footprint table of docs/models/smt-hot-thread.md."""
+    rows = ["| activity | code bytes | 64 B lines | functions reached |", "|---|---|---|---|"]
+    for entry, a in static_footprint(workload).items():
+        rows.append(f"| `{entry}` | {a['code_bytes']:,} | {a['code_lines']} | {', '.join(a['functions'])} |")
+    return "\n".join(rows)
+
+
+# Caches too large to evict anything in these runs: every miss is a first touch.
+HUGE_CACHES = {
+    "memory.model": "caches",
+    **{f"{c}.{k}": v for c in ("l1i", "l1d") for k, v in (("size_bytes", 256 << 10), ("ways", 64), ("line_bytes", 64))},
+    "l2.size_bytes": 1 << 20,
+    "l2.ways": 64,
+    "l2.line_bytes": 128,
+}
+ACTIVITIES = ("nic_isr_rx", "net_rx_action", "sys_recv", "nic_isr_tx")
+
+
+def measure(workload: str, caches: dict, dma_core: bool = True) -> dict:
+    """Runs kernel/measure-WORKLOAD (programs/kernel/measure.c) on the core
+    with these caches; returns {phase: {activity: {field: total}}}, phase
+    "warm" (the first 300 frames) or "steady" (the 1,000 after them)."""
+    from irqsim import exec as mips
+
+    sets = [f"{k}={v}" for k, v in caches.items()] + (["core.cores=2", "l2.shared=false"] if dma_core else [])
+    r = mips.run(f"kernel/measure-{workload}", sets)
+    if r["exit_code"] != 0:
+        raise RuntimeError(f"kernel/measure-{workload} exited {r['exit_code']}: {r['stderr'].strip()}")
+    out: dict = {}
+    for line in r["stdout"].splitlines():
+        key, value = line.split("=")
+        parts = key.split(".")
+        if len(parts) == 4 and parts[0] == workload:
+            _, phase, activity, field = parts
+            out.setdefault(phase, {}).setdefault(activity, {})[field] = int(value)
+    return out
+
+
+def per_frame_markdown() -> str:
+    """Per activity and frame: instructions and misses with the P4 caches in
+    steady state (DMA by another core), and the lines it touched first in
+    300 frames with caches too large to evict (NIC copies through the
+    kernel's core, so the frame's own lines are not counted there)."""
+    rows = [
+        "| workload | activity | instructions / call | L1I / call | L1D / call | L2 / call | code lines touched | data lines touched |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for workload in ("netperf", "nat"):
+        p4, huge = measure(workload, P4_CACHES), measure(workload, HUGE_CACHES, dma_core=False)
+        for act in ACTIVITIES:
+            s, w = p4["steady"][act], huge["warm"][act]
+            if not s["calls"]:
+                continue
+            per = lambda f: s[f] / s["calls"]  # noqa: E731
+            rows.append(
+                f"| {workload} | `{act}` | {per('instructions'):,.0f} | {per('l1i'):.2f} | {per('l1d'):.2f} | {per('l2'):.2f} | {w['l1i']} | {w['l1d']} |"
+            )
+    return "\n".join(rows)
