@@ -74,6 +74,7 @@ void dma_copy(u8 *to, const u8 *from, u32 n) { memcpy(to, from, n); }
 static void meter_add(struct meter *m, const struct meter *a, const struct meter *b)
 {
 	m->instructions += b->instructions - a->instructions;
+	m->cycles += b->cycles - a->cycles;
 	m->l1i += b->l1i - a->l1i;
 	m->l1d += b->l1d - a->l1d;
 	m->l2 += b->l2 - a->l2;

@@ -12,12 +12,13 @@ struct fake_nic {
 /* Instructions and misses of the calling hardware thread (the measuring
    build, run by `irqsim exec` only: the counters are its registers). */
 struct meter {
-	u32 instructions, l1i, l1d, l2;
+	u32 instructions, cycles, l1i, l1d, l2;
 };
 #ifdef MEASURE
 static inline void meter_read(struct meter *m)
 {
 	m->instructions = MMIO(REG_INSTRET);
+	m->cycles = MMIO(REG_CYCLE_LO);
 	m->l1i = MMIO(CACHE_L1I + PIN_MISSES);
 	m->l1d = MMIO(CACHE_L1D + PIN_MISSES);
 	m->l2 = MMIO(CACHE_L2 + PIN_MISSES);

@@ -2,12 +2,12 @@
    (`irqsim exec kernel/measure-netperf` or `kernel/measure-nat`, built with
    CONFIG_FORWARD 0 or 1, with caches set by --set): the fake NIC
    of kernel_test feeds frames one per interrupt, and this driver reads the
-   hardware thread's instruction and miss counters around every nic_isr,
+   hardware thread's instruction, cycle and miss counters around every nic_isr,
    net_rx_action and sys_recv call, minus the fake device's own share (the
    machine's registers are single accesses). It prints,
    per activity, totals over the first WARMUP frames and over the MEASURED
    frames after them:
-     ACT.calls ACT.instructions ACT.l1i ACT.l1d ACT.l2 ACT.accesses
+     ACT.calls ACT.instructions ACT.cycles ACT.l1i ACT.l1d ACT.l2 ACT.accesses
    prefixed warm. and steady.; with caches too large to evict, the warm.
    misses are the lines the activity touched first (its footprint). Run
    with --set core.cores=2 so that core 1 is the NIC's DMA engine (its
@@ -32,8 +32,9 @@ struct tally {
 static struct tally tally[NACT];
 static u8 frame[1600] __attribute__((aligned(4)));
 static u8 ubuf[PAYLOAD] __attribute__((aligned(64)));
-static u32 overhead; /* instructions a wrapped register access adds around the device */
-static u32 window;   /* instructions of an empty measuring window */
+/* What a wrapped register access adds around the device, and an empty
+   measuring window: instructions and cycles (calibrate()). */
+static struct meter overhead, window;
 
 /* Runs one activity, charging its counts (less the device's) to tally[a]. */
 #define MEASURE_CALL(a, call)                                                                       \
@@ -47,7 +48,8 @@ static u32 window;   /* instructions of an empty measuring window */
 		u32 n = fake.accesses - n0;                                                         \
 		t->calls++;                                                                         \
 		t->accesses += n;                                                                   \
-		t->m.instructions += y.instructions - x.instructions - (fake.cost.instructions - c0.instructions) - n * overhead - window; \
+		t->m.instructions += y.instructions - x.instructions - (fake.cost.instructions - c0.instructions) - n * overhead.instructions - window.instructions; \
+		t->m.cycles += y.cycles - x.cycles - (fake.cost.cycles - c0.cycles) - n * overhead.cycles - window.cycles; \
 		t->m.l1i += y.l1i - x.l1i - (fake.cost.l1i - c0.l1i);                               \
 		t->m.l1d += y.l1d - x.l1d - (fake.cost.l1d - c0.l1d);                               \
 		t->m.l2 += y.l2 - x.l2 - (fake.cost.l2 - c0.l2);                                    \
@@ -83,16 +85,20 @@ static void dma_engine(void)
 	}
 }
 
+/* Measured warm: the last of a few rounds. */
 static void calibrate(void)
 {
-	struct meter x, y, c0 = fake.cost;
-	meter_read(&x);
-	(void)fake_read(NIC_BASE(NIC_RX) + NIC_IMS);
-	meter_read(&y);
-	struct meter z;
-	meter_read(&z);
-	window = z.instructions - y.instructions;
-	overhead = y.instructions - x.instructions - (fake.cost.instructions - c0.instructions) - window;
+	for (int round = 0; round < 4; round++) {
+		struct meter x, y, z, c0 = fake.cost;
+		meter_read(&x);
+		(void)fake_read(NIC_BASE(NIC_RX) + NIC_IMS);
+		meter_read(&y);
+		meter_read(&z);
+		window.instructions = z.instructions - y.instructions;
+		window.cycles = z.cycles - y.cycles;
+		overhead.instructions = y.instructions - x.instructions - (fake.cost.instructions - c0.instructions) - window.instructions;
+		overhead.cycles = y.cycles - x.cycles - (fake.cost.cycles - c0.cycles) - window.cycles;
+	}
 }
 
 static u32 make_frame(u32 f, u32 tag)
@@ -112,11 +118,11 @@ static u32 make_frame(u32 f, u32 tag)
 
 static void print_tallies(const char *workload, const char *phase)
 {
-	static const char *const field[6] = {"calls", "instructions", "l1i", "l1d", "l2", "accesses"};
+	static const char *const field[7] = {"calls", "instructions", "cycles", "l1i", "l1d", "l2", "accesses"};
 	for (int a = 0; a < NACT; a++) {
 		struct tally *t = &tally[a];
-		u32 v[6] = {t->calls, t->m.instructions, t->m.l1i, t->m.l1d, t->m.l2, t->accesses};
-		for (int k = 0; k < 6; k++) {
+		u32 v[7] = {t->calls, t->m.instructions, t->m.cycles, t->m.l1i, t->m.l1d, t->m.l2, t->accesses};
+		for (int k = 0; k < 7; k++) {
 			put_str(workload);
 			put_str(phase);
 			put_str(act_name[a]);
