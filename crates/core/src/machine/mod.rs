@@ -19,6 +19,9 @@
 //! and `masking.rs` (each group of parts' state and events).
 
 mod build;
+mod code;
+#[cfg(test)]
+mod code_tests;
 mod delivery;
 pub(crate) mod masking;
 mod net;
@@ -62,6 +65,8 @@ pub(crate) enum Event {
     ReadAtDevice { cpu: u32, src: u32 },
     /// The oldest CPU write to device `src` lands.
     AtDevice { src: u32 },
+    /// NIC `nic` has sent the frame of its next transmit descriptor (code).
+    CodeSent { nic: u8 },
     /// An interrupt of a priority-level source (the masking study's machines).
     Arrive { priority: u8, program: u32 },
     /// The end of the run.
@@ -93,6 +98,8 @@ pub struct Machine {
     pub(crate) net: Net,
     pub(crate) delivery: Delivery,
     pub(crate) masking: Masking,
+    /// The cores that run the kernel's code, when it is code (`[code]`).
+    pub(crate) code: Option<Box<crate::code::Code>>,
 }
 
 impl Machine {
@@ -113,6 +120,7 @@ impl Machine {
         self.start_net()?;
         self.start_delivery();
         self.start_masking();
+        self.start_code();
         for t in 0..self.threads.len() {
             self.dispatch(t);
         }
@@ -137,6 +145,9 @@ impl Machine {
                 (last, same) = (now, 0);
             }
             let (thread, key) = self.timers.iter().enumerate().min_by_key(|&(_, k)| *k).map_or((0, Key::MAX), |(i, &k)| (i, k));
+            if self.code.is_some() && self.run_code(key.min(self.queue.peek_key()))? {
+                continue;
+            }
             if key < self.queue.peek_key() {
                 self.timers[thread] = Key::MAX;
                 let now = self.queue.advance(key);
@@ -164,9 +175,11 @@ impl Machine {
                 Event::ReadAtDevice { cpu, src } => self.read_at_device(cpu as usize, src as usize),
                 Event::AtDevice { src } => self.at_device(now, src as usize),
                 Event::Arrive { priority, program } => self.arrive(now, priority, program)?,
+                Event::CodeSent { nic } => self.code_sent(now, nic as usize),
                 Event::End => break,
             }
         }
+        self.finish_code();
         let end = self.end;
         for t in &mut self.threads {
             t.charge(end, &mut self.timeline);
@@ -203,6 +216,9 @@ impl Machine {
             self.timers[thread] = if t <= self.end { self.queue.reserve_key(t) } else { Key::MAX };
         } else if self.threads[thread].running().is_none() {
             self.timers[thread] = Key::MAX;
+        }
+        if self.code.is_some() {
+            self.code_dispatched(thread);
         }
     }
 
