@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from irqsim import exec as mips
-from irqsim.studies import smt_hot_thread as smt
+from irqsim.studies import smt_footprint as fp
+from irqsim.studies.smt_hot_thread import P4_CACHES
 
-P4 = [f"{k}={v}" for k, v in smt.P4_CACHES.items()]
+P4 = [f"{k}={v}" for k, v in P4_CACHES.items()]
 
 # What each phase of programs/kernel/test.c must count (see the comments there).
 EXPECTED = {
@@ -64,36 +65,36 @@ def test_pentium4_caches_change_timing_only(perfect):
     assert 0 < c["l1d"]["misses"] < c["l1d"]["accesses"] and c["l2"]["misses"] <= c["l2"]["accesses"]
 
 
-@pytest.mark.parametrize("workload", sorted(smt.KERNELS))
+@pytest.mark.parametrize("workload", sorted(fp.KERNELS))
 def test_machine_elfs_have_the_contracts_entries(workload):
-    elf = smt.Elf(smt.KERNELS[workload])
-    for entry in (*smt.ENTRIES, "kconfig"):
+    elf = fp.Elf(fp.KERNELS[workload])
+    for entry in (*fp.ENTRIES, "kconfig"):
         assert entry in elf.symbols, entry
-    assert all(elf.symbols[e].is_func for e in smt.ENTRIES) and not elf.symbols["kconfig"].is_func
+    assert all(elf.symbols[e].is_func for e in fp.ENTRIES) and not elf.symbols["kconfig"].is_func
     assert "main" not in elf.symbols
 
 
 def test_static_footprint_follows_the_calls():
-    fp = smt.static_footprint("nat")
-    bh = set(fp["net_rx_action"]["functions"])
+    sf = fp.static_footprint("nat")
+    bh = set(sf["net_rx_action"]["functions"])
     assert {"net_rx_action", "ip_rcv", "udp_rcv", "nat_forward", "skb_alloc", "nic_xmit"} <= bh
     assert "sys_recv" not in bh and "kernel_init" not in bh
-    assert set(fp["sys_recv"]["functions"]) == {"sys_recv", "skb_free"}
-    assert fp["app_main"]["functions"] == ["app_main"]  # user code reaches no kernel function
-    for a in fp.values():
+    assert set(sf["sys_recv"]["functions"]) == {"sys_recv", "skb_free"}
+    assert sf["app_main"]["functions"] == ["app_main"]  # user code reaches no kernel function
+    for a in sf.values():
         assert a["code_bytes"] / 64 <= a["code_lines"] <= a["code_bytes"] / 64 + len(a["functions"]) + 1
-    assert smt.data_objects("nat")["rx_desc"] == 16 * 256
+    assert fp.data_objects("nat")["rx_desc"] == 16 * 256
 
 
 def test_the_docs_footprint_table_is_the_measured_one():
     doc = (Path(__file__).resolve().parent.parent / "docs" / "models" / "smt-hot-thread.md").read_text()
     table = doc.split("<!-- footprint:nat -->\n")[1].split("\n<!-- /footprint -->")[0]
-    assert table == smt.footprint_markdown("nat"), "regenerate the table with smt_hot_thread.footprint_markdown()"
+    assert table == fp.footprint_markdown("nat"), "regenerate the table with smt_footprint.footprint_markdown()"
 
 
 @pytest.fixture(scope="module")
 def measured():
-    return {w: smt.measure(w, smt.P4_CACHES) for w in ("netperf", "nat")}
+    return {w: fp.measure(w, P4_CACHES) for w in ("netperf", "nat")}
 
 
 def test_dma_by_another_core_leaves_the_payload_uncached(measured):
@@ -104,7 +105,7 @@ def test_dma_by_another_core_leaves_the_payload_uncached(measured):
     # 1,472 payload bytes span 23 lines: recv's copy misses each once when the NIC's DMA
     # invalidated them, and hardly at all when the NIC's copy went through the same core.
     assert per_call(measured["netperf"], "sys_recv", "l1d") >= 23
-    cpu_copy = smt.measure("netperf", smt.P4_CACHES, dma_core=False)
+    cpu_copy = fp.measure("netperf", P4_CACHES, dma_core=False)
     assert per_call(cpu_copy, "sys_recv", "l1d") < 2
     assert cpu_copy["steady"]["sys_recv"]["instructions"] == measured["netperf"]["steady"]["sys_recv"]["instructions"]
     # The NAT's bottom half does more per frame than delivery to a socket; the code stays cached.
@@ -114,10 +115,10 @@ def test_dma_by_another_core_leaves_the_payload_uncached(measured):
 
 
 def test_measurement_is_deterministic(measured):
-    assert smt.measure("nat", smt.P4_CACHES) == measured["nat"]
+    assert fp.measure("nat", P4_CACHES) == measured["nat"]
 
 
 def test_the_docs_per_frame_table_is_the_measured_one():
     doc = (Path(__file__).resolve().parent.parent / "docs" / "models" / "smt-hot-thread.md").read_text()
     table = doc.split("<!-- per-frame -->\n")[1].split("\n<!-- /per-frame -->")[0]
-    assert table == smt.per_frame_markdown(), "regenerate the table with smt_hot_thread.per_frame_markdown()"
+    assert table == fp.per_frame_markdown(), "regenerate the table with smt_footprint.per_frame_markdown()"
