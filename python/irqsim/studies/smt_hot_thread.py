@@ -9,6 +9,13 @@ method and results: docs/models/smt-hot-thread.md.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cache
+
+from irqsim import api
+from irqsim.studies import Row
+from irqsim.studies.smt_footprint import KERNELS, Elf
+
 STUDY = "smt-hot-thread"
 TITLE = "SMT hot thread and cache pinning for interrupts (Pentium 4 class, in-order SMT)"
 
@@ -42,3 +49,138 @@ P4_CACHES = {
     "memory.latency_cycles": 12 + 9 * BUS_CYCLE,
 }
 
+
+# The core's settings of the hot-thread and baseline configurations (as in the scenarios).
+HOT_CORE = ["core.threads=2", "core.interrupt_thread=1"]
+BASE_CORE = ["core.threads=2"]
+HOT_THREAD, APP_THREAD = 1, 0
+
+# A sender fast enough never to limit (the frame rate is the workload's), and
+# the offered loads of the bandwidth sweeps, frames/s of 1,514 bytes.
+FAST_LINK = {"nic.link_mbps": 100_000.0}
+RATES = {
+    "netperf": [100e3, 200e3, 300e3, 400e3, 500e3, 600e3, 700e3, 800e3, 1.0e6, 1.2e6, 1.6e6, 2.0e6],
+    "nat": [0.5e6, 1.0e6, 1.5e6, 2.0e6, 2.2e6, 2.4e6, 2.6e6, 2.8e6, 3.0e6, 3.5e6, 4.0e6],
+}
+DURATION_MS = 5.0
+FRACTIONS = (0.125, 0.25, 0.5, 0.75)
+
+
+def core_list(hot: bool, pins: list[str] = ()) -> list[str]:
+    return (HOT_CORE if hot else BASE_CORE) + [f"{k}={v}" for k, v in P4_CACHES.items()] + list(pins)
+
+
+@dataclass(frozen=True)
+class Point:
+    """One run: the offered load and what came out."""
+
+    rate: float
+    delivered_mbps: float
+    l2_misses: int
+    metrics: dict
+
+
+def run_point(workload: str, hot: bool, rate: float, pins: list[str] = (), duration_ms: float = DURATION_MS) -> Point:
+    cfg = "hot" if hot else "baseline"
+    over = {**FAST_LINK, "workload.rate_per_s": rate, "run.duration_ms": duration_ms, "code.core": core_list(hot, pins)}
+    m = api.run(f"{STUDY}/{workload}-{cfg}", over).metrics
+    mbps = m["rx_throughput_mbps"] if workload == "netperf" else m["rx_forwarded"] * 1514 * 8 / (duration_ms * 1e3)
+    l2 = sum(m[f"code_{b}_l2_misses"] for b in ("user", "kernel", "interrupt", "bottom_half"))
+    return Point(rate, mbps, l2, m)
+
+
+def sweep(workload: str, hot: bool, rates: list[float] | None = None, duration_ms: float = DURATION_MS) -> list[Point]:
+    return [run_point(workload, hot, r, duration_ms=duration_ms) for r in rates or RATES[workload]]
+
+
+def peak(points: list[Point]) -> Point:
+    return max(points, key=lambda p: p.delivered_mbps)
+
+
+# What range pinning locks, in order, until the pinned fraction of the cache
+# is used: the rings and descriptors first (the seed's D-cache range
+# pinning), then, for the L2, the rest of the kernel's tables and last the
+# frame buffers (whose pins a DMA write drops with the line).
+RINGS = {"netperf": ("rx_desc", "rx_skb", "rx"), "nat": ("rx_desc", "rx_skb", "tx_desc", "tx_skb", "rx", "tx")}
+TABLES = ("skbs", "socks", "udp_hash", "ct_hash", "conns", "kconfig", "pool_head", "buffers")
+
+
+def pin_ranges(workload: str, budget: int, names: tuple[str, ...]) -> list[str]:
+    """``ADDR+LEN`` ranges of the named objects, in order, up to ``budget`` bytes."""
+    elf = Elf(KERNELS[workload])
+    out = []
+    for name in names:
+        s = elf.symbols[name]
+        take = min(s.size, budget)
+        if take > 0:
+            out.append(f"{s.addr:#x}+{take}")
+            budget -= take
+    return out
+
+
+def pins(workload: str, kind: str, fraction: float) -> list[str]:
+    """The core settings that pin `fraction` of a cache for the hot thread:
+    ``l1i`` trace pinning of the ISR and bottom-half code into that share of
+    the ways; ``l1d`` range pinning of the rings and descriptors; ``l2``
+    range pinning of the rings, then the kernel's tables."""
+    size = P4_CACHES[f"{kind}.size_bytes"]
+    if kind == "l1i":
+        ways = max(1, round(fraction * P4_CACHES["l1i.ways"]))
+        return [f"l1i.trace_threads={HOT_THREAD}", f"l1i.way_masks={HOT_THREAD}:{(1 << ways) - 1:#x}"]
+    names = RINGS[workload] + (TABLES if kind == "l2" else ())
+    return [f"{kind}.lock_range={','.join(pin_ranges(workload, int(fraction * size), names))}"]
+
+
+@cache
+def bandwidth(workload: str, hot: bool) -> tuple[Point, ...]:
+    """The delivered bandwidth over the offered loads (cached for the figure)."""
+    return tuple(sweep(workload, hot))
+
+
+@cache
+def pinned(workload: str, kind: str, fraction: float) -> Point:
+    """The hot-thread configuration with `fraction` of a cache pinned, at the
+    offered load where the unpinned hot thread's bandwidth peaks."""
+    rate = peak(list(bandwidth(workload, True))).rate
+    return run_point(workload, True, rate, pins(workload, kind, fraction) if fraction else [])
+
+
+def change(new: float, old: float) -> float:
+    return 100.0 * (new / old - 1.0)
+
+
+def l2_per_frame(p: Point, workload: str) -> float:
+    frames = p.metrics["rx_delivered"] if workload == "netperf" else p.metrics["rx_forwarded"]
+    return p.l2_misses / frames
+
+
+def reproduce() -> list[Row]:
+    rows = []
+    for workload in ("netperf", "nat"):
+        base, hot = peak(list(bandwidth(workload, False))), peak(list(bandwidth(workload, True)))
+        gain = change(hot.delivered_mbps, base.delivered_mbps)
+        name = "netperf UDP flood" if workload == "netperf" else "NAT forwarding"
+        if workload == "netperf":
+            rows.append(Row(STUDY, f"{name}: peak bandwidth, hot thread vs baseline", "gain", "%", 30.0, gain))
+        else:
+            rows.append(Row(STUDY, f"{name}: peak bandwidth, hot thread vs baseline", "change", "%", float("nan"), gain, "lower"))
+        unpinned = pinned(workload, "l2", 0.0)
+        half = pinned(workload, "l2", 0.5)
+        if workload == "nat":
+            cut = -change(l2_per_frame(half, workload), l2_per_frame(unpinned, workload))
+            rows.append(Row(STUDY, f"{name}: L2 misses per frame, half of the L2 pinned vs none", "reduction", "%", 30.0, cut))
+        else:
+            rows.append(
+                Row(STUDY, f"{name}: bandwidth, half of the L2 pinned vs none", "change", "%", float("nan"), change(half.delivered_mbps, unpinned.delivered_mbps), "same")
+            )
+        for kind, label in (("l1i", "I-cache trace pinning"), ("l1d", "D-cache range pinning")):
+            p = pinned(workload, kind, 0.5)
+            rows.append(Row(STUDY, f"{name}: bandwidth, {label} of half vs none", "change", "%", float("nan"), change(p.delivered_mbps, unpinned.delivered_mbps), "lower"))
+    # Where the hot thread does not pay (Linux Documentation/networking/scaling.rst: "no benefit").
+    line_rate = 1e9 / (1514 * 8)
+    at_line = [run_point("netperf", hot, line_rate, duration_ms=20.0) for hot in (False, True)]
+    rows.append(
+        Row(STUDY, "netperf at the 1 Gb/s line rate (CPU not saturated): hot thread vs baseline", "change", "%", float("nan"),
+            change(at_line[1].delivered_mbps, at_line[0].delivered_mbps), "same")
+    )
+    return rows
