@@ -8,7 +8,11 @@
    half preempts a recv on the same thread. Blocking: sys_recv sets
    `waiting`, re-checks, and returns -EAGAIN; the producer publishes a
    frame, then reads `waiting` and writes WAKE. Each side stores, then
-   loads the other's word (with a barrier), so one of them sees the other. */
+   loads the other's word (with a barrier), so one of them sees the other.
+   `waiting` stays set until a recv succeeds, so every frame wakes the
+   reader again: a WAKE that lands between sys_recv's -EAGAIN and the
+   machine blocking the reader (the bottom half runs on another thread) is
+   not the last. */
 #include "kernel.h"
 
 struct sock {
@@ -64,10 +68,8 @@ void udp_rcv(struct skb *skb)
 	__sync_synchronize();
 	s->head++;
 	__sync_synchronize();
-	if (s->waiting) {
-		s->waiting = 0;
+	if (s->waiting)
 		ksvc(KSVC_WAKE, s->id);
-	}
 }
 
 /* copy_to_user: words when both ends are aligned (NET_IP_ALIGN makes the
@@ -99,8 +101,8 @@ long sys_recv(u32 sock, u8 *buf, u32 len)
 		__sync_synchronize();
 		if (s->head == s->tail)
 			return -EAGAIN;
-		s->waiting = 0;
 	}
+	s->waiting = 0;
 	struct skb *skb = s->queue[s->tail & (kconfig.sock_qlen - 1)];
 	u32 n = skb->th->len - 8;
 	if (n > len)

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from irqsim.exec import PROGRAMS
-from irqsim.studies.smt_hot_thread import P4_CACHES
 
 # The activities the machine runs (machine-mmio.md) and the ELFs of the two workloads.
 ENTRIES = ("kernel_init", "nic_isr", "net_rx_action", "sys_recv", "app_main")
@@ -140,6 +139,8 @@ def per_frame_markdown() -> str:
     steady state (DMA by another core), and the lines it touched first in
     300 frames with caches too large to evict (NIC copies through the
     kernel's core, so the frame's own lines are not counted there)."""
+    from irqsim.studies.smt_hot_thread import P4_CACHES
+
     rows = [
         "| workload | activity | instructions / call | cycles / call | L1I / call | L1D / call | L2 / call | code lines touched | data lines touched |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -153,5 +154,48 @@ def per_frame_markdown() -> str:
             per = lambda f: s[f] / s["calls"]  # noqa: E731
             rows.append(
                 f"| {workload} | `{act}` | {per('instructions'):,.0f} | {per('cycles'):,.0f} | {per('l1i'):.2f} | {per('l1d'):.2f} | {per('l2'):.2f} | {w['l1i']} | {w['l1d']} |"
+            )
+    return "\n".join(rows)
+
+
+BINS = ("user", "kernel", "interrupt", "bottom_half")
+
+
+def machine_bins(workload: str, caches: dict, duration_ms: float = 20.0) -> dict[str, dict[str, float]]:
+    """Per bin, on the machine (hot-thread scenario at the 1 Gb/s line rate):
+    instructions and L1I, L1D and L2 misses, totals and per delivered frame."""
+    from irqsim import api
+    from irqsim.studies.smt_hot_thread import HOT_CORE
+
+    core = HOT_CORE + [f"{k}={v}" for k, v in caches.items()]
+    r = api.run(f"smt-hot-thread/{workload}-hot", {"code.core": core, "run.duration_ms": duration_ms})
+    m = r.metrics
+    frames = m["rx_delivered"] + m.get("rx_forwarded", 0)
+    out = {}
+    for b in BINS:
+        fields = {f: m[f"code_{b}_{f}"] for f in ("instructions", "l1i_misses", "l1d_misses", "l2_misses")}
+        out[b] = {**fields, **{f"{f}_per_frame": v / frames for f, v in fields.items()}}
+    return out
+
+
+def machine_markdown(workloads: tuple[str, ...] = ("netperf", "nat")) -> str:
+    """The bins table of docs/models/smt-hot-thread.md: per frame with the
+    Pentium 4 caches, and the code lines touched (L1I misses in all) and L1D
+    misses per frame with caches too large to evict."""
+    from irqsim.studies.smt_hot_thread import P4_CACHES
+
+    rows = [
+        "| workload | bin | instructions / frame | L1I / frame | L1D / frame | L2 / frame | code lines touched | L1D / frame, no evictions |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for w in workloads:
+        p4, huge = machine_bins(w, P4_CACHES), machine_bins(w, HUGE_CACHES)
+        for b in BINS:
+            p, h = p4[b], huge[b]
+            if not p["instructions"]:
+                continue
+            rows.append(
+                f"| {w} | {b} | {p['instructions_per_frame']:,.0f} | {p['l1i_misses_per_frame']:.3f} | {p['l1d_misses_per_frame']:.2f} | "
+                f"{p['l2_misses_per_frame']:.2f} | {h['l1i_misses']} | {h['l1d_misses_per_frame']:.2f} |"
             )
     return "\n".join(rows)

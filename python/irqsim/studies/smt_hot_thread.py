@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 from irqsim import api
 from irqsim.studies import Row
@@ -184,3 +185,33 @@ def reproduce() -> list[Row]:
             change(at_line[1].delivered_mbps, at_line[0].delivered_mbps), "same")
     )
     return rows
+
+
+def figure(path: Path, workloads: tuple[str, ...] = ("netperf", "nat")) -> None:
+    """Per workload: delivered bandwidth against offered load, baseline and
+    hot thread; then bandwidth and L2 misses per frame against the pinned
+    fraction of the L2 (hot thread, at its peak load)."""
+    from irqsim.plot import pyplot, save_figure
+
+    plt = pyplot()
+    fig, axes = plt.subplots(len(workloads), 2, figsize=(11, 3.6 * len(workloads)), squeeze=False)
+    for (left, right), w in zip(axes, workloads):
+        for hot, style in ((False, "o-"), (True, "s-")):
+            pts = bandwidth(w, hot)
+            left.plot([p.rate / 1e3 for p in pts], [p.delivered_mbps for p in pts], style, label="hot thread" if hot else "baseline")
+        left.set_xlabel(f"offered load (thousand 1,514 B frames/s), {w}")
+        left.set_ylabel("delivered (Mb/s)")
+        left.legend(fontsize=8)
+        left.grid(alpha=0.3)
+        fractions = (0.0, *FRACTIONS)
+        pts = [pinned(w, "l2", f) for f in fractions]
+        right.plot(fractions, [p.delivered_mbps for p in pts], "o-", color="C0")
+        right.set_xlabel(f"pinned fraction of the L2, {w} (hot thread)")
+        right.set_ylabel("delivered (Mb/s)", color="C0")
+        twin = right.twinx()
+        twin.plot(fractions, [l2_per_frame(p, w) for p in pts], "s--", color="C3")
+        twin.set_ylabel("L2 misses per frame", color="C3")
+        right.grid(alpha=0.3)
+    fig.suptitle("SMT hot thread and L2 range pinning, Pentium 4 class in-order SMT core")
+    save_figure(fig, path)
+    plt.close(fig)
