@@ -21,6 +21,7 @@ pub struct CodeConfig {
     pub flows: u32,
     pub mmio_read_cycles: u32,
     pub core: Vec<String>,
+    pub poke: Vec<String>,
 }
 
 impl CodeConfig {
@@ -54,6 +55,14 @@ impl CodeConfig {
             d("[]"),
             crate::config::params::Range::None,
             "settings of the execution-driven core, `KEY=VALUE` as `irqsim exec --set` takes them (docs/models/cores.md): `core.threads`, `memory.model`, `l1d.size_bytes`, pinning, ...; cores x threads must equal `cpu.threads`",
+        ),
+        Param::of(
+            "poke",
+            Type::StrList,
+            "",
+            d("[]"),
+            crate::config::params::Range::None,
+            "32-bit words written into the program's memory before `init` runs, `SYMBOL[+OFFSET]=VALUE` (e.g. `kconfig+24=64`): table sizes and settings without a rebuild",
         ),
     ];
 

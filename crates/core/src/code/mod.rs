@@ -41,6 +41,28 @@ pub const SYS_READ: u32 = 4003;
 /// What the receive system call returns when nothing is queued.
 pub const EAGAIN: u32 = (-11i32) as u32;
 
+/// `SYMBOL[+OFFSET]=VALUE`: the word to write before the program starts.
+fn poke(program: &Program, p: &str) -> Result<(u32, u32), String> {
+    let want = "expected SYMBOL[+OFFSET]=VALUE";
+    let (place, value) = p.split_once('=').ok_or(want)?;
+    let (name, off) = place.split_once('+').unwrap_or((place, "0"));
+    let num = |s: &str| irqsim_mips::config::parse_u64(s).and_then(|v| u32::try_from(v).ok()).ok_or(want);
+    let base = program.symbol(name.trim()).ok_or_else(|| format!("no symbol `{}` in the program", name.trim()))?;
+    let addr = base.wrapping_add(num(off)?);
+    if !addr.is_multiple_of(4) {
+        return Err(format!("address {addr:#x} is not word-aligned"));
+    }
+    Ok((addr, num(value)?))
+}
+
+/// Backs a context that made the receive call up onto its `syscall`, with
+/// `$v0` restored: Linux restarts a system call so (arch/mips/kernel/signal.c).
+fn restart(ctx: &mut Context) {
+    ctx.pc = ctx.pc.wrapping_sub(4);
+    ctx.npc = ctx.pc.wrapping_add(4);
+    ctx.r[irqsim_mips::context::reg::V0] = SYS_READ;
+}
+
 /// Which entry point an activity runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Activity {
@@ -128,6 +150,8 @@ pub struct Code {
     pub frame: Vec<u8>,
     pub dropped_software: u64,
     pub forwarded: u64,
+    /// A WAKE that came while its reader was not blocked, kept for its next EAGAIN.
+    pub wake_pending: Option<u32>,
     /// An error code caused outside a register access, reported at the next look.
     pub fault: Option<String>,
 }
@@ -163,6 +187,10 @@ impl Code {
         };
         let mut sys = System::new(program, &exec.system, Ports::new(c.mmio_read_cycles, tpc));
         irqsim_mips::run::apply_pins(&mut sys, &exec.pins).map_err(|e| ("code.core".to_string(), e.to_string()))?;
+        for (i, p) in c.poke.iter().enumerate() {
+            let (addr, value) = poke(&sys.program, p).map_err(|msg| (format!("code.poke[{i}]"), format!("{p:?}: {msg}")))?;
+            sys.mem.write_u32(addr, value);
+        }
         Ok(Code {
             sys,
             entries,
@@ -183,6 +211,7 @@ impl Code {
             frame: Vec::new(),
             dropped_software: 0,
             forwarded: 0,
+            wake_pending: None,
             fault: None,
         })
     }
@@ -243,13 +272,16 @@ impl Code {
 
     /// Registers of the blocked application, to restart its system call.
     pub fn block_app(&mut self, socket: u32, mut ctx: Context) {
-        // Linux restarts a system call by backing the PC up onto `syscall`
-        // with $v0 restored (arch/mips/kernel/signal.c).
-        ctx.pc = ctx.pc.wrapping_sub(4);
-        ctx.npc = ctx.pc.wrapping_add(4);
-        ctx.r[irqsim_mips::context::reg::V0] = SYS_READ;
+        restart(&mut ctx);
         self.saved[self.app_thread * self.levels + crate::cpu::USER as usize] = Some(ctx);
         self.app_blocked = Some(socket);
+    }
+
+    /// The application's receive call restarts instead of returning.
+    pub fn restart_app(&mut self) {
+        if let Some(ctx) = self.app_context() {
+            restart(ctx);
+        }
     }
 
     /// The application's saved registers (it is preempted by its system call).

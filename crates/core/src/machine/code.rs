@@ -36,6 +36,8 @@ impl Machine {
 
     /// Runs the cores until `next` (the next event's key). Returns whether
     /// code stopped first and the machine acted (the loop looks again).
+    /// Out of line: runs without code never call it.
+    #[inline(never)]
     pub(super) fn run_code(&mut self, next: Key) -> Result<bool> {
         let horizon = key_time(next).min(self.end);
         let before = self.queue.now();
@@ -105,6 +107,10 @@ impl Machine {
                         let app = self.code().app_thread;
                         self.post(app, USER, Job::Code(Activity::App));
                         self.dispatch(app);
+                    } else {
+                        // The reader may be between its last look at the queue and
+                        // blocking (on another thread): the wake-up is kept for it.
+                        self.code().wake_pending = Some(socket);
                     }
                 }
                 Action::Eoi { irq } => {
@@ -178,6 +184,7 @@ impl Machine {
         }
         let desc = n.tdba + n.tdh * DESC_BYTES;
         let len = code.sys.mem.read_u32(desc + 8) >> 16;
+        self.net.counters.tx_offered += 1;
         let done = now + self.net.nic.wire_cycles(len);
         self.queue.schedule(done, Event::CodeSent { nic: nic as u8 });
     }
@@ -229,6 +236,7 @@ impl Machine {
     }
 
     /// Thread `t`'s activity returned: its job ends now.
+    #[inline(never)]
     fn code_returned(&mut self, now: Time, t: usize) {
         let code = self.code();
         let (k, h) = code.hw(t);
@@ -236,8 +244,11 @@ impl Machine {
         code.returned(t);
         if let Some((_, Job::Code(Activity::Syscall), _)) = self.threads[t].running_work() {
             let code = self.code();
-            if v0 == EAGAIN {
-                let socket = code.syscall_args[0];
+            let socket = code.syscall_args[0];
+            if v0 == EAGAIN && code.wake_pending.take() == Some(socket) {
+                // Woken before it blocked: the call restarts at once.
+                code.restart_app();
+            } else if v0 == EAGAIN {
                 if let Some(ctx) = code.take_app_context() {
                     code.block_app(socket, ctx);
                 }
@@ -245,8 +256,9 @@ impl Machine {
                 (ctx.r[reg::V0], ctx.r[reg::A3]) = (v0, 0);
             }
         }
+        // The job completes now, through the loop like any completion.
         self.threads[t].end_work(now, &mut self.timeline);
-        self.complete(now, t);
+        self.timers[t] = self.queue.reserve_key(now);
     }
 
     /// What an activity of code on `thread` does after its code returned:
@@ -265,6 +277,7 @@ impl Machine {
 
     /// After thread `t`'s dispatch: the hardware thread runs the registers
     /// of the level the CPU model now runs, if that is code.
+    #[inline(never)]
     pub(super) fn code_dispatched(&mut self, t: usize) {
         let now = self.queue.now();
         let running = self.threads[t].running_work();

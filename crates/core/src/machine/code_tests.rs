@@ -87,3 +87,11 @@ fn runs_are_deterministic() {
     let b = report(machine(&["code.core=[\"memory.model=caches\"]"])).to_json();
     assert_eq!(a, b);
 }
+
+#[test]
+fn pokes_set_the_programs_words_before_it_starts() {
+    let m = machine(&["code.poke=[\"app_bytes=1000\"]"]);
+    let payload = var(&m, "app_bytes");
+    let r = report(m);
+    assert_eq!(payload, 1000 + r.metric("rx_delivered").unwrap() as u64 * 470);
+}
