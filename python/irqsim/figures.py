@@ -5,7 +5,10 @@
 - ``msi-latency-normalized.png``: ISR and tasklet latency normalized to MSI
   per delivery mechanism and profile, paper beside simulated;
 - ``masking-break-even.png``: optimistic minus conventional cycles per null
-  RPC against interrupt rate (:func:`irqsim.studies.optimistic_spl.figure`).
+  RPC against interrupt rate (:func:`irqsim.studies.optimistic_spl.figure`);
+- ``smt-hot-thread.png``: bandwidth against offered load, baseline and hot
+  thread, and bandwidth and L2 misses against the pinned fraction of the L2
+  (:func:`irqsim.studies.smt_hot_thread.figure`).
 
 Run as ``python -m irqsim.figures [DIR] [NAME ...]``.
 """
@@ -60,10 +63,17 @@ def masking(path: Path) -> None:
     optimistic_spl.figure(path)
 
 
+def smt_hot_thread(path: Path) -> None:
+    from irqsim.studies import smt_hot_thread as smt
+
+    smt.figure(path)
+
+
 FIGURES = {
     "mt-interrupts-driver.png": mt_interrupts,
     "msi-latency-normalized.png": msi_latency,
     "masking-break-even.png": masking,
+    "smt-hot-thread.png": smt_hot_thread,
 }
 
 

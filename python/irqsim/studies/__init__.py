@@ -15,6 +15,7 @@ MODULES = {
     "mt-interrupts": "irqsim.studies.mt_interrupts",
     "optimistic-spl": "irqsim.studies.optimistic_spl",
     "msi-latency": "irqsim.studies.msi_latency",
+    "smt-hot-thread": "irqsim.studies.smt_hot_thread",
 }
 
 
