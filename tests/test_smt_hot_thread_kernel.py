@@ -122,3 +122,9 @@ def test_the_docs_per_frame_table_is_the_measured_one():
     doc = (Path(__file__).resolve().parent.parent / "docs" / "models" / "smt-hot-thread.md").read_text()
     table = doc.split("<!-- per-frame -->\n")[1].split("\n<!-- /per-frame -->")[0]
     assert table == fp.per_frame_markdown(), "regenerate the table with smt_footprint.per_frame_markdown()"
+
+
+def test_the_docs_machine_bins_table_is_the_measured_one():
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "models" / "smt-hot-thread.md").read_text()
+    table = doc.split("<!-- machine-bins -->\n")[1].split("\n<!-- /machine-bins -->")[0]
+    assert table == fp.machine_markdown(), "regenerate the table with smt_footprint.machine_markdown()"

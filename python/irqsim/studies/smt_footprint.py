@@ -170,7 +170,7 @@ def machine_bins(workload: str, caches: dict, duration_ms: float = 20.0) -> dict
     core = HOT_CORE + [f"{k}={v}" for k, v in caches.items()]
     r = api.run(f"smt-hot-thread/{workload}-hot", {"code.core": core, "run.duration_ms": duration_ms})
     m = r.metrics
-    frames = m["rx_delivered"] + m.get("rx_forwarded", 0)
+    frames = m["rx_delivered"]  # forwarded frames count as delivered too
     out = {}
     for b in BINS:
         fields = {f: m[f"code_{b}_{f}"] for f in ("instructions", "l1i_misses", "l1d_misses", "l2_misses")}

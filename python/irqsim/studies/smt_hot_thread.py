@@ -211,10 +211,11 @@ def figure(path: Path, workloads: tuple[str, ...] = ("netperf", "nat")) -> None:
         right.set_xlabel(f"pinned fraction of the L2, {w} (hot thread)")
         right.set_ylabel("delivered (Mb/s)", color="C0")
         twin = right.twinx()
-        twin.plot(fractions, [l2_per_frame(p, w) for p in pts], "s--", color="C3")
+        misses = [l2_per_frame(p, w) for p in pts]
+        twin.plot(fractions, misses, "s--", color="C3")
         twin.set_ylabel("L2 misses per frame", color="C3")
-        right.set_ylim(bottom=0)
-        twin.set_ylim(bottom=0)
+        right.set_ylim(0, 1.1 * max(p.delivered_mbps for p in pts))
+        twin.set_ylim(0, 2 * max(misses))  # from zero, the misses drawn at mid-height
         right.grid(alpha=0.3)
     fig.suptitle("SMT hot thread and L2 range pinning, Pentium 4 class in-order SMT core")
     save_figure(fig, path)
