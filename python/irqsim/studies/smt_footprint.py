@@ -163,7 +163,8 @@ BINS = ("user", "kernel", "interrupt", "bottom_half")
 
 def machine_bins(workload: str, caches: dict, duration_ms: float = 20.0) -> dict[str, dict[str, float]]:
     """Per bin, on the machine (hot-thread scenario at the 1 Gb/s line rate):
-    instructions and L1I, L1D and L2 misses, totals and per delivered frame."""
+    thread cycles, instructions and L1I, L1D and L2 misses, totals and per
+    delivered frame."""
     from irqsim import api
     from irqsim.studies.smt_hot_thread import HOT_CORE
 
@@ -172,8 +173,9 @@ def machine_bins(workload: str, caches: dict, duration_ms: float = 20.0) -> dict
     m = r.metrics
     frames = m["rx_delivered"]  # forwarded frames count as delivered too
     out = {}
+    cycles = r.bins.sum()
     for b in BINS:
-        fields = {f: m[f"code_{b}_{f}"] for f in ("instructions", "l1i_misses", "l1d_misses", "l2_misses")}
+        fields = {"cycles": int(cycles[b]), **{f: m[f"code_{b}_{f}"] for f in ("instructions", "l1i_misses", "l1d_misses", "l2_misses")}}
         out[b] = {**fields, **{f"{f}_per_frame": v / frames for f, v in fields.items()}}
     return out
 
@@ -185,8 +187,8 @@ def machine_markdown(workloads: tuple[str, ...] = ("netperf", "nat")) -> str:
     from irqsim.studies.smt_hot_thread import P4_CACHES
 
     rows = [
-        "| workload | bin | instructions / frame | L1I / frame | L1D / frame | L2 / frame | code lines touched | L1D / frame, no evictions |",
-        "|---|---|---|---|---|---|---|---|",
+        "| workload | bin | cycles / frame | instructions / frame | L1I / frame | L1D / frame | L2 / frame | code lines touched | L1D / frame, no evictions |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for w in workloads:
         p4, huge = machine_bins(w, P4_CACHES), machine_bins(w, HUGE_CACHES)
@@ -195,7 +197,7 @@ def machine_markdown(workloads: tuple[str, ...] = ("netperf", "nat")) -> str:
             if not p["instructions"]:
                 continue
             rows.append(
-                f"| {w} | {b} | {p['instructions_per_frame']:,.0f} | {p['l1i_misses_per_frame']:.3f} | {p['l1d_misses_per_frame']:.2f} | "
+                f"| {w} | {b} | {p['cycles_per_frame']:,.0f} | {p['instructions_per_frame']:,.0f} | {p['l1i_misses_per_frame']:.3f} | {p['l1d_misses_per_frame']:.2f} | "
                 f"{p['l2_misses_per_frame']:.2f} | {h['l1i_misses']} | {h['l1d_misses_per_frame']:.2f} |"
             )
     return "\n".join(rows)
