@@ -81,18 +81,22 @@ class Point:
     metrics: dict
 
 
-def run_point(workload: str, hot: bool, rate: float, pins: list[str] = (), duration_ms: float | None = None) -> Point:
+def run_point(workload: str, hot: bool, rate: float, pins: list[str] = (), duration_ms: float | None = None, extra: dict | None = None) -> Point:
+    """One run of a study scenario; `pins` (core settings, appended: later ones
+    win) and `extra` (scenario overrides) change the machine."""
     cfg = "hot" if hot else "baseline"
     duration_ms = duration_ms or DURATION_MS
-    over = {**FAST_LINK, "workload.rate_per_s": rate, "run.duration_ms": duration_ms, "code.core": core_list(hot, pins)}
+    over = {**FAST_LINK, "workload.rate_per_s": rate, "run.duration_ms": duration_ms, "code.core": core_list(hot, pins), **(extra or {})}
     m = api.run(f"{STUDY}/{workload}-{cfg}", over).metrics
     mbps = m["rx_throughput_mbps"] if workload == "netperf" else m["rx_forwarded"] * 1514 * 8 / (duration_ms * 1e3)
     l2 = sum(m[f"code_{b}_l2_misses"] for b in ("user", "kernel", "interrupt", "bottom_half"))
     return Point(rate, mbps, l2, m)
 
 
-def sweep(workload: str, hot: bool, rates: list[float] | None = None, duration_ms: float | None = None) -> list[Point]:
-    return [run_point(workload, hot, r, duration_ms=duration_ms) for r in rates or RATES[workload]]
+def sweep(
+    workload: str, hot: bool, rates: list[float] | None = None, duration_ms: float | None = None, extra: dict | None = None, settings: list[str] = ()
+) -> list[Point]:
+    return [run_point(workload, hot, r, settings, duration_ms, extra) for r in rates or RATES[workload]]
 
 
 def peak(points: list[Point]) -> Point:
@@ -146,6 +150,25 @@ def pinned(workload: str, kind: str, fraction: float) -> Point:
     offered load where the unpinned hot thread's bandwidth peaks."""
     rate = peak(list(bandwidth(workload, True))).rate
     return run_point(workload, True, rate, pins(workload, kind, fraction) if fraction else [])
+
+
+# What the netperf gain depends on, one input changed at a time:
+# (scenario overrides, settings added to the core's).
+VARIANTS = {
+    "as in the scenarios": ({}, []),
+    "register reads free (code.mmio_read_cycles = 0)": ({"code.mmio_read_cycles": 0}, []),
+    "no save/restore cost (cpu.save_restore_cycles = 0)": ({"cpu.save_restore_cycles": 0}, []),
+    "memory at 100 cycles (memory.latency_cycles = 100)": ({}, ["memory.latency_cycles=100"]),
+}
+
+
+def sensitivity() -> list[tuple[str, float, float, float]]:
+    """(variant, baseline peak Mb/s, hot-thread peak Mb/s, gain %) for netperf."""
+    out = []
+    for name, (extra, core) in VARIANTS.items():
+        base, hot = (peak(sweep("netperf", h, extra=extra, settings=core)).delivered_mbps for h in (False, True))
+        out.append((name, base, hot, change(hot, base)))
+    return out
 
 
 def change(new: float, old: float) -> float:
