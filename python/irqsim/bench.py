@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-from irqsim import api
+from irqsim import IrqsimError, api
 
 SCENARIO = "bench/rx-overload"
 
@@ -45,3 +45,69 @@ def measure(overrides: list[str], repeat: int = 3, scenario: str = SCENARIO) -> 
         "events_per_cpu_s": m["events"] / per_cpu,
         "sim_seconds_per_cpu_s": sim_s / per_cpu,
     }
+
+
+SCALING = "bench/msix-scaling"
+#: Interrupts per second each CPU takes in the scaling bench.
+PER_CPU_RATE = 20_000.0
+
+
+def parse_counts(text: str) -> list[int]:
+    """``--scaling 1,8,64`` as CPU counts from 1 to 64; anything else is bad input."""
+    try:
+        counts = [int(x) for x in text.split(",")]
+    except ValueError:
+        counts = []
+    if not counts or any(not 1 <= n <= 64 for n in counts):
+        raise IrqsimError(f"--scaling {text!r}: give CPU counts from 1 to 64 separated by commas, e.g. 1,8,64")
+    return counts
+
+
+def scaling(threads: list[int], repeat: int = 3, cpu_seconds: float = 64.0) -> list[dict]:
+    """``bench/msix-scaling`` with ``cpu.threads`` = ``intc.vectors`` = each
+    of ``threads`` and the exerciser's rate scaled with them; the simulated
+    time shrinks as the CPUs grow (``cpu_seconds`` of simulated CPU time in
+    all), so every run handles the same interrupts with the same events, and
+    the events per CPU-second show the cost of one more CPU and source."""
+    rows = []
+    for n in threads:
+        sets = [f"cpu.threads={n}", f"intc.vectors={n}", f"workload.rate_per_s={PER_CPU_RATE * n}", f"run.duration_ms={cpu_seconds * 1e3 / n}"]
+        res = measure(sets, repeat=repeat, scenario=SCALING)
+        rows.append({"threads": n, "sources": n} | {k: res[k] for k in ("events", "wall_seconds", "cpu_seconds", "events_per_wall_s", "events_per_cpu_s")})
+    return rows
+
+
+ISS_PROGRAM = "bench/kernels"
+
+
+def iss(repeat: int = 3, program: str = ISS_PROGRAM) -> list[dict]:
+    """The instruction-set simulator on ``program`` (a sieve, CRC-32, a
+    matrix product and a sort), with perfect memory and with the default L1
+    and L2 caches: simulated instructions per wall second and per CPU-second,
+    the best of ``repeat`` runs by CPU time (the program's loading included)."""
+    from irqsim import exec as iss_exec
+
+    rows = []
+    for memory in ("perfect", "caches"):
+        best = None
+        for _ in range(max(1, repeat)):
+            t0, c0 = time.perf_counter(), time.process_time()
+            r = iss_exec.run(program, [f"memory.model={memory}"])
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            if best is None or cpu < best[1]:
+                best = (wall, cpu, r)
+        wall, cpu, r = best
+        n = r["instructions"]
+        rows.append(
+            {
+                "program": program,
+                "memory": memory,
+                "instructions": n,
+                "cycles": r["cycles"],
+                "wall_seconds": wall,
+                "cpu_seconds": cpu,
+                "instructions_per_wall_s": n / wall,
+                "instructions_per_cpu_s": n / max(cpu, 1e-9),
+            }
+        )
+    return rows

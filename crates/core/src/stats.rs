@@ -1,7 +1,6 @@
 //! Counters and latency records of a run, and the invariants they obey.
 
 use crate::engine::Time;
-use hdrhistogram::Histogram;
 
 /// Packet counters. Conservation: for each direction,
 /// `offered = delivered + dropped + in flight`.
@@ -33,19 +32,47 @@ pub struct Counters {
     pub events: u64,
 }
 
-/// A distribution of cycle counts: an HDR histogram (three significant
-/// digits) for its quantiles, and the exact extremes, which the histogram's
-/// bucket rounding would blur.
+/// A distribution of cycle counts: HDR-histogram buckets (three significant
+/// digits) for its quantiles, and the exact extremes, which the buckets'
+/// rounding would blur.
+///
+/// Recording is on the hot path (once per delivered frame), so it only
+/// counts into buckets laid out exactly as `hdrhistogram`'s for these bounds
+/// (1 to 2^48, three digits: 2,048 sub-buckets, unit 1): one bucket index,
+/// one addition. Quantiles are that crate's answers exactly (tested against it).
 pub struct Distribution {
-    hist: Histogram<u64>,
+    counts: Vec<u64>,
+    total: u64,
     min: u64,
     max: u64,
+}
+
+/// `hdrhistogram`'s layout for bounds 1..=2^48 with three significant
+/// digits: 2^11 sub-buckets, of which each bucket after the first uses the
+/// upper half; 39 buckets (40 half-buckets of 1,024 counts).
+const SUB_BUCKET_BITS: u32 = 11;
+const HALF: usize = 1 << (SUB_BUCKET_BITS - 1);
+const HIGHEST: u64 = 1 << 48;
+const BUCKETS: usize = 40 * HALF;
+
+/// The bucket of `v`, as `hdrhistogram` computes it.
+#[inline(always)]
+fn bucket_of(v: u64) -> usize {
+    let bucket = (64 - SUB_BUCKET_BITS) - (v | ((1 << SUB_BUCKET_BITS) - 1)).leading_zeros();
+    ((bucket as usize + 1) << (SUB_BUCKET_BITS - 1)) + (v >> bucket) as usize - HALF
+}
+
+/// The lowest value of bucket `i` (the inverse of [`bucket_of`]).
+fn value_of(i: usize) -> u64 {
+    let bucket = (i >> (SUB_BUCKET_BITS - 1)).saturating_sub(1);
+    let sub = if i < HALF { i } else { (i & (HALF - 1)) + HALF };
+    (sub as u64) << bucket
 }
 
 impl Default for Distribution {
     fn default() -> Self {
         // 2^48 cycles is over 10 minutes at 400 MHz; longer values saturate.
-        Self { hist: Histogram::new_with_bounds(1, 1 << 48, 3).expect("valid histogram bounds"), min: u64::MAX, max: 0 }
+        Self { counts: vec![0; BUCKETS], total: 0, min: u64::MAX, max: 0 }
     }
 }
 
@@ -53,18 +80,32 @@ impl Distribution {
     /// A distribution that will never be recorded into (a part the scenario
     /// does not select): no buckets allocated.
     pub fn unused() -> Self {
-        Self { hist: Histogram::new(1).expect("valid histogram precision"), min: u64::MAX, max: 0 }
+        Self { counts: Vec::new(), total: 0, min: u64::MAX, max: 0 }
     }
 
     #[inline]
     pub fn record(&mut self, v: u64) {
-        self.hist.saturating_record(v);
+        match self.counts.get_mut(bucket_of(v)) {
+            Some(c) => *c += 1,
+            None => self.record_outside(v),
+        }
+        self.total += 1;
         self.min = self.min.min(v);
         self.max = self.max.max(v);
     }
 
+    /// A value past the last bucket (it saturates at the highest trackable
+    /// value), or the first of an unused distribution.
+    #[cold]
+    fn record_outside(&mut self, v: u64) {
+        if self.counts.is_empty() {
+            self.counts = vec![0; BUCKETS];
+        }
+        self.counts[bucket_of(v).min(bucket_of(HIGHEST))] += 1;
+    }
+
     pub fn is_empty(&self) -> bool {
-        self.hist.is_empty()
+        self.total == 0
     }
 
     /// Smallest and largest value recorded, exactly (`None` when empty).
@@ -72,9 +113,22 @@ impl Distribution {
         (!self.is_empty()).then_some((self.min, self.max))
     }
 
-    /// The value at quantile `q` (within the histogram's precision).
+    /// The value at quantile `q` (within the histogram's precision), as
+    /// `hdrhistogram`'s `value_at_quantile` gives it: the highest value
+    /// equivalent to the bucket where the count reaches `⌈q·n⌉` (the lowest
+    /// for `q = 0`), 0 when empty.
     pub fn quantile(&self, q: f64) -> u64 {
-        self.hist.value_at_quantile(q)
+        let q = q.min(1.0);
+        let target = ((q * self.total as f64).ceil() as u64).max(1);
+        let mut seen = 0;
+        for (i, &c) in self.counts.iter().enumerate() {
+            seen += c;
+            if seen >= target {
+                let width = 1u64 << (i >> (SUB_BUCKET_BITS - 1)).saturating_sub(1);
+                return if q == 0.0 { value_of(i) } else { value_of(i) + (width - 1) };
+            }
+        }
+        0
     }
 }
 
@@ -110,5 +164,44 @@ impl Latencies {
     /// `(arrival cycle, latency cycles)` of the first `max_records` packets.
     pub fn take_records(&mut self) -> Vec<(Time, u64)> {
         std::mem::take(&mut self.records)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hdrhistogram::Histogram;
+    use proptest::prelude::*;
+
+    #[test]
+    fn buckets_are_hdrhistograms() {
+        let h = Histogram::<u64>::new_with_bounds(1, HIGHEST, 3).unwrap();
+        assert_eq!(h.distinct_values(), BUCKETS);
+        for i in 0..BUCKETS {
+            assert_eq!(bucket_of(value_of(i)), i, "bucket {i}");
+        }
+        for v in [0, 1, 2047, 2048, 2049, 4095, 4096, 123_456_789, HIGHEST, 2 * HIGHEST - 1] {
+            assert_eq!(h.lowest_equivalent(v), value_of(bucket_of(v)), "{v}");
+        }
+    }
+
+    proptest! {
+        /// Quantiles and extremes are what `hdrhistogram` itself gives for the
+        /// same values, saturated ones included.
+        #[test]
+        fn quantiles_are_hdrhistograms(values in proptest::collection::vec(prop_oneof![0u64..5000, 0u64..1 << 40, any::<u64>()], 1..300)) {
+            let (mut d, mut e) = (Distribution::unused(), Distribution::default());
+            let mut h = Histogram::<u64>::new_with_bounds(1, HIGHEST, 3).unwrap();
+            for &v in &values {
+                d.record(v);
+                e.record(v);
+                h.saturating_record(v);
+            }
+            for q in [0.0, 0.001, 0.25, 0.5, 0.9, 0.99, 0.999, 1.0] {
+                prop_assert_eq!(d.quantile(q), h.value_at_quantile(q), "q = {}", q);
+                prop_assert_eq!(e.quantile(q), h.value_at_quantile(q), "q = {}", q);
+            }
+            prop_assert_eq!(d.extremes(), Some((*values.iter().min().unwrap(), *values.iter().max().unwrap())));
+        }
     }
 }

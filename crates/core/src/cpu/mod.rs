@@ -14,8 +14,12 @@
 //! sequence for interrupts and software interrupts) plus whatever the
 //! [`ContextPolicy`] charges: see `contexts.rs`. The thread never schedules
 //! events itself; [`Thread::dispatch`] returns the completion time of what it
-//! now runs, stamped with an epoch number so that a completion made stale
-//! by a later preemption is recognised and dropped.
+//! now runs whenever that changed, and the machine keeps it as the thread's
+//! one timer (a preemption overwrites it, so no stale completion remains).
+//!
+//! Per-level state lives in fixed arrays of [`Thread::MAX_LEVELS`] indexed by
+//! `level & 31`, so the hot path has no bounds checks; cycles are charged to
+//! the running level's bins only, and a thread's bins are their sum.
 
 mod bins;
 mod contexts;
@@ -70,18 +74,25 @@ struct Slot<J> {
     pending: VecDeque<Work<J>>,
 }
 
+/// Index of a level's slot: levels are below 32, and the mask lets the
+/// compiler drop the bounds checks.
+#[inline(always)]
+fn at(level: Level) -> usize {
+    usize::from(level) & 31
+}
+
 /// One hardware thread.
 pub struct Thread<J> {
     id: usize,
-    slots: Vec<Slot<J>>,
+    levels: usize,
+    slots: [Slot<J>; 32],
     /// Bit `l` set: level `l` has a started activity.
     started: u32,
     /// Bit `l` set: level `l` has work waiting.
     waiting: u32,
     running: Option<Level>,
     seg_start: Time,
-    epoch: u64,
-    /// Whether a completion event for `epoch` has been handed out.
+    /// Whether the running activity's completion has been handed out.
     armed: bool,
     policy: ContextPolicy,
     costs: EntryCosts,
@@ -89,10 +100,11 @@ pub struct Thread<J> {
     live: [Option<Level>; MAX_CONTEXTS],
     /// The context execution was last in (for switch costs).
     last_ctx: usize,
-    bins: Bins,
-    /// The non-idle part of `bins`, by the level that ran (summed per
-    /// context in [`Thread::context_bins`]).
-    level_bins: Vec<Bins>,
+    /// Cycles with nothing to run.
+    idle: u64,
+    /// Cycles by the level that ran them (summed per context in
+    /// [`Thread::context_bins`], and with `idle` in [`Thread::bins`]).
+    level_bins: [Bins; 32],
 }
 
 impl<J: Copy + Label> Thread<J> {
@@ -103,19 +115,19 @@ impl<J: Copy + Label> Thread<J> {
         let levels = levels.clamp(IRQ as usize + 1, Self::MAX_LEVELS);
         Self {
             id,
-            slots: (0..levels).map(|_| Slot { active: None, pending: VecDeque::new() }).collect(),
+            levels,
+            slots: std::array::from_fn(|_| Slot { active: None, pending: VecDeque::new() }),
             started: 0,
             waiting: 0,
             running: None,
             seg_start: 0,
-            epoch: 0,
             armed: false,
             policy,
             costs,
             live: [None; MAX_CONTEXTS],
             last_ctx: 0,
-            bins: Bins::default(),
-            level_bins: vec![Bins::default(); levels],
+            idle: 0,
+            level_bins: [Bins::default(); 32],
         }
     }
 
@@ -123,20 +135,21 @@ impl<J: Copy + Label> Thread<J> {
         self.policy
     }
 
-    /// Epoch of the running job's completion (see [`Thread::dispatch`]).
-    pub fn epoch(&self) -> u64 {
-        self.epoch
-    }
-
-    pub fn bins(&self) -> &Bins {
-        &self.bins
+    /// Cycles per bin: every elapsed cycle in exactly one.
+    pub fn bins(&self) -> Bins {
+        let mut b = Bins::default();
+        b.add(Bin::Idle, self.idle);
+        for lb in &self.level_bins[..self.levels] {
+            b.merge(lb);
+        }
+        b
     }
 
     /// Cycles per bin of each hardware context of the policy (idle belongs
     /// to no context, so these sum to the thread's elapsed cycles minus idle).
     pub fn context_bins(&self) -> Vec<Bins> {
         let mut out = vec![Bins::default(); self.policy.contexts()];
-        for (level, b) in self.level_bins.iter().enumerate() {
+        for (level, b) in self.level_bins[..self.levels].iter().enumerate() {
             out[self.policy.context_of(level as Level)].merge(b);
         }
         out
@@ -150,12 +163,12 @@ impl<J: Copy + Label> Thread<J> {
     /// Queues work at `level`; call [`Thread::dispatch`] afterwards.
     #[inline]
     pub fn post(&mut self, level: Level, work: Work<J>) {
-        self.slots[level as usize].pending.push_back(work);
+        self.slots[at(level)].pending.push_back(work);
         self.waiting |= 1 << level;
     }
 
     fn pop_pending(&mut self, level: Level) -> Option<Work<J>> {
-        let q = &mut self.slots[level as usize].pending;
+        let q = &mut self.slots[at(level)].pending;
         let w = q.pop_front();
         if q.is_empty() {
             self.waiting &= !(1 << level);
@@ -165,7 +178,7 @@ impl<J: Copy + Label> Thread<J> {
 
     /// Number of works waiting (not started) at `level`.
     pub fn pending(&self, level: Level) -> usize {
-        self.slots[level as usize].pending.len()
+        self.slots[at(level)].pending.len()
     }
 
     /// Accounts the cycles since the last call to the running activity (or
@@ -184,12 +197,10 @@ impl<J: Copy + Label> Thread<J> {
         let start = self.seg_start;
         self.seg_start = now;
         let Some(level) = self.running else {
-            self.bins.add(Bin::Idle, elapsed);
+            self.idle += elapsed;
             return;
         };
-        let Some(act) = self.slots[level as usize].active.as_mut() else {
-            unreachable!("running level {level} has no activity")
-        };
+        let Some(act) = self.slots[at(level)].active.as_mut() else { unreachable!("running level {level} has no activity") };
         let switch = elapsed.min(act.switch);
         act.switch -= switch;
         let entry = (elapsed - switch).min(act.overhead);
@@ -198,9 +209,7 @@ impl<J: Copy + Label> Thread<J> {
         let work = elapsed - over;
         debug_assert!(work <= act.remaining, "charged past the end of a job");
         act.remaining -= work.min(act.remaining);
-        self.bins.add(Bin::Overhead, over);
-        self.bins.add(act.work.bin, work);
-        let lb = &mut self.level_bins[level as usize];
+        let lb = &mut self.level_bins[at(level)];
         lb.add(Bin::Overhead, over);
         lb.add(act.work.bin, work);
         if timeline.enabled() {
@@ -226,7 +235,7 @@ impl<J: Copy + Label> Thread<J> {
     /// cycles it still has to run before the job's own work starts.
     pub fn running_work(&self) -> Option<(Level, J, u64)> {
         let level = self.running?;
-        let act = self.slots[level as usize].active.as_ref()?;
+        let act = self.slots[at(level)].active.as_ref()?;
         Some((level, act.work.job, act.switch + act.overhead))
     }
 
@@ -236,36 +245,49 @@ impl<J: Copy + Label> Thread<J> {
     pub fn end_work(&mut self, now: Time, timeline: &mut Timeline) {
         self.charge(now, timeline);
         if let Some(level) = self.running
-            && let Some(act) = self.slots[level as usize].active.as_mut()
+            && let Some(act) = self.slots[at(level)].active.as_mut()
         {
             act.remaining = 0;
         }
     }
 
-    /// Ends the running activity's job at `now` if `epoch` is current; returns
-    /// its level and job. The caller then calls [`Thread::proceed`].
+    /// Ends the running activity's job at `now` (its completion time);
+    /// returns its level and job. The caller then calls [`Thread::proceed`].
     #[inline]
-    pub fn complete(&mut self, now: Time, epoch: u64, timeline: &mut Timeline) -> Option<(Level, J)> {
-        if epoch != self.epoch {
-            return None;
-        }
+    pub fn complete(&mut self, now: Time, timeline: &mut Timeline) -> Option<(Level, J)> {
         self.charge(now, timeline);
         let level = self.running?;
-        let act = self.slots[level as usize].active.as_ref()?;
+        let act = self.slots[at(level)].active.as_ref()?;
         debug_assert_eq!(act.remaining + act.overhead + act.switch, 0);
         Some((level, act.work.job))
     }
 
-    /// After [`Thread::complete`]: the activity at `level` goes on with `next`
-    /// (no new entry cost), or, given `None`, takes the next work queued at a
-    /// software-interrupt level in the same activation (a softirq loop), or
-    /// ends and frees its context.
+    /// After [`Thread::complete`] at `now`: the activity at `level` goes on
+    /// with `next` (no new entry cost), or, given `None`, takes the next work
+    /// queued at a software-interrupt level in the same activation (a softirq
+    /// loop), or ends and frees its context.
+    ///
+    /// When the activity goes on and nothing waits above it, nothing else
+    /// can run: its completion time is returned at once and armed, and no
+    /// [`Thread::dispatch`] is needed. `None`: the caller must dispatch.
     #[inline]
-    pub fn proceed(&mut self, level: Level, next: Option<Work<J>>) {
+    pub fn proceed(&mut self, now: Time, level: Level, next: Option<Work<J>>) -> Option<Time> {
         let next = next.or_else(|| if level == SOFT { self.pop_pending(level) } else { None });
-        let slot = &mut self.slots[level as usize];
+        let slot = &mut self.slots[at(level)];
+        // The running activity changed (or restarts): completion must be re-armed.
+        self.armed = false;
         match next {
-            Some(work) => slot.active = Some(Active { work, switch: 0, overhead: 0, remaining: work.cycles }),
+            Some(work) => {
+                slot.active = Some(Active { work, switch: 0, overhead: 0, remaining: work.cycles });
+                self.running = Some(level);
+                // The running level is the top started one; only waiting work above it could preempt.
+                debug_assert_eq!(31 - self.started.leading_zeros(), u32::from(level));
+                if self.waiting >> level >> 1 != 0 {
+                    return None;
+                }
+                self.armed = true;
+                Some(now.saturating_add(work.cycles))
+            }
             None => {
                 slot.active = None;
                 self.started &= !(1 << level);
@@ -274,20 +296,15 @@ impl<J: Copy + Label> Thread<J> {
                     self.live[ctx] = None;
                 }
                 self.running = None;
+                None
             }
-        }
-        // The running activity changed (or restarts): completion must be re-armed.
-        self.epoch += 1;
-        self.armed = false;
-        if next.is_some() {
-            self.running = Some(level);
         }
     }
 
-    /// Decides what runs from `now` on. Returns `(completion time, epoch)`
-    /// when that changed and a completion event must be scheduled.
+    /// Decides what runs from `now` on. Returns the completion time when
+    /// that changed and the thread's timer must be set again.
     #[inline]
-    pub fn dispatch(&mut self, now: Time, timeline: &mut Timeline) -> Option<(Time, u64)> {
+    pub fn dispatch(&mut self, now: Time, timeline: &mut Timeline) -> Option<Time> {
         let top_started = (self.started != 0).then(|| 31 - self.started.leading_zeros());
         // Waiting levels above every started one.
         let above = top_started.map_or(u32::MAX, |l| !((2u32 << l).wrapping_sub(1)));
@@ -300,7 +317,6 @@ impl<J: Copy + Label> Thread<J> {
                 if self.running.is_some() {
                     self.charge(now, timeline);
                     self.running = None;
-                    self.epoch += 1;
                     self.armed = false;
                 }
                 return None;
@@ -330,34 +346,33 @@ impl<J: Copy + Label> Thread<J> {
             // Live registers of another unfinished activity in this context must be saved.
             if let Some(owner) = self.live[ctx]
                 && owner != level
-                && self.slots[owner as usize].active.is_some()
+                && self.slots[at(owner)].active.is_some()
             {
                 overhead = overhead.saturating_add(self.costs.save_restore);
             }
-            self.slots[level as usize].active = Some(Active { work, switch, overhead, remaining: work.cycles });
+            self.slots[at(level)].active = Some(Active { work, switch, overhead, remaining: work.cycles });
             self.started |= 1 << level;
             timeline.flow_to(self.id, level, ctx, now);
-        } else if let Some(act) = self.slots[level as usize].active.as_mut() {
+        } else if let Some(act) = self.slots[at(level)].active.as_mut() {
             act.switch = switch;
         }
         self.live[ctx] = Some(level);
         self.running = Some(level);
-        self.epoch += 1;
         self.armed = false;
         self.arm_if_needed(now)
     }
 
-    /// Hands out the completion of the running activity once per epoch.
+    /// Hands out the completion of the running activity once per start.
     /// Valid only right after `charge(now)`.
-    fn arm_if_needed(&mut self, now: Time) -> Option<(Time, u64)> {
+    fn arm_if_needed(&mut self, now: Time) -> Option<Time> {
         if self.armed {
             return None;
         }
         let level = self.running?;
-        let act = self.slots[level as usize].active.as_ref()?;
+        let act = self.slots[at(level)].active.as_ref()?;
         self.armed = true;
         // Saturating: absurd configured costs end past the run, never wrap.
-        Some((now.saturating_add(act.switch).saturating_add(act.overhead).saturating_add(act.remaining), self.epoch))
+        Some(now.saturating_add(act.switch).saturating_add(act.overhead).saturating_add(act.remaining))
     }
 }
 

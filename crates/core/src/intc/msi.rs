@@ -23,12 +23,16 @@ pub const INPUTS: u32 = 4096;
 pub struct Msi {
     routes: Vec<Route>,
     irr: Vec<Option<Rec>>,
+    /// The vectors pending (set in `irr`) for each CPU, in no order: a CPU
+    /// takes its next interrupt among these, not among every vector.
+    pending: Vec<Vec<u32>>,
     costs: Costs,
 }
 
 impl Msi {
     pub fn new(routes: Vec<Route>, costs: Costs) -> Self {
-        Self { irr: vec![None; routes.len()], routes, costs }
+        let cpus = routes.iter().map(|r| r.cpu + 1).max().unwrap_or(0);
+        Self { irr: vec![None; routes.len()], routes, pending: vec![Vec::new(); cpus], costs }
     }
 
     pub fn message(&mut self, v: u32, rec: Rec) -> Result<usize, Rec> {
@@ -37,16 +41,45 @@ impl Msi {
             return Err(rec);
         }
         *slot = Some(rec);
-        Ok(self.routes[v as usize].cpu)
+        let cpu = self.routes[v as usize].cpu;
+        self.pending[cpu].push(v);
+        Ok(cpu)
     }
 
+    /// The most urgent vector pending for `cpu` (highest priority class,
+    /// then lowest vector).
     pub fn take(&mut self, cpu: usize) -> Option<Taken> {
-        let v = (0..self.irr.len()).filter(|&v| self.irr[v].is_some() && self.routes[v].cpu == cpu).max_by_key(|&v| (self.routes[v].priority, std::cmp::Reverse(v)))?;
-        let rec = self.irr[v].take();
-        Some(Taken { input: v as u32, rec, ack_cycles: self.costs.lapic_eoi })
+        let pending = self.pending.get_mut(cpu)?;
+        let routes = &self.routes;
+        let (i, &v) = pending.iter().enumerate().max_by_key(|&(_, &v)| (routes[v as usize].priority, std::cmp::Reverse(v)))?;
+        pending.swap_remove(i);
+        let rec = self.irr[v as usize].take();
+        Some(Taken { input: v, rec, ack_cycles: self.costs.lapic_eoi })
     }
 
     pub fn holding(&self) -> u64 {
         self.irr.iter().filter(|r| r.is_some()).count() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_cpu_takes_its_own_vectors_most_urgent_then_lowest_first() {
+        let r = |cpu, priority| Route { cpu, priority };
+        let mut c = Msi::new(vec![r(1, 4), r(0, 4), r(1, 4), r(1, 9)], Costs::default());
+        let rec = |seq| Rec { src: 0, seq, sent: 0, data: 0 };
+        assert_eq!(c.message(2, rec(0)), Ok(1));
+        assert_eq!(c.message(0, rec(1)), Ok(1));
+        assert!(c.take(0).is_none(), "CPU 0 has nothing pending");
+        assert_eq!(c.message(3, rec(2)), Ok(1));
+        assert_eq!(c.message(1, rec(3)), Ok(0));
+        let order: Vec<u32> = std::iter::from_fn(|| c.take(1).map(|t| t.input)).collect();
+        assert_eq!(order, [3, 0, 2]);
+        assert_eq!(c.take(0).map(|t| t.input), Some(1));
+        assert!(c.take(7).is_none(), "a CPU no vector routes to");
+        assert_eq!(c.holding(), 0);
     }
 }

@@ -78,7 +78,7 @@ impl Machine {
         let threads: Vec<Thread<Job>> = (0..threads).map(|i| Thread::new(i, levels, policy, entry)).collect();
         Self {
             queue: EventQueue::new(),
-            timers: vec![crate::engine::Key::MAX; threads.len()],
+            timers: super::timers::Timers::new(threads.len()),
             threads,
             end,
             clock_mhz,

@@ -225,7 +225,8 @@ impl Machine {
         let pc = ctx.pc.wrapping_sub(4);
         if n != SYS_READ || code.on_cpu(t) != Some(USER) {
             let who = if code.on_cpu(t) == Some(USER) { "the application" } else { "kernel code" };
-            let msg = format!("{}: {who} made system call {n} at pc {pc:#010x}; only the application's read ({SYS_READ}) exists", code.sys.program.name);
+            let place = code.sys.program.place(pc);
+            let msg = format!("{}: {who} made system call {n}{place} at pc {pc:#010x}; only the application's read ({SYS_READ}) exists", code.sys.program.name);
             return Err(crate::Error::Code { file: self.name().to_string(), msg });
         }
         code.syscall_args = args;
@@ -258,7 +259,7 @@ impl Machine {
         }
         // The job completes now, through the loop like any completion.
         self.threads[t].end_work(now, &mut self.timeline);
-        self.timers[t] = self.queue.reserve_key(now);
+        self.timers.set(t, self.queue.reserve_key(now));
     }
 
     /// What an activity of code on `thread` does after its code returned:
@@ -296,7 +297,7 @@ impl Machine {
         if activity == Activity::App && code.app_blocked.is_some() {
             // The application waits in its receive call: its turn ends at once.
             self.threads[t].end_work(now, &mut self.timeline);
-            self.timers[t] = self.queue.reserve_key(now + pending);
+            self.timers.set(t, self.queue.reserve_key(now + pending));
             return;
         }
         if activity == Activity::BottomHalf {

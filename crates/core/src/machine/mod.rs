@@ -10,13 +10,14 @@
 //! There is one [`Event`] enum, one completion scheme and one report. A
 //! hardware thread's next completion is a timer kept beside the queue (a
 //! preempted job's completion is overwritten instead of lingering in the
-//! heap); it takes a sequence number from the queue, so ties between timers
-//! and events break in scheduling order like any two events. A part the
+//! heap), in an indexed heap of every thread's timer (`timers.rs`); it takes
+//! a sequence number from the queue, so ties between timers and events break
+//! in scheduling order like any two events. A part the
 //! scenario does not select holds no state that the loop looks at: its events
 //! never occur.
 //!
 //! Files: `build.rs` (the machine from a scenario), `net.rs`, `delivery.rs`
-//! and `masking.rs` (each group of parts' state and events).
+//! and `masking.rs` (each group of parts' state and events), `timers.rs`.
 
 mod build;
 mod code;
@@ -26,6 +27,7 @@ mod delivery;
 pub(crate) mod masking;
 mod net;
 mod report;
+mod timers;
 
 pub(crate) use delivery::Delivery;
 pub(crate) use masking::Masking;
@@ -87,7 +89,7 @@ pub struct Machine {
     pub(crate) queue: EventQueue<Event>,
     pub(crate) threads: Vec<Thread<Job>>,
     /// Each thread's next completion as an event key (`Key::MAX`: none).
-    timers: Vec<Key>,
+    timers: timers::Timers,
     pub(crate) end: Time,
     pub(crate) clock_mhz: f64,
     pub(crate) timeline: Timeline,
@@ -128,28 +130,30 @@ impl Machine {
     }
 
     fn event_loop(&mut self, monitor: &mut dyn crate::Monitor) -> Result<()> {
+        // The time at the last poll, and how many polls since found it unchanged.
         let (mut last, mut same) = (0, 0u64);
         loop {
             self.events += 1;
-            // Time must advance: a loop of zero-cycle work would run forever.
-            let now = self.queue.now();
-            if crate::monitor::due(self.events) && !monitor.poll(now, self.end) {
-                return Err(crate::Error::Cancelled { file: self.name.clone(), at: now });
-            }
-            if now == last {
-                same += 1;
-                if same > STALL_EVENTS {
-                    return Err(crate::Error::Stalled { file: self.name.clone(), at: now, events: same });
+            if crate::monitor::due(self.events) {
+                let now = self.queue.now();
+                if !monitor.poll(now, self.end) {
+                    return Err(crate::Error::Cancelled { file: self.name.clone(), at: now });
                 }
-            } else {
-                (last, same) = (now, 0);
+                // Time must advance: a loop of zero-cycle work would run
+                // forever. Time never goes back, so an unchanged time at two
+                // polls means every event between was at that instant.
+                same = if now == last { same + 1 } else { 0 };
+                last = now;
+                if same * crate::monitor::POLL_EVERY > STALL_EVENTS {
+                    return Err(crate::Error::Stalled { file: self.name.clone(), at: now, events: same * crate::monitor::POLL_EVERY });
+                }
             }
-            let (thread, key) = self.timers.iter().enumerate().min_by_key(|&(_, k)| *k).map_or((0, Key::MAX), |(i, &k)| (i, k));
+            let (thread, key) = self.timers.first();
             if self.code.is_some() && self.run_code(key.min(self.queue.peek_key()))? {
                 continue;
             }
             if key < self.queue.peek_key() {
-                self.timers[thread] = Key::MAX;
+                // `complete` sets this thread's timer again.
                 let now = self.queue.advance(key);
                 self.complete(now, thread);
                 continue;
@@ -189,13 +193,21 @@ impl Machine {
 
     /// A thread's job ended: the kernel decides what that activity does next.
     fn complete(&mut self, now: Time, thread: usize) {
-        let epoch = self.threads[thread].epoch();
-        let Some((level, job)) = self.threads[thread].complete(now, epoch, &mut self.timeline) else {
+        let Some((level, job)) = self.threads[thread].complete(now, &mut self.timeline) else {
+            self.timers.set(thread, Key::MAX);
             return;
         };
         let next = self.after(now, thread, level, job);
         let next = next.map(|j| self.work(j));
-        self.threads[thread].proceed(level, next);
+        if let Some(t) = self.threads[thread].proceed(now, level, next) {
+            // An interrupt's exit ends its activity (it runs at an interrupt level).
+            debug_assert!(!job.ends_interrupt());
+            self.arm(thread, t);
+            if self.code.is_some() {
+                self.code_dispatched(thread);
+            }
+            return;
+        }
         if next.is_none() && job.ends_interrupt() {
             self.interrupt_done(thread);
         }
@@ -211,15 +223,22 @@ impl Machine {
     /// Lets `thread` pick what to run and arms its completion.
     pub(crate) fn dispatch(&mut self, thread: usize) {
         let now = self.queue.now();
-        if let Some((t, _)) = self.threads[thread].dispatch(now, &mut self.timeline) {
-            // The End event (scheduled first) wins any tie at the end.
-            self.timers[thread] = if t <= self.end { self.queue.reserve_key(t) } else { Key::MAX };
+        if let Some(t) = self.threads[thread].dispatch(now, &mut self.timeline) {
+            self.arm(thread, t);
         } else if self.threads[thread].running().is_none() {
-            self.timers[thread] = Key::MAX;
+            self.timers.set(thread, Key::MAX);
         }
         if self.code.is_some() {
             self.code_dispatched(thread);
         }
+    }
+
+    /// Sets `thread`'s timer to its completion at `t`.
+    #[inline(always)]
+    fn arm(&mut self, thread: usize, t: Time) {
+        // The End event (scheduled first) wins any tie at the end.
+        let key = if t <= self.end { self.queue.reserve_key(t) } else { Key::MAX };
+        self.timers.set(thread, key);
     }
 
     /// The scenario's name (its file), for errors.

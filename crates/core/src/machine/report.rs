@@ -45,7 +45,7 @@ impl Report {
             clock_mhz: m.clock_mhz,
             elapsed_cycles: m.end,
             metrics,
-            bins: m.threads.iter().map(|t| *t.bins()).collect(),
+            bins: m.threads.iter().map(|t| t.bins()).collect(),
             context_bins: m.threads.iter().map(|t| t.context_bins()).collect(),
             code_bins: m.code.as_ref().map_or_else(Vec::new, |c| c.counts.clone()),
             contexts: (0..policy.contexts()).map(|c| policy.context_name(c).to_string()).collect(),
@@ -115,7 +115,7 @@ fn delivery(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     let serviced = sum(|s| s.serviced);
     let lost = sum(|s| s.lost);
     let in_flight = sum(|s| s.holding()) + d.intc.holding() + c.taken_unclaimed;
-    let bins: Vec<_> = m.threads.iter().map(|t| *t.bins()).collect();
+    let bins: Vec<_> = m.threads.iter().map(|t| t.bins()).collect();
     let busy: u64 = bins.iter().map(|b| b.get(Bin::Interrupt) + b.get(Bin::Overhead) + b.get(Bin::BottomHalf)).sum();
     let user: u64 = bins.iter().map(|b| b.get(Bin::User)).sum();
     // Per serviced interrupt: spurious deliveries are part of its cost.

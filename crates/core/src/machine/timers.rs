@@ -1,0 +1,147 @@
+//! The hardware threads' completion timers: at most one key per thread, in
+//! an indexed binary min-heap, so that finding the earliest and setting or
+//! clearing one thread's timer cost `O(log set timers)`, not a scan of every
+//! thread on every event.
+//!
+//! Only set timers are in the heap: a thread with nothing to complete
+//! before the end of the run (idle, or a background job) costs nothing.
+//! Keys are unique (they carry the event queue's sequence number), so the
+//! order is total.
+
+use crate::engine::Key;
+
+/// Position of a thread whose timer is not set.
+const ABSENT: u32 = u32::MAX;
+
+pub(crate) struct Timers {
+    /// `(key, thread)` in heap order: `heap[0]` is the earliest.
+    heap: Vec<(Key, u32)>,
+    /// Each thread's index in `heap`, or `ABSENT`.
+    pos: Vec<u32>,
+}
+
+impl Timers {
+    pub fn new(threads: usize) -> Self {
+        Self { heap: Vec::with_capacity(threads), pos: vec![ABSENT; threads] }
+    }
+
+    /// The earliest timer and its thread (`(0, Key::MAX)`: none set).
+    #[inline]
+    pub fn first(&self) -> (usize, Key) {
+        self.heap.first().map_or((0, Key::MAX), |&(k, t)| (t as usize, k))
+    }
+
+    /// Sets `thread`'s timer to `key` (`Key::MAX` clears it). Inline up to
+    /// the test whether the heap must move, which with one timer it never does.
+    #[inline(always)]
+    pub fn set(&mut self, thread: usize, key: Key) {
+        let i = self.pos[thread];
+        if i == ABSENT {
+            if key != Key::MAX {
+                self.insert(thread, key);
+            }
+        } else if key == Key::MAX {
+            self.remove(i as usize);
+        } else {
+            let i = i as usize;
+            let old = std::mem::replace(&mut self.heap[i].0, key);
+            if self.heap.len() > 1 {
+                if key < old { self.sift_up(i) } else { self.sift_down(i) }
+            }
+        }
+    }
+
+    #[inline(never)]
+    fn insert(&mut self, thread: usize, key: Key) {
+        self.heap.push((key, thread as u32));
+        self.pos[thread] = (self.heap.len() - 1) as u32;
+        self.sift_up(self.heap.len() - 1);
+    }
+
+    #[inline(never)]
+    fn remove(&mut self, i: usize) {
+        let (_, thread) = self.heap.swap_remove(i);
+        self.pos[thread as usize] = ABSENT;
+        // The last timer moved into the hole: up or down from there.
+        if i < self.heap.len() {
+            self.pos[self.heap[i].1 as usize] = i as u32;
+            if i > 0 && self.heap[(i - 1) / 2].0 > self.heap[i].0 { self.sift_up(i) } else { self.sift_down(i) }
+        }
+    }
+
+    #[inline(never)]
+    fn sift_up(&mut self, mut i: usize) {
+        let e = self.heap[i];
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if self.heap[parent].0 <= e.0 {
+                break;
+            }
+            self.place(i, self.heap[parent]);
+            i = parent;
+        }
+        self.place(i, e);
+    }
+
+    #[inline(never)]
+    fn sift_down(&mut self, mut i: usize) {
+        let n = self.heap.len();
+        let e = self.heap[i];
+        loop {
+            let left = 2 * i + 1;
+            if left >= n {
+                break;
+            }
+            let right = left + 1;
+            let child = if right < n && self.heap[right].0 < self.heap[left].0 { right } else { left };
+            if self.heap[child].0 >= e.0 {
+                break;
+            }
+            self.place(i, self.heap[child]);
+            i = child;
+        }
+        self.place(i, e);
+    }
+
+    #[inline]
+    fn place(&mut self, i: usize, e: (Key, u32)) {
+        self.heap[i] = e;
+        self.pos[e.1 as usize] = i as u32;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn no_threads_no_timer() {
+        assert_eq!(Timers::new(0).first(), (0, Key::MAX));
+        assert_eq!(Timers::new(3).first().1, Key::MAX);
+    }
+
+    proptest! {
+        /// Whatever the sequence of sets and clears, the first timer is the
+        /// smallest set key and its thread, as a scan of every thread finds it.
+        #[test]
+        fn first_is_the_smallest_timer(threads in 1usize..70, ops in proptest::collection::vec((0usize..70, 0u64..40, any::<bool>()), 1..400)) {
+            let mut timers = Timers::new(threads);
+            let mut model = vec![Key::MAX; threads];
+            for (seq, (t, time, clear)) in ops.into_iter().enumerate() {
+                let t = t % threads;
+                // Set keys are unique, as the queue's sequence numbers make them.
+                let key = if clear { Key::MAX } else { (Key::from(time) << 64) | seq as Key };
+                timers.set(t, key);
+                model[t] = key;
+                let want = model.iter().copied().enumerate().min_by_key(|&(_, k)| k).unwrap();
+                let got = timers.first();
+                prop_assert_eq!(got.1, want.1);
+                if want.1 != Key::MAX {
+                    prop_assert_eq!(got.0, want.0);
+                }
+                prop_assert_eq!(timers.heap.len(), model.iter().filter(|&&k| k != Key::MAX).count());
+            }
+        }
+    }
+}
