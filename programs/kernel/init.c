@@ -2,8 +2,6 @@
    thread 0 before anything else. */
 #include "kernel.h"
 
-#define IP4(a, b, c, d) ((u32)(a) << 24 | (u32)(b) << 16 | (u32)(c) << 8 | (u32)(d))
-
 #ifndef CONFIG_FORWARD
 #define CONFIG_FORWARD 0
 #endif

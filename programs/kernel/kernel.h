@@ -33,6 +33,7 @@
 #define UDP_HASH 16     /* UDP port hash buckets (Linux 2.6: 128) */
 #define BUF_SIZE 2048   /* receive buffer: e1000's rx_buffer_len for a 1500 B MTU */
 #define NET_IP_ALIGN 2  /* frame starts 2 B in, so the IP header is word aligned */
+#define IP4(a, b, c, d) ((u32)(a) << 24 | (u32)(b) << 16 | (u32)(c) << 8 | (u32)(d))
 #define EAGAIN 11
 #define EBADF 9
 

@@ -16,7 +16,6 @@
    are flushed before the frames (its code lines, e.g. skb_alloc's, stay). */
 #include "fake_nic.h"
 
-#define IP4(a, b, c, d) ((u32)(a) << 24 | (u32)(b) << 16 | (u32)(c) << 8 | (u32)(d))
 #define WARMUP 300
 #define MEASURED 1000
 #define PAYLOAD 1472 /* 1,514 B frames */

@@ -2,10 +2,8 @@
    through the fake NIC's ring and the driver calls nic_isr, net_rx_action
    and sys_recv directly, as the machine would. Each phase prints its
    counts; any failed check prints FAIL and makes the exit status 1.
-   Same output under qemu-mips and `irqsim exec` (tests/test_smt_hot_thread.py). */
+   Same output under qemu-mips and `irqsim exec` (tests/test_smt_hot_thread_kernel.py). */
 #include "fake_nic.h"
-
-#define IP4(a, b, c, d) ((u32)(a) << 24 | (u32)(b) << 16 | (u32)(c) << 8 | (u32)(d))
 
 static int failed;
 static u8 frame[1600] __attribute__((aligned(4)));
