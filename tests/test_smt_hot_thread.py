@@ -13,7 +13,7 @@ import tomllib
 
 import pytest
 
-from irqsim import api
+from irqsim import IrqsimError, api
 from irqsim import exec as mips
 from irqsim.studies import Row
 from irqsim.studies import smt_hot_thread as smt
@@ -129,3 +129,14 @@ def test_reproduce_on_a_short_grid(monkeypatch):
     assert gain.paper == 30.0 and gain.simulated > 10
     assert all(r.direction in ("higher", "lower", "same") for r in rows if r.paper != r.paper)
     assert by["netperf at the 1 Gb/s line rate (CPU not saturated): hot thread vs baseline"].agrees
+
+
+def test_table_sizes_are_set_without_a_rebuild():
+    """code.poke writes kconfig before kernel_init: a 4-frame socket queue drops more
+    under overload than the default 64; a bad size stops at kernel_init's `break N`."""
+    over = {"workload.rate_per_s": 1e6}
+    small = run("netperf-hot", **over, **{"code.poke": ["kconfig+12=4"]}).metrics
+    default = run("netperf-hot", **over).metrics
+    assert small["rx_dropped_software"] > default["rx_dropped_software"]
+    with pytest.raises(IrqsimError, match=r"host\.elf: break 1 in kernel_init\+0x"):
+        run("netperf-hot", **{"code.poke": ["kconfig=3"]})  # a ring of 3: not a power of two

@@ -122,6 +122,5 @@ void nat_forward(struct skb *skb);
 
 /* init.c */
 void kernel_init(void);
-void kernel_panic(u32 code) __attribute__((noreturn));
 
 #endif
