@@ -193,7 +193,10 @@ def reproduce(
     for n in names:
         t = _table(f"{n}: paper vs simulated", ("experiment", "metric", "unit", "paper", "simulated", "error"), right=("paper", "simulated", "error"))
         for r in (r for r in rows if r.study == n):
-            t.add_row(r.experiment, r.metric, r.unit, _fmt(r.paper), _fmt(r.simulated), f"{100 * r.rel_error:+.2f}%")
+            if r.direction:
+                t.add_row(r.experiment, r.metric, r.unit, r.direction, _fmt(r.simulated), "agrees" if r.agrees else "disagrees")
+            else:
+                t.add_row(r.experiment, r.metric, r.unit, _fmt(r.paper), _fmt(r.simulated), f"{100 * r.rel_error:+.2f}%")
         out.print(t)
         out.print()
         for title, table in studies.tables(n):

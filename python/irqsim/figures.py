@@ -8,6 +8,9 @@
   RPC against interrupt rate (:func:`irqsim.studies.optimistic_spl.figure`);
 - ``nic-firmware-cores.png``: NIC firmware throughput against cores, frame-
   and task-level (:func:`irqsim.studies.nic_firmware.figure`).
+- ``smt-hot-thread.png``: bandwidth against offered load, baseline and hot
+  thread, and bandwidth and L2 misses against the pinned fraction of the L2
+  (:func:`irqsim.studies.smt_hot_thread.figure`).
 
 Run as ``python -m irqsim.figures [DIR] [NAME ...]``.
 """
@@ -68,11 +71,18 @@ def nic_firmware(path: Path) -> None:
     nic_firmware.figure(path)
 
 
+def smt_hot_thread(path: Path) -> None:
+    from irqsim.studies import smt_hot_thread as smt
+
+    smt.figure(path)
+
+
 FIGURES = {
     "mt-interrupts-driver.png": mt_interrupts,
     "msi-latency-normalized.png": msi_latency,
     "masking-break-even.png": masking,
     "nic-firmware-cores.png": nic_firmware,
+    "smt-hot-thread.png": smt_hot_thread,
 }
 
 
