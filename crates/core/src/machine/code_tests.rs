@@ -112,3 +112,13 @@ fn controllers_and_other_sources_deliver_to_code() {
     let r = report(machine(&["intc.kind=\"msi\"", timer]));
     assert!(r.metric("interrupts_serviced").unwrap() > r.metric("interrupts").unwrap(), "the timer's interrupts are served too");
 }
+
+#[test]
+fn dma_that_updates_the_l2_leaves_the_frames_there() {
+    let caches = "code.core=[\"memory.model=caches\"]";
+    let l2 = |r: &Report| r.code_bins[0][Bin::BottomHalf as usize].l2_misses;
+    let invalidate = report(machine(&[caches]));
+    let update = report(machine(&[caches, "code.dma=\"update\""]));
+    assert_eq!(invalidate.metric("rx_delivered"), update.metric("rx_delivered"));
+    assert!(l2(&update) * 4 < l2(&invalidate), "{} vs {}", l2(&update), l2(&invalidate));
+}
