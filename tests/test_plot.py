@@ -72,6 +72,8 @@ def test_study_figures(tmp_path):
         "mt-interrupts-driver.png",
         "msi-latency-normalized.png",
         "masking-break-even.png",
+        "nic-firmware-cores.png",
+        "smt-hot-thread.png",
         "livelock.png",
         "coalescing.png",
         "rss.png",

@@ -249,7 +249,7 @@ impl Machine {
         let (k, h) = code.hw(t);
         let v0 = code.sys.cores[k].threads[h].ctx.r[reg::V0];
         code.returned(t);
-        if let Some((_, Job::Code(Activity::Syscall), _)) = self.threads[t].running_work() {
+        if let Some((_, Job::Code(Activity::Syscall), _, _)) = self.threads[t].running_work() {
             let code = self.code();
             let socket = code.syscall_args[0];
             if v0 == EAGAIN && code.wake_pending.take() == Some(socket) {
@@ -296,7 +296,10 @@ impl Machine {
         let running = self.threads[t].running_work();
         let code = self.code.as_mut().expect("code part selected");
         let want: Option<(Level, Activity, u64)> = match running {
-            Some((l, Job::Code(a), pending)) => Some((l, a, pending)),
+            // A job whose code returned waits only for its completion (an
+            // event at the same cycle may have dispatched first): no code runs.
+            Some((_, Job::Code(_), _, 0)) => None,
+            Some((l, Job::Code(a), pending, _)) => Some((l, a, pending)),
             _ => None,
         };
         if code.on_cpu(t).is_some() && code.on_cpu(t) != want.map(|w| w.0) {
