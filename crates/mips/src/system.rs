@@ -301,6 +301,11 @@ fn step<T: Timing, D: Devices>(th: &mut HwThread, inst: Inst, bus: &mut DataBus<
     let done = now + 1 + bus.stall as u64;
     th.instructions += 1;
     th.board.issued(p, inst, now, done);
-    let penalty = [0, p.branch_taken_cycles as u64, 1, 0][flow as usize];
+    // A match, not a table indexed by the flow: the table was rebuilt on the stack for every instruction.
+    let penalty = match flow {
+        Flow::Taken => u64::from(p.branch_taken_cycles),
+        Flow::Annulled => 1,
+        Flow::Next | Flow::Syscall => 0,
+    };
     Ok((flow, done + penalty))
 }
