@@ -6,7 +6,7 @@
 >>> df = irqsim.sweep("sweep.toml", out="results/")                    # doctest: +SKIP
 """
 
-from irqsim._core import ConfigError, InputError, InvariantError, IrqsimError, TraceError, __version__
+from irqsim._core import ConfigError, InputError, InvariantError, IrqsimError, ProgramError, TraceError, __version__
 from irqsim.api import ArgumentError, Result, parts, run, scenario_path, validate
 
 
@@ -24,6 +24,7 @@ __all__ = [
     "InputError",
     "InvariantError",
     "IrqsimError",
+    "ProgramError",
     "Result",
     "TraceError",
     "__version__",

@@ -130,6 +130,17 @@ class Result:
         return pd.DataFrame(self.to_dict()["context_bins"]).set_index(["thread", "context"])
 
     @cached_property
+    def code_bins(self) -> pd.DataFrame:
+        """Instructions and L1I, L1D and L2 misses of the kernel's code per bin (user, kernel, interrupt,
+        bottom_half), indexed by thread and bin; empty unless the scenario runs code (``[code]``)."""
+        import pandas as pd
+
+        rows = self.to_dict().get("code_bins", [])
+        if not rows:
+            return pd.DataFrame(columns=["instructions", "l1i_misses", "l1d_misses", "l2_misses"], index=pd.MultiIndex.from_tuples([], names=["thread", "bin"]))
+        return pd.DataFrame(rows).set_index(["thread", "bin"])
+
+    @cached_property
     def latencies(self) -> pd.DataFrame:
         """Per-packet receive latency: ``arrival_us`` and ``latency_us`` (first ``stats.max_packet_records`` packets)."""
         import numpy as np

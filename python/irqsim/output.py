@@ -2,7 +2,8 @@
 
 DIR holds ``config.toml`` (the resolved scenario with every default, loadable
 as a scenario again), ``metrics.json`` (metrics and provenance),
-``bins.parquet``, ``context_bins.parquet`` and ``latencies.parquet``, and
+``bins.parquet``, ``context_bins.parquet``, ``latencies.parquet`` and, for
+scenarios that run code, ``code_bins.parquet``, and
 ``timeline.json`` (a Chrome trace) when the run recorded one. Each file is
 written to a temporary name and renamed, so a reader never sees half a file.
 """
@@ -52,6 +53,11 @@ def config_toml(scenario: str | os.PathLike, sets: api.Overrides = None) -> str:
     import tomli_w
 
     resolved = api.validate(scenario, sets)
+    # A program path is relative to its scenario: written elsewhere, it must not be.
+    program = resolved.get("code", {}).get("program")
+    _, _, path = scenario_text(scenario)
+    if program and path is not None and not Path(program).is_absolute():
+        resolved["code"]["program"] = str((path.parent / program).resolve())
     head = f"# irqsim {__version__}: {scenario} resolved with every default\n"
     return head + tomli_w.dumps(_drop_nulls(resolved))
 
@@ -91,9 +97,12 @@ def write_run(out: Path, r: api.Result, scenario: str | os.PathLike, sets: list[
     atomic_write(out / "config.toml", config_toml(scenario, sets).encode())
     doc = {**r.to_dict(), "provenance": provenance(scenario, sets)}
     doc.pop("bins"), doc.pop("context_bins")
+    code = doc.pop("code_bins", None)
     atomic_write(out / "metrics.json", json.dumps(doc, indent=1, allow_nan=False).encode())
     _parquet(r.bins.reset_index(), out / "bins.parquet")
     _parquet(r.context_bins.reset_index(), out / "context_bins.parquet")
     _parquet(r.latencies, out / "latencies.parquet")
+    if code:
+        _parquet(r.code_bins.reset_index(), out / "code_bins.parquet")
     if timeline:
         atomic_write(out / "timeline.json", json.dumps(r.chrome_trace()).encode())

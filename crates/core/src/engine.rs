@@ -124,6 +124,15 @@ impl<E> EventQueue<E> {
         self.now
     }
 
+    /// Moves time to `time`, no later than the next queued event: a model
+    /// that runs outside the queue (code on the cores) acts at that cycle.
+    #[inline]
+    pub fn advance_to(&mut self, time: Time) -> Time {
+        debug_assert!(time >= self.now && time <= key_time(self.peek_key()), "advance to {time} outside [{}, next event]", self.now);
+        self.now = time;
+        time
+    }
+
     /// Removes the earliest event and advances `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {

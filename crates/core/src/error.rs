@@ -27,6 +27,10 @@ pub enum Error {
     /// its results are not to be trusted.
     #[error("{file}: the run broke an invariant, so its results are wrong (please report): {msg}")]
     Invariant { file: String, msg: String },
+    /// The scenario's program did something the machine cannot run: an
+    /// unsupported instruction or system call, a bad device access.
+    #[error("{}: {}", escape(file), escape(msg))]
+    Code { file: String, msg: String },
     /// A file could not be read.
     #[error("{path}: {source}")]
     Io { path: String, source: std::io::Error },

@@ -23,6 +23,7 @@
 //! report.check_invariants().unwrap();
 //! ```
 
+pub mod code;
 pub mod config;
 pub mod cpu;
 pub mod delivery;

@@ -25,6 +25,9 @@ pub struct Report {
     pub bins: Vec<Bins>,
     /// Cycle bins of each hardware context of each thread (no idle).
     pub context_bins: Vec<Vec<Bins>>,
+    /// Per hardware thread, per [`Bin`] index: the instructions and cache
+    /// misses of code that ran in that bin (empty without `[code]`).
+    pub code_bins: Vec<[crate::code::Counts; 6]>,
     /// Hardware context names (timeline tracks).
     pub contexts: Vec<String>,
     /// `(arrival cycle, latency cycles)` of the first packets delivered.
@@ -96,7 +99,20 @@ impl Report {
                 context_bins.push(Value::Object(m));
             }
         }
-        json!({"metrics": metrics, "bins": bins, "context_bins": context_bins})
+        let mut doc = json!({"metrics": metrics, "bins": bins, "context_bins": context_bins});
+        if !self.code_bins.is_empty() {
+            let mut rows = Vec::new();
+            for (i, per) in self.code_bins.iter().enumerate() {
+                for bin in [Bin::User, Bin::Kernel, Bin::Interrupt, Bin::BottomHalf] {
+                    let mut m = serde_json::to_value(per[bin as usize]).expect("plain counts");
+                    m["thread"] = json!(i);
+                    m["bin"] = json!(bin.name());
+                    rows.push(m);
+                }
+            }
+            doc["code_bins"] = Value::Array(rows);
+        }
+        doc
     }
 
     pub fn chrome_trace(&self) -> Value {

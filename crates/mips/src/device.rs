@@ -69,6 +69,14 @@ pub trait Devices {
     fn read(&mut self, addr: u32, at: Access) -> Result<(u32, u32), String>;
     /// Writes the bytes of `value` selected by `mask` (0xFF per byte lane).
     fn write(&mut self, addr: u32, value: u32, mask: u32, at: Access) -> Result<u32, String>;
+
+    /// True when the last access needs the caller to act at once (an
+    /// interrupt to raise, work to post): the run stops after the
+    /// instruction with [`crate::Stop::Device`]. The flag clears when read.
+    #[inline(always)]
+    fn take_stop(&mut self) -> bool {
+        false
+    }
 }
 
 /// A machine with no devices: every access beyond the built-in registers faults.

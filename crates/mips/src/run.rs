@@ -55,6 +55,8 @@ pub fn run_program(program: Program, config: &ExecConfig) -> Result<Outcome, Err
                 return Err(Error::config("run.max_cycles", format!("{}: still running after {} cycles", sys.program.name, config.max_cycles)));
             }
             Stop::Fault { error, .. } => return Err(error),
+            // No devices of the machine here: nothing asks to stop.
+            Stop::Device { .. } => {}
             Stop::Returned { core, thread } => {
                 let name = sys.program.name.clone();
                 return Err(Error::Fault {
@@ -108,7 +110,8 @@ pub fn run_program(program: Program, config: &ExecConfig) -> Result<Outcome, Err
     Ok(Outcome { exit_code, stdout, stderr, system: summarize(&sys) })
 }
 
-fn apply_pins<D: crate::device::Devices>(sys: &mut System<D>, pins: &[Pin]) -> Result<(), Error> {
+/// Applies the pinning settings of an [`ExecConfig`] to a fresh system.
+pub fn apply_pins<D: crate::device::Devices>(sys: &mut System<D>, pins: &[Pin]) -> Result<(), Error> {
     if pins.is_empty() {
         return Ok(());
     }

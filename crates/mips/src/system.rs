@@ -45,6 +45,9 @@ pub enum Stop {
     Idle,
     /// A thread executed `syscall` (its PC is past it); service it and run again.
     Syscall { core: usize, thread: usize },
+    /// A device register access by this thread asked the caller to act
+    /// (see [`Devices::take_stop`]); the thread goes on when run again.
+    Device { core: usize, thread: usize },
     /// A thread's activity returned to [`RETURN_ADDRESS`]; the thread is idle.
     Returned { core: usize, thread: usize },
     /// A thread stopped on an instruction it cannot run; the thread is idle.
@@ -198,7 +201,7 @@ impl<D: Devices> System<D> {
             now = now.max(ready);
             if now >= limit {
                 th.next = Some(inst);
-                break Ok(false);
+                break Ok(None);
             }
             let pc = th.ctx.pc;
             (bus.who.now, bus.who.instret, bus.stall) = (now, th.instructions, 0);
@@ -212,13 +215,16 @@ impl<D: Devices> System<D> {
             now += 1;
             core.busy_cycles += 1;
             if flow == Flow::Syscall {
-                break Ok(true);
+                break Ok(Some(Stop::Syscall { core: k, thread: 0 }));
+            }
+            if bus.devices.take_stop() {
+                break Ok(Some(Stop::Device { core: k, thread: 0 }));
             }
         };
         th.ready = ready;
         core.now = now;
         match end {
-            Ok(syscall) => syscall.then_some(Stop::Syscall { core: k, thread: 0 }),
+            Ok(stop) => stop,
             // Fetch outside the text (or the return address): the general path reports it.
             Err(None) => self.prepare(k, 0, timing),
             Err(Some((pc, f, msg))) => Some(self.fault(k, 0, pc, f, &msg)),
@@ -283,7 +289,10 @@ impl<D: Devices> System<D> {
         };
         core.issued(t);
         core.now = now + 1;
-        (flow == Flow::Syscall).then_some(Stop::Syscall { core: k, thread: t })
+        if flow == Flow::Syscall {
+            return Some(Stop::Syscall { core: k, thread: t });
+        }
+        self.devices.take_stop().then_some(Stop::Device { core: k, thread: t })
     }
 
     /// Global index of a hardware thread (the requester id in cache statistics).

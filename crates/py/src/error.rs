@@ -10,6 +10,7 @@ create_exception!(_core, IrqsimError, PyException, "Base class of every irqsim e
 create_exception!(_core, ConfigError, IrqsimError, "A scenario or override is invalid (names the file, key and line).");
 create_exception!(_core, TraceError, IrqsimError, "A pcap or strace file is malformed (names the file and where).");
 create_exception!(_core, InputError, IrqsimError, "A file could not be read.");
+create_exception!(_core, ProgramError, IrqsimError, "The scenario's MIPS program did something the machine cannot run (names the program, pc and address).");
 create_exception!(_core, InvariantError, IrqsimError, "A run broke a conservation law or its cycle bins (a simulator bug).");
 
 pub fn to_py(e: Error) -> PyErr {
@@ -20,6 +21,7 @@ pub fn to_py(e: Error) -> PyErr {
         Error::Io { .. } => InputError::new_err(msg),
         Error::Cancelled { .. } => PyKeyboardInterrupt::new_err(msg),
         Error::Invariant { .. } => InvariantError::new_err(msg),
+        Error::Code { .. } => ProgramError::new_err(msg),
     }
 }
 
@@ -41,5 +43,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TraceError", py.get_type::<TraceError>())?;
     m.add("InputError", py.get_type::<InputError>())?;
     m.add("InvariantError", py.get_type::<InvariantError>())?;
+    m.add("ProgramError", py.get_type::<ProgramError>())?;
     Ok(())
 }

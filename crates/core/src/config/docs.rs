@@ -101,6 +101,7 @@ fn type_text(t: Type) -> String {
         Type::Str => "string".into(),
         Type::Choice(values) => values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(" | "),
         Type::IntList => "list of integers".into(),
+        Type::StrList => "list of strings".into(),
         Type::FloatList => "list of floats".into(),
         Type::Items(_) => "array of tables".into(),
     }

@@ -13,7 +13,7 @@ mod docs;
 mod load;
 pub mod params;
 mod parts;
-mod sections;
+pub(crate) mod sections;
 mod workload;
 
 pub use docs::{markdown, parts_json};
@@ -57,6 +57,8 @@ pub struct Scenario {
     pub irq_path: crate::delivery::IrqPathConfig,
     /// Interrupt sources beside the NIC.
     pub sources: crate::delivery::SourcesConfig,
+    /// The kernel's network software as code on execution-driven cores.
+    pub code: crate::code::CodeConfig,
 }
 
 /// Largest frame a scenario may name (jumbo frames included).
@@ -89,6 +91,8 @@ struct Selected<'s> {
     irq_path: Option<&'s crate::delivery::IrqPathConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
     sources: Option<&'s crate::delivery::SourcesConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    code: Option<&'s crate::code::CodeConfig>,
 }
 
 impl Scenario {
@@ -113,6 +117,13 @@ impl Scenario {
             let sections = self.masking.nic_sections();
             let others = self.sources.others.is_empty();
             for (part, idle) in [(Part::Bus, wire), (Part::IrqPath, wire && !linux && others), (Part::Masking, !sections), (Part::Sources, others)] {
+                if idle {
+                    parts.remove(part);
+                }
+            }
+            // Code replaces the abstract driver, stack and application.
+            let code = self.code.selected();
+            for (part, idle) in [(Part::Code, !code), (Part::Driver, code), (Part::Stack, code), (Part::App, code)] {
                 if idle {
                     parts.remove(part);
                 }
@@ -142,6 +153,7 @@ impl Scenario {
             bus: pick(Part::Bus).then_some(&self.bus),
             irq_path: pick(Part::IrqPath).then_some(&self.irq_path),
             sources: pick(Part::Sources).then_some(&self.sources),
+            code: pick(Part::Code).then_some(&self.code),
         };
         let mut doc = serde_json::to_value(&selected).expect("a scenario is plain data");
         parts::drop_unused(&mut doc, self.workload.kind());

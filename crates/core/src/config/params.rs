@@ -22,6 +22,8 @@ pub enum Type {
     IntList,
     /// An array of floats (the range applies to each).
     FloatList,
+    /// An array of strings.
+    StrList,
     /// An array of tables, each with these keys.
     Items(&'static [Param]),
     /// An unsigned 64-bit integer; beyond TOML's 2^63−1 it is written as a
@@ -206,6 +208,11 @@ fn check_value(v: &Value, key: &str, p: &Param) -> Result<(), Problem> {
         }
         (Type::IntList, _) => wrong("an array of integers"),
         (Type::FloatList, _) => wrong("an array of numbers"),
+        (Type::StrList, Value::Array(a)) => a.iter().enumerate().try_for_each(|(i, x)| match x {
+            Value::String(_) => Ok(()),
+            _ => Err((format!("{key}[{i}]"), format!("invalid type: {}, expected a string", describe(x)))),
+        }),
+        (Type::StrList, _) => wrong("an array of strings"),
         (Type::Items(_), Value::Array(a)) => a.iter().enumerate().try_for_each(|(i, x)| match x {
             Value::Table(_) => Ok(()),
             _ => Err((format!("{key}[{i}]"), format!("invalid type: {}, expected a table", describe(x)))),

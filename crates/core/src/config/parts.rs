@@ -30,6 +30,7 @@ pub enum Part {
     Bus,
     IrqPath,
     Sources,
+    Code,
 }
 
 /// What [`Part`] says about itself: its section, name, keys and rules.
@@ -139,6 +140,14 @@ pub const PARTS: &[Info] = &[
         params: SourcesConfig::PARAMS,
         notes: "Refused: with critical sections in the NIC path (`masking.*_section_cycles`).",
     },
+    Info {
+        part: Part::Code,
+        section: "code",
+        title: "the kernel's code",
+        help: "the NIC's handlers, bottom half, receive call and application as MIPS code on execution-driven cores (docs/models/cores.md)",
+        params: crate::code::CodeConfig::PARAMS,
+        notes: "With `program` set, `[driver]`, `[stack]`, `[app]`, `[irq_path]`, `[masking]`, `[sources]` and `[bus]` are refused, as are `intc.kind` other than `direct` and workloads other than `arrivals`; without it every other `code` key is refused.",
+    },
 ];
 
 const WORKLOAD: &[Param] = &[Param::choice("kind", KINDS, params::REQ, "which workload drives the run, and so which model runs it")];
@@ -175,7 +184,7 @@ pub fn selected_parts(kind: &str) -> (PartSet, &'static str) {
             (PartSet::of(&[Run, Cpu, Intc, Bus, IrqPath, Stats, Workload]), "it runs the interrupt-delivery model: controller, fabric and Linux interrupt path")
         }
         _ => (
-            PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Intc, Bus, IrqPath, Masking, Sources, Stats, Workload]),
+            PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Intc, Bus, IrqPath, Masking, Sources, Code, Stats, Workload]),
             "it drives the NIC through its controller, driver, stack and application",
         ),
     }
@@ -200,6 +209,30 @@ fn masking_needs_sections(explicit: &[String], kind: &str) -> Result<(), Problem
         )),
         None => Ok(()),
     }
+}
+
+/// Code replaces the abstract kernel software, and runs only with parts it
+/// can drive: the ideal wire and received frames. Without a program, no
+/// other `code` key means anything.
+fn code_excludes(root: &Table, explicit: &[String], kind: &str) -> Result<(), Problem> {
+    let code = |k: &&String| k.starts_with("code.");
+    if !explicit.iter().any(|k| k == "code.program") {
+        return match explicit.iter().find(code) {
+            Some(k) => Err((k.clone(), "only used when `code.program` is set; set it or remove the key".into())),
+            None => Ok(()),
+        };
+    }
+    const ABSTRACT: &[&str] = &["driver.", "stack.", "app.", "irq_path.", "masking.", "sources.", "bus."];
+    if let Some(k) = explicit.iter().find(|k| ABSTRACT.iter().any(|p| k.starts_with(p))) {
+        return Err((k.clone(), "the kernel's software is code (`code.program`): this part is not used; remove the key".into()));
+    }
+    if let Some(v) = lookup(root, "intc.kind").map(plain).filter(|v| v != "direct") {
+        return Err(("intc.kind".into(), format!("`{v}` with code (`code.program`): only the direct wire drives code's interrupts so far")));
+    }
+    if kind != "arrivals" {
+        return Err(("workload.kind".into(), format!("`{kind}` with code (`code.program`): code receives open-loop frames only (`arrivals`)")));
+    }
+    Ok(())
 }
 
 /// Keys renamed when rates took one spelling (`_per_s`), with their new names.
@@ -231,6 +264,7 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
     };
     let (selected, why) = selected_parts(&kind);
     masking_needs_sections(&explicit, &kind)?;
+    code_excludes(root, &explicit, &kind)?;
     for (key, value) in root.iter() {
         if params::find(TOP, key).is_some() {
             continue;

@@ -12,7 +12,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 const RECORDING_KINDS: &[&str] = &["flood", "arrivals", "trace", "script", "synthetic", "exerciser"];
 
 /// Largest thread index: `cpu.threads` is at most 64.
-const MAX_THREAD: i128 = 63;
+pub(crate) const MAX_THREAD: i128 = 63;
 
 /// `[run]`; keys: [`RunConfig::PARAMS`].
 #[derive(Debug, Clone, Deserialize, Serialize)]

@@ -231,6 +231,26 @@ impl<J: Copy + Label> Thread<J> {
         }
     }
 
+    /// The running activity's level and job, and the switch and entry
+    /// cycles it still has to run before the job's own work starts.
+    pub fn running_work(&self) -> Option<(Level, J, u64)> {
+        let level = self.running?;
+        let act = self.slots[at(level)].active.as_ref()?;
+        Some((level, act.work.job, act.switch + act.overhead))
+    }
+
+    /// Ends the running job's work at `now`, however many cycles it was
+    /// given: a job of code ends when the code returns, not after a count.
+    /// Its completion is then due at `now` (see [`Thread::complete`]).
+    pub fn end_work(&mut self, now: Time, timeline: &mut Timeline) {
+        self.charge(now, timeline);
+        if let Some(level) = self.running
+            && let Some(act) = self.slots[at(level)].active.as_mut()
+        {
+            act.remaining = 0;
+        }
+    }
+
     /// Ends the running activity's job at `now` (its completion time);
     /// returns its level and job. The caller then calls [`Thread::proceed`].
     #[inline]

@@ -41,6 +41,9 @@ impl Machine {
     #[inline(always)]
     pub(crate) fn land(&mut self, now: Time, bytes: u32) {
         self.timeline.mark(now, "frame received");
+        if self.code.is_some() {
+            return self.code_land(now, bytes);
+        }
         if self.net.nic.receive(now, bytes) == Accept::Dropped {
             self.net.counters.rx_dropped_nic += 1;
             // A closed-loop sender keeps one frame outstanding: it tries again

@@ -32,6 +32,8 @@ pub enum Job {
     Net(NetJob),
     Irq(IrqJob),
     Mask(MaskJob),
+    /// An activity that is code: it runs until its entry returns.
+    Code(crate::code::Activity),
 }
 
 impl Job {
@@ -49,6 +51,7 @@ impl Label for Job {
             Job::Net(j) => j.label(),
             Job::Irq(j) => j.label(),
             Job::Mask(j) => j.label(),
+            Job::Code(a) => a.label(),
         }
     }
 
@@ -57,6 +60,7 @@ impl Label for Job {
             Job::Net(j) => j.args(),
             Job::Irq(j) => j.args(),
             Job::Mask(j) => j.args(),
+            Job::Code(_) => [None, None],
         }
     }
 }
@@ -69,6 +73,7 @@ impl Machine {
             Job::Net(j) => self.net.costs.work(j),
             Job::Irq(j) => self.irq_work(j),
             Job::Mask(j) => self.mask_work(j),
+            Job::Code(a) => Work { job, cycles: crate::code::UNTIL_RETURN, bin: a.bin() },
         }
     }
 
@@ -80,6 +85,7 @@ impl Machine {
             Job::Net(j) => self.net_after(now, thread, level, j),
             Job::Irq(j) => self.irq_after(now, thread, j),
             Job::Mask(j) => self.mask_after(now, level, j),
+            Job::Code(a) => self.code_after(thread, a),
         }
     }
 

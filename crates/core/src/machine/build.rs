@@ -46,6 +46,12 @@ impl Machine {
                     m.masking = Masking::nic(s);
                     m.net.masked = Some(s.masking.nic_priority);
                 }
+                if s.code.selected() {
+                    let code = crate::code::Code::new(&s.code, s.cpu.threads, levels, base_dir);
+                    m.code = Some(Box::new(code.map_err(|(key, msg)| crate::Error::Config { file: s.file.clone(), key, line: None, msg })?));
+                    // The application is code: no abstract one runs beside it.
+                    m.net.background = false;
+                }
                 let linux = s.irq_path.kind == Some(IrqPathKind::Linux);
                 if s.intc.kind != IntcKind::Direct || linux || !s.sources.others.is_empty() {
                     m.delivery = Delivery::nic(s, linux);
@@ -82,6 +88,7 @@ impl Machine {
             net: Net::idle(),
             delivery: Delivery::idle(),
             masking: Masking::idle(),
+            code: None,
         }
     }
 }

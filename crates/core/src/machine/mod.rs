@@ -20,6 +20,9 @@
 //! and `masking.rs` (each group of parts' state and events), `timers.rs`.
 
 mod build;
+mod code;
+#[cfg(test)]
+mod code_tests;
 mod delivery;
 pub(crate) mod masking;
 mod net;
@@ -64,6 +67,8 @@ pub(crate) enum Event {
     ReadAtDevice { cpu: u32, src: u32 },
     /// The oldest CPU write to device `src` lands.
     AtDevice { src: u32 },
+    /// NIC `nic` has sent the frame of its next transmit descriptor (code).
+    CodeSent { nic: u8 },
     /// An interrupt of a priority-level source (the masking study's machines).
     Arrive { priority: u8, program: u32 },
     /// The end of the run.
@@ -95,6 +100,8 @@ pub struct Machine {
     pub(crate) net: Net,
     pub(crate) delivery: Delivery,
     pub(crate) masking: Masking,
+    /// The cores that run the kernel's code, when it is code (`[code]`).
+    pub(crate) code: Option<Box<crate::code::Code>>,
 }
 
 impl Machine {
@@ -115,6 +122,7 @@ impl Machine {
         self.start_net()?;
         self.start_delivery();
         self.start_masking();
+        self.start_code();
         for t in 0..self.threads.len() {
             self.dispatch(t);
         }
@@ -141,6 +149,9 @@ impl Machine {
                 }
             }
             let (thread, key) = self.timers.first();
+            if self.code.is_some() && self.run_code(key.min(self.queue.peek_key()))? {
+                continue;
+            }
             if key < self.queue.peek_key() {
                 // `complete` sets this thread's timer again.
                 let now = self.queue.advance(key);
@@ -168,9 +179,11 @@ impl Machine {
                 Event::ReadAtDevice { cpu, src } => self.read_at_device(cpu as usize, src as usize),
                 Event::AtDevice { src } => self.at_device(now, src as usize),
                 Event::Arrive { priority, program } => self.arrive(now, priority, program)?,
+                Event::CodeSent { nic } => self.code_sent(now, nic as usize),
                 Event::End => break,
             }
         }
+        self.finish_code();
         let end = self.end;
         for t in &mut self.threads {
             t.charge(end, &mut self.timeline);
@@ -190,6 +203,9 @@ impl Machine {
             // An interrupt's exit ends its activity (it runs at an interrupt level).
             debug_assert!(!job.ends_interrupt());
             self.arm(thread, t);
+            if self.code.is_some() {
+                self.code_dispatched(thread);
+            }
             return;
         }
         if next.is_none() && job.ends_interrupt() {
@@ -211,6 +227,9 @@ impl Machine {
             self.arm(thread, t);
         } else if self.threads[thread].running().is_none() {
             self.timers.set(thread, Key::MAX);
+        }
+        if self.code.is_some() {
+            self.code_dispatched(thread);
         }
     }
 

@@ -37,6 +37,9 @@ impl Report {
         if m.net.masked.is_some() {
             add(nic_masking(&m, &mut laws));
         }
+        if let Some(code) = &m.code {
+            add(code_metrics(code));
+        }
         let policy = m.threads[0].policy();
         Self {
             clock_mhz: m.clock_mhz,
@@ -44,6 +47,7 @@ impl Report {
             metrics,
             bins: m.threads.iter().map(|t| t.bins()).collect(),
             context_bins: m.threads.iter().map(|t| t.context_bins()).collect(),
+            code_bins: m.code.as_ref().map_or_else(Vec::new, |c| c.counts.clone()),
             contexts: (0..policy.contexts()).map(|c| policy.context_name(c).to_string()).collect(),
             records,
             laws,
@@ -57,8 +61,11 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     let n = &m.net;
     let c = &n.counters;
     let s = m.end as f64 / (m.clock_mhz * 1e6);
-    let rx_in_flight = n.nic.rx_waiting() as u64 + c.rx_in_stack + n.wire_waiting;
-    let tx_in_flight = n.nic.tx_in_flight() as u64 + c.tx_in_stack;
+    // Frames code holds: on the ring, in the socket, queued to send.
+    let (held, software) = m.code.as_ref().map_or((0, 0), |k| (k.sys.devices.frames.len() as u64, k.dropped_software));
+    let rx_in_flight = n.nic.rx_waiting() as u64 + c.rx_in_stack + n.wire_waiting + held;
+    let sending = m.code.as_ref().map_or(0, |k| k.tx_busy.iter().filter(|&&b| b).count() as u64);
+    let tx_in_flight = n.nic.tx_in_flight() as u64 + c.tx_in_stack + sending;
     let mut metrics = named([
         ("sim_seconds", s),
         ("sim_cycles", m.end as f64),
@@ -84,11 +91,14 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         // Captured frames larger than the NIC's buffer (GRO/TSO): dropped, counted here.
         metrics.push(("rx_oversize_frames".into(), t.oversize_frames() as f64));
     }
+    if m.code.is_some() {
+        metrics.push(("rx_dropped_software".into(), software as f64));
+    }
     metrics.extend(latency_metrics("latency", n.latencies.distribution(), m.clock_mhz));
     laws.push(Law {
         what: "rx offered = delivered + dropped + in flight",
         lhs: c.rx_offered,
-        rhs: c.rx_delivered + c.rx_dropped_nic + c.rx_dropped_backlog + c.rx_dropped_wire + rx_in_flight,
+        rhs: c.rx_delivered + c.rx_dropped_nic + c.rx_dropped_backlog + c.rx_dropped_wire + software + rx_in_flight,
     });
     laws.push(Law { what: "system calls = done + dropped + waiting", lhs: c.syscalls, rhs: c.syscalls_done + c.syscalls_dropped + c.syscalls_waiting });
     laws.push(Law { what: "tx offered = sent + dropped + in flight", lhs: c.tx_offered, rhs: c.tx_sent + c.tx_dropped + tx_in_flight });
@@ -196,4 +206,22 @@ fn nic_masking(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         ("nic_interrupts_deferred", c.deferred as f64),
         ("nic_interrupts_in_flight", in_flight as f64),
     ])
+}
+
+/// What code did, summed over threads: instructions and misses per bin.
+fn code_metrics(code: &crate::code::Code) -> Metrics {
+    let totals = code.totals();
+    let mut out = Vec::new();
+    for bin in [Bin::User, Bin::Kernel, Bin::Interrupt, Bin::BottomHalf] {
+        let c = totals[bin as usize];
+        let name = bin.name();
+        out.push((format!("code_{name}_instructions"), c.instructions as f64));
+        if code.sys.caches.is_some() {
+            out.push((format!("code_{name}_l1i_misses"), c.l1i_misses as f64));
+            out.push((format!("code_{name}_l1d_misses"), c.l1d_misses as f64));
+            out.push((format!("code_{name}_l2_misses"), c.l2_misses as f64));
+        }
+    }
+    out.push(("rx_forwarded".into(), code.forwarded as f64));
+    out
 }

@@ -1,0 +1,72 @@
+//! `[code]`: the kernel's network software as MIPS code instead of costs.
+//! The program names the entry points the machine calls; `core` holds the
+//! execution-driven core's settings in `irqsim exec --set` form, so one
+//! spelling of every core and cache key serves both.
+
+use crate::config::params::{Param, Type, absent, d};
+use serde::{Deserialize, Serialize};
+
+/// `[code]`; keys: [`CodeConfig::PARAMS`].
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CodeConfig {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
+    pub init: String,
+    pub isr: String,
+    pub bottom_half: String,
+    pub syscall: String,
+    pub app: String,
+    pub app_thread: usize,
+    pub flows: u32,
+    pub mmio_read_cycles: u32,
+    pub core: Vec<String>,
+    pub poke: Vec<String>,
+}
+
+impl CodeConfig {
+    /// The section's keys.
+    pub const PARAMS: &'static [Param] = &[
+        Param::text(
+            "program",
+            absent("the kernel's software is abstract costs (`[driver]`, `[stack]`, `[app]`)"),
+            "static MIPS32 ELF holding the kernel and the application (a path relative to the scenario, or a bundled program's name); its entry points below run as the kernel's activities",
+        ),
+        Param::text(
+            "init",
+            d("\"kernel_init\""),
+            "entry run once at cycle 0 on thread 0 (software-interrupt level) before anything else: sets up rings and tables",
+        ),
+        Param::text("isr", d("\"nic_isr\""), "entry `isr(irq)` run at interrupt level for NIC `irq`'s interrupt on `nic.irq_thread`"),
+        Param::text("bottom_half", d("\"net_rx_action\""), "entry run at software-interrupt level when code raises NET_RX, on the thread that raised it"),
+        Param::text(
+            "syscall",
+            d("\"sys_recv\""),
+            "entry `syscall(a0, a1, a2)` run in the kernel when the application executes `syscall` 4003 (read); -11 (EAGAIN) blocks it until a WAKE",
+        ),
+        Param::text("app", d("\"app_main\""), "entry of the application, started after `init` returns; empty: no application (a forwarding box)"),
+        Param::int("app_thread", "", d("0"), 0, crate::config::sections::MAX_THREAD, "hardware thread of the application (below `cpu.threads`)"),
+        Param::int("flows", "", d("1"), 1, 65536, "UDP flows the received frames cycle through (source address and port)"),
+        Param::cycles("mmio_read_cycles", d("0"), "cycles a device-register read stalls the thread (an uncached bus read)"),
+        Param::of(
+            "core",
+            Type::StrList,
+            "",
+            d("[]"),
+            crate::config::params::Range::None,
+            "settings of the execution-driven core, `KEY=VALUE` as `irqsim exec --set` takes them (docs/models/cores.md): `core.threads`, `memory.model`, `l1d.size_bytes`, pinning, ...; cores x threads must equal `cpu.threads`",
+        ),
+        Param::of(
+            "poke",
+            Type::StrList,
+            "",
+            d("[]"),
+            crate::config::params::Range::None,
+            "32-bit words written into the program's memory before `init` runs, `SYMBOL[+OFFSET]=VALUE` (e.g. `kconfig+24=64`): table sizes and settings without a rebuild",
+        ),
+    ];
+
+    pub fn selected(&self) -> bool {
+        self.program.is_some()
+    }
+}

@@ -1,0 +1,347 @@
+//! Kernel activities that are code: the NIC's interrupt handler, the NET_RX
+//! bottom half, the receive system call and the application as entry points
+//! of a MIPS program, run instruction by instruction on the execution-driven
+//! cores of `irqsim-mips`, one simulated hardware thread per machine thread.
+//!
+//! The machine's CPU model still decides what runs (levels, preemption,
+//! entry and context costs, cycle bins); an activity that is code has no
+//! cycle count of its own: it ends when its code returns. Each started
+//! activity keeps its own register file ([`irqsim_mips::Context`]), saved
+//! at the instruction boundary where a higher level preempts it and given
+//! back when it resumes, so multithreaded contexts are literal register
+//! files. The counts of instructions and cache misses go to the bin of the
+//! activity that ran them.
+//!
+//! Files: `config.rs` (the `[code]` keys), `ports.rs` (the device registers
+//! code drives), `frame.rs` (the bytes the NIC writes); the machine's side
+//! is `machine/code.rs`.
+
+pub mod config;
+pub mod frame;
+pub mod ports;
+
+pub use config::CodeConfig;
+
+use crate::cpu::{Bin, Level};
+use irqsim_mips::config::ExecConfig;
+use irqsim_mips::hierarchy::Level as Cache;
+use irqsim_mips::{Context, Program, System};
+use ports::{NICS, Ports};
+use serde::Serialize;
+
+/// Work cycles of a code job: it ends when the code returns, never by count.
+pub const UNTIL_RETURN: u64 = u64::MAX / 4;
+
+/// Stack bytes of each activity (per thread and level), below this address.
+const STACK_TOP: u32 = 0x7FF0_0000;
+const STACK_BYTES: u32 = 64 * 1024;
+
+/// The system-call number of `read`, which the application's `recv` uses.
+pub const SYS_READ: u32 = 4003;
+/// What the receive system call returns when nothing is queued.
+pub const EAGAIN: u32 = (-11i32) as u32;
+
+/// `SYMBOL[+OFFSET]=VALUE`: the word to write before the program starts.
+fn poke(program: &Program, p: &str) -> Result<(u32, u32), String> {
+    let want = "expected SYMBOL[+OFFSET]=VALUE";
+    let (place, value) = p.split_once('=').ok_or(want)?;
+    let (name, off) = place.split_once('+').unwrap_or((place, "0"));
+    let num = |s: &str| irqsim_mips::config::parse_u64(s).and_then(|v| u32::try_from(v).ok()).ok_or(want);
+    let base = program.symbol(name.trim()).ok_or_else(|| format!("no symbol `{}` in the program", name.trim()))?;
+    let addr = base.wrapping_add(num(off)?);
+    if !addr.is_multiple_of(4) {
+        return Err(format!("address {addr:#x} is not word-aligned"));
+    }
+    Ok((addr, num(value)?))
+}
+
+/// Backs a context that made the receive call up onto its `syscall`, with
+/// `$v0` restored: Linux restarts a system call so (arch/mips/kernel/signal.c).
+fn restart(ctx: &mut Context) {
+    ctx.pc = ctx.pc.wrapping_sub(4);
+    ctx.npc = ctx.pc.wrapping_add(4);
+    ctx.r[irqsim_mips::context::reg::V0] = SYS_READ;
+}
+
+/// Which entry point an activity runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Activity {
+    Init,
+    Isr { irq: u8 },
+    BottomHalf,
+    Syscall,
+    App,
+}
+
+impl Activity {
+    pub fn bin(self) -> Bin {
+        match self {
+            Activity::Init | Activity::Syscall => Bin::Kernel,
+            Activity::Isr { .. } => Bin::Interrupt,
+            Activity::BottomHalf => Bin::BottomHalf,
+            Activity::App => Bin::User,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Activity::Init => "kernel init",
+            Activity::Isr { .. } => "NIC ISR (code)",
+            Activity::BottomHalf => "NET_RX (code)",
+            Activity::Syscall => "recv (code)",
+            Activity::App => "application (code)",
+        }
+    }
+}
+
+/// Instructions and cache misses counted in one bin.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub instructions: u64,
+    pub l1i_misses: u64,
+    pub l1d_misses: u64,
+    pub l2_misses: u64,
+}
+
+impl Counts {
+    fn add(&mut self, d: [u64; 4]) {
+        self.instructions += d[0];
+        self.l1i_misses += d[1];
+        self.l1d_misses += d[2];
+        self.l2_misses += d[3];
+    }
+}
+
+struct Entries {
+    init: u32,
+    isr: u32,
+    bottom_half: u32,
+    syscall: u32,
+    app: Option<u32>,
+}
+
+/// The simulated cores and what the machine keeps about their code.
+pub struct Code {
+    pub sys: System<Ports>,
+    entries: Entries,
+    levels: usize,
+    threads_per_core: usize,
+    /// Registers of a preempted or blocked activity, per (thread, level).
+    saved: Vec<Option<Context>>,
+    /// The level whose registers each hardware thread holds, and its bin.
+    on_cpu: Vec<Option<(Level, Bin)>>,
+    /// Each thread's counters when its current stretch began.
+    mark: Vec<[u64; 4]>,
+    /// Per thread, per [`Bin`] index: what code did there.
+    pub counts: Vec<[Counts; 6]>,
+    pub app_thread: usize,
+    /// The socket the application waits on, while it is blocked.
+    pub app_blocked: Option<u32>,
+    /// The application's `syscall` arguments ($a0..$a2), until it runs.
+    pub syscall_args: [u32; 3],
+    /// NET_RX raised and not yet started, per thread.
+    pub softirq_pending: Vec<bool>,
+    /// Each NIC's interrupt is posted and not yet ended (EOI).
+    pub irq_posted: [bool; NICS],
+    /// A NIC is sending a frame.
+    pub tx_busy: [bool; NICS],
+    pub flows: u32,
+    pub next_tag: u32,
+    pub frame: Vec<u8>,
+    pub dropped_software: u64,
+    pub forwarded: u64,
+    /// A WAKE that came while its reader was not blocked, kept for its next EAGAIN.
+    pub wake_pending: Option<u32>,
+    /// An error code caused outside a register access, reported at the next look.
+    pub fault: Option<String>,
+}
+
+/// A problem with `[code]`: the key and what is wrong.
+pub type Problem = (String, String);
+
+impl Code {
+    /// The cores for `threads` machine threads of `levels` levels each.
+    pub fn new(c: &CodeConfig, threads: usize, levels: usize, base_dir: &std::path::Path) -> Result<Code, Problem> {
+        let given = c.program.as_deref().expect("code part selected");
+        let path = base_dir.join(given);
+        let program = Program::load(&path).map_err(|e| ("code.program".to_string(), format!("{}: {e}", path.display())))?;
+        let exec = ExecConfig::from_sets(&c.core).map_err(|e| ("code.core".to_string(), e.to_string()))?;
+        let (cores, tpc) = (exec.system.cores, exec.system.threads);
+        if cores * tpc != threads {
+            return Err(("code.core".into(), format!("{cores} core(s) x {tpc} thread(s) is {}, but cpu.threads is {threads}", cores * tpc)));
+        }
+        if c.app_thread >= threads {
+            return Err(("code.app_thread".into(), format!("thread {} does not exist (cpu.threads is {threads})", c.app_thread)));
+        }
+        let lowest_stack = STACK_TOP - (threads * levels) as u32 * STACK_BYTES;
+        if program.end() > lowest_stack {
+            return Err(("code.program".into(), format!("{given} ends at {:#x}, above the activities' stacks from {lowest_stack:#x}", program.end())));
+        }
+        let symbol = |key: &str, name: &str| program.symbol(name).ok_or_else(|| (format!("code.{key}"), format!("no symbol `{name}` in {given}")));
+        let entries = Entries {
+            init: symbol("init", &c.init)?,
+            isr: symbol("isr", &c.isr)?,
+            bottom_half: symbol("bottom_half", &c.bottom_half)?,
+            syscall: symbol("syscall", &c.syscall)?,
+            app: if c.app.is_empty() { None } else { Some(symbol("app", &c.app)?) },
+        };
+        let mut sys = System::new(program, &exec.system, Ports::new(c.mmio_read_cycles, tpc));
+        irqsim_mips::run::apply_pins(&mut sys, &exec.pins).map_err(|e| ("code.core".to_string(), e.to_string()))?;
+        for (i, p) in c.poke.iter().enumerate() {
+            let (addr, value) = poke(&sys.program, p).map_err(|msg| (format!("code.poke[{i}]"), format!("{p:?}: {msg}")))?;
+            sys.mem.write_u32(addr, value);
+        }
+        Ok(Code {
+            sys,
+            entries,
+            levels,
+            threads_per_core: tpc,
+            saved: vec![None; threads * levels],
+            on_cpu: vec![None; threads],
+            mark: vec![[0; 4]; threads],
+            counts: vec![[Counts::default(); 6]; threads],
+            app_thread: c.app_thread,
+            app_blocked: None,
+            syscall_args: [0; 3],
+            softirq_pending: vec![false; threads],
+            irq_posted: [false; NICS],
+            tx_busy: [false; NICS],
+            flows: c.flows,
+            next_tag: 1,
+            frame: Vec::new(),
+            dropped_software: 0,
+            forwarded: 0,
+            wake_pending: None,
+            fault: None,
+        })
+    }
+
+    pub fn has_app(&self) -> bool {
+        self.entries.app.is_some()
+    }
+
+    /// The simulated (core, hardware thread) of machine thread `t`.
+    pub fn hw(&self, t: usize) -> (usize, usize) {
+        (t / self.threads_per_core, t % self.threads_per_core)
+    }
+
+    /// The machine thread of a simulated hardware thread.
+    pub fn thread_of(&self, core: usize, thread: usize) -> usize {
+        core * self.threads_per_core + thread
+    }
+
+    /// The level whose registers thread `t` runs, if any.
+    pub fn on_cpu(&self, t: usize) -> Option<Level> {
+        self.on_cpu[t].map(|(l, _)| l)
+    }
+
+    /// Gives thread `t` the registers of `activity` at `level` from cycle
+    /// `at`: those saved when it was preempted, or a fresh call of its entry.
+    pub fn start(&mut self, t: usize, level: Level, activity: Activity, at: u64) {
+        let ctx = self.saved[t * self.levels + level as usize].take().unwrap_or_else(|| self.fresh(t, level, activity));
+        let (k, h) = self.hw(t);
+        self.mark[t] = self.counters(t);
+        self.on_cpu[t] = Some((level, activity.bin()));
+        self.sys.start(k, h, ctx, at);
+    }
+
+    /// Takes thread `t`'s registers away at an instruction boundary and
+    /// keeps them for the activity's resumption.
+    pub fn preempt(&mut self, t: usize) {
+        let (k, h) = self.hw(t);
+        let ctx = self.sys.stop(k, h);
+        if let Some((level, _)) = self.on_cpu[t] {
+            self.saved[t * self.levels + level as usize] = Some(ctx);
+        }
+        self.settle(t);
+    }
+
+    /// Thread `t`'s activity returned (its hardware thread is idle).
+    pub fn returned(&mut self, t: usize) {
+        self.settle(t);
+    }
+
+    /// Counts what thread `t` did since its stretch began, in its bin.
+    pub fn settle(&mut self, t: usize) {
+        if let Some((_, bin)) = self.on_cpu[t].take() {
+            let now = self.counters(t);
+            let d = std::array::from_fn(|i| now[i] - self.mark[t][i]);
+            self.counts[t][bin as usize].add(d);
+        }
+    }
+
+    /// Registers of the blocked application, to restart its system call.
+    pub fn block_app(&mut self, socket: u32, mut ctx: Context) {
+        restart(&mut ctx);
+        self.saved[self.app_thread * self.levels + crate::cpu::USER as usize] = Some(ctx);
+        self.app_blocked = Some(socket);
+    }
+
+    /// The application's receive call restarts instead of returning.
+    pub fn restart_app(&mut self) {
+        if let Some(ctx) = self.app_context() {
+            restart(ctx);
+        }
+    }
+
+    /// The application's saved registers (it is preempted by its system call).
+    pub fn app_context(&mut self) -> Option<&mut Context> {
+        self.saved[self.app_thread * self.levels + crate::cpu::USER as usize].as_mut()
+    }
+
+    /// Takes the application's saved registers (it blocks).
+    pub fn take_app_context(&mut self) -> Option<Context> {
+        self.saved[self.app_thread * self.levels + crate::cpu::USER as usize].take()
+    }
+
+    fn fresh(&self, t: usize, level: Level, activity: Activity) -> Context {
+        let sp = STACK_TOP - (t * self.levels + level as usize) as u32 * STACK_BYTES;
+        let e = &self.entries;
+        match activity {
+            Activity::Init => Context::call(e.init, sp, &[]),
+            Activity::Isr { irq } => Context::call(e.isr, sp, &[u32::from(irq)]),
+            Activity::BottomHalf => Context::call(e.bottom_half, sp, &[]),
+            Activity::Syscall => Context::call(e.syscall, sp, &self.syscall_args),
+            Activity::App => Context::call(e.app.expect("an application"), sp, &[]),
+        }
+    }
+
+    /// Instructions and L1I, L1D, L2 misses of thread `t` so far.
+    fn counters(&self, t: usize) -> [u64; 4] {
+        let (k, h) = self.hw(t);
+        let instructions = self.sys.cores[k].threads[h].instructions;
+        let Some(c) = &self.sys.caches else {
+            return [instructions, 0, 0, 0];
+        };
+        let l2 = if c.config.l2_shared { 0 } else { k };
+        [instructions, c.l1i[k].counts[t].misses, c.l1d[k].counts[t].misses, c.l2[l2].counts[t].misses]
+    }
+
+    /// A DMA write of `[addr, addr + len)`: the bytes go to memory and
+    /// every cached copy of them is invalidated (DMA is cache-coherent).
+    pub fn dma_write(&mut self, addr: u32, bytes: &[u8]) {
+        self.sys.mem.write_bytes(addr, bytes);
+        let Some(h) = self.sys.caches.as_mut() else { return };
+        for level in [Cache::L1d, Cache::L2] {
+            for cache in h.all(level) {
+                let line = cache.geometry.line_bytes;
+                let mut a = addr & !(line - 1);
+                while a < addr.saturating_add(bytes.len() as u32) {
+                    cache.invalidate(a);
+                    a = a.saturating_add(line);
+                }
+            }
+        }
+    }
+
+    /// Counts of every bin, summed over threads.
+    pub fn totals(&self) -> [Counts; 6] {
+        let mut out = [Counts::default(); 6];
+        for per in &self.counts {
+            for (o, c) in out.iter_mut().zip(per) {
+                o.add([c.instructions, c.l1i_misses, c.l1d_misses, c.l2_misses]);
+            }
+        }
+        out
+    }
+}

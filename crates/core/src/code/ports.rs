@@ -1,0 +1,248 @@
+//! The machine's device registers as code sees them (the uncached window
+//! from [`irqsim_mips::device::DEVICE_BASE`]): each NIC's register file, in
+//! the shape of Intel's e1000 (an interrupt cause register cleared by its
+//! read, mask set and clear registers, descriptor rings with head and tail),
+//! and the kernel services through which code asks the machine to post
+//! work, wake the application, count a frame or end an interrupt.
+//!
+//! A register access happens inside a run of the instruction-set simulator;
+//! what needs the machine becomes an [`Action`] and, when it must happen at
+//! once (work to post, an interrupt to raise), stops the run after the
+//! instruction so the machine acts at that very cycle.
+
+use irqsim_mips::device::{Access, DEVICE_BASE, Devices};
+use std::collections::HashMap;
+
+/// NIC `k`'s registers start at `DEVICE_BASE + k * NIC_STRIDE`.
+pub const NIC_STRIDE: u32 = 0x100;
+/// The kernel services.
+pub const SERVICES: u32 = 0xBF01_F000;
+/// NICs the window holds (receive NIC 0, a second one for forwarding).
+pub const NICS: usize = 2;
+
+/// NIC register offsets.
+pub mod reg {
+    pub const ICR: u32 = 0x00;
+    pub const IMS: u32 = 0x04;
+    pub const IMC: u32 = 0x08;
+    pub const RDBA: u32 = 0x10;
+    pub const RDLEN: u32 = 0x14;
+    pub const RDH: u32 = 0x18;
+    pub const RDT: u32 = 0x1C;
+    pub const TDBA: u32 = 0x20;
+    pub const TDLEN: u32 = 0x24;
+    pub const TDH: u32 = 0x28;
+    pub const TDT: u32 = 0x2C;
+    pub const RX_MISSED: u32 = 0x30;
+}
+
+/// Kernel-service offsets from [`SERVICES`].
+pub mod service {
+    pub const SOFTIRQ_RAISE: u32 = 0x00;
+    pub const WAKE: u32 = 0x04;
+    pub const DELIVERED: u32 = 0x08;
+    pub const DROPPED: u32 = 0x0C;
+    pub const EOI: u32 = 0x10;
+}
+
+/// Interrupt causes (ICR and IMS bits).
+pub const CAUSE_RX: u32 = 1;
+pub const CAUSE_TXDW: u32 = 2;
+/// Descriptor status bits.
+pub const DD: u8 = 1;
+pub const EOP: u8 = 2;
+/// Bytes per descriptor, and the most a ring may have.
+pub const DESC_BYTES: u32 = 16;
+pub const MAX_RING: u32 = 4096;
+
+/// One NIC's register file.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NicRegs {
+    pub icr: u32,
+    pub ims: u32,
+    pub rdba: u32,
+    pub rdlen: u32,
+    pub rdh: u32,
+    pub rdt: u32,
+    pub tdba: u32,
+    pub tdlen: u32,
+    pub tdh: u32,
+    pub tdt: u32,
+    pub rx_missed: u32,
+}
+
+impl NicRegs {
+    /// Whether the NIC asserts its interrupt: an enabled cause is pending.
+    pub fn asserted(&self) -> bool {
+        self.icr & self.ims != 0
+    }
+}
+
+/// What a register access asks of the machine. `thread` is the machine's
+/// index of the hardware thread that made the access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    SoftIrq {
+        thread: usize,
+    },
+    Wake {
+        socket: u32,
+    },
+    Eoi {
+        irq: u32,
+    },
+    /// NIC `nic` may now assert its interrupt (causes were enabled).
+    Unmask {
+        nic: usize,
+    },
+    /// Software queued frames for NIC `nic` to send.
+    Transmit {
+        nic: usize,
+    },
+}
+
+/// A frame the machine put on a receive ring and has not seen leave.
+#[derive(Debug, Clone, Copy)]
+pub struct InFlight {
+    pub arrival: u64,
+    pub bytes: u32,
+}
+
+/// A frame software finished with: delivered to the application or dropped.
+#[derive(Debug, Clone, Copy)]
+pub struct Outcome {
+    pub frame: InFlight,
+    pub at: u64,
+    pub delivered: bool,
+}
+
+/// The registers behind the window, and what accesses asked for.
+pub struct Ports {
+    pub nics: [NicRegs; NICS],
+    /// Frames in flight by tag.
+    pub frames: HashMap<u32, InFlight>,
+    pub actions: Vec<Action>,
+    pub outcomes: Vec<Outcome>,
+    /// Cycles a register read stalls the thread.
+    pub read_cycles: u32,
+    /// Hardware threads per core of the simulated cores (to name a thread).
+    pub threads_per_core: usize,
+    stop: bool,
+}
+
+impl Ports {
+    pub fn new(read_cycles: u32, threads_per_core: usize) -> Self {
+        Ports {
+            nics: [NicRegs::default(); NICS],
+            frames: HashMap::new(),
+            actions: Vec::new(),
+            outcomes: Vec::new(),
+            read_cycles,
+            threads_per_core,
+            stop: false,
+        }
+    }
+
+    fn act(&mut self, a: Action) {
+        self.actions.push(a);
+        self.stop = true;
+    }
+
+    fn finish(&mut self, tag: u32, at: u64, delivered: bool) -> Result<(), String> {
+        let frame = self.frames.remove(&tag).ok_or_else(|| format!("frame tag {tag} is not in flight (never received, or already counted)"))?;
+        self.outcomes.push(Outcome { frame, at, delivered });
+        Ok(())
+    }
+
+    fn nic_write(&mut self, k: usize, off: u32, v: u32) -> Result<(), String> {
+        let n = &mut self.nics[k];
+        let ring =
+            |v: u32| if v.is_power_of_two() && v <= MAX_RING { Ok(v) } else { Err(format!("ring length {v}: expected a power of two up to {MAX_RING}")) };
+        let index = |v: u32, len: u32| if v < len { Ok(v) } else { Err(format!("tail {v} beyond the ring of {len} descriptors")) };
+        let aligned = |v: u32| if v.is_multiple_of(DESC_BYTES) { Ok(v) } else { Err(format!("ring base {v:#x} is not {DESC_BYTES}-byte aligned")) };
+        match off {
+            reg::IMS => {
+                n.ims |= v;
+                if n.asserted() {
+                    self.act(Action::Unmask { nic: k });
+                }
+            }
+            reg::IMC => n.ims &= !v,
+            reg::RDBA => n.rdba = aligned(v)?,
+            reg::RDLEN => (n.rdlen, n.rdh, n.rdt) = (ring(v)?, 0, 0),
+            reg::RDT => n.rdt = index(v, n.rdlen)?,
+            reg::TDBA => n.tdba = aligned(v)?,
+            reg::TDLEN => (n.tdlen, n.tdh, n.tdt) = (ring(v)?, 0, 0),
+            reg::TDT => {
+                n.tdt = index(v, n.tdlen)?;
+                self.act(Action::Transmit { nic: k });
+            }
+            reg::ICR | reg::RDH | reg::TDH | reg::RX_MISSED => return Err("read-only register".into()),
+            _ => return Err("no such NIC register".into()),
+        }
+        Ok(())
+    }
+
+    fn service(&mut self, off: u32, v: u32, at: Access) -> Result<(), String> {
+        match off {
+            service::SOFTIRQ_RAISE if v == 0 => self.act(Action::SoftIrq { thread: at.core * self.threads_per_core + at.thread }),
+            service::SOFTIRQ_RAISE => return Err(format!("softirq {v}: only NET_RX (0) exists")),
+            service::WAKE => self.act(Action::Wake { socket: v }),
+            service::DELIVERED => self.finish(v, at.cycle, true)?,
+            service::DROPPED => self.finish(v, at.cycle, false)?,
+            service::EOI if (v as usize) < NICS => self.act(Action::Eoi { irq: v }),
+            service::EOI => return Err(format!("EOI of irq {v}: only NIC interrupts 0..{NICS} exist")),
+            _ => return Err("no such kernel service".into()),
+        }
+        Ok(())
+    }
+}
+
+/// Which NIC and register an address is, if any.
+fn nic_of(addr: u32) -> Option<(usize, u32)> {
+    let k = ((addr - DEVICE_BASE) / NIC_STRIDE) as usize;
+    (k < NICS).then_some((k, (addr - DEVICE_BASE) % NIC_STRIDE))
+}
+
+impl Devices for Ports {
+    fn read(&mut self, addr: u32, _: Access) -> Result<(u32, u32), String> {
+        let Some((k, off)) = nic_of(addr) else {
+            return Err("no readable device register here".into());
+        };
+        let n = &mut self.nics[k];
+        let v = match off {
+            reg::ICR => std::mem::take(&mut n.icr),
+            reg::IMS => n.ims,
+            reg::RDBA => n.rdba,
+            reg::RDLEN => n.rdlen,
+            reg::RDH => n.rdh,
+            reg::RDT => n.rdt,
+            reg::TDBA => n.tdba,
+            reg::TDLEN => n.tdlen,
+            reg::TDH => n.tdh,
+            reg::TDT => n.tdt,
+            reg::RX_MISSED => n.rx_missed,
+            _ => return Err("no such NIC register".into()),
+        };
+        Ok((v, self.read_cycles))
+    }
+
+    fn write(&mut self, addr: u32, value: u32, mask: u32, at: Access) -> Result<u32, String> {
+        if mask != u32::MAX {
+            return Err("device registers take aligned 32-bit stores only".into());
+        }
+        if addr >= SERVICES {
+            self.service(addr - SERVICES, value, at)?;
+        } else if let Some((k, off)) = nic_of(addr) {
+            self.nic_write(k, off, value)?;
+        } else {
+            return Err("no device register here".into());
+        }
+        Ok(0)
+    }
+
+    #[inline(always)]
+    fn take_stop(&mut self) -> bool {
+        std::mem::take(&mut self.stop)
+    }
+}

@@ -1,0 +1,316 @@
+//! The machine's side of kernel activities that are code (`crate::code`).
+//!
+//! Before each event the loop runs the simulated cores up to that event's
+//! cycle, never past it, so code and the rest of the machine see one
+//! another in time order. A run stops early when code needs the machine:
+//! its activity returned, it made a system call, or a device-register
+//! access asks for an interrupt, a bottom half, a wake-up or a transmission.
+//! The machine then acts at that very cycle, like any event.
+//!
+//! Which activity holds a hardware thread follows the CPU model's dispatch:
+//! when the running level changes, the old activity's registers are saved
+//! at the instruction boundary and the new one's given, after the entry and
+//! context costs the CPU model charges.
+
+use super::{Event, Machine};
+use crate::code::frame;
+use crate::code::ports::{Action, CAUSE_RX, CAUSE_TXDW, DD, DESC_BYTES, EOP};
+use crate::code::{Activity, Code, EAGAIN, SYS_READ};
+use crate::cpu::{IRQ, Level, SOFT, USER};
+use crate::engine::{Key, Time, key_time};
+use crate::error::Result;
+use crate::kernel::Job;
+use irqsim_mips::Stop;
+use irqsim_mips::context::reg;
+
+impl Machine {
+    fn code(&mut self) -> &mut Code {
+        self.code.as_mut().expect("code part selected")
+    }
+
+    pub(super) fn start_code(&mut self) {
+        if self.code.is_some() {
+            self.post(0, SOFT, Job::Code(Activity::Init));
+        }
+    }
+
+    /// Runs the cores until `next` (the next event's key). Returns whether
+    /// code stopped first and the machine acted (the loop looks again).
+    /// Out of line: runs without code never call it.
+    #[inline(never)]
+    pub(super) fn run_code(&mut self, next: Key) -> Result<bool> {
+        let horizon = key_time(next).min(self.end);
+        let before = self.queue.now();
+        let code = self.code.as_mut().expect("code part selected");
+        let stop = code.sys.run(horizon);
+        let (core, hw) = match stop {
+            Stop::Limit | Stop::Idle => {
+                self.code_outcomes();
+                return self.code_fault();
+            }
+            Stop::Device { core, thread } | Stop::Syscall { core, thread } | Stop::Returned { core, thread } | Stop::Fault { core, thread, .. } => {
+                (core, thread)
+            }
+        };
+        let c = code.sys.cores[core].now.max(before).min(horizon);
+        let t = code.thread_of(core, hw);
+        self.queue.advance_to(c);
+        self.code_outcomes();
+        match stop {
+            Stop::Device { .. } => {}
+            Stop::Syscall { .. } => self.code_syscall(c, t)?,
+            Stop::Returned { .. } => self.code_returned(c, t),
+            Stop::Fault { error, .. } => return Err(crate::Error::Code { file: self.name().to_string(), msg: error.to_string() }),
+            Stop::Limit | Stop::Idle => unreachable!(),
+        }
+        self.code_actions(c);
+        self.code_fault()?;
+        Ok(true)
+    }
+
+    /// A model error code caused outside a register access (a frame sent
+    /// with a tag not in flight) ends the run at the next look.
+    fn code_fault(&mut self) -> Result<bool> {
+        match self.code().fault.take() {
+            Some(msg) => Err(crate::Error::Code { file: self.name().to_string(), msg }),
+            None => Ok(false),
+        }
+    }
+
+    /// Frames software finished with since the last look.
+    fn code_outcomes(&mut self) {
+        let mut outcomes = std::mem::take(&mut self.code().sys.devices.outcomes);
+        for o in outcomes.drain(..) {
+            if o.delivered {
+                self.deliver(o.frame.arrival, o.at, o.frame.bytes);
+            } else {
+                self.code().dropped_software += 1;
+            }
+        }
+        self.code().sys.devices.outcomes = outcomes;
+    }
+
+    /// What register accesses asked for, in order.
+    fn code_actions(&mut self, now: Time) {
+        let mut actions = std::mem::take(&mut self.code().sys.devices.actions);
+        for a in actions.drain(..) {
+            match a {
+                Action::SoftIrq { thread } => {
+                    if !std::mem::replace(&mut self.code().softirq_pending[thread], true) {
+                        self.post(thread, SOFT, Job::Code(Activity::BottomHalf));
+                        self.dispatch(thread);
+                    }
+                }
+                Action::Wake { socket } => {
+                    if self.code().app_blocked == Some(socket) {
+                        self.code().app_blocked = None;
+                        let app = self.code().app_thread;
+                        self.post(app, USER, Job::Code(Activity::App));
+                        self.dispatch(app);
+                    } else {
+                        // The reader may be between its last look at the queue and
+                        // blocking (on another thread): the wake-up is kept for it.
+                        self.code().wake_pending = Some(socket);
+                    }
+                }
+                Action::Eoi { irq } => {
+                    self.code().irq_posted[irq as usize] = false;
+                    self.code_raise(now, irq as usize);
+                }
+                Action::Unmask { nic } => self.code_raise(now, nic),
+                Action::Transmit { nic } => {
+                    if !self.code().tx_busy[nic] {
+                        self.code_transmit(now, nic);
+                    }
+                }
+            }
+        }
+        self.code().sys.devices.actions = actions;
+    }
+
+    /// Posts NIC `nic`'s handler if the NIC asserts its interrupt and its
+    /// handler is not already posted or running (until its EOI).
+    fn code_raise(&mut self, now: Time, nic: usize) {
+        let code = self.code();
+        if code.irq_posted[nic] || !code.sys.devices.nics[nic].asserted() {
+            return;
+        }
+        code.irq_posted[nic] = true;
+        self.net.counters.interrupts += 1;
+        self.timeline.mark(now, "NIC interrupt");
+        let t = self.net.irq_thread;
+        self.post(t, IRQ, Job::Code(Activity::Isr { irq: nic as u8 }));
+        self.dispatch(t);
+    }
+
+    /// A received frame comes off the wire into NIC 0: DMA into the buffer
+    /// of the next descriptor the NIC owns, or a drop when it owns none.
+    pub(crate) fn code_land(&mut self, now: Time, bytes: u32) {
+        let code = self.code();
+        let n = code.sys.devices.nics[0];
+        if n.rdlen == 0 || n.rdh == n.rdt {
+            code.sys.devices.nics[0].rx_missed += 1;
+            self.net.counters.rx_dropped_nic += 1;
+            return;
+        }
+        let tag = code.next_tag;
+        code.next_tag = code.next_tag.checked_add(1).unwrap_or(1);
+        let desc = n.rdba + n.rdh * DESC_BYTES;
+        let buf = code.sys.mem.read_u32(desc);
+        let mut f = std::mem::take(&mut code.frame);
+        frame::build(&mut f, bytes, tag % code.flows, tag);
+        code.dma_write(buf, &f);
+        let len = f.len() as u32;
+        code.frame = f;
+        let mut d = [0u8; 12];
+        d[0..4].copy_from_slice(&tag.to_be_bytes());
+        d[4..6].copy_from_slice(&(len as u16).to_be_bytes());
+        d[8] = DD | EOP;
+        code.dma_write(desc + 4, &d);
+        code.sys.devices.frames.insert(tag, crate::code::ports::InFlight { arrival: now, bytes: len });
+        let n = &mut code.sys.devices.nics[0];
+        n.rdh = (n.rdh + 1) % n.rdlen;
+        n.icr |= CAUSE_RX;
+        self.code_raise(now, 0);
+    }
+
+    /// NIC `nic` sends the frame of its next queued descriptor, if any.
+    fn code_transmit(&mut self, now: Time, nic: usize) {
+        let code = self.code();
+        let n = code.sys.devices.nics[nic];
+        code.tx_busy[nic] = n.tdh != n.tdt;
+        if n.tdh == n.tdt {
+            return;
+        }
+        let desc = n.tdba + n.tdh * DESC_BYTES;
+        let len = code.sys.mem.read_u32(desc + 8) >> 16;
+        self.net.counters.tx_offered += 1;
+        let done = now + self.net.nic.wire_cycles(len);
+        self.queue.schedule(done, Event::CodeSent { nic: nic as u8 });
+    }
+
+    /// NIC `nic` has put a frame on the wire: the descriptor is done, a
+    /// forwarded frame is delivered, and the next one goes.
+    pub(super) fn code_sent(&mut self, now: Time, nic: usize) {
+        let code = self.code.as_mut().expect("code part selected");
+        let n = code.sys.devices.nics[nic];
+        let desc = n.tdba + n.tdh * DESC_BYTES;
+        let (tag, len) = (code.sys.mem.read_u32(desc + 4), code.sys.mem.read_u32(desc + 8) >> 16);
+        code.dma_write(desc + 12, &[DD]);
+        let n = &mut code.sys.devices.nics[nic];
+        n.tdh = (n.tdh + 1) % n.tdlen;
+        n.icr |= CAUSE_TXDW;
+        self.net.counters.tx_sent += 1;
+        self.net.counters.tx_sent_bytes += u64::from(len);
+        if tag != 0 {
+            match code.sys.devices.frames.remove(&tag) {
+                Some(f) => {
+                    code.forwarded += 1;
+                    self.deliver(f.arrival, now, f.bytes);
+                }
+                None => code.fault = Some(format!("NIC {nic} sent a frame with tag {tag}, which is not in flight (never received, or already counted)")),
+            }
+        }
+        self.code_raise(now, nic);
+        self.code_transmit(now, nic);
+    }
+
+    /// The application executed `syscall`: a receive runs the kernel's
+    /// entry at the software-interrupt level, preempting the application.
+    fn code_syscall(&mut self, now: Time, t: usize) -> Result<()> {
+        let code = self.code();
+        let (k, h) = code.hw(t);
+        let ctx = &code.sys.cores[k].threads[h].ctx;
+        let (n, args) = (ctx.r[reg::V0], [ctx.r[reg::A0], ctx.r[reg::A0 + 1], ctx.r[reg::A0 + 2]]);
+        let pc = ctx.pc.wrapping_sub(4);
+        if n != SYS_READ || code.on_cpu(t) != Some(USER) {
+            let who = if code.on_cpu(t) == Some(USER) { "the application" } else { "kernel code" };
+            let msg = format!("{}: {who} made system call {n} at pc {pc:#010x}; only the application's read ({SYS_READ}) exists", code.sys.program.name);
+            return Err(crate::Error::Code { file: self.name().to_string(), msg });
+        }
+        code.syscall_args = args;
+        self.timeline.mark(now, "recv system call");
+        self.post(t, SOFT, Job::Code(Activity::Syscall));
+        self.dispatch(t);
+        Ok(())
+    }
+
+    /// Thread `t`'s activity returned: its job ends now.
+    #[inline(never)]
+    fn code_returned(&mut self, now: Time, t: usize) {
+        let code = self.code();
+        let (k, h) = code.hw(t);
+        let v0 = code.sys.cores[k].threads[h].ctx.r[reg::V0];
+        code.returned(t);
+        if let Some((_, Job::Code(Activity::Syscall), _)) = self.threads[t].running_work() {
+            let code = self.code();
+            let socket = code.syscall_args[0];
+            if v0 == EAGAIN && code.wake_pending.take() == Some(socket) {
+                // Woken before it blocked: the call restarts at once.
+                code.restart_app();
+            } else if v0 == EAGAIN {
+                if let Some(ctx) = code.take_app_context() {
+                    code.block_app(socket, ctx);
+                }
+            } else if let Some(ctx) = code.app_context() {
+                (ctx.r[reg::V0], ctx.r[reg::A3]) = (v0, 0);
+            }
+        }
+        // The job completes now, through the loop like any completion.
+        self.threads[t].end_work(now, &mut self.timeline);
+        self.timers.set(t, self.queue.reserve_key(now));
+    }
+
+    /// What an activity of code on `thread` does after its code returned:
+    /// nothing more, except that the kernel's initialisation starts the
+    /// application (`thread` itself is dispatched once its activity ends).
+    pub(crate) fn code_after(&mut self, thread: usize, activity: Activity) -> Option<Job> {
+        if activity == Activity::Init && self.code().has_app() {
+            let app = self.code().app_thread;
+            self.post(app, USER, Job::Code(Activity::App));
+            if app != thread {
+                self.dispatch(app);
+            }
+        }
+        None
+    }
+
+    /// After thread `t`'s dispatch: the hardware thread runs the registers
+    /// of the level the CPU model now runs, if that is code.
+    #[inline(never)]
+    pub(super) fn code_dispatched(&mut self, t: usize) {
+        let now = self.queue.now();
+        let running = self.threads[t].running_work();
+        let code = self.code.as_mut().expect("code part selected");
+        let want: Option<(Level, Activity, u64)> = match running {
+            Some((l, Job::Code(a), pending)) => Some((l, a, pending)),
+            _ => None,
+        };
+        if code.on_cpu(t).is_some() && code.on_cpu(t) != want.map(|w| w.0) {
+            code.preempt(t);
+        }
+        let Some((level, activity, pending)) = want else { return };
+        if code.on_cpu(t).is_some() {
+            return;
+        }
+        if activity == Activity::App && code.app_blocked.is_some() {
+            // The application waits in its receive call: its turn ends at once.
+            self.threads[t].end_work(now, &mut self.timeline);
+            self.timers.set(t, self.queue.reserve_key(now + pending));
+            return;
+        }
+        if activity == Activity::BottomHalf {
+            code.softirq_pending[t] = false;
+        }
+        code.start(t, level, activity, now + pending);
+    }
+
+    /// At the end: every thread's last stretch of code is counted.
+    pub(super) fn finish_code(&mut self) {
+        if let Some(code) = self.code.as_mut() {
+            for t in 0..self.threads.len() {
+                code.settle(t);
+            }
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! Code on the machine, end to end with `programs/system/rx_min.c`: what the
+//! program counts in its own memory must agree with what the machine
+//! counts, whatever preempts it.
+
+use super::{Machine, Record};
+use crate::config::{Scenario, parse_override};
+use crate::cpu::Bin;
+use crate::report::Report;
+use std::path::Path;
+
+const SCENARIO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/irqsim/scenarios/code/rx-min.toml");
+
+fn machine(sets: &[&str]) -> Machine {
+    let overrides: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
+    let s = Scenario::from_file(Path::new(SCENARIO), &overrides).unwrap();
+    let mut m = Machine::new(&s, Path::new(SCENARIO).parent().unwrap(), Record::default()).unwrap();
+    m.simulate(&mut crate::monitor::Unwatched).unwrap();
+    m
+}
+
+/// A 32-bit variable of the program after the run.
+fn var(m: &Machine, name: &str) -> u64 {
+    let code = m.code.as_ref().unwrap();
+    u64::from(code.sys.mem.read_u32(code.sys.program.symbol(name).unwrap()))
+}
+
+fn report(m: Machine) -> Report {
+    crate::checked(Report::new(m), "rx-min").expect("invariants hold")
+}
+
+#[test]
+fn the_program_and_the_machine_count_the_same_frames() {
+    let m = machine(&["workload.rate_per_s=60000"]);
+    let (delivered, dropped, received) = (var(&m, "delivered"), var(&m, "dropped"), var(&m, "received"));
+    let payload = var(&m, "app_bytes");
+    let held = m.code.as_ref().unwrap().sys.devices.frames.len() as u64;
+    let r = report(m);
+    let metric = |k: &str| r.metric(k).unwrap() as u64;
+    assert!(delivered > 100);
+    assert_eq!(delivered, metric("rx_delivered"));
+    assert_eq!(dropped, metric("rx_dropped_software"));
+    assert!(received >= delivered + dropped && received - delivered - dropped <= held);
+    // The application's sum survives every interrupt that preempted it:
+    // each delivered 512-byte frame gave it 470 bytes of payload.
+    assert_eq!(payload, delivered * 470);
+}
+
+#[test]
+fn overload_drops_on_the_wire_and_at_the_socket_and_conserves_frames() {
+    let r = report(machine(&["workload.rate_per_s=400000"]));
+    let metric = |k: &str| r.metric(k).unwrap();
+    assert!(metric("rx_dropped_wire") > 0.0, "more than the link carries");
+    assert!(metric("rx_dropped_software") > 0.0, "the socket queue fills");
+    assert!(metric("rx_delivered") > 0.0);
+}
+
+#[test]
+fn each_activity_counts_its_instructions_in_its_bin() {
+    let r = report(machine(&["code.core=[\"memory.model=caches\"]"]));
+    let c = r.code_bins[0];
+    for bin in [Bin::User, Bin::Kernel, Bin::Interrupt, Bin::BottomHalf] {
+        assert!(c[bin as usize].instructions > 0, "{bin:?}");
+        assert!(r.bins[0].get(bin) >= c[bin as usize].instructions, "{bin:?}: at least a cycle per instruction");
+    }
+    assert!(c[Bin::BottomHalf as usize].l1d_misses > 0, "DMA invalidates the frames the bottom half reads");
+    assert_eq!(c[Bin::Idle as usize].instructions, 0);
+}
+
+#[test]
+fn a_reserved_thread_takes_interrupts_and_bottom_halves_only() {
+    let sets =
+        ["cpu.threads=2", "nic.irq_thread=1", "code.app_thread=0", "code.core=[\"core.threads=2\", \"core.interrupt_thread=1\"]", "workload.rate_per_s=60000"];
+    let m = machine(&sets);
+    let payload = var(&m, "app_bytes");
+    let r = report(m);
+    let (app, irq) = (r.code_bins[0], r.code_bins[1]);
+    assert_eq!(irq[Bin::User as usize].instructions, 0, "the hot thread never runs the application");
+    assert_eq!(irq[Bin::Kernel as usize].instructions, 0);
+    assert!(irq[Bin::Interrupt as usize].instructions > 0 && irq[Bin::BottomHalf as usize].instructions > 0);
+    assert_eq!(app[Bin::Interrupt as usize].instructions + app[Bin::BottomHalf as usize].instructions, 0);
+    assert_eq!(payload, r.metric("rx_delivered").unwrap() as u64 * 470);
+}
+
+#[test]
+fn runs_are_deterministic() {
+    let a = report(machine(&["code.core=[\"memory.model=caches\"]"])).to_json();
+    let b = report(machine(&["code.core=[\"memory.model=caches\"]"])).to_json();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn pokes_set_the_programs_words_before_it_starts() {
+    let m = machine(&["code.poke=[\"app_bytes=1000\"]"]);
+    let payload = var(&m, "app_bytes");
+    let r = report(m);
+    assert_eq!(payload, 1000 + r.metric("rx_delivered").unwrap() as u64 * 470);
+}
