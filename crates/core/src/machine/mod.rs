@@ -199,16 +199,16 @@ impl Machine {
         };
         let next = self.after(now, thread, level, job);
         let next = next.map(|j| self.work(j));
-        if let Some(t) = self.threads[thread].proceed(now, level, next) {
-            // An interrupt's exit ends its activity (it runs at an interrupt level).
-            debug_assert!(!job.ends_interrupt());
+        // An interrupt taken through a controller must first let the next one in.
+        let ends_interrupt = next.is_none() && job.ends_interrupt();
+        if let Some(t) = self.threads[thread].proceed(now, level, next, !ends_interrupt) {
             self.arm(thread, t);
             if self.code.is_some() {
                 self.code_dispatched(thread);
             }
             return;
         }
-        if next.is_none() && job.ends_interrupt() {
+        if ends_interrupt {
             self.interrupt_done(thread);
         }
         self.dispatch(thread);
