@@ -169,6 +169,13 @@ impl Program {
         self.symbols.iter().find(|s| s.name == name).map(|s| s.addr)
     }
 
+    /// ` in SYMBOL+0xOFF` for an address inside a sized symbol (a function),
+    /// or nothing: what a fault message adds after what went wrong.
+    pub fn place(&self, addr: u32) -> String {
+        let hit = self.symbols.iter().find(|s| s.size > 0 && addr >= s.addr && addr - s.addr < s.size);
+        hit.map_or_else(String::new, |s| format!(" in {}+{:#x}", s.name, addr - s.addr))
+    }
+
     /// Copies every segment into a fresh `mem` (whose untouched bytes, .bss
     /// included, read as zero).
     pub fn load_into(&self, mem: &mut Memory) {

@@ -237,7 +237,7 @@ impl<D: Devices> System<D> {
     fn fault(&mut self, k: usize, t: usize, pc: u32, f: Fault, device: &str) -> Stop {
         self.cores[k].threads[t].active = false;
         let word = self.mem.read_u32(pc & !3);
-        let what = f.describe(device);
+        let what = f.describe(device) + &self.program.place(pc);
         Stop::Fault { core: k, thread: t, error: Error::Fault { program: self.program.name.clone(), pc, word, what } }
     }
 

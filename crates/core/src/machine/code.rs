@@ -225,7 +225,8 @@ impl Machine {
         let pc = ctx.pc.wrapping_sub(4);
         if n != SYS_READ || code.on_cpu(t) != Some(USER) {
             let who = if code.on_cpu(t) == Some(USER) { "the application" } else { "kernel code" };
-            let msg = format!("{}: {who} made system call {n} at pc {pc:#010x}; only the application's read ({SYS_READ}) exists", code.sys.program.name);
+            let place = code.sys.program.place(pc);
+            let msg = format!("{}: {who} made system call {n}{place} at pc {pc:#010x}; only the application's read ({SYS_READ}) exists", code.sys.program.name);
             return Err(crate::Error::Code { file: self.name().to_string(), msg });
         }
         code.syscall_args = args;
