@@ -342,9 +342,30 @@ impl<J: Copy + Label> Thread<J> {
         if !fresh {
             return self.resume(now, level);
         }
+        let work = self.pop_pending(level).expect("waiting bit implies pending work");
+        self.start(now, level, work, timeline)
+    }
+
+    /// [`Thread::post`] then [`Thread::dispatch`], without queueing `work`
+    /// when it starts at once: nothing started or waiting at or above `level`
+    /// (an interrupt preempting the protocol).
+    #[inline]
+    pub fn post_dispatch(&mut self, now: Time, level: Level, work: Work<J>, timeline: &mut Timeline) -> Option<Time> {
+        let at_or_above = !((1u32 << level) - 1);
+        if (self.started | self.waiting) & at_or_above != 0 {
+            self.post(level, work);
+            return self.dispatch(now, timeline);
+        }
+        self.charge(now, timeline);
+        self.start(now, level, work, timeline)
+    }
+
+    /// A new activity starts with `work` at `level` (charged up to `now`);
+    /// returns its completion time.
+    #[inline(always)]
+    fn start(&mut self, now: Time, level: Level, work: Work<J>, timeline: &mut Timeline) -> Option<Time> {
         let ctx = self.policy.context_of(level);
         let switch = self.enter(ctx);
-        let work = self.pop_pending(level).expect("waiting bit implies pending work");
         let mut overhead = match level {
             USER => 0,
             SOFT => self.costs.swi_entry,

@@ -223,7 +223,23 @@ impl Machine {
     /// Lets `thread` pick what to run and arms its completion.
     pub(crate) fn dispatch(&mut self, thread: usize) {
         let now = self.queue.now();
-        if let Some(t) = self.threads[thread].dispatch(now, &mut self.timeline) {
+        let t = self.threads[thread].dispatch(now, &mut self.timeline);
+        self.dispatched(thread, t);
+    }
+
+    /// Posts `job` at `level` of `thread` and lets it pick what to run
+    /// (`post` then `dispatch`, in one step when the job starts at once).
+    pub(crate) fn post_dispatch(&mut self, thread: usize, level: crate::cpu::Level, job: Job) {
+        let work = self.work(job);
+        let now = self.queue.now();
+        let t = self.threads[thread].post_dispatch(now, level, work, &mut self.timeline);
+        self.dispatched(thread, t);
+    }
+
+    /// After a thread's dispatch: its timer follows what it now runs.
+    #[inline(always)]
+    fn dispatched(&mut self, thread: usize, completion: Option<Time>) {
+        if let Some(t) = completion {
             self.arm(thread, t);
         } else if self.threads[thread].running().is_none() {
             self.timers.set(thread, Key::MAX);
