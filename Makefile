@@ -20,6 +20,7 @@ reproduce: install
 test-rust:
 	cargo test -p irqsim-core --quiet
 	cargo test -p irqsim-mips --quiet
+	cargo test -p irqsim-firmware --quiet
 
 test-python: install-test
 	$(PY) -m pytest

@@ -13,7 +13,7 @@ if [[ "${1:-}" == "--check" ]]; then
     out=$(mktemp -d)
     trap 'rm -rf "$out"' EXIT
 fi
-mkdir -p "$out" "$out/bench" "$out/system"
+mkdir -p "$out" "$out/bench" "$out/system" "$out/firmware" "$out/kernel"
 flags=(-march=r4000 -mabi=32 -mno-abicalls -fno-pic -O2 -static -nostdlib
        -ffreestanding -fno-builtin -fno-stack-protector -fno-asynchronous-unwind-tables
        -ffile-prefix-map="$PWD"=. -Wall -Wextra -Werror -Wno-unused-parameter
@@ -27,16 +27,31 @@ for src in tests/*.c handlers/*.c bench/*.c system/*.c; do
     [[ "$name" == likely ]] && extra=(-mbranch-likely)
     "$CC" "${flags[@]}" "${extra[@]}" -o "$out/$name.elf" rt/start.S rt/rt.c "$src"
 done
+# The NIC firmware is one program of several files (crates/firmware runs it).
+"$CC" "${flags[@]}" -o "$out/firmware/nic.elf" rt/start.S rt/rt.c firmware/*.c
+# kernel/: the Linux-shaped receive and forward path, one ELF per role for
+# the machine (entry symbols, no main), and kernel_test: the same sources
+# with a fake NIC in memory and a test driver, which qemu-mips runs too;
+# kernel/measure-*: the same with counters read around each activity.
+ksrc=(kernel/init.c kernel/skb.c kernel/nic.c kernel/ip.c kernel/socket.c kernel/nat.c)
+"$CC" "${flags[@]}" -Wl,-e,kernel_init -o "$out/kernel/host.elf" rt/rt.c "${ksrc[@]}" kernel/app.c
+"$CC" "${flags[@]}" -DCONFIG_FORWARD=1 -Wl,-e,kernel_init -o "$out/kernel/nat.elf" rt/rt.c "${ksrc[@]}" kernel/app.c
+"$CC" "${flags[@]}" -DFAKE_NIC -o "$out/kernel_test.elf" rt/start.S rt/rt.c "${ksrc[@]}" kernel/fake_nic.c kernel/test.c
+for fwd in 0 1; do
+    name=$([[ $fwd == 1 ]] && echo nat || echo netperf)
+    "$CC" "${flags[@]}" -DFAKE_NIC -DMEASURE -DCONFIG_FORWARD=$fwd -o "$out/kernel/measure-$name.elf" \
+        rt/start.S rt/rt.c "${ksrc[@]}" kernel/fake_nic.c kernel/measure.c
+done
 if [[ "${1:-}" == "--check" ]]; then
     stale=0
-    for f in "$out"/*.elf "$out"/bench/*.elf "$out"/system/*.elf; do
+    for f in "$out"/*.elf "$out"/{bench,system,firmware,kernel}/*.elf; do
         rel=${f#"$out"/}
         if ! cmp -s "$f" "../python/irqsim/programs/$rel"; then
             echo "programs: python/irqsim/programs/$rel is stale or missing: run programs/build.sh and commit" >&2
             stale=1
         fi
     done
-    for f in ../python/irqsim/programs/*.elf ../python/irqsim/programs/{bench,system}/*.elf; do
+    for f in ../python/irqsim/programs/*.elf ../python/irqsim/programs/{bench,system,firmware,kernel}/*.elf; do
         [[ -e "$out/${f#../python/irqsim/programs/}" ]] || { echo "programs: $f has no source" >&2; stale=1; }
     done
     exit $stale

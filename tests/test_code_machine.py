@@ -73,7 +73,7 @@ CASES = [
     ("core-not-strings", lambda t: [str(SCENARIO), "--set", "code.core=[1]"], r"`code\.core\[0\]`: invalid type"),
     ("driver-key", lambda t: [str(SCENARIO), "--set", "driver.send_cycles=5"], r"`driver\.send_cycles`: the kernel's software is code"),
     ("app-key", lambda t: [str(SCENARIO), "--set", "app.thread=0"], r"`app\.thread`: the kernel's software is code"),
-    ("controller", lambda t: [str(SCENARIO), "--set", 'intc.kind="msi"'], r"`intc\.kind`: `msi` with code"),
+    ("masking", lambda t: [str(SCENARIO), "--set", "masking.driver_section_cycles=100"], r"`masking\.driver_section_cycles`: the kernel's software is code"),
     ("closed-loop", lambda t: [str(plain_scenario(t, "flood"))], r"`workload\.kind`: `flood` with code"),
     ("kernel-syscall", lambda t: [str(SCENARIO), "--set", 'code.isr="main"'], r"rx-min\.toml: .*kernel code made system call 4004 in put_str\+0x[0-9a-f]+ at pc 0x"),
 ]

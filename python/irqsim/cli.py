@@ -193,9 +193,18 @@ def reproduce(
     for n in names:
         t = _table(f"{n}: paper vs simulated", ("experiment", "metric", "unit", "paper", "simulated", "error"), right=("paper", "simulated", "error"))
         for r in (r for r in rows if r.study == n):
-            t.add_row(r.experiment, r.metric, r.unit, _fmt(r.paper), _fmt(r.simulated), f"{100 * r.rel_error:+.2f}%")
+            if r.direction:
+                t.add_row(r.experiment, r.metric, r.unit, r.direction, _fmt(r.simulated), "agrees" if r.agrees else "disagrees")
+            else:
+                t.add_row(r.experiment, r.metric, r.unit, _fmt(r.paper), _fmt(r.simulated), f"{100 * r.rel_error:+.2f}%")
         out.print(t)
         out.print()
+        for title, table in studies.tables(n):
+            t = _table(title, tuple(table[0]), right=tuple(table[0]))
+            for row in table:
+                t.add_row(*(v if isinstance(v, str) else _fmt(v) for v in row.values()))
+            out.print(t)
+            out.print()
 
 
 @app.command()
@@ -328,6 +337,21 @@ def exec_(
     from irqsim.exec import command
 
     raise typer.Exit(command(program, set or [], as_json))
+
+
+@app.command()
+def ilp(
+    program: Annotated[str, typer.Argument(help="MIPS ELF, or a bundled program such as firmware/nic.")],
+    profile: Annotated[Path, typer.Option(help="Block profile JSON of a 1-core run (or a whole nic_firmware report).")],
+    units: Annotated[Optional[list[str]], typer.Option(help="Unit mix INT/MEM/BRANCH (repeatable; default: the paper's seven).")] = None,
+    record: Annotated[bool, typer.Option("--record", help="First run the NIC firmware on 1 core and write its profile to --profile.")] = False,
+    set: Annotated[Optional[list[str]], typer.Option("--set", "-s", help="With --record: a NIC setting KEY=VALUE (docs/models/nic-firmware.md).")] = None,
+    as_json: AsJson = False,
+) -> None:
+    """Schedule a program's basic blocks for VLIW cores, weighted by a profile (docs/models/nic-firmware.md)."""
+    from irqsim.ilp import command
+
+    command(program, profile, units or [], record, set or [], as_json)
 
 
 def clean(msg: str) -> str:

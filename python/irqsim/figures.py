@@ -5,7 +5,12 @@
 - ``msi-latency-normalized.png``: ISR and tasklet latency normalized to MSI
   per delivery mechanism and profile, paper beside simulated;
 - ``masking-break-even.png``: optimistic minus conventional cycles per null
-  RPC against interrupt rate (:func:`irqsim.studies.optimistic_spl.figure`).
+  RPC against interrupt rate (:func:`irqsim.studies.optimistic_spl.figure`);
+- ``nic-firmware-cores.png``: NIC firmware throughput against cores, frame-
+  and task-level (:func:`irqsim.studies.nic_firmware.figure`).
+- ``smt-hot-thread.png``: bandwidth against offered load, baseline and hot
+  thread, and bandwidth and L2 misses against the pinned fraction of the L2
+  (:func:`irqsim.studies.smt_hot_thread.figure`).
 
 Run as ``python -m irqsim.figures [DIR] [NAME ...]``.
 """
@@ -60,10 +65,24 @@ def masking(path: Path) -> None:
     optimistic_spl.figure(path)
 
 
+def nic_firmware(path: Path) -> None:
+    from irqsim.studies import nic_firmware
+
+    nic_firmware.figure(path)
+
+
+def smt_hot_thread(path: Path) -> None:
+    from irqsim.studies import smt_hot_thread as smt
+
+    smt.figure(path)
+
+
 FIGURES = {
     "mt-interrupts-driver.png": mt_interrupts,
     "msi-latency-normalized.png": msi_latency,
     "masking-break-even.png": masking,
+    "nic-firmware-cores.png": nic_firmware,
+    "smt-hot-thread.png": smt_hot_thread,
 }
 
 

@@ -3,6 +3,7 @@
 
 mod error;
 mod exec;
+mod firmware;
 mod metric;
 mod monitor;
 mod parts;
@@ -139,6 +140,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(parts::parts, m)?)?;
     m.add_function(wrap_pyfunction!(exec::exec_program, m)?)?;
+    m.add_function(wrap_pyfunction!(firmware::nic_firmware, m)?)?;
+    m.add_function(wrap_pyfunction!(firmware::vliw_table, m)?)?;
     error::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -22,6 +22,7 @@ pub struct CodeConfig {
     pub mmio_read_cycles: u32,
     pub core: Vec<String>,
     pub poke: Vec<String>,
+    pub dma: String,
 }
 
 impl CodeConfig {
@@ -47,6 +48,12 @@ impl CodeConfig {
         Param::text("app", d("\"app_main\""), "entry of the application, started after `init` returns; empty: no application (a forwarding box)"),
         Param::int("app_thread", "", d("0"), 0, crate::config::sections::MAX_THREAD, "hardware thread of the application (below `cpu.threads`)"),
         Param::int("flows", "", d("1"), 1, 65536, "UDP flows the received frames cycle through (source address and port)"),
+        Param::choice(
+            "dma",
+            &["invalidate", "update"],
+            d("\"invalidate\""),
+            "what the NIC's DMA writes do to cached copies: `invalidate` every level (coherent DMA by snooping), or `update` the lines the L2 holds in place (locks kept) and invalidate the L1s, as Intel's Data Direct I/O writes into the last-level cache",
+        ),
         Param::cycles("mmio_read_cycles", d("0"), "cycles a device-register read stalls the thread (an uncached bus read)"),
         Param::of(
             "core",

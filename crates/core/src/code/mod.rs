@@ -148,6 +148,8 @@ pub struct Code {
     pub flows: u32,
     pub next_tag: u32,
     pub frame: Vec<u8>,
+    /// DMA writes update the L2's copies instead of invalidating them.
+    dma_updates_l2: bool,
     pub dropped_software: u64,
     pub forwarded: u64,
     /// A WAKE that came while its reader was not blocked, kept for its next EAGAIN.
@@ -209,6 +211,7 @@ impl Code {
             flows: c.flows,
             next_tag: 1,
             frame: Vec::new(),
+            dma_updates_l2: c.dma == "update",
             dropped_software: 0,
             forwarded: 0,
             wake_pending: None,
@@ -317,12 +320,15 @@ impl Code {
         [instructions, c.l1i[k].counts[t].misses, c.l1d[k].counts[t].misses, c.l2[l2].counts[t].misses]
     }
 
-    /// A DMA write of `[addr, addr + len)`: the bytes go to memory and
-    /// every cached copy of them is invalidated (DMA is cache-coherent).
+    /// A DMA write of `[addr, addr + len)`: the bytes go to memory and the
+    /// cached copies are invalidated (DMA is cache-coherent), except the
+    /// L2's under `code.dma = "update"`, which stay valid (caches here hold
+    /// tags only: the data is memory's).
     pub fn dma_write(&mut self, addr: u32, bytes: &[u8]) {
         self.sys.mem.write_bytes(addr, bytes);
         let Some(h) = self.sys.caches.as_mut() else { return };
-        for level in [Cache::L1d, Cache::L2] {
+        let levels: &[Cache] = if self.dma_updates_l2 { &[Cache::L1d] } else { &[Cache::L1d, Cache::L2] };
+        for &level in levels {
             for cache in h.all(level) {
                 let line = cache.geometry.line_bytes;
                 let mut a = addr & !(line - 1);

@@ -146,7 +146,7 @@ pub const PARTS: &[Info] = &[
         title: "the kernel's code",
         help: "the NIC's handlers, bottom half, receive call and application as MIPS code on execution-driven cores (docs/models/cores.md)",
         params: crate::code::CodeConfig::PARAMS,
-        notes: "With `program` set, `[driver]`, `[stack]`, `[app]`, `[irq_path]`, `[masking]`, `[sources]` and `[bus]` are refused, as are `intc.kind` other than `direct` and workloads other than `arrivals`; without it every other `code` key is refused.",
+        notes: "With `program` set, `[driver]`, `[stack]`, `[app]` and `[masking]` are refused (code is the driver, stack and application; critical sections are not wired to code), as are workloads other than `arrivals`; without it every other `code` key is refused.",
     },
 ];
 
@@ -211,10 +211,9 @@ fn masking_needs_sections(explicit: &[String], kind: &str) -> Result<(), Problem
     }
 }
 
-/// Code replaces the abstract kernel software, and runs only with parts it
-/// can drive: the ideal wire and received frames. Without a program, no
-/// other `code` key means anything.
-fn code_excludes(root: &Table, explicit: &[String], kind: &str) -> Result<(), Problem> {
+/// Code replaces the abstract driver, stack and application, and is fed by
+/// open-loop arrivals. Without a program, no other `code` key means anything.
+fn code_excludes(explicit: &[String], kind: &str) -> Result<(), Problem> {
     let code = |k: &&String| k.starts_with("code.");
     if !explicit.iter().any(|k| k == "code.program") {
         return match explicit.iter().find(code) {
@@ -222,12 +221,9 @@ fn code_excludes(root: &Table, explicit: &[String], kind: &str) -> Result<(), Pr
             None => Ok(()),
         };
     }
-    const ABSTRACT: &[&str] = &["driver.", "stack.", "app.", "irq_path.", "masking.", "sources.", "bus."];
+    const ABSTRACT: &[&str] = &["driver.", "stack.", "app.", "masking."];
     if let Some(k) = explicit.iter().find(|k| ABSTRACT.iter().any(|p| k.starts_with(p))) {
         return Err((k.clone(), "the kernel's software is code (`code.program`): this part is not used; remove the key".into()));
-    }
-    if let Some(v) = lookup(root, "intc.kind").map(plain).filter(|v| v != "direct") {
-        return Err(("intc.kind".into(), format!("`{v}` with code (`code.program`): only the direct wire drives code's interrupts so far")));
     }
     if kind != "arrivals" {
         return Err(("workload.kind".into(), format!("`{kind}` with code (`code.program`): code receives open-loop frames only (`arrivals`)")));
@@ -264,7 +260,7 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
     };
     let (selected, why) = selected_parts(&kind);
     masking_needs_sections(&explicit, &kind)?;
-    code_excludes(root, &explicit, &kind)?;
+    code_excludes(&explicit, &kind)?;
     for (key, value) in root.iter() {
         if params::find(TOP, key).is_some() {
             continue;

@@ -231,12 +231,13 @@ impl<J: Copy + Label> Thread<J> {
         }
     }
 
-    /// The running activity's level and job, and the switch and entry
-    /// cycles it still has to run before the job's own work starts.
-    pub fn running_work(&self) -> Option<(Level, J, u64)> {
+    /// The running activity's level and job, the switch and entry cycles
+    /// it still has to run before the job's own work starts, and the work
+    /// cycles left (0: the job is over and its completion is due).
+    pub fn running_work(&self) -> Option<(Level, J, u64, u64)> {
         let level = self.running?;
         let act = self.slots[at(level)].active.as_ref()?;
-        Some((level, act.work.job, act.switch + act.overhead))
+        Some((level, act.work.job, act.switch + act.overhead, act.remaining))
     }
 
     /// Ends the running job's work at `now`, however many cycles it was

@@ -122,6 +122,10 @@ impl Machine {
                 let src = self.delivery.chains[input as usize][h as usize];
                 if self.delivery.sources[src].kind == Kind::Nic {
                     self.delivery.serving[cpu] = (input, h);
+                    if self.code.is_some() {
+                        // The handler is code; the chain goes on when it returns.
+                        return Some(Any::Code(crate::code::Activity::Isr { irq: 0 }));
+                    }
                     if self.net.linux {
                         self.post(cpu, SOFT, Any::Net(crate::kernel::NetJob::Softirq));
                     } else if let Some(step) = self.nic_step(false) {

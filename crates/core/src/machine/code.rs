@@ -129,7 +129,9 @@ impl Machine {
     }
 
     /// Posts NIC `nic`'s handler if the NIC asserts its interrupt and its
-    /// handler is not already posted or running (until its EOI).
+    /// handler is not already posted or running (until its EOI). Behind a
+    /// controller, NIC 0 signals it (INTx or MSI) and the Linux path calls
+    /// the handler from its chain; NIC 1 is always on the direct wire.
     fn code_raise(&mut self, now: Time, nic: usize) {
         let code = self.code();
         if code.irq_posted[nic] || !code.sys.devices.nics[nic].asserted() {
@@ -138,6 +140,10 @@ impl Machine {
         code.irq_posted[nic] = true;
         self.net.counters.interrupts += 1;
         self.timeline.mark(now, "NIC interrupt");
+        if nic == 0 && self.net.wired {
+            self.signal_interrupt(now, 0, 0);
+            return;
+        }
         let t = self.net.irq_thread;
         self.post(t, IRQ, Job::Code(Activity::Isr { irq: nic as u8 }));
         self.dispatch(t);
@@ -243,7 +249,7 @@ impl Machine {
         let (k, h) = code.hw(t);
         let v0 = code.sys.cores[k].threads[h].ctx.r[reg::V0];
         code.returned(t);
-        if let Some((_, Job::Code(Activity::Syscall), _)) = self.threads[t].running_work() {
+        if let Some((_, Job::Code(Activity::Syscall), _, _)) = self.threads[t].running_work() {
             let code = self.code();
             let socket = code.syscall_args[0];
             if v0 == EAGAIN && code.wake_pending.take() == Some(socket) {
@@ -264,8 +270,14 @@ impl Machine {
 
     /// What an activity of code on `thread` does after its code returned:
     /// nothing more, except that the kernel's initialisation starts the
-    /// application (`thread` itself is dispatched once its activity ends).
+    /// application (`thread` itself is dispatched once its activity ends),
+    /// and that behind a controller the interrupt path goes on after the
+    /// NIC's handler (the next handler on a shared line, then the exit).
     pub(crate) fn code_after(&mut self, thread: usize, activity: Activity) -> Option<Job> {
+        if activity == (Activity::Isr { irq: 0 }) && self.net.wired {
+            let now = self.queue.now();
+            return Some(Job::Irq(self.nic_handler_done(now, thread)));
+        }
         if activity == Activity::Init && self.code().has_app() {
             let app = self.code().app_thread;
             self.post(app, USER, Job::Code(Activity::App));
@@ -284,7 +296,10 @@ impl Machine {
         let running = self.threads[t].running_work();
         let code = self.code.as_mut().expect("code part selected");
         let want: Option<(Level, Activity, u64)> = match running {
-            Some((l, Job::Code(a), pending)) => Some((l, a, pending)),
+            // A job whose code returned waits only for its completion (an
+            // event at the same cycle may have dispatched first): no code runs.
+            Some((_, Job::Code(_), _, 0)) => None,
+            Some((l, Job::Code(a), pending, _)) => Some((l, a, pending)),
             _ => None,
         };
         if code.on_cpu(t).is_some() && code.on_cpu(t) != want.map(|w| w.0) {

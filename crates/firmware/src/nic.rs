@@ -1,0 +1,262 @@
+//! The programmable NIC's hardware as the firmware's cores see it: event
+//! sources with counts and acknowledgements (the event flags), two DMA
+//! engines with descriptor queues, a MAC at a line rate, banked SRAM, and
+//! the host interrupt. Registers and layout match programs/firmware/nic.h.
+//!
+//! Time: [`Nic::advance`] is called at the start of every core cycle and
+//! retires what has finished by then (DMA descriptors, frames on the wire,
+//! frames arriving, the host driver). Register accesses happen during the
+//! cycle and queue new work from it.
+
+use crate::config::NicConfig;
+use crate::host::Host;
+use irqsim_mips::device::{Access, DEVICE_BASE, Devices};
+use std::collections::VecDeque;
+
+/// Event sources, in the order of their count/ack registers.
+pub const SOURCES: [&str; 6] = ["dma_read", "dma_write", "mac_rx", "mac_tx", "mailbox_send", "mailbox_recv"];
+const SRAM_OFFSET: u32 = 0x1_0000;
+const SRAM_BYTES: u32 = 512 * 1024;
+/// Descriptors a DMA engine queues (firmware QN).
+pub const DMA_QUEUE: usize = 256;
+/// Receive slots and transmit buffers in SRAM (firmware RING).
+const RING: u64 = 64;
+const RX_STATUS: u32 = 0x0E00;
+const RX_BUFS: u32 = 0x3_0000;
+const BUF: u32 = 2048;
+/// Bytes of a transfer that are copied; the rest is timed only (the
+/// firmware never reads frame payloads, only descriptors and headers).
+const COPY_BYTES: u32 = 256;
+
+/// Banked SRAM: a core's access stalls while another core holds the bank this cycle.
+struct Sram {
+    words: Vec<u32>,
+    free_at: Vec<u64>,
+    conflicts: u64,
+}
+
+impl Sram {
+    fn index(off: u32) -> Result<usize, String> {
+        if off < SRAM_BYTES { Ok((off / 4) as usize) } else { Err(format!("SRAM offset 0x{off:x} beyond its {SRAM_BYTES} bytes")) }
+    }
+
+    /// Stall cycles of a core access at `cycle` to word `w`.
+    fn touch(&mut self, w: usize, cycle: u64) -> u32 {
+        let b = w % self.free_at.len();
+        let stall = self.free_at[b].saturating_sub(cycle);
+        self.conflicts += (stall > 0) as u64;
+        self.free_at[b] = cycle + stall + 1;
+        stall as u32
+    }
+}
+
+struct Desc {
+    host: u32,
+    local: u32,
+    len: u32,
+    done_at: u64,
+}
+
+/// A DMA engine: descriptors transfer one after another at the engine's
+/// bandwidth and complete, in order, a latency after their transfer.
+struct Dma {
+    latency: u64,
+    gbps: f64,
+    staged: [u32; 3],
+    queue: VecDeque<Desc>,
+    /// When the engine's bus is free, in thousandths of a cycle.
+    bus_free: u64,
+    done: u64,
+    bytes: u64,
+}
+
+pub struct Nic {
+    cfg: NicConfig,
+    sram: Sram,
+    pub host: Host,
+    rd: Dma,
+    wr: Dma,
+    acks: [u64; 6],
+    tx_staged: [u32; 2],
+    tx_queue: VecDeque<u64>,
+    wire_free: u64,
+    /// Frames fully on the wire; the sequence number the next must carry.
+    pub sent: u64,
+    tx_expect: u64,
+    frame_time: u64,
+    rx_next: u64,
+    pub accepted: u64,
+    pub dropped: u64,
+    rx_freed: u64,
+    /// The first violated invariant, if any.
+    pub error: Option<String>,
+}
+
+impl Nic {
+    pub fn new(cfg: &NicConfig) -> Self {
+        let dma = |ns| Dma { latency: cfg.cycles(ns), gbps: cfg.dma_gbps, staged: [0; 3], queue: VecDeque::new(), bus_free: 0, done: 0, bytes: 0 };
+        let frame_time = cfg.millicycles(cfg.wire_bytes(), cfg.line_gbps);
+        Nic {
+            cfg: cfg.clone(),
+            sram: Sram { words: vec![0; (SRAM_BYTES / 4) as usize], free_at: vec![0; cfg.sram_banks as usize], conflicts: 0 },
+            host: Host::new(cfg.frame_bytes, cfg.cycles(cfg.host_ns), cfg.traffic.sends(), cfg.traffic.receives()),
+            rd: dma(cfg.dma_read_ns),
+            wr: dma(cfg.dma_write_ns),
+            acks: [0; 6],
+            tx_staged: [0; 2],
+            tx_queue: VecDeque::new(),
+            wire_free: 0,
+            sent: 0,
+            tx_expect: 0,
+            frame_time,
+            rx_next: if cfg.traffic.receives() { frame_time } else { u64::MAX },
+            accepted: 0,
+            dropped: 0,
+            rx_freed: 0,
+            error: None,
+        }
+    }
+
+    /// Frames done: sent on the wire plus received and checked by the host.
+    pub fn frames_done(&self) -> u64 {
+        self.sent + self.host.received
+    }
+
+    pub fn sram_conflicts(&self) -> u64 {
+        self.sram.conflicts
+    }
+
+    /// Bytes each DMA engine has moved (read, write).
+    pub fn dma_bytes(&self) -> (u64, u64) {
+        (self.rd.bytes, self.wr.bytes)
+    }
+
+    fn count(&self, src: usize) -> u64 {
+        match src {
+            0 => self.rd.done,
+            1 => self.wr.done,
+            2 => self.accepted,
+            3 => self.sent,
+            4 => self.host.send_posted,
+            _ => self.host.recv_posted,
+        }
+    }
+
+    /// Retires everything finished by the start of cycle `now`.
+    pub fn advance(&mut self, now: u64) {
+        for to_host in [false, true] {
+            let e = if to_host { &mut self.wr } else { &mut self.rd };
+            while e.queue.front().is_some_and(|d| d.done_at <= now) {
+                let d = e.queue.pop_front().expect("front exists");
+                e.done += 1;
+                for k in 0..d.len.min(COPY_BYTES).div_ceil(4) {
+                    let (h, s) = (d.host + 4 * k, ((d.local + 4 * k) / 4) as usize % self.sram.words.len());
+                    if to_host {
+                        self.host.write(h, self.sram.words[s]);
+                    } else {
+                        self.sram.words[s] = self.host.read(h);
+                    }
+                }
+            }
+        }
+        while self.tx_queue.front().is_some_and(|&t| t <= now) {
+            self.tx_queue.pop_front();
+            self.sent += 1;
+        }
+        while self.rx_next <= now * 1000 {
+            self.rx_next += self.frame_time;
+            if self.accepted - self.rx_freed >= RING {
+                self.dropped += 1;
+                continue;
+            }
+            let (k, s) = (self.accepted, (self.accepted % RING) as u32);
+            let w = |off: u32| (off / 4) as usize;
+            self.sram.words[w(RX_STATUS + 8 * s)] = self.cfg.frame_bytes;
+            self.sram.words[w(RX_STATUS + 8 * s + 4)] = k as u32;
+            self.sram.words[w(RX_BUFS + s * BUF)] = k as u32;
+            self.accepted += 1;
+        }
+        if let Err(e) = self.host.advance(now) {
+            self.error.get_or_insert(e);
+        }
+    }
+
+    fn dma_go(&mut self, to_host: bool, now: u64) -> Result<(), String> {
+        let e = if to_host { &mut self.wr } else { &mut self.rd };
+        if e.queue.len() >= DMA_QUEUE {
+            return Err(format!("DMA queue full ({DMA_QUEUE} descriptors)"));
+        }
+        let [host, local, len] = e.staged;
+        Sram::index(local)?;
+        let start = e.bus_free.max(now * 1000);
+        e.bus_free = start + (len as f64 * 8.0 / e.gbps * self.cfg.clock_mhz).round() as u64;
+        e.bytes += len as u64;
+        e.queue.push_back(Desc { host, local, len, done_at: e.bus_free.div_ceil(1000) + e.latency });
+        Ok(())
+    }
+
+    /// Hands a frame to the MAC; the wire end checks it is the next in order.
+    fn mac_go(&mut self, now: u64) -> Result<(), String> {
+        let [local, len] = self.tx_staged;
+        let seq = self.sram.words[Sram::index(local)?] as u64;
+        if seq != self.tx_expect as u32 as u64 || len != self.cfg.frame_bytes {
+            self.error.get_or_insert(format!("wire: frame {} expected next, got frame {seq} of {len} bytes", self.tx_expect));
+        }
+        self.tx_expect += 1;
+        let start = self.wire_free.max(now * 1000);
+        self.wire_free = start + self.frame_time;
+        self.tx_queue.push_back(self.wire_free.div_ceil(1000));
+        Ok(())
+    }
+}
+
+impl Devices for Nic {
+    fn read(&mut self, addr: u32, at: Access) -> Result<(u32, u32), String> {
+        let off = addr - DEVICE_BASE;
+        if off >= SRAM_OFFSET {
+            let w = Sram::index(off - SRAM_OFFSET)?;
+            return Ok((self.sram.words[w], self.sram.touch(w, at.cycle)));
+        }
+        let v = match off {
+            0x000 => (0..6).filter(|&k| self.count(k) > self.acks[k]).fold(0, |m, k| m | 1 << k),
+            0x020..0x050 if off.is_multiple_of(8) => self.count(((off - 0x20) / 8) as usize) as u32,
+            _ => return Err("no such NIC register (or write-only)".into()),
+        };
+        Ok((v, 0))
+    }
+
+    fn write(&mut self, addr: u32, value: u32, mask: u32, at: Access) -> Result<u32, String> {
+        let off = addr - DEVICE_BASE;
+        if off >= SRAM_OFFSET {
+            let w = Sram::index(off - SRAM_OFFSET)?;
+            let old = self.sram.words[w];
+            self.sram.words[w] = (old & !mask) | (value & mask);
+            return Ok(self.sram.touch(w, at.cycle));
+        }
+        if mask != u32::MAX {
+            return Err("NIC registers take whole-word stores".into());
+        }
+        match off {
+            0x024..0x054 if off % 8 == 4 => {
+                let k = ((off - 0x24) / 8) as usize;
+                // Acks only advance: cores that claimed out of order may write them out of order.
+                self.acks[k] = self.acks[k].max(value as u64);
+            }
+            0x100..0x10C => self.rd.staged[((off - 0x100) / 4) as usize] = value,
+            0x10C => self.dma_go(false, at.cycle)?,
+            0x200..0x20C => self.wr.staged[((off - 0x200) / 4) as usize] = value,
+            0x20C => self.dma_go(true, at.cycle)?,
+            0x300 | 0x304 => self.tx_staged[((off - 0x300) / 4) as usize] = value,
+            0x308 => self.mac_go(at.cycle)?,
+            0x30C => {
+                if value as u64 > self.accepted {
+                    return Err(format!("frees receive slots up to frame {value}, but only {} arrived", self.accepted));
+                }
+                self.rx_freed = self.rx_freed.max(value as u64);
+            }
+            0x400 => self.host.interrupt(at.cycle),
+            _ => return Err("no such NIC register (or read-only)".into()),
+        }
+        Ok(0)
+    }
+}

@@ -1,0 +1,99 @@
+/* The NAT forwarder (Linux 2.6's ip_forward with netfilter's conntrack and
+   source NAT, reduced to UDP): look the flow's tuple up in the connection
+   hash table, insert a connection with a fresh public port on its first
+   frame, rewrite source address and port, decrement the TTL, update the
+   IP and UDP checksums incrementally (RFC 1624), set the MACs of the next
+   hop and transmit on NIC 1. Connections never expire (the runs are
+   shorter than conntrack's UDP timeouts). Only the bottom half touches
+   the table, so it takes no lock. */
+#include "kernel.h"
+
+static struct conn conns[CT_ENTRIES_MAX];
+static struct conn *ct_hash[CT_BUCKETS_MAX];
+static u32 nconn;
+
+static const u8 next_hop_mac[6] = {0x02, 0x00, 0x00, 0x00, 0x01, 0x01};
+static const u8 nic1_mac[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
+
+void ct_init(void)
+{
+	nconn = 0;
+	for (u32 i = 0; i < kconfig.ct_buckets; i++)
+		ct_hash[i] = 0;
+}
+
+u32 ct_count(void) { return nconn; }
+
+/* A multiplicative mix of the tuple (our own; Linux uses Jenkins' hash
+   with a random seed). */
+static u32 ct_bucket(u32 saddr, u32 daddr, u16 sport, u16 dport, u8 proto)
+{
+	u32 h = saddr * 0x9e3779b1u;
+	h = (h ^ daddr) * 0x85ebca77u;
+	h = (h ^ ((u32)sport << 16 | dport) ^ proto) * 0xc2b2ae3du;
+	return (h ^ h >> 15) & (kconfig.ct_buckets - 1);
+}
+
+struct conn *ct_find(u32 saddr, u32 daddr, u16 sport, u16 dport, u8 proto)
+{
+	struct conn *c = ct_hash[ct_bucket(saddr, daddr, sport, dport, proto)];
+	while (c && !(c->saddr == saddr && c->daddr == daddr && c->sport == sport && c->dport == dport && c->proto == proto))
+		c = c->next;
+	return c;
+}
+
+static struct conn *ct_insert(u32 saddr, u32 daddr, u16 sport, u16 dport, u8 proto)
+{
+	if (nconn >= kconfig.ct_entries)
+		return 0; /* table full: Linux drops the frame too */
+	struct conn *c = &conns[nconn];
+	u32 b = ct_bucket(saddr, daddr, sport, dport, proto);
+	c->saddr = saddr, c->daddr = daddr, c->sport = sport, c->dport = dport, c->proto = proto;
+	c->nat_addr = kconfig.nat_ip;
+	c->nat_port = (u16)(kconfig.nat_port + nconn);
+	c->packets = c->bytes = 0;
+	c->next = ct_hash[b];
+	ct_hash[b] = c;
+	nconn++;
+	return c;
+}
+
+void nat_forward(struct skb *skb)
+{
+	struct iphdr *ip = skb->nh;
+	struct udphdr *uh = skb->th;
+	if (ip->ttl <= 1) {
+		drop(skb); /* Linux also sends ICMP time exceeded */
+		return;
+	}
+	struct conn *c = ct_find(ip->saddr, ip->daddr, uh->source, uh->dest, ip->protocol);
+	if (!c)
+		c = ct_insert(ip->saddr, ip->daddr, uh->source, uh->dest, ip->protocol);
+	if (!c) {
+		drop(skb);
+		return;
+	}
+	c->packets++;
+	c->bytes += ip->tot_len;
+
+	u16 ttl_proto = (u16)(ip->ttl << 8 | ip->protocol);
+	ip->ttl--;
+	csum_replace2(&ip->check, ttl_proto, (u16)(ttl_proto - 0x100));
+	csum_replace4(&ip->check, ip->saddr, c->nat_addr);
+	if (uh->check) {
+		csum_replace4(&uh->check, ip->saddr, c->nat_addr);
+		csum_replace2(&uh->check, uh->source, c->nat_port);
+		if (!uh->check)
+			uh->check = 0xffff;
+	}
+	ip->saddr = c->nat_addr;
+	uh->source = c->nat_port;
+
+	u8 *eth = skb->data;
+	for (int i = 0; i < 6; i++) {
+		eth[i] = next_hop_mac[i];
+		eth[6 + i] = nic1_mac[i];
+	}
+	if (nic_xmit(skb))
+		drop(skb); /* TX ring full (no qdisc here) */
+}

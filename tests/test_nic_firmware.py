@@ -1,0 +1,138 @@
+"""The nic-firmware study and `irqsim ilp`, end to end (the model itself is
+tested in crates/firmware/tests)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from irqsim import ConfigError, InputError, InvariantError
+from irqsim._core import nic_firmware, vliw_table
+from irqsim.studies import nic_firmware as study
+
+FW = study.FIRMWARE
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def small():
+    """A short run's report (1 core)."""
+    return json.loads(nic_firmware(FW, ["cores=1", "frames=400", "warmup_frames=50"]))
+
+
+def test_report_has_bins_that_add_up(small):
+    total = sum(small["bins"].values())
+    assert total == small["cycles"] * small["cores"]
+    assert small["sent"] + small["received"] == small["frames"] >= 400
+    names = [h["name"] for h in small["handlers"]]
+    assert names[:3] == ["mailbox", "fetch_send_bds", "fetch_recv_bds"] and all(h["invocations"] > 0 for h in small["handlers"][:8])
+
+
+def test_vliw_table_is_monotone_in_units(small):
+    t = json.loads(vliw_table(FW, json.dumps(small["profile"]), "p", ["1/1/1", "3/3/1", "6/6/1"]))
+    ipc = [r["ipc"] for r in t["rows"]]
+    assert ipc[0] <= ipc[1] <= ipc[2]
+    # A wider VLIW never takes more bundles than the single-issue run took cycles.
+    assert all(r["bundles"] <= t["profile"]["cycles"] for r in t["rows"])
+
+
+def test_bad_input_is_one_error():
+    with pytest.raises(ConfigError, match="cores: expected an integer in 1..=8"):
+        nic_firmware(FW, ["cores=0"])
+    with pytest.raises(ConfigError, match="units"):
+        vliw_table(FW, "{}", "p", ["3/3"])
+    with pytest.raises(InputError, match="p.json: frames"):
+        vliw_table(FW, '{"counts": []}', "p.json", ["1/1/1"])
+
+
+def test_reproduce_rows(monkeypatch):
+    monkeypatch.setenv("IRQSIM_NIC_FRAMES", "600")
+    rows = study.reproduce()
+    table2 = [r for r in rows if r.experiment.startswith("Table 2") and r.unit == "frames/kcycle"]
+    assert [r.paper for r in table2] == [2.64, 5.59, 10.37, 11.61]
+    assert all(a.simulated < b.simulated for a, b in zip(table2, table2[1:]))
+    assert len([r for r in rows if r.experiment.startswith("Table 1")]) == 15  # 7 x (throughput, IPC) + saturation
+    assert any(r.experiment.startswith("Willmann") for r in rows)
+    bins = study.bins_table(600)
+    assert len(bins) == 24 and all(0 <= b["lock_spin"] < 1 for b in bins)
+    assert len(study.handlers_table(600)) == 18
+
+
+def test_ilp_cli(cli, tmp_path):
+    prof = tmp_path / "p.json"
+    p = cli("ilp", "firmware/nic", "--profile", str(prof), "--record", "--set", "frames=300", "--units", "1/1/1", "--units", "3/3/1", "--json")
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)["rows"]
+    assert [r["units"] for r in rows] == ["1/1/1", "3/3/1"] and prof.exists()
+    p = cli("ilp", "firmware/nic", "--profile", str(prof))
+    assert p.returncode == 0 and "6/6/1" in p.stdout
+
+
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["--profile", "missing.json"], "missing.json: cannot read the profile"),
+        (["--profile", "PROF", "--units", "3/x/1"], "units"),
+        (["--profile", "PROF", "--record", "--set", "batch=99"], "batch: expected an integer"),
+        (["--profile", "BROKEN"], "broken.json: not JSON"),
+        (["--profile", "PROF", "--record", "--set", "frames=10", "x.elf"], "x.elf: no such file"),
+        (["--profile", "PROF", "--record", "arith.elf"], "no symbol fw_main (is this the NIC firmware?)"),
+    ],
+)
+def test_ilp_bad_input_one_line_exit_2(cli, tmp_path, args, needle):
+    prof = tmp_path / "p.json"
+    prof.write_text(json.dumps({"frames": 1, "cycles": 1, "instructions": 1, "counts": [["0x00400110", 1]]}))
+    (tmp_path / "broken.json").write_text("{not json")
+    program = next((a for a in args if a.endswith(".elf")), "firmware/nic")
+    args = [{"PROF": str(prof), "BROKEN": "broken.json"}.get(a, a) for a in args if not a.endswith(".elf")]
+    p = cli("ilp", program, *args, cwd=tmp_path)
+    assert p.returncode == 2, p.stderr
+    assert needle in p.stderr and len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
+
+
+def test_figure(tmp_path, monkeypatch):
+    monkeypatch.setenv("IRQSIM_NIC_FRAMES", "600")
+    study.figure(tmp_path / "cores.png")
+    assert (tmp_path / "cores.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_bad_frame_count_is_one_line():
+    env = {**os.environ, "IRQSIM_NIC_FRAMES": "lots"}
+    p = subprocess.run([sys.executable, "-m", "irqsim.cli", "reproduce", "nic-firmware"], capture_output=True, text=True, env=env, timeout=600)
+    assert p.returncode == 2 and "IRQSIM_NIC_FRAMES: expected an integer" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "order,skip,needle",
+    [
+        ("deliver_in_order(&tx_order, t.first, t.n, transmit);", "transmit(t.first, t.n);", "wire: frame"),
+        ("deliver_in_order(&rx_order, first, n, host_deliver);", "host_deliver(first, n);", "host: receive descriptor"),
+    ],
+)
+def test_the_checks_catch_firmware_without_its_order(tmp_path, order, skip, needle):
+    """The firmware with one in-order section removed breaks the wire's or
+    the host's check on 4 cores (the checks can fail)."""
+    cc = "mips-linux-gnu-gcc"
+    if shutil.which(cc) is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{cc} is required in CI")
+        pytest.skip(f"{cc} not installed")
+    src = ROOT / "programs"
+    work = tmp_path / "firmware"
+    shutil.copytree(src / "firmware", work)
+    (tmp_path / "rt").symlink_to(src / "rt")
+    fw = (work / "fw.c").read_text()
+    assert order in fw
+    (work / "fw.c").write_text(fw.replace(order, skip))
+    elf = tmp_path / "bad.elf"
+    flags = "-march=r4000 -mabi=32 -mno-abicalls -fno-pic -O2 -static -nostdlib -ffreestanding -fno-builtin -fno-stack-protector".split()
+    subprocess.run([cc, *flags, "-o", str(elf), str(src / "rt/start.S"), str(src / "rt/rt.c"), str(work / "fw.c"), str(work / "sync.c")], check=True)
+    with pytest.raises(InvariantError, match=needle):
+        nic_firmware(elf, ["cores=4", "frames=2000", "frame_bytes=64"])
+    nic_firmware(elf, ["cores=1", "frames=500", "frame_bytes=64"])  # one core keeps order by itself
