@@ -10,11 +10,13 @@ from irqsim import bench
 
 
 def test_scaling_runs_the_same_events_at_every_cpu_count():
-    """The simulated time shrinks as the CPUs grow, so each run handles the
-    same interrupts: one vector per CPU, each CPU at the same rate."""
-    rows = bench.scaling([1, 2, 4], repeat=1, cpu_seconds=0.2)
-    assert [r["threads"] for r in rows] == [1, 2, 4] == [r["sources"] for r in rows]
-    assert len({r["events"] for r in rows}) == 1 and rows[0]["events"] > 0
+    """Each load runs the same events at every CPU count: one vector per CPU,
+    the rate fixed in all or scaled with the CPUs and the time shrunk."""
+    rows = bench.scaling([1, 2, 4], repeat=1, sim_seconds=0.2)
+    for load in ("fixed", "per-cpu"):
+        mine = [r for r in rows if r["load"] == load]
+        assert [r["threads"] for r in mine] == [1, 2, 4] == [r["sources"] for r in mine]
+        assert len({r["events"] for r in mine}) == 1 and mine[0]["events"] > 0
     assert all(r["events_per_cpu_s"] > 0 and r["cpu_seconds"] > 0 for r in rows)
 
 

@@ -48,7 +48,7 @@ def measure(overrides: list[str], repeat: int = 3, scenario: str = SCENARIO) -> 
 
 
 SCALING = "bench/msix-scaling"
-#: Interrupts per second each CPU takes in the scaling bench.
+#: Interrupts per second in the scaling bench: in all (load ``fixed``), or per CPU (``per-cpu``).
 PER_CPU_RATE = 20_000.0
 
 
@@ -63,17 +63,24 @@ def parse_counts(text: str) -> list[int]:
     return counts
 
 
-def scaling(threads: list[int], repeat: int = 3, cpu_seconds: float = 64.0) -> list[dict]:
+def scaling(threads: list[int], repeat: int = 3, sim_seconds: float = 64.0) -> list[dict]:
     """``bench/msix-scaling`` with ``cpu.threads`` = ``intc.vectors`` = each
-    of ``threads`` and the exerciser's rate scaled with them; the simulated
-    time shrinks as the CPUs grow (``cpu_seconds`` of simulated CPU time in
-    all), so every run handles the same interrupts with the same events, and
-    the events per CPU-second show the cost of one more CPU and source."""
+    of ``threads``, under two loads:
+
+    - ``fixed``: 20,000 interrupts per second in all, ``sim_seconds`` long,
+      whatever the CPUs: the same events at every count, so the events per
+      CPU-second show what one more CPU and one more source cost;
+    - ``per-cpu``: 20,000 per second on each CPU, ``sim_seconds / n`` long:
+      the same events again, but more of them in flight at once as the CPUs
+      grow (deeper queues), as a machine under load would have.
+    """
     rows = []
-    for n in threads:
-        sets = [f"cpu.threads={n}", f"intc.vectors={n}", f"workload.rate_per_s={PER_CPU_RATE * n}", f"run.duration_ms={cpu_seconds * 1e3 / n}"]
-        res = measure(sets, repeat=repeat, scenario=SCALING)
-        rows.append({"threads": n, "sources": n} | {k: res[k] for k in ("events", "wall_seconds", "cpu_seconds", "events_per_wall_s", "events_per_cpu_s")})
+    for load in ("fixed", "per-cpu"):
+        for n in threads:
+            rate, ms = (PER_CPU_RATE, sim_seconds * 1e3) if load == "fixed" else (PER_CPU_RATE * n, sim_seconds * 1e3 / n)
+            sets = [f"cpu.threads={n}", f"intc.vectors={n}", f"workload.rate_per_s={rate}", f"run.duration_ms={ms}"]
+            res = measure(sets, repeat=repeat, scenario=SCALING)
+            rows.append({"load": load, "threads": n, "sources": n} | {k: res[k] for k in ("events", "wall_seconds", "cpu_seconds", "events_per_wall_s", "events_per_cpu_s")})
     return rows
 
 

@@ -143,12 +143,19 @@ impl Timeline {
         }
     }
 
-    #[inline]
+    /// Inline up to the test of `enabled` (a mark is on the network path).
+    #[inline(always)]
     pub fn mark(&mut self, time: Time, label: &'static str) {
-        if !self.enabled || self.full() {
-            return;
+        if self.enabled {
+            self.add_mark(time, label);
         }
-        self.marks.push(Mark { time, label });
+    }
+
+    #[cold]
+    fn add_mark(&mut self, time: Time, label: &'static str) {
+        if !self.full() {
+            self.marks.push(Mark { time, label });
+        }
     }
 
     /// Records a bus transaction in flight from `start` to `end`.

@@ -185,6 +185,7 @@ impl<D: Devices> System<D> {
         // One bus for the whole slice: building it per instruction costs more than the instruction.
         let mut bus = DataBus::new(&mut self.mem, &mut self.code, &mut self.links, timing, &mut self.devices, who);
         let (mut now, mut ready, mut pending) = (core.now, th.ready, th.next.take());
+        let mut busy = 0;
         let end = loop {
             let inst = match pending.take() {
                 Some(i) => i,
@@ -194,7 +195,8 @@ impl<D: Devices> System<D> {
                         break Err(None);
                     };
                     let fetched = ready.max(now) + bus.timing.fetch(k, k, pc) as u64;
-                    ready = fetched.max(th.board.ready(i));
+                    // Nothing in flight by then (the common case): no register to look up.
+                    ready = if fetched >= th.board.drained() { fetched } else { fetched.max(th.board.ready(i)) };
                     i
                 }
             };
@@ -213,7 +215,7 @@ impl<D: Devices> System<D> {
                 Err(f) => break Err(Some((pc, f, std::mem::take(&mut bus.device_error)))),
             };
             now += 1;
-            core.busy_cycles += 1;
+            busy += 1;
             if flow == Flow::Syscall {
                 break Ok(Some(Stop::Syscall { core: k, thread: 0 }));
             }
@@ -223,6 +225,7 @@ impl<D: Devices> System<D> {
         };
         th.ready = ready;
         core.now = now;
+        core.busy_cycles += busy;
         match end {
             Ok(stop) => stop,
             // Fetch outside the text (or the return address): the general path reports it.
@@ -310,6 +313,11 @@ fn step<T: Timing, D: Devices>(th: &mut HwThread, inst: Inst, bus: &mut DataBus<
     let done = now + 1 + bus.stall as u64;
     th.instructions += 1;
     th.board.issued(p, inst, now, done);
-    let penalty = [0, p.branch_taken_cycles as u64, 1, 0][flow as usize];
+    // A match, not a table indexed by the flow: the table was rebuilt on the stack for every instruction.
+    let penalty = match flow {
+        Flow::Taken => u64::from(p.branch_taken_cycles),
+        Flow::Annulled => 1,
+        Flow::Next | Flow::Syscall => 0,
+    };
     Ok((flow, done + penalty))
 }

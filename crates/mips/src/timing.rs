@@ -61,7 +61,9 @@ impl Scoreboard {
         }
     }
 
-    /// The cycle by which every result in flight has arrived.
+    /// The cycle by which every result in flight has arrived: from then on
+    /// [`Scoreboard::ready`] holds nothing back.
+    #[inline(always)]
     pub fn drained(&self) -> u64 {
         self.load_ready.max(self.hilo_ready)
     }

@@ -268,11 +268,12 @@ impl<J: Copy + Label> Thread<J> {
     /// queued at a software-interrupt level in the same activation (a softirq
     /// loop), or ends and frees its context.
     ///
-    /// When the activity goes on and nothing waits above it, nothing else
-    /// can run: its completion time is returned at once and armed, and no
+    /// When nothing waits above what runs next (the activity going on, or,
+    /// if `may_resume`, the one it had preempted), nothing else can run: that
+    /// completion time is returned at once and armed, and no
     /// [`Thread::dispatch`] is needed. `None`: the caller must dispatch.
     #[inline]
-    pub fn proceed(&mut self, now: Time, level: Level, next: Option<Work<J>>) -> Option<Time> {
+    pub fn proceed(&mut self, now: Time, level: Level, next: Option<Work<J>>, may_resume: bool) -> Option<Time> {
         let next = next.or_else(|| if level == SOFT { self.pop_pending(level) } else { None });
         let slot = &mut self.slots[at(level)];
         // The running activity changed (or restarts): completion must be re-armed.
@@ -297,7 +298,15 @@ impl<J: Copy + Label> Thread<J> {
                     self.live[ctx] = None;
                 }
                 self.running = None;
-                None
+                if !may_resume || self.started == 0 {
+                    return None;
+                }
+                let top = (31 - self.started.leading_zeros()) as Level;
+                if self.waiting >> top >> 1 != 0 {
+                    return None;
+                }
+                // Charged already at `now` by `complete`.
+                self.resume(now, top)
             }
         }
     }
@@ -331,36 +340,77 @@ impl<J: Copy + Label> Thread<J> {
             return self.arm_if_needed(now);
         }
         self.charge(now, timeline);
-        let ctx = self.policy.context_of(level);
-        let mut switch = 0;
-        if ctx != self.last_ctx {
-            switch = self.costs.context_switch;
-            self.last_ctx = ctx;
+        if !fresh {
+            return self.resume(now, level);
         }
-        if fresh {
-            let work = self.pop_pending(level).expect("waiting bit implies pending work");
-            let mut overhead = match level {
-                USER => 0,
-                SOFT => self.costs.swi_entry,
-                _ => self.costs.irq_entry,
-            };
-            // Live registers of another unfinished activity in this context must be saved.
-            if let Some(owner) = self.live[ctx]
-                && owner != level
-                && self.slots[at(owner)].active.is_some()
-            {
-                overhead = overhead.saturating_add(self.costs.save_restore);
-            }
-            self.slots[at(level)].active = Some(Active { work, switch, overhead, remaining: work.cycles });
-            self.started |= 1 << level;
-            timeline.flow_to(self.id, level, ctx, now);
-        } else if let Some(act) = self.slots[at(level)].active.as_mut() {
+        let work = self.pop_pending(level).expect("waiting bit implies pending work");
+        self.start(now, level, work, timeline)
+    }
+
+    /// [`Thread::post`] then [`Thread::dispatch`], without queueing `work`
+    /// when it starts at once: nothing started or waiting at or above `level`
+    /// (an interrupt preempting the protocol).
+    #[inline]
+    pub fn post_dispatch(&mut self, now: Time, level: Level, work: Work<J>, timeline: &mut Timeline) -> Option<Time> {
+        let at_or_above = !((1u32 << level) - 1);
+        if (self.started | self.waiting) & at_or_above != 0 {
+            self.post(level, work);
+            return self.dispatch(now, timeline);
+        }
+        self.charge(now, timeline);
+        self.start(now, level, work, timeline)
+    }
+
+    /// A new activity starts with `work` at `level` (charged up to `now`);
+    /// returns its completion time.
+    #[inline(always)]
+    fn start(&mut self, now: Time, level: Level, work: Work<J>, timeline: &mut Timeline) -> Option<Time> {
+        let ctx = self.policy.context_of(level);
+        let switch = self.enter(ctx);
+        let mut overhead = match level {
+            USER => 0,
+            SOFT => self.costs.swi_entry,
+            _ => self.costs.irq_entry,
+        };
+        // Live registers of another unfinished activity in this context must be saved.
+        if let Some(owner) = self.live[ctx]
+            && owner != level
+            && self.slots[at(owner)].active.is_some()
+        {
+            overhead = overhead.saturating_add(self.costs.save_restore);
+        }
+        self.slots[at(level)].active = Some(Active { work, switch, overhead, remaining: work.cycles });
+        self.started |= 1 << level;
+        timeline.flow_to(self.id, level, ctx, now);
+        self.live[ctx] = Some(level);
+        self.running = Some(level);
+        self.armed = false;
+        self.arm_if_needed(now)
+    }
+
+    /// Execution returns to the started activity at `level` (charged up to
+    /// `now`); returns its completion time.
+    #[inline(always)]
+    fn resume(&mut self, now: Time, level: Level) -> Option<Time> {
+        let ctx = self.policy.context_of(level);
+        let switch = self.enter(ctx);
+        if let Some(act) = self.slots[at(level)].active.as_mut() {
             act.switch = switch;
         }
         self.live[ctx] = Some(level);
         self.running = Some(level);
         self.armed = false;
         self.arm_if_needed(now)
+    }
+
+    /// Execution moves into hardware context `ctx`: the switch cycles that costs.
+    #[inline(always)]
+    fn enter(&mut self, ctx: usize) -> u64 {
+        if ctx == self.last_ctx {
+            return 0;
+        }
+        self.last_ctx = ctx;
+        self.costs.context_switch
     }
 
     /// Hands out the completion of the running activity once per start.

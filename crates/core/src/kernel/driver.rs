@@ -107,9 +107,8 @@ impl Machine {
             self.raise_masked(priority);
             return;
         }
-        self.post(self.net.irq_thread, IRQ, Job::Net(first));
         self.timeline.flow_from(self.net.irq_thread, IRQ, now, "NIC interrupt");
-        self.dispatch(self.net.irq_thread);
+        self.post_dispatch(self.net.irq_thread, IRQ, Job::Net(first));
     }
 
     /// The driver's next step for what the NIC has, in the ISR or (`bottom`)

@@ -368,8 +368,7 @@ impl Machine {
         }
         self.timeline.flow_from(cpu, crate::cpu::IRQ, from.unwrap_or(now), "interrupt");
         d.step[cpu] = d.path.entry_cycles + taken.ack_cycles;
-        self.post(cpu, crate::cpu::IRQ, Job::Irq(IrqJob::Entry { input: taken.input as u16, cpu: cpu as u16 }));
-        self.dispatch(cpu);
+        self.post_dispatch(cpu, crate::cpu::IRQ, Job::Irq(IrqJob::Entry { input: taken.input as u16, cpu: cpu as u16 }));
     }
 
     /// The interrupt `cpu` was handling is over: interrupts are enabled again.

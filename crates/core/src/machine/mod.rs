@@ -205,16 +205,16 @@ impl Machine {
         };
         let next = self.after(now, thread, level, job);
         let next = next.map(|j| self.work(j));
-        if let Some(t) = self.threads[thread].proceed(now, level, next) {
-            // An interrupt's exit ends its activity (it runs at an interrupt level).
-            debug_assert!(!job.ends_interrupt());
+        // An interrupt taken through a controller must first let the next one in.
+        let ends_interrupt = next.is_none() && job.ends_interrupt();
+        if let Some(t) = self.threads[thread].proceed(now, level, next, !ends_interrupt) {
             self.arm(thread, t);
             if self.code.is_some() {
                 self.code_dispatched(thread);
             }
             return;
         }
-        if next.is_none() && job.ends_interrupt() {
+        if ends_interrupt {
             self.interrupt_done(thread);
         }
         self.dispatch(thread);
@@ -229,7 +229,23 @@ impl Machine {
     /// Lets `thread` pick what to run and arms its completion.
     pub(crate) fn dispatch(&mut self, thread: usize) {
         let now = self.queue.now();
-        if let Some(t) = self.threads[thread].dispatch(now, &mut self.timeline) {
+        let t = self.threads[thread].dispatch(now, &mut self.timeline);
+        self.dispatched(thread, t);
+    }
+
+    /// Posts `job` at `level` of `thread` and lets it pick what to run
+    /// (`post` then `dispatch`, in one step when the job starts at once).
+    pub(crate) fn post_dispatch(&mut self, thread: usize, level: crate::cpu::Level, job: Job) {
+        let work = self.work(job);
+        let now = self.queue.now();
+        let t = self.threads[thread].post_dispatch(now, level, work, &mut self.timeline);
+        self.dispatched(thread, t);
+    }
+
+    /// After a thread's dispatch: its timer follows what it now runs.
+    #[inline(always)]
+    fn dispatched(&mut self, thread: usize, completion: Option<Time>) {
+        if let Some(t) = completion {
             self.arm(thread, t);
         } else if self.threads[thread].running().is_none() {
             self.timers.set(thread, Key::MAX);

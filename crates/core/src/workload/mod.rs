@@ -88,21 +88,28 @@ impl Workload {
         }
     }
 
-    /// The next stimulus of the open-loop sources, in time order.
+    /// The next stimulus of the open-loop sources, in time order. Inline for
+    /// the arrival processes (once per frame on the bench), the rest out of line.
+    #[inline(always)]
     pub fn next_stimulus(&mut self) -> Result<Option<(Time, Stimulus)>> {
+        if let Workload::Arrivals { periodic, mean_gap, bytes, next, rng } = self {
+            let at = *next;
+            let gap = if *periodic { *mean_gap } else { *mean_gap * rng.sample::<f64, _>(rand_distr::Exp1) };
+            *next += gap;
+            return Ok(Some(((at + 0.5) as Time, Stimulus::Receive { bytes: *bytes })));
+        }
+        self.next_other()
+    }
+
+    fn next_other(&mut self) -> Result<Option<(Time, Stimulus)>> {
         Ok(match self {
-            Workload::Idle => None,
+            // Arrivals are handled inline above.
+            Workload::Idle | Workload::Arrivals { .. } => None,
             Workload::Flood { receive, bytes, started, .. } => {
                 // Only the first frame of a receive flood comes from here.
                 let first = *receive && !*started;
                 *started = true;
                 first.then_some((0, Stimulus::Receive { bytes: *bytes }))
-            }
-            Workload::Arrivals { periodic, mean_gap, bytes, next, rng } => {
-                let at = *next;
-                let gap = if *periodic { *mean_gap } else { *mean_gap * rng.sample::<f64, _>(rand_distr::Exp1) };
-                *next += gap;
-                Some(((at + 0.5) as Time, Stimulus::Receive { bytes: *bytes }))
             }
             Workload::Script { events, at } => {
                 let e = events.get(*at);
