@@ -68,4 +68,14 @@ def test_study_figures(tmp_path):
     figures.main([str(tmp_path), "mt-interrupts-driver.png", "msi-latency-normalized.png"])
     for name in ("mt-interrupts-driver.png", "msi-latency-normalized.png"):
         assert (tmp_path / name).read_bytes().startswith(PNG)
-    assert set(figures.FIGURES) == {"mt-interrupts-driver.png", "msi-latency-normalized.png", "masking-break-even.png", "nic-firmware-cores.png", "smt-hot-thread.png"}
+    assert set(figures.FIGURES) == {
+        "mt-interrupts-driver.png",
+        "msi-latency-normalized.png",
+        "masking-break-even.png",
+        "nic-firmware-cores.png",
+        "smt-hot-thread.png",
+        "livelock.png",
+        "coalescing.png",
+        "rss.png",
+        "dim.png",
+    }

@@ -10,7 +10,15 @@
   and task-level (:func:`irqsim.studies.nic_firmware.figure`).
 - ``smt-hot-thread.png``: bandwidth against offered load, baseline and hot
   thread, and bandwidth and L2 misses against the pinned fraction of the L2
-  (:func:`irqsim.studies.smt_hot_thread.figure`).
+  (:func:`irqsim.studies.smt_hot_thread.figure`);
+- ``livelock.png``: delivered against offered load, interrupt-driven vs the
+  Linux bottom half vs NAPI (:func:`irqsim.studies.livelock.figure`);
+- ``coalescing.png``: p50/p99 latency and interrupts against rx-usecs
+  (:func:`irqsim.studies.livelock.coalescing_figure`);
+- ``rss.png``: forwarded frames and per-core load against RSS queues, uniform
+  and skewed flows (:func:`irqsim.studies.livelock.rss_figure`);
+- ``dim.png``: the rx-usecs DIM chooses over time under a changing load
+  (:func:`irqsim.studies.livelock.dim_figure`).
 
 Run as ``python -m irqsim.figures [DIR] [NAME ...]``.
 """
@@ -77,12 +85,40 @@ def smt_hot_thread(path: Path) -> None:
     smt.figure(path)
 
 
+def livelock(path: Path) -> None:
+    from irqsim.studies import livelock
+
+    livelock.figure(path)
+
+
+def coalescing(path: Path) -> None:
+    from irqsim.studies import livelock
+
+    livelock.coalescing_figure(path)
+
+
+def rss(path: Path) -> None:
+    from irqsim.studies import livelock
+
+    livelock.rss_figure(path)
+
+
+def dim(path: Path) -> None:
+    from irqsim.studies import livelock
+
+    livelock.dim_figure(path)
+
+
 FIGURES = {
     "mt-interrupts-driver.png": mt_interrupts,
     "msi-latency-normalized.png": msi_latency,
     "masking-break-even.png": masking,
     "nic-firmware-cores.png": nic_firmware,
     "smt-hot-thread.png": smt_hot_thread,
+    "livelock.png": livelock,
+    "coalescing.png": coalescing,
+    "rss.png": rss,
+    "dim.png": dim,
 }
 
 

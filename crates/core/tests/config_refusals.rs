@@ -203,7 +203,7 @@ fn a_run_too_long_for_max_events_is_refused_at_load() {
 #[test]
 fn linux_path_keys_need_the_linux_path() {
     let e = refused(RX, &["irq_path.entry_cycles=99999"]);
-    assert!(e.starts_with("--set: `irq_path.entry_cycles`: only used when `irq_path.kind` is `linux` (it is `mt`)"), "{e}");
+    assert!(e.starts_with("--set: `irq_path.entry_cycles`: only used when `irq_path.kind` is `linux`, `napi` (it is `mt`)"), "{e}");
     Scenario::from_file(&bundled(RX), &[parse_override("irq_path.kind=linux").unwrap(), parse_override("irq_path.entry_cycles=99999").unwrap()]).unwrap();
     let e = refused(RX, &["irq_path.lapic_eoi_cycles=5"]);
     assert!(e.contains("only used when `intc.kind` is"), "{e}");

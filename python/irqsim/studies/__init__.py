@@ -17,6 +17,7 @@ MODULES = {
     "msi-latency": "irqsim.studies.msi_latency",
     "nic-firmware": "irqsim.studies.nic_firmware",
     "smt-hot-thread": "irqsim.studies.smt_hot_thread",
+    "livelock": "irqsim.studies.livelock",
 }
 
 

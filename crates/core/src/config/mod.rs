@@ -59,6 +59,12 @@ pub struct Scenario {
     pub sources: crate::delivery::SourcesConfig,
     /// The kernel's network software as code on execution-driven cores.
     pub code: crate::code::CodeConfig,
+    /// The NAPI path (`irq_path.kind = "napi"`).
+    pub napi: crate::kernel::napi::NapiConfig,
+    /// The NIC's receive-interrupt coalescing.
+    pub coalesce: crate::device::coalesce::CoalesceConfig,
+    /// Receive-side scaling.
+    pub rss: crate::device::rss::RssConfig,
 }
 
 /// Largest frame a scenario may name (jumbo frames included).
@@ -93,6 +99,12 @@ struct Selected<'s> {
     sources: Option<&'s crate::delivery::SourcesConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
     code: Option<&'s crate::code::CodeConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    napi: Option<&'s crate::kernel::napi::NapiConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    coalesce: Option<&'s crate::device::coalesce::CoalesceConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rss: Option<&'s crate::device::rss::RssConfig>,
 }
 
 impl Scenario {
@@ -113,10 +125,11 @@ impl Scenario {
         let mut parts = selected_parts(self.workload.kind()).0;
         if parts.contains(Part::Nic) {
             let wire = self.intc.kind == crate::intc::IntcKind::Direct;
-            let linux = self.irq_path.kind == Some(crate::delivery::IrqPathKind::Linux);
+            let linux = self.irq_path.kind.is_some_and(|k| k != crate::delivery::IrqPathKind::Mt);
+            let napi = self.irq_path.kind == Some(crate::delivery::IrqPathKind::Napi);
             let sections = self.masking.nic_sections();
             let others = self.sources.others.is_empty();
-            for (part, idle) in [(Part::Bus, wire), (Part::IrqPath, wire && !linux && others), (Part::Masking, !sections), (Part::Sources, others)] {
+            for (part, idle) in [(Part::Bus, wire), (Part::IrqPath, wire && !linux && others), (Part::Masking, !sections), (Part::Sources, others), (Part::Napi, !napi), (Part::Coalesce, !self.coalesce.active()), (Part::Rss, !self.rss.active())] {
                 if idle {
                     parts.remove(part);
                 }
@@ -154,6 +167,9 @@ impl Scenario {
             irq_path: pick(Part::IrqPath).then_some(&self.irq_path),
             sources: pick(Part::Sources).then_some(&self.sources),
             code: pick(Part::Code).then_some(&self.code),
+            napi: pick(Part::Napi).then_some(&self.napi),
+            coalesce: pick(Part::Coalesce).then_some(&self.coalesce),
+            rss: pick(Part::Rss).then_some(&self.rss),
         };
         let mut doc = serde_json::to_value(&selected).expect("a scenario is plain data");
         parts::drop_unused(&mut doc, self.workload.kind());
@@ -252,6 +268,9 @@ impl Scenario {
             WorkloadConfig::Exerciser(_) => return crate::delivery::check(self),
         }
         crate::delivery::check_nic(self)?;
+        self.coalesce.check(self)?;
+        self.napi.check(self)?;
+        crate::device::rss::check(self)?;
         crate::masking::check_nic(self)
     }
 }

@@ -31,6 +31,9 @@ pub enum Part {
     IrqPath,
     Sources,
     Code,
+    Napi,
+    Coalesce,
+    Rss,
 }
 
 /// What [`Part`] says about itself: its section, name, keys and rules.
@@ -148,6 +151,30 @@ pub const PARTS: &[Info] = &[
         params: crate::code::CodeConfig::PARAMS,
         notes: "With `program` set, `[driver]`, `[stack]`, `[app]` and `[masking]` are refused (code is the driver, stack and application; critical sections are not wired to code), as are workloads other than `arrivals`; without it every other `code` key is refused.",
     },
+    Info {
+        part: Part::Napi,
+        section: "napi",
+        title: "the NAPI path",
+        help: "the NIC's poll with a weight, the NET_RX softirq's budget, the interrupt off while polling (docs/models/napi-coalescing.md)",
+        params: crate::kernel::napi::NapiConfig::PARAMS,
+        notes: "Its keys are used only with `irq_path.kind = \"napi\"`.",
+    },
+    Info {
+        part: Part::Coalesce,
+        section: "coalesce",
+        title: "the NIC's interrupt coalescing",
+        help: "receive-interrupt moderation with ethtool's rx-usecs and rx-frames (docs/models/napi-coalescing.md)",
+        params: crate::device::coalesce::CoalesceConfig::PARAMS,
+        notes: "Refused: `rx_usecs` and `rx_frames` both 0 (the error names `coalesce.rx_frames`).",
+    },
+    Info {
+        part: Part::Rss,
+        section: "rss",
+        title: "receive-side scaling",
+        help: "a multi-queue NIC: Toeplitz hash over a flow mix, 128-entry indirection table, one MSI-X vector and NAPI instance per queue (docs/models/napi-coalescing.md)",
+        params: crate::device::rss::RssConfig::PARAMS,
+        notes: "Refused (naming `rss.kind`): without `irq_path.kind = \"napi\"`, on a legacy controller (`xtpic`, `ioapic`), with DIM (`coalesce.adaptive_rx`); MSI `queues` not a power of two. `[coalesce]` applies to each queue.",
+    },
 ];
 
 const WORKLOAD: &[Param] = &[Param::choice("kind", KINDS, params::REQ, "which workload drives the run, and so which model runs it")];
@@ -184,7 +211,7 @@ pub fn selected_parts(kind: &str) -> (PartSet, &'static str) {
             (PartSet::of(&[Run, Cpu, Intc, Bus, IrqPath, Stats, Workload]), "it runs the interrupt-delivery model: controller, fabric and Linux interrupt path")
         }
         _ => (
-            PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Intc, Bus, IrqPath, Masking, Sources, Code, Stats, Workload]),
+            PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Intc, Bus, IrqPath, Masking, Sources, Code, Napi, Coalesce, Rss, Stats, Workload]),
             "it drives the NIC through its controller, driver, stack and application",
         ),
     }
@@ -221,7 +248,8 @@ fn code_excludes(explicit: &[String], kind: &str) -> Result<(), Problem> {
             None => Ok(()),
         };
     }
-    const ABSTRACT: &[&str] = &["driver.", "stack.", "app.", "masking."];
+    // The receive-path parts model what code's own driver does (its ring is code's too).
+    const ABSTRACT: &[&str] = &["driver.", "stack.", "app.", "masking.", "napi.", "coalesce.", "rss.", "nic.rx_ring_frames"];
     if let Some(k) = explicit.iter().find(|k| ABSTRACT.iter().any(|p| k.starts_with(p))) {
         return Err((k.clone(), "the kernel's software is code (`code.program`): this part is not used; remove the key".into()));
     }
@@ -467,6 +495,7 @@ mod tests {
             ("_cycles", "cycles"),
             ("_cycle", "cycles"),
             ("_ns", "ns"),
+            ("_usecs", "µs"),
             ("_ms", "ms"),
             ("_mhz", "MHz"),
             ("_mbps", "Mb/s"),

@@ -106,6 +106,7 @@ pub struct NicConfig {
     pub wire_queue_packets: u64,
     pub dma_bytes_per_cycle: f64,
     pub irq_thread: usize,
+    pub rx_ring_frames: Option<u64>,
 }
 
 impl NicConfig {
@@ -147,6 +148,14 @@ impl NicConfig {
             "DMA rate between NIC buffer and memory; runs beside the CPU, never charged to it",
         ),
         Param::int("irq_thread", "", d("0"), 0, MAX_THREAD, "hardware thread taking the NIC interrupt and its protocol work (below `cpu.threads`)"),
+        Param::int(
+            "rx_ring_frames",
+            "",
+            super::params::absent("no limit but `rx_buffer_bytes`"),
+            1,
+            1 << 20,
+            "receive descriptors: frames waiting for the driver beyond this many are dropped (`rx_dropped_nic`), whatever their size",
+        ),
     ];
 }
 

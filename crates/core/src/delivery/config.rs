@@ -51,7 +51,7 @@ pub struct BusConfig {
 }
 
 /// The Linux path's keys: the exerciser's path, or the NIC's when chosen.
-const LINUX: &[&str] = &["linux"];
+const LINUX: &[&str] = &["linux", "napi"];
 
 /// Every controller but the direct wire, which has no bus.
 const CONTROLLERS: &[&str] = &["xtpic", "ioapic", "msi", "msix"];
@@ -98,6 +98,9 @@ pub enum IrqPathKind {
     /// Linux 2.6: do_IRQ, a top half that acknowledges and schedules the
     /// NET_RX bottom half, which drains the NIC (the exerciser's path).
     Linux,
+    /// Linux's NAPI: the top half schedules a poll of the receive ring,
+    /// with the NIC's interrupt off until the poll empties it (`[napi]`).
+    Napi,
 }
 
 /// CPU cycles of the Linux 2.6 interrupt path around the device's handlers.
@@ -120,9 +123,9 @@ impl IrqPathConfig {
     pub const PARAMS: &'static [Param] = &[
         Param::choice(
             "kind",
-            &["mt", "linux"],
+            &["mt", "linux", "napi"],
             absent("`mt` for the NIC; the exerciser's path is always `linux`"),
-            "the NIC's interrupt path: the mt-interrupts ISR + SWI, or Linux's top half + NET_RX bottom half",
+            "the NIC's interrupt path: the mt-interrupts ISR + SWI, Linux's top half + NET_RX bottom half, or Linux's top half + NAPI poll (`[napi]`)",
         )
         .when("workload.kind", &["flood", "arrivals", "trace", "script", "synthetic"]),
         Param::cycles("entry_cycles", d("600"), "common_interrupt + do_IRQ to the first handler (register save, irq_enter, descriptor lookup, flow handler)")

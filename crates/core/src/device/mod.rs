@@ -1,8 +1,15 @@
 //! Devices: where interrupts come from.
 //!
 //! - [`nic`]: the network interface: receive buffer, transmitter, DMA.
+//! - [`coalesce`]: the NIC's receive-interrupt coalescing (rx-usecs, rx-frames).
+//! - [`dim`]: dynamic interrupt moderation (adaptive-rx) over lib/dim's profiles.
+//! - [`rss`]: receive-side scaling: Toeplitz hash, indirection table, a ring
+//!   and an MSI-X vector per queue.
 //! - [`source`]: interrupt sources as the delivery path sees them (the PCIe
 //!   exerciser, timer, disk, the NIC behind a controller).
 
+pub mod coalesce;
+pub mod dim;
 pub mod nic;
+pub mod rss;
 pub mod source;

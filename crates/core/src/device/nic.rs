@@ -19,6 +19,8 @@ pub struct RxFrame {
 
 pub struct Nic {
     rx_capacity: u64,
+    /// Receive descriptors: frames that may wait for the driver.
+    pub rx_ring: u64,
     rx_used: u64,
     rx: VecDeque<RxFrame>,
     /// (end time, bytes) of frames being copied out by DMA, in end order.
@@ -51,6 +53,7 @@ impl Nic {
     pub fn new(rx_capacity: u64, tx_capacity: usize, dma_bytes_per_cycle: f64, cycles_per_us: f64, link_mbps: f64) -> Self {
         Self {
             rx_capacity,
+            rx_ring: u64::MAX,
             rx_used: 0,
             rx: VecDeque::new(),
             dma_out: VecDeque::new(),
@@ -81,7 +84,7 @@ impl Nic {
     #[inline(always)]
     pub fn receive(&mut self, now: Time, bytes: u32) -> Accept {
         self.reclaim(now);
-        if self.rx_used + u64::from(bytes) > self.rx_capacity {
+        if self.rx_used + u64::from(bytes) > self.rx_capacity || self.rx.len() as u64 >= self.rx_ring {
             return Accept::Dropped;
         }
         self.rx_used += u64::from(bytes);
@@ -96,6 +99,11 @@ impl Nic {
 
     pub fn rx_waiting(&self) -> usize {
         self.rx.len()
+    }
+
+    /// Bytes of the oldest waiting frame (0: none).
+    pub fn next_rx_bytes(&self) -> u32 {
+        self.rx.front().map_or(0, |f| f.bytes)
     }
 
     /// The driver takes the oldest frame and starts its DMA to memory; returns

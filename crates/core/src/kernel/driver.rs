@@ -44,6 +44,9 @@ impl Machine {
         if self.code.is_some() {
             return self.code_land(now, bytes);
         }
+        if self.net.rss.is_some() {
+            return self.rss_land(now, bytes);
+        }
         if self.net.nic.receive(now, bytes) == Accept::Dropped {
             self.net.counters.rx_dropped_nic += 1;
             // A closed-loop sender keeps one frame outstanding: it tries again
@@ -52,6 +55,12 @@ impl Machine {
             let retry = self.net.nic.next_release().unwrap_or(now + 1).max(now + 1);
             if let Some((t, s)) = self.net.workload.rx_serviced(retry) {
                 self.queue.schedule(t, Event::Feedback(s));
+            }
+            return;
+        }
+        if self.net.coalesce.is_some() {
+            if !self.net.irq_posted {
+                self.coalesce_count(0, 1);
             }
             return;
         }
@@ -64,7 +73,16 @@ impl Machine {
         self.net.counters.tx_sent += 1;
         self.net.counters.tx_sent_bytes += u64::from(bytes);
         self.timeline.mark(now, "frame sent");
+        if self.net.rss.is_some() {
+            // Transmit completions are queue 0's: its poll cleans them.
+            return self.rss_raise(0);
+        }
         self.raise_irq(NetJob::IsrTx);
+    }
+
+    /// The NIC's interrupt, enabled again with work waiting, fires at once.
+    pub(crate) fn raise_nic_irq(&mut self) {
+        self.raise_irq(NetJob::IsrRx);
     }
 
     /// Asserts the NIC's interrupt unless its ISR is already pending or
@@ -75,6 +93,9 @@ impl Machine {
             return;
         }
         self.net.irq_posted = true;
+        if let Some(c) = &mut self.net.coalesce {
+            c.fired();
+        }
         self.net.counters.interrupts += 1;
         let now = self.queue.now();
         self.timeline.mark(now, "NIC interrupt");

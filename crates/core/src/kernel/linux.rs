@@ -126,7 +126,10 @@ impl Machine {
                         // The handler is code; the chain goes on when it returns.
                         return Some(Any::Code(crate::code::Activity::Isr { irq: 0 }));
                     }
-                    if self.net.linux {
+                    if self.net.napi.is_some() {
+                        let q = self.delivery.sources[src].inputs.iter().position(|&i| i == input).unwrap_or(0);
+                        self.napi_schedule(cpu, q);
+                    } else if self.net.linux {
                         self.post(cpu, SOFT, Any::Net(crate::kernel::NetJob::Softirq));
                     } else if let Some(step) = self.nic_step(false) {
                         return Some(Any::Net(step));

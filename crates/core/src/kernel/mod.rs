@@ -5,6 +5,8 @@
 //!   runs after each.
 //! - `linux.rs`: the Linux 2.6 interrupt path around device handlers (entry,
 //!   shared-line handler chain, exit, tasklet).
+//! - `napi/`: the NAPI receive path (poll with a weight and a budget, the
+//!   interrupt off while polling).
 //! - `masking.rs`: programs with critical sections under conventional or
 //!   optimistic interrupt masking.
 //!
@@ -14,11 +16,13 @@
 mod driver;
 pub mod linux;
 pub mod masking;
+pub mod napi;
 pub mod net;
 mod stack;
 
 pub use linux::Job as IrqJob;
 pub use masking::Job as MaskJob;
+pub use napi::Job as NapiJob;
 pub use net::Job as NetJob;
 
 use crate::cpu::{Label, Level, Work};
@@ -34,6 +38,7 @@ pub enum Job {
     Mask(MaskJob),
     /// An activity that is code: it runs until its entry returns.
     Code(crate::code::Activity),
+    Napi(NapiJob),
 }
 
 impl Job {
@@ -52,6 +57,7 @@ impl Label for Job {
             Job::Irq(j) => j.label(),
             Job::Mask(j) => j.label(),
             Job::Code(a) => a.label(),
+            Job::Napi(j) => j.label(),
         }
     }
 
@@ -61,6 +67,7 @@ impl Label for Job {
             Job::Irq(j) => j.args(),
             Job::Mask(j) => j.args(),
             Job::Code(_) => [None, None],
+            Job::Napi(j) => j.args(),
         }
     }
 }
@@ -74,6 +81,7 @@ impl Machine {
             Job::Irq(j) => self.irq_work(j),
             Job::Mask(j) => self.mask_work(j),
             Job::Code(a) => Work { job, cycles: crate::code::UNTIL_RETURN, bin: a.bin() },
+            Job::Napi(j) => self.napi_work(j),
         }
     }
 
@@ -86,6 +94,7 @@ impl Machine {
             Job::Irq(j) => self.irq_after(now, thread, j),
             Job::Mask(j) => self.mask_after(now, level, j),
             Job::Code(a) => self.code_after(thread, a),
+            Job::Napi(j) => self.napi_after(now, thread, j),
         }
     }
 

@@ -250,6 +250,22 @@ impl Costs {
         Work { job: Any::Net(job), cycles, bin }
     }
 
+    /// A NAPI poll's work for one received frame: the driver's, then (with
+    /// the stack) every receive layer's, run to completion.
+    pub fn napi_rx_cycles(&mut self, bytes: u32) -> u64 {
+        self.isr_rx + self.stack_rx_cycles(bytes)
+    }
+
+    /// The receive layers' part of a frame (RPS runs it on another CPU).
+    pub fn stack_rx_cycles(&mut self, bytes: u32) -> u64 {
+        if self.stack { self.ip + self.udp + self.copy(bytes) + self.recv_wakeup + self.socket } else { 0 }
+    }
+
+    /// The driver's part of a received frame.
+    pub fn driver_rx_cycles(&self) -> u64 {
+        self.isr_rx
+    }
+
     /// The first job of a send system call of `bytes`.
     pub fn send_call(&self, bytes: u32) -> Job {
         if self.stack { Job::SendSocket { bytes } } else { Job::DriverSend { bytes } }

@@ -52,7 +52,10 @@ impl Machine {
                     // The application is code: no abstract one runs beside it.
                     m.net.background = false;
                 }
-                let linux = s.irq_path.kind == Some(IrqPathKind::Linux);
+                let linux = matches!(s.irq_path.kind, Some(IrqPathKind::Linux | IrqPathKind::Napi));
+                if s.irq_path.kind == Some(IrqPathKind::Napi) {
+                    m.net.napi = Some(crate::kernel::napi::Napi::new(s));
+                }
                 if s.intc.kind != IntcKind::Direct || linux || !s.sources.others.is_empty() {
                     m.delivery = Delivery::nic(s, linux);
                     (m.net.wired, m.net.linux) = (true, linux);

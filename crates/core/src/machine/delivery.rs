@@ -129,7 +129,8 @@ impl Delivery {
     /// the Linux path the top half acknowledges and schedules NET_RX.
     pub fn nic(s: &Scenario, linux: bool) -> Self {
         let others = &s.sources.others;
-        let wiring = intc::assign(s.intc.kind, intc::First { key: "nic", line: None, vectors: 1 }, others, "sources.others").expect("wiring checked at load");
+        let first = intc::First { key: "nic", line: None, vectors: s.rss.vectors() };
+        let wiring = intc::assign(s.intc.kind, first, others, "sources.others").expect("wiring checked at load");
         let top_half = if linux { s.irq_path.isr_cycles + s.irq_path.tasklet_schedule_cycles } else { 0 };
         let per_s = s.cpu.clock_mhz * 1e6;
         let mut sources = vec![Source::new(wiring.exerciser, Kind::Nic, top_half, crate::config::Process::Periodic, 1.0, 1.0)];
@@ -234,6 +235,15 @@ impl Machine {
     /// Device `src` signals an interrupt: INTx at once, or an MSI write that
     /// leaves after `behind` cycles of data ahead of it in the posted queue.
     pub(crate) fn signal_interrupt(&mut self, now: Time, src: usize, behind: u64) {
+        self.signal_on(now, src, behind, None);
+    }
+
+    /// Device `src` signals on its `k`th vector (an RSS queue's MSI-X vector).
+    pub(crate) fn signal_vector(&mut self, now: Time, src: usize, k: usize) {
+        self.signal_on(now, src, 0, Some(k));
+    }
+
+    fn signal_on(&mut self, now: Time, src: usize, behind: u64, vector: Option<usize>) {
         let posted = self.delivery.bus.posted;
         let s = &mut self.delivery.sources[src];
         if self.delivery.legacy {
@@ -246,7 +256,7 @@ impl Machine {
         } else {
             let sent = now + behind;
             let rec = s.next_rec(src, sent);
-            let input = s.inputs[(rec.seq % s.inputs.len() as u64) as usize];
+            let input = s.inputs[vector.unwrap_or((rec.seq % s.inputs.len() as u64) as usize)];
             s.transit.push_back(rec);
             self.queue.schedule(sent + posted, Event::Msi { input, src: src as u32 });
             self.timeline.bus(sent, sent + posted, "MSI write");

@@ -69,6 +69,10 @@ pub(crate) enum Event {
     AtDevice { src: u32 },
     /// NIC `nic` has sent the frame of its next transmit descriptor (code).
     CodeSent { nic: u8 },
+    /// The NIC's coalescing timer of this generation expires.
+    CoalesceTimer(u32),
+    /// A NAPI instance's deferral timer (gro_flush_timeout) expires.
+    NapiTimer(u32),
     /// An interrupt of a priority-level source (the masking study's machines).
     Arrive { priority: u8, program: u32 },
     /// The end of the run.
@@ -178,6 +182,8 @@ impl Machine {
                 Event::Signal(sig) => self.signal(now, sig),
                 Event::ReadAtDevice { cpu, src } => self.read_at_device(cpu as usize, src as usize),
                 Event::AtDevice { src } => self.at_device(now, src as usize),
+                Event::CoalesceTimer(generation) => self.coalesce_timer(now, generation),
+                Event::NapiTimer(tag) => self.napi_timer(tag),
                 Event::Arrive { priority, program } => self.arrive(now, priority, program)?,
                 Event::CodeSent { nic } => self.code_sent(now, nic as usize),
                 Event::End => break,

@@ -47,14 +47,35 @@ pub(crate) struct Net {
     /// Received frames waiting for the wire, and how many may.
     pub wire_waiting: u64,
     pub wire_queue: u64,
+    /// The NAPI path's instance (`irq_path.kind = "napi"`).
+    pub napi: Option<crate::kernel::napi::Napi>,
+    /// Receive-interrupt coalescing (`[coalesce]`), when the NIC coalesces.
+    pub coalesce: Option<crate::device::coalesce::Coalesce>,
+    /// Receive-side scaling over several queues (`[rss]`).
+    pub rss: Option<crate::device::rss::Rss>,
 }
 
 impl Net {
     pub fn new(s: &Scenario, base_dir: &std::path::Path, record: Record) -> Result<Self> {
         let workload = Workload::new(s, base_dir)?;
         let think = workload.send_flood().map_or(0, |(_, gap)| gap);
+        let mut nic = Nic::new(s.nic.rx_buffer_bytes, s.nic.tx_queue_packets, s.nic.dma_bytes_per_cycle, s.cycles_per_us(), s.nic.link_mbps);
+        nic.rx_ring = s.nic.rx_ring_frames.unwrap_or(u64::MAX);
+        let ring = || {
+            let mut r = Nic::new(s.nic.rx_buffer_bytes, 1, s.nic.dma_bytes_per_cycle, s.cycles_per_us(), s.nic.link_mbps);
+            r.rx_ring = nic.rx_ring;
+            r
+        };
+        let coalescer = || crate::device::coalesce::Coalesce::new(&s.coalesce, s.cycles_per_us());
+        let rss = s.rss.active().then(|| {
+            let mut r = crate::device::rss::Rss::new(&s.rss, s.run.seed, ring);
+            if s.coalesce.active() {
+                r.coalesce = (0..s.rss.queues).map(|_| coalescer()).collect();
+            }
+            r
+        });
         Ok(Self {
-            nic: Nic::new(s.nic.rx_buffer_bytes, s.nic.tx_queue_packets, s.nic.dma_bytes_per_cycle, s.cycles_per_us(), s.nic.link_mbps),
+            nic,
             costs: Costs::new(s, think, record.timeline),
             workload,
             counters: Counters::default(),
@@ -72,6 +93,9 @@ impl Net {
             rx_landed: None,
             wire_waiting: 0,
             wire_queue: s.nic.wire_queue_packets,
+            napi: None,
+            coalesce: (s.coalesce.active() && !s.rss.active()).then(coalescer),
+            rss,
         })
     }
 
@@ -96,6 +120,9 @@ impl Net {
             rx_landed: None,
             wire_waiting: 0,
             wire_queue: 0,
+            napi: None,
+            coalesce: None,
+            rss: None,
         }
     }
 
@@ -110,6 +137,9 @@ impl Machine {
             return Ok(());
         }
         let app = self.net.app_thread;
+        if self.net.napi.as_ref().is_some_and(|n| n.busy.is_some()) {
+            self.busy_poll_start();
+        }
         if self.net.workload.send_flood().is_some() {
             self.post(app, USER, Job::Net(NetJob::AppThink));
         } else if self.net.background {

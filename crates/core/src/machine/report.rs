@@ -31,6 +31,25 @@ impl Report {
                 records = std::mem::take(&mut m.delivery.records);
             }
         }
+        let queues = m.net.rss.as_ref().map_or(&[][..], |r| &r.coalesce[..]);
+        if !queues.is_empty() {
+            let sum = |f: fn(&crate::device::coalesce::Coalesce) -> u64| queues.iter().map(f).sum::<u64>() as f64;
+            add(named([("coalesce_timer_interrupts", sum(|c| c.timer_interrupts)), ("coalesce_frame_interrupts", sum(|c| c.frame_interrupts))]));
+        }
+        if let Some(c) = &m.net.coalesce {
+            add(named([("coalesce_timer_interrupts", c.timer_interrupts as f64), ("coalesce_frame_interrupts", c.frame_interrupts as f64)]));
+            if let Some(d) = &c.dim {
+                add(named([("dim_decisions", d.decisions as f64), ("dim_profile_changes", d.changes as f64), ("dim_final_profile", d.ix as f64)]));
+                add(d.shares(m.end).iter().enumerate().map(|(i, &x)| (format!("dim_time_share_profile_{i}"), x)).collect());
+            }
+        }
+        if let Some(r) = &m.net.rss {
+            let total = r.frames.iter().sum::<u64>().max(1) as f64;
+            add(named([("rss_queues", r.frames.len() as f64), ("rss_busiest_queue_share", *r.frames.iter().max().unwrap_or(&0) as f64 / total)]));
+        }
+        if let Some(n) = &m.net.napi {
+            add(napi(n, &mut laws));
+        }
         if m.masking.active() {
             add(masking(&m, &mut laws));
         }
@@ -63,7 +82,7 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     let s = m.end as f64 / (m.clock_mhz * 1e6);
     // Frames code holds: on the ring, in the socket, queued to send.
     let (held, software) = m.code.as_ref().map_or((0, 0), |k| (k.sys.devices.frames.len() as u64, k.dropped_software));
-    let rx_in_flight = n.nic.rx_waiting() as u64 + c.rx_in_stack + n.wire_waiting + held;
+    let rx_in_flight = n.nic.rx_waiting() as u64 + n.rss.as_ref().map_or(0, |r| r.waiting()) + n.napi.as_ref().map_or(0, |x| x.backlogged()) + c.rx_in_stack + n.wire_waiting + held;
     let sending = m.code.as_ref().map_or(0, |k| k.tx_busy.iter().filter(|&&b| b).count() as u64);
     let tx_in_flight = n.nic.tx_in_flight() as u64 + c.tx_in_stack + sending;
     let mut metrics = named([
@@ -224,4 +243,26 @@ fn code_metrics(code: &crate::code::Code) -> Metrics {
     }
     out.push(("rx_forwarded".into(), code.forwarded as f64));
     out
+}
+
+/// What the NAPI path did, and its two invariants.
+fn napi(n: &crate::kernel::napi::Napi, laws: &mut Vec<Law>) -> Metrics {
+    let c = n.counters;
+    laws.push(Law { what: "NIC interrupt enabled while its poll is scheduled = 0", lhs: c.irq_enabled_while_scheduled, rhs: 0 });
+    laws.push(Law { what: "frames of one poll above the weight = 0", lhs: c.max_poll_frames.saturating_sub(n.weight), rhs: 0 });
+    named([
+        ("napi_schedules", c.schedules as f64),
+        ("napi_softirq_runs", c.softirq_runs as f64),
+        ("napi_polls", c.polls as f64),
+        ("napi_completes", c.completes as f64),
+        ("napi_not_done", c.polls.saturating_sub(c.completes) as f64),
+        ("napi_time_squeezes", c.squeezes as f64),
+        ("napi_max_poll_frames", c.max_poll_frames as f64),
+        ("napi_max_run_frames", c.max_run_frames as f64),
+        ("napi_rotted", c.rotted as f64),
+        ("napi_deferred", c.deferred as f64),
+        ("napi_busy_poll_frames", n.busy.as_ref().map_or(0, |b| b.frames) as f64),
+        ("napi_busy_poll_sleeps", n.busy.as_ref().map_or(0, |b| b.sleeps) as f64),
+        ("rps_remote_frames", n.rps.as_ref().map_or(0, |r| r.remote) as f64),
+    ])
 }

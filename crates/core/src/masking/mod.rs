@@ -271,7 +271,7 @@ pub fn check_nic(s: &Scenario) -> std::result::Result<(), (String, String)> {
     if s.cpu.threads > 1 {
         return err(key, format!("critical sections are modelled on a one-thread CPU, got cpu.threads = {}", s.cpu.threads));
     }
-    if s.intc.kind != crate::intc::IntcKind::Direct || s.irq_path.kind == Some(crate::delivery::IrqPathKind::Linux) {
+    if s.intc.kind != crate::intc::IntcKind::Direct || s.irq_path.kind.is_some_and(|k| k != crate::delivery::IrqPathKind::Mt) {
         return err(key, "critical sections in the NIC path are modelled on the direct wire and the mt path only (intc.kind = \"direct\", irq_path.kind = \"mt\")".into());
     }
     check_costs(m)?;

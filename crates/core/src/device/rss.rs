@@ -1,0 +1,311 @@
+//! Receive-side scaling: a multi-queue NIC steers each frame to a receive
+//! queue by a Toeplitz hash of its flow, through a 128-entry indirection
+//! table; each queue has its own ring and its own MSI-X vector, routed to
+//! its own CPU (Linux Documentation/networking/scaling.rst;
+//! docs/models/napi-coalescing.md).
+//!
+//! 1. The workload's frames belong to `rss.flows` flows (IPv4 UDP 4-tuples
+//!    drawn once from the run's seed), picked per frame uniformly or with a
+//!    Zipf skew (`rss.flow_skew`).
+//! 2. The NIC hashes the flow's source and destination addresses and ports
+//!    with the Toeplitz function and the 40-byte default key, and looks the
+//!    low 7 bits up in the indirection table, filled round robin over the
+//!    queues (`ethtool -X equal`).
+//! 3. The frame waits in that queue's ring; the queue's vector interrupts
+//!    unless its NAPI instance has it masked (`kernel/napi/`).
+
+use crate::config::params::{Param, d};
+use crate::device::nic::{Accept, Nic};
+use crate::engine::Time;
+use crate::machine::{Event, Machine};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use serde::{Deserialize, Serialize};
+
+/// Entries of the indirection table (Linux's default RSS table size).
+pub const TABLE: usize = 128;
+
+/// The Toeplitz key many drivers default to (Microsoft's RSS verification key).
+pub const KEY: [u8; 40] = [
+    0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb,
+    0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+];
+
+/// `[rss]`; keys: [`RssConfig::PARAMS`].
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RssConfig {
+    pub kind: RssKind,
+    pub queues: u32,
+    pub flows: u32,
+    pub flow_skew: f64,
+    pub rps_cpus: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RssKind {
+    None,
+    Toeplitz,
+}
+
+const TOEPLITZ: &[&str] = &["toeplitz"];
+
+impl RssConfig {
+    pub const PARAMS: &'static [Param] = &[
+        Param::choice("kind", &["none", "toeplitz"], d("\"none\""), "one receive queue, or RSS: a Toeplitz hash and a 128-entry indirection table over `queues` queues"),
+        Param::int("queues", "", d("4"), 1, 16, "receive queues, each with its ring (`nic.rx_ring_frames`), MSI-X vector and NAPI instance; vector k goes to CPU (`nic.irq_thread` + k) mod `cpu.threads`")
+            .when("rss.kind", TOEPLITZ),
+        Param::int("flows", "", d("1024"), 1, 65_536, "flows in the workload's mix (IPv4 UDP 4-tuples drawn from `run.seed`)").when("rss.kind", TOEPLITZ),
+        Param::float("flow_skew", "", d("0.0"), false, 0.0, 10.0, "Zipf exponent of the flows' shares: 0 uniform, 1 the classic Zipf").when("rss.kind", TOEPLITZ),
+        Param::int(
+            "rps_cpus",
+            "",
+            d("0"),
+            0,
+            64,
+            "RPS: the polling CPU runs only the driver's part of a frame and hands it to CPU ⌊hash × rps_cpus / 2³²⌋'s backlog for the protocol; 0: off",
+        )
+        .when("rss.kind", TOEPLITZ),
+    ];
+
+    /// Whether RPS steers frames to other CPUs' backlogs.
+    pub fn rps(&self) -> bool {
+        self.active() && self.rps_cpus > 0
+    }
+
+    pub fn active(&self) -> bool {
+        self.kind == RssKind::Toeplitz
+    }
+
+    /// Interrupt vectors the NIC needs.
+    pub fn vectors(&self) -> u32 {
+        if self.active() { self.queues } else { 1 }
+    }
+}
+
+/// The combinations RSS is modelled in: `(key, message)`.
+pub fn check(s: &crate::config::Scenario) -> Result<(), (String, String)> {
+    use crate::intc::IntcKind;
+    let c = &s.rss;
+    if !c.active() {
+        return Ok(());
+    }
+    let err = |msg: String| Err(("rss.kind".to_string(), msg));
+    if s.irq_path.kind != Some(crate::delivery::IrqPathKind::Napi) {
+        return err("RSS queues are polled by NAPI instances: needs irq_path.kind = \"napi\"".into());
+    }
+    if s.intc.kind.legacy() {
+        return err(format!("one MSI-X vector per queue: needs intc.kind = \"msix\", \"msi\" or \"direct\", not the {}", s.intc.kind.name()));
+    }
+    if s.intc.kind == IntcKind::Msi && !c.queues.is_power_of_two() {
+        return err(format!("MSI grants a power of two of vectors; {} queues need intc.kind = \"msix\"", c.queues));
+    }
+    if s.coalesce.adaptive_rx {
+        return err("DIM per queue is not modelled: remove coalesce.adaptive_rx or RSS".into());
+    }
+    if c.rps_cpus as usize > s.cpu.threads {
+        return Err(("rss.rps_cpus".into(), format!("{} CPUs do not exist (cpu.threads = {})", c.rps_cpus, s.cpu.threads)));
+    }
+    if c.rps_cpus > 0 && !s.stack.enabled {
+        return Err(("rss.rps_cpus".into(), "RPS hands the protocol's part to other CPUs: needs stack.enabled = true".into()));
+    }
+    Ok(())
+}
+
+/// The Toeplitz hash of `input` under `key` (at least `input.len() + 4` bytes).
+pub fn toeplitz(key: &[u8], input: &[u8]) -> u32 {
+    let mut hash = 0u32;
+    let mut window = u32::from_be_bytes([key[0], key[1], key[2], key[3]]);
+    for (i, byte) in input.iter().enumerate() {
+        let next = key[i + 4];
+        for bit in 0..8 {
+            if byte & (0x80 >> bit) != 0 {
+                hash ^= window;
+            }
+            // Slide the key window one bit: shift in the next key bit.
+            window = (window << 1) | u32::from((next >> (7 - bit)) & 1);
+        }
+    }
+    hash
+}
+
+/// The multi-queue receive side of the NIC.
+pub struct Rss {
+    /// Each flow's queue, from its hash through the table, and its hash.
+    flow_queue: Vec<u8>,
+    flow_hash: Vec<u32>,
+    /// The flow of each frame waiting in each ring, oldest first.
+    waiting_flows: Vec<std::collections::VecDeque<u32>>,
+    /// Cumulative shares of the flows (the last is 1).
+    cdf: Vec<f64>,
+    rng: Pcg64Mcg,
+    pub rings: Vec<Nic>,
+    /// Each queue's interrupt is masked (its NAPI instance owns it).
+    pub irq_off: Vec<bool>,
+    pub frames: Vec<u64>,
+    /// Each queue's interrupt coalescing (empty: none).
+    pub coalesce: Vec<super::coalesce::Coalesce>,
+}
+
+impl Rss {
+    pub fn new(c: &RssConfig, seed: u64, ring: impl Fn() -> Nic) -> Self {
+        let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x5253_5300);
+        let table: Vec<u8> = (0..TABLE).map(|i| (i % c.queues as usize) as u8).collect();
+        let flow_hash: Vec<u32> = (0..c.flows)
+            .map(|_| {
+                let (src, dst): ([u8; 4], [u8; 4]) = ([10, rng.random(), rng.random(), rng.random()], [192, 168, 1, 1]);
+                let (sport, dport): (u16, u16) = (rng.random_range(1024..=65535), 9);
+                let tuple: Vec<u8> = src.iter().chain(&dst).copied().chain(sport.to_be_bytes()).chain(dport.to_be_bytes()).collect();
+                toeplitz(&KEY, &tuple)
+            })
+            .collect();
+        let flow_queue = flow_hash.iter().map(|&h| table[h as usize % TABLE]).collect();
+        let weights: Vec<f64> = (1..=c.flows).map(|k| f64::from(k).powf(-c.flow_skew)).collect();
+        let total: f64 = weights.iter().sum();
+        let mut acc = 0.0;
+        let mut cdf: Vec<f64> = weights.iter().map(|w| (acc += w / total, acc).1).collect();
+        *cdf.last_mut().expect("at least one flow") = 1.0;
+        let queues = c.queues as usize;
+        Self {
+            flow_queue,
+            flow_hash,
+            waiting_flows: vec![std::collections::VecDeque::new(); queues],
+            cdf,
+            rng,
+            rings: (0..queues).map(|_| ring()).collect(),
+            irq_off: vec![false; queues],
+            frames: vec![0; queues],
+            coalesce: Vec::new(),
+        }
+    }
+
+    /// The queue and flow of the next frame: its flow drawn from the mix, hashed.
+    pub fn steer(&mut self) -> (usize, u32) {
+        let u: f64 = self.rng.random();
+        let flow = self.cdf.partition_point(|&c| c < u).min(self.cdf.len() - 1);
+        let q = self.flow_queue[flow] as usize;
+        self.frames[q] += 1;
+        (q, flow as u32)
+    }
+
+    /// The hash of the flow of the frame leaving ring `q` (its oldest).
+    pub fn take_hash(&mut self, q: usize) -> u32 {
+        let flow = self.waiting_flows[q].pop_front().expect("a frame leaving a ring has its flow");
+        self.flow_hash[flow as usize]
+    }
+
+    /// Frames waiting in all rings.
+    pub fn waiting(&self) -> u64 {
+        self.rings.iter().map(|r| r.rx_waiting() as u64).sum()
+    }
+}
+
+impl Machine {
+    /// Receive queue `q`'s ring: the NIC's own without RSS.
+    pub(crate) fn ring(&mut self, q: usize) -> &mut Nic {
+        match &mut self.net.rss {
+            Some(r) => &mut r.rings[q],
+            None => &mut self.net.nic,
+        }
+    }
+
+    /// Whether queue `q`'s interrupt is disabled.
+    /// (An RPS backlog, past the rings, has no interrupt: always off.)
+    pub(crate) fn queue_irq_off(&self, q: usize) -> bool {
+        self.net.rss.as_ref().map_or(self.net.irq_posted, |r| r.irq_off.get(q).copied().unwrap_or(true))
+    }
+
+    pub(crate) fn queue_irq_enable(&mut self, q: usize) {
+        match &mut self.net.rss {
+            Some(r) => r.irq_off[q] = false,
+            None => self.net.irq_posted = false,
+        }
+    }
+
+    /// Queue `q`'s interrupt, enabled again with `waiting` frames, fires
+    /// (through coalescing, if the NIC coalesces).
+    pub(crate) fn queue_interrupt(&mut self, q: usize, waiting: u64) {
+        let coalescing = self.net.rss.as_ref().map_or(self.net.coalesce.is_some(), |r| !r.coalesce.is_empty());
+        if coalescing && waiting > 0 {
+            self.coalesce_count(q, waiting);
+        } else if self.net.rss.is_some() {
+            self.rss_raise(q);
+        } else {
+            self.raise_nic_irq();
+        }
+    }
+
+    /// A frame came off the wire into the multi-queue NIC: steered to its
+    /// queue's ring, whose vector interrupts unless masked.
+    #[inline(never)]
+    pub(crate) fn rss_land(&mut self, now: Time, bytes: u32) {
+        let r = self.net.rss.as_mut().expect("RSS landing needs RSS");
+        let (q, flow) = r.steer();
+        if r.rings[q].receive(now, bytes) == Accept::Dropped {
+            self.net.counters.rx_dropped_nic += 1;
+            let retry = r.rings[q].next_release().unwrap_or(now + 1).max(now + 1);
+            if let Some((t, s)) = self.net.workload.rx_serviced(retry) {
+                self.queue.schedule(t, Event::Feedback(s));
+            }
+            return;
+        }
+        r.waiting_flows[q].push_back(flow);
+        if !r.coalesce.is_empty() {
+            if !r.irq_off[q] {
+                self.coalesce_count(q, 1);
+            }
+            return;
+        }
+        self.rss_raise(q);
+    }
+
+    /// Queue `q`'s MSI-X vector fires unless its interrupt is disabled.
+    pub(crate) fn rss_raise(&mut self, q: usize) {
+        let r = self.net.rss.as_mut().expect("RSS interrupts need RSS");
+        if r.irq_off[q] {
+            return;
+        }
+        r.irq_off[q] = true;
+        if let Some(c) = r.coalesce.get_mut(q) {
+            c.fired();
+        }
+        self.net.counters.interrupts += 1;
+        let now = self.queue.now();
+        self.timeline.mark(now, "NIC interrupt");
+        self.signal_vector(now, 0, q);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Microsoft's RSS verification suite, IPv4 with ports:
+    /// 66.9.149.187:2794 → 161.142.100.80:1766 hashes to 0x51ccc178, and
+    /// without ports to 0x323e8fc2.
+    #[test]
+    fn toeplitz_matches_the_verification_suite() {
+        let (src, dst) = ([66u8, 9, 149, 187], [161u8, 142, 100, 80]);
+        let mut with_ports = src.iter().chain(&dst).copied().collect::<Vec<u8>>();
+        assert_eq!(toeplitz(&KEY, &with_ports), 0x323e_8fc2);
+        with_ports.extend(2794u16.to_be_bytes());
+        with_ports.extend(1766u16.to_be_bytes());
+        assert_eq!(toeplitz(&KEY, &with_ports), 0x51cc_c178);
+    }
+
+    #[test]
+    fn uniform_flows_spread_and_skewed_ones_concentrate() {
+        let ring = || Nic::new(1 << 20, 1, 1.0, 1.0, 1.0);
+        let c = |skew| RssConfig { kind: RssKind::Toeplitz, queues: 8, flows: 1024, flow_skew: skew, rps_cpus: 0 };
+        let mut uniform = Rss::new(&c(0.0), 1, ring);
+        let mut skewed = Rss::new(&c(1.5), 1, ring);
+        for _ in 0..80_000 {
+            uniform.steer();
+            skewed.steer();
+        }
+        let share = |r: &Rss| *r.frames.iter().max().unwrap() as f64 / 80_000.0;
+        assert!(share(&uniform) < 0.16, "{:?}", uniform.frames);
+        assert!(share(&skewed) > 0.4, "{:?}", skewed.frames);
+    }
+}

@@ -1,0 +1,147 @@
+//! Busy polling (`SO_BUSY_POLL`, net.core.busy_read; napi.rst "Busy
+//! polling"; `napi_busy_loop` in net/core/dev.c): the application, blocked
+//! in recv on `app.thread`, polls the NIC's NAPI instance itself instead of
+//! waiting for the interrupt.
+//!
+//! 1. Spinning (`BusySpin`, one `napi.poll_cycles` attempt each), the
+//!    receiver takes the instance when the softirq does not own it and the
+//!    ring has frames.
+//! 2. Owning it, it runs the driver's receive work and the stack for at most
+//!    `busy_poll_budget` frames (`BusyRx`, in process context), then lets
+//!    it go: recv returns and is called again, spinning for a new window.
+//!    A NIC interrupt meanwhile finds the instance owned and leaves its
+//!    interrupt masked; letting go enables it again (and it fires at once
+//!    if frames wait).
+//! 3. A window of `busy_poll_usecs` with no frame ends the spin: the
+//!    receiver sleeps until the softirq path delivers a frame to it.
+//! 4. With `prefer_busy_poll` (SO_PREFER_BUSY_POLL, napi.rst "IRQ
+//!    mitigation"), letting go keeps the interrupt masked and arms the
+//!    `gro_flush_timeout_ns` timer with `defer_hard_irqs` deferrals: the
+//!    interrupt stays off while the receiver keeps polling.
+
+use super::Job;
+use crate::cpu::{Bin, USER, Work};
+use crate::engine::Time;
+use crate::kernel::Job as Any;
+use crate::machine::Machine;
+
+/// The busy-polling receiver.
+#[derive(Debug)]
+pub struct Busy {
+    window: u64,
+    budget: u64,
+    /// It owns the instance (NAPI_STATE_SCHED taken by the busy loop).
+    pub owned: bool,
+    sleeping: bool,
+    deadline: Time,
+    batch: u64,
+    pub frames: u64,
+    pub sleeps: u64,
+    /// SO_PREFER_BUSY_POLL: the interrupt stays masked between busy polls.
+    prefer: bool,
+}
+
+impl Busy {
+    pub fn new(c: &super::NapiConfig, cycles_per_us: f64) -> Option<Self> {
+        (c.busy_poll_usecs > 0).then(|| Self {
+            window: (f64::from(c.busy_poll_usecs) * cycles_per_us).round() as u64,
+            budget: u64::from(c.busy_poll_budget),
+            owned: false,
+            sleeping: false,
+            deadline: 0,
+            batch: 0,
+            frames: 0,
+            sleeps: 0,
+            prefer: c.prefer_busy_poll,
+        })
+    }
+}
+
+impl Machine {
+    fn busy(&mut self) -> &mut Busy {
+        self.net.napi.as_mut().and_then(|n| n.busy.as_mut()).expect("busy-poll jobs run only with busy polling")
+    }
+
+    /// The receiver calls recv: it spins for a new window.
+    pub(crate) fn busy_poll_start(&mut self) {
+        let now = self.queue.now();
+        let b = self.busy();
+        (b.sleeping, b.deadline) = (false, now + b.window);
+        let app = self.net.app_thread;
+        self.post(app, USER, Any::Napi(Job::BusySpin));
+    }
+
+    /// A frame reached the socket through the softirq: a sleeping receiver wakes.
+    pub(super) fn busy_wake(&mut self) {
+        if self.net.napi.as_ref().and_then(|n| n.busy.as_ref()).is_some_and(|b| b.sleeping) {
+            self.busy_poll_start();
+            let app = self.net.app_thread;
+            self.dispatch(app);
+        }
+    }
+
+    pub(super) fn busy_work(&mut self, job: Job) -> Work<Any> {
+        let cycles = match job {
+            Job::BusySpin => self.napi().poll_cycles,
+            _ => {
+                let bytes = self.net.nic.next_rx_bytes();
+                self.net.costs.napi_rx_cycles(bytes)
+            }
+        };
+        Work { job: Any::Napi(job), cycles, bin: Bin::Kernel }
+    }
+
+    /// The receiver's next step after `job`.
+    pub(super) fn busy_after(&mut self, now: Time, job: Job) -> Option<Job> {
+        if job == Job::BusyRx {
+            self.rx_done(now, 0, 0);
+            let b = self.busy();
+            (b.frames, b.batch) = (b.frames + 1, b.batch + 1);
+            if b.batch < b.budget && self.net.nic.rx_waiting() > 0 {
+                return Some(Job::BusyRx);
+            }
+            self.busy_release();
+            // recv returns with data and is called again.
+            let b = self.busy();
+            b.deadline = now + b.window;
+        }
+        let free = !self.napi().is_scheduled(0);
+        if free && self.net.nic.rx_waiting() > 0 {
+            let b = self.busy();
+            (b.owned, b.batch) = (true, 0);
+            return Some(Job::BusyRx);
+        }
+        let b = self.busy();
+        if now >= b.deadline {
+            (b.sleeping, b.sleeps) = (true, b.sleeps + 1);
+            return None;
+        }
+        Some(Job::BusySpin)
+    }
+
+    /// The busy loop lets the instance go; an interrupt masked meanwhile is
+    /// enabled again.
+    ///
+    /// Preferring busy polling, it keeps the interrupt masked instead and
+    /// arms the instance's timer with a fresh deferral count: unless it
+    /// busy-polls again within `gro_flush_timeout_ns`, the softirq takes
+    /// over and, once the deferrals are spent, the interrupt comes back.
+    fn busy_release(&mut self) {
+        self.busy().owned = false;
+        if self.busy().prefer {
+            let now = self.queue.now();
+            self.net.irq_posted = true;
+            let n = self.napi();
+            n.defer_left[0] = n.defer_hard_irqs;
+            self.arm_napi_timer(now, 0);
+            return;
+        }
+        if self.queue_irq_off(0) {
+            self.queue_irq_enable(0);
+            let waiting = self.net.nic.rx_waiting() as u64;
+            if waiting > 0 {
+                self.queue_interrupt(0, waiting);
+            }
+        }
+    }
+}

@@ -1,0 +1,120 @@
+"""`reproduce livelock`: the e1000 table of NAPI_HOWTO.txt and the livelock curve.
+
+The forwarding cost per frame is calibrated on the 60-byte row, so only that
+row's forwarded count is pinned; the others are predictions, held to the
+table's trend: fewer frames forwarded the higher the overload, and RX
+interrupts per frame falling as the load rises.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from irqsim import studies
+from irqsim.studies import livelock
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return studies.reproduce("livelock")
+
+
+def pick(rows, size, metric):
+    (r,) = [r for r in rows if r.experiment.startswith(f"e1000 forwarding, {size} B ") and r.metric == metric]
+    return r
+
+
+def test_registered_and_schema(rows):
+    assert "livelock" in studies.names()
+    assert len(rows) == 6 * 3 + 4
+    for r in rows:
+        assert set(r.to_dict()) == {"study", "experiment", "metric", "unit", "paper", "simulated", "rel_error"}
+        assert r.study == "livelock" and math.isfinite(r.simulated)
+
+
+def test_calibrated_row_and_predictions(rows):
+    assert abs(pick(rows, 60, "frames forwarded of 1 M").rel_error) < 0.01
+    # Within 10% of the table on every other row too.
+    for size in livelock.E1000:
+        assert abs(pick(rows, size, "frames forwarded of 1 M").rel_error) < 0.10, size
+
+
+def test_interrupts_per_frame_fall_as_load_rises(rows):
+    sizes = sorted(livelock.E1000, key=lambda s: livelock.E1000[s][0])  # by input rate, lowest first
+    per_frame = [pick(rows, s, "RX interrupts").simulated / pick(rows, s, "frames forwarded of 1 M").simulated for s in sizes]
+    # Non-increasing (overloaded rows take a handful of interrupts in all: per frame, ~0).
+    assert all(a >= b - 1e-4 for a, b in zip(per_frame, per_frame[1:])), per_frame
+    assert per_frame[0] > 0.5 and per_frame[-1] < 1e-3, per_frame
+
+
+def test_polls_left_undone_under_overload(rows):
+    for size in (60, 128, 256):
+        assert abs(pick(rows, size, "polls that left frames in the ring").rel_error) < 0.10, size
+
+
+def test_livelock_curve_shape():
+    c = livelock.curve(fine=False)
+    (irq, bh, napi) = (c[label] for label in livelock.PATHS)
+    for points in (irq, bh):
+        peak = max(y for _, y in points)
+        assert points[-1][1] < 0.05 * peak, points
+    napi_peak = max(y for _, y in napi)
+    assert all(y > 0.95 * napi_peak for x, y in napi if x >= 15_000), napi
+    # Below the MLFRR every path delivers what is offered.
+    for points in (irq, bh, napi):
+        assert all(abs(y - x) <= 0.01 * x for x, y in points if x <= 10_000), points
+
+
+def test_coalescing_trades_latency_for_interrupts():
+    rows = livelock.coalescing(fine=False)
+    for load in livelock.COALESCING_LOADS:
+        sel = [r for r in rows if r["load_per_s"] == load]
+        assert [r["rx_usecs"] for r in sel] == list(livelock.RX_USECS)
+        irqs = [r["interrupts_per_s"] for r in sel]
+        p50 = [r["p50_us"] for r in sel]
+        assert all(a > b for a, b in zip(irqs, irqs[1:])), irqs
+        assert all(a < b for a, b in zip(p50[1:], p50[2:])), p50
+        # The timer bounds the wait: p99 within rx-usecs plus the path's own latency.
+        for r in sel[1:]:
+            assert r["p99_us"] <= r["rx_usecs"] + sel[0]["p99_us"] + 5.0, r
+        # Nothing is lost either way.
+        assert all(abs(r["delivered_per_s"] - sel[0]["delivered_per_s"]) < 0.002 * load for r in sel)
+
+
+def test_rss_scales_until_the_offered_load_and_skew_hurts():
+    rows = livelock.rss(fine=False)
+    for mix in livelock.RSS_SKEWS:
+        sel = [r for r in rows if r["mix"] == mix]
+        tput = [r["forwarded_per_s"] for r in sel]
+        assert all(b >= a for a, b in zip(tput, tput[1:])), tput
+        # Two queues, two cores: twice one core's forwarding rate.
+        assert abs(tput[1] / tput[0] - 2.0) < 0.02, tput
+    uniform = {r["queues"]: r for r in rows if r["mix"] == "uniform"}
+    skewed = {r["queues"]: r for r in rows if r["mix"] == "Zipf 1.0"}
+    # With cores to spare the uniform mix forwards all; the skewed one is
+    # held by the core of its busiest queue.
+    assert uniform[16]["forwarded_per_s"] > 0.99 * uniform[16]["offered_per_s"]
+    assert skewed[16]["forwarded_per_s"] < 0.97 * skewed[16]["offered_per_s"]
+    assert skewed[16]["busiest_core"] > 0.99 and uniform[16]["busiest_core"] < 0.9
+
+
+def test_dim_follows_the_load():
+    d = livelock.dim_over_time("eqe")
+    times = [c[0] for c in d["changes"]]
+    assert times == sorted(times) and d["decisions"] >= len(d["changes"]) - 1
+    assert all(0 <= c[1] <= 4 for c in d["changes"])
+    # It moves off its start profile, and the heavy phases take fewer
+    # interrupts per frame than the light ones.
+    assert len(d["changes"]) > 2
+    per_frame = [p["interrupts_per_s"] / p["rate_per_s"] for p in d["phases"]]
+    assert per_frame[1] < per_frame[0] and per_frame[3] < per_frame[2], per_frame
+
+
+def test_rps_spreads_one_queue():
+    rows = livelock.rps(fine=False)
+    tput = [r["delivered_per_s"] for r in rows]
+    assert all(b > a for a, b in zip(tput, tput[1:])), tput
+    assert rows[0]["remote_share"] == 0.0 and rows[-1]["remote_share"] > 0.9
+    assert tput[-1] > 0.95 * livelock.RPS_SETS["workload.rate_per_s"]
