@@ -220,3 +220,10 @@ fn unroutable_and_half_given_settings_on_the_nic_path_are_refused() {
     let e = refused("compose/rx-sections.toml", &["masking.optimistic_pair_cycles=40"]);
     assert!(e.contains("`masking.optimistic_pair_cycles`: give both"), "{e}");
 }
+
+/// The exerciser's vector count would be silently ignored by a NIC.
+#[test]
+fn the_exercisers_vectors_are_refused_for_the_nic() {
+    let e = refused(RX, &["intc.kind=\"msi\"", "intc.vectors=4"]);
+    assert!(e.contains("`intc.vectors`") && e.contains("rss.queues"), "{e}");
+}

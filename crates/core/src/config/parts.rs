@@ -289,6 +289,9 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
     let (selected, why) = selected_parts(&kind);
     masking_needs_sections(&explicit, &kind)?;
     code_excludes(&explicit, &kind)?;
+    if kind != "exerciser" && explicit.iter().any(|k| k == "intc.vectors") {
+        return Err(("intc.vectors".into(), format!("the exerciser's vectors; the NIC (workload kind `{kind}`) takes one vector per RSS queue (`rss.queues`); remove the key")));
+    }
     for (key, value) in root.iter() {
         if params::find(TOP, key).is_some() {
             continue;
