@@ -135,6 +135,8 @@ pub struct Code {
     /// Per thread, per [`Bin`] index: what code did there.
     pub counts: Vec<[Counts; 6]>,
     pub app_thread: usize,
+    /// The thread NIC 1 interrupts, if not `nic.irq_thread`.
+    pub tx_irq_thread: Option<usize>,
     /// The socket the application waits on, while it is blocked.
     pub app_blocked: Option<u32>,
     /// The application's `syscall` arguments ($a0..$a2), until it runs.
@@ -172,8 +174,10 @@ impl Code {
         if cores * tpc != threads {
             return Err(("code.core".into(), format!("{cores} core(s) x {tpc} thread(s) is {}, but cpu.threads is {threads}", cores * tpc)));
         }
-        if c.app_thread >= threads {
-            return Err(("code.app_thread".into(), format!("thread {} does not exist (cpu.threads is {threads})", c.app_thread)));
+        for (key, t) in [("app_thread", Some(c.app_thread)), ("tx_irq_thread", c.tx_irq_thread)] {
+            if let Some(t) = t.filter(|&t| t >= threads) {
+                return Err((format!("code.{key}"), format!("thread {t} does not exist (cpu.threads is {threads})")));
+            }
         }
         let lowest_stack = STACK_TOP - (threads * levels) as u32 * STACK_BYTES;
         if program.end() > lowest_stack {
@@ -203,6 +207,7 @@ impl Code {
             mark: vec![[0; 4]; threads],
             counts: vec![[Counts::default(); 6]; threads],
             app_thread: c.app_thread,
+            tx_irq_thread: c.tx_irq_thread,
             app_blocked: None,
             syscall_args: [0; 3],
             softirq_pending: vec![false; threads],

@@ -144,7 +144,7 @@ impl Machine {
             self.signal_interrupt(now, 0, 0);
             return;
         }
-        let t = self.net.irq_thread;
+        let t = if nic == 1 { self.code().tx_irq_thread.unwrap_or(self.net.irq_thread) } else { self.net.irq_thread };
         self.post(t, IRQ, Job::Code(Activity::Isr { irq: nic as u8 }));
         self.dispatch(t);
     }
