@@ -200,6 +200,13 @@ void app_main(void)
 	}
 }
 
+/* An application that never makes a system call (tests: a long stretch of code). */
+void spin(void)
+{
+	for (;;)
+		(*(volatile u32 *)&app_bytes)++;
+}
+
 int main(void)
 {
 	put_str("rx_min runs on the machine (scenario key code.program), not alone\n");

@@ -23,6 +23,9 @@ use crate::kernel::Job;
 use irqsim_mips::Stop;
 use irqsim_mips::context::reg;
 
+/// Cycles the cores run at most before the loop looks again.
+const SLICE: Time = 1 << 20;
+
 impl Machine {
     fn code(&mut self) -> &mut Code {
         self.code.as_mut().expect("code part selected")
@@ -34,16 +37,26 @@ impl Machine {
         }
     }
 
-    /// Runs the cores until `next` (the next event's key). Returns whether
-    /// code stopped first and the machine acted (the loop looks again).
-    /// Out of line: runs without code never call it.
+    /// Runs the cores until `next` (the next event's key), a slice of at
+    /// most [`SLICE`] cycles at a time. Returns whether the loop must look
+    /// again: code stopped first and the machine acted, or the slice ended
+    /// before the event. Out of line: runs without code never call it.
     #[inline(never)]
     pub(super) fn run_code(&mut self, next: Key) -> Result<bool> {
-        let horizon = key_time(next).min(self.end);
         let before = self.queue.now();
+        let event = key_time(next).min(self.end);
+        let horizon = event.min(before.saturating_add(SLICE));
         let code = self.code.as_mut().expect("code part selected");
         let stop = code.sys.run(horizon);
         let (core, hw) = match stop {
+            Stop::Limit if horizon < event => {
+                // Time moves on by the slice, so the loop's monitor sees
+                // progress (Ctrl-C, the event budget) in long stretches of code.
+                self.queue.advance_to(horizon);
+                self.code_outcomes();
+                self.code_fault()?;
+                return Ok(true);
+            }
             Stop::Limit | Stop::Idle => {
                 self.code_outcomes();
                 return self.code_fault();

@@ -134,3 +134,13 @@ fn dma_that_updates_the_l2_leaves_the_frames_there() {
     assert_eq!(invalidate.metric("rx_delivered"), update.metric("rx_delivered"));
     assert!(l2(&update) * 4 < l2(&invalidate), "{} vs {}", l2(&update), l2(&invalidate));
 }
+
+#[test]
+fn a_long_stretch_of_code_runs_in_slices_the_loop_sees() {
+    let m = machine(&["code.app=\"spin\"", "workload.rate_per_s=10"]);
+    let spins = var(&m, "app_bytes");
+    let r = report(m);
+    // 20 ms at 200 MHz: 4 M cycles, so at least three slices of 2^20.
+    assert!(r.metric("events").unwrap() >= 3.0);
+    assert!(spins > 100_000, "the application ran: {spins}");
+}
