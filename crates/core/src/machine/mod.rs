@@ -237,8 +237,15 @@ impl Machine {
 
     /// Posts `job` at `level` of `thread` and lets it pick what to run
     /// (`post` then `dispatch`, in one step when the job starts at once).
+    /// The job's cost is found inline, where the job is usually a constant.
+    #[inline(always)]
     pub(crate) fn post_dispatch(&mut self, thread: usize, level: crate::cpu::Level, job: Job) {
         let work = self.work(job);
+        self.post_dispatch_work(thread, level, work);
+    }
+
+    #[inline(never)]
+    fn post_dispatch_work(&mut self, thread: usize, level: crate::cpu::Level, work: crate::cpu::Work<Job>) {
         let now = self.queue.now();
         let t = self.threads[thread].post_dispatch(now, level, work, &mut self.timeline);
         self.dispatched(thread, t);
