@@ -244,10 +244,16 @@ impl Machine {
         self.post_dispatch_work(thread, level, work);
     }
 
+    /// [`Machine::post_dispatch`] once the cost is known. Out of line, with
+    /// `dispatch` a tail call when the work must wait its turn.
     #[inline(never)]
     fn post_dispatch_work(&mut self, thread: usize, level: crate::cpu::Level, work: crate::cpu::Work<Job>) {
+        if !self.threads[thread].starts_at_once(level) {
+            self.threads[thread].post(level, work);
+            return self.dispatch(thread);
+        }
         let now = self.queue.now();
-        let t = self.threads[thread].post_dispatch(now, level, work, &mut self.timeline);
+        let t = self.threads[thread].start_at_once(now, level, work, &mut self.timeline);
         self.dispatched(thread, t);
     }
 
