@@ -110,11 +110,7 @@ impl Nic {
 
     /// When the oldest DMA out of the receive buffer ends and frees space.
     pub fn next_release(&self) -> Option<Time> {
-        if self.in_dma == 0 {
-            None
-        } else {
-            self.rx.front().map(|s| s.dma_end)
-        }
+        if self.in_dma == 0 { None } else { self.rx.front().map(|s| s.dma_end) }
     }
 
     pub fn rx_waiting(&self) -> usize {
@@ -213,11 +209,7 @@ fn ceil(x: f64) -> u64 {
         return (t + i64::from((t as f64) < x)) as u64;
     }
     let t = x as u64;
-    if (t as f64) < x {
-        t.saturating_add(1)
-    } else {
-        t
-    }
+    if (t as f64) < x { t.saturating_add(1) } else { t }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -53,11 +53,7 @@ impl<T: Copy + Default> Ring<T> {
 
     #[inline(always)]
     pub fn get(&self, i: usize) -> Option<&T> {
-        if i < self.len {
-            Some(&self.buf[self.slot(i)])
-        } else {
-            None
-        }
+        if i < self.len { Some(&self.buf[self.slot(i)]) } else { None }
     }
 
     #[inline(always)]
