@@ -83,15 +83,17 @@ impl Distribution {
         Self { counts: Vec::new(), total: 0, min: u64::MAX, max: 0 }
     }
 
+    /// The rare case last, so that it is a tail call and the common one
+    /// saves no registers.
     #[inline]
     pub fn record(&mut self, v: u64) {
+        self.total += 1;
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
         match self.counts.get_mut(bucket_of(v)) {
             Some(c) => *c += 1,
             None => self.record_outside(v),
         }
-        self.total += 1;
-        self.min = self.min.min(v);
-        self.max = self.max.max(v);
     }
 
     /// A value past the last bucket (it saturates at the highest trackable
@@ -149,12 +151,25 @@ impl Latencies {
         Self { dist: Distribution::unused(), records: Vec::new(), max_records: 0 }
     }
 
+    /// Once per delivered frame. The distribution last, and growing the
+    /// records out of line as a tail call: the common path calls nothing.
     #[inline]
     pub fn record(&mut self, arrival: Time, latency: u64) {
-        self.dist.record(latency);
-        if self.records.len() < self.max_records {
+        let n = self.records.len();
+        if n < self.max_records {
+            if n == self.records.capacity() {
+                return self.record_growing(arrival, latency);
+            }
             self.records.push((arrival, latency));
         }
+        self.dist.record(latency);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn record_growing(&mut self, arrival: Time, latency: u64) {
+        self.records.push((arrival, latency));
+        self.dist.record(latency);
     }
 
     pub fn distribution(&self) -> &Distribution {

@@ -347,16 +347,19 @@ impl<J: Copy + Label> Thread<J> {
         self.start(now, level, work, timeline)
     }
 
-    /// [`Thread::post`] then [`Thread::dispatch`], without queueing `work`
-    /// when it starts at once: nothing started or waiting at or above `level`
-    /// (an interrupt preempting the protocol).
+    /// Whether work posted at `level` would start at once: nothing started
+    /// or waiting at or above it (an interrupt preempting the protocol).
     #[inline]
-    pub fn post_dispatch(&mut self, now: Time, level: Level, work: Work<J>, timeline: &mut Timeline) -> Option<Time> {
+    pub fn starts_at_once(&self, level: Level) -> bool {
         let at_or_above = !((1u32 << level) - 1);
-        if (self.started | self.waiting) & at_or_above != 0 {
-            self.post(level, work);
-            return self.dispatch(now, timeline);
-        }
+        (self.started | self.waiting) & at_or_above == 0
+    }
+
+    /// [`Thread::post`] then [`Thread::dispatch`] when
+    /// [`Thread::starts_at_once`], without queueing `work`.
+    #[inline]
+    pub fn start_at_once(&mut self, now: Time, level: Level, work: Work<J>, timeline: &mut Timeline) -> Option<Time> {
+        debug_assert!(self.starts_at_once(level));
         self.charge(now, timeline);
         self.start(now, level, work, timeline)
     }

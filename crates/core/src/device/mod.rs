@@ -1,6 +1,7 @@
 //! Devices: where interrupts come from.
 //!
 //! - [`nic`]: the network interface: receive buffer, transmitter, DMA.
+//! - [`ring`]: the growable FIFO of the NIC's receive buffer.
 //! - [`coalesce`]: the NIC's receive-interrupt coalescing (rx-usecs, rx-frames).
 //! - [`dim`]: dynamic interrupt moderation (adaptive-rx) over lib/dim's profiles.
 //! - [`rss`]: receive-side scaling: Toeplitz hash, indirection table, a ring
@@ -11,5 +12,6 @@
 pub mod coalesce;
 pub mod dim;
 pub mod nic;
+pub(crate) mod ring;
 pub mod rss;
 pub mod source;

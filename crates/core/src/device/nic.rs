@@ -6,15 +6,28 @@
 //! go on the wire. Space is released lazily: a transfer's end time is kept,
 //! and space is reclaimed when the buffer is next looked at, so DMA needs no
 //! events of its own.
+//!
+//! The buffer is one queue in arrival order: the frames at its front are being
+//! copied out by DMA (their transfers end in that order), the rest wait for
+//! the driver. Taking a frame only stamps its DMA end and moves the boundary,
+//! so a frame is queued once on its way through the card.
 
+use super::ring::Ring;
 use crate::engine::Time;
 use std::collections::VecDeque;
 
 /// A received frame waiting in the NIC buffer.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct RxFrame {
     pub arrival: Time,
     pub bytes: u32,
+}
+
+/// A frame in the receive buffer; `dma_end` is set once the driver took it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    frame: RxFrame,
+    dma_end: Time,
 }
 
 pub struct Nic {
@@ -22,9 +35,10 @@ pub struct Nic {
     /// Receive descriptors: frames that may wait for the driver.
     pub rx_ring: u64,
     rx_used: u64,
-    rx: VecDeque<RxFrame>,
-    /// (end time, bytes) of frames being copied out by DMA, in end order.
-    dma_out: VecDeque<(Time, u32)>,
+    /// The buffer's frames in arrival order: the first `in_dma` are being
+    /// copied out (DMA end times ascending), the rest wait for the driver.
+    rx: Ring<Slot>,
+    in_dma: usize,
     dma_bytes_per_cycle: f64,
     /// `(bytes, DMA cycles)` of the last transfer: sizes mostly repeat, and
     /// this saves a division per frame. `(0, 0)` is right for any rate.
@@ -55,8 +69,8 @@ impl Nic {
             rx_capacity,
             rx_ring: u64::MAX,
             rx_used: 0,
-            rx: VecDeque::new(),
-            dma_out: VecDeque::new(),
+            rx: Ring::new(),
+            in_dma: 0,
             dma_bytes_per_cycle,
             dma_last: (0, 0),
             // link_mbps bits per µs → 8 / link_mbps µs per byte.
@@ -71,12 +85,14 @@ impl Nic {
     }
 
     fn reclaim(&mut self, now: Time) {
-        while let Some(&(end, bytes)) = self.dma_out.front() {
-            if end > now {
+        while self.in_dma > 0 {
+            let Some(slot) = self.rx.front() else { break };
+            if slot.dma_end > now {
                 break;
             }
-            self.rx_used -= u64::from(bytes);
-            self.dma_out.pop_front();
+            self.rx_used -= u64::from(slot.frame.bytes);
+            self.rx.pop_front();
+            self.in_dma -= 1;
         }
     }
 
@@ -84,38 +100,43 @@ impl Nic {
     #[inline(always)]
     pub fn receive(&mut self, now: Time, bytes: u32) -> Accept {
         self.reclaim(now);
-        if self.rx_used + u64::from(bytes) > self.rx_capacity || self.rx.len() as u64 >= self.rx_ring {
+        if self.rx_used + u64::from(bytes) > self.rx_capacity || self.rx_waiting() as u64 >= self.rx_ring {
             return Accept::Dropped;
         }
         self.rx_used += u64::from(bytes);
-        self.rx.push_back(RxFrame { arrival: now, bytes });
+        self.rx.push_back(Slot { frame: RxFrame { arrival: now, bytes }, dma_end: 0 });
         Accept::Stored
     }
 
     /// When the oldest DMA out of the receive buffer ends and frees space.
     pub fn next_release(&self) -> Option<Time> {
-        self.dma_out.front().map(|&(end, _)| end)
+        if self.in_dma == 0 { None } else { self.rx.front().map(|s| s.dma_end) }
     }
 
     pub fn rx_waiting(&self) -> usize {
-        self.rx.len()
+        self.rx.len() - self.in_dma
     }
 
     /// Bytes of the oldest waiting frame (0: none).
     pub fn next_rx_bytes(&self) -> u32 {
-        self.rx.front().map_or(0, |f| f.bytes)
+        self.rx.get(self.in_dma).map_or(0, |s| s.frame.bytes)
     }
 
     /// The driver takes the oldest frame and starts its DMA to memory; returns
     /// the frame and the time the data is in memory.
     #[inline(always)]
     pub fn take_rx(&mut self, now: Time) -> Option<(RxFrame, Time)> {
-        let frame = self.rx.pop_front()?;
-        let end = now.saturating_add(self.dma_cycles(frame.bytes));
+        let bytes = self.rx.get(self.in_dma)?.frame.bytes;
+        let end = now.saturating_add(self.dma_cycles(bytes));
         // DMAs run one after another; keep end times ordered.
-        let end = self.dma_out.back().map_or(end, |&(last, _)| end.max(last));
-        self.dma_out.push_back((end, frame.bytes));
-        Some((frame, end))
+        let end = match self.in_dma {
+            0 => end,
+            n => end.max(self.rx.get(n - 1)?.dma_end),
+        };
+        let slot = self.rx.get_mut(self.in_dma)?;
+        slot.dma_end = end;
+        self.in_dma += 1;
+        Some((slot.frame, end))
     }
 
     /// Cycles a frame of `bytes` occupies the wire.

@@ -131,6 +131,8 @@ impl Machine {
     /// The ISR finished one step; it goes on while the NIC has work for it.
     #[inline(always)]
     pub(crate) fn isr_step(&mut self, now: Time, thread: usize, job: NetJob) -> Option<NetJob> {
+        // Only flags, not the job, live across the step.
+        let bottom = matches!(job, NetJob::PollTx | NetJob::PollRx);
         match job {
             NetJob::IsrTx | NetJob::PollTx => {
                 if let Some(out) = self.net.nic.ack_tx(now) {
@@ -154,13 +156,13 @@ impl Machine {
                 if let Some((t, s)) = self.net.workload.rx_serviced(now) {
                     self.queue.schedule(t, Event::Feedback(s));
                 }
-                if job == NetJob::IsrRx && self.net.costs.sections.driver > 0 {
+                if !bottom && self.net.costs.sections.driver > 0 {
                     return Some(NetJob::Section { phase: Phase::Enter, site: Site::Driver, arrival: 0, bytes: 0 });
                 }
             }
             _ => unreachable!("isr_step on {job:?}"),
         }
-        self.nic_step(matches!(job, NetJob::PollTx | NetJob::PollRx))
+        self.nic_step(bottom)
     }
 
     /// Driver Send finished: hand the frame to the NIC.

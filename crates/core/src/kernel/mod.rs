@@ -116,8 +116,10 @@ impl Machine {
         self.net.counters.syscalls_done += 1;
     }
 
-    /// A critical section in the network path goes one step on.
+    /// A critical section in the network path goes one step on. Out of
+    /// line: only the critical-section studies take it.
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     fn section_step(&mut self, now: Time, thread: usize, level: Level, phase: Phase, site: Site, arrival: Time, bytes: u32) -> Option<Job> {
         let job = |phase| Some(Job::Net(NetJob::Section { phase, site, arrival, bytes }));
         let cost = self.net.costs.work(NetJob::Section { phase, site, arrival, bytes }).cycles;

@@ -203,10 +203,12 @@ impl Machine {
             self.timers.set(thread, Key::MAX);
             return;
         };
+        // Tested before `after`: only a flag, not the job, lives across it.
+        let exit = job.ends_interrupt();
         let next = self.after(now, thread, level, job);
         let next = next.map(|j| self.work(j));
         // An interrupt taken through a controller must first let the next one in.
-        let ends_interrupt = next.is_none() && job.ends_interrupt();
+        let ends_interrupt = next.is_none() && exit;
         if let Some(t) = self.threads[thread].proceed(now, level, next, !ends_interrupt) {
             self.arm(thread, t);
             if self.code.is_some() {
@@ -235,10 +237,23 @@ impl Machine {
 
     /// Posts `job` at `level` of `thread` and lets it pick what to run
     /// (`post` then `dispatch`, in one step when the job starts at once).
+    /// The job's cost is found inline, where the job is usually a constant.
+    #[inline(always)]
     pub(crate) fn post_dispatch(&mut self, thread: usize, level: crate::cpu::Level, job: Job) {
         let work = self.work(job);
+        self.post_dispatch_work(thread, level, work);
+    }
+
+    /// [`Machine::post_dispatch`] once the cost is known. Out of line, with
+    /// `dispatch` a tail call when the work must wait its turn.
+    #[inline(never)]
+    fn post_dispatch_work(&mut self, thread: usize, level: crate::cpu::Level, work: crate::cpu::Work<Job>) {
+        if !self.threads[thread].starts_at_once(level) {
+            self.threads[thread].post(level, work);
+            return self.dispatch(thread);
+        }
         let now = self.queue.now();
-        let t = self.threads[thread].post_dispatch(now, level, work, &mut self.timeline);
+        let t = self.threads[thread].start_at_once(now, level, work, &mut self.timeline);
         self.dispatched(thread, t);
     }
 

@@ -1,0 +1,123 @@
+//! A growable first-in first-out ring for the NIC's receive buffer.
+//!
+//! `VecDeque` would do, but its `push_back` is one generic function shared by
+//! every queue of the same element type: once a second NIC path (the RSS
+//! rings) pushed too, LLVM stopped inlining it and each arriving frame paid
+//! a call. Here the pushes and pops are always inline; only growing, which
+//! happens a few times per run, is a call.
+
+/// A queue of `Copy` values in a power-of-two buffer.
+#[derive(Debug, Clone)]
+pub struct Ring<T> {
+    buf: Vec<T>,
+    /// Index of the oldest value.
+    head: usize,
+    len: usize,
+}
+
+impl<T: Copy + Default> Ring<T> {
+    pub fn new() -> Self {
+        Self { buf: Vec::new(), head: 0, len: 0 }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Where the `i`th oldest value sits; the buffer's length is a power of two.
+    #[inline(always)]
+    fn slot(&self, i: usize) -> usize {
+        (self.head + i) & (self.buf.len().wrapping_sub(1))
+    }
+
+    #[inline(always)]
+    pub fn push_back(&mut self, value: T) {
+        if self.len == self.buf.len() {
+            self.grow();
+        }
+        let at = self.slot(self.len);
+        self.buf[at] = value;
+        self.len += 1;
+    }
+
+    #[inline(always)]
+    pub fn pop_front(&mut self) -> Option<T> {
+        if self.len == 0 {
+            return None;
+        }
+        let value = self.buf[self.head];
+        self.head = self.slot(1);
+        self.len -= 1;
+        Some(value)
+    }
+
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> Option<&T> {
+        if i < self.len { Some(&self.buf[self.slot(i)]) } else { None }
+    }
+
+    #[inline(always)]
+    pub fn get_mut(&mut self, i: usize) -> Option<&mut T> {
+        if i < self.len {
+            let at = self.slot(i);
+            Some(&mut self.buf[at])
+        } else {
+            None
+        }
+    }
+
+    #[inline(always)]
+    pub fn front(&self) -> Option<&T> {
+        self.get(0)
+    }
+
+    /// Doubles the buffer, oldest value first.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        let mut buf = vec![T::default(); (self.buf.len() * 2).max(8)];
+        for (i, v) in buf.iter_mut().take(self.len).enumerate() {
+            *v = self.buf[self.slot(i)];
+        }
+        self.buf = buf;
+        self.head = 0;
+    }
+}
+
+impl<T: Copy + Default> Default for Ring<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Ring;
+    use std::collections::VecDeque;
+
+    #[test]
+    fn behaves_as_a_vecdeque_across_growth_and_wrap() {
+        let mut ring = Ring::new();
+        let mut model = VecDeque::new();
+        // Pushes outrun pops, so the ring wraps and grows several times.
+        for i in 0..1000u32 {
+            ring.push_back(i);
+            model.push_back(i);
+            if i % 3 == 0 {
+                assert_eq!(ring.pop_front(), model.pop_front());
+            }
+            assert_eq!(ring.len(), model.len());
+            assert_eq!(ring.front(), model.front());
+            assert_eq!(ring.get(ring.len() / 2), model.get(model.len() / 2));
+            assert_eq!(ring.get(ring.len()), None);
+        }
+        if let Some(v) = ring.get_mut(1) {
+            *v = 7;
+        }
+        model[1] = 7;
+        while let Some(v) = model.pop_front() {
+            assert_eq!(ring.pop_front(), Some(v));
+        }
+        assert_eq!(ring.pop_front(), None);
+    }
+}
