@@ -180,24 +180,17 @@ fn threaded_napi_polls_without_a_budget() {
     assert_eq!(extra, 2700.0 * m(&t, "interrupts"));
 }
 
+/// The receiver's load in the busy-polling tests: no background task, 50,000
+/// Poisson frames/s of 128 bytes, 50 ms.
+const BUSY_LOAD: &[&str] =
+    &["app.background=false", "workload.rate_per_s=50000", "workload.packet_bytes=128", "workload.process=\"poisson\"", "run.duration_ms=50"];
+
 /// Busy polling from recv on its own core takes most frames before the
 /// interrupt path does, at a lower latency, spinning its core; on the
 /// interrupt's core the interrupt preempts the spin and NAPI keeps them.
 #[test]
 fn busy_polling_trades_a_core_for_latency() {
-    let at = |busy: &str, threads: &str, app: &str| {
-        let sets = [
-            busy,
-            threads,
-            app,
-            "app.background=false",
-            "workload.rate_per_s=50000",
-            "workload.packet_bytes=128",
-            "workload.process=\"poisson\"",
-            "run.duration_ms=50",
-        ];
-        run("livelock/e1000-forward", &sets)
-    };
+    let at = |busy: &str, threads: &str, app: &str| run("livelock/e1000-forward", &[&[busy, threads, app], BUSY_LOAD].concat());
     let plain = at("napi.busy_poll_usecs=0", "cpu.threads=2", "app.thread=1");
     let own = at("napi.busy_poll_usecs=50", "cpu.threads=2", "app.thread=1");
     let shared = at("napi.busy_poll_usecs=50", "cpu.threads=1", "app.thread=0");
@@ -239,18 +232,8 @@ fn receive_path_parts_are_refused_with_code() {
 #[test]
 fn preferred_busy_polling_keeps_the_interrupt_off() {
     let at = |prefer: &str| {
-        let sets = [
-            "napi.busy_poll_usecs=50",
-            prefer,
-            "napi.defer_hard_irqs=2",
-            "napi.gro_flush_timeout_ns=200000",
-            "app.background=false",
-            "workload.rate_per_s=50000",
-            "workload.packet_bytes=128",
-            "workload.process=\"poisson\"",
-            "run.duration_ms=50",
-        ];
-        run("livelock/e1000-forward", &sets)
+        let napi = ["napi.busy_poll_usecs=50", prefer, "napi.defer_hard_irqs=2", "napi.gro_flush_timeout_ns=200000"];
+        run("livelock/e1000-forward", &[&napi[..], BUSY_LOAD].concat())
     };
     let (plain, prefer) = (at("napi.prefer_busy_poll=false"), at("napi.prefer_busy_poll=true"));
     assert!(m(&prefer, "interrupts") < 0.01 * m(&plain, "interrupts").max(100.0));

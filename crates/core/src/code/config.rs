@@ -49,7 +49,14 @@ impl CodeConfig {
         ),
         Param::text("app", d("\"app_main\""), "entry of the application, started after `init` returns; empty: no application (a forwarding box)"),
         Param::int("app_thread", "", d("0"), 0, crate::config::sections::MAX_THREAD, "hardware thread of the application (below `cpu.threads`)"),
-        Param::int("tx_irq_thread", "", absent("`nic.irq_thread`"), 0, crate::config::sections::MAX_THREAD, "hardware thread that takes NIC 1's interrupts (the forwarding side, always on the direct wire)"),
+        Param::int(
+            "tx_irq_thread",
+            "",
+            absent("`nic.irq_thread`"),
+            0,
+            crate::config::sections::MAX_THREAD,
+            "hardware thread that takes NIC 1's interrupts (the forwarding side, always on the direct wire)",
+        ),
         Param::int("flows", "", d("1"), 1, 65536, "UDP flows the received frames cycle through (source address and port)"),
         Param::choice(
             "dma",

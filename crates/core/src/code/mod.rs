@@ -281,8 +281,14 @@ impl Code {
     /// Registers of the blocked application, to restart its system call.
     pub fn block_app(&mut self, socket: u32, mut ctx: Context) {
         restart(&mut ctx);
-        self.saved[self.app_thread * self.levels + crate::cpu::USER as usize] = Some(ctx);
+        let slot = self.app_slot();
+        self.saved[slot] = Some(ctx);
         self.app_blocked = Some(socket);
+    }
+
+    /// Where the application's saved registers live (its thread, user level).
+    fn app_slot(&self) -> usize {
+        self.app_thread * self.levels + crate::cpu::USER as usize
     }
 
     /// The application's receive call restarts instead of returning.
@@ -294,12 +300,14 @@ impl Code {
 
     /// The application's saved registers (it is preempted by its system call).
     pub fn app_context(&mut self) -> Option<&mut Context> {
-        self.saved[self.app_thread * self.levels + crate::cpu::USER as usize].as_mut()
+        let slot = self.app_slot();
+        self.saved[slot].as_mut()
     }
 
     /// Takes the application's saved registers (it blocks).
     pub fn take_app_context(&mut self) -> Option<Context> {
-        self.saved[self.app_thread * self.levels + crate::cpu::USER as usize].take()
+        let slot = self.app_slot();
+        self.saved[slot].take()
     }
 
     fn fresh(&self, t: usize, level: Level, activity: Activity) -> Context {
