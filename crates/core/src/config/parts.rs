@@ -288,10 +288,6 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
     };
     let (selected, why) = selected_parts(&kind);
     masking_needs_sections(&explicit, &kind)?;
-    code_excludes(&explicit, &kind)?;
-    if kind != "exerciser" && explicit.iter().any(|k| k == "intc.vectors") {
-        return Err(("intc.vectors".into(), format!("the exerciser's vectors; the NIC (workload kind `{kind}`) takes one vector per RSS queue (`rss.queues`); remove the key")));
-    }
     for (key, value) in root.iter() {
         if params::find(TOP, key).is_some() {
             continue;
@@ -307,6 +303,11 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
             let first = value.as_table().and_then(|t| t.keys().next()).map_or(key.clone(), |k| join(key, k));
             return Err((first, format!("{} part is not used by workload kind `{kind}` ({why}); remove the key", info.title)));
         }
+    }
+    // After the part check: a key of an unselected part is named as such.
+    code_excludes(&explicit, &kind)?;
+    if kind != "exerciser" && explicit.iter().any(|k| k == "intc.vectors") {
+        return Err(("intc.vectors".into(), format!("the exerciser's vectors; the NIC (workload kind `{kind}`) takes one vector per RSS queue (`rss.queues`); remove the key")));
     }
     let mut top = Table::new();
     for p in TOP {
