@@ -81,6 +81,9 @@ fn at(level: Level) -> usize {
     usize::from(level) & 31
 }
 
+// `Thread::live` is indexed by a context masked to two bits.
+const _: () = assert!(MAX_CONTEXTS <= 4);
+
 /// One hardware thread.
 pub struct Thread<J> {
     id: usize,
@@ -95,9 +98,12 @@ pub struct Thread<J> {
     /// Whether the running activity's completion has been handed out.
     armed: bool,
     policy: ContextPolicy,
+    /// Each level's context under the policy, looked up instead of matched.
+    ctx_of: [u8; 32],
     costs: EntryCosts,
-    /// Which level's registers each hardware context holds.
-    live: [Option<Level>; MAX_CONTEXTS],
+    /// Which level's registers each hardware context holds (a power-of-two
+    /// array, indexed by `ctx & 3`: no bounds checks).
+    live: [Option<Level>; 4],
     /// The context execution was last in (for switch costs).
     last_ctx: usize,
     /// Cycles with nothing to run.
@@ -123,8 +129,9 @@ impl<J: Copy + Label> Thread<J> {
             seg_start: 0,
             armed: false,
             policy,
+            ctx_of: std::array::from_fn(|l| policy.context_of(l as Level) as u8),
             costs,
-            live: [None; MAX_CONTEXTS],
+            live: [None; 4],
             last_ctx: 0,
             idle: 0,
             level_bins: [Bins::default(); 32],
@@ -222,7 +229,7 @@ impl<J: Copy + Label> Thread<J> {
     /// `[mid, now)`. Out of line: most runs record no timeline.
     #[cold]
     fn record_spans(&self, timeline: &mut Timeline, level: Level, job: J, start: Time, mid: Time, now: Time) {
-        let ctx = self.policy.context_of(level);
+        let ctx = self.context_of(level);
         if mid > start {
             timeline.span(self.id, ctx, start, mid, "overhead", [None, None]);
         }
@@ -256,8 +263,23 @@ impl<J: Copy + Label> Thread<J> {
     /// returns its level and job. The caller then calls [`Thread::proceed`].
     #[inline]
     pub fn complete(&mut self, now: Time, timeline: &mut Timeline) -> Option<(Level, J)> {
+        let Some(level) = self.running else {
+            self.charge(now, timeline);
+            return None;
+        };
+        let act = self.slots[at(level)].active.as_mut()?;
+        let over = act.switch + act.overhead;
+        if now - self.seg_start == over + act.remaining && !timeline.enabled() {
+            // The job ran to its end: everything it had left is charged, no
+            // need to split the elapsed cycles (as `charge` does).
+            self.seg_start = now;
+            let lb = &mut self.level_bins[at(level)];
+            lb.add(Bin::Overhead, over);
+            lb.add(act.work.bin, act.remaining);
+            (act.switch, act.overhead, act.remaining) = (0, 0, 0);
+            return Some((level, act.work.job));
+        }
         self.charge(now, timeline);
-        let level = self.running?;
         let act = self.slots[at(level)].active.as_ref()?;
         debug_assert_eq!(act.remaining + act.overhead + act.switch, 0);
         Some((level, act.work.job))
@@ -293,7 +315,7 @@ impl<J: Copy + Label> Thread<J> {
             None => {
                 slot.active = None;
                 self.started &= !(1 << level);
-                let ctx = self.policy.context_of(level);
+                let ctx = self.context_of(level);
                 if self.live[ctx] == Some(level) {
                     self.live[ctx] = None;
                 }
@@ -368,7 +390,7 @@ impl<J: Copy + Label> Thread<J> {
     /// returns its completion time.
     #[inline(always)]
     fn start(&mut self, now: Time, level: Level, work: Work<J>, timeline: &mut Timeline) -> Option<Time> {
-        let ctx = self.policy.context_of(level);
+        let ctx = self.context_of(level);
         let switch = self.enter(ctx);
         let mut overhead = match level {
             USER => 0,
@@ -395,7 +417,7 @@ impl<J: Copy + Label> Thread<J> {
     /// `now`); returns its completion time.
     #[inline(always)]
     fn resume(&mut self, now: Time, level: Level) -> Option<Time> {
-        let ctx = self.policy.context_of(level);
+        let ctx = self.context_of(level);
         let switch = self.enter(ctx);
         if let Some(act) = self.slots[at(level)].active.as_mut() {
             act.switch = switch;
@@ -404,6 +426,11 @@ impl<J: Copy + Label> Thread<J> {
         self.running = Some(level);
         self.armed = false;
         self.arm_if_needed(now)
+    }
+
+    #[inline(always)]
+    fn context_of(&self, level: Level) -> usize {
+        usize::from(self.ctx_of[at(level)] & 3)
     }
 
     /// Execution moves into hardware context `ctx`: the switch cycles that costs.
