@@ -88,9 +88,9 @@ impl Machine {
     /// What the activity at `level` of `thread` that just finished `job` does
     /// next: `Some(job)` continues it, `None` ends it.
     #[inline]
-    pub(crate) fn after(&mut self, now: Time, thread: usize, level: Level, job: Job) -> Option<Job> {
-        match job {
-            Job::Net(j) => self.net_after(now, thread, level, j),
+    pub(crate) fn after(&mut self, now: Time, thread: usize, level: Level, job: &Job) -> Option<Job> {
+        match *job {
+            Job::Net(ref j) => self.net_after(now, thread, level, j),
             Job::Irq(j) => self.irq_after(now, thread, j),
             Job::Mask(j) => self.mask_after(now, level, j),
             Job::Code(a) => self.code_after(thread, a),
@@ -157,8 +157,8 @@ impl Machine {
         }
     }
 
-    fn net_after(&mut self, now: Time, thread: usize, level: Level, job: NetJob) -> Option<Job> {
-        let next = match job {
+    fn net_after(&mut self, now: Time, thread: usize, level: Level, job: &NetJob) -> Option<Job> {
+        let next = match *job {
             NetJob::Background => Some(NetJob::Background),
             NetJob::AppThink => {
                 // The flooding application calls send again; the SWI preempts it at once.
@@ -173,7 +173,7 @@ impl Machine {
                 None
             }
             NetJob::IsrTx | NetJob::IsrRx => {
-                let next = self.isr_step(now, thread, job);
+                let next = self.isr_step(now, thread, *job);
                 if next.is_none() {
                     return self.isr_done(now, thread);
                 }
@@ -181,8 +181,8 @@ impl Machine {
             }
             NetJob::Section { phase, site, arrival, bytes } => return self.section_step(now, thread, level, phase, site, arrival, bytes),
             NetJob::Softirq => self.nic_step(true),
-            NetJob::PollTx | NetJob::PollRx => self.isr_step(now, thread, job),
-            _ => self.layer_done(now, thread, job),
+            NetJob::PollTx | NetJob::PollRx => self.isr_step(now, thread, *job),
+            _ => self.layer_done(now, thread, *job),
         };
         next.map(Job::Net)
     }

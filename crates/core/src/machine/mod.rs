@@ -205,7 +205,7 @@ impl Machine {
         };
         // Tested before `after`: only a flag, not the job, lives across it.
         let exit = job.ends_interrupt();
-        let next = self.after(now, thread, level, job);
+        let next = self.after(now, thread, level, &job);
         let next = next.map(|j| self.work(j));
         // An interrupt taken through a controller must first let the next one in.
         let ends_interrupt = next.is_none() && exit;
