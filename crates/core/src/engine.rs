@@ -38,6 +38,9 @@ pub struct EventQueue<E> {
     /// The earliest event, when it was scheduled after everything in `heap`.
     first: Option<Entry<E>>,
     heap: Vec<Entry<E>>,
+    /// The smallest key queued (`Key::MAX`: none): kept up to date by
+    /// `schedule` and `pop`, since the loop peeks at every event.
+    min: Key,
     seq: u64,
     now: Time,
 }
@@ -50,7 +53,7 @@ impl<E> Default for EventQueue<E> {
 
 impl<E> EventQueue<E> {
     pub fn new() -> Self {
-        Self { first: None, heap: Vec::with_capacity(64), seq: 0, now: 0 }
+        Self { first: None, heap: Vec::with_capacity(64), min: Key::MAX, seq: 0, now: 0 }
     }
 
     /// The time of the event most recently popped (0 before the first).
@@ -84,6 +87,7 @@ impl<E> EventQueue<E> {
         let key = ((time as u128) << 64) | self.seq as u128;
         self.seq += 1;
         let entry = Entry { key, event };
+        self.min = self.min.min(key);
         if key < self.heap_min() && self.first.as_ref().is_none_or(|f| key < f.key) {
             if let Some(old) = self.first.replace(entry) {
                 self.push_heap(old);
@@ -112,7 +116,8 @@ impl<E> EventQueue<E> {
     /// Key of the next event (`Key::MAX` if none).
     #[inline]
     pub fn peek_key(&self) -> Key {
-        self.first.as_ref().map_or(Key::MAX, |f| f.key).min(self.heap_min())
+        debug_assert_eq!(self.min, self.first.as_ref().map_or(Key::MAX, |f| f.key).min(self.heap_min()));
+        self.min
     }
 
     /// Moves time to an outside timer's `key` when it comes before every
@@ -138,6 +143,7 @@ impl<E> EventQueue<E> {
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let heap_min = self.heap_min();
         if let Some(f) = self.first.take_if(|f| f.key < heap_min) {
+            self.min = heap_min;
             self.now = (f.key >> 64) as Time;
             return Some((self.now, f.event));
         }
@@ -150,6 +156,7 @@ impl<E> EventQueue<E> {
         if !self.heap.is_empty() {
             self.sift_down(0);
         }
+        self.min = self.first.as_ref().map_or(Key::MAX, |f| f.key).min(self.heap_min());
         let time = (key >> 64) as Time;
         self.now = time;
         Some((time, event))
