@@ -323,7 +323,7 @@ impl Code {
     }
 
     /// Instructions and L1I, L1D, L2 misses of thread `t` so far.
-    fn counters(&self, t: usize) -> [u64; 4] {
+    pub(crate) fn counters(&self, t: usize) -> [u64; 4] {
         let (k, h) = self.hw(t);
         let instructions = self.sys.cores[k].threads[h].instructions;
         let Some(c) = &self.sys.caches else {
