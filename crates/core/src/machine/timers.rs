@@ -35,6 +35,14 @@ impl Timers {
     /// the test whether the heap must move, which with one timer it never does.
     #[inline(always)]
     pub fn set(&mut self, thread: usize, key: Key) {
+        // The common case of one busy thread: its timer is the only one set.
+        if let [(k, t)] = self.heap.as_mut_slice()
+            && *t as usize == thread
+            && key != Key::MAX
+        {
+            *k = key;
+            return;
+        }
         let i = self.pos[thread];
         if i == ABSENT {
             if key != Key::MAX {
