@@ -88,12 +88,17 @@ impl<E> EventQueue<E> {
         self.seq += 1;
         let entry = Entry { key, event };
         self.min = self.min.min(key);
-        if key < self.heap_min() && self.first.as_ref().is_none_or(|f| key < f.key) {
-            if let Some(old) = self.first.replace(entry) {
+        if key >= self.heap_min() {
+            return self.push_heap(entry);
+        }
+        match &mut self.first {
+            // The common case (the slot was just popped): nothing moves.
+            None => self.first = Some(entry),
+            Some(f) if key < f.key => {
+                let old = std::mem::replace(f, entry);
                 self.push_heap(old);
             }
-        } else {
-            self.push_heap(entry);
+            Some(_) => self.push_heap(entry),
         }
     }
 
