@@ -208,6 +208,13 @@ impl<J: Copy + Label> Thread<J> {
             return;
         };
         let Some(act) = self.slots[at(level)].active.as_mut() else { unreachable!("running level {level} has no activity") };
+        if act.switch | act.overhead == 0 && !timeline.enabled() {
+            // Into the job's own work (the common preemption): no split.
+            debug_assert!(elapsed <= act.remaining, "charged past the end of a job");
+            act.remaining -= elapsed.min(act.remaining);
+            self.level_bins[at(level)].add(act.work.bin, elapsed);
+            return;
+        }
         let switch = elapsed.min(act.switch);
         act.switch -= switch;
         let entry = (elapsed - switch).min(act.overhead);
