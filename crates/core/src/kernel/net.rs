@@ -151,6 +151,9 @@ pub struct Costs {
     /// saves the float arithmetic per frame. `(0, 0)` is right for any cost.
     copy_last: (u32, u64),
     recv_wakeup: u64,
+    /// A received frame's layers as one job, but for the copy (the
+    /// section is at most `socket`, checked with the scenario).
+    recv_fixed: u64,
     driver_send: u64,
     isr_tx: u64,
     isr_rx: u64,
@@ -190,6 +193,7 @@ impl Costs {
             copy_per_byte: s.stack.copy_cycles_per_byte,
             copy_last: (0, 0),
             recv_wakeup: s.stack.recv_wakeup_cycles,
+            recv_fixed: s.stack.ip_cycles + s.stack.udp_cycles + s.stack.recv_wakeup_cycles + s.stack.socket_cycles - sections.protocol,
             driver_send: s.driver.send_cycles,
             isr_tx: s.driver.isr_tx_done_cycles,
             // The section's part of the work is its own job.
@@ -239,9 +243,7 @@ impl Costs {
                     (Phase::Restore, _) => (sec.restore, Bin::Overhead),
                 }
             }
-            Job::RecvIp { bytes, .. } if !self.layered => {
-                (self.ip + self.udp + self.copy(bytes) + self.recv_wakeup + self.socket - self.sections.protocol, Bin::Kernel)
-            }
+            Job::RecvIp { bytes, .. } if !self.layered => (self.recv_fixed + self.copy(bytes), Bin::Kernel),
             Job::RecvIp { .. } => (self.ip, Bin::Kernel),
             // UDP copies the data from the socket buffer to the user buffer.
             Job::RecvUdp { bytes, .. } => (self.udp + self.copy(bytes) + self.recv_wakeup, Bin::Kernel),
