@@ -69,6 +69,15 @@ struct Active<J> {
     remaining: u64,
 }
 
+impl<J> Active<J> {
+    /// When the activity completes if it runs from `now` on without a break.
+    /// Saturating: absurd configured costs end past the run, never wrap.
+    #[inline(always)]
+    fn end(&self, now: Time) -> Time {
+        now.saturating_add(self.switch).saturating_add(self.overhead).saturating_add(self.remaining)
+    }
+}
+
 struct Slot<J> {
     active: Option<Active<J>>,
     pending: VecDeque<Work<J>>,
@@ -409,19 +418,21 @@ impl<J: Copy + Label> Thread<J> {
             _ => self.costs.irq_entry,
         };
         // Live registers of another unfinished activity in this context must be saved.
+        // (A level's activity is unfinished while its `started` bit is set.)
         if let Some(owner) = self.live[ctx]
             && owner != level
-            && self.slots[at(owner)].active.is_some()
+            && self.started & (1 << owner) != 0
         {
             overhead = overhead.saturating_add(self.costs.save_restore);
         }
-        self.slots[at(level)].active = Some(Active { work, switch, overhead, remaining: work.cycles });
+        let act = Active { work, switch, overhead, remaining: work.cycles };
+        self.slots[at(level)].active = Some(act);
         self.started |= 1 << level;
         timeline.flow_to(self.id, level, ctx, now);
         self.live[ctx] = Some(level);
         self.running = Some(level);
-        self.armed = false;
-        self.arm_if_needed(now)
+        self.armed = true;
+        Some(act.end(now))
     }
 
     /// Execution returns to the started activity at `level` (charged up to
@@ -430,13 +441,14 @@ impl<J: Copy + Label> Thread<J> {
     fn resume(&mut self, now: Time, level: Level) -> Option<Time> {
         let ctx = self.context_of(level);
         let switch = self.enter(ctx);
-        if let Some(act) = self.slots[at(level)].active.as_mut() {
+        let end = self.slots[at(level)].active.as_mut().map(|act| {
             act.switch = switch;
-        }
+            act.end(now)
+        });
         self.live[ctx] = Some(level);
         self.running = Some(level);
-        self.armed = false;
-        self.arm_if_needed(now)
+        self.armed = end.is_some();
+        end
     }
 
     #[inline(always)]
@@ -463,8 +475,7 @@ impl<J: Copy + Label> Thread<J> {
         let level = self.running?;
         let act = self.slots[at(level)].active.as_ref()?;
         self.armed = true;
-        // Saturating: absurd configured costs end past the run, never wrap.
-        Some(now.saturating_add(act.switch).saturating_add(act.overhead).saturating_add(act.remaining))
+        Some(act.end(now))
     }
 }
 
