@@ -3,8 +3,8 @@
 //! then the application's. All of it runs at the software-interrupt level.
 //! Without a timeline the layers of a direction run as one job (`Costs::layered`).
 
+use super::Job;
 use super::net::{Phase, Site};
-use super::{Job, NetJob};
 use crate::cpu::SOFT;
 use crate::engine::Time;
 use crate::machine::Machine;
@@ -15,7 +15,7 @@ impl Machine {
         self.net.counters.tx_offered += 1;
         self.net.counters.tx_in_stack += 1;
         let job = self.net.costs.send_call(bytes);
-        self.post(thread, SOFT, Job::Net(job));
+        self.post(thread, SOFT, job);
     }
 
     /// A received frame has passed the socket layer: it is the application's.
@@ -25,22 +25,22 @@ impl Machine {
     }
 
     /// One layer is done; the next one runs in the same activation.
-    pub(crate) fn layer_done(&mut self, now: Time, _thread: usize, job: NetJob) -> Option<NetJob> {
+    pub(crate) fn layer_done(&mut self, now: Time, _thread: usize, job: Job) -> Option<Job> {
         match job {
-            NetJob::SendSocket { bytes } if !self.net.costs.layered => Some(NetJob::DriverSend { bytes }),
-            NetJob::SendSocket { bytes } => Some(NetJob::SendUdp { bytes }),
-            NetJob::SendUdp { bytes } => Some(NetJob::SendIp { bytes }),
-            NetJob::SendIp { bytes } => Some(NetJob::DriverSend { bytes }),
-            NetJob::DriverSend { bytes } => {
+            Job::SendSocket { bytes } if !self.net.costs.layered => Some(Job::DriverSend { bytes }),
+            Job::SendSocket { bytes } => Some(Job::SendUdp { bytes }),
+            Job::SendUdp { bytes } => Some(Job::SendIp { bytes }),
+            Job::SendIp { bytes } => Some(Job::DriverSend { bytes }),
+            Job::DriverSend { bytes } => {
                 self.driver_send(now, bytes);
                 None
             }
-            NetJob::RecvIp { arrival, bytes } if self.net.costs.layered => Some(NetJob::RecvUdp { arrival, bytes }),
-            NetJob::RecvUdp { arrival, bytes } => Some(NetJob::RecvSocket { arrival, bytes }),
-            NetJob::RecvIp { arrival, bytes } | NetJob::RecvSocket { arrival, bytes } if self.net.costs.sections.protocol > 0 => {
-                Some(NetJob::Section { phase: Phase::Enter, site: Site::Protocol, arrival, bytes })
+            Job::RecvIp { arrival, bytes } if self.net.costs.layered => Some(Job::RecvUdp { arrival, bytes }),
+            Job::RecvUdp { arrival, bytes } => Some(Job::RecvSocket { arrival, bytes }),
+            Job::RecvIp { arrival, bytes } | Job::RecvSocket { arrival, bytes } if self.net.costs.sections.protocol > 0 => {
+                Some(Job::Section { phase: Phase::Enter, site: Site::Protocol, arrival, bytes })
             }
-            NetJob::RecvIp { arrival, bytes } | NetJob::RecvSocket { arrival, bytes } => {
+            Job::RecvIp { arrival, bytes } | Job::RecvSocket { arrival, bytes } => {
                 self.received(now, arrival, bytes);
                 None
             }
