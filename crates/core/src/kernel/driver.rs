@@ -143,6 +143,8 @@ impl Machine {
                 let (frame, in_memory) = self.net.nic.take_rx(now).expect("an Rx ISR step always has a frame");
                 if self.net.costs.stack {
                     if self.net.counters.rx_in_stack >= self.net.backlog_limit {
+                        // Rare: LLVM then keeps the post (the common case) inline.
+                        std::hint::cold_path();
                         self.net.counters.rx_dropped_backlog += 1;
                     } else {
                         self.net.counters.rx_in_stack += 1;
