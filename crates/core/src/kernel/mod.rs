@@ -1,8 +1,8 @@
 //! Kernel software on the simulated CPUs, as jobs with costs.
 //!
 //! - `net.rs`: the network jobs' costs (application, system calls, NIC
-//!   driver, protocol layers); `driver.rs` and `stack.rs` decide what runs
-//!   after each.
+//!   driver, protocol layers); `driver.rs` (the device side) and `stack.rs`
+//!   (the layers above it) hold what runs after them.
 //! - `linux.rs`: the Linux 2.6 interrupt path around device handlers (entry,
 //!   shared-line handler chain, exit, tasklet).
 //! - `napi/`: the NAPI receive path (poll with a weight and a budget, the
@@ -36,7 +36,7 @@ use net::{Phase, Site};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Job {
     // The network software: its costs in `net.rs`, what follows each job in
-    // this file, `driver.rs` and `stack.rs`.
+    // `after` below, with `driver.rs` and `stack.rs`.
     /// A CPU-bound application that runs whenever nothing else does.
     Background,
     /// The sending application between two send calls.
@@ -198,7 +198,18 @@ impl Machine {
             Job::Mask(j) => self.mask_after(now, level, j),
             Job::Code(a) => self.code_after(thread, a),
             Job::Napi(j) => self.napi_after(now, thread, j),
-            _ => self.layer_done(now, thread, *job),
+            // One protocol layer is done; the next runs in the same activation.
+            Job::SendSocket { bytes } if !self.net.costs.layered => Some(Job::DriverSend { bytes }),
+            Job::SendSocket { bytes } => Some(Job::SendUdp { bytes }),
+            Job::SendUdp { bytes } => Some(Job::SendIp { bytes }),
+            Job::SendIp { bytes } => Some(Job::DriverSend { bytes }),
+            Job::DriverSend { bytes } => {
+                self.driver_send(now, bytes);
+                None
+            }
+            Job::RecvIp { arrival, bytes } if self.net.costs.layered => Some(Job::RecvUdp { arrival, bytes }),
+            Job::RecvUdp { arrival, bytes } => Some(Job::RecvSocket { arrival, bytes }),
+            Job::RecvIp { arrival, bytes } | Job::RecvSocket { arrival, bytes } => self.socket_done(now, arrival, bytes),
         }
     }
 

@@ -2,6 +2,8 @@
 //! layer calling the next; a received frame goes IP → UDP → socket and is
 //! then the application's. All of it runs at the software-interrupt level.
 //! Without a timeline the layers of a direction run as one job (`Costs::layered`).
+//! Which layer follows which is in the kernel's one match on the job
+//! (`Machine::after`); this file is where a call enters and a frame leaves.
 
 use super::Job;
 use super::net::{Phase, Site};
@@ -24,27 +26,13 @@ impl Machine {
         self.deliver(arrival, now, bytes);
     }
 
-    /// One layer is done; the next one runs in the same activation.
-    pub(crate) fn layer_done(&mut self, now: Time, _thread: usize, job: Job) -> Option<Job> {
-        match job {
-            Job::SendSocket { bytes } if !self.net.costs.layered => Some(Job::DriverSend { bytes }),
-            Job::SendSocket { bytes } => Some(Job::SendUdp { bytes }),
-            Job::SendUdp { bytes } => Some(Job::SendIp { bytes }),
-            Job::SendIp { bytes } => Some(Job::DriverSend { bytes }),
-            Job::DriverSend { bytes } => {
-                self.driver_send(now, bytes);
-                None
-            }
-            Job::RecvIp { arrival, bytes } if self.net.costs.layered => Some(Job::RecvUdp { arrival, bytes }),
-            Job::RecvUdp { arrival, bytes } => Some(Job::RecvSocket { arrival, bytes }),
-            Job::RecvIp { arrival, bytes } | Job::RecvSocket { arrival, bytes } if self.net.costs.sections.protocol > 0 => {
-                Some(Job::Section { phase: Phase::Enter, site: Site::Protocol, arrival, bytes })
-            }
-            Job::RecvIp { arrival, bytes } | Job::RecvSocket { arrival, bytes } => {
-                self.received(now, arrival, bytes);
-                None
-            }
-            _ => unreachable!("layer_done on {job:?}"),
+    /// The socket layer is done with a received frame: its critical
+    /// section, if it has one, runs first.
+    pub(crate) fn socket_done(&mut self, now: Time, arrival: Time, bytes: u32) -> Option<Job> {
+        if self.net.costs.sections.protocol > 0 {
+            return Some(Job::Section { phase: Phase::Enter, site: Site::Protocol, arrival, bytes });
         }
+        self.received(now, arrival, bytes);
+        None
     }
 }
