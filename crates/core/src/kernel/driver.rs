@@ -128,41 +128,40 @@ impl Machine {
         step
     }
 
-    /// The ISR finished one step; it goes on while the NIC has work for it.
+    /// The ISR (or, `bottom`, the bottom half) acknowledged a transmit
+    /// completion; it goes on while the NIC has work for it.
     #[inline(always)]
-    pub(crate) fn isr_step(&mut self, now: Time, thread: usize, job: Job) -> Option<Job> {
-        // Only flags, not the job, live across the step.
-        let bottom = matches!(job, Job::PollTx | Job::PollRx);
-        match job {
-            Job::IsrTx | Job::PollTx => {
-                if let Some(out) = self.net.nic.ack_tx(now) {
-                    self.queue.schedule(out, Event::TxOut);
-                }
+    pub(crate) fn tx_step(&mut self, now: Time, bottom: bool) -> Option<Job> {
+        if let Some(out) = self.net.nic.ack_tx(now) {
+            self.queue.schedule(out, Event::TxOut);
+        }
+        self.nic_step(bottom)
+    }
+
+    /// The ISR (or, `bottom`, the bottom half) took one received frame; it
+    /// goes on while the NIC has work for it.
+    #[inline(always)]
+    pub(crate) fn rx_step(&mut self, now: Time, thread: usize, bottom: bool) -> Option<Job> {
+        let (frame, in_memory) = self.net.nic.take_rx(now).expect("an Rx ISR step always has a frame");
+        if self.net.costs.stack {
+            if self.net.counters.rx_in_stack >= self.net.backlog_limit {
+                // Rare: LLVM then keeps the post (the common case) inline.
+                std::hint::cold_path();
+                self.net.counters.rx_dropped_backlog += 1;
+            } else {
+                self.net.counters.rx_in_stack += 1;
+                // The SWI waits while the ISR runs (it is a lower level).
+                self.post(thread, SOFT, Job::RecvIp { arrival: frame.arrival, bytes: frame.bytes });
             }
-            Job::IsrRx | Job::PollRx => {
-                let (frame, in_memory) = self.net.nic.take_rx(now).expect("an Rx ISR step always has a frame");
-                if self.net.costs.stack {
-                    if self.net.counters.rx_in_stack >= self.net.backlog_limit {
-                        // Rare: LLVM then keeps the post (the common case) inline.
-                        std::hint::cold_path();
-                        self.net.counters.rx_dropped_backlog += 1;
-                    } else {
-                        self.net.counters.rx_in_stack += 1;
-                        // The SWI waits while the ISR runs (it is a lower level).
-                        self.post(thread, SOFT, Job::RecvIp { arrival: frame.arrival, bytes: frame.bytes });
-                    }
-                } else {
-                    // Driver layer only: the frame is delivered once its DMA is done.
-                    self.deliver(frame.arrival, in_memory, frame.bytes);
-                }
-                if let Some((t, s)) = self.net.workload.rx_serviced(now) {
-                    self.queue.schedule(t, Event::Feedback(s));
-                }
-                if !bottom && self.net.costs.sections.driver > 0 {
-                    return Some(Job::Section { phase: Phase::Enter, site: Site::Driver, arrival: 0, bytes: 0 });
-                }
-            }
-            _ => unreachable!("isr_step on {job:?}"),
+        } else {
+            // Driver layer only: the frame is delivered once its DMA is done.
+            self.deliver(frame.arrival, in_memory, frame.bytes);
+        }
+        if let Some((t, s)) = self.net.workload.rx_serviced(now) {
+            self.queue.schedule(t, Event::Feedback(s));
+        }
+        if !bottom && self.net.costs.sections.driver > 0 {
+            return Some(Job::Section { phase: Phase::Enter, site: Site::Driver, arrival: 0, bytes: 0 });
         }
         self.nic_step(bottom)
     }

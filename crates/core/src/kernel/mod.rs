@@ -184,16 +184,12 @@ impl Machine {
                 self.syscall_done();
                 None
             }
-            Job::IsrTx | Job::IsrRx => {
-                let next = self.isr_step(now, thread, *job);
-                if next.is_none() {
-                    return self.isr_done(now, thread);
-                }
-                next
-            }
+            Job::IsrTx => self.tx_step(now, false).or_else(|| self.isr_done(now, thread)),
+            Job::IsrRx => self.rx_step(now, thread, false).or_else(|| self.isr_done(now, thread)),
             Job::Section { phase, site, arrival, bytes } => self.section_step(now, thread, level, phase, site, arrival, bytes),
             Job::Softirq => self.nic_step(true),
-            Job::PollTx | Job::PollRx => self.isr_step(now, thread, *job),
+            Job::PollTx => self.tx_step(now, true),
+            Job::PollRx => self.rx_step(now, thread, true),
             Job::Irq(j) => self.irq_after(now, thread, j),
             Job::Mask(j) => self.mask_after(now, level, j),
             Job::Code(a) => self.code_after(thread, a),
