@@ -6,8 +6,8 @@
 //! the top half schedules (`kernel/linux.rs`); the NIC's interrupt stays
 //! disabled until the drain is over.
 
+use super::Job;
 use super::net::{Phase, Site};
-use super::{Job, NetJob};
 use crate::cpu::{IRQ, SOFT};
 use crate::device::nic::{Accept, Send};
 use crate::engine::Time;
@@ -64,7 +64,7 @@ impl Machine {
             }
             return;
         }
-        self.raise_irq(NetJob::IsrRx);
+        self.raise_irq(Job::IsrRx);
     }
 
     /// The transmitter has put a frame on the wire.
@@ -77,18 +77,18 @@ impl Machine {
             // Transmit completions are queue 0's: its poll cleans them.
             return self.rss_raise(0);
         }
-        self.raise_irq(NetJob::IsrTx);
+        self.raise_irq(Job::IsrTx);
     }
 
     /// The NIC's interrupt, enabled again with work waiting, fires at once.
     pub(crate) fn raise_nic_irq(&mut self) {
-        self.raise_irq(NetJob::IsrRx);
+        self.raise_irq(Job::IsrRx);
     }
 
     /// Asserts the NIC's interrupt unless its ISR is already pending or
     /// running (the ISR rereads the status register before it returns).
     #[inline(always)]
-    fn raise_irq(&mut self, first: NetJob) {
+    fn raise_irq(&mut self, first: Job) {
         if self.net.irq_posted {
             return;
         }
@@ -108,17 +108,17 @@ impl Machine {
             return;
         }
         self.timeline.flow_from(self.net.irq_thread, IRQ, now, "NIC interrupt");
-        self.post_dispatch(self.net.irq_thread, IRQ, Job::Net(first));
+        self.post_dispatch(self.net.irq_thread, IRQ, first);
     }
 
     /// The driver's next step for what the NIC has, in the ISR or (`bottom`)
     /// the bottom half; `None` when there is nothing, and the NIC may
     /// interrupt again.
-    pub(crate) fn nic_step(&mut self, bottom: bool) -> Option<NetJob> {
+    pub(crate) fn nic_step(&mut self, bottom: bool) -> Option<Job> {
         let step = if self.net.nic.tx_done_pending {
-            Some(if bottom { NetJob::PollTx } else { NetJob::IsrTx })
+            Some(if bottom { Job::PollTx } else { Job::IsrTx })
         } else if self.net.nic.rx_waiting() > 0 {
-            Some(if bottom { NetJob::PollRx } else { NetJob::IsrRx })
+            Some(if bottom { Job::PollRx } else { Job::IsrRx })
         } else {
             None
         };
@@ -128,39 +128,40 @@ impl Machine {
         step
     }
 
-    /// The ISR finished one step; it goes on while the NIC has work for it.
+    /// The ISR (or, `bottom`, the bottom half) acknowledged a transmit
+    /// completion; it goes on while the NIC has work for it.
     #[inline(always)]
-    pub(crate) fn isr_step(&mut self, now: Time, thread: usize, job: NetJob) -> Option<NetJob> {
-        // Only flags, not the job, live across the step.
-        let bottom = matches!(job, NetJob::PollTx | NetJob::PollRx);
-        match job {
-            NetJob::IsrTx | NetJob::PollTx => {
-                if let Some(out) = self.net.nic.ack_tx(now) {
-                    self.queue.schedule(out, Event::TxOut);
-                }
+    pub(crate) fn tx_step(&mut self, now: Time, bottom: bool) -> Option<Job> {
+        if let Some(out) = self.net.nic.ack_tx(now) {
+            self.queue.schedule(out, Event::TxOut);
+        }
+        self.nic_step(bottom)
+    }
+
+    /// The ISR (or, `bottom`, the bottom half) took one received frame; it
+    /// goes on while the NIC has work for it.
+    #[inline(always)]
+    pub(crate) fn rx_step(&mut self, now: Time, thread: usize, bottom: bool) -> Option<Job> {
+        let (frame, in_memory) = self.net.nic.take_rx(now).expect("an Rx ISR step always has a frame");
+        if self.net.costs.stack {
+            if self.net.counters.rx_in_stack >= self.net.backlog_limit {
+                // Rare: LLVM then keeps the post (the common case) inline.
+                std::hint::cold_path();
+                self.net.counters.rx_dropped_backlog += 1;
+            } else {
+                self.net.counters.rx_in_stack += 1;
+                // The SWI waits while the ISR runs (it is a lower level).
+                self.post(thread, SOFT, Job::RecvIp { arrival: frame.arrival, bytes: frame.bytes });
             }
-            NetJob::IsrRx | NetJob::PollRx => {
-                let (frame, in_memory) = self.net.nic.take_rx(now).expect("an Rx ISR step always has a frame");
-                if self.net.costs.stack {
-                    if self.net.counters.rx_in_stack >= self.net.backlog_limit {
-                        self.net.counters.rx_dropped_backlog += 1;
-                    } else {
-                        self.net.counters.rx_in_stack += 1;
-                        // The SWI waits while the ISR runs (it is a lower level).
-                        self.post(thread, SOFT, Job::Net(NetJob::RecvIp { arrival: frame.arrival, bytes: frame.bytes }));
-                    }
-                } else {
-                    // Driver layer only: the frame is delivered once its DMA is done.
-                    self.deliver(frame.arrival, in_memory, frame.bytes);
-                }
-                if let Some((t, s)) = self.net.workload.rx_serviced(now) {
-                    self.queue.schedule(t, Event::Feedback(s));
-                }
-                if !bottom && self.net.costs.sections.driver > 0 {
-                    return Some(NetJob::Section { phase: Phase::Enter, site: Site::Driver, arrival: 0, bytes: 0 });
-                }
-            }
-            _ => unreachable!("isr_step on {job:?}"),
+        } else {
+            // Driver layer only: the frame is delivered once its DMA is done.
+            self.deliver(frame.arrival, in_memory, frame.bytes);
+        }
+        if let Some((t, s)) = self.net.workload.rx_serviced(now) {
+            self.queue.schedule(t, Event::Feedback(s));
+        }
+        if !bottom && self.net.costs.sections.driver > 0 {
+            return Some(Job::Section { phase: Phase::Enter, site: Site::Driver, arrival: 0, bytes: 0 });
         }
         self.nic_step(bottom)
     }

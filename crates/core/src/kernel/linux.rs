@@ -130,9 +130,9 @@ impl Machine {
                         let q = self.delivery.sources[src].inputs.iter().position(|&i| i == input).unwrap_or(0);
                         self.napi_schedule(cpu, q);
                     } else if self.net.linux {
-                        self.post(cpu, SOFT, Any::Net(crate::kernel::NetJob::Softirq));
+                        self.post(cpu, SOFT, Any::Softirq);
                     } else if let Some(step) = self.nic_step(false) {
-                        return Some(Any::Net(step));
+                        return Some(step);
                     }
                     return Some(Any::Irq(self.nic_handler_done(now, cpu)));
                 }

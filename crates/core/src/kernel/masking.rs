@@ -271,10 +271,7 @@ impl Machine {
                 self.masking.began[l] = (now, masking);
                 if job.program == NIC_HANDLER {
                     // The NIC's Driver ISR runs in this activity (`kernel/driver.rs`).
-                    return match self.nic_step(false) {
-                        Some(step) => Some(Any::Net(step)),
-                        None => self.finish(now, level, job).map(Any::Mask),
-                    };
+                    return self.nic_step(false).or_else(|| self.finish(now, level, job).map(Any::Mask));
                 }
                 self.step_job(job.program, 0, job.irq()).or_else(|| self.finish(now, level, job))
             }

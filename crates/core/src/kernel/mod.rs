@@ -1,8 +1,8 @@
 //! Kernel software on the simulated CPUs, as jobs with costs.
 //!
-//! - `net.rs`: the network jobs (application, system calls, NIC driver,
-//!   protocol layers) and their costs; `driver.rs` and `stack.rs` decide what
-//!   runs after each.
+//! - `net.rs`: the network jobs' costs (application, system calls, NIC
+//!   driver, protocol layers); `driver.rs` (the device side) and `stack.rs`
+//!   (the layers above it) hold what runs after them.
 //! - `linux.rs`: the Linux 2.6 interrupt path around device handlers (entry,
 //!   shared-line handler chain, exit, tasklet).
 //! - `napi/`: the NAPI receive path (poll with a weight and a budget, the
@@ -10,8 +10,9 @@
 //! - `masking.rs`: programs with critical sections under conventional or
 //!   optimistic interrupt masking.
 //!
-//! [`Job`] is the one job type every hardware thread runs; this file maps
-//! each job to its cost and to what its activity does next.
+//! [`Job`] is the one job type every hardware thread runs, the network jobs
+//! its own variants; this file maps each job to its cost and to what its
+//! activity does next.
 
 mod driver;
 pub mod linux;
@@ -23,21 +24,77 @@ mod stack;
 pub use linux::Job as IrqJob;
 pub use masking::Job as MaskJob;
 pub use napi::Job as NapiJob;
-pub use net::Job as NetJob;
 
 use crate::cpu::{Label, Level, Work};
 use crate::engine::Time;
 use crate::machine::Machine;
 use net::{Phase, Site};
 
-/// One piece of software work on a hardware thread.
+/// One piece of software work on a hardware thread. One flat enum: the
+/// event loop's matches on the job (its cost, what runs after it) are one
+/// jump on one tag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Job {
-    Net(NetJob),
+    // The network software: its costs in `net.rs`, what follows each job in
+    // `after` below, with `driver.rs` and `stack.rs`.
+    /// A CPU-bound application that runs whenever nothing else does.
+    Background,
+    /// The sending application between two send calls.
+    AppThink,
+    /// A system call that moves no packet.
+    Syscall,
+    /// The send path's layers, each calling the next, then the driver.
+    SendSocket {
+        bytes: u32,
+    },
+    SendUdp {
+        bytes: u32,
+    },
+    SendIp {
+        bytes: u32,
+    },
+    DriverSend {
+        bytes: u32,
+    },
+    /// Driver ISR, transmit-done part.
+    IsrTx,
+    /// Driver ISR, receive part, one frame.
+    IsrRx,
+    /// The NET_RX bottom half's entry (Linux path).
+    Softirq,
+    /// The bottom half's transmit-done and receive steps: the ISR's work,
+    /// deferred (Linux path).
+    PollTx,
+    PollRx,
+    /// A step of a critical section in the Driver ISR or the socket layer
+    /// (`masking.rs`); the frame rides along for its delivery.
+    Section {
+        phase: Phase,
+        site: Site,
+        arrival: Time,
+        bytes: u32,
+    },
+    /// The receive path's layers, each passing the frame up.
+    RecvIp {
+        arrival: Time,
+        bytes: u32,
+    },
+    RecvUdp {
+        arrival: Time,
+        bytes: u32,
+    },
+    RecvSocket {
+        arrival: Time,
+        bytes: u32,
+    },
+    // The other parts' jobs, each its own enum.
+    /// A step of the Linux interrupt path (`linux.rs`).
     Irq(IrqJob),
+    /// A step of a program with critical sections (`masking.rs`).
     Mask(MaskJob),
     /// An activity that is code: it runs until its entry returns.
     Code(crate::code::Activity),
+    /// A step of the NAPI receive path (`napi/`).
     Napi(NapiJob),
 }
 
@@ -53,7 +110,27 @@ impl Job {
 impl Label for Job {
     fn label(&self) -> &'static str {
         match self {
-            Job::Net(j) => j.label(),
+            Job::Background => "application",
+            Job::AppThink => "application (send loop)",
+            Job::Syscall => "system call",
+            Job::SendSocket { .. } => "socket send",
+            Job::SendUdp { .. } => "UDP send",
+            Job::SendIp { .. } => "IP send",
+            Job::DriverSend { .. } => "Driver Send",
+            Job::IsrTx => "Driver ISR (Tx done)",
+            Job::IsrRx => "Driver ISR (Rx done)",
+            Job::Softirq => "NET_RX softirq entry",
+            Job::PollTx => "NET_RX (Tx done)",
+            Job::PollRx => "NET_RX (Rx done)",
+            Job::Section { phase: Phase::Enter, .. } => "section enter (mask raise)",
+            Job::Section { phase: Phase::Body, site: Site::Driver, .. } => "Driver ISR (critical section)",
+            Job::Section { phase: Phase::Body, site: Site::Protocol, .. } => "socket receive (critical section)",
+            Job::Section { phase: Phase::Body, site: Site::Syscall, .. } => "system call (critical section)",
+            Job::Section { phase: Phase::Exit, .. } => "section exit (mask lower)",
+            Job::Section { phase: Phase::Restore, .. } => "restore hardware mask",
+            Job::RecvIp { .. } => "IP receive",
+            Job::RecvUdp { .. } => "UDP receive",
+            Job::RecvSocket { .. } => "socket receive",
             Job::Irq(j) => j.label(),
             Job::Mask(j) => j.label(),
             Job::Code(a) => a.label(),
@@ -62,12 +139,16 @@ impl Label for Job {
     }
 
     fn args(&self) -> crate::timeline::Args {
-        match self {
-            Job::Net(j) => j.args(),
+        match *self {
+            Job::RecvIp { arrival, bytes }
+            | Job::RecvUdp { arrival, bytes }
+            | Job::RecvSocket { arrival, bytes }
+            | Job::Section { arrival, bytes, site: Site::Protocol, .. } => [Some(("frame", arrival)), Some(("bytes", u64::from(bytes)))],
+            Job::SendSocket { bytes } | Job::SendUdp { bytes } | Job::SendIp { bytes } | Job::DriverSend { bytes } => [Some(("bytes", u64::from(bytes))), None],
             Job::Irq(j) => j.args(),
             Job::Mask(j) => j.args(),
-            Job::Code(_) => [None, None],
             Job::Napi(j) => j.args(),
+            _ => [None, None],
         }
     }
 }
@@ -77,11 +158,11 @@ impl Machine {
     #[inline(always)]
     pub(crate) fn work(&mut self, job: Job) -> Work<Job> {
         match job {
-            Job::Net(j) => self.net.costs.work(j),
             Job::Irq(j) => self.irq_work(j),
             Job::Mask(j) => self.mask_work(j),
             Job::Code(a) => Work { job, cycles: crate::code::UNTIL_RETURN, bin: a.bin() },
             Job::Napi(j) => self.napi_work(j),
+            _ => self.net.costs.work(job),
         }
     }
 
@@ -90,11 +171,41 @@ impl Machine {
     #[inline]
     pub(crate) fn after(&mut self, now: Time, thread: usize, level: Level, job: &Job) -> Option<Job> {
         match *job {
-            Job::Net(ref j) => self.net_after(now, thread, level, j),
+            Job::Background => Some(Job::Background),
+            Job::AppThink => {
+                // The flooding application calls send again; the SWI preempts it at once.
+                if let Some((bytes, _)) = self.net.workload.send_flood() {
+                    self.apply_send(thread, bytes);
+                }
+                Some(Job::AppThink)
+            }
+            Job::Syscall if self.net.costs.sections.syscall > 0 => Some(Job::Section { phase: Phase::Enter, site: Site::Syscall, arrival: 0, bytes: 0 }),
+            Job::Syscall => {
+                self.syscall_done();
+                None
+            }
+            Job::IsrTx => self.tx_step(now, false).or_else(|| self.isr_done(now, thread)),
+            Job::IsrRx => self.rx_step(now, thread, false).or_else(|| self.isr_done(now, thread)),
+            Job::Section { phase, site, arrival, bytes } => self.section_step(now, thread, level, phase, site, arrival, bytes),
+            Job::Softirq => self.nic_step(true),
+            Job::PollTx => self.tx_step(now, true),
+            Job::PollRx => self.rx_step(now, thread, true),
             Job::Irq(j) => self.irq_after(now, thread, j),
             Job::Mask(j) => self.mask_after(now, level, j),
             Job::Code(a) => self.code_after(thread, a),
             Job::Napi(j) => self.napi_after(now, thread, j),
+            // One protocol layer is done; the next runs in the same activation.
+            Job::SendSocket { bytes } if !self.net.costs.layered => Some(Job::DriverSend { bytes }),
+            Job::SendSocket { bytes } => Some(Job::SendUdp { bytes }),
+            Job::SendUdp { bytes } => Some(Job::SendIp { bytes }),
+            Job::SendIp { bytes } => Some(Job::DriverSend { bytes }),
+            Job::DriverSend { bytes } => {
+                self.driver_send(now, bytes);
+                None
+            }
+            Job::RecvIp { arrival, bytes } if self.net.costs.layered => Some(Job::RecvUdp { arrival, bytes }),
+            Job::RecvUdp { arrival, bytes } => Some(Job::RecvSocket { arrival, bytes }),
+            Job::RecvIp { arrival, bytes } | Job::RecvSocket { arrival, bytes } => self.socket_done(now, arrival, bytes),
         }
     }
 
@@ -121,8 +232,8 @@ impl Machine {
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
     fn section_step(&mut self, now: Time, thread: usize, level: Level, phase: Phase, site: Site, arrival: Time, bytes: u32) -> Option<Job> {
-        let job = |phase| Some(Job::Net(NetJob::Section { phase, site, arrival, bytes }));
-        let cost = self.net.costs.work(NetJob::Section { phase, site, arrival, bytes }).cycles;
+        let job = |phase| Some(Job::Section { phase, site, arrival, bytes });
+        let cost = self.net.costs.work(Job::Section { phase, site, arrival, bytes }).cycles;
         if phase != Phase::Body {
             self.masking.counters.masking_cycles += cost;
         }
@@ -142,10 +253,7 @@ impl Machine {
             return job(Phase::Restore);
         }
         match site {
-            Site::Driver => match self.nic_step(false) {
-                Some(step) => Some(Job::Net(step)),
-                None => self.isr_done(now, thread),
-            },
+            Site::Driver => self.nic_step(false).or_else(|| self.isr_done(now, thread)),
             Site::Protocol => {
                 self.received(now, arrival, bytes);
                 None
@@ -155,36 +263,6 @@ impl Machine {
                 None
             }
         }
-    }
-
-    fn net_after(&mut self, now: Time, thread: usize, level: Level, job: &NetJob) -> Option<Job> {
-        let next = match *job {
-            NetJob::Background => Some(NetJob::Background),
-            NetJob::AppThink => {
-                // The flooding application calls send again; the SWI preempts it at once.
-                if let Some((bytes, _)) = self.net.workload.send_flood() {
-                    self.apply_send(thread, bytes);
-                }
-                Some(NetJob::AppThink)
-            }
-            NetJob::Syscall if self.net.costs.sections.syscall > 0 => Some(NetJob::Section { phase: Phase::Enter, site: Site::Syscall, arrival: 0, bytes: 0 }),
-            NetJob::Syscall => {
-                self.syscall_done();
-                None
-            }
-            NetJob::IsrTx | NetJob::IsrRx => {
-                let next = self.isr_step(now, thread, *job);
-                if next.is_none() {
-                    return self.isr_done(now, thread);
-                }
-                next
-            }
-            NetJob::Section { phase, site, arrival, bytes } => return self.section_step(now, thread, level, phase, site, arrival, bytes),
-            NetJob::Softirq => self.nic_step(true),
-            NetJob::PollTx | NetJob::PollRx => self.isr_step(now, thread, *job),
-            _ => self.layer_done(now, thread, *job),
-        };
-        next.map(Job::Net)
     }
 }
 

@@ -1,103 +1,12 @@
-//! The network software's jobs and their costs: the application, system
-//! calls, the NIC driver (Driver Send, Driver ISR) and the protocol layers.
-//! What runs after each job is decided in `driver.rs` (the device side) and
-//! `stack.rs` (the layers above it).
+//! The network software's costs: the application, system calls, the NIC
+//! driver (Driver Send, Driver ISR) and the protocol layers. Its jobs are
+//! variants of [`Job`]; what runs after each is decided by `Machine::after`
+//! (`kernel/mod.rs`) with `driver.rs` (the device side) and `stack.rs` (the
+//! layers above it).
 
-use super::Job as Any;
+use super::Job;
 use crate::config::Scenario;
-use crate::cpu::{Bin, Label, Work};
-use crate::engine::Time;
-
-/// One piece of network software work.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Job {
-    /// A CPU-bound application that runs whenever nothing else does.
-    Background,
-    /// The sending application between two send calls.
-    AppThink,
-    /// A system call that moves no packet.
-    Syscall,
-    SendSocket {
-        bytes: u32,
-    },
-    SendUdp {
-        bytes: u32,
-    },
-    SendIp {
-        bytes: u32,
-    },
-    DriverSend {
-        bytes: u32,
-    },
-    /// Driver ISR, transmit-done part.
-    IsrTx,
-    /// Driver ISR, receive part, one frame.
-    IsrRx,
-    /// The NET_RX bottom half's entry (Linux path).
-    Softirq,
-    /// The bottom half's transmit-done and receive steps: the ISR's work,
-    /// deferred (Linux path).
-    PollTx,
-    PollRx,
-    /// A step of a critical section in the Driver ISR or the socket layer
-    /// (`kernel/masking.rs`); the frame rides along for its delivery.
-    Section {
-        phase: Phase,
-        site: Site,
-        arrival: Time,
-        bytes: u32,
-    },
-    RecvIp {
-        arrival: Time,
-        bytes: u32,
-    },
-    RecvUdp {
-        arrival: Time,
-        bytes: u32,
-    },
-    RecvSocket {
-        arrival: Time,
-        bytes: u32,
-    },
-}
-
-impl Label for Job {
-    fn label(&self) -> &'static str {
-        match self {
-            Job::Background => "application",
-            Job::AppThink => "application (send loop)",
-            Job::Syscall => "system call",
-            Job::SendSocket { .. } => "socket send",
-            Job::SendUdp { .. } => "UDP send",
-            Job::SendIp { .. } => "IP send",
-            Job::DriverSend { .. } => "Driver Send",
-            Job::IsrTx => "Driver ISR (Tx done)",
-            Job::IsrRx => "Driver ISR (Rx done)",
-            Job::Softirq => "NET_RX softirq entry",
-            Job::PollTx => "NET_RX (Tx done)",
-            Job::PollRx => "NET_RX (Rx done)",
-            Job::Section { phase: Phase::Enter, .. } => "section enter (mask raise)",
-            Job::Section { phase: Phase::Body, site: Site::Driver, .. } => "Driver ISR (critical section)",
-            Job::Section { phase: Phase::Body, site: Site::Protocol, .. } => "socket receive (critical section)",
-            Job::Section { phase: Phase::Body, site: Site::Syscall, .. } => "system call (critical section)",
-            Job::Section { phase: Phase::Exit, .. } => "section exit (mask lower)",
-            Job::Section { phase: Phase::Restore, .. } => "restore hardware mask",
-            Job::RecvIp { .. } => "IP receive",
-            Job::RecvUdp { .. } => "UDP receive",
-            Job::RecvSocket { .. } => "socket receive",
-        }
-    }
-
-    fn args(&self) -> crate::timeline::Args {
-        match *self {
-            Job::RecvIp { arrival, bytes } | Job::RecvUdp { arrival, bytes } | Job::RecvSocket { arrival, bytes } | Job::Section { arrival, bytes, site: Site::Protocol, .. } => {
-                [Some(("frame", arrival)), Some(("bytes", u64::from(bytes)))]
-            }
-            Job::SendSocket { bytes } | Job::SendUdp { bytes } | Job::SendIp { bytes } | Job::DriverSend { bytes } => [Some(("bytes", u64::from(bytes))), None],
-            _ => [None, None],
-        }
-    }
-}
+use crate::cpu::{Bin, Work};
 
 /// A critical section's steps: the mask raise, the protected work, the mask
 /// lower, and (optimistic, after deferred handlers ran) the hardware mask's
@@ -214,9 +123,9 @@ impl Costs {
         self.copy_last.1
     }
 
-    /// The job as CPU work: its cycles and the bin they count in.
+    /// A network job as CPU work: its cycles and the bin they count in.
     #[inline(always)]
-    pub fn work(&mut self, job: Job) -> Work<Any> {
+    pub fn work(&mut self, job: Job) -> Work<Job> {
         let (cycles, bin) = match job {
             Job::Background => (u64::MAX / 4, Bin::User),
             Job::AppThink => (self.think, Bin::User),
@@ -248,8 +157,9 @@ impl Costs {
             // UDP copies the data from the socket buffer to the user buffer.
             Job::RecvUdp { bytes, .. } => (self.udp + self.copy(bytes) + self.recv_wakeup, Bin::Kernel),
             Job::RecvSocket { .. } => (self.socket - self.sections.protocol, Bin::Kernel),
+            Job::Irq(_) | Job::Mask(_) | Job::Code(_) | Job::Napi(_) => unreachable!("not a network job: {job:?}"),
         };
-        Work { job: Any::Net(job), cycles, bin }
+        Work { job, cycles, bin }
     }
 
     /// A NAPI poll's work for one received frame: the driver's, then (with

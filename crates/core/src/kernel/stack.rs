@@ -2,9 +2,11 @@
 //! layer calling the next; a received frame goes IP → UDP → socket and is
 //! then the application's. All of it runs at the software-interrupt level.
 //! Without a timeline the layers of a direction run as one job (`Costs::layered`).
+//! Which layer follows which is in the kernel's one match on the job
+//! (`Machine::after`); this file is where a call enters and a frame leaves.
 
+use super::Job;
 use super::net::{Phase, Site};
-use super::{Job, NetJob};
 use crate::cpu::SOFT;
 use crate::engine::Time;
 use crate::machine::Machine;
@@ -15,7 +17,7 @@ impl Machine {
         self.net.counters.tx_offered += 1;
         self.net.counters.tx_in_stack += 1;
         let job = self.net.costs.send_call(bytes);
-        self.post(thread, SOFT, Job::Net(job));
+        self.post(thread, SOFT, job);
     }
 
     /// A received frame has passed the socket layer: it is the application's.
@@ -24,27 +26,13 @@ impl Machine {
         self.deliver(arrival, now, bytes);
     }
 
-    /// One layer is done; the next one runs in the same activation.
-    pub(crate) fn layer_done(&mut self, now: Time, _thread: usize, job: NetJob) -> Option<NetJob> {
-        match job {
-            NetJob::SendSocket { bytes } if !self.net.costs.layered => Some(NetJob::DriverSend { bytes }),
-            NetJob::SendSocket { bytes } => Some(NetJob::SendUdp { bytes }),
-            NetJob::SendUdp { bytes } => Some(NetJob::SendIp { bytes }),
-            NetJob::SendIp { bytes } => Some(NetJob::DriverSend { bytes }),
-            NetJob::DriverSend { bytes } => {
-                self.driver_send(now, bytes);
-                None
-            }
-            NetJob::RecvIp { arrival, bytes } if self.net.costs.layered => Some(NetJob::RecvUdp { arrival, bytes }),
-            NetJob::RecvUdp { arrival, bytes } => Some(NetJob::RecvSocket { arrival, bytes }),
-            NetJob::RecvIp { arrival, bytes } | NetJob::RecvSocket { arrival, bytes } if self.net.costs.sections.protocol > 0 => {
-                Some(NetJob::Section { phase: Phase::Enter, site: Site::Protocol, arrival, bytes })
-            }
-            NetJob::RecvIp { arrival, bytes } | NetJob::RecvSocket { arrival, bytes } => {
-                self.received(now, arrival, bytes);
-                None
-            }
-            _ => unreachable!("layer_done on {job:?}"),
+    /// The socket layer is done with a received frame: its critical
+    /// section, if it has one, runs first.
+    pub(crate) fn socket_done(&mut self, now: Time, arrival: Time, bytes: u32) -> Option<Job> {
+        if self.net.costs.sections.protocol > 0 {
+            return Some(Job::Section { phase: Phase::Enter, site: Site::Protocol, arrival, bytes });
         }
+        self.received(now, arrival, bytes);
+        None
     }
 }

@@ -203,12 +203,10 @@ impl Machine {
             self.timers.set(thread, Key::MAX);
             return;
         };
-        // Tested before `after`: only a flag, not the job, lives across it.
-        let exit = job.ends_interrupt();
         let next = self.after(now, thread, level, &job);
         let next = next.map(|j| self.work(j));
         // An interrupt taken through a controller must first let the next one in.
-        let ends_interrupt = next.is_none() && exit;
+        let ends_interrupt = next.is_none() && job.ends_interrupt();
         if let Some(t) = self.threads[thread].proceed(now, level, next, !ends_interrupt) {
             self.arm(thread, t);
             if self.code.is_some() {

@@ -12,7 +12,7 @@ use crate::cpu::{SOFT, USER};
 use crate::device::nic::Nic;
 use crate::engine::Time;
 use crate::error::Result;
-use crate::kernel::{Job, NetJob, net::Costs};
+use crate::kernel::{Job, net::Costs};
 use crate::stats::{Counters, Latencies};
 use crate::workload::{Stimulus, Workload};
 
@@ -141,9 +141,9 @@ impl Machine {
             self.busy_poll_start();
         }
         if self.net.workload.send_flood().is_some() {
-            self.post(app, USER, Job::Net(NetJob::AppThink));
+            self.post(app, USER, Job::AppThink);
         } else if self.net.background {
-            self.post(app, USER, Job::Net(NetJob::Background));
+            self.post(app, USER, Job::Background);
         }
         self.schedule_next_stimulus()
     }
@@ -184,7 +184,7 @@ impl Machine {
                     return;
                 }
                 c.syscalls_waiting += 1;
-                self.post(app, SOFT, Job::Net(NetJob::Syscall));
+                self.post(app, SOFT, Job::Syscall);
                 self.dispatch(app);
             }
         }

@@ -243,7 +243,7 @@ impl Machine {
         let cycles = match job {
             Job::Softirq => self.napi().softirq_cycles,
             Job::Poll { .. } => self.napi().poll_cycles,
-            Job::Tx => self.net.costs.work(super::NetJob::PollTx).cycles,
+            Job::Tx => self.net.costs.work(Any::PollTx).cycles,
             Job::Rx { q } => self.rx_cycles(q as usize),
             Job::Complete { .. } => self.napi().complete_cycles,
             Job::BusySpin | Job::BusyRx => return self.busy_work(job),
