@@ -138,6 +138,13 @@ impl Machine {
         self.nic_step(bottom)
     }
 
+    /// The protocol's backlog is full: the frame is dropped. Cold, so that
+    /// LLVM keeps the post of the common case inline in the event loop.
+    #[cold]
+    fn backlog_drop(&mut self) {
+        self.net.counters.rx_dropped_backlog += 1;
+    }
+
     /// The ISR (or, `bottom`, the bottom half) took one received frame; it
     /// goes on while the NIC has work for it.
     #[inline(always)]
@@ -145,9 +152,7 @@ impl Machine {
         let (frame, in_memory) = self.net.nic.take_rx(now).expect("an Rx ISR step always has a frame");
         if self.net.costs.stack {
             if self.net.counters.rx_in_stack >= self.net.backlog_limit {
-                // Rare: LLVM then keeps the post (the common case) inline.
-                std::hint::cold_path();
-                self.net.counters.rx_dropped_backlog += 1;
+                self.backlog_drop();
             } else {
                 self.net.counters.rx_in_stack += 1;
                 // The SWI waits while the ISR runs (it is a lower level).
