@@ -3,7 +3,7 @@
 //! `VecDeque` would do, but its `push_back` is one generic function shared by
 //! every queue of the same element type: once a second NIC path (the RSS
 //! rings) pushed too, LLVM stopped inlining it and each arriving frame paid
-//! a call. Here the pushes and pops are always inline; only growing, which
+//! a call. Here the pushes and reads are always inline; only growing, which
 //! happens a few times per run, is a call.
 
 /// A queue of `Copy` values in a power-of-two buffer.
@@ -24,6 +24,12 @@ impl<T: Copy + Default> Ring<T> {
         self.len
     }
 
+    /// The next push would grow the buffer.
+    #[inline(always)]
+    pub fn is_full(&self) -> bool {
+        self.len == self.buf.len()
+    }
+
     /// Where the `i`th oldest value sits; the buffer's length is a power of two.
     #[inline(always)]
     fn slot(&self, i: usize) -> usize {
@@ -40,15 +46,11 @@ impl<T: Copy + Default> Ring<T> {
         self.len += 1;
     }
 
-    #[inline(always)]
-    pub fn pop_front(&mut self) -> Option<T> {
-        if self.len == 0 {
-            return None;
-        }
-        let value = self.buf[self.head];
-        self.head = self.slot(1);
-        self.len -= 1;
-        Some(value)
+    /// Drops the `n` oldest values.
+    pub fn discard_front(&mut self, n: usize) {
+        assert!(n <= self.len, "discarding {n} of {} values", self.len);
+        self.head = self.slot(n);
+        self.len -= n;
     }
 
     #[inline(always)]
@@ -95,6 +97,14 @@ mod tests {
     use super::Ring;
     use std::collections::VecDeque;
 
+    fn pop(ring: &mut Ring<u32>) -> Option<u32> {
+        let v = ring.front().copied();
+        if v.is_some() {
+            ring.discard_front(1);
+        }
+        v
+    }
+
     #[test]
     fn behaves_as_a_vecdeque_across_growth_and_wrap() {
         let mut ring = Ring::new();
@@ -104,7 +114,11 @@ mod tests {
             ring.push_back(i);
             model.push_back(i);
             if i % 3 == 0 {
-                assert_eq!(ring.pop_front(), model.pop_front());
+                assert_eq!(pop(&mut ring), model.pop_front());
+            }
+            if i % 7 == 0 && ring.len() >= 2 {
+                ring.discard_front(2);
+                model.drain(..2);
             }
             assert_eq!(ring.len(), model.len());
             assert_eq!(ring.front(), model.front());
@@ -116,8 +130,8 @@ mod tests {
         }
         model[1] = 7;
         while let Some(v) = model.pop_front() {
-            assert_eq!(ring.pop_front(), Some(v));
+            assert_eq!(pop(&mut ring), Some(v));
         }
-        assert_eq!(ring.pop_front(), None);
+        assert_eq!(pop(&mut ring), None);
     }
 }
