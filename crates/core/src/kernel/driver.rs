@@ -40,12 +40,14 @@ impl Machine {
     /// A frame has come off the wire into the NIC.
     #[inline(always)]
     pub(crate) fn land(&mut self, now: Time, bytes: u32) {
-        self.timeline.mark(now, "frame received");
-        if self.code.is_some() {
-            return self.code_land(now, bytes);
-        }
-        if self.net.rss.is_some() {
-            return self.rss_land(now, bytes);
+        if !self.net.direct {
+            self.timeline.mark(now, "frame received");
+            if self.code.is_some() {
+                return self.code_land(now, bytes);
+            }
+            if self.net.rss.is_some() {
+                return self.rss_land(now, bytes);
+            }
         }
         if self.net.nic.receive(now, bytes) == Accept::Dropped {
             self.net.counters.rx_dropped_nic += 1;
@@ -58,7 +60,7 @@ impl Machine {
             }
             return;
         }
-        if self.net.coalesce.is_some() {
+        if !self.net.direct && self.net.coalesce.is_some() {
             if !self.net.irq_posted {
                 self.coalesce_count(0, 1);
             }
@@ -93,10 +95,13 @@ impl Machine {
             return;
         }
         self.net.irq_posted = true;
+        self.net.counters.interrupts += 1;
+        if self.net.direct {
+            return self.post_dispatch(self.net.irq_thread, IRQ, first);
+        }
         if let Some(c) = &mut self.net.coalesce {
             c.fired();
         }
-        self.net.counters.interrupts += 1;
         let now = self.queue.now();
         self.timeline.mark(now, "NIC interrupt");
         if self.net.wired {
