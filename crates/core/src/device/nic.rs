@@ -39,6 +39,8 @@ pub struct Nic {
     /// copied out (DMA end times ascending), the rest wait for the driver.
     rx: Ring<Slot>,
     in_dma: usize,
+    /// When the last DMA out of the buffer ends.
+    dma_free: Time,
     dma_bytes_per_cycle: f64,
     /// `(bytes, DMA cycles)` of the last transfer: sizes mostly repeat, and
     /// this saves a division per frame. `(0, 0)` is right for any rate.
@@ -71,6 +73,7 @@ impl Nic {
             rx_used: 0,
             rx: Ring::new(),
             in_dma: 0,
+            dma_free: 0,
             dma_bytes_per_cycle,
             dma_last: (0, 0),
             // link_mbps bits per µs → 8 / link_mbps µs per byte.
@@ -146,12 +149,9 @@ impl Nic {
     #[inline(always)]
     pub fn take_rx(&mut self, now: Time) -> Option<(RxFrame, Time)> {
         let bytes = self.rx.get(self.in_dma)?.frame.bytes;
-        let end = now.saturating_add(self.dma_cycles(bytes));
-        // DMAs run one after another; keep end times ordered.
-        let end = match self.in_dma {
-            0 => end,
-            n => end.max(self.rx.get(n - 1)?.dma_end),
-        };
+        // DMAs run one after another: this one ends no sooner than the last.
+        let end = now.saturating_add(self.dma_cycles(bytes)).max(self.dma_free);
+        self.dma_free = end;
         let slot = self.rx.get_mut(self.in_dma)?;
         slot.dma_end = end;
         self.in_dma += 1;
