@@ -40,33 +40,52 @@ impl Machine {
     /// A frame has come off the wire into the NIC.
     #[inline(always)]
     pub(crate) fn land(&mut self, now: Time, bytes: u32) {
-        if !self.net.direct {
-            self.timeline.mark(now, "frame received");
-            if self.code.is_some() {
-                return self.code_land(now, bytes);
-            }
-            if self.net.rss.is_some() {
-                return self.rss_land(now, bytes);
-            }
-        }
-        if self.net.nic.receive(now, bytes) == Accept::Dropped {
-            self.net.counters.rx_dropped_nic += 1;
-            // A closed-loop sender keeps one frame outstanding: it tries again
-            // when DMA frees buffer space (a frame waiting for the ISR would
-            // be this loop's one frame, so the buffer is full of DMAs).
-            let retry = self.net.nic.next_release().unwrap_or(now + 1).max(now + 1);
-            if let Some((t, s)) = self.net.workload.rx_serviced(retry) {
-                self.queue.schedule(t, Event::Feedback(s));
+        if self.net.direct {
+            if self.nic_takes(now, bytes) {
+                self.raise_irq(Job::IsrRx);
             }
             return;
         }
-        if !self.net.direct && self.net.coalesce.is_some() {
+        self.timeline.mark(now, "frame received");
+        if self.code.is_some() {
+            return self.code_land(now, bytes);
+        }
+        if self.net.rss.is_some() {
+            return self.rss_land(now, bytes);
+        }
+        if !self.nic_takes(now, bytes) {
+            return;
+        }
+        if self.net.coalesce.is_some() {
             if !self.net.irq_posted {
                 self.coalesce_count(0, 1);
             }
             return;
         }
         self.raise_irq(Job::IsrRx);
+    }
+
+    /// Offers a landed frame to the NIC; `false` if it dropped it.
+    #[inline(always)]
+    fn nic_takes(&mut self, now: Time, bytes: u32) -> bool {
+        if self.net.nic.receive(now, bytes) == Accept::Stored {
+            return true;
+        }
+        self.nic_dropped(now);
+        false
+    }
+
+    /// The NIC's buffer had no room for a frame.
+    #[cold]
+    fn nic_dropped(&mut self, now: Time) {
+        self.net.counters.rx_dropped_nic += 1;
+        // A closed-loop sender keeps one frame outstanding: it tries again
+        // when DMA frees buffer space (a frame waiting for the ISR would
+        // be this loop's one frame, so the buffer is full of DMAs).
+        let retry = self.net.nic.next_release().unwrap_or(now + 1).max(now + 1);
+        if let Some((t, s)) = self.net.workload.rx_serviced(retry) {
+            self.queue.schedule(t, Event::Feedback(s));
+        }
     }
 
     /// The transmitter has put a frame on the wire.
