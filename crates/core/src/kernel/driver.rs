@@ -9,7 +9,7 @@
 use super::Job;
 use super::net::{Phase, Site};
 use crate::cpu::{IRQ, SOFT};
-use crate::device::nic::{Accept, Send};
+use crate::device::nic::{Accept, RxFrame, Send};
 use crate::engine::Time;
 use crate::machine::{Event, Machine};
 
@@ -174,14 +174,12 @@ impl Machine {
     #[inline(always)]
     pub(crate) fn rx_step(&mut self, now: Time, thread: usize, bottom: bool) -> Option<Job> {
         let (frame, in_memory) = self.net.nic.take_rx(now).expect("an Rx ISR step always has a frame");
+        if self.net.rx_plain {
+            self.protocol_takes(thread, frame);
+            return self.nic_step(bottom);
+        }
         if self.net.costs.stack {
-            if self.net.counters.rx_in_stack >= self.net.backlog_limit {
-                self.backlog_drop();
-            } else {
-                self.net.counters.rx_in_stack += 1;
-                // The SWI waits while the ISR runs (it is a lower level).
-                self.post(thread, SOFT, Job::RecvIp { arrival: frame.arrival, bytes: frame.bytes });
-            }
+            self.protocol_takes(thread, frame);
         } else {
             // Driver layer only: the frame is delivered once its DMA is done.
             self.deliver(frame.arrival, in_memory, frame.bytes);
@@ -193,6 +191,18 @@ impl Machine {
             return Some(Job::Section { phase: Phase::Enter, site: Site::Driver, arrival: 0, bytes: 0 });
         }
         self.nic_step(bottom)
+    }
+
+    /// Hands a received frame to the protocol, unless its backlog is full.
+    #[inline(always)]
+    fn protocol_takes(&mut self, thread: usize, frame: RxFrame) {
+        if self.net.counters.rx_in_stack >= self.net.backlog_limit {
+            self.backlog_drop();
+        } else {
+            self.net.counters.rx_in_stack += 1;
+            // The SWI waits while the ISR runs (it is a lower level).
+            self.post(thread, SOFT, Job::RecvIp { arrival: frame.arrival, bytes: frame.bytes });
+        }
     }
 
     /// Driver Send finished: hand the frame to the NIC.

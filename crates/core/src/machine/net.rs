@@ -45,6 +45,10 @@ pub(crate) struct Net {
     /// masking or timeline (set at the start). One test on the arrival
     /// path instead of one per part.
     pub direct: bool,
+    /// A frame the driver takes goes to the protocol stack and nothing else
+    /// follows from it: no closed-loop sender, no critical section in the
+    /// driver. One test per frame instead of three.
+    pub rx_plain: bool,
     /// `app.max_waiting_calls`.
     pub max_waiting_calls: u64,
     /// When the last received frame landed (or will land) at the NIC.
@@ -79,9 +83,11 @@ impl Net {
             }
             r
         });
+        let costs = Costs::new(s, think, record.timeline);
+        let rx_plain = costs.stack && costs.sections.driver == 0 && workload.rx_serviced(0).is_none();
         Ok(Self {
             nic,
-            costs: Costs::new(s, think, record.timeline),
+            costs,
             workload,
             counters: Counters::default(),
             latencies: Latencies::new(s.stats.max_packet_records),
@@ -95,6 +101,7 @@ impl Net {
             linux: false,
             masked: None,
             direct: false,
+            rx_plain,
             max_waiting_calls: s.app.max_waiting_calls,
             rx_landed: None,
             wire_waiting: 0,
@@ -123,6 +130,7 @@ impl Net {
             linux: false,
             masked: None,
             direct: false,
+            rx_plain: false,
             max_waiting_calls: 0,
             rx_landed: None,
             wire_waiting: 0,
