@@ -58,8 +58,11 @@ const BUCKETS: usize = 40 * HALF;
 /// The bucket of `v`, as `hdrhistogram` computes it.
 #[inline(always)]
 fn bucket_of(v: u64) -> usize {
-    let bucket = (64 - SUB_BUCKET_BITS) - (v | ((1 << SUB_BUCKET_BITS) - 1)).leading_zeros();
-    ((bucket as usize + 1) << (SUB_BUCKET_BITS - 1)) + (v >> bucket) as usize - HALF
+    // The bucket is where the highest set bit lies past the sub-buckets'
+    // (`ilog2` is one instruction); its upper half starts at
+    // `(bucket + 1) * HALF`, less the first bucket's unused lower half.
+    let bucket = (v | ((1 << SUB_BUCKET_BITS) - 1)).ilog2() - (SUB_BUCKET_BITS - 1);
+    ((bucket as usize) << (SUB_BUCKET_BITS - 1)) + (v >> bucket) as usize
 }
 
 /// The lowest value of bucket `i` (the inverse of [`bucket_of`]).
