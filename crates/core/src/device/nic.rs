@@ -123,6 +123,9 @@ impl Nic {
             if !self.fits(bytes) {
                 return Accept::Dropped;
             }
+            if self.rx.is_full() {
+                self.rx.grow();
+            }
         }
         self.rx_used += u64::from(bytes);
         self.rx.push_back(Slot { frame: RxFrame { arrival: now, bytes }, dma_end: 0 });

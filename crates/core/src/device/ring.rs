@@ -4,7 +4,7 @@
 //! every queue of the same element type: once a second NIC path (the RSS
 //! rings) pushed too, LLVM stopped inlining it and each arriving frame paid
 //! a call. Here the pushes and reads are always inline; only growing, which
-//! happens a few times per run, is a call.
+//! happens a few times per run, is a call, and the caller decides when.
 
 /// A queue of `Copy` values in a power-of-two buffer.
 #[derive(Debug, Clone)]
@@ -24,7 +24,7 @@ impl<T: Copy + Default> Ring<T> {
         self.len
     }
 
-    /// The next push would grow the buffer.
+    /// The buffer has no room for another value.
     #[inline(always)]
     pub fn is_full(&self) -> bool {
         self.len == self.buf.len()
@@ -36,11 +36,12 @@ impl<T: Copy + Default> Ring<T> {
         (self.head + i) & (self.buf.len().wrapping_sub(1))
     }
 
+    /// Appends `value`. The caller makes room first (`is_full`, `grow`):
+    /// it tests fullness anyway, and a second test here would cost one per
+    /// frame. A full ring would lose its oldest value (debug builds panic).
     #[inline(always)]
     pub fn push_back(&mut self, value: T) {
-        if self.len == self.buf.len() {
-            self.grow();
-        }
+        debug_assert!(!self.is_full());
         let at = self.slot(self.len);
         self.buf[at] = value;
         self.len += 1;
@@ -76,7 +77,7 @@ impl<T: Copy + Default> Ring<T> {
     /// Doubles the buffer, oldest value first.
     #[cold]
     #[inline(never)]
-    fn grow(&mut self) {
+    pub fn grow(&mut self) {
         let mut buf = vec![T::default(); (self.buf.len() * 2).max(8)];
         for (i, v) in buf.iter_mut().take(self.len).enumerate() {
             *v = self.buf[self.slot(i)];
@@ -111,6 +112,9 @@ mod tests {
         let mut model = VecDeque::new();
         // Pushes outrun pops, so the ring wraps and grows several times.
         for i in 0..1000u32 {
+            if ring.is_full() {
+                ring.grow();
+            }
             ring.push_back(i);
             model.push_back(i);
             if i % 3 == 0 {
@@ -133,5 +137,13 @@ mod tests {
             assert_eq!(pop(&mut ring), Some(v));
         }
         assert_eq!(pop(&mut ring), None);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic]
+    fn a_push_without_room_panics_in_debug_builds() {
+        let mut ring = Ring::new();
+        ring.push_back(1u32);
     }
 }
