@@ -26,7 +26,9 @@ use super::Stimulus;
 use crate::config::Scenario;
 use crate::engine::Time;
 use crate::error::{Error, Result};
-use crate::trace::{Direction, PacketRecord, PcapReader, StraceClock, StraceReader, SyscallKind, TraceError};
+use crate::trace::{
+    Direction, PacketRecord, PcapReader, StraceClock, StraceReader, SyscallKind, TraceError,
+};
 use std::fs::File;
 use std::io::BufReader;
 use std::net::Ipv4Addr;
@@ -50,7 +52,13 @@ pub struct TraceSource {
 }
 
 impl TraceSource {
-    pub fn open(s: &Scenario, base: &Path, pcap: &str, strace: Option<&str>, host: &str) -> Result<Self> {
+    pub fn open(
+        s: &Scenario,
+        base: &Path,
+        pcap: &str,
+        strace: Option<&str>,
+        host: &str,
+    ) -> Result<Self> {
         let (pcap_path, strace_path) = (base.join(pcap), strace.map(|p| base.join(p)));
         let host: Ipv4Addr = host.parse().map_err(|_| Error::Config {
             file: s.file.clone(),
@@ -58,7 +66,12 @@ impl TraceSource {
             line: None,
             msg: format!("`{host}` is not an IPv4 address"),
         })?;
-        let scan = Scan::run(&pcap_path, strace_path.as_deref(), host, s.nic.rx_buffer_bytes)?;
+        let scan = Scan::run(
+            &pcap_path,
+            strace_path.as_deref(),
+            host,
+            s.nic.rx_buffer_bytes,
+        )?;
         let mut src = Self {
             pcap: PcapReader::open(&pcap_path, host)?,
             strace: strace_path.map(|p| StraceReader::open(&p)).transpose()?,
@@ -133,15 +146,22 @@ impl TraceSource {
 /// from the host.
 fn stimulus(rec: &PacketRecord) -> Option<(u64, Stimulus)> {
     let s = match rec.direction {
-        Direction::Rx => Stimulus::Receive { bytes: rec.wire_bytes },
-        Direction::Tx => Stimulus::Send { bytes: rec.wire_bytes },
+        Direction::Rx => Stimulus::Receive {
+            bytes: rec.wire_bytes,
+        },
+        Direction::Tx => Stimulus::Send {
+            bytes: rec.wire_bytes,
+        },
         Direction::Other => return None,
     };
     Some((rec.time_ns, s))
 }
 
 /// The next replayed system call's time in ns on the pcap's clock.
-fn next_syscall(reader: &mut StraceReader<BufReader<File>>, days: &mut StraceDays) -> Result<Option<u64>> {
+fn next_syscall(
+    reader: &mut StraceReader<BufReader<File>>,
+    days: &mut StraceDays,
+) -> Result<Option<u64>> {
     while let Some(rec) = reader.next() {
         let rec = rec?;
         if rec.kind == SyscallKind::Other {
@@ -164,16 +184,24 @@ struct StraceDays {
 
 impl StraceDays {
     fn new(first_pkt_ns: Option<u64>) -> Self {
-        Self { anchor_ns: first_pkt_ns.unwrap_or(0), day_ns: None, last_ns: 0 }
+        Self {
+            anchor_ns: first_pkt_ns.unwrap_or(0),
+            day_ns: None,
+            last_ns: 0,
+        }
     }
 
     /// The midnight (ns since the epoch) that puts time of day `t` nearest the anchor.
     fn nearest_day(&self, t: u64) -> u64 {
         let base = self.anchor_ns - self.anchor_ns % NS_PER_DAY;
-        [base.saturating_sub(NS_PER_DAY), base, base.saturating_add(NS_PER_DAY)]
-            .into_iter()
-            .min_by_key(|d| d.saturating_add(t).abs_diff(self.anchor_ns))
-            .unwrap_or(base)
+        [
+            base.saturating_sub(NS_PER_DAY),
+            base,
+            base.saturating_add(NS_PER_DAY),
+        ]
+        .into_iter()
+        .min_by_key(|d| d.saturating_add(t).abs_diff(self.anchor_ns))
+        .unwrap_or(base)
     }
 
     fn place(&mut self, clock: Option<StraceClock>, t: u64) -> u64 {
@@ -203,7 +231,12 @@ struct Scan {
 }
 
 impl Scan {
-    fn run(pcap: &Path, strace: Option<&Path>, host: Ipv4Addr, rx_buffer_bytes: u64) -> Result<Self> {
+    fn run(
+        pcap: &Path,
+        strace: Option<&Path>,
+        host: Ipv4Addr,
+        rx_buffer_bytes: u64,
+    ) -> Result<Self> {
         let (mut records, mut rx, mut oversize, mut largest) = (0u64, 0u64, 0u64, 0u32);
         let (mut first_pkt_ns, mut earliest): (Option<u64>, Option<u64>) = (None, None);
         for rec in PcapReader::open(pcap, host)? {
@@ -222,10 +255,21 @@ impl Scan {
         }
         let path = || crate::trace::escape(&pcap.display().to_string());
         if records > 0 && first_pkt_ns.is_none() {
-            return Err(TraceError::NoHostFrames { path: path(), frames: records, host }.into());
+            return Err(TraceError::NoHostFrames {
+                path: path(),
+                frames: records,
+                host,
+            }
+            .into());
         }
         if rx > 0 && oversize == rx {
-            return Err(TraceError::FramesExceedBuffer { path: path(), frames: rx, largest, buffer: rx_buffer_bytes }.into());
+            return Err(TraceError::FramesExceedBuffer {
+                path: path(),
+                frames: rx,
+                largest,
+                buffer: rx_buffer_bytes,
+            }
+            .into());
         }
         if let Some(p) = strace {
             let (mut reader, mut days) = (StraceReader::open(p)?, StraceDays::new(first_pkt_ns));
@@ -233,6 +277,9 @@ impl Scan {
                 earliest = Some(earliest.map_or(t, |e| e.min(t)));
             }
         }
-        Ok(Self { first_pkt_ns, earliest_ns: earliest.unwrap_or(0) })
+        Ok(Self {
+            first_pkt_ns,
+            earliest_ns: earliest.unwrap_or(0),
+        })
     }
 }
