@@ -4,8 +4,8 @@
 //! DMA runs in parallel with the CPU (cycle stealing), so it costs the CPU
 //! nothing; it only decides when buffer space comes free and when a frame can
 //! go on the wire. Space is released lazily: a transfer's end time is kept,
-//! and space is reclaimed when the buffer is next looked at, so DMA needs no
-//! events of its own.
+//! and space is reclaimed when an arriving frame would not fit without it,
+//! so DMA needs no events of its own.
 //!
 //! The buffer is one queue in arrival order: the frames at its front are being
 //! copied out by DMA (their transfers end in that order), the rest wait for
@@ -39,6 +39,8 @@ pub struct Nic {
     /// copied out (DMA end times ascending), the rest wait for the driver.
     rx: Ring<Slot>,
     in_dma: usize,
+    /// When the last DMA out of the buffer ends.
+    dma_free: Time,
     dma_bytes_per_cycle: f64,
     /// `(bytes, DMA cycles)` of the last transfer: sizes mostly repeat, and
     /// this saves a division per frame. `(0, 0)` is right for any rate.
@@ -71,6 +73,7 @@ impl Nic {
             rx_used: 0,
             rx: Ring::new(),
             in_dma: 0,
+            dma_free: 0,
             dma_bytes_per_cycle,
             dma_last: (0, 0),
             // link_mbps bits per µs → 8 / link_mbps µs per byte.
@@ -84,31 +87,53 @@ impl Nic {
         }
     }
 
+    /// Frees the space of the frames whose DMA has ended. Out of line: it
+    /// runs only when an arriving frame would not fit otherwise.
+    #[inline(never)]
     fn reclaim(&mut self, now: Time) {
-        while self.in_dma > 0 {
-            let Some(slot) = self.rx.front() else { break };
+        // The ended transfers are a prefix of the first `in_dma` frames (DMA
+        // end times ascend): count them, then drop them at once.
+        let (mut done, mut bytes) = (0, 0);
+        while let Some(slot) = self.rx.get(done).filter(|_| done < self.in_dma) {
             if slot.dma_end > now {
                 break;
             }
-            self.rx_used -= u64::from(slot.frame.bytes);
-            self.rx.pop_front();
-            self.in_dma -= 1;
+            bytes += u64::from(slot.frame.bytes);
+            done += 1;
         }
+        self.rx_used -= bytes;
+        self.rx.discard_front(done);
+        self.in_dma -= done;
     }
 
-    /// A frame arrives from the wire.
+    /// A frame of `bytes` fits in the buffer and the ring as they stand.
+    #[inline(always)]
+    fn fits(&self, bytes: u32) -> bool {
+        self.rx_used + u64::from(bytes) <= self.rx_capacity && (self.rx_waiting() as u64) < self.rx_ring
+    }
+
+    /// A frame arrives from the wire. Space of finished DMAs is reclaimed
+    /// lazily, only when the frame would not fit without it or the ring
+    /// would grow: the decision is the same as after reclaiming first (it
+    /// only frees space), and most frames skip the loop.
     #[inline(always)]
     pub fn receive(&mut self, now: Time, bytes: u32) -> Accept {
-        self.reclaim(now);
-        if self.rx_used + u64::from(bytes) > self.rx_capacity || self.rx_waiting() as u64 >= self.rx_ring {
-            return Accept::Dropped;
+        if !self.fits(bytes) || self.rx.is_full() {
+            self.reclaim(now);
+            if !self.fits(bytes) {
+                return Accept::Dropped;
+            }
+            if self.rx.is_full() {
+                self.rx.grow();
+            }
         }
         self.rx_used += u64::from(bytes);
         self.rx.push_back(Slot { frame: RxFrame { arrival: now, bytes }, dma_end: 0 });
         Accept::Stored
     }
 
-    /// When the oldest DMA out of the receive buffer ends and frees space.
+    /// When the oldest DMA out of the receive buffer ends and frees space
+    /// (asked after a drop, when the ended ones have been reclaimed).
     pub fn next_release(&self) -> Option<Time> {
         if self.in_dma == 0 { None } else { self.rx.front().map(|s| s.dma_end) }
     }
@@ -127,12 +152,9 @@ impl Nic {
     #[inline(always)]
     pub fn take_rx(&mut self, now: Time) -> Option<(RxFrame, Time)> {
         let bytes = self.rx.get(self.in_dma)?.frame.bytes;
-        let end = now.saturating_add(self.dma_cycles(bytes));
-        // DMAs run one after another; keep end times ordered.
-        let end = match self.in_dma {
-            0 => end,
-            n => end.max(self.rx.get(n - 1)?.dma_end),
-        };
+        // DMAs run one after another: this one ends no sooner than the last.
+        let end = now.saturating_add(self.dma_cycles(bytes)).max(self.dma_free);
+        self.dma_free = end;
         let slot = self.rx.get_mut(self.in_dma)?;
         slot.dma_end = end;
         self.in_dma += 1;
@@ -233,6 +255,21 @@ mod tests {
         assert_eq!(end, 10 + 375);
         assert_eq!(nic.receive(end - 1, 1500), Accept::Dropped, "space is free only when the DMA ends");
         assert_eq!(nic.receive(end, 1500), Accept::Stored);
+    }
+
+    #[test]
+    fn space_is_reclaimed_when_a_frame_would_not_fit() {
+        let mut nic = Nic::new(3000, 4, 4.0, 200.0, 10.0);
+        assert_eq!(nic.receive(0, 1500), Accept::Stored);
+        assert_eq!(nic.receive(0, 1500), Accept::Stored);
+        assert_eq!(nic.take_rx(0).unwrap().1, 375);
+        assert_eq!(nic.take_rx(1).unwrap().1, 376);
+        // The first DMA has ended, the second not: one frame's space is free.
+        assert_eq!(nic.receive(375, 1), Accept::Stored);
+        assert_eq!(nic.receive(375, 1500), Accept::Dropped);
+        assert_eq!(nic.next_release(), Some(376), "after a drop the ended DMAs are gone");
+        assert_eq!(nic.receive(376, 1499), Accept::Stored);
+        assert_eq!(nic.rx_waiting(), 2);
     }
 
     #[test]

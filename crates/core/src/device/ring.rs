@@ -3,8 +3,8 @@
 //! `VecDeque` would do, but its `push_back` is one generic function shared by
 //! every queue of the same element type: once a second NIC path (the RSS
 //! rings) pushed too, LLVM stopped inlining it and each arriving frame paid
-//! a call. Here the pushes and pops are always inline; only growing, which
-//! happens a few times per run, is a call.
+//! a call. Here the pushes and reads are always inline; only growing, which
+//! happens a few times per run, is a call, and the caller decides when.
 
 /// A queue of `Copy` values in a power-of-two buffer.
 #[derive(Debug, Clone)]
@@ -24,31 +24,34 @@ impl<T: Copy + Default> Ring<T> {
         self.len
     }
 
+    /// The buffer has no room for another value.
+    #[inline(always)]
+    pub fn is_full(&self) -> bool {
+        self.len == self.buf.len()
+    }
+
     /// Where the `i`th oldest value sits; the buffer's length is a power of two.
     #[inline(always)]
     fn slot(&self, i: usize) -> usize {
         (self.head + i) & (self.buf.len().wrapping_sub(1))
     }
 
+    /// Appends `value`. The caller makes room first (`is_full`, `grow`):
+    /// it tests fullness anyway, and a second test here would cost one per
+    /// frame. A full ring would lose its oldest value (debug builds panic).
     #[inline(always)]
     pub fn push_back(&mut self, value: T) {
-        if self.len == self.buf.len() {
-            self.grow();
-        }
+        debug_assert!(!self.is_full());
         let at = self.slot(self.len);
         self.buf[at] = value;
         self.len += 1;
     }
 
-    #[inline(always)]
-    pub fn pop_front(&mut self) -> Option<T> {
-        if self.len == 0 {
-            return None;
-        }
-        let value = self.buf[self.head];
-        self.head = self.slot(1);
-        self.len -= 1;
-        Some(value)
+    /// Drops the `n` oldest values.
+    pub fn discard_front(&mut self, n: usize) {
+        assert!(n <= self.len, "discarding {n} of {} values", self.len);
+        self.head = self.slot(n);
+        self.len -= n;
     }
 
     #[inline(always)]
@@ -74,7 +77,7 @@ impl<T: Copy + Default> Ring<T> {
     /// Doubles the buffer, oldest value first.
     #[cold]
     #[inline(never)]
-    fn grow(&mut self) {
+    pub fn grow(&mut self) {
         let mut buf = vec![T::default(); (self.buf.len() * 2).max(8)];
         for (i, v) in buf.iter_mut().take(self.len).enumerate() {
             *v = self.buf[self.slot(i)];
@@ -95,16 +98,31 @@ mod tests {
     use super::Ring;
     use std::collections::VecDeque;
 
+    fn pop(ring: &mut Ring<u32>) -> Option<u32> {
+        let v = ring.front().copied();
+        if v.is_some() {
+            ring.discard_front(1);
+        }
+        v
+    }
+
     #[test]
     fn behaves_as_a_vecdeque_across_growth_and_wrap() {
         let mut ring = Ring::new();
         let mut model = VecDeque::new();
         // Pushes outrun pops, so the ring wraps and grows several times.
         for i in 0..1000u32 {
+            if ring.is_full() {
+                ring.grow();
+            }
             ring.push_back(i);
             model.push_back(i);
             if i % 3 == 0 {
-                assert_eq!(ring.pop_front(), model.pop_front());
+                assert_eq!(pop(&mut ring), model.pop_front());
+            }
+            if i % 7 == 0 && ring.len() >= 2 {
+                ring.discard_front(2);
+                model.drain(..2);
             }
             assert_eq!(ring.len(), model.len());
             assert_eq!(ring.front(), model.front());
@@ -116,8 +134,16 @@ mod tests {
         }
         model[1] = 7;
         while let Some(v) = model.pop_front() {
-            assert_eq!(ring.pop_front(), Some(v));
+            assert_eq!(pop(&mut ring), Some(v));
         }
-        assert_eq!(ring.pop_front(), None);
+        assert_eq!(pop(&mut ring), None);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic]
+    fn a_push_without_room_panics_in_debug_builds() {
+        let mut ring = Ring::new();
+        ring.push_back(1u32);
     }
 }

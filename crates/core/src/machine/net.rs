@@ -40,6 +40,15 @@ pub(crate) struct Net {
     /// Critical sections in the driver and protocol: the NIC's interrupt
     /// goes through the masking part at this priority.
     pub masked: Option<u8>,
+    /// A landed frame goes straight into the one NIC and its interrupt
+    /// straight to `irq_thread`: no code, RSS, coalescing, controller,
+    /// masking or timeline (set at the start). One test on the arrival
+    /// path instead of one per part.
+    pub direct: bool,
+    /// A frame the driver takes goes to the protocol stack and nothing else
+    /// follows from it: no closed-loop sender, no critical section in the
+    /// driver. One test per frame instead of three.
+    pub rx_plain: bool,
     /// `app.max_waiting_calls`.
     pub max_waiting_calls: u64,
     /// When the last received frame landed (or will land) at the NIC.
@@ -74,9 +83,11 @@ impl Net {
             }
             r
         });
+        let costs = Costs::new(s, think, record.timeline);
+        let rx_plain = costs.stack && costs.sections.driver == 0 && workload.rx_serviced(0).is_none();
         Ok(Self {
             nic,
-            costs: Costs::new(s, think, record.timeline),
+            costs,
             workload,
             counters: Counters::default(),
             latencies: Latencies::new(s.stats.max_packet_records),
@@ -89,6 +100,8 @@ impl Net {
             wired: false,
             linux: false,
             masked: None,
+            direct: false,
+            rx_plain,
             max_waiting_calls: s.app.max_waiting_calls,
             rx_landed: None,
             wire_waiting: 0,
@@ -116,6 +129,8 @@ impl Net {
             wired: false,
             linux: false,
             masked: None,
+            direct: false,
+            rx_plain: false,
             max_waiting_calls: 0,
             rx_landed: None,
             wire_waiting: 0,
@@ -136,6 +151,8 @@ impl Machine {
         if !self.net.active() {
             return Ok(());
         }
+        let n = &self.net;
+        self.net.direct = self.code.is_none() && n.rss.is_none() && n.coalesce.is_none() && !n.wired && n.masked.is_none() && !self.timeline.enabled();
         let app = self.net.app_thread;
         if self.net.napi.as_ref().is_some_and(|n| n.busy.is_some()) {
             self.busy_poll_start();

@@ -38,12 +38,20 @@ pub enum Workload {
         gap: u64,
         started: bool,
     },
-    Arrivals {
-        periodic: bool,
+    /// Poisson arrivals: exponential gaps of mean `mean_gap` cycles. A
+    /// variant of its own (not a flag of one for both processes): one test
+    /// per frame picks it.
+    Poisson {
         mean_gap: f64,
         bytes: u32,
         next: f64,
         rng: Pcg64Mcg,
+    },
+    /// Arrivals `gap` cycles apart.
+    Periodic {
+        gap: f64,
+        bytes: u32,
+        next: f64,
     },
     Script {
         events: Vec<ScriptEvent>,
@@ -61,7 +69,11 @@ impl Workload {
                 Workload::Flood { receive: *direction == crate::config::Direction::Rx, bytes: *packet_bytes, gap: *gap_cycles, started: false }
             }
             WorkloadConfig::Arrivals(ArrivalsConfig { process, rate_pps, packet_bytes }) => {
-                Workload::Arrivals { periodic: *process == Process::Periodic, mean_gap: s.cpu.clock_mhz * 1e6 / rate_pps, bytes: *packet_bytes, next: 0.0, rng }
+                let mean_gap = s.cpu.clock_mhz * 1e6 / rate_pps;
+                match process {
+                    Process::Periodic => Workload::Periodic { gap: mean_gap, bytes: *packet_bytes, next: 0.0 },
+                    Process::Poisson => Workload::Poisson { mean_gap, bytes: *packet_bytes, next: 0.0, rng },
+                }
             }
             WorkloadConfig::Script(ScriptConfig { events }) => Workload::Script { events: events.clone(), at: 0 },
             WorkloadConfig::Trace(TraceConfig { pcap, strace, host }) => {
@@ -89,24 +101,22 @@ impl Workload {
     }
 
     /// The next stimulus of the open-loop sources, in time order. Inline for
-    /// the arrival processes (once per frame on the bench), the rest out of line.
+    /// Poisson arrivals (once per frame on the bench), the rest out of line:
+    /// with periodic arrivals inline too, LLVM tested for them first.
     #[inline(always)]
     pub fn next_stimulus(&mut self) -> Result<Option<(Time, Stimulus)>> {
-        if let Workload::Arrivals { periodic, mean_gap, bytes, next, rng } = self {
-            let at = *next;
-            let gap = if *periodic { *mean_gap } else { *mean_gap * rng.sample::<f64, _>(rand_distr::Exp1) };
-            *next += gap;
-            // Through `i64`: one instruction, where `as u64` takes about ten; the
-            // two differ only past 2^63 cycles, where both are past any run's end.
-            return Ok(Some(((at + 0.5) as i64 as Time, Stimulus::Receive { bytes: *bytes })));
+        if let Workload::Poisson { mean_gap, bytes, next, rng } = self {
+            let gap = *mean_gap * rng.sample::<f64, _>(rand_distr::Exp1);
+            return Ok(Some(arrival(next, gap, *bytes)));
         }
         self.next_other()
     }
 
     fn next_other(&mut self) -> Result<Option<(Time, Stimulus)>> {
         Ok(match self {
-            // Arrivals are handled inline above.
-            Workload::Idle | Workload::Arrivals { .. } => None,
+            // Poisson arrivals are handled inline above.
+            Workload::Idle | Workload::Poisson { .. } => None,
+            Workload::Periodic { gap, bytes, next } => Some(arrival(next, *gap, *bytes)),
             Workload::Flood { receive, bytes, started, .. } => {
                 // Only the first frame of a receive flood comes from here.
                 let first = *receive && !*started;
@@ -129,6 +139,17 @@ impl Workload {
             Workload::Synthetic(g) => g.next_stimulus(),
         })
     }
+}
+
+/// The arrival due at `next` (rounded to a cycle); the one after comes
+/// `gap` cycles later.
+#[inline(always)]
+fn arrival(next: &mut f64, gap: f64, bytes: u32) -> (Time, Stimulus) {
+    let at = *next;
+    *next += gap;
+    // Through `i64`: one instruction, where `as u64` takes about ten; the
+    // two differ only past 2^63 cycles, where both are past any run's end.
+    ((at + 0.5) as i64 as Time, Stimulus::Receive { bytes })
 }
 
 /// Uniformly random instants within `[start, start + span)`, sorted: the
