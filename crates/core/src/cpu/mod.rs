@@ -284,13 +284,13 @@ impl<J: Copy + Label> Thread<J> {
             return None;
         };
         let act = self.slots[at(level)].active.as_mut()?;
-        let over = act.switch + act.overhead;
         if !timeline.enabled() {
             // The job ran to its end (its timer is armed for exactly that, and
             // a code job's `end_work` leaves nothing to run): everything it had
             // left is charged, no need to split the elapsed cycles as `charge`
             // does. Were that ever wrong, the bins would not sum to the elapsed
             // cycles, an invariant every run checks.
+            let over = act.switch + act.overhead;
             debug_assert_eq!(now - self.seg_start, over + act.remaining);
             self.seg_start = now;
             let lb = &mut self.level_bins[at(level)];

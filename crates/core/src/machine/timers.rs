@@ -31,8 +31,8 @@ impl Timers {
         self.heap.first().map_or((0, Key::MAX), |&(k, t)| (t as usize, k))
     }
 
-    /// Sets `thread`'s timer to `key` (`Key::MAX` clears it). Inline up to
-    /// the test whether the heap must move, which with one timer it never does.
+    /// Sets `thread`'s timer to `key` (`Key::MAX` clears it). Inline: with
+    /// one timer set, the common case, it is a store.
     #[inline(always)]
     pub fn set(&mut self, thread: usize, key: Key) {
         // The common case of one busy thread: its timer is the only one set.
@@ -52,10 +52,9 @@ impl Timers {
             self.remove(i as usize);
         } else {
             let i = i as usize;
+            // Not the only timer (that case returned above): it may move.
             let old = std::mem::replace(&mut self.heap[i].0, key);
-            if self.heap.len() > 1 {
-                if key < old { self.sift_up(i) } else { self.sift_down(i) }
-            }
+            if key < old { self.sift_up(i) } else { self.sift_down(i) }
         }
     }
 

@@ -147,8 +147,8 @@ impl Workload {
 fn arrival(next: &mut f64, gap: f64, bytes: u32) -> (Time, Stimulus) {
     let at = *next;
     *next += gap;
-    // Through `i64`: one instruction, where `as u64` takes about ten; the
-    // two differ only past 2^63 cycles, where both are past any run's end.
+    // Through `i64`: fewer instructions than `as u64`'s saturation; the two
+    // differ only past 2^63 cycles, where both are past any run's end.
     ((at + 0.5) as i64 as Time, Stimulus::Receive { bytes })
 }
 
