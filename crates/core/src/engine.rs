@@ -35,7 +35,8 @@ struct Entry<E> {
 
 /// A min-priority queue of events keyed by `(time, insertion order)`.
 pub struct EventQueue<E> {
-    /// The earliest event, when it was scheduled after everything in `heap`.
+    /// The earliest event, when it was earlier than everything queued as it
+    /// was scheduled (it stays the earliest: only an earlier one displaces it).
     first: Option<Entry<E>>,
     heap: Vec<Entry<E>>,
     /// The smallest key queued (`Key::MAX`: none): kept up to date by
@@ -87,18 +88,19 @@ impl<E> EventQueue<E> {
         let key = ((time as u128) << 64) | self.seq as u128;
         self.seq += 1;
         let entry = Entry { key, event };
-        self.min = self.min.min(key);
-        if key >= self.heap_min() {
+        if key >= self.min {
             return self.push_heap(entry);
         }
+        // The earliest of all: into the slot, whose event (earlier than the
+        // heap's) moves to the heap.
+        self.min = key;
         match &mut self.first {
             // The common case (the slot was just popped): nothing moves.
             None => self.first = Some(entry),
-            Some(f) if key < f.key => {
+            Some(f) => {
                 let old = std::mem::replace(f, entry);
                 self.push_heap(old);
             }
-            Some(_) => self.push_heap(entry),
         }
     }
 
@@ -146,9 +148,11 @@ impl<E> EventQueue<E> {
     /// Removes the earliest event and advances `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let heap_min = self.heap_min();
-        if let Some(f) = self.first.take_if(|f| f.key < heap_min) {
-            self.min = heap_min;
+        // The slot, when full, holds the earliest event: only an event earlier
+        // than every other enters it.
+        if let Some(f) = self.first.take() {
+            debug_assert!(f.key < self.heap_min());
+            self.min = self.heap_min();
             self.now = (f.key >> 64) as Time;
             return Some((self.now, f.event));
         }
@@ -161,7 +165,7 @@ impl<E> EventQueue<E> {
         if !self.heap.is_empty() {
             self.sift_down(0);
         }
-        self.min = self.first.as_ref().map_or(Key::MAX, |f| f.key).min(self.heap_min());
+        self.min = self.heap_min();
         let time = (key >> 64) as Time;
         self.now = time;
         Some((time, event))
