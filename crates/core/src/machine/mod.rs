@@ -235,17 +235,11 @@ impl Machine {
 
     /// Posts `job` at `level` of `thread` and lets it pick what to run
     /// (`post` then `dispatch`, in one step when the job starts at once).
-    /// The job's cost is found inline, where the job is usually a constant.
+    /// Inline (it has three callers): the job is usually a constant, and so
+    /// is its cost, and the call's register saves cost more than the code.
     #[inline(always)]
     pub(crate) fn post_dispatch(&mut self, thread: usize, level: crate::cpu::Level, job: Job) {
         let work = self.work(job);
-        self.post_dispatch_work(thread, level, work);
-    }
-
-    /// [`Machine::post_dispatch`] once the cost is known. Out of line, with
-    /// `dispatch` a tail call when the work must wait its turn.
-    #[inline(never)]
-    fn post_dispatch_work(&mut self, thread: usize, level: crate::cpu::Level, work: crate::cpu::Work<Job>) {
         if !self.threads[thread].starts_at_once(level) {
             self.threads[thread].post(level, work);
             return self.dispatch(thread);
