@@ -79,7 +79,10 @@ impl<J> Active<J> {
 }
 
 struct Slot<J> {
-    active: Option<Active<J>>,
+    /// The level's started activity, valid while its `started` bit is set
+    /// (the bit, not an `Option`, says whether there is one: the hot paths
+    /// reach only started activities, and test nothing).
+    active: Active<J>,
     pending: VecDeque<Work<J>>,
 }
 
@@ -122,16 +125,15 @@ pub struct Thread<J> {
     level_bins: [Bins; 32],
 }
 
-impl<J: Copy + Label> Thread<J> {
-    /// Most priority levels a thread has (levels are bits of a `u32`).
-    pub const MAX_LEVELS: usize = 32;
-
+impl<J: Copy + Label + Default> Thread<J> {
     pub fn new(id: usize, levels: usize, policy: ContextPolicy, costs: EntryCosts) -> Self {
         let levels = levels.clamp(IRQ as usize + 1, Self::MAX_LEVELS);
+        // What a slot holds before its level starts anything: never read.
+        let none = Active { work: Work { job: J::default(), cycles: 0, bin: Bin::Idle }, switch: 0, overhead: 0, remaining: 0 };
         Self {
             id,
             levels,
-            slots: std::array::from_fn(|_| Slot { active: None, pending: VecDeque::new() }),
+            slots: std::array::from_fn(|_| Slot { active: none, pending: VecDeque::new() }),
             started: 0,
             waiting: 0,
             running: None,
@@ -146,6 +148,11 @@ impl<J: Copy + Label> Thread<J> {
             level_bins: [Bins::default(); 32],
         }
     }
+}
+
+impl<J: Copy + Label> Thread<J> {
+    /// Most priority levels a thread has (levels are bits of a `u32`).
+    pub const MAX_LEVELS: usize = 32;
 
     pub fn policy(&self) -> ContextPolicy {
         self.policy
@@ -216,7 +223,8 @@ impl<J: Copy + Label> Thread<J> {
             self.idle += elapsed;
             return;
         };
-        let Some(act) = self.slots[at(level)].active.as_mut() else { unreachable!("running level {level} has no activity") };
+        debug_assert!(self.started & (1 << level) != 0, "running level {level} has no activity");
+        let act = &mut self.slots[at(level)].active;
         if act.switch | act.overhead == 0 && !timeline.enabled() {
             // Into the job's own work (the common preemption): no split.
             debug_assert!(elapsed <= act.remaining, "charged past the end of a job");
@@ -259,7 +267,7 @@ impl<J: Copy + Label> Thread<J> {
     /// cycles left (0: the job is over and its completion is due).
     pub fn running_work(&self) -> Option<(Level, J, u64, u64)> {
         let level = self.running?;
-        let act = self.slots[at(level)].active.as_ref()?;
+        let act = &self.slots[at(level)].active;
         Some((level, act.work.job, act.switch + act.overhead, act.remaining))
     }
 
@@ -268,10 +276,8 @@ impl<J: Copy + Label> Thread<J> {
     /// Its completion is then due at `now` (see [`Thread::complete`]).
     pub fn end_work(&mut self, now: Time, timeline: &mut Timeline) {
         self.charge(now, timeline);
-        if let Some(level) = self.running
-            && let Some(act) = self.slots[at(level)].active.as_mut()
-        {
-            act.remaining = 0;
+        if let Some(level) = self.running {
+            self.slots[at(level)].active.remaining = 0;
         }
     }
 
@@ -283,7 +289,7 @@ impl<J: Copy + Label> Thread<J> {
             self.charge(now, timeline);
             return None;
         };
-        let act = self.slots[at(level)].active.as_mut()?;
+        let act = &mut self.slots[at(level)].active;
         if !timeline.enabled() {
             // The job ran to its end (its timer is armed for exactly that, and
             // a code job's `end_work` leaves nothing to run): everything it had
@@ -300,7 +306,7 @@ impl<J: Copy + Label> Thread<J> {
             return Some((level, act.work.job));
         }
         self.charge(now, timeline);
-        let act = self.slots[at(level)].active.as_ref()?;
+        let act = &self.slots[at(level)].active;
         debug_assert_eq!(act.remaining + act.overhead + act.switch, 0);
         Some((level, act.work.job))
     }
@@ -322,7 +328,7 @@ impl<J: Copy + Label> Thread<J> {
         self.armed = false;
         match next {
             Some(work) => {
-                slot.active = Some(Active { work, switch: 0, overhead: 0, remaining: work.cycles });
+                slot.active = Active { work, switch: 0, overhead: 0, remaining: work.cycles };
                 self.running = Some(level);
                 // The running level is the top started one; only waiting work above it could preempt.
                 debug_assert_eq!(31 - self.started.leading_zeros(), u32::from(level));
@@ -333,7 +339,6 @@ impl<J: Copy + Label> Thread<J> {
                 Some(now.saturating_add(work.cycles))
             }
             None => {
-                slot.active = None;
                 self.started &= !(1 << level);
                 let ctx = self.context_of(level);
                 if self.live[ctx] == Some(level) {
@@ -426,7 +431,7 @@ impl<J: Copy + Label> Thread<J> {
             overhead = overhead.saturating_add(self.costs.save_restore);
         }
         let act = Active { work, switch, overhead, remaining: work.cycles };
-        self.slots[at(level)].active = Some(act);
+        self.slots[at(level)].active = act;
         self.started |= 1 << level;
         timeline.flow_to(self.id, level, ctx, now);
         self.live[ctx] = Some(level);
@@ -441,14 +446,14 @@ impl<J: Copy + Label> Thread<J> {
     fn resume(&mut self, now: Time, level: Level) -> Option<Time> {
         let ctx = self.context_of(level);
         let switch = self.enter(ctx);
-        let end = self.slots[at(level)].active.as_mut().map(|act| {
-            act.switch = switch;
-            act.end(now)
-        });
+        debug_assert!(self.started & (1 << level) != 0);
+        let act = &mut self.slots[at(level)].active;
+        act.switch = switch;
+        let end = act.end(now);
         self.live[ctx] = Some(level);
         self.running = Some(level);
-        self.armed = end.is_some();
-        end
+        self.armed = true;
+        Some(end)
     }
 
     #[inline(always)]
@@ -473,7 +478,7 @@ impl<J: Copy + Label> Thread<J> {
             return None;
         }
         let level = self.running?;
-        let act = self.slots[at(level)].active.as_ref()?;
+        let act = &self.slots[at(level)].active;
         self.armed = true;
         Some(act.end(now))
     }

@@ -33,11 +33,14 @@ use net::{Phase, Site};
 /// One piece of software work on a hardware thread. One flat enum: the
 /// event loop's matches on the job (its cost, what runs after it) are one
 /// jump on one tag.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// (The default only fills a hardware thread's slots before they start
+/// anything.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Job {
     // The network software: its costs in `net.rs`, what follows each job in
     // `after` below, with `driver.rs` and `stack.rs`.
     /// A CPU-bound application that runs whenever nothing else does.
+    #[default]
     Background,
     /// The sending application between two send calls.
     AppThink,
