@@ -107,7 +107,8 @@ pub struct Thread<J> {
     waiting: u32,
     running: Option<Level>,
     seg_start: Time,
-    /// Whether the running activity's completion has been handed out.
+    /// Whether the running activity's completion has been handed out
+    /// (meaningless while nothing runs).
     armed: bool,
     policy: ContextPolicy,
     /// Each level's context under the policy, looked up instead of matched.
@@ -324,18 +325,18 @@ impl<J: Copy + Label> Thread<J> {
     pub fn proceed(&mut self, now: Time, level: Level, next: Option<Work<J>>, may_resume: bool) -> Option<Time> {
         let next = next.or_else(|| if level == SOFT { self.pop_pending(level) } else { None });
         let slot = &mut self.slots[at(level)];
-        // The running activity changed (or restarts): completion must be re-armed.
-        self.armed = false;
         match next {
             Some(work) => {
                 slot.active = Active { work, switch: 0, overhead: 0, remaining: work.cycles };
-                self.running = Some(level);
-                // The running level is the top started one; only waiting work above it could preempt.
+                // `complete` left the activity running, the top started one;
+                // only waiting work above it could preempt.
+                debug_assert_eq!(self.running, Some(level));
                 debug_assert_eq!(31 - self.started.leading_zeros(), u32::from(level));
-                if self.waiting >> level >> 1 != 0 {
+                // The job restarts: armed now, or by the dispatch that must follow.
+                self.armed = self.waiting >> level >> 1 == 0;
+                if !self.armed {
                     return None;
                 }
-                self.armed = true;
                 Some(now.saturating_add(work.cycles))
             }
             None => {
