@@ -81,7 +81,7 @@ impl Machine {
         let threads: Vec<Thread<Job>> = (0..threads).map(|i| Thread::new(i, levels, policy, entry)).collect();
         Self {
             queue: EventQueue::new(),
-            timers: super::timers::Timers::new(threads.len()),
+            timers: super::timers::Timers::new(threads.len(), end),
             threads,
             end,
             clock_mhz,

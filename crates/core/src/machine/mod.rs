@@ -265,8 +265,10 @@ impl Machine {
     /// Sets `thread`'s timer to its completion at `t`.
     #[inline(always)]
     fn arm(&mut self, thread: usize, t: Time) {
-        // The End event (scheduled first) wins any tie at the end.
-        let key = if t <= self.end { self.queue.reserve_key(t) } else { Key::MAX };
+        // The End event (scheduled first) wins any tie at the end, and comes
+        // before any later completion; the heap of several threads' timers
+        // keeps only those before the end (`timers.rs`).
+        let key = self.queue.reserve_key(t);
         self.timers.set(thread, key);
     }
 

@@ -5,12 +5,13 @@
 //!
 //! Only set timers are in the heap (and at most one cleared one, see
 //! `Heap::set`): a thread with nothing to complete before the end of the
-//! run (idle, or a background job) costs nothing.
+//! run (idle, or a background job) costs nothing, a timer past the end
+//! counting as cleared.
 //! Keys are unique (they carry the event queue's sequence number), so the
 //! order is total. A machine of one thread, the common case, keeps its one
 //! timer in a slot: setting it is a store, finding it a load.
 
-use crate::engine::Key;
+use crate::engine::{Key, Time, key_time};
 
 /// Position of a thread whose timer is not set.
 const ABSENT: u32 = u32::MAX;
@@ -27,14 +28,16 @@ pub(crate) struct Heap {
     heap: Vec<(Key, u32)>,
     /// Each thread's index in `heap`, or `ABSENT`.
     pos: Vec<u32>,
+    /// The end of the run: a timer past it is cleared.
+    end: Time,
 }
 
 impl Timers {
-    pub fn new(threads: usize) -> Self {
+    pub fn new(threads: usize, end: Time) -> Self {
         if threads == 1 {
             return Timers::One(Key::MAX);
         }
-        Timers::Many(Heap { heap: Vec::with_capacity(threads), pos: vec![ABSENT; threads] })
+        Timers::Many(Heap { heap: Vec::with_capacity(threads), pos: vec![ABSENT; threads], end })
     }
 
     /// The earliest timer and its thread (`(0, Key::MAX)`: none set).
@@ -69,6 +72,7 @@ impl Timers {
 impl Heap {
     #[inline(always)]
     fn set(&mut self, thread: usize, key: Key) {
+        let key = if key_time(key) > self.end { Key::MAX } else { key };
         // The common case of one busy thread: its timer is the only one in
         // the heap. Cleared, it stays there as `Key::MAX`, which is never first.
         if let [(k, t)] = self.heap.as_mut_slice()
@@ -158,23 +162,25 @@ mod tests {
 
     #[test]
     fn no_threads_no_timer() {
-        assert_eq!(Timers::new(0).first(), (0, Key::MAX));
-        assert_eq!(Timers::new(3).first().1, Key::MAX);
+        assert_eq!(Timers::new(0, Time::MAX).first(), (0, Key::MAX));
+        assert_eq!(Timers::new(3, Time::MAX).first().1, Key::MAX);
     }
 
     proptest! {
         /// Whatever the sequence of sets and clears, the first timer is the
-        /// smallest set key and its thread, as a scan of every thread finds it.
+        /// smallest set key and its thread, as a scan of every thread finds
+        /// it; in the heap, a timer past the end counts as cleared (one
+        /// thread's slot keeps it: the End event, queued first, comes first).
         #[test]
-        fn first_is_the_smallest_timer(threads in 1usize..70, ops in proptest::collection::vec((0usize..70, 0u64..40, any::<bool>()), 1..400)) {
-            let mut timers = Timers::new(threads);
+        fn first_is_the_smallest_timer(threads in 1usize..70, end in 0u64..45, ops in proptest::collection::vec((0usize..70, 0u64..40, any::<bool>()), 1..400)) {
+            let mut timers = Timers::new(threads, end);
             let mut model = vec![Key::MAX; threads];
             for (seq, (t, time, clear)) in ops.into_iter().enumerate() {
                 let t = t % threads;
                 // Set keys are unique, as the queue's sequence numbers make them.
                 let key = if clear { Key::MAX } else { (Key::from(time) << 64) | seq as Key };
                 timers.set(t, key);
-                model[t] = key;
+                model[t] = if time > end && threads > 1 { Key::MAX } else { key };
                 let want = model.iter().copied().enumerate().min_by_key(|&(_, k)| k).unwrap();
                 let got = timers.first();
                 prop_assert_eq!(got.1, want.1);
