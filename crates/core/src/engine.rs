@@ -9,11 +9,12 @@
 //! [`EventQueue`] is a hand-written binary min-heap over one flat `Vec`: after
 //! warm-up it never allocates, and with the few pending events a model keeps
 //! (one per source, per busy context, per in-flight transfer) every operation
-//! touches a handful of cache lines. In front of the heap sits one slot that
-//! holds the earliest event whenever that event was the last one scheduled,
-//! the common case of a job completing before anything else happens: it then
-//! never enters the heap. The slot keeps its `(time, seq)` key, so the order
-//! is exactly the heap's.
+//! touches a handful of cache lines. In front of the heap sits one slot for
+//! an event that, when scheduled, is earlier than everything queued (the
+//! common case: the next arrival, scheduled as the last one is popped). It
+//! stays the earliest, so popping it compares nothing, and it enters the
+//! heap only if an even earlier event displaces it. The slot keeps its
+//! `(time, seq)` key, so the order is exactly the heap's.
 
 /// Simulated time in reference-clock cycles.
 pub type Time = u64;
