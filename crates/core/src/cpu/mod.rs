@@ -354,7 +354,7 @@ impl<J: Copy + Label> Thread<J> {
                     return None;
                 }
                 // Charged already at `now` by `complete`.
-                self.resume(now, top)
+                Some(self.resume(now, top))
             }
         }
     }
@@ -389,7 +389,7 @@ impl<J: Copy + Label> Thread<J> {
         }
         self.charge(now, timeline);
         if !fresh {
-            return self.resume(now, level);
+            return Some(self.resume(now, level));
         }
         let work = self.pop_pending(level).expect("waiting bit implies pending work");
         self.start(now, level, work, timeline)
@@ -444,7 +444,7 @@ impl<J: Copy + Label> Thread<J> {
     /// Execution returns to the started activity at `level` (charged up to
     /// `now`); returns its completion time.
     #[inline(always)]
-    fn resume(&mut self, now: Time, level: Level) -> Option<Time> {
+    fn resume(&mut self, now: Time, level: Level) -> Time {
         let ctx = self.context_of(level);
         let switch = self.enter(ctx);
         debug_assert!(self.started & (1 << level) != 0);
@@ -454,7 +454,7 @@ impl<J: Copy + Label> Thread<J> {
         self.live[ctx] = Some(level);
         self.running = Some(level);
         self.armed = true;
-        Some(end)
+        end
     }
 
     #[inline(always)]
