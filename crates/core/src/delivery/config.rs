@@ -271,7 +271,19 @@ pub fn check_nic(s: &Scenario) -> Result<(), (String, String)> {
     if s.masking.nic_sections() {
         return Err(("sources.others".into(), "other interrupt sources and critical sections in the NIC path are not combined yet".into()));
     }
-    intc::assign(s.intc.kind, intc::First { key: "nic", line: None, vectors: 1 }, others, "sources.others").map(|_| ())
+    nic_wiring(s).map(|_| ())
+}
+
+/// The NIC's inputs (one vector per RSS queue, on the first free ones) and
+/// the other sources' after them: checked at load and built from by the
+/// same call, so a machine never meets wiring its check did not see.
+pub fn nic_wiring(s: &Scenario) -> Result<intc::Wiring, (String, String)> {
+    let vectors = s.rss.vectors();
+    let wiring = intc::assign(s.intc.kind, intc::First { key: "nic", line: None, vectors }, &s.sources.others, "sources.others");
+    wiring.map_err(|(key, msg)| match vectors {
+        1 => (key, msg),
+        n => (key, format!("{msg} (the NIC's {n} RSS queues take vectors 0..={})", n - 1)),
+    })
 }
 
 /// Checks of the delivery sections that span keys (each key's own range is

@@ -129,8 +129,7 @@ impl Delivery {
     /// the Linux path the top half acknowledges and schedules NET_RX.
     pub fn nic(s: &Scenario, linux: bool) -> Self {
         let others = &s.sources.others;
-        let first = intc::First { key: "nic", line: None, vectors: s.rss.vectors() };
-        let wiring = intc::assign(s.intc.kind, first, others, "sources.others").expect("wiring checked at load");
+        let wiring = crate::delivery::nic_wiring(s).expect("wiring checked at load");
         let top_half = if linux { s.irq_path.isr_cycles + s.irq_path.tasklet_schedule_cycles } else { 0 };
         let per_s = s.cpu.clock_mhz * 1e6;
         let mut sources = vec![Source::new(wiring.exerciser, Kind::Nic, top_half, crate::config::Process::Periodic, 1.0, 1.0)];
