@@ -242,3 +242,30 @@ fn a_source_on_an_rss_queues_vector_is_refused_at_load() {
     let o: Vec<_> = ["run.duration_ms=5", free].iter().map(|s| parse_override(s).unwrap()).collect();
     run_str(&text, "rss.toml", &o).unwrap().check_invariants().unwrap();
 }
+
+/// A key whose effect another key's value cancels is refused, naming both:
+/// a sweep over it alone would silently measure nothing. Its "off" value
+/// (0) is accepted, and so is the pair that works.
+#[test]
+fn a_key_another_cancels_is_refused_naming_both() {
+    const NAPI: &str = "livelock/receiver.toml";
+    for (file, sets, key, by) in [
+        (RX, &["coalesce.rx_usecs=50"][..], "coalesce.rx_usecs", "coalesce.rx_frames` is 1"),
+        (RX, &["coalesce.rx_usecs=50", "coalesce.rx_frames=1"][..], "coalesce.rx_usecs", "coalesce.rx_frames` is 1"),
+        (NAPI, &["irq_path.kind=\"napi\"", "napi.gro_flush_timeout_ns=50000"][..], "napi.gro_flush_timeout_ns", "napi.defer_hard_irqs` is 0"),
+        (NAPI, &["irq_path.kind=\"napi\"", "napi.defer_hard_irqs=2"][..], "napi.defer_hard_irqs", "napi.gro_flush_timeout_ns` is 0"),
+        (NAPI, &["irq_path.kind=\"napi\"", "napi.busy_poll_budget=16"][..], "napi.busy_poll_budget", "napi.busy_poll_usecs` is 0"),
+    ] {
+        let e = refused(file, sets);
+        assert!(e.starts_with(&format!("--set: `{key}`: changes nothing while `{by}")) && e.ends_with("or remove the key"), "{sets:?}: {e}");
+    }
+    let loads = |file: &str, sets: &[&str]| {
+        let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
+        Scenario::from_file(&bundled(file), &o).unwrap_or_else(|e| panic!("{sets:?}: {e}"));
+    };
+    loads(RX, &["coalesce.rx_usecs=0", "coalesce.rx_frames=1"]);
+    loads(RX, &["coalesce.rx_usecs=50", "coalesce.rx_frames=0"]);
+    loads(RX, &["coalesce.rx_usecs=50", "coalesce.rx_frames=8"]);
+    loads(NAPI, &["irq_path.kind=\"napi\"", "napi.defer_hard_irqs=2", "napi.gro_flush_timeout_ns=50000"]);
+    loads(NAPI, &["irq_path.kind=\"napi\"", "napi.defer_hard_irqs=0", "napi.gro_flush_timeout_ns=0"]);
+}

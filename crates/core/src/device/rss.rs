@@ -104,6 +104,9 @@ pub fn check(s: &crate::config::Scenario) -> Result<(), (String, String)> {
     if s.coalesce.adaptive_rx {
         return err("DIM per queue is not modelled: remove coalesce.adaptive_rx or RSS".into());
     }
+    if s.bus.link_mbps.is_some() {
+        return Err(("bus.link_mbps".into(), "the queues' DMA would share one link, which is not modelled: remove bus.link_mbps or RSS".into()));
+    }
     if c.rps_cpus as usize > s.cpu.threads {
         return Err(("rss.rps_cpus".into(), format!("{} CPUs do not exist (cpu.threads = {})", c.rps_cpus, s.cpu.threads)));
     }

@@ -115,7 +115,7 @@ impl Delivery {
             sources.push(Source::new(vec![line], Kind::Other, o.isr_cycles, o.process, o.rate_hz, per_s));
         }
         let mut d = Self::wired(s, sources, |i| if i == 0 { (w.cpu, w.priority) } else { (w.others[i - 1].cpu, w.others[i - 1].priority) });
-        d.bus.dma_transfer = cycles(s, f64::from(w.dma_bytes) * 8e3 / s.bus.link_mbps);
+        d.bus.dma_transfer = cycles(s, f64::from(w.dma_bytes) * 8e3 / s.bus.link_mbps.unwrap_or(crate::delivery::EXERCISER_LINK_MBPS));
         // Only the exerciser's signature writes are timed.
         (d.isr_hist, d.tasklet_hist) = (Distribution::default(), Distribution::default());
         d.busy_user = w.busy_user;
