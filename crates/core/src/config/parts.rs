@@ -173,7 +173,7 @@ pub const PARTS: &[Info] = &[
         title: "receive-side scaling",
         help: "a multi-queue NIC: Toeplitz hash over a flow mix, 128-entry indirection table, one MSI-X vector and NAPI instance per queue (docs/models/napi-coalescing.md)",
         params: crate::device::rss::RssConfig::PARAMS,
-        notes: "Refused (naming `rss.kind`): without `irq_path.kind = \"napi\"`, on a legacy controller (`xtpic`, `ioapic`), with DIM (`coalesce.adaptive_rx`); MSI `queues` not a power of two. `[coalesce]` applies to each queue.",
+        notes: "Refused (naming `rss.kind`): without `irq_path.kind = \"napi\"`, on a legacy controller (`xtpic`, `ioapic`); MSI `queues` not a power of two. `[coalesce]` applies to each queue, and DIM (`coalesce.adaptive_rx`) runs per queue on the queue's own counters.",
     },
 ];
 

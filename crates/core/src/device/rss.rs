@@ -101,9 +101,6 @@ pub fn check(s: &crate::config::Scenario) -> Result<(), (String, String)> {
     if s.intc.kind == IntcKind::Msi && !c.queues.is_power_of_two() {
         return err(format!("MSI grants a power of two of vectors; {} queues need intc.kind = \"msix\"", c.queues));
     }
-    if s.coalesce.adaptive_rx {
-        return err("DIM per queue is not modelled: remove coalesce.adaptive_rx or RSS".into());
-    }
     if s.bus.link_mbps.is_some() {
         return Err(("bus.link_mbps".into(), "the queues' DMA would share one link, which is not modelled: remove bus.link_mbps or RSS".into()));
     }
@@ -147,6 +144,11 @@ pub struct Rss {
     /// Each queue's interrupt is masked (its NAPI instance owns it).
     pub irq_off: Vec<bool>,
     pub frames: Vec<u64>,
+    /// Each queue's interrupts, and frames and bytes its polls took off its
+    /// ring: the counters its DIM samples (a driver's per-channel event
+    /// counter and per-ring statistics, lib/dim/net_dim.c's callers).
+    pub interrupts: Vec<u64>,
+    pub taken: Vec<(u64, u64)>,
     /// Each queue's interrupt coalescing (empty: none).
     pub coalesce: Vec<super::coalesce::Coalesce>,
 }
@@ -179,6 +181,8 @@ impl Rss {
             rings: (0..queues).map(|_| ring()).collect(),
             irq_off: vec![false; queues],
             frames: vec![0; queues],
+            interrupts: vec![0; queues],
+            taken: vec![(0, 0); queues],
             coalesce: Vec::new(),
         }
     }
@@ -270,6 +274,7 @@ impl Machine {
             return;
         }
         r.irq_off[q] = true;
+        r.interrupts[q] += 1;
         if let Some(c) = r.coalesce.get_mut(q) {
             c.fired();
         }

@@ -401,6 +401,10 @@ impl Machine {
             return;
         }
         let (frame, in_memory) = self.ring(q).take_rx(now).expect("an Rx poll step always has a frame");
+        if let Some(r) = &mut self.net.rss {
+            let t = &mut r.taken[q];
+            (t.0, t.1) = (t.0 + 1, t.1 + u64::from(frame.bytes));
+        }
         if self.napi().rps.is_some() {
             self.rps_enqueue(cpu, q, frame.arrival, frame.bytes);
         } else {
@@ -438,7 +442,7 @@ impl Machine {
             self.arm_napi_timer(now, q);
             return;
         }
-        self.dim_sample();
+        self.dim_sample(q);
         self.queue_irq_enable(q);
         let waiting = self.waiting(q);
         if waiting == 0 && !(q == 0 && self.net.nic.tx_done_pending) {
