@@ -127,3 +127,28 @@ fn dim_runs_per_queue_on_its_own_counters() {
     let skewed = run(&["coalesce.adaptive_rx=true", "rss.flow_skew=1.5", "run.duration_ms=10"]);
     assert!(m(&skewed, "dim_final_profile_min") < m(&skewed, "dim_final_profile_max"));
 }
+
+/// Busy polling with RSS polls one NAPI instance: the one of the queue the
+/// socket's last frame came through (`sk_napi_id`). One flow keeps to one
+/// queue, and the receiver takes most frames at a lower latency, as on a
+/// one-queue NIC; flows spread over four queues move it from queue to queue,
+/// and the interrupts take most frames. With RPS the frames it takes go on
+/// to their flow's backlog like the softirq's.
+#[test]
+fn busy_polling_follows_the_sockets_queue() {
+    const LOAD: &[&str] =
+        &["app.background=false", "workload.rate_per_s=50000", "workload.packet_bytes=128", "run.duration_ms=20", "rss.queues=4", "cpu.threads=5", "app.thread=4"];
+    let at = |sets: &[&str]| run(&[LOAD, sets].concat());
+    let plain = at(&["rss.flows=1"]);
+    let one = at(&["rss.flows=1", "napi.busy_poll_usecs=50"]);
+    let spread = at(&["napi.busy_poll_usecs=50"]);
+    assert!(m(&one, "napi_busy_poll_frames") > 0.8 * m(&one, "rx_delivered"));
+    assert_eq!(m(&one, "napi_busy_poll_queues"), 1.0);
+    assert!(m(&one, "latency_p50_us") < 0.8 * m(&plain, "latency_p50_us"));
+    assert_eq!(m(&spread, "napi_busy_poll_queues"), 4.0);
+    assert!(m(&spread, "napi_busy_poll_frames") < 0.5 * m(&one, "napi_busy_poll_frames"));
+    let rps = at(&["rss.flows=1", "napi.busy_poll_usecs=50", "stack.enabled=true", "rss.rps_cpus=4"]);
+    assert!(m(&rps, "napi_busy_poll_frames") > 0.8 * m(&rps, "rx_delivered"));
+    // The receiver's thread 4 is none of the four RPS CPUs: all its frames are handed on.
+    assert!(m(&rps, "rps_remote_frames") >= m(&rps, "napi_busy_poll_frames"));
+}

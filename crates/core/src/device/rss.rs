@@ -223,6 +223,13 @@ impl Machine {
         self.net.rss.as_ref().map_or(self.net.irq_posted, |r| r.irq_off.get(q).copied().unwrap_or(true))
     }
 
+    pub(crate) fn queue_irq_disable(&mut self, q: usize) {
+        match &mut self.net.rss {
+            Some(r) => r.irq_off[q] = true,
+            None => self.net.irq_posted = true,
+        }
+    }
+
     pub(crate) fn queue_irq_enable(&mut self, q: usize) {
         match &mut self.net.rss {
             Some(r) => r.irq_off[q] = false,

@@ -277,7 +277,7 @@ fn napi(n: &crate::kernel::napi::Napi, laws: &mut Vec<Law>) -> Metrics {
     let c = n.counters;
     laws.push(Law { what: "NIC interrupt enabled while its poll is scheduled = 0", lhs: c.irq_enabled_while_scheduled, rhs: 0 });
     laws.push(Law { what: "frames of one poll above the weight = 0", lhs: c.max_poll_frames.saturating_sub(n.weight), rhs: 0 });
-    named([
+    let mut out = named([
         ("napi_schedules", c.schedules as f64),
         ("napi_softirq_runs", c.softirq_runs as f64),
         ("napi_polls", c.polls as f64),
@@ -291,5 +291,10 @@ fn napi(n: &crate::kernel::napi::Napi, laws: &mut Vec<Law>) -> Metrics {
         ("napi_busy_poll_frames", n.busy.as_ref().map_or(0, |b| b.frames) as f64),
         ("napi_busy_poll_sleeps", n.busy.as_ref().map_or(0, |b| b.sleeps) as f64),
         ("rps_remote_frames", n.rps.as_ref().map_or(0, |r| r.remote) as f64),
-    ])
+    ]);
+    // With RSS: how many queues' instances the receiver busy-polled.
+    if let Some(b) = n.busy.as_ref().filter(|b| b.by_queue.len() > 1) {
+        out.extend(named([("napi_busy_poll_queues", b.by_queue.iter().filter(|&&f| f > 0).count() as f64)]));
+    }
+    out
 }

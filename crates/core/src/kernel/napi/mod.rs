@@ -176,7 +176,7 @@ impl Napi {
             complete_cycles: c.complete_cycles,
             softirq_cycles: if c.threaded { c.thread_wakeup_cycles } else { s.irq_path.softirq_entry_cycles },
             threaded: c.threaded,
-            busy: busy::Busy::new(c, s.cycles_per_us()),
+            busy: busy::Busy::new(c, s.cycles_per_us(), device_queues),
             device_queues,
             rps,
             scheduled: vec![false; queues],
@@ -219,7 +219,7 @@ impl Machine {
         let irq_enabled = !self.queue_irq_off(q);
         let n = self.napi();
         // Owned by the busy poller: its interrupt stays masked until it lets go.
-        if n.scheduled[q] || n.busy.as_ref().is_some_and(|b| b.owned) {
+        if n.scheduled[q] || n.busy.as_ref().is_some_and(|b| b.owned == Some(q)) {
             return;
         }
         n.scheduled[q] = true;
@@ -396,8 +396,9 @@ impl Machine {
         let base = self.napi().device_queues;
         if q >= base {
             let rps = self.napi().rps.as_mut().expect("backlogs exist with RPS");
-            let (arrival, bytes) = rps.backlogs[q - base].pop_front().expect("a backlog step always has a frame");
+            let (arrival, bytes, from) = rps.backlogs[q - base].pop_front().expect("a backlog step always has a frame");
             self.deliver(arrival, now, bytes);
+            self.busy_wake(usize::from(from));
             return;
         }
         let (frame, in_memory) = self.ring(q).take_rx(now).expect("an Rx poll step always has a frame");
@@ -410,7 +411,7 @@ impl Machine {
         } else {
             let at = if self.net.costs.stack { now } else { in_memory };
             self.deliver(frame.arrival, at, frame.bytes);
-            self.busy_wake();
+            self.busy_wake(q);
         }
         if let Some((t, s)) = self.net.workload.rx_serviced(now) {
             self.queue.schedule(t, Event::Feedback(s));
