@@ -91,8 +91,6 @@ fn keys_of_unchosen_variants_are_refused() {
     assert!(e.contains("`intc.trigger`: only used when `intc.kind` is `ioapic`"), "{e}");
     let e = refused(EXERCISER, &["intc.kind=xtpic", "workload.priority=9"]);
     assert!(e.contains("`workload.priority`: only used when `intc.kind` is"), "{e}");
-    let e = refused(NULL_RPC, &["cpu.context_policy=multithreaded"]);
-    assert!(e.contains("`cpu.context_policy`: only used when `workload.kind` is"), "{e}");
     let e = refused(RX, &["cpu.context_switch_cycles=5"]);
     assert!(e.contains("`cpu.context_switch_cycles`: only used when `cpu.context_policy` is `multithreaded` (it is `single`)"), "{e}");
     let e = refused(NULL_RPC, &["stats.max_packet_records=10"]);
