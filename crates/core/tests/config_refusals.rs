@@ -233,7 +233,10 @@ fn the_exercisers_vectors_are_refused_for_the_nic() {
 fn a_source_on_an_rss_queues_vector_is_refused_at_load() {
     let other = "sources.others=[{process=\"periodic\", rate_per_s=1000.0, line=1}]";
     let e = refused("livelock/rss.toml", &["run.duration_ms=5", other]);
-    assert_eq!(e, "--set: `sources.others[0].line`: MSI-X vector 1 is already taken: message-signaled interrupts are never shared (the NIC's 16 RSS queues take vectors 0..=15)");
+    assert_eq!(
+        e,
+        "--set: `sources.others[0].line`: MSI-X vector 1 is already taken: message-signaled interrupts are never shared (the NIC's 16 RSS queues take vectors 0..=15)"
+    );
     // Past the queues' vectors the source is wired and runs beside them.
     let free = "sources.others=[{process=\"periodic\", rate_per_s=1000.0, line=16}]";
     let text = std::fs::read_to_string(bundled("livelock/rss.toml")).unwrap();

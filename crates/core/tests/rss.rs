@@ -136,8 +136,15 @@ fn dim_runs_per_queue_on_its_own_counters() {
 /// to their flow's backlog like the softirq's.
 #[test]
 fn busy_polling_follows_the_sockets_queue() {
-    const LOAD: &[&str] =
-        &["app.background=false", "workload.rate_per_s=50000", "workload.packet_bytes=128", "run.duration_ms=20", "rss.queues=4", "cpu.threads=5", "app.thread=4"];
+    const LOAD: &[&str] = &[
+        "app.background=false",
+        "workload.rate_per_s=50000",
+        "workload.packet_bytes=128",
+        "run.duration_ms=20",
+        "rss.queues=4",
+        "cpu.threads=5",
+        "app.thread=4",
+    ];
     let at = |sets: &[&str]| run(&[LOAD, sets].concat());
     let plain = at(&["rss.flows=1"]);
     let one = at(&["rss.flows=1", "napi.busy_poll_usecs=50"]);

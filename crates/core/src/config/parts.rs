@@ -374,12 +374,7 @@ const CANCELS: &[Cancel] = &[
         is: 0,
         why: "without a timeout no timer polls again, so a completing poll enables the interrupt at once; set napi.gro_flush_timeout_ns above 0",
     },
-    Cancel {
-        key: "napi.busy_poll_budget",
-        by: "napi.busy_poll_usecs",
-        is: 0,
-        why: "no application busy-polls; set napi.busy_poll_usecs above 0",
-    },
+    Cancel { key: "napi.busy_poll_budget", by: "napi.busy_poll_usecs", is: 0, why: "no application busy-polls; set napi.busy_poll_usecs above 0" },
 ];
 
 fn check_cancelled(root: &Table, explicit: &[String]) -> Result<(), Problem> {
@@ -462,7 +457,8 @@ pub fn drop_unused(doc: &mut serde_json::Value, kind: &str) {
     // A key another cancels, at its default (any other value is refused).
     for c in CANCELS {
         let (section, key) = c.key.split_once('.').expect("a dotted key");
-        if value_of(doc, c.by) == c.is.to_string() && value_of(doc, c.key) != "0"
+        if value_of(doc, c.by) == c.is.to_string()
+            && value_of(doc, c.key) != "0"
             && let Some(t) = doc.get_mut(section).and_then(|t| t.as_object_mut())
         {
             t.remove(key);
