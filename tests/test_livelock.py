@@ -128,3 +128,14 @@ def test_knee_from_the_bins_matches_the_curve():
     for offered, simulated, analytic in k["points"]:
         # 100 ms of whole frames: 10 frames/s steps.
         assert abs(simulated - analytic) <= max(0.005 * analytic, 10.0), (offered, simulated, analytic)
+
+
+def test_e1000_variants_bracket_the_rows():
+    rows = {r["size"]: r for r in livelock.e1000_variants()}
+    # Overload keeps the ring full whatever the arrival variance: one interrupt or two.
+    for size in (60, 128):
+        assert rows[size]["poisson_most"] <= 2 and rows[size]["fixed_rate"] == 1
+    # At line rate with 1,024 B frames every frame is interrupted for, fixed or Poisson.
+    assert rows[1024]["fixed_rate"] == 1_000_000
+    # The 512 B row is knife-edge on the forwarding cost.
+    assert rows[512]["cost_x0.8"] == 1_000_000 and rows[512]["cost_x1.2"] < rows[512]["fixed_rate"]
