@@ -57,8 +57,8 @@ const MECHANISMS: &[Mechanism] = &[
 enum Outcome {
     Runs,
     Refused(String),
-    /// Both mechanisms set this key, to different values.
-    Clash(String),
+    /// Both mechanisms set one key, to different values.
+    Clash,
 }
 
 fn key(set: &str) -> &str {
@@ -69,13 +69,13 @@ fn try_pair(a: &Mechanism, b: &Mechanism) -> Outcome {
     let mut sets: Vec<&str> = Vec::new();
     for s in a.sets.iter().chain(b.sets) {
         match sets.iter().find(|x| key(x) == key(s)) {
-            Some(x) if x != s => return Outcome::Clash(key(s).to_string()),
+            Some(x) if x != s => return Outcome::Clash,
             Some(_) => {}
             None => sets.push(s),
         }
     }
     let base = match (a.base, b.base) {
-        (Some(x), Some(y)) if x != y => return Outcome::Clash("the scenario".into()),
+        (Some(x), Some(y)) if x != y => return Outcome::Clash,
         (Some(x), _) | (_, Some(x)) => x,
         (None, None) => BASE,
     };
@@ -121,7 +121,7 @@ fn table() -> String {
                     refused.push(format!("- {} + {}: {why}", a.name, b.name));
                     'n'
                 }
-                Outcome::Clash(_) => {
+                Outcome::Clash => {
                     clash += 1;
                     '-'
                 }
