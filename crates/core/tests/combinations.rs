@@ -51,6 +51,7 @@ const MECHANISMS: &[Mechanism] = &[
     m("sections", &["masking.driver_section_cycles=300", "masking.protocol_section_cycles=500"]),
     m("optimistic", &["masking.driver_section_cycles=300", "masking.protocol_section_cycles=500", "masking.scheme=\"optimistic\""]),
     m("timer", &["sources.others=[{process = \"periodic\", rate_per_s = 1000.0, isr_cycles = 3000}]"]),
+    m("exerciser", &["sources.others=[{kind = \"exerciser\", rate_per_s = 5000.0, dma_bytes = 4096}]"]),
     Mechanism { name: "code", base: Some("code/rx-min"), sets: &["run.duration_ms=2"] },
 ];
 
@@ -66,12 +67,17 @@ fn key(set: &str) -> &str {
 }
 
 fn try_pair(a: &Mechanism, b: &Mechanism) -> Outcome {
-    let mut sets: Vec<&str> = Vec::new();
+    let mut sets: Vec<String> = Vec::new();
     for s in a.sets.iter().chain(b.sets) {
-        match sets.iter().find(|x| key(x) == key(s)) {
+        match sets.iter_mut().find(|x| key(x) == key(s)) {
+            // Two lists of devices beside the NIC: both lists.
+            Some(x) if key(s) == "sources.others" && x != s => {
+                let items = |v: &str| v.split_once('[').and_then(|(_, r)| r.rsplit_once(']')).map(|(i, _)| i.to_string()).unwrap_or_default();
+                *x = format!("sources.others=[{}, {}]", items(x), items(s));
+            }
             Some(x) if x != s => return Outcome::Clash,
             Some(_) => {}
-            None => sets.push(s),
+            None => sets.push(s.to_string()),
         }
     }
     let base = match (a.base, b.base) {
@@ -79,7 +85,7 @@ fn try_pair(a: &Mechanism, b: &Mechanism) -> Outcome {
         (Some(x), _) | (_, Some(x)) => x,
         (None, None) => BASE,
     };
-    let all: Vec<&str> = if base == BASE { BASE_SETS.iter().copied().chain(sets).collect() } else { sets };
+    let all: Vec<&str> = if base == BASE { BASE_SETS.iter().copied().chain(sets.iter().map(String::as_str)).collect() } else { sets.iter().map(String::as_str).collect() };
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios").join(format!("{base}.toml"));
     let overrides: Vec<_> = all.iter().map(|s| parse_override(s).unwrap_or_else(|e| panic!("{s}: {e}"))).collect();
     let refused = |e: irqsim_core::Error| {
