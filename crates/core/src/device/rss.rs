@@ -137,6 +137,8 @@ pub struct Rss {
     flow_hash: Vec<u32>,
     /// The flow of each frame waiting in each ring, oldest first.
     waiting_flows: Vec<std::collections::VecDeque<u32>>,
+    /// RPS reads the flows back ([`Rss::take_hash`]); without it none are kept.
+    keep_flows: bool,
     /// Cumulative shares of the flows (the last is 1).
     cdf: Vec<f64>,
     rng: Pcg64Mcg,
@@ -176,6 +178,7 @@ impl Rss {
             flow_queue,
             flow_hash,
             waiting_flows: vec![std::collections::VecDeque::new(); queues],
+            keep_flows: c.rps(),
             cdf,
             rng,
             rings: (0..queues).map(|_| ring()).collect(),
@@ -264,7 +267,9 @@ impl Machine {
             }
             return;
         }
-        r.waiting_flows[q].push_back(flow);
+        if r.keep_flows {
+            r.waiting_flows[q].push_back(flow);
+        }
         if !r.coalesce.is_empty() {
             if !r.irq_off[q] {
                 self.coalesce_count(q, 1);
