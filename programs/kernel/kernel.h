@@ -205,6 +205,7 @@ u16 udp_csum(const struct iphdr *ip, const struct udphdr *uh);
 /* socket.c */
 void sock_init(void);
 void sock_rfree(struct skb *skb);
+u32 sock_rmem(u32 sock);
 void udp_rcv(struct skb *skb);
 long sys_recv(u32 sock, u8 *buf, u32 len);
 
@@ -212,6 +213,8 @@ long sys_recv(u32 sock, u8 *buf, u32 len);
 void route_init(void);
 struct rtable *ip_route_input(struct skb *skb, u32 daddr, u32 saddr, u8 tos, u32 input);
 void dst_release(struct rtable *rt);
+u32 rt_count(void);
+u32 rt_refs(void);
 void netdev_init(void);
 
 /* nat.c: a connection, struct ip_conntrack (304 B; its slab cache is not
