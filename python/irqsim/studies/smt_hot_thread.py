@@ -109,7 +109,7 @@ def peak(points: list[Point]) -> Point:
 # pinned line with its data); for the L2 then the rest of the kernel's
 # tables and last the frame buffers (DMA-written too).
 RINGS = {"netperf": ("rx_skb", "rx", "rx_desc"), "nat": ("rx_skb", "tx_skb", "rx", "tx", "rx_desc", "tx_desc")}
-TABLES = ("skbs", "socks", "udp_hash", "ct_hash", "conns", "kconfig", "pool_head", "buffers")
+TABLES = ("skbs", "socks", "queues", "udp_hash", "ct_hash", "conns", "rt_hash", "rtables", "netdevs", "jiffies", "kconfig", "pool_head", "buffers")
 
 
 def pin_ranges(workload: str, budget: int, names: tuple[str, ...]) -> list[str]:
