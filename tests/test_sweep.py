@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import statistics
 
 import pandas as pd
@@ -49,8 +50,11 @@ def test_integers_stay_integers_and_provenance_is_recorded(swept):
     for col in ("seed", "events", "rx_delivered", "workload.packet_bytes"):
         assert str(schema.field(col).type) == "int64", col
     assert str(schema.field("rx_throughput_mbps").type) == "double"
+    assert str(schema.field("irqsim_dirty").type) == "bool" and str(schema.field("cpu_seconds").type) == "double"
     row = df[df["status"] == "ok"].iloc[0]
     assert row["irqsim_version"] == irqsim.__version__ and row["scenario"] == "bench/rx-overload"
+    assert row["irqsim_commit"] == irqsim._core.BUILD["commit"] and row["host"] and row["cpu_model"]
+    assert row["started_utc"].endswith("+00:00") and row["wall_seconds"] > 0 and row["cpu_seconds"] > 0
     assert len(row["scenario_sha256"]) == 64
     sets = json.loads(row["overrides"])
     assert f"run.seed={row['seed']}" in sets and "run.duration_ms=20.0" in sets
@@ -102,10 +106,50 @@ def test_rerun_computes_nothing_and_keeps_every_part(swept):
     assert {p.name: p.stat().st_mtime_ns for p in (out / "runs").glob("*.parquet")} == before
 
 
-def test_other_spec_in_same_directory_is_refused(swept):
+@pytest.mark.parametrize(
+    ("change", "needle"),
+    [
+        ({"scenario": "bench/msix-scaling"}, "its scenario differ"),
+        ({"set": {"run.duration_ms": 10.0}}, "its [set] differ"),
+        ({"grid": {**GRID, "cpu.clock_mhz": [200.0]}}, "its [grid] keys differ"),
+    ],
+)
+def test_other_sweep_in_same_directory_is_refused(swept, change, needle):
     out, _ = swept
-    with pytest.raises(irqsim.IrqsimError, match="different sweep"):
-        irqsim.sweep({**SPEC, "seeds": 2}, out=out, workers=1)
+    with pytest.raises(irqsim.IrqsimError, match=re.escape(needle)):
+        irqsim.sweep({**SPEC, **change}, out=out, workers=1)
+
+
+def test_adding_seeds_and_values_computes_only_the_new_runs(tmp_path):
+    """From seeds 1-2 to 1-3, then a third packet size: only the new runs
+    are computed, into the same directory, and the earlier parts stay untouched."""
+    spec = {**SPEC, "seeds": 2, "grid": {"workload.packet_bytes": [500, 1500]}}
+    first = irqsim.sweeps.run_sweep(spec, tmp_path, cluster=Cluster(workers=1))
+    parts = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "runs").glob("*.parquet")}
+    more = irqsim.sweeps.run_sweep({**spec, "seeds": 3}, tmp_path, cluster=Cluster(workers=1))
+    wider = irqsim.sweeps.run_sweep({**spec, "seeds": 3, "grid": {"workload.packet_bytes": [500, 1000, 1500]}}, tmp_path, cluster=Cluster(workers=1))
+    assert (first.computed, more.computed, wider.computed) == (4, 2, 3) and wider.runs == 9
+    assert sorted(wider.results["seed"]) == [1, 1, 1, 2, 2, 2, 3, 3, 3]
+    assert all((tmp_path / "runs" / n).stat().st_mtime_ns == t for n, t in parts.items())
+
+
+def test_another_build_is_refused_unless_asked(tmp_path, cli):
+    """A directory computed by another commit of irqsim is not resumed
+    silently: refused with one line, or computed again with --new-build."""
+    spec = {**SPEC, "seeds": 1, "grid": {"workload.packet_bytes": [500]}}
+    irqsim.sweeps.run_sweep(spec, tmp_path, cluster=Cluster(workers=1))
+    build = json.loads((tmp_path / "build.json").read_text())
+    (tmp_path / "build.json").write_text(json.dumps({**build, "build": "0123abc"}))
+    with pytest.raises(irqsim.IrqsimError, match="computed by irqsim 0123abc, this is .*--new-build"):
+        irqsim.sweeps.run_sweep(spec, tmp_path, cluster=Cluster(workers=1))
+    done = irqsim.sweeps.run_sweep(spec, tmp_path, cluster=Cluster(workers=1), new_build=True)
+    assert done.computed == 0, "the run ids of this build were already there"
+    assert json.loads((tmp_path / "build.json").read_text())["build"] == build["build"]
+
+
+def test_run_id_depends_on_the_build():
+    spec = Spec.load(SPEC)
+    assert spec.runs("x", "a")[0].id != spec.runs("x", "b")[0].id and spec.runs("x", "a")[0].id == spec.runs("x", "a")[0].id
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,6 @@ across seeds of each metric at each grid point).
 from __future__ import annotations
 
 import io
-import math
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,8 +23,8 @@ RUNS = "runs"
 RESULTS = "results.parquet"
 SUMMARY = "summary.parquet"
 #: Columns that are not metrics (besides the grid keys).
-META = ("seed", "status", "error", "run_id", "irqsim_version", "scenario", "scenario_sha256", "overrides", "wall_seconds")
-TEXT = ("status", "error", "run_id", "irqsim_version", "scenario", "scenario_sha256", "overrides")
+TEXT = ("status", "error", "run_id", "scenario", "scenario_sha256", "command", "overrides", "irqsim_version", "irqsim_commit", "host", "cpu_model", "started_utc")
+META = ("seed", *TEXT, "irqsim_dirty", "wall_seconds", "cpu_seconds")
 
 
 def write_part(out: Path, row: dict[str, Any]) -> None:
@@ -34,7 +32,8 @@ def write_part(out: Path, row: dict[str, Any]) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pa.table({k: pa.array([v], type=pa.string() if k in TEXT else None) for k, v in row.items()})
+    kind = {**dict.fromkeys(TEXT, pa.string()), "irqsim_dirty": pa.bool_()}
+    table = pa.table({k: pa.array([v], type=kind.get(k)) for k, v in row.items()})
     buf = io.BytesIO()
     pq.write_table(table, buf)
     atomic_write(out / RUNS / f"{row['run_id']}.parquet", buf.getvalue())
@@ -57,24 +56,11 @@ def read_parts(out: Path, ids: list[str]):
     return pa.concat_tables(tables, promote_options="permissive")
 
 
-@lru_cache(maxsize=None)
-def t975(df: int) -> float:
-    """The 97.5% quantile of Student's t with ``df`` degrees of freedom
-    (two-sided 95% interval), by bisection on its numerically integrated CDF."""
-    import numpy as np
+def t975(df):
+    """The 97.5% quantile of Student's t with ``df`` degrees of freedom (two-sided 95% interval)."""
+    from scipy import stats
 
-    c = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
-
-    def cdf(t: float) -> float:
-        x = np.linspace(0.0, t, 20001)
-        y = c * (1 + x * x / df) ** (-(df + 1) / 2)
-        return 0.5 + float(np.sum((y[1:] + y[:-1]) / 2) * (x[1] - x[0]))
-
-    lo, hi = 0.0, 100.0
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if cdf(mid) < 0.975 else (lo, mid)
-    return (lo + hi) / 2
+    return stats.t.ppf(0.975, df)
 
 
 def summarize(results: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -82,21 +68,17 @@ def summarize(results: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 
     The interval is mean ± t(0.975, n-1)·s/√n over the seeds whose value is
     defined; with one seed it is undefined (NaN)."""
+    import numpy as np
     import pandas as pd
 
     ok = results[results["status"] == "ok"]
     metrics = [c for c in ok.columns if c not in META and c not in keys and pd.api.types.is_numeric_dtype(ok[c])]
-    rows = []
-    groups = ok.groupby(keys, sort=False, dropna=False) if keys else [((), ok)]
-    for point, g in groups:
-        point = point if isinstance(point, tuple) else (point,)
-        for m in metrics:
-            v = g[m].dropna().astype(float)
-            n = len(v)
-            mean = v.mean() if n else math.nan
-            half = t975(n - 1) * v.std(ddof=1) / math.sqrt(n) if n > 1 else math.nan
-            rows.append({**dict(zip(keys, point)), "metric": m, "n": n, "mean": mean, "ci95_low": mean - half, "ci95_high": mean + half})
-    return pd.DataFrame(rows, columns=[*keys, "metric", "n", "mean", "ci95_low", "ci95_high"])
+    long = ok[keys].join(ok[metrics].astype("float64")).melt(id_vars=keys, value_vars=metrics, var_name="metric")
+    g = long.groupby([*keys, "metric"], sort=False, dropna=False)["value"].agg(n="count", mean="mean", sd="std").reset_index()
+    with np.errstate(invalid="ignore"):
+        half = t975(np.where(g["n"] > 1, g["n"] - 1, np.nan)) * g["sd"] / np.sqrt(g["n"])
+    g["ci95_low"], g["ci95_high"] = g["mean"] - half, g["mean"] + half
+    return g[[*keys, "metric", "n", "mean", "ci95_low", "ci95_high"]]
 
 
 def consolidate(out: Path, ids: list[str], keys: list[str]) -> pd.DataFrame:
