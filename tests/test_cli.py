@@ -87,3 +87,23 @@ def test_bench_reports_wall_and_cpu_rates(cli):
     p = cli("bench", "--json", "--repeat", "1", "--scenario", "optimistic-spl/luna88k-idealized", "--set", "run.duration_ms=50")
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["sim_seconds"] == pytest.approx(0.05)
+
+
+def test_reproduce_prints_a_line_per_study_and_progress_on_stderr(cli):
+    """The default is a summary: one row per study with its row count and
+    median |error|; progress goes to stderr, one line per study off a terminal."""
+    p = cli("reproduce", "msi-latency", "optimistic-spl")
+    assert p.returncode == 0, p.stderr
+    lines = [line for line in p.stdout.splitlines() if line.startswith((" msi-latency", " optimistic-spl"))]
+    assert len(lines) == 2 and "│    6 │" in lines[0] and "%" in lines[0]
+    assert "reproducing msi-latency (1 of 2" in p.stderr and "reproducing optimistic-spl (2 of 2" in p.stderr
+    assert "reproducing" not in p.stdout
+
+
+def test_reproduce_full_and_markdown(cli):
+    full = cli("reproduce", "msi-latency", "--full")
+    assert full.returncode == 0 and "msi-latency: paper vs simulated" in full.stdout and full.stdout.count("ISR latency normalized to MSI") == 4
+    md = cli("reproduce", "msi-latency", "--markdown")
+    assert md.stdout.startswith("| study | rows | median \\|error\\| |") and "\n| msi-latency | 6 | " in md.stdout
+    mdfull = cli("reproduce", "msi-latency", "--full", "--markdown")
+    assert mdfull.stdout.startswith("### msi-latency: paper vs simulated\n\n| experiment | metric |") and mdfull.stdout.count("\n| workstation") == 4

@@ -179,32 +179,42 @@ def parts(
 def reproduce(
     study: Annotated[Optional[list[str]], typer.Argument(help=f"Studies to reproduce (default: all of {', '.join(studies.names())}).")] = None,
     as_json: AsJson = False,
+    full: Annotated[bool, typer.Option("--full", help="Every row and table, not the one-line summary per study.")] = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print Markdown tables (for docs).")] = False,
 ) -> None:
-    """Reproduce the seed studies: the paper's numbers beside the simulated ones."""
+    """Reproduce the seed studies: a line per study (rows, median |error|, agreement), or --full tables of paper vs simulated."""
+    from irqsim.progress import Steps
+    from irqsim.studies import views
+
     names = study or studies.names()
     unknown = [n for n in names if n not in studies.MODULES]
     if unknown:
         raise IrqsimError(f"unknown study {', '.join(unknown)}; known: {', '.join(studies.names())}")
-    rows = [row for n in names for row in studies.reproduce(n)]
+    rows, extra = {}, {}
+    with Steps("reproducing", names) as steps:
+        for n in names:
+            steps.start(n)
+            rows[n] = studies.reproduce(n)
+            extra[n] = studies.tables(n) if full else []
     if as_json:
-        print(json.dumps([r.to_dict() for r in rows], indent=1))
+        print(json.dumps([r.to_dict() for n in names for r in rows[n]], indent=1))
+        return
+    tables = [(None, views.SUMMARY, [list(views.summary(n, rows[n]).values()) for n in names])] if not full else []
+    for n in names if full else ():
+        tables.append((f"{n}: paper vs simulated", views.FULL, [views.row_cells(r, _fmt) for r in rows[n]]))
+        tables += [(title, tuple(t[0]), [[v if isinstance(v, str) else _fmt(v) for v in row.values()] for row in t]) for title, t in extra[n]]
+    if markdown:
+        print("\n".join(views.markdown(*t) for t in tables), end="")
         return
     out = _console()
-    for n in names:
-        t = _table(f"{n}: paper vs simulated", ("experiment", "metric", "unit", "paper", "simulated", "error"), right=("paper", "simulated", "error"))
-        for r in (r for r in rows if r.study == n):
-            if r.direction:
-                t.add_row(r.experiment, r.metric, r.unit, r.direction, _fmt(r.simulated), "agrees" if r.agrees else "disagrees")
-            else:
-                t.add_row(r.experiment, r.metric, r.unit, _fmt(r.paper), _fmt(r.simulated), f"{100 * r.rel_error:+.2f}%")
+    for title, columns, cells in tables:
+        t = _table(title, columns, right=("rows", "median |error|", "paper", "simulated", "error", *(c for c in columns if c not in views.SUMMARY + views.FULL)))
+        for r in cells:
+            t.add_row(*r)
         out.print(t)
         out.print()
-        for title, table in studies.tables(n):
-            t = _table(title, tuple(table[0]), right=tuple(table[0]))
-            for row in table:
-                t.add_row(*(v if isinstance(v, str) else _fmt(v) for v in row.values()))
-            out.print(t)
-            out.print()
+    if not full:
+        _note("full tables: irqsim reproduce --full (or --markdown, --json)")
 
 
 @app.command()

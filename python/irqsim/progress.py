@@ -96,3 +96,39 @@ class SweepProgress:
     def advance(self, ok: bool) -> None:
         self.failed += not ok
         self.bar.update(self.task, advance=1, failed=self.failed)
+
+
+class Steps:
+    """Progress through named steps on stderr: a transient rich bar on a
+    terminal, else a plain line as each step starts (for logs and CI)."""
+
+    def __init__(self, verb: str, steps: list[str], stream: TextIO | None = None):
+        self.verb = verb
+        self.total = len(steps)
+        self.stream = stream or sys.stderr
+        self.done = 0
+        self.t0 = time.monotonic()
+        self.bar = None
+        if self.stream.isatty():
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=Console(file=self.stream), transient=True)
+            self.task = self.bar.add_task(verb, total=self.total)
+
+    def __enter__(self) -> Steps:
+        if self.bar:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.bar:
+            self.bar.stop()
+
+    def start(self, name: str) -> None:
+        """Marks the previous step done and ``name`` started."""
+        if self.bar:
+            self.bar.update(self.task, completed=self.done, description=f"{self.verb} {name}")
+        else:
+            print(f"{self.verb} {name} ({self.done + 1} of {self.total}, {clock(time.monotonic() - self.t0)} so far)", file=self.stream, flush=True)
+        self.done += 1
