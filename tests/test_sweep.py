@@ -7,6 +7,8 @@ import json
 import math
 import re
 import statistics
+import subprocess
+import sys
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -238,3 +240,69 @@ def test_retry_failed_rewrites_only_the_failed_runs(swept):
     after = {p.name: p.stat().st_mtime_ns for p in (out / "runs").glob("*.parquet")}
     assert done.failed == 3 and len(after) == 12
     assert {n for n in after if after[n] != before[n]} == failed
+
+
+def test_batched_on_dask_equals_in_process(tmp_path, monkeypatch):
+    """Runs batched into dask tasks give the numbers the in-process path gives;
+    a sweep of small runs starts no cluster at all."""
+    from irqsim.sweeps import compute
+
+    spec = {**SPEC, "seeds": 2, "grid": {"workload.packet_bytes": [500, 1000, 1500]}}
+    monkeypatch.setattr(Cluster, "client", lambda self: pytest.fail("a sweep of small runs started a cluster"))
+    here = irqsim.sweeps.run_sweep(spec, tmp_path / "here", cluster=Cluster(workers=2)).results
+    monkeypatch.undo()
+    monkeypatch.setattr(compute, "IN_PROCESS_SECONDS", 0.0)
+    sizes = []
+    real = compute.batches
+    monkeypatch.setattr(compute, "batches", lambda *a: [sizes.append(len(b)) or b for b in real(*a)])
+    there = irqsim.sweeps.run_sweep(spec, tmp_path / "there", cluster=Cluster(workers=2)).results
+    metrics = ["rx_delivered", "events", "latency_p99_us", "busy_share"]
+    key = ["workload.packet_bytes", "seed"]
+    a, b = (d.sort_values(key)[key + metrics].reset_index(drop=True) for d in (here, there))
+    pd.testing.assert_frame_equal(a, b)
+    assert len(list((tmp_path / "there" / "runs").glob("*.parquet"))) == 6 and sizes == [1] * 5  # the pilot, then 5 runs: 4 batches a worker at most
+
+
+def test_batches_are_about_a_second_and_keep_every_worker_busy():
+    from irqsim.sweeps.compute import batches
+
+    jobs = list(range(100))
+    assert [len(b) for b in batches(jobs, 0.25, 2)] == [4] * 25  # a second a batch
+    assert [len(b) for b in batches(jobs, 0.001, 2)] == [13] * 7 + [9]  # at least 4 batches per worker
+    assert [len(b) for b in batches(jobs[:3], 5.0, 2)] == [1, 1, 1]
+
+
+def test_local_cluster_serves_no_dashboard(tmp_path):
+    """The dashboard is off unless asked for (--dashboard): no /status page,
+    and not on port 8787. In a fresh process, as `irqsim sweep` runs: a
+    scheduler once started with a dashboard changes dask's routes for good."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import urllib.error, urllib.request\n"
+        "from irqsim.sweeps import Cluster\n"
+        "if __name__ == '__main__':\n"
+        "    with Cluster(workers=1).client() as client:\n"
+        "        port = client.scheduler_info()['services']['dashboard']\n"
+        "        web = urllib.request.build_opener(urllib.request.ProxyHandler({}))\n"
+        "        assert port != 8787 and web.open(f'http://127.0.0.1:{port}/health', timeout=10).read() == b'ok'\n"
+        "        try:\n"
+        "            web.open(f'http://127.0.0.1:{port}/status', timeout=10)\n"
+        "        except urllib.error.HTTPError as e:\n"
+        "            print(e.code)\n"
+    )
+    p = subprocess.run([sys.executable, str(probe)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and p.stdout.strip() == "404", p.stderr
+
+
+def test_progress_off_a_terminal_prints_plain_lines():
+    import io
+
+    from irqsim.progress import SweepProgress
+
+    out = io.StringIO()
+    with SweepProgress(4, 1, stream=out, every=0.0) as bar:
+        bar.advance(True)
+        bar.advance(False)
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("sweep: 2 of 4 runs, 0 failed") and lines[1].startswith("sweep: 3 of 4 runs, 1 failed")
+    assert lines[-1].startswith("sweep: 3 of 4 runs, 1 failed") and "\x1b" not in out.getvalue()

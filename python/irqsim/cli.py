@@ -278,11 +278,12 @@ def sweep(
     slurm_opt: Annotated[Optional[list[str]], typer.Option(help="SLURMCluster option KEY=VALUE, e.g. queue=\"normal\" (repeatable).")] = None,
     retry_failed: Annotated[bool, typer.Option(help="Run again the runs recorded as failed.")] = False,
     new_build: Annotated[bool, typer.Option(help="OUT was computed by another build of irqsim: compute its runs again with this one.")] = False,
+    dashboard: Annotated[bool, typer.Option("--dashboard", help="Serve dask's dashboard (local workers: http://127.0.0.1:8787).")] = False,
 ) -> None:
     """Run a scenario over a grid of keys and seeds on dask; results as Parquet in OUT."""
     from irqsim.sweeps import Cluster, run_sweep
 
-    cluster = Cluster(workers=workers, scheduler=scheduler, slurm=slurm, slurm_jobs=slurm_jobs, slurm_options=slurm_opt or [])
+    cluster = Cluster(workers=workers, scheduler=scheduler, slurm=slurm, slurm_jobs=slurm_jobs, slurm_options=slurm_opt or [], dashboard=dashboard)
     done = run_sweep(spec, out, sets=set or [], cluster=cluster, progress=True, retry_failed=retry_failed, new_build=new_build)
     _note(f"wrote {out}/: {done.runs} runs ({done.failed} failed, {done.computed} computed now)")
 

@@ -1,4 +1,5 @@
-"""Progress on stderr: one line for a long run, a bar for a sweep.
+"""Progress on stderr: one line for a long run, a bar for a sweep (plain
+lines when stderr is not a terminal), steps for ``irqsim reproduce``.
 
 A run's progress comes from the core's monitor, which calls back with
 ``(now_cycle, end_cycle)`` every 65,536 events; :class:`RunProgress` turns
@@ -66,36 +67,59 @@ class RunProgress:
 
 
 class SweepProgress:
-    """A bar of finished runs with failures and an ETA (rich, on stderr)."""
+    """Finished runs, failures, elapsed time and ETA on stderr: a rich bar on
+    a terminal, else a plain line every ``every`` seconds and at the end (logs)."""
 
-    def __init__(self, total: int, done: int, enabled: bool = True):
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    def __init__(self, total: int, done: int, enabled: bool = True, stream: TextIO | None = None, every: float = 5.0):
+        self.total, self.done, self.failed = total, done, 0
+        self.stream = stream or sys.stderr
+        self.every = every
+        self.enabled = enabled
+        self.start = self.last = time.monotonic()
+        self.computed = 0
+        self.bar = None
+        if enabled and self.stream.isatty():
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-        self.failed = 0
-        self.bar = Progress(
-            TextColumn("sweep"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("runs, {task.fields[failed]} failed"),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            console=Console(stderr=True),
-            disable=not enabled,
-        )
-        self.task = self.bar.add_task("sweep", total=total, completed=done, failed=0)
+            self.bar = Progress(
+                TextColumn("sweep"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("runs, {task.fields[failed]} failed"),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                console=Console(file=self.stream),
+            )
+            self.task = self.bar.add_task("sweep", total=total, completed=done, failed=0)
 
     def __enter__(self) -> SweepProgress:
-        self.bar.start()
+        if self.bar:
+            self.bar.start()
         return self
 
     def __exit__(self, *exc) -> None:
-        self.bar.stop()
+        if self.bar:
+            self.bar.stop()
+        elif self.enabled and self.computed:
+            self.line()
+
+    def line(self) -> None:
+        wall = time.monotonic() - self.start
+        left = self.total - self.done
+        eta = clock(wall / self.computed * left) if self.computed else "?"
+        print(f"sweep: {self.done} of {self.total} runs, {self.failed} failed, {clock(wall)} elapsed, ETA {eta}", file=self.stream, flush=True)
 
     def advance(self, ok: bool) -> None:
+        self.done += 1
+        self.computed += 1
         self.failed += not ok
-        self.bar.update(self.task, advance=1, failed=self.failed)
+        if self.bar:
+            self.bar.update(self.task, advance=1, failed=self.failed)
+        elif self.enabled and time.monotonic() - self.last >= self.every:
+            self.last = time.monotonic()
+            self.line()
 
 
 class Steps:

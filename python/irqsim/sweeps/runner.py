@@ -1,8 +1,7 @@
-"""Running a sweep: plan, skip what is done, compute the rest on dask,
-write each run as it finishes, gather the results.
+"""Running a sweep: plan, skip what is done, compute the rest
+(:mod:`irqsim.sweeps.compute`), gather the results.
 
-The client writes every part file (workers only compute), so the workers
-need no access to the output directory. A directory's runs are those of one
+A directory's runs are those of one
 build of irqsim (``build.json``): another build is refused unless asked for
 (``new_build``), and a spec may change in its values and seeds only, so that
 extending a sweep computes just the new runs. A run whose scenario is invalid at
@@ -25,62 +24,14 @@ from irqsim import provenance as prov
 from irqsim.output import atomic_write, read_text
 from irqsim.sweeps import dataset
 from irqsim.sweeps.cluster import Cluster
-from irqsim.sweeps.spec import Run, Spec
+from irqsim.sweeps.compute import Job, compute, not_run
+from irqsim.sweeps.spec import Spec
 
 if TYPE_CHECKING:
     import pandas as pd
 
 SPEC = "sweep.toml"
 BUILD = "build.json"
-
-
-@dataclass(frozen=True)
-class Job:
-    """What a worker needs for one run (plain data, pickled to the worker)."""
-
-    run: Run
-    name: str
-    text: str
-    base: str
-    #: What errors call the overrides: the spec file.
-    label: str
-    provenance: dict[str, Any]
-    #: The client's :func:`irqsim.provenance.build_id`; a worker of another build refuses the run.
-    build: str
-
-
-def _row(job: Job, metrics: dict[str, Any] | None, error: str | None, measured: dict[str, Any]) -> dict[str, Any]:
-    return {
-        **job.run.params,
-        "seed": job.run.seed,
-        "status": "ok" if error is None else "error",
-        "error": error,
-        **(metrics or {}),
-        "run_id": job.run.id,
-        **job.provenance,
-        "overrides": json.dumps(job.run.overrides),
-        **measured,
-    }
-
-
-def execute(job: Job) -> dict[str, Any]:
-    """Runs one job (on a worker); a failure becomes the row's error. The
-    row records the worker's build, host and the run's time."""
-    here = {**prov.build(), "host": prov.where()["host"], "cpu_model": prov.cpu_model()}
-    with prov.timed() as timing:
-        try:
-            if prov.build_id() != job.build:
-                raise IrqsimError(f"this worker runs irqsim {prov.build_id()}, the sweep {job.build}: install the same build on every worker")
-            rep = _core.run(text=job.text, name=job.name, sets=job.run.overrides, base=job.base, origin=job.label)
-            metrics, error = dict(rep.metrics()), None
-        except Exception as e:  # recorded, never fatal: one bad point must not stop a sweep
-            metrics, error = None, f"{type(e).__name__}: {e}"
-    return _row(job, metrics, error, {**here, **timing})
-
-
-def _not_run(job: Job, error: str) -> dict[str, Any]:
-    """The row of a run that failed without running (invalid, or its worker died)."""
-    return _row(job, None, error, {**prov.build(), "host": None, "cpu_model": None, "started_utc": None, "wall_seconds": 0.0, "cpu_seconds": 0.0})
 
 
 def _check_output(out: Path, spec: Spec, new_build: bool) -> None:
@@ -108,27 +59,6 @@ class Done:
     failed: int
     computed: int
     results: Any  # pandas.DataFrame
-
-
-def _compute(todo: list[Job], out: Path, cluster: Cluster, bar) -> None:
-    """Runs ``todo`` on ``cluster``, writing each run's part as it finishes.
-
-    A run whose worker keeps dying (``KilledWorker``: it crashed the process
-    or ran out of memory) is recorded as failed; losing the cluster itself
-    stops the sweep with nothing recorded for the runs not finished."""
-    from distributed import KilledWorker, as_completed
-
-    with cluster.client() as client, bar:
-        futures = {client.submit(execute, j, pure=False, key=f"irqsim-{j.run.id}"): j for j in todo}
-        for f in as_completed(futures):
-            try:
-                row = f.result()
-            except KilledWorker as e:
-                row = _not_run(futures[f], f"KilledWorker: {e}")
-            except Exception as e:
-                raise IrqsimError(f"sweep stopped: lost the cluster ({type(e).__name__}: {e}); rerun to resume") from None
-            dataset.write_part(out, row)
-            bar.advance(row["status"] == "ok")
 
 
 def _jobs(s: Spec) -> list[Job]:
@@ -186,16 +116,14 @@ def run_sweep(
     atomic_write(out / SPEC, tomli_w.dumps(s.to_dict()).encode())
     atomic_write(out / BUILD, json.dumps({"build": prov.build_id(), **prov.build()}, indent=1).encode())
 
-    todo = []
-    for j in _missing(out, jobs, retry_failed):
-        if e := invalid.get(j.run.id):
-            dataset.write_part(out, _not_run(j, f"{type(e).__name__}: {e}"))
-        else:
-            todo.append(j)
+    missing = _missing(out, jobs, retry_failed)
+    dataset.write_parts(out, [not_run(j, f"{type(e).__name__}: {e}") for j in missing if (e := invalid.get(j.run.id))])
+    todo = [j for j in missing if j.run.id not in invalid]
     if todo:
         from irqsim.progress import SweepProgress
 
-        _compute(todo, out, cluster or Cluster(), SweepProgress(len(jobs), len(jobs) - len(todo), enabled=progress))
+        with SweepProgress(len(jobs), len(jobs) - len(todo), enabled=progress) as bar:
+            compute(todo, out, cluster or Cluster(), bar)
     results = dataset.consolidate(out, [j.run.id for j in jobs], [*s.grid, *s.zip])
     return Done(len(jobs), int((results["status"] != "ok").sum()), len(todo), results)
 
