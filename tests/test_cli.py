@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -107,3 +108,20 @@ def test_reproduce_full_and_markdown(cli):
     assert md.stdout.startswith("| study | rows | median \\|error\\| |") and "\n| msi-latency | 6 | " in md.stdout
     mdfull = cli("reproduce", "msi-latency", "--full", "--markdown")
     assert mdfull.stdout.startswith("### msi-latency: paper vs simulated\n\n| experiment | metric |") and mdfull.stdout.count("\n| workstation") == 4
+
+
+def test_reproduce_summary_counts_and_names_disagreeing_rows():
+    """A study's summary: median and largest |error| of the numeric rows, and
+    the direction rows that agree, those that disagree listed by name."""
+    from irqsim.studies import Row
+    from irqsim.studies.views import disagreeing, summary
+
+    rows = [
+        Row("s", "a", "m", "x", 10.0, 11.0),
+        Row("s", "b", "m", "x", 10.0, 7.0),
+        Row("s", "c", "m", "x", 10.0, 10.5),
+        Row("s", "up", "bandwidth", "%", math.nan, 5.0, "higher"),
+        Row("s", "down", "bandwidth", "%", math.nan, 5.0, "lower"),
+    ]
+    assert summary("s", rows) == {"study": "s", "rows": "5", "median |error|": "10.0%", "largest |error|": "30.0%", "agree": "1", "disagree": "1"}
+    assert disagreeing("s", rows) == ["s: down: bandwidth is +5.0%, the paper says lower"]

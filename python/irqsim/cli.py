@@ -203,16 +203,20 @@ def reproduce(
     for n in names if full else ():
         tables.append((f"{n}: paper vs simulated", views.FULL, [views.row_cells(r, _fmt) for r in rows[n]]))
         tables += [(title, tuple(t[0]), [[v if isinstance(v, str) else _fmt(v) for v in row.values()] for row in t]) for title, t in extra[n]]
+    against = [] if full else [line for n in names for line in views.disagreeing(n, rows[n])]
     if markdown:
         print("\n".join(views.markdown(*t) for t in tables), end="")
+        print("".join(f"\n- {line}" for line in against) + ("\n" if against else ""), end="")
         return
     out = _console()
     for title, columns, cells in tables:
-        t = _table(title, columns, right=("rows", "median |error|", "paper", "simulated", "error", *(c for c in columns if c not in views.SUMMARY + views.FULL)))
+        t = _table(title, columns, right=("rows", "median |error|", "largest |error|", "agree", "disagree", "paper", "simulated", "error", *(c for c in columns if c not in views.SUMMARY + views.FULL)))
         for r in cells:
             t.add_row(*r)
         out.print(t)
         out.print()
+    for line in against:
+        out.print(f"disagrees: {line}")
     if not full:
         _note("full tables: irqsim reproduce --full (or --markdown, --json)")
 

@@ -13,26 +13,28 @@ from collections.abc import Iterable
 
 from irqsim.studies import Row
 
-SUMMARY = ("study", "rows", "median |error|", "largest |error|", "directions", "disagree")
+SUMMARY = ("study", "rows", "median |error|", "largest |error|", "agree", "disagree")
 
 
 def summary(study: str, rows: list[Row]) -> dict[str, str]:
-    """One study's line: rows, median and largest |error| of the numeric rows
-    (the largest named), directions that agree, and the rows that disagree."""
-    numeric = [r for r in rows if not r.direction and math.isfinite(r.rel_error)]
-    directions = [r for r in rows if r.direction]
-    median = f"{100 * statistics.median(abs(r.rel_error) for r in numeric):.1f}%" if numeric else "-"
-    worst = max(numeric, key=lambda r: abs(r.rel_error), default=None)
-    largest = f"{100 * worst.rel_error:+.1f}% ({worst.experiment}, {worst.metric})" if worst else "-"
-    agree = sum(r.agrees for r in directions)
+    """One study's line: rows, median and largest |error| of the numeric rows,
+    and how many direction rows agree and disagree (named by :func:`disagreeing`)."""
+    numeric = [abs(r.rel_error) for r in rows if not r.direction and math.isfinite(r.rel_error)]
+    directions = [r.agrees for r in rows if r.direction]
+    pct = lambda x: f"{100 * x:.1f}%"  # noqa: E731
     return {
         "study": study,
         "rows": str(len(rows)),
-        "median |error|": median,
-        "largest |error|": largest,
-        "directions": f"{agree} of {len(directions)} agree" if directions else "-",
-        "disagree": "; ".join(f"{r.experiment} ({r.metric})" for r in directions if not r.agrees) or "-",
+        "median |error|": pct(statistics.median(numeric)) if numeric else "-",
+        "largest |error|": pct(max(numeric)) if numeric else "-",
+        "agree": str(sum(directions)) if directions else "-",
+        "disagree": str(len(directions) - sum(directions)) if directions else "-",
     }
+
+
+def disagreeing(study: str, rows: list[Row]) -> list[str]:
+    """The direction rows that go against the paper, one line each."""
+    return [f"{study}: {r.experiment}: {r.metric} is {r.simulated:+.1f}%, the paper says {r.direction}" for r in rows if r.direction and not r.agrees]
 
 
 def row_cells(r: Row, fmt) -> list[str]:
