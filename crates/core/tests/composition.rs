@@ -105,17 +105,19 @@ fn optimistic_sections_in_the_nic_path_save_cycles_per_frame() {
 }
 
 /// Without sections the masking part changes nothing: its keys are refused,
-/// and sections are refused where they are not modelled.
+/// and so are the bare wire's priority levels behind a controller.
 #[test]
-fn masking_keys_need_sections_on_the_direct_mt_path() {
+fn masking_keys_need_sections() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios");
     let load = |name: &str, sets: &[&str]| {
         let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
         Scenario::from_file(&path.join(format!("{name}.toml")), &o).err().map(|e| e.to_string()).unwrap_or_default()
     };
     assert!(load("compose/rx-direct-single", &["masking.scheme=optimistic"]).contains("has no critical section to mask"));
-    assert!(load("compose/rx-sections", &["intc.kind=ioapic"]).contains("direct wire and the mt path only"));
-    assert!(load("compose/rx-sections", &["cpu.threads=2"]).contains("one-thread CPU"));
+    assert!(load("compose/rx-sections", &["intc.kind=ioapic", "masking.section_level=2"]).contains("leaves the NIC's priority 5 unmasked"));
+    assert!(load("compose/rx-sections", &["irq_path.kind=napi", "masking.section_level=4"]).contains("masks every interrupt on its CPU"));
+    assert_eq!(load("compose/rx-sections", &["masking.section_level=2"]), "");
+    assert_eq!(load("compose/rx-sections", &["intc.kind=ioapic", "cpu.threads=2"]), "");
     assert!(load("compose/rx-sections", &["masking.nic_priority=9"]).contains("does not exist on the Luna88k"));
 }
 

@@ -268,9 +268,6 @@ pub fn check_nic(s: &Scenario) -> Result<(), (String, String)> {
         return Ok(());
     }
     check_others(s, others, "sources.others")?;
-    if s.masking.nic_sections() {
-        return Err(("sources.others".into(), "other interrupt sources and critical sections in the NIC path are not combined yet".into()));
-    }
     intc::assign(s.intc.kind, intc::First { key: "nic", line: None, vectors: 1 }, others, "sources.others").map(|_| ())
 }
 

@@ -57,6 +57,15 @@ pub enum Job {
     },
     TaskletEntry,
     Tasklet,
+    /// The optimistic prologue on `cpu`: the software mask's test, before
+    /// the entry (critical sections under optimistic protection, `masking.rs`).
+    Prologue {
+        input: u16,
+        cpu: u16,
+    },
+    /// The prologue found the interrupt masked: it builds the continuation,
+    /// raises the hardware mask and returns.
+    Defer,
 }
 
 impl Label for Job {
@@ -69,6 +78,8 @@ impl Label for Job {
             Job::Exit { .. } => "irq exit",
             Job::TaskletEntry => "softirq entry",
             Job::Tasklet => "tasklet",
+            Job::Prologue { .. } => "interrupt prologue",
+            Job::Defer => "build continuation",
         }
     }
 
@@ -99,6 +110,8 @@ impl Machine {
             }
             Job::TaskletEntry => (p.softirq_entry_cycles, Bin::BottomHalf),
             Job::Tasklet => (p.mmio_write_cycles + p.tasklet_cycles, Bin::BottomHalf),
+            Job::Prologue { .. } => (self.masking.costs.prologue_check, Bin::Overhead),
+            Job::Defer => (self.masking.costs.continuation + self.masking.costs.conventional_raise, Bin::Overhead),
         };
         Work { job: Any::Irq(job), cycles, bin }
     }
@@ -139,7 +152,8 @@ impl Machine {
                 let next = if self.delivery.legacy { h + 1 } else { u32::MAX };
                 self.next_handler(now, cpu, input, next)
             }
-            Job::Exit { .. } => return None,
+            Job::Exit { .. } | Job::Defer => return None,
+            Job::Prologue { input, .. } => return self.wired_prologue(cpu, input),
             Job::TaskletEntry => {
                 // The tasklet runs: it may be scheduled again from now on.
                 let rec = self.delivery.tasklet.take().expect("a scheduled tasklet has its interrupt");

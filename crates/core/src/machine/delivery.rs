@@ -341,13 +341,31 @@ impl Machine {
 
     /// Lets `cpu` accept an interrupt if it has interrupts enabled.
     pub(crate) fn offer(&mut self, cpu: usize) {
-        let d = &mut self.delivery;
-        if d.in_irq[cpu] {
-            return;
+        if let Some(job) = self.accept(cpu) {
+            self.post_dispatch(cpu, crate::cpu::IRQ, job);
         }
-        let Some(taken) = d.intc.take(cpu) else {
-            return;
-        };
+    }
+
+    /// As [`Machine::offer`], from inside a job's end on `cpu` (a critical
+    /// section's exit): the interrupt is posted, and the thread's dispatch
+    /// after that job starts it. Whether `cpu` took one.
+    pub(crate) fn offer_posted(&mut self, cpu: usize) -> bool {
+        let Some(job) = self.accept(cpu) else { return false };
+        self.post(cpu, crate::cpu::IRQ, job);
+        true
+    }
+
+    /// `cpu` takes the controller's most urgent interrupt for it, if its
+    /// interrupts are enabled and its mask is down: the first job of the
+    /// interrupt path (the optimistic prologue's mask test, with critical
+    /// sections under optimistic protection).
+    #[inline(always)]
+    fn accept(&mut self, cpu: usize) -> Option<Job> {
+        let d = &mut self.delivery;
+        if d.in_irq[cpu] || self.masking.masks(cpu) {
+            return None;
+        }
+        let taken = d.intc.take(cpu)?;
         let now = self.queue.now();
         d.in_irq[cpu] = true;
         if taken.rec.is_some() {
@@ -368,7 +386,9 @@ impl Machine {
         }
         self.timeline.flow_from(cpu, crate::cpu::IRQ, from.unwrap_or(now), "interrupt");
         d.step[cpu] = d.path.entry_cycles + taken.ack_cycles;
-        self.post_dispatch(cpu, crate::cpu::IRQ, Job::Irq(IrqJob::Entry { input: taken.input as u16, cpu: cpu as u16 }));
+        let (input, cpu) = (taken.input as u16, cpu as u16);
+        let optimistic = self.masking.wired && self.masking.scheme == crate::kernel::masking::Scheme::Optimistic;
+        Some(Job::Irq(if optimistic { IrqJob::Prologue { input, cpu } } else { IrqJob::Entry { input, cpu } }))
     }
 
     /// The interrupt `cpu` was handling is over: interrupts are enabled again.

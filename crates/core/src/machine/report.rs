@@ -55,6 +55,8 @@ impl Report {
         }
         if m.net.masked.is_some() {
             add(nic_masking(&m, &mut laws));
+        } else if m.masking.wired {
+            add(wired_masking(&m));
         }
         if let Some(code) = &m.code {
             add(code_metrics(code));
@@ -225,6 +227,19 @@ fn nic_masking(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         ("nic_interrupts_held", c.held as f64),
         ("nic_interrupts_deferred", c.deferred as f64),
         ("nic_interrupts_in_flight", in_flight as f64),
+    ])
+}
+
+/// Critical sections behind a controller: what masking cost per delivered
+/// frame, and the interrupts (of every device) the masks held or deferred.
+fn wired_masking(m: &Machine) -> Metrics {
+    let c = m.masking.counters;
+    let frames = m.net.counters.rx_delivered;
+    named([
+        ("masking_cycles", c.masking_cycles as f64),
+        ("masking_cycles_per_frame", if frames == 0 { f64::NAN } else { c.masking_cycles as f64 / frames as f64 }),
+        ("interrupts_held", c.held as f64),
+        ("interrupts_deferred", c.deferred as f64),
     ])
 }
 
