@@ -314,6 +314,19 @@ def query(
         _console().print(t)
 
 
+@app.command()
+def report(
+    directory: Annotated[Path, typer.Argument(help="A run's output directory (irqsim run -o DIR [--timeline]) or a sweep's.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="The HTML file to write.")] = Path("report.html"),
+    x: Annotated[str, typer.Option("--x", help="Sweep: the key on the x axis (default: the first grid key).")] = "",
+) -> None:
+    """Write one self-contained HTML report that opens offline: metrics with units, bins, latency CDF, interactive timeline; or a sweep's plots."""
+    from irqsim.report import write_report
+
+    kind = write_report(directory, output, x or None)
+    _note(f"wrote {output}: the report of {kind} {directory}")
+
+
 @plot_app.command("sweep")
 def plot_sweep(
     directory: Annotated[Path, typer.Argument(help="A sweep's results directory.")],
