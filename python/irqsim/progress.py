@@ -23,7 +23,7 @@ def clock(seconds: float) -> str:
 
 
 class RunProgress:
-    """``progress(now_cycle, end_cycle)`` callback that draws one line."""
+    """``progress(now_cycle, end_cycle)`` callback that draws one line (rich.progress, transient)."""
 
     def __init__(self, clock_mhz: float, stream: TextIO, delay: float = 1.0, every: float = 0.2):
         self.clock_mhz = clock_mhz
@@ -32,7 +32,7 @@ class RunProgress:
         self.every = every
         self.start = time.monotonic()
         self.last = 0.0
-        self.drawn = False
+        self.bar = None  # a rich Progress, made on the first draw
 
     @classmethod
     def for_terminal(cls, scenario: str, sets: list[str]) -> RunProgress | None:
@@ -55,15 +55,20 @@ class RunProgress:
         if wall < self.delay or t - self.last < self.every:
             return
         self.last = t
-        self.drawn = True
-        self.stream.write("\r\x1b[2K" + self.line(now, end, wall))
-        self.stream.flush()
+        if self.bar is None:
+            from rich.console import Console
+            from rich.progress import Progress, TextColumn
+
+            self.bar = Progress(TextColumn("{task.description}"), console=Console(file=self.stream), transient=True, auto_refresh=False)
+            self.task = self.bar.add_task("")
+            self.bar.start()
+        self.bar.update(self.task, description=self.line(now, end, wall))
+        self.bar.refresh()
 
     def close(self) -> None:
         """Clears the line, if one was drawn."""
-        if self.drawn:
-            self.stream.write("\r\x1b[2K")
-            self.stream.flush()
+        if self.bar is not None:
+            self.bar.stop()
 
 
 class SweepProgress:
