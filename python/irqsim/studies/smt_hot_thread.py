@@ -236,9 +236,13 @@ def figure(path: Path, workloads: tuple[str, ...] = ("netperf", "nat")) -> None:
     plt = pyplot()
     fig, axes = plt.subplots(len(workloads), 2, figsize=(11, 3.6 * len(workloads)), squeeze=False)
     for (left, right), w in zip(axes, workloads):
-        for hot, style in ((False, "o-"), (True, "s-")):
-            pts = bandwidth(w, hot)
-            left.plot([p.rate / 1e3 for p in pts], [p.delivered_mbps for p in pts], style, label="hot thread" if hot else "baseline")
+        curves = {hot: bandwidth(w, hot) for hot in (False, True)}
+        same = [p.delivered_mbps for p in curves[False]] == [p.delivered_mbps for p in curves[True]]
+        for hot, style in ((False, "o-"), (True, "s--")):
+            pts = curves[hot]
+            # Where the two coincide, the hot thread's hollow squares show the baseline beneath.
+            label = ("hot thread" if hot else "baseline") + (" (identical)" if same else "")
+            left.plot([p.rate / 1e3 for p in pts], [p.delivered_mbps for p in pts], style, label=label, markerfacecolor="none" if hot else None, markersize=8 if hot else 5)
         left.set_xlabel(f"offered load (thousand 1,514 B frames/s), {w}")
         left.set_ylabel("delivered (Mb/s)")
         left.legend(fontsize=8)
