@@ -92,13 +92,13 @@ def test_bench_reports_wall_and_cpu_rates(cli):
 
 def test_reproduce_prints_a_line_per_study_and_progress_on_stderr(cli):
     """The default is a summary: one row per study with its row count and
-    median |error|; progress goes to stderr, one line per study off a terminal."""
+    median |error|; progress goes to stderr, a line as each study finishes off a terminal."""
     p = cli("reproduce", "msi-latency", "optimistic-spl")
     assert p.returncode == 0, p.stderr
     lines = [line for line in p.stdout.splitlines() if line.startswith((" msi-latency", " optimistic-spl"))]
     assert len(lines) == 2 and "│    6 │" in lines[0] and "%" in lines[0]
-    assert "reproducing msi-latency (1 of 2" in p.stderr and "reproducing optimistic-spl (2 of 2" in p.stderr
-    assert "reproducing" not in p.stdout
+    assert "reproduced msi-latency (1 of 2" in p.stderr and "reproduced optimistic-spl (2 of 2" in p.stderr
+    assert "reproduced" not in p.stdout
 
 
 def test_reproduce_full_and_markdown(cli):

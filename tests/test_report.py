@@ -15,14 +15,15 @@ import pytest
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def chromium_dom(page) -> tuple[str, str]:
-    """The page's DOM after its scripts ran, and Chromium's log (console messages)."""
+def chromium_dom(page, fragment: str = "") -> tuple[str, str]:
+    """The page's DOM after its scripts ran (``fragment``: the address's
+    ``#...``), and Chromium's log (console messages)."""
     if CHROMIUM is None:
         if os.environ.get("CI"):
             pytest.fail("chromium is not installed: .ci/run installs Debian's chromium")
         pytest.skip("chromium is not installed (apt-get install chromium); CI runs this test")
     p = subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri()],
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri() + fragment],
         capture_output=True,
         text=True,
         timeout=120,
@@ -59,6 +60,10 @@ def test_run_report_draws_every_span_offline(cli, tmp_path):
     assert dom.count('class="flow"') == sum(e["ph"] == "f" for e in trace) > 0
     assert dom.count('class="track"') == 3  # the CPU's thread, the NIC, the bus
     assert dom.count('class="bin"') == 6 and "latency CDF" in dom
+    # Zoomed on the first 200 µs: only the spans there are drawn.
+    inside = sum(e["ph"] == "X" and e["ts"] + e["dur"] >= 0 and e["ts"] <= 200 for e in trace)
+    dom, log = chromium_dom(page, "#zoom=0,200")
+    assert not console_errors(log) and 0 < inside < spans and f'data-spans="{inside}"' in dom
 
 
 def test_sweep_report_has_a_plot_per_metric_with_seed_error_bars(tmp_path, cli):

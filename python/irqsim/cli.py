@@ -191,7 +191,7 @@ def reproduce(
     if unknown:
         raise IrqsimError(f"unknown study {', '.join(unknown)}; known: {', '.join(studies.names())}")
     rows, extra = {}, {}
-    with Steps("reproducing", names) as steps:
+    with Steps("reproducing", "reproduced", names) as steps:
         for n in names:
             steps.start(n)
             rows[n] = studies.reproduce(n)

@@ -129,13 +129,15 @@ class SweepProgress:
 
 class Steps:
     """Progress through named steps on stderr: a transient rich bar on a
-    terminal, else a plain line as each step starts (for logs and CI)."""
+    terminal, else a plain line as each step finishes (for logs and CI; a
+    step that fails prints nothing, so its error stays the only line)."""
 
-    def __init__(self, verb: str, steps: list[str], stream: TextIO | None = None):
-        self.verb = verb
+    def __init__(self, verb: str, done: str, steps: list[str], stream: TextIO | None = None):
+        self.verb, self.done_verb = verb, done
         self.total = len(steps)
         self.stream = stream or sys.stderr
         self.done = 0
+        self.current: str | None = None
         self.t0 = time.monotonic()
         self.bar = None
         if self.stream.isatty():
@@ -150,14 +152,23 @@ class Steps:
             self.bar.start()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type, *exc) -> None:
+        if exc_type is None:
+            self._finish()
         if self.bar:
             self.bar.stop()
 
+    def _finish(self) -> None:
+        if self.current is None:
+            return
+        self.done += 1
+        if not self.bar:
+            print(f"{self.done_verb} {self.current} ({self.done} of {self.total}, {clock(time.monotonic() - self.t0)} so far)", file=self.stream, flush=True)
+        self.current = None
+
     def start(self, name: str) -> None:
         """Marks the previous step done and ``name`` started."""
+        self._finish()
+        self.current = name
         if self.bar:
             self.bar.update(self.task, completed=self.done, description=f"{self.verb} {name}")
-        else:
-            print(f"{self.verb} {name} ({self.done + 1} of {self.total}, {clock(time.monotonic() - self.t0)} so far)", file=self.stream, flush=True)
-        self.done += 1

@@ -1,8 +1,9 @@
 // The interactive timeline of `irqsim report`: one track per hardware
 // context and device, spans as rectangles, device marks as ticks, flow
 // arrows from a device event to the handler it started. Wheel zooms around
-// the pointer, dragging pans, double-click shows the whole run. Only what is
-// in view is drawn, so a whole run is no solid wall once zoomed in.
+// the pointer, dragging pans, double-click shows the whole run, and
+// `#zoom=A,B` in the address opens on A..B µs. Only what is in view is
+// drawn, so a whole run is no solid wall once zoomed in.
 window.addEventListener("error", (e) => { document.body.dataset.error = String(e.message); });
 (function () {
   "use strict";
@@ -17,6 +18,9 @@ window.addEventListener("error", (e) => { document.body.dataset.error = String(e
   svg.setAttribute("height", TOP + ROW * tracks.length + 10);
   box.appendChild(svg);
   let view = [data.start, data.end];
+  // report.html#zoom=A,B opens on A..B µs.
+  const zoom = /zoom=([-\d.e]+),([-\d.e]+)/.exec(location.hash);
+  if (zoom && Number(zoom[2]) > Number(zoom[1])) view = [Number(zoom[1]), Number(zoom[2])];
 
   function el(name, attrs, parent) {
     const e = document.createElementNS(NS, name);
