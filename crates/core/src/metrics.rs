@@ -37,7 +37,7 @@ const fn family(name: &'static str, values: &'static [&'static str], unit: &'sta
 
 const NET: &str = "nic, driver, stack, app (every NIC workload)";
 const DELIVERY: &str = "intc, bus, irq_path, sources (interrupt delivery)";
-const EXERCISER: &str = "sources (workload kind `exerciser`)";
+const EXERCISER: &str = "sources (the `exerciser` workload, or `sources.others` of kind `exerciser`)";
 
 /// Every metric, in the order a report lists them.
 pub const METRICS: &[Metric] = &[
