@@ -33,7 +33,8 @@ def test_one_row_per_grid_point_and_seed(swept):
     want = sorted((p, b, s) for p in GRID["workload.packet_bytes"] for b in GRID["nic.rx_buffer_bytes"] for s in (1, 2, 3))
     assert got == want
     assert {p.name for p in out.iterdir()} >= {"sweep.toml", "runs", "results.parquet", "summary.parquet", "summary.csv"}
-    assert len(list((out / "runs").glob("*.parquet"))) == 12
+    assert len(dataset.finished(out)) == 12 and set(df["run_id"]) == dataset.finished(out)
+    assert 1 < len(list((out / "runs").glob("*.parquet"))) < 12  # the pilot, then batches
 
 
 def test_failing_point_is_recorded_and_the_rest_runs(swept):
@@ -233,13 +234,16 @@ def test_documented_spec_is_valid():
 
 
 def test_retry_failed_rewrites_only_the_failed_runs(swept):
+    """The failed runs are tried again (invalid ones validated again) into a new part, which then holds
+    their rows; the earlier parts stay untouched."""
     out, df = swept
     before = {p.name: p.stat().st_mtime_ns for p in (out / "runs").glob("*.parquet")}
-    failed = {f"{i}.parquet" for i in df.loc[df["status"] != "ok", "run_id"]}
+    failed = set(df.loc[df["status"] != "ok", "run_id"])
     done = irqsim.sweeps.run_sweep(SPEC, out, cluster=Cluster(workers=1), retry_failed=True)
     after = {p.name: p.stat().st_mtime_ns for p in (out / "runs").glob("*.parquet")}
-    assert done.failed == 3 and len(after) == 12
-    assert {n for n in after if after[n] != before[n]} == failed
+    new = set(after) - set(before)
+    assert done.failed == 3 and len(done.results) == 12 and all(after[n] == t for n, t in before.items())
+    assert len(new) == 1 and set(pq.read_table(out / "runs" / new.pop()).column("run_id").to_pylist()) == failed
 
 
 def test_batched_on_dask_equals_in_process(tmp_path, monkeypatch):
@@ -260,7 +264,7 @@ def test_batched_on_dask_equals_in_process(tmp_path, monkeypatch):
     key = ["workload.packet_bytes", "seed"]
     a, b = (d.sort_values(key)[key + metrics].reset_index(drop=True) for d in (here, there))
     pd.testing.assert_frame_equal(a, b)
-    assert len(list((tmp_path / "there" / "runs").glob("*.parquet"))) == 6 and sizes == [1] * 5  # the pilot, then 5 runs: 4 batches a worker at most
+    assert len(dataset.finished(tmp_path / "there")) == 6 and sizes == [1] * 5  # the pilot, then 5 runs: 4 batches a worker at most
 
 
 def test_batches_are_about_a_second_and_keep_every_worker_busy():

@@ -8,8 +8,8 @@ dask in batches of about ``TASK_SECONDS`` each, so that dask's cost per task
 (scheduling, pickling, a round trip) vanishes beside the runs, with enough
 batches to keep every worker busy to the end. On a remote scheduler or SLURM
 each run is its own task. The client writes every part file (workers only
-compute), a batch's parts with one flush to disk, so the workers need no
-access to the output directory.
+compute), a batch's runs as one part file, so the workers need no access
+to the output directory.
 """
 
 from __future__ import annotations

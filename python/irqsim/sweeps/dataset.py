@@ -1,11 +1,13 @@
 """A sweep's results on disk.
 
-``DIR/runs/<run id>.parquet`` holds one finished run each, written to a
-temporary name and renamed, so a killed sweep leaves only whole runs and a
-rerun skips them. After every sweep the parts of the spec's runs are
-gathered into ``DIR/results.parquet`` (one row per run, one schema) and
-``DIR/summary.parquet`` / ``summary.csv`` (mean and 95% confidence interval
-across seeds of each metric at each grid point).
+``DIR/runs/<time>-<run id>.parquet`` holds the finished runs of one batch
+(one row each), written to a temporary name, flushed and renamed, so a
+killed sweep leaves only whole batches and a rerun skips their runs. A run
+written again (``--retry-failed``) is taken from the newest part, the names
+starting with the time they were written. After every sweep the parts of the
+spec's runs are gathered into ``DIR/results.parquet`` (one row per run, one
+schema) and ``DIR/summary.parquet`` / ``summary.csv`` (mean and 95%
+confidence interval across seeds of each metric at each grid point).
 """
 
 from __future__ import annotations
@@ -29,45 +31,54 @@ META = ("seed", *TEXT, "irqsim_dirty", "wall_seconds", "cpu_seconds")
 
 
 def write_parts(out: Path, rows: list[dict[str, Any]]) -> None:
-    """Writes each run's row as ``runs/<run_id>.parquet``: all to temporary
-    files, one flush to disk (the first ``fsync`` commits them all), then the
-    renames, so a part is whole or absent whenever the sweep is killed."""
+    """Writes ``rows`` (a batch of runs) as one part file: to a temporary
+    name, flushed to disk, renamed, so the part is whole or absent whenever
+    the sweep is killed."""
+    import time
+
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    if not rows:
+        return
     kind = {**dict.fromkeys(TEXT, pa.string()), "irqsim_dirty": pa.bool_()}
-    staged = []
-    for row in rows:
-        table = pa.table({k: pa.array([v], type=kind.get(k)) for k, v in row.items()})
-        path = out / RUNS / f"{row['run_id']}.parquet"
-        tmp = path.with_name(f".{path.name}.tmp")
-        pq.write_table(table, tmp)
-        staged.append((tmp, path))
-    for tmp, _ in staged:
-        fd = os.open(tmp, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    for tmp, path in staged:
-        os.replace(tmp, path)
+    columns = dict.fromkeys(k for row in rows for k in row)
+    table = pa.table({k: pa.array([row.get(k) for row in rows], type=kind.get(k)) for k in columns})
+    path = out / RUNS / f"{time.time_ns():020d}-{rows[0]['run_id']}.parquet"
+    tmp = path.with_name(f".{path.name}.tmp")
+    pq.write_table(table, tmp)
+    fd = os.open(tmp, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
 
 
-def finished(out: Path) -> set[str]:
-    """Run ids with a part file; leftovers of interrupted writes are removed."""
+def _parts(out: Path) -> list[Path]:
+    """The part files, oldest first; leftovers of interrupted writes are removed."""
     runs = out / RUNS
     for tmp in runs.glob(".*.tmp"):
         tmp.unlink(missing_ok=True)
-    return {p.stem for p in runs.glob("*.parquet")}
+    return sorted(runs.glob("*.parquet"))
+
+
+def finished(out: Path) -> set[str]:
+    """Ids of the runs in a part file."""
+    import pyarrow.parquet as pq
+
+    return {i for p in _parts(out) for i in pq.read_table(p, columns=["run_id"]).column(0).to_pylist()}
 
 
 def read_parts(out: Path, ids: list[str]):
-    """The parts of ``ids``, in that order, as one pyarrow table of unified schema."""
+    """The rows of ``ids`` (each from the newest part holding it), in that
+    order, as one pyarrow table of unified schema."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    tables = [pq.read_table(out / RUNS / f"{i}.parquet") for i in ids]
-    return pa.concat_tables(tables, promote_options="permissive")
+    table = pa.concat_tables([pq.read_table(p) for p in _parts(out)], promote_options="permissive")
+    newest = {i: n for n, i in enumerate(table.column("run_id").to_pylist())}
+    return table.take([newest[i] for i in ids])
 
 
 def t975(df):
