@@ -74,9 +74,11 @@ def _fmt(v: float) -> str:
 
 def _print_result(r: api.Result, name: str) -> None:
     out = _console()
-    t = _table(name, ("metric", "value"), right=("value",))
+    from irqsim import metrics
+
+    t = _table(name, ("metric", "value", "unit"), right=("value",))
     for k, v in r.metrics.items():
-        t.add_row(k, _fmt(v))
+        t.add_row(k, _fmt(v), metrics.unit(k))
     out.print(t)
     b = r.bins
     bt = _table("cycle bins per hardware thread (% of elapsed)", ("thread", *b.columns), right=tuple(b.columns))
