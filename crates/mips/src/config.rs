@@ -17,16 +17,19 @@ use toml::{Table, Value};
 
 const CACHES: &[&str] = &["caches"];
 
-/// Every section of the settings, in the docs' order.
-pub const SECTIONS: &[Section] = &[
-    Section::new("core", "the cores and their SMT hardware threads", CORE),
-    Section::new("pipeline", "latencies of the R4000-class in-order pipeline", PIPELINE),
-    Section::new("memory", "the memory behind the cores: perfect (every access within the pipeline's cycle) or caches", MEMORY),
-    Section::new("l1i", "the level 1 instruction cache of each core, and its pinning (docs/models/cores.md)", L1).when("memory.model", CACHES),
-    Section::new("l1d", "the level 1 data cache of each core, and its pinning", L1).when("memory.model", CACHES),
-    Section::new("l2", "the level 2 cache, shared by the cores or one per core, and its pinning", L2).when("memory.model", CACHES),
-    Section::new("run", "the guard of one run", RUN),
-];
+/// Every section of the settings of `irqsim exec`, in the docs' order.
+pub const SECTIONS: &[Section] = &[CORES, PIPELINE_S, MEMORY_S, L1I_S, L1D_S, L2_S, Section::new("run", "the guard of one run", RUN)];
+
+/// The sections a machine's cores take (a scenario's `[code.core]`): all but
+/// `run`, whose guard is the machine's own (`run.duration_ms`).
+pub const MACHINE_SECTIONS: &[Section] = &[CORES, PIPELINE_S, MEMORY_S, L1I_S, L1D_S, L2_S];
+
+const CORES: Section = Section::new("core", "the cores and their SMT hardware threads", CORE);
+const PIPELINE_S: Section = Section::new("pipeline", "latencies of the R4000-class in-order pipeline", PIPELINE);
+const MEMORY_S: Section = Section::new("memory", "the memory behind the cores: perfect (every access within the pipeline's cycle) or caches", MEMORY);
+const L1I_S: Section = Section::new("l1i", "the level 1 instruction cache of each core, and its pinning (docs/models/cores.md)", L1).when("memory.model", CACHES);
+const L1D_S: Section = Section::new("l1d", "the level 1 data cache of each core, and its pinning", L1).when("memory.model", CACHES);
+const L2_S: Section = Section::new("l2", "the level 2 cache, shared by the cores or one per core, and its pinning", L2).when("memory.model", CACHES);
 
 const CORE: &[Param] = &[
     Param::int("cores", "", d("1"), 1, 64, "cores sharing memory"),

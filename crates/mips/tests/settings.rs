@@ -28,6 +28,13 @@ fn every_old_key_has_a_param() {
 }
 
 #[test]
+fn defaults_pass_their_own_checks() {
+    for s in SECTIONS {
+        irqsim_params::check_defaults(s.name, s.params).unwrap();
+    }
+}
+
+#[test]
 fn every_setting_is_documented() {
     let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/config.md")).unwrap();
     for s in SECTIONS {

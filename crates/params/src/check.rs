@@ -238,3 +238,24 @@ pub fn plain(v: &Value) -> String {
         other => other.to_string(),
     }
 }
+
+/// Checks every default of `params` (sections' and array items' too)
+/// against its own key: a table must not declare a value it then refuses.
+pub fn check_defaults(path: &str, params: &[Param]) -> Result<(), Problem> {
+    for p in params {
+        if let Def::Value(v) = p.default {
+            let mut t = Table::from_iter([(p.key.to_string(), literal(v))]);
+            check_section(&mut t, path, std::slice::from_ref(p))?;
+        }
+        match p.ty {
+            Type::Items(item) => check_defaults(&join(path, p.key), item)?,
+            Type::Sections(sections) => {
+                for s in sections {
+                    check_defaults(&join(&join(path, p.key), s.name), s.params)?;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}

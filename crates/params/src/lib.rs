@@ -20,6 +20,6 @@ pub mod docs;
 mod param;
 mod sets;
 
-pub use check::{Problem, check_section, check_sections, describe, find, join, literal, plain, quoted, range_text};
+pub use check::{Problem, check_defaults, check_section, check_sections, describe, find, join, literal, plain, quoted, range_text};
 pub use param::{Def, MAX_CYCLES, Param, REQ, Range, Section, Type, When, absent, d};
 pub use sets::{parse_keys, parse_sets, parse_u64};

@@ -90,3 +90,13 @@ fn sets_are_typed_by_their_declaration() {
     let t = parse_keys(&["n=-3", "f=0.5", "c=b"], P).unwrap();
     assert_eq!((t["n"].as_integer(), t["f"].as_float(), t["c"].as_str()), (Some(-3), Some(0.5), Some("b")));
 }
+
+#[test]
+fn a_default_out_of_its_own_range_is_found() {
+    const BAD_ITEM: &[Param] = &[Param::int("w", "", d("0"), 1, 64, "ways")];
+    const BAD: &[Section] = &[Section::new("l1", "a cache", BAD_ITEM)];
+    assert!(irqsim_params::check_defaults("", P).is_ok());
+    assert!(irqsim_params::check_defaults("", TOP).is_ok());
+    let e = irqsim_params::check_defaults("", &[Param::sections("core", BAD, "the core")]).unwrap_err();
+    assert_eq!(e, ("core.l1.w".into(), "must be 1..=64, got 0".into()));
+}

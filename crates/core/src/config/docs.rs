@@ -1,8 +1,8 @@
 //! docs/config.md, generated from the parameter tables ([`markdown`]), and
 //! the same tables as JSON for `irqsim parts` ([`parts_json`]).
 
-use super::params::docs::{capital, param_json, table};
-use super::params::{Param, Type, quoted};
+use super::params::docs::{capital, param_json, sections, table};
+use super::params::{Param, Section, Type, quoted};
 use super::parts::{Info, PARTS, Part, TOP};
 use super::workload::VARIANTS;
 use serde_json::{Value, json};
@@ -32,8 +32,9 @@ units (µs in traces, ns on buses, Mb/s on links) are converted once, at load.
 Rates are events per second and end in `_per_s`.
 ";
 
-/// docs/config.md.
-pub fn markdown() -> String {
+/// docs/config.md, with `more`: the tables of parts set outside scenarios
+/// (the programmable NIC's, which this crate cannot name) at its end.
+pub fn markdown(more: &[Section]) -> String {
     let mut out = String::from(INTRO);
     out.push_str("\n## Top level\n\n");
     table(&mut out, TOP);
@@ -48,6 +49,15 @@ pub fn markdown() -> String {
         if !info.notes.is_empty() {
             let _ = writeln!(out, "\n{}", info.notes);
         }
+        for p in info.params {
+            if let Type::Sections(s) = p.ty {
+                sections(&mut out, 3, &format!("{}.{}", info.section, p.key), s);
+            }
+        }
+    }
+    for s in more {
+        let _ = write!(out, "\n## `{}`: outside scenarios\n\n{}.\n\n", s.name, capital(s.help));
+        table(&mut out, s.params);
     }
     out
 }
@@ -75,8 +85,9 @@ fn used_by(info: &Info) -> String {
     if kinds.len() == VARIANTS.len() { "Used by every workload kind.".into() } else { format!("Used by workload kinds {}.", quoted(&kinds)) }
 }
 
-/// Every part with its keys, as JSON: `[{section, title, help, used_by, notes, params: [...]}]`.
-pub fn parts_json() -> Value {
+/// Every part with its keys, as JSON: `[{section, title, help, used_by, notes, params: [...]}]`,
+/// and then `more` (as [`markdown`]) as `{section, help, params}`.
+pub fn parts_json(more: &[Section]) -> Value {
     let params = |ps: &[Param]| -> Value { ps.iter().map(param_json).collect() };
     let mut parts: Vec<Value> = vec![json!({"section": "", "title": "top level", "help": "", "used_by": [], "notes": "", "params": params(TOP)})];
     for info in PARTS {
@@ -88,6 +99,9 @@ pub fn parts_json() -> Value {
             p["kinds"] = VARIANTS.iter().map(|v| json!({"kind": v.kind, "help": v.help, "notes": v.notes, "params": params(v.params)})).collect();
         }
         parts.push(p);
+    }
+    for s in more {
+        parts.push(json!({"section": s.name, "title": s.name, "help": s.help, "used_by": [], "notes": "", "params": params(s.params)}));
     }
     Value::Array(parts)
 }
