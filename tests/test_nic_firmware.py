@@ -43,7 +43,7 @@ def test_vliw_table_is_monotone_in_units(small):
 
 
 def test_bad_input_is_one_error():
-    with pytest.raises(ConfigError, match="cores: expected an integer in 1..=8"):
+    with pytest.raises(ConfigError, match="cores: must be 1..=8, got 0"):
         nic_firmware(FW, ["cores=0"])
     with pytest.raises(ConfigError, match="units"):
         vliw_table(FW, "{}", "p", ["3/3"])

@@ -86,4 +86,13 @@ impl CodeConfig {
     pub fn selected(&self) -> bool {
         self.program.is_some()
     }
+
+    /// Checks between the cores' keys (a thread a pin names, a cache's
+    /// geometry, a pin's syntax) at load, where errors get their line.
+    pub fn check(&self) -> Result<(), (String, String)> {
+        if !self.selected() {
+            return Ok(());
+        }
+        irqsim_mips::config::ExecConfig::from_table(&self.core).map(|_| ()).map_err(super::core_problem)
+    }
 }

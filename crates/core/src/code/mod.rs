@@ -42,7 +42,7 @@ pub const SYS_READ: u32 = 4003;
 pub const EAGAIN: u32 = (-11i32) as u32;
 
 /// A core setting's error, its key under `code.core` (`code.core.l1d.way_masks`).
-fn core_problem(e: irqsim_mips::Error) -> (String, String) {
+pub(crate) fn core_problem(e: irqsim_mips::Error) -> (String, String) {
     match e {
         irqsim_mips::Error::Config { key, msg } => (format!("code.core.{key}"), msg),
         other => ("code.core".into(), other.to_string()),
