@@ -141,6 +141,31 @@ fn a_timer_beside_the_nic() {
     }
 }
 
+/// A PCIe exerciser beside the NIC: its interrupts (DMA first, then an MSI
+/// or a line) reach the CPU through the NIC's controller, its ISR and
+/// tasklet signatures are timed, and its latency grows with the controller's
+/// path as on the exerciser's own machine; the NIC still delivers every frame.
+#[test]
+fn an_exerciser_beside_the_nic() {
+    let exerciser = "sources.others=[{kind = \"exerciser\", process = \"poisson\", rate_per_s = 10000.0, dma_bytes = 4096, isr_cycles = 500}]";
+    let at = |intc: &str| run("compose/rx-sections", &[&format!("intc.kind=\"{intc}\""), exerciser]);
+    let alone = run("compose/rx-sections", &["intc.kind=\"msi\""]);
+    let (msi, ioapic) = (at("msi"), at("ioapic"));
+    for r in [&msi, &ioapic] {
+        assert!(r.metric("exerciser_serviced").unwrap() > 1000.0);
+        assert_eq!(r.metric("stale_data_reads"), Some(0.0));
+        assert_eq!(r.metric("rx_delivered"), alone.metric("rx_delivered"));
+    }
+    let p50 = |r: &Report| r.metric("isr_latency_p50_us").unwrap();
+    assert!(p50(&msi) < p50(&ioapic), "MSI {} µs, IO-APIC {} µs", p50(&msi), p50(&ioapic));
+    assert!(alone.metric("isr_latency_p50_us").is_none(), "no exerciser, no exerciser metrics");
+    // Only an exerciser DMA-writes.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios/compose/rx-msi-single.toml");
+    let o = [parse_override("sources.others=[{rate_per_s = 10.0, dma_bytes = 64}]").unwrap()];
+    let e = Scenario::from_file(&path, &o).expect_err("refused").to_string();
+    assert!(e.contains("sources.others[0].dma_bytes") && e.contains("only an exerciser"), "{e}");
+}
+
 /// Critical sections in system calls too: the masking cost of the busiest
 /// second grows by a raise and lower pair per system call, and every call
 /// is accounted for.
