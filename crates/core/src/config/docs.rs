@@ -101,7 +101,7 @@ pub fn parts_json(more: &[Section]) -> Value {
         parts.push(p);
     }
     for s in more {
-        parts.push(json!({"section": s.name, "title": s.name, "help": s.help, "used_by": [], "notes": "", "params": params(s.params)}));
+        parts.push(json!({"section": s.name, "title": "set as key=value outside scenarios", "help": s.help, "used_by": [], "notes": "", "params": params(s.params)}));
     }
     Value::Array(parts)
 }
