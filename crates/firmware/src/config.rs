@@ -165,6 +165,17 @@ mod tests {
         irqsim_params::check_defaults("", PARAMS).unwrap();
     }
 
+    /// A TOML table and `key=value` strings are one setting.
+    #[test]
+    fn tables_and_strings_agree() {
+        let t: Table = "cores = 2\norganisation = \"task\"\nclock_mhz = 200\nmax_cycles = 0x1000".parse().unwrap();
+        let from_table = NicConfig::from_table(&t).unwrap();
+        assert_eq!(from_table, NicConfig::from_sets(&["cores=2", "organisation=task", "clock_mhz=200", "max_cycles=0x1000"]).unwrap());
+        assert_ne!(from_table, NicConfig::default());
+        let bad: Table = "cores = 9".parse().unwrap();
+        assert_eq!(NicConfig::from_table(&bad).unwrap_err(), "cores: must be 1..=8, got 9");
+    }
+
     #[test]
     fn conversions() {
         let c = NicConfig::default();
