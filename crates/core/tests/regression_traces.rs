@@ -306,6 +306,60 @@ fn time_zero_is_the_earliest_record_and_reordering_is_counted() {
     assert_eq!(r.metric("reordered_stimuli"), Some(1.0));
 }
 
+/// A capture whose timestamps jumped back hid the earlier records: in file order they
+/// waited behind the later one, past the run's end, and `rx_offered` was 0. A record
+/// stamped more than 1 ms before an earlier one is now refused, naming both; a smaller
+/// step is replayed at once and counted, as above.
+#[test]
+fn a_capture_going_back_in_time_is_refused() {
+    let dir = scratch("back_in_time");
+    let hour = 3_600_000_000;
+    write_pcap(
+        &dir,
+        "back.pcap",
+        &[
+            (1_000_000 + hour, PEER, HOST, 100),
+            (1_000_000, PEER, HOST, 100),
+            (1_000_010, PEER, HOST, 100),
+        ],
+    );
+    let e = simulate(&scenario("back.pcap", None, &[]), &dir, Record::default())
+        .err()
+        .unwrap();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: record 2: its timestamp is 3600000000 µs before record 1's; the capture is not \
+             in time order (sort it with `reordercap IN OUT`)",
+            dir.join("back.pcap").display()
+        )
+    );
+    // 1 ms back is within a capture's reordering; 1.001 ms is not.
+    write_pcap(
+        &dir,
+        "ms.pcap",
+        &[(1_001_000, PEER, HOST, 100), (1_000_000, PEER, HOST, 100)],
+    );
+    let r = simulate(&scenario("ms.pcap", None, &[]), &dir, Record::default()).unwrap();
+    assert_eq!(
+        (r.metric("rx_offered"), r.metric("reordered_stimuli")),
+        (Some(2.0), Some(1.0))
+    );
+    write_pcap(
+        &dir,
+        "over.pcap",
+        &[(1_001_001, PEER, HOST, 100), (1_000_000, PEER, HOST, 100)],
+    );
+    let e = simulate(&scenario("over.pcap", None, &[]), &dir, Record::default())
+        .err()
+        .unwrap();
+    assert!(
+        e.to_string()
+            .contains("record 2: its timestamp is 1001 µs before record 1's"),
+        "{e}"
+    );
+}
+
 /// An `strace -tt` log that runs past midnight jumped a day back at 00:00 (its calls
 /// landed a day before the capture). Its calls now stay in order across midnight, and
 /// one that starts just before the capture's midnight lands on the capture's previous day.
