@@ -200,6 +200,10 @@ SWEEP = [
     ("sweep-bad-scenario", sweep_case('scenario = "no/such"\n'), r"no bundled scenario `no/such`"),
     ("sweep-misspelt-grid-key", sweep_case('scenario = "bench/rx-overload"\n[grid]\n"cpu.clok_mhz" = [1.0, 2.0]\n'), r"sweep\.toml: `cpu\.clok_mhz`"),
     ("sweep-zip-lengths", sweep_case('scenario = "bench/rx-overload"\n[zip]\n"a.b" = [1]\n"c.d" = [1, 2]\n'), r"sweep\.toml: `zip`"),
+    ("sweep-repeated-seed", sweep_case('scenario = "bench/rx-overload"\nseeds = [1, 2, 1]\n'), r"sweep\.toml: `seeds`: seed 1 is listed 2 times"),
+    ("sweep-seed-count-huge", sweep_case('scenario = "bench/rx-overload"\nseeds = 1000000000000\n'), r"sweep\.toml: `seeds`: 1,000,000,000,000 seeds are more runs than max_runs = 100,000"),
+    ("sweep-grid-too-large", sweep_case('scenario = "bench/rx-overload"\n[grid]\n"cpu.clock_mhz" = [' + ", ".join(str(float(i)) for i in range(1, 1001)) + ']\n"workload.packet_bytes" = [' + ", ".join(str(i) for i in range(100, 1100)) + "]\n"), r"sweep\.toml: `max_runs`: 1,000 × 1,000 grid points × 1 seed = 1,000,000 runs"),
+    ("sweep-max-runs-bad", sweep_case('scenario = "bench/rx-overload"\nmax_runs = 0\n'), r"sweep\.toml: `max_runs`: must be an integer from 1"),
     ("sweep-escape-in-key", sweep_case('scenario = "bench/rx-overload"\n[grid]\n"cpu.\\u001b[2Jx" = [1]\n'), r"sweep\.toml: `cpu\.\\x1b\[2Jx`"),
 ]
 
@@ -281,6 +285,11 @@ API_CASES = [
     ("progress-not-callable", lambda: irqsim.run(OK, progress=5), "progress"),
     ("validate-scenario-int", lambda: irqsim.validate(123), "scenario"),
     ("validate-overrides-int", lambda: irqsim.validate(OK, 5), "overrides"),
+    ("sweep-out-none", lambda: irqsim.sweep({"scenario": OK}, out=None), "out"),
+    ("sweep-workers-str", lambda: irqsim.sweep({"scenario": OK}, out="x", workers="two"), "workers"),
+    ("sweep-workers-zero", lambda: irqsim.sweep({"scenario": OK}, out="x", workers=0), "workers"),
+    ("sweep-spec-int", lambda: irqsim.sweep(5, out="x"), "spec"),
+    ("sweep-sets-str", lambda: irqsim.sweep({"scenario": OK}, out="x", sets="run.seed=2"), "sets"),
 ]
 
 

@@ -5,7 +5,9 @@ as a scenario again), ``metrics.json`` (metrics and provenance),
 ``bins.parquet``, ``context_bins.parquet``, ``latencies.parquet`` and, for
 scenarios that run code, ``code_bins.parquet``, and
 ``timeline.json`` (a Chrome trace) when the run recorded one. Each file is
-written to a temporary name and renamed, so a reader never sees half a file.
+written to a temporary name and renamed, so a reader never sees half a file;
+a write that fails (no space, no permission) removes its temporary file and
+raises :class:`irqsim.OutputError` naming the path.
 """
 
 from __future__ import annotations
@@ -17,16 +19,35 @@ from pathlib import Path
 from typing import Any
 
 from irqsim import InputError, __version__, api
+from irqsim.api import OutputError
 
 
 def atomic_write(path: Path, data: bytes) -> None:
     """Writes ``data`` to ``path`` by way of a temporary file and a rename."""
     tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass  # the directory itself is the problem: there is no file to remove
+        raise OutputError(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+def output_dir(path: Path) -> Path:
+    """Makes directory ``path`` (and its parents) unless it exists."""
+    if path.exists() and not path.is_dir():
+        raise OutputError(f"{path}: exists and is not a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OutputError(f"{path}: cannot create the directory: {e.strerror or e}") from None
+    return path
 
 
 def read_text(path: Path) -> str:
@@ -93,7 +114,7 @@ def _parquet(df, path: Path) -> None:
 def write_run(out: Path, r: api.Result, scenario: str | os.PathLike, sets: list[str], timeline: bool = False) -> None:
     """Writes run ``r`` of ``scenario`` with overrides ``sets`` to directory
     ``out``, with its timeline if it ``timeline`` was recorded."""
-    out.mkdir(parents=True, exist_ok=True)
+    output_dir(out)
     atomic_write(out / "config.toml", config_toml(scenario, sets).encode())
     doc = {**r.to_dict(), "provenance": provenance(scenario, sets)}
     doc.pop("bins"), doc.pop("context_bins")
