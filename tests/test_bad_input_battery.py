@@ -11,6 +11,7 @@ line must match.
 from __future__ import annotations
 
 import json
+import os
 import re
 import struct
 from collections.abc import Callable
@@ -248,7 +249,25 @@ ELF = [
     ("elf-escape-in-name", elf_case(b"nope", name="e\x1b[31m.elf"), r"e\\x1b\[31m\.elf"),
 ]
 
-CLI_CASES = PCAP + STRACE + TOML + SET + SWEEP + ELF
+def fifo_case(name: str, args: Callable[[Path], list[str]]) -> Callable[[Path], list[str]]:
+    """A FIFO where a file is read: opening it would block until a writer came, deaf to Ctrl-C."""
+
+    def build(tmp: Path) -> list[str]:
+        os.mkfifo(tmp / name)
+        return args(tmp)
+
+    return build
+
+
+FIFO = [
+    ("fifo-scenario", fifo_case("f.toml", lambda tmp: ["run", str(tmp / "f.toml")]), r"f\.toml: not a regular file"),
+    ("fifo-pcap", fifo_case("f.pcap", lambda tmp: ["run", str(scenario(tmp, "f.pcap"))]), r"f\.pcap: not a regular file \(a FIFO\)"),
+    ("fifo-strace", fifo_case("f.strace", lambda tmp: ["run", str(scenario(tmp, strace="f.strace"))]), r"f\.strace: not a regular file \(a FIFO\)"),
+    ("fifo-elf", fifo_case("f.elf", lambda tmp: ["exec", str(tmp / "f.elf")]), r"f\.elf: not a regular file"),
+    ("fifo-sweep-spec", fifo_case("f.toml", lambda tmp: ["sweep", str(tmp / "f.toml"), "-o", str(tmp / "out")]), r"f\.toml: not a regular file"),
+]
+
+CLI_CASES = PCAP + STRACE + TOML + SET + SWEEP + ELF + FIFO
 CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +52,11 @@ def output_dir(path: Path) -> Path:
 
 
 def read_text(path: Path) -> str:
-    """The UTF-8 text of ``path``; a file that cannot be read is an :class:`InputError` naming it."""
+    """The UTF-8 text of ``path``; a file that cannot be read, or that is not
+    a regular file (a FIFO would block), is an :class:`InputError` naming it."""
     try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise InputError(f"{path}: not a regular file; give a file")
         return path.read_text(encoding="utf-8")
     except OSError as e:
         raise InputError(f"{path}: {e.strerror or e}") from None

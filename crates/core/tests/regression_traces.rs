@@ -82,7 +82,8 @@ fn write_pcap(dir: &Path, name: &str, frames: &[Frame]) {
 /// one is one error naming the file and the line.
 #[test]
 fn strace_line_length_is_bounded() {
-    let mut reader = StraceReader::open(Path::new("/dev/zero")).unwrap();
+    let zero = std::io::BufReader::new(std::fs::File::open("/dev/zero").unwrap());
+    let mut reader = StraceReader::new(zero, "/dev/zero");
     let e = reader.next().unwrap().unwrap_err();
     assert!(
         matches!(e, TraceError::StraceLineTooLong { line: 1, .. }),
@@ -94,17 +95,29 @@ fn strace_line_length_is_bounded() {
     );
     assert!(reader.next().is_none());
 
-    // Through a whole scenario, as the issue found it.
+    // Through a whole scenario, as the issue found it: a device is no log at all
+    // (since issue 22 a trace must be a regular file), refused before any read.
     let dir = scratch("dev_zero");
     write_pcap(&dir, "ok.pcap", &[(1_000_000, PEER, HOST, 100)]);
     let s = scenario("ok.pcap", Some("/dev/zero"), &[]);
     let e = simulate(&s, &dir, Record::default())
         .err()
         .expect("an error, not a hang");
-    assert!(
-        e.to_string()
-            .starts_with("/dev/zero:1: line is longer than"),
-        "{e}"
+    assert_eq!(
+        e.to_string(),
+        "/dev/zero: not a regular file (a character device); give a file"
+    );
+    // A FIFO is refused the same way, before its open would block for a writer.
+    let fifo = dir.join("trace.pcap");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let s = scenario("trace.pcap", None, &[]);
+    let e = simulate(&s, &dir, Record::default())
+        .err()
+        .expect("an error, not a hang");
+    assert_eq!(
+        e.to_string(),
+        format!("{}: not a regular file (a FIFO); give a file", fifo.display())
     );
 
     // The limit is on the line, not the file: a longest-allowed line, then a longer one.

@@ -84,6 +84,11 @@ impl Program {
     /// Reads and parses an ELF file.
     pub fn load(path: &std::path::Path) -> Result<Program, Error> {
         let name = path.display().to_string();
+        // A FIFO would block the open and never end: only a regular file is read.
+        let meta = std::fs::metadata(path).map_err(|e| Error::Elf { file: name.clone(), msg: format!("cannot read: {e}") })?;
+        if !meta.is_file() {
+            return Err(Error::Elf { file: name, msg: "not a regular file; give a file".into() });
+        }
         let bytes = std::fs::read(path).map_err(|e| Error::Elf { file: name.clone(), msg: format!("cannot read: {e}") })?;
         Program::parse(&bytes, &name)
     }

@@ -41,7 +41,7 @@ pub fn parse_override_as(text: &str, origin: &str) -> Result<Override> {
 impl Scenario {
     /// Loads a scenario from a file.
     pub fn from_file(path: &std::path::Path, overrides: &[Override]) -> Result<Scenario> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+        let text = crate::input::read_regular(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
         Self::from_toml(&text, &path.display().to_string(), overrides)
     }
 

@@ -115,7 +115,7 @@ impl PcapReader<BufReader<File>> {
     /// Opens `path` and reads its global header. `host` decides [`Direction`].
     pub fn open(path: &Path, host: Ipv4Addr) -> Result<Self, TraceError> {
         let name = escape(&path.display().to_string());
-        let file = File::open(path).map_err(|source| TraceError::Io {
+        let file = crate::input::open_regular(path).map_err(|source| TraceError::Io {
             path: name.clone(),
             source,
         })?;
