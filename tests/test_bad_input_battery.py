@@ -147,7 +147,10 @@ STRACE = [
     ("strace-missing", lambda tmp: ["run", str(scenario(tmp, strace="nope.strace"))], r"nope\.strace"),
 ]
 
+SCRIPT_EVENT = '[[workload.events]]\nat_cycle = 100\naction = "receive"\nbytes = 100\n'
+
 TOML = [
+    ("toml-script-too-large", toml_case('[workload]\nkind = "script"\n' + SCRIPT_EVENT * 80_000), r"s\.toml: \d+ bytes, more than a scenario may hold \(4194304\)"),
     ("toml-syntax", toml_case("[cpu\nclock_mhz = 1\n"), r"s\.toml: line 1, column \d+: unclosed table"),
     ("toml-unknown-key", toml_case('[cpu]\nclock_mhz = 200.0\ncontext_polcy = "single"\n' + FLOOD), r"s\.toml:3: `cpu\.context_polcy`: unknown field"),
     ("toml-wrong-type", toml_case('[cpu]\nclock_mhz = "fast"\n' + FLOOD), r"s\.toml:2: `cpu\.clock_mhz`"),
