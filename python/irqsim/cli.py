@@ -216,11 +216,10 @@ def timeline(
     set: Sets = None,
 ) -> None:
     """Write a Chrome trace (one track per hardware context): chrome://tracing, ui.perfetto.dev or `irqsim plot timeline`."""
+    from irqsim.output import write_timeline
+
     r = _run(scenario, set or [], timeline=True)
-    trace = r.chrome_trace()
-    output.write_text(json.dumps(trace))
-    n = sum(1 for e in trace["traceEvents"] if e["ph"] != "M")
-    dropped = trace["otherData"]["dropped"]
+    n, dropped = write_timeline(output, r)
     note = f" ({dropped:,} more not recorded: raise stats.timeline_max_items or shorten run.duration_ms)" if dropped else ""
     _note(f"wrote {output}: {n:,} events{note}")
 

@@ -16,6 +16,8 @@ import hashlib
 import json
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,14 +25,13 @@ from irqsim import InputError, __version__, api
 from irqsim.api import OutputError
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Writes ``data`` to ``path`` by way of a temporary file and a rename."""
+@contextmanager
+def _replacing(path: Path) -> Iterator[Path]:
+    """Yields a temporary path to write; renamed to ``path`` once the body is
+    done. A failure removes it and raises :class:`OutputError` naming ``path``."""
     tmp = path.with_name(f".{path.name}.tmp")
     try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+        yield tmp
         os.replace(tmp, path)
     except OSError as e:
         try:
@@ -38,6 +39,15 @@ def atomic_write(path: Path, data: bytes) -> None:
         except OSError:
             pass  # the directory itself is the problem: there is no file to remove
         raise OutputError(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Writes ``data`` to ``path`` by way of a temporary file and a rename."""
+    with _replacing(path) as tmp:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
 
 
 def output_dir(path: Path) -> Path:
@@ -130,4 +140,12 @@ def write_run(out: Path, r: api.Result, scenario: str | os.PathLike, sets: list[
     if code:
         _parquet(r.code_bins.reset_index(), out / "code_bins.parquet")
     if timeline:
-        atomic_write(out / "timeline.json", json.dumps(r.chrome_trace()).encode())
+        write_timeline(out / "timeline.json", r)
+
+
+def write_timeline(path: Path, r: api.Result) -> tuple[int, int]:
+    """Writes ``r``'s timeline to ``path`` as a Chrome trace, streamed from
+    the core (the trace is never whole in memory), by way of a temporary file
+    and a rename; returns ``(events written, events not recorded)``."""
+    with _replacing(path) as tmp:
+        return tuple(r._report.write_chrome_trace(tmp))
