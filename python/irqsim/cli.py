@@ -347,12 +347,13 @@ def ilp(
     units: Annotated[Optional[list[str]], typer.Option(help="Unit mix INT/MEM/BRANCH (repeatable; default: the paper's seven).")] = None,
     record: Annotated[bool, typer.Option("--record", help="First run the NIC firmware on 1 core and write its profile to --profile.")] = False,
     set: Annotated[Optional[list[str]], typer.Option("--set", "-s", help="With --record: a NIC setting KEY=VALUE (docs/models/nic-firmware.md).")] = None,
+    memory: Annotated[str, typer.Option(help="Memory rule: registers (the seed's: register dependences only) or ordered (loads and stores keep order against stores).")] = "registers",
     as_json: AsJson = False,
 ) -> None:
     """Schedule a program's basic blocks for VLIW cores, weighted by a profile (docs/models/nic-firmware.md)."""
     from irqsim.ilp import command
 
-    command(program, profile, units or [], record, set or [], as_json)
+    command(program, profile, units or [], record, set or [], as_json, memory)
 
 
 def clean(msg: str) -> str:

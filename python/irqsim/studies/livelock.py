@@ -13,7 +13,9 @@ forwarding cost per frame is calibrated on the 60-byte row, so that row's
 forwarded count matches by construction; the rest are predictions).
 ``curve()`` sweeps the offered load on ``livelock/receiver`` for the
 interrupt-driven path, Linux's pre-NAPI bottom half and NAPI; ``figure()``
-draws it. ``coalescing()`` sweeps the NIC's ``rx_usecs`` on the forwarding
+draws it. ``knee()`` derives the interrupt-driven MLFRR and collapse point from a
+run's bins and puts the analytic delivered rate beside simulated ones.
+``coalescing()`` sweeps the NIC's ``rx_usecs`` on the forwarding
 machine (p50 and p99 latency, interrupts, CPU); ``coalescing_figure()``
 draws it. ``dim_over_time()`` runs
 DIM (adaptive-rx) through a load that changes and returns the profiles it
@@ -59,11 +61,46 @@ def _fine() -> bool:
     return os.environ.get("IRQSIM_FINE", "") not in ("", "0")
 
 
-def forward(size: int) -> dict[str, float]:
+def forward(size: int, extra: dict | None = None) -> dict[str, float]:
     """One row of the e1000 table: 1 M frames of ``size`` bytes at the row's input rate."""
     pps = E1000[size][0]
     sets = {"workload.packet_bytes": size, "workload.rate_per_s": float(pps), "run.duration_ms": FRAMES / pps * 1e3}
-    return api.run("livelock/e1000-forward", sets).metrics
+    return api.run("livelock/e1000-forward", {**sets, **(extra or {})}).metrics
+
+
+# The e1000 rows under other inputs: Poisson arrivals over these seeds (the
+# spread a random source gives), and the calibrated forwarding cost ±20%.
+SEEDS = (1, 2, 3, 4, 5)
+FORWARD_CYCLES = 2742
+
+
+def e1000_variants() -> list[dict]:
+    """Per row: RX interrupts and forwarded frames with fixed-rate arrivals
+    (the rows), with Poisson arrivals (mean, least and most over SEEDS), and
+    with the forwarding cost at 0.8x and 1.2x."""
+    out = []
+    for size, (pps, forwarded, rxint, _, _) in E1000.items():
+        fixed = forward(size)
+        poisson = [forward(size, {"workload.process": "poisson", "run.seed": seed}) for seed in SEEDS]
+        cost = {f: forward(size, {"driver.isr_rx_done_cycles": round(FORWARD_CYCLES * f)}) for f in (0.8, 1.2)}
+        irqs = [m["interrupts"] for m in poisson]
+        out.append(
+            {
+                "size": size,
+                "rx_interrupts_paper": rxint,
+                "fixed_rate": fixed["interrupts"],
+                "poisson_mean": sum(irqs) / len(irqs),
+                "poisson_least": min(irqs),
+                "poisson_most": max(irqs),
+                "cost_x0.8": cost[0.8]["interrupts"],
+                "cost_x1.2": cost[1.2]["interrupts"],
+                "forwarded_paper": forwarded,
+                "forwarded_fixed": fixed["rx_delivered"],
+                "forwarded_cost_x0.8": cost[0.8]["rx_delivered"],
+                "forwarded_cost_x1.2": cost[1.2]["rx_delivered"],
+            }
+        )
+    return out
 
 
 def reproduce() -> list[Row]:
@@ -97,6 +134,74 @@ def curve(fine: bool | None = None) -> dict[str, list[tuple[float, float]]]:
             points.append((rate, m["rx_delivered"] / m["sim_seconds"]))
         out[label] = points
     return out
+
+
+# The knee's derivation: per-frame costs from the bins of one run below the
+# knee, then the analytic delivered rate beside simulated runs above it.
+KNEE_PROBE = 5_000.0
+KNEE_CHECKS = (12_000.0, 15_000.0, 20_000.0, 40_000.0, 60_000.0, 80_000.0)
+KNEE_MS = 100.0
+
+
+def knee(kind: str = "mt") -> dict:
+    """Mogul and Ramakrishnan's MLFRR and collapse point for the
+    interrupt-driven path (``kind`` "mt"), derived from the bins.
+
+    Below the knee each frame takes one interrupt and one software
+    interrupt. Per frame, the interrupt bin gives the ISR's work, the kernel
+    bin the protocol's, and the overhead bin the interrupt's entry and
+    register save/restore plus the software interrupt's entry (the
+    scenario's ``cpu.swi_entry_cycles``, taken out). Above the knee the
+    interrupt level takes ``a`` = ISR + entry per *offered* frame first and
+    the protocol gets the rest: delivered = (C − a × offered) / protocol,
+    with C the clock; the knee (MLFRR) is C / (a + protocol) and delivery
+    reaches zero at C / a. ``points``: (offered, simulated, analytic) frames/s.
+    """
+    scenario = "livelock/receiver"
+    cpu = tomllib.loads(api.scenario_path(scenario).read_text())["cpu"]
+    clock = cpu["clock_mhz"] * 1e6
+    probe = api.run(scenario, {"irq_path.kind": kind, "workload.rate_per_s": KNEE_PROBE, "run.duration_ms": KNEE_MS})
+    m, b = probe.metrics, probe.bins.sum()
+    offered, delivered = m["rx_offered"], m["rx_delivered"]
+    isr = b["interrupt"] / offered
+    entry = b["overhead"] / offered - cpu["swi_entry_cycles"]
+    protocol = b["kernel"] / delivered
+    a = isr + entry
+    points = []
+    for rate in KNEE_CHECKS:
+        r = api.run(scenario, {"irq_path.kind": kind, "workload.rate_per_s": rate, "run.duration_ms": KNEE_MS}).metrics
+        analytic = min(rate, max(0.0, (clock - a * rate) / protocol))
+        points.append((rate, r["rx_delivered"] / r["sim_seconds"], float(analytic)))
+    out = {"isr": isr, "entry": entry, "protocol": protocol, "per_offered": a, "mlfrr": clock / (a + protocol), "collapse": clock / a}
+    return {**{k: float(v) for k, v in out.items()}, "points": points}
+
+
+def knee_table() -> list[dict]:
+    k = knee()
+    return [
+        {
+            "offered_per_s": x,
+            "simulated_per_s": y,
+            "analytic_per_s": z,
+            "error": (y - z) / z if z else float("nan"),
+            "a_cycles_per_offered": k["per_offered"],
+            "protocol_cycles": k["protocol"],
+            "mlfrr_per_s": k["mlfrr"],
+            "collapse_per_s": k["collapse"],
+        }
+        for x, y, z in k["points"]
+    ]
+
+
+def tables() -> list[tuple[str, list[dict]]]:
+    """Extra tables ``irqsim reproduce`` prints after the rows; the e1000
+    rows under other inputs (48 runs of 1 M frames) only in the fine run
+    (``IRQSIM_FINE=1``), to keep the default reproduction quick."""
+    knee = ("livelock: the interrupt-driven knee from the bins (a: interrupt-level cycles per offered frame; delivered = (C - a x offered) / protocol)", knee_table())
+    if not _fine():
+        return [knee]
+    variants = ("livelock: e1000 RX interrupts and forwarded frames under other inputs (Poisson arrivals over seeds 1-5; the forwarding cost x0.8, x1.2)", e1000_variants())
+    return [variants, knee]
 
 
 def figure(path: Path) -> None:
