@@ -8,6 +8,7 @@ PY ?= python3
 .PHONY: install install-test reproduce test test-rust test-python bench figures fuzz programs validate
 
 install:
+	@echo "Building irqsim's Rust core in release mode (about a minute and a half on 2 cores, silent meanwhile)..."
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet .
 
@@ -19,6 +20,7 @@ reproduce: install
 	irqsim reproduce
 
 test-rust:
+	cargo test -p irqsim-params --quiet
 	cargo test -p irqsim-core --quiet
 	cargo test -p irqsim-mips --quiet
 	cargo test -p irqsim-firmware --quiet

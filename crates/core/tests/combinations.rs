@@ -5,6 +5,9 @@
 //! is not expressible because both set one key to two values (one
 //! controller kind, one receive path, one scheme per machine).
 //!
+//! A property test does the same for random machines of up to five
+//! mechanisms.
+//!
 //! The table in docs/models/composition.md ("What combines") is this test's
 //! output; `IRQSIM_UPDATE_DOCS=1 cargo test -p irqsim-core --test
 //! combinations` rewrites it.
@@ -67,8 +70,14 @@ fn key(set: &str) -> &str {
 }
 
 fn try_pair(a: &Mechanism, b: &Mechanism) -> Outcome {
+    try_all(&[a, b])
+}
+
+/// Sets every mechanism's keys at once and runs the machine they make.
+fn try_all(ms: &[&Mechanism]) -> Outcome {
+    let what = ms.iter().map(|m| m.name).collect::<Vec<_>>().join(" + ");
     let mut sets: Vec<String> = Vec::new();
-    for s in a.sets.iter().chain(b.sets) {
+    for s in ms.iter().flat_map(|m| m.sets) {
         match sets.iter_mut().find(|x| key(x) == key(s)) {
             // Two lists of devices beside the NIC: both lists.
             Some(x) if key(s) == "sources.others" && x != s => {
@@ -80,17 +89,17 @@ fn try_pair(a: &Mechanism, b: &Mechanism) -> Outcome {
             None => sets.push(s.to_string()),
         }
     }
-    let base = match (a.base, b.base) {
-        (Some(x), Some(y)) if x != y => return Outcome::Clash,
-        (Some(x), _) | (_, Some(x)) => x,
-        (None, None) => BASE,
-    };
+    let bases: Vec<&str> = ms.iter().filter_map(|m| m.base).collect();
+    if bases.windows(2).any(|w| w[0] != w[1]) {
+        return Outcome::Clash;
+    }
+    let base = bases.first().copied().unwrap_or(BASE);
     let all: Vec<&str> = if base == BASE { BASE_SETS.iter().copied().chain(sets.iter().map(String::as_str)).collect() } else { sets.iter().map(String::as_str).collect() };
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios").join(format!("{base}.toml"));
     let overrides: Vec<_> = all.iter().map(|s| parse_override(s).unwrap_or_else(|e| panic!("{s}: {e}"))).collect();
     let refused = |e: irqsim_core::Error| {
         let line = e.to_string();
-        assert!(!line.contains('\n'), "{} + {}: a refusal is one line: {line}", a.name, b.name);
+        assert!(!line.contains('\n'), "{what}: a refusal is one line: {line}");
         // Without the file's path: the key and the reason.
         let why = line.rsplit_once(".toml").map_or(line.as_str(), |(_, r)| r.trim_start_matches(|c: char| c == ':' || c.is_ascii_digit()).trim());
         Outcome::Refused(why.trim_start_matches("--set: ").to_string())
@@ -104,9 +113,9 @@ fn try_pair(a: &Mechanism, b: &Mechanism) -> Outcome {
         (Ok(x), Ok(y)) => (x, y),
         (Err(e), _) | (_, Err(e)) => return refused(e),
     };
-    first.check_invariants().unwrap_or_else(|e| panic!("{} + {}: {e}", a.name, b.name));
-    assert_eq!(first.metrics, second.metrics, "{} + {}: not deterministic", a.name, b.name);
-    assert_eq!(first.bins, second.bins, "{} + {}: not deterministic", a.name, b.name);
+    first.check_invariants().unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(first.metrics, second.metrics, "{what}: not deterministic");
+    assert_eq!(first.bins, second.bins, "{what}: not deterministic");
     Outcome::Runs
 }
 
@@ -172,4 +181,17 @@ fn every_pair_of_mechanisms() {
         return;
     }
     assert_eq!(old, got, "docs/models/composition.md is stale: IRQSIM_UPDATE_DOCS=1 cargo test -p irqsim-core --test combinations");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 48, ..Default::default() })]
+
+    /// Random machines of up to five mechanisms: each runs (conserving
+    /// frames, bins summing to the elapsed cycles, the same numbers twice),
+    /// or is refused in one line, or sets one key twice.
+    #[test]
+    fn random_machines_run_or_are_refused(picks in proptest::collection::btree_set(0..MECHANISMS.len(), 2..=5)) {
+        let ms: Vec<&Mechanism> = picks.iter().map(|&i| &MECHANISMS[i]).collect();
+        try_all(&ms);
+    }
 }

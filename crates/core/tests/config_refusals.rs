@@ -227,3 +227,17 @@ fn the_exercisers_vectors_are_refused_for_the_nic() {
     let e = refused(RX, &["intc.kind=\"msi\"", "intc.vectors=4"]);
     assert!(e.contains("`intc.vectors`") && e.contains("rss.queues"), "{e}");
 }
+
+/// `[code.core]`'s tables are checked like every other part's: the file, the
+/// line and the whole dotted key; the list form names `code.core` and the item.
+#[test]
+fn core_settings_name_their_line_and_key() {
+    let text = std::fs::read_to_string(bundled("smt-hot-thread/nat-hot.toml")).unwrap();
+    let line = text.lines().position(|l| l == "ways = 4").unwrap() + 1;
+    let e = Scenario::from_toml(&text.replace("ways = 4", "ways = 65"), "nat-hot.toml", &[]).unwrap_err().to_string();
+    assert_eq!(e, format!("nat-hot.toml:{line}: `code.core.l1d.ways`: must be 1..=64, got 65"));
+    let e = Scenario::from_toml(&text.replace("model = \"caches\"", "model = \"perfect\""), "nat-hot.toml", &[]).unwrap_err().to_string();
+    assert!(e.contains("`code.core.memory.latency_cycles`: only used when `code.core.memory.model` is `caches` (it is `perfect`)"), "{e}");
+    let e = refused("code/rx-min.toml", &["code.core=[\"l1d.sise_bytes=1\"]"]);
+    assert!(e.starts_with("--set: `code.core`: `l1d.sise_bytes`: unknown field `sise_bytes`, expected one of `size_bytes`"), "{e}");
+}

@@ -259,20 +259,26 @@ def coalescing_figure(path: Path) -> None:
 
     rows = coalescing()
     plt = pyplot()
-    fig, (lat, irq) = plt.subplots(1, 2, figsize=(10, 4))
+    fig, (lat, irq, cpu) = plt.subplots(1, 3, figsize=(14, 4))
     for load, color in zip(COALESCING_LOADS, ("C0", "C1")):
         sel = [r for r in rows if r["load_per_s"] == load]
         xs = [max(r["rx_usecs"], 1) for r in sel]
         lat.plot(xs, [r["p50_us"] for r in sel], "o-", color=color, label=f"p50, {load / 1e3:.0f} k frames/s")
         lat.plot(xs, [r["p99_us"] for r in sel], "s--", color=color, label=f"p99, {load / 1e3:.0f} k frames/s")
         irq.plot(xs, [r["interrupts_per_s"] / 1e3 for r in sel], "o-", color=color, label=f"{load / 1e3:.0f} k frames/s")
-    for ax in (lat, irq):
+        cpu.plot(xs, [100 * r["cpu_share"] for r in sel], "o-", color=color, label=f"{load / 1e3:.0f} k frames/s")
+    # Ticks at the swept values only; rx-usecs 0 (rx-frames 1) is drawn at 1.
+    ticks = sorted({max(u, 1) for u in RX_USECS})
+    for ax in (lat, irq, cpu):
         ax.set_xscale("log", base=2)
-        ax.set_xlabel("rx-usecs (µs; 1 = rx-frames 1, no delay)")
+        ax.set_xticks(ticks, ["0" if t == 1 and 0 in RX_USECS else str(t) for t in ticks])
+        ax.minorticks_off()
+        ax.set_xlabel("rx-usecs (µs; 0 = rx-frames 1, no delay)")
+        ax.legend(fontsize=7)
     lat.set_ylabel("latency, arrival to forwarded (µs)")
     irq.set_ylabel("receive interrupts (thousand/s)")
-    lat.legend(fontsize=7)
-    irq.legend(fontsize=7)
+    cpu.set_ylabel("CPU busy: interrupt, softirq, overhead, kernel (%)")
+    cpu.set_ylim(0, 105)
     fig.suptitle("Interrupt coalescing on the forwarding machine (NAPI, 128 B, Poisson arrivals)")
     save_figure(fig, path)
     plt.close(fig)
@@ -412,12 +418,14 @@ def dim_figure(path: Path) -> None:
     ax.set_ylabel("rx-usecs (µs)")
     load = ax.twinx()
     t0 = 0.0
-    for ms, rate in DIM_PHASES:
-        load.plot([t0, t0 + ms], [rate / 1e3, rate / 1e3], color="0.5", linewidth=2)
+    for i, (ms, rate) in enumerate(DIM_PHASES):
+        load.plot([t0, t0 + ms], [rate / 1e3, rate / 1e3], color="0.5", linewidth=2, label="offered load (right axis)" if i == 0 else None)
         t0 += ms
     load.set_ylabel("offered load (thousand frames/s, grey)")
     load.set_ylim(bottom=0)
-    ax.legend(fontsize=8, loc="upper left")
+    # Below the axes: inside, the legend covered a load phase.
+    handles = ax.get_legend_handles_labels()[0] + load.get_legend_handles_labels()[0]
+    ax.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, frameon=False)
     ax.set_title("DIM's choices on the forwarding machine under a changing load (128 B, Poisson)")
     save_figure(fig, path)
     plt.close(fig)

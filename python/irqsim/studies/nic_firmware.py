@@ -241,6 +241,8 @@ def figure(path: Path) -> None:
         ax.set_xlabel("NIC cores")
         ax.set_title(f"{size} B frames, full duplex")
         ax.legend(fontsize=8)
-    axes[0].set_ylabel("frames per thousand cycles")
+    for ax in axes:
+        ax.set_ylabel("frames per thousand cycles")
+        ax.tick_params(labelleft=True)
     save_figure(fig, path)
     plt.close(fig)

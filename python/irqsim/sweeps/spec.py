@@ -15,9 +15,10 @@ max_runs = 100000                             # the default; a larger sweep is r
 ```
 
 Every run is identified by a hash of what determines its numbers: the
-scenario's content and the resolved overrides (seed included). Seeds must
-differ (a repeated seed is the same run, not another sample). The number of
-runs is counted before any is listed, and runs are generated one at a time.
+scenario's content, the resolved overrides (seed included) and the build of
+irqsim (its commit). Seeds must differ (a repeated seed is the same run, not
+another sample). The number of runs is counted before any is listed, and runs
+are generated one at a time.
 """
 
 from __future__ import annotations
@@ -191,8 +192,9 @@ class Spec:
         name, text, path = scenario_text(target)
         return self.scenario, text, (path.parent if path else Path(".")).resolve()
 
-    def runs(self, scenario_sha256: str) -> Iterator[Run]:
-        """Every run, one at a time: grid points × zip rows × seeds, in that nesting order."""
+    def runs(self, scenario_sha256: str, build: str = "") -> Iterator[Run]:
+        """Every run, one at a time: grid points × zip rows × seeds, in that
+        nesting order; ``build`` (:func:`irqsim.provenance.build_id`) is part of each run's id."""
         keys = list(self.grid)
         zkeys = list(self.zip)
         zrows = list(zip(*self.zip.values())) if zkeys else [()]
@@ -201,5 +203,5 @@ class Spec:
                 params = dict(zip(keys, point)) | dict(zip(zkeys, zrow))
                 for seed in self.seeds:
                     sets = api.sets({**self.set, **params, "run.seed": seed}, label=self.origin)
-                    ident = json.dumps({"scenario_sha256": scenario_sha256, "overrides": sorted(sets)})
+                    ident = json.dumps({"scenario_sha256": scenario_sha256, "overrides": sorted(sets), "build": build})
                     yield Run(hashlib.sha256(ident.encode()).hexdigest()[:20], params, seed, sets)

@@ -276,6 +276,7 @@ impl Scenario {
             WorkloadConfig::Exerciser(_) => return crate::delivery::check(self),
         }
         crate::delivery::check_nic(self)?;
+        self.code.check()?;
         self.coalesce.check(self)?;
         self.napi.check(self)?;
         crate::device::rss::check(self)?;

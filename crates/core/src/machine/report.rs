@@ -61,6 +61,7 @@ impl Report {
         if let Some(code) = &m.code {
             add(code_metrics(code));
         }
+        add(crate::metrics::cpu_load(&m.threads.iter().map(|t| t.bins()).collect::<Vec<_>>(), m.end));
         let policy = m.threads[0].policy();
         Self {
             clock_mhz: m.clock_mhz,
