@@ -46,6 +46,8 @@ figures: install
 # cargo-fuzz; see docs/reliability.md). New inputs go to fuzz/corpus/ (not committed),
 # crashes to fuzz/artifacts/; keep a fixed crash's input in fuzz/regressions/TARGET/.
 SECONDS ?= 60
+# An input that makes a target hold more than this is a finding (libFuzzer's -rss_limit_mb).
+RSS_MB ?= 1024
 FUZZ_TARGETS := pcap strace scenario short_run trace_run elf program
 fuzz:
 	rustup toolchain list | grep -q nightly || rustup toolchain install nightly --profile minimal
@@ -54,7 +56,7 @@ fuzz:
 		dict=$$t; [ $$t = short_run ] && dict=scenario; [ $$t = trace_run ] && dict=pcap; [ $$t = program ] && dict=elf; \
 		mkdir -p corpus/$$t regressions/$$t && \
 		cargo +nightly fuzz run $$t corpus/$$t seeds/$$t regressions/$$t -- \
-			-dict=dict/$$dict.dict -max_total_time=$(SECONDS) -timeout=10 -print_final_stats=1 \
+			-dict=dict/$$dict.dict -max_total_time=$(SECONDS) -timeout=10 -rss_limit_mb=$(RSS_MB) -print_final_stats=1 \
 			|| exit 1; \
 	done
 

@@ -13,16 +13,17 @@ if [[ "${1:-}" == "--check" ]]; then
     out=$(mktemp -d)
     trap 'rm -rf "$out"' EXIT
 fi
-mkdir -p "$out" "$out/bench" "$out/system" "$out/firmware" "$out/kernel"
+mkdir -p "$out" "$out/bench" "$out/system" "$out/firmware" "$out/kernel" "$out/hostile"
 flags=(-march=r4000 -mabi=32 -mno-abicalls -fno-pic -O2 -static -nostdlib
        -ffreestanding -fno-builtin -fno-stack-protector -fno-asynchronous-unwind-tables
        -ffile-prefix-map="$PWD"=. -Wall -Wextra -Werror -Wno-unused-parameter
        -Wl,--build-id=none -Wl,-z,norelro)
 # tests/ and handlers/ are compared with qemu-mips; bench/ is too long for
-# that and system/ uses irqsim's device registers, which qemu does not have.
-for src in tests/*.c handlers/*.c bench/*.c system/*.c; do
+# that and system/ uses irqsim's device registers, which qemu does not have;
+# hostile/ misbehave on purpose (tests/test_exec_hostile.py).
+for src in tests/*.c handlers/*.c bench/*.c system/*.c hostile/*.c; do
     name=$(basename "$src" .c)
-    [[ "$src" == bench/* || "$src" == system/* ]] && name=$(dirname "$src")/$name
+    [[ "$src" == bench/* || "$src" == system/* || "$src" == hostile/* ]] && name=$(dirname "$src")/$name
     extra=()
     [[ "$name" == likely ]] && extra=(-mbranch-likely)
     "$CC" "${flags[@]}" "${extra[@]}" -o "$out/$name.elf" rt/start.S rt/rt.c "$src"
@@ -44,14 +45,14 @@ for fwd in 0 1; do
 done
 if [[ "${1:-}" == "--check" ]]; then
     stale=0
-    for f in "$out"/*.elf "$out"/{bench,system,firmware,kernel}/*.elf; do
+    for f in "$out"/*.elf "$out"/{bench,system,firmware,kernel,hostile}/*.elf; do
         rel=${f#"$out"/}
         if ! cmp -s "$f" "../python/irqsim/programs/$rel"; then
             echo "programs: python/irqsim/programs/$rel is stale or missing: run programs/build.sh and commit" >&2
             stale=1
         fi
     done
-    for f in ../python/irqsim/programs/*.elf ../python/irqsim/programs/{bench,system,firmware,kernel}/*.elf; do
+    for f in ../python/irqsim/programs/*.elf ../python/irqsim/programs/{bench,system,firmware,kernel,hostile}/*.elf; do
         [[ -e "$out/${f#../python/irqsim/programs/}" ]] || { echo "programs: $f has no source" >&2; stale=1; }
     done
     exit $stale

@@ -11,6 +11,7 @@ line must match.
 from __future__ import annotations
 
 import json
+import os
 import re
 import struct
 from collections.abc import Callable
@@ -111,17 +112,18 @@ PCAP = [
     ("pcap-bad-magic", pcap_case("m.pcap", struct.pack("<I", 0xDEADBEEF) + b"\0" * 40), r"m\.pcap: not a classic pcap file: magic bytes"),
     ("pcap-pcapng", pcap_case("ng.pcap", struct.pack("<I", 0x0A0D0D0A) + b"\0" * 40), r"ng\.pcap: not a classic pcap file"),
     ("pcap-text-file", pcap_case("t.pcap", b"hello, this is text\n" * 3), r"t\.pcap: not a classic pcap file"),
-    ("pcap-link-type", pcap_case("l.pcap", header(link=147) + record()), r"l\.pcap: unsupported link type 147"),
+    ("pcap-link-type", pcap_case("l.pcap", header(link=147) + record()), r"l\.pcap: link type 147 \(user-defined\) is not an Ethernet or IP capture"),
+    ("pcap-radiotap", pcap_case("r.pcap", header(link=127) + record()), r"r\.pcap: link type 127 \(802\.11 radiotap\) is not an Ethernet or IP capture"),
     ("pcap-cut-record-header", pcap_case("c.pcap", HDR + record()[:8]), REC.replace(r"\d+ at byte \d+", "1 at byte 24") + "truncated record header"),
     ("pcap-cut-record-body", pcap_case("b.pcap", HDR + record()[:60]), REC + "truncated record body"),
     ("pcap-cut-after-good", pcap_case("g.pcap", good_pcap(20)[:-50]), r"g\.pcap: record 20 at byte \d+: truncated"),
-    ("pcap-over-snaplen", pcap_case("s.pcap", header(snaplen=64) + record(incl=100)), REC + "corrupt record: captured length 100 exceeds"),
-    ("pcap-incl-over-orig", pcap_case("o.pcap", HDR + record(incl=100, orig=50)), REC + "corrupt record: captured length 100 is larger"),
+    ("pcap-over-libpcap-max", pcap_case("s.pcap", header(snaplen=64) + record(incl=262_145, body=bytes(262_145))), REC + "corrupt record: captured length 262145 exceeds libpcap's limit 262144"),
+    ("pcap-back-in-time", pcap_case("t.pcap", HDR + record(ts_frac=500_000) + record(ts_frac=0)), r"t\.pcap: record 2: its timestamp is 500000 µs before record 1's"),
     ("pcap-usec-out-of-range", pcap_case("u.pcap", HDR + record(ts_frac=1_000_000)), REC + "corrupt record: timestamp fraction"),
     ("pcap-nsec-out-of-range", pcap_case("n.pcap", header(magic=0xA1B23C4D) + record(ts_frac=1_000_000_000)), REC + "corrupt record: timestamp fraction"),
     ("pcap-big-endian-cut", pcap_case("be.pcap", header(endian=">") + record(endian=">")[:70]), REC + "truncated record body"),
     ("pcap-huge-record", pcap_case("x.pcap", header(snaplen=0) + record(incl=0xFFFFFFF0, body=b"")), REC + "corrupt record"),
-    ("pcap-second-record-bad", pcap_case("2.pcap", HDR + record() + record(incl=100, orig=10)), r"2\.pcap: record 2 at byte 140: corrupt"),
+    ("pcap-second-record-bad", pcap_case("2.pcap", HDR + record() + record(ts_frac=1_000_000)), r"2\.pcap: record 2 at byte 140: corrupt"),
     ("pcap-missing", lambda tmp: ["run", str(scenario(tmp, "nope.pcap"))], r"nope\.pcap"),
     ("pcap-is-a-directory", lambda tmp: [(tmp / "d.pcap").mkdir(), "run", str(scenario(tmp, "d.pcap"))][1:], r"d\.pcap"),
     ("pcap-markup-and-escape-in-name", pcap_case("x[red]y[bold]\x1b[31mz.pcap", b""), r"x\[red\]y\[bold\]\\x1b\[31mz\.pcap: empty file"),
@@ -145,7 +147,10 @@ STRACE = [
     ("strace-missing", lambda tmp: ["run", str(scenario(tmp, strace="nope.strace"))], r"nope\.strace"),
 ]
 
+SCRIPT_EVENT = '[[workload.events]]\nat_cycle = 100\naction = "receive"\nbytes = 100\n'
+
 TOML = [
+    ("toml-script-too-large", toml_case('[workload]\nkind = "script"\n' + SCRIPT_EVENT * 80_000), r"s\.toml: \d+ bytes, more than a scenario may hold \(4194304\)"),
     ("toml-syntax", toml_case("[cpu\nclock_mhz = 1\n"), r"s\.toml: line 1, column \d+: unclosed table"),
     ("toml-unknown-key", toml_case('[cpu]\nclock_mhz = 200.0\ncontext_polcy = "single"\n' + FLOOD), r"s\.toml:3: `cpu\.context_polcy`: unknown field"),
     ("toml-wrong-type", toml_case('[cpu]\nclock_mhz = "fast"\n' + FLOOD), r"s\.toml:2: `cpu\.clock_mhz`"),
@@ -206,6 +211,10 @@ SWEEP = [
     ("sweep-bad-scenario", sweep_case('scenario = "no/such"\n'), r"no bundled scenario `no/such`"),
     ("sweep-misspelt-grid-key", sweep_case('scenario = "bench/rx-overload"\n[grid]\n"cpu.clok_mhz" = [1.0, 2.0]\n'), r"sweep\.toml: `cpu\.clok_mhz`"),
     ("sweep-zip-lengths", sweep_case('scenario = "bench/rx-overload"\n[zip]\n"a.b" = [1]\n"c.d" = [1, 2]\n'), r"sweep\.toml: `zip`"),
+    ("sweep-repeated-seed", sweep_case('scenario = "bench/rx-overload"\nseeds = [1, 2, 1]\n'), r"sweep\.toml: `seeds`: seed 1 is listed 2 times"),
+    ("sweep-seed-count-huge", sweep_case('scenario = "bench/rx-overload"\nseeds = 1000000000000\n'), r"sweep\.toml: `seeds`: 1,000,000,000,000 seeds are more runs than max_runs = 100,000"),
+    ("sweep-grid-too-large", sweep_case('scenario = "bench/rx-overload"\n[grid]\n"cpu.clock_mhz" = [' + ", ".join(str(float(i)) for i in range(1, 1001)) + ']\n"workload.packet_bytes" = [' + ", ".join(str(i) for i in range(100, 1100)) + "]\n"), r"sweep\.toml: `max_runs`: 1,000 × 1,000 grid points × 1 seed = 1,000,000 runs"),
+    ("sweep-max-runs-bad", sweep_case('scenario = "bench/rx-overload"\nmax_runs = 0\n'), r"sweep\.toml: `max_runs`: must be an integer from 1"),
     ("sweep-escape-in-key", sweep_case('scenario = "bench/rx-overload"\n[grid]\n"cpu.\\u001b[2Jx" = [1]\n'), r"sweep\.toml: `cpu\.\\x1b\[2Jx`"),
 ]
 
@@ -250,7 +259,25 @@ ELF = [
     ("elf-escape-in-name", elf_case(b"nope", name="e\x1b[31m.elf"), r"e\\x1b\[31m\.elf"),
 ]
 
-CLI_CASES = PCAP + STRACE + TOML + SET + SWEEP + ELF
+def fifo_case(name: str, args: Callable[[Path], list[str]]) -> Callable[[Path], list[str]]:
+    """A FIFO where a file is read: opening it would block until a writer came, deaf to Ctrl-C."""
+
+    def build(tmp: Path) -> list[str]:
+        os.mkfifo(tmp / name)
+        return args(tmp)
+
+    return build
+
+
+FIFO = [
+    ("fifo-scenario", fifo_case("f.toml", lambda tmp: ["run", str(tmp / "f.toml")]), r"f\.toml: not a regular file"),
+    ("fifo-pcap", fifo_case("f.pcap", lambda tmp: ["run", str(scenario(tmp, "f.pcap"))]), r"f\.pcap: not a regular file \(a FIFO\)"),
+    ("fifo-strace", fifo_case("f.strace", lambda tmp: ["run", str(scenario(tmp, strace="f.strace"))]), r"f\.strace: not a regular file \(a FIFO\)"),
+    ("fifo-elf", fifo_case("f.elf", lambda tmp: ["exec", str(tmp / "f.elf")]), r"f\.elf: not a regular file"),
+    ("fifo-sweep-spec", fifo_case("f.toml", lambda tmp: ["sweep", str(tmp / "f.toml"), "-o", str(tmp / "out")]), r"f\.toml: not a regular file"),
+]
+
+CLI_CASES = PCAP + STRACE + TOML + SET + SWEEP + ELF + FIFO
 CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 
 
@@ -287,6 +314,11 @@ API_CASES = [
     ("progress-not-callable", lambda: irqsim.run(OK, progress=5), "progress"),
     ("validate-scenario-int", lambda: irqsim.validate(123), "scenario"),
     ("validate-overrides-int", lambda: irqsim.validate(OK, 5), "overrides"),
+    ("sweep-out-none", lambda: irqsim.sweep({"scenario": OK}, out=None), "out"),
+    ("sweep-workers-str", lambda: irqsim.sweep({"scenario": OK}, out="x", workers="two"), "workers"),
+    ("sweep-workers-zero", lambda: irqsim.sweep({"scenario": OK}, out="x", workers=0), "workers"),
+    ("sweep-spec-int", lambda: irqsim.sweep(5, out="x"), "spec"),
+    ("sweep-sets-str", lambda: irqsim.sweep({"scenario": OK}, out="x", sets="run.seed=2"), "sets"),
 ]
 
 

@@ -40,7 +40,7 @@ def test_exec_json_schema(cli):
     p = cli("exec", "strings", "--json")
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
-    assert list(doc)[:6] == ["exit_code", "stdout", "stderr", "instructions", "cycles", "wall_seconds"]
+    assert list(doc)[:8] == ["exit_code", "stdout", "stderr", "stdout_dropped_bytes", "stderr_dropped_bytes", "instructions", "cycles", "wall_seconds"]
     assert doc["stdout"].endswith("HELLO, MIPS\n") and doc["stderr"] == "to stderr\n"
     assert doc["cycles"] >= doc["instructions"] > 1000
     assert "caches" not in doc

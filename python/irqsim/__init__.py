@@ -7,7 +7,7 @@
 """
 
 from irqsim._core import ConfigError, InputError, InvariantError, IrqsimError, ProgramError, TraceError, __version__
-from irqsim.api import ArgumentError, Result, parts, run, scenario_path, validate
+from irqsim.api import ArgumentError, OutputError, Result, parts, run, scenario_path, validate
 
 
 def sweep(spec, out, **options):
@@ -24,6 +24,7 @@ __all__ = [
     "InputError",
     "InvariantError",
     "IrqsimError",
+    "OutputError",
     "ProgramError",
     "Result",
     "TraceError",

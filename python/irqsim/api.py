@@ -39,6 +39,11 @@ class ArgumentError(_core.IrqsimError, TypeError):
     """An API argument has the wrong type; the message names the argument."""
 
 
+class OutputError(_core.IrqsimError, OSError):
+    """Results could not be written (a read-only directory, a full disk, a
+    file where a directory should be); the message names the path."""
+
+
 def scenario_path(name: str) -> Path:
     """Path of a bundled scenario, e.g. ``"mt-interrupts/driver-rx-single"``."""
     p = SCENARIOS / (name if name.endswith(".toml") else name + ".toml")

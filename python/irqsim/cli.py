@@ -9,6 +9,8 @@ are imported inside the commands that need them, so ``irqsim --help`` and
 
 from __future__ import annotations
 
+import errno
+import io
 import json
 import math
 import sys
@@ -18,7 +20,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from irqsim import InvariantError, IrqsimError, __version__, api, studies
+from irqsim import InvariantError, IrqsimError, OutputError, __version__, api, studies
 
 app = typer.Typer(add_completion=False, rich_markup_mode=None, pretty_exceptions_enable=False, help="Simulate interrupt and event handling for network I/O.")
 plot_app = typer.Typer(rich_markup_mode=None, help="Draw a sweep or a run's timeline (PNG or SVG, by the output's suffix).")
@@ -232,11 +234,10 @@ def timeline(
     set: Sets = None,
 ) -> None:
     """Write a Chrome trace (one track per hardware context): chrome://tracing, ui.perfetto.dev or `irqsim plot timeline`."""
+    from irqsim.output import write_timeline
+
     r = _run(scenario, set or [], timeline=True)
-    trace = r.chrome_trace()
-    output.write_text(json.dumps(trace))
-    n = sum(1 for e in trace["traceEvents"] if e["ph"] != "M")
-    dropped = trace["otherData"]["dropped"]
+    n, dropped = write_timeline(output, r)
     note = f" ({dropped:,} more not recorded: raise stats.timeline_max_items or shorten run.duration_ms)" if dropped else ""
     _note(f"wrote {output}: {n:,} events{note}")
 
@@ -405,15 +406,19 @@ def main(argv: list[str] | None = None) -> None:
     from typer.main import get_command
 
     command = get_command(app)
+    if sys.stdout is None:
+        # Started with stdout closed (`>&-`): a result printed would be lost, so printing fails.
+        sys.stdout = _ClosedStdout()
     try:
         with command.make_context("irqsim", list(sys.argv[1:] if argv is None else argv)) as ctx:
             command.invoke(ctx)
+        sys.stdout.flush()
     except Exit as e:
         sys.exit(e.exit_code)
     except TyperException as e:  # a usage error: unknown option, missing argument
         _fail(f"{e.format_message()} (see irqsim --help)", getattr(e, "exit_code", 2))
-    except InvariantError as e:
-        # Not bad input: the simulator broke a law, and its results were not printed.
+    except (InvariantError, OutputError) as e:
+        # Not bad input: the simulator broke a law, or its results could not be written.
         _fail(str(e), 1)
     except IrqsimError as e:
         _fail(str(e), 2)
@@ -422,6 +427,17 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         sys.stderr.close()
         sys.exit(1)
+    except OSError as e:
+        if e.errno != errno.EBADF:
+            raise
+        _fail("stdout is closed: the result could not be printed", 1)
+
+
+class _ClosedStdout(io.TextIOBase):
+    """What ``sys.stdout`` is when the process started with it closed."""
+
+    def write(self, s: str) -> int:
+        raise OSError(errno.EBADF, "stdout is closed")
 
 
 if __name__ == "__main__":

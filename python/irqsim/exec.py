@@ -2,9 +2,11 @@
 
 A program is a freestanding static o32 big-endian ELF (entry ``__start``),
 given as a path or as the name of a bundled one (``irqsim exec arith``, see
-``irqsim/programs/``). ``write`` to fd 1/2 goes to stdout/stderr and the
-command exits with the program's exit code; ``--json`` prints the report
-instead (schema in docs/models/cores.md).
+``irqsim/programs/``). ``write`` to fd 1/2 goes to stdout/stderr as the
+program writes it, and the command exits with the program's exit code;
+``--json`` prints the report instead (schema in docs/models/cores.md), with
+the first 1 MiB of each stream and the count of bytes past it
+(``stdout_dropped_bytes``, ``stderr_dropped_bytes``).
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ def program_path(program: str | Path) -> Path:
 
 
 def run(program: str | Path, sets: list[str] | None = None) -> dict:
-    """Runs a program; returns the report with ``stdout`` and ``stderr`` as text."""
+    """Runs a program; returns the report with ``stdout`` and ``stderr`` as
+    text (their first 1 MiB; ``stdout_dropped_bytes`` counts the rest)."""
     text, out, err = exec_program(program_path(program), list(sets or []))
     report = json.loads(text)
     report["stdout"] = out.decode("utf-8", "replace")
@@ -42,15 +45,19 @@ def run(program: str | Path, sets: list[str] | None = None) -> dict:
 
 def command(program: str, sets: list[str], as_json: bool) -> int:
     """The CLI command; returns the process exit status."""
-    text, out, err = exec_program(program_path(program), sets)
+    path = program_path(program)
+    if not as_json:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        report = json.loads(exec_program(path, sets, stream=True)[0])
+        return report["exit_code"] & 0xFF
+    text, out, err = exec_program(path, sets)
     report = json.loads(text)
-    if as_json:
-        report["stdout"] = out.decode("utf-8", "replace")
-        report["stderr"] = err.decode("utf-8", "replace")
-        order = ["exit_code", "stdout", "stderr", "instructions", "cycles", "wall_seconds"]
-        print(json.dumps({k: report[k] for k in order} | report, indent=1))
-        return 0
-    sys.stdout.buffer.write(out)
-    sys.stdout.flush()
-    sys.stderr.buffer.write(err)
-    return report["exit_code"] & 0xFF
+    report["stdout"] = out.decode("utf-8", "replace")
+    report["stderr"] = err.decode("utf-8", "replace")
+    order = ["exit_code", "stdout", "stderr", "stdout_dropped_bytes", "stderr_dropped_bytes", "instructions", "cycles", "wall_seconds"]
+    print(json.dumps({k: report[k] for k in order} | report, indent=1))
+    for stream in ("stdout", "stderr"):
+        if report[f"{stream}_dropped_bytes"]:
+            print(f"note: the report keeps the first {len(out if stream == 'stdout' else err):,} bytes of the program's {stream}; {report[f'{stream}_dropped_bytes']:,} more were dropped", file=sys.stderr)
+    return 0

@@ -7,7 +7,9 @@ as a scenario again: ``irqsim run DIR/config.toml`` gives the same metrics),
 code, ``code_bins.parquet``, and ``timeline.json`` (a Chrome trace) when the
 run recorded one. Each file is written to a temporary name and renamed, so a
 reader never sees half a file; reusing DIR removes the files of an earlier
-run that this one does not write (other files are left alone).
+run that this one does not write (other files are left alone). A write that
+fails (no space, no permission) removes its temporary file and raises
+:class:`irqsim.OutputError` naming the path.
 """
 
 from __future__ import annotations
@@ -15,11 +17,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from irqsim import InputError, __version__, api, metrics
 from irqsim import provenance as prov
+from irqsim.api import OutputError
 
 #: Every file a run may write.
 OUTPUTS = ("config.toml", "metrics.json", "bins.parquet", "context_bins.parquet", "latencies.parquet", "code_bins.parquet", "timeline.json")
@@ -27,19 +33,48 @@ OUTPUTS = ("config.toml", "metrics.json", "bins.parquet", "context_bins.parquet"
 PATH_KEYS = (("code", "program"), ("workload", "pcap"), ("workload", "strace"))
 
 
+@contextmanager
+def _replacing(path: Path) -> Iterator[Path]:
+    """Yields a temporary path to write; renamed to ``path`` once the body is
+    done. A failure removes it and raises :class:`OutputError` naming ``path``."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass  # the directory itself is the problem: there is no file to remove
+        raise OutputError(f"{path}: cannot write: {e.strerror or e}") from None
+
+
 def atomic_write(path: Path, data: bytes) -> None:
     """Writes ``data`` to ``path`` by way of a temporary file and a rename."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    with _replacing(path) as tmp:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def output_dir(path: Path) -> Path:
+    """Makes directory ``path`` (and its parents) unless it exists."""
+    if path.exists() and not path.is_dir():
+        raise OutputError(f"{path}: exists and is not a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OutputError(f"{path}: cannot create the directory: {e.strerror or e}") from None
+    return path
 
 
 def read_text(path: Path) -> str:
-    """The UTF-8 text of ``path``; a file that cannot be read is an :class:`InputError` naming it."""
+    """The UTF-8 text of ``path``; a file that cannot be read, or that is not
+    a regular file (a FIFO would block), is an :class:`InputError` naming it."""
     try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise InputError(f"{path}: not a regular file; give a file")
         return path.read_text(encoding="utf-8")
     except OSError as e:
         raise InputError(f"{path}: {e.strerror or e}") from None
@@ -105,7 +140,7 @@ def _parquet(df, path: Path) -> None:
 def write_run(out: Path, r: api.Result, scenario: str | os.PathLike, sets: list[str], timeline: bool = False) -> None:
     """Writes run ``r`` of ``scenario`` with overrides ``sets`` to directory
     ``out``, with its timeline if it ``timeline`` was recorded."""
-    out.mkdir(parents=True, exist_ok=True)
+    output_dir(out)
     atomic_write(out / "config.toml", config_toml(scenario, sets).encode())
     doc = r.to_dict()
     doc.pop("bins"), doc.pop("context_bins")
@@ -119,9 +154,17 @@ def write_run(out: Path, r: api.Result, scenario: str | os.PathLike, sets: list[
     if code:
         _parquet(r.code_bins.reset_index(), out / "code_bins.parquet")
     if timeline:
-        atomic_write(out / "timeline.json", json.dumps(r.chrome_trace()).encode())
+        write_timeline(out / "timeline.json", r)
     written = {"config.toml", "metrics.json", "bins.parquet", "context_bins.parquet", "latencies.parquet"}
     written |= {"code_bins.parquet"} if code else set()
     written |= {"timeline.json"} if timeline else set()
     for stale in set(OUTPUTS) - written:
         (out / stale).unlink(missing_ok=True)
+
+
+def write_timeline(path: Path, r: api.Result) -> tuple[int, int]:
+    """Writes ``r``'s timeline to ``path`` as a Chrome trace, streamed from
+    the core (the trace is never whole in memory), by way of a temporary file
+    and a rename; returns ``(events written, events not recorded)``."""
+    with _replacing(path) as tmp:
+        return tuple(r._report.write_chrome_trace(tmp))

@@ -30,6 +30,7 @@ pub mod delivery;
 pub mod device;
 pub mod engine;
 pub mod error;
+pub mod input;
 pub mod intc;
 pub mod kernel;
 pub mod machine;

@@ -118,6 +118,12 @@ impl Report {
     pub fn chrome_trace(&self) -> Value {
         self.timeline.to_chrome(self.clock_mhz, self.bins.len(), self.contexts.len(), |c| self.contexts[c].clone())
     }
+
+    /// [`Self::chrome_trace`] written to `w` as it is produced; the number of
+    /// events written (metadata aside).
+    pub fn write_chrome_trace(&self, w: &mut impl std::io::Write) -> std::io::Result<u64> {
+        self.timeline.write_chrome(w, self.clock_mhz, self.bins.len(), self.contexts.len(), |c| self.contexts[c].clone())
+    }
 }
 
 fn json_num(v: f64) -> Value {

@@ -15,6 +15,7 @@
 use crate::engine::Time;
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, VecDeque};
+use std::io::{self, Write};
 
 /// Up to two named numbers describing a job (`("frame", arrival cycle)`).
 pub type Args = [Option<(&'static str, u64)>; 2];
@@ -191,17 +192,58 @@ impl Timeline {
     /// Chrome trace-event JSON. Process 1 is the CPU, one track per hardware
     /// thread and context (named by `context_name`); process 2 is the device.
     pub fn to_chrome(&self, clock_mhz: f64, threads: usize, contexts: usize, context_name: impl Fn(usize) -> String) -> Value {
+        let mut events = Vec::new();
+        self.chrome_events(clock_mhz, threads, contexts, context_name, |e| {
+            events.push(e);
+            Ok(())
+        })
+        .expect("collecting never fails");
+        json!({"traceEvents": events, "displayTimeUnit": "ns", "otherData": self.other_data(clock_mhz)})
+    }
+
+    /// The same document as [`Self::to_chrome`], written to `w` one event at
+    /// a time: memory stays that of one event, whatever the trace's size.
+    /// Returns the number of events written that are not metadata.
+    pub fn write_chrome(&self, w: &mut impl Write, clock_mhz: f64, threads: usize, contexts: usize, context_name: impl Fn(usize) -> String) -> io::Result<u64> {
+        let (mut first, mut events) = (true, 0);
+        w.write_all(b"{\"traceEvents\":[")?;
+        self.chrome_events(clock_mhz, threads, contexts, context_name, |e| {
+            if !first {
+                w.write_all(b",")?;
+            }
+            first = false;
+            events += u64::from(e["ph"] != "M");
+            serde_json::to_writer(&mut *w, &e).map_err(io::Error::from)
+        })?;
+        w.write_all(b"],\"displayTimeUnit\":\"ns\",\"otherData\":")?;
+        serde_json::to_writer(&mut *w, &self.other_data(clock_mhz)).map_err(io::Error::from)?;
+        w.write_all(b"}")?;
+        w.flush()?;
+        Ok(events)
+    }
+
+    fn other_data(&self, clock_mhz: f64) -> Value {
+        json!({"clock_mhz": clock_mhz, "dropped": self.dropped})
+    }
+
+    /// Hands each trace event to `emit`, in the document's order.
+    fn chrome_events(
+        &self,
+        clock_mhz: f64,
+        threads: usize,
+        contexts: usize,
+        context_name: impl Fn(usize) -> String,
+        mut emit: impl FnMut(Value) -> io::Result<()>,
+    ) -> io::Result<()> {
         let us = |t: Time| t as f64 / clock_mhz;
         let tid = |thread: usize, ctx: usize| (thread * contexts + ctx) as u64;
-        let mut events = vec![
-            json!({"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "CPU"}}),
-            json!({"ph": "M", "pid": 2, "name": "process_name", "args": {"name": "device"}}),
-            json!({"ph": "M", "pid": 2, "tid": 0, "name": "thread_name", "args": {"name": self.device}}),
-        ];
+        emit(json!({"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "CPU"}}))?;
+        emit(json!({"ph": "M", "pid": 2, "name": "process_name", "args": {"name": "device"}}))?;
+        emit(json!({"ph": "M", "pid": 2, "tid": 0, "name": "thread_name", "args": {"name": self.device}}))?;
         for thread in 0..threads {
             for ctx in 0..contexts {
                 let name = format!("thread {thread} / {}", context_name(ctx));
-                events.push(json!({"ph": "M", "pid": 1, "tid": tid(thread, ctx), "name": "thread_name", "args": {"name": name}}));
+                emit(json!({"ph": "M", "pid": 1, "tid": tid(thread, ctx), "name": "thread_name", "args": {"name": name}}))?;
             }
         }
         for s in &self.spans {
@@ -211,29 +253,29 @@ impl Timeline {
             for (k, v) in s.args.iter().flatten() {
                 args.insert((*k).into(), json!(v));
             }
-            events.push(json!({
+            emit(json!({
                 "ph": "X", "pid": 1, "tid": tid(s.thread, s.context), "name": s.label,
                 "ts": us(s.start), "dur": us(s.end) - us(s.start), "args": args,
-            }));
+            }))?;
         }
         // Flow arrows: from the device track to the slice the handler starts
         // (`bp: "e"` binds the end to the enclosing slice).
         for (id, f) in self.flows.iter().enumerate() {
-            events.push(json!({"ph": "s", "id": id, "cat": "interrupt", "pid": 2, "tid": 0, "name": f.label, "ts": us(f.from)}));
-            events.push(json!({"ph": "f", "bp": "e", "id": id, "cat": "interrupt", "pid": 1, "tid": tid(f.thread, f.context), "name": f.label, "ts": us(f.to)}));
+            emit(json!({"ph": "s", "id": id, "cat": "interrupt", "pid": 2, "tid": 0, "name": f.label, "ts": us(f.from)}))?;
+            emit(json!({"ph": "f", "bp": "e", "id": id, "cat": "interrupt", "pid": 1, "tid": tid(f.thread, f.context), "name": f.label, "ts": us(f.to)}))?;
         }
         for m in &self.marks {
-            events.push(json!({"ph": "i", "s": "t", "pid": 2, "tid": 0, "name": m.label, "ts": us(m.time), "args": {"cycle": m.time}}));
+            emit(json!({"ph": "i", "s": "t", "pid": 2, "tid": 0, "name": m.label, "ts": us(m.time), "args": {"cycle": m.time}}))?;
         }
         if !self.transfers.is_empty() {
-            events.push(json!({"ph": "M", "pid": 2, "tid": 1, "name": "thread_name", "args": {"name": "bus"}}));
+            emit(json!({"ph": "M", "pid": 2, "tid": 1, "name": "thread_name", "args": {"name": "bus"}}))?;
         }
         for t in &self.transfers {
-            events.push(json!({
+            emit(json!({
                 "ph": "X", "pid": 2, "tid": 1, "name": t.label, "ts": us(t.start), "dur": us(t.end) - us(t.start),
                 "args": {"start_cycle": t.start, "cycles": t.end - t.start},
-            }));
+            }))?;
         }
-        json!({"traceEvents": events, "displayTimeUnit": "ns", "otherData": {"clock_mhz": clock_mhz, "dropped": self.dropped}})
+        Ok(())
     }
 }

@@ -82,7 +82,8 @@ fn write_pcap(dir: &Path, name: &str, frames: &[Frame]) {
 /// one is one error naming the file and the line.
 #[test]
 fn strace_line_length_is_bounded() {
-    let mut reader = StraceReader::open(Path::new("/dev/zero")).unwrap();
+    let zero = std::io::BufReader::new(std::fs::File::open("/dev/zero").unwrap());
+    let mut reader = StraceReader::new(zero, "/dev/zero");
     let e = reader.next().unwrap().unwrap_err();
     assert!(
         matches!(e, TraceError::StraceLineTooLong { line: 1, .. }),
@@ -94,17 +95,29 @@ fn strace_line_length_is_bounded() {
     );
     assert!(reader.next().is_none());
 
-    // Through a whole scenario, as the issue found it.
+    // Through a whole scenario, as the issue found it: a device is no log at all
+    // (since issue 22 a trace must be a regular file), refused before any read.
     let dir = scratch("dev_zero");
     write_pcap(&dir, "ok.pcap", &[(1_000_000, PEER, HOST, 100)]);
     let s = scenario("ok.pcap", Some("/dev/zero"), &[]);
     let e = simulate(&s, &dir, Record::default())
         .err()
         .expect("an error, not a hang");
-    assert!(
-        e.to_string()
-            .starts_with("/dev/zero:1: line is longer than"),
-        "{e}"
+    assert_eq!(
+        e.to_string(),
+        "/dev/zero: not a regular file (a character device); give a file"
+    );
+    // A FIFO is refused the same way, before its open would block for a writer.
+    let fifo = dir.join("trace.pcap");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let s = scenario("trace.pcap", None, &[]);
+    let e = simulate(&s, &dir, Record::default())
+        .err()
+        .expect("an error, not a hang");
+    assert_eq!(
+        e.to_string(),
+        format!("{}: not a regular file (a FIFO); give a file", fifo.display())
     );
 
     // The limit is on the line, not the file: a longest-allowed line, then a longer one.
@@ -304,6 +317,60 @@ fn time_zero_is_the_earliest_record_and_reordering_is_counted() {
     assert_eq!(times, vec![2000, 0, 10_000]);
     let r = simulate(&s, &dir, Record::default()).unwrap();
     assert_eq!(r.metric("reordered_stimuli"), Some(1.0));
+}
+
+/// A capture whose timestamps jumped back hid the earlier records: in file order they
+/// waited behind the later one, past the run's end, and `rx_offered` was 0. A record
+/// stamped more than 1 ms before an earlier one is now refused, naming both; a smaller
+/// step is replayed at once and counted, as above.
+#[test]
+fn a_capture_going_back_in_time_is_refused() {
+    let dir = scratch("back_in_time");
+    let hour = 3_600_000_000;
+    write_pcap(
+        &dir,
+        "back.pcap",
+        &[
+            (1_000_000 + hour, PEER, HOST, 100),
+            (1_000_000, PEER, HOST, 100),
+            (1_000_010, PEER, HOST, 100),
+        ],
+    );
+    let e = simulate(&scenario("back.pcap", None, &[]), &dir, Record::default())
+        .err()
+        .unwrap();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: record 2: its timestamp is 3600000000 µs before record 1's; the capture is not \
+             in time order (sort it with `reordercap IN OUT`)",
+            dir.join("back.pcap").display()
+        )
+    );
+    // 1 ms back is within a capture's reordering; 1.001 ms is not.
+    write_pcap(
+        &dir,
+        "ms.pcap",
+        &[(1_001_000, PEER, HOST, 100), (1_000_000, PEER, HOST, 100)],
+    );
+    let r = simulate(&scenario("ms.pcap", None, &[]), &dir, Record::default()).unwrap();
+    assert_eq!(
+        (r.metric("rx_offered"), r.metric("reordered_stimuli")),
+        (Some(2.0), Some(1.0))
+    );
+    write_pcap(
+        &dir,
+        "over.pcap",
+        &[(1_001_001, PEER, HOST, 100), (1_000_000, PEER, HOST, 100)],
+    );
+    let e = simulate(&scenario("over.pcap", None, &[]), &dir, Record::default())
+        .err()
+        .unwrap();
+    assert!(
+        e.to_string()
+            .contains("record 2: its timestamp is 1001 µs before record 1's"),
+        "{e}"
+    );
 }
 
 /// An `strace -tt` log that runs past midnight jumped a day back at 00:00 (its calls

@@ -226,7 +226,9 @@ impl<T: Timing, D: Devices> Bus for DataBus<'_, T, D> {
         }
         self.stall += self.timing.data(self.who.core, self.who.id, addr, true);
         self.links.clobber(self.who.id, addr);
-        self.mem.write_masked(addr, value, mask);
+        if !self.mem.write_masked(addr, value, mask) {
+            return Err(Fault::StackOverflow { addr });
+        }
         let mem = &*self.mem;
         self.code.written(addr, || mem.read_u32(addr));
         Ok(())

@@ -1,6 +1,9 @@
 //! ELF32 big-endian MIPS executables: loadable segments, sections and the
 //! symbol table (entry points such as `__start` or a handler are looked up
 //! by name). Every malformed input is an [`Error::Elf`] naming the file.
+//! Loadable segments must not overlap (as qemu refuses them); a segment
+//! with nothing in the file (`.bss`) may have any offset, as gcc sometimes
+//! gives one past the file's end.
 
 use crate::error::Error;
 use crate::mem::Memory;
@@ -81,6 +84,11 @@ impl Program {
     /// Reads and parses an ELF file.
     pub fn load(path: &std::path::Path) -> Result<Program, Error> {
         let name = path.display().to_string();
+        // A FIFO would block the open and never end: only a regular file is read.
+        let meta = std::fs::metadata(path).map_err(|e| Error::Elf { file: name.clone(), msg: format!("cannot read: {e}") })?;
+        if !meta.is_file() {
+            return Err(Error::Elf { file: name, msg: "not a regular file; give a file".into() });
+        }
         let bytes = std::fs::read(path).map_err(|e| Error::Elf { file: name.clone(), msg: format!("cannot read: {e}") })?;
         Program::parse(&bytes, &name)
     }
@@ -110,7 +118,7 @@ impl Program {
         let (phentsize, phnum) = (r.u16(42, "e_phentsize")? as u64, r.u16(44, "e_phnum")? as u64);
         let (shentsize, shnum, shstrndx) = (r.u16(46, "e_shentsize")? as u64, r.u16(48, "e_shnum")? as u64, r.u16(50, "e_shstrndx")? as u64);
 
-        let mut segments = Vec::new();
+        let mut segments: Vec<(u64, Segment)> = Vec::new();
         for i in 0..phnum {
             let h = phoff + i * phentsize;
             if r.u32(h, "program header")? != 1 {
@@ -127,9 +135,20 @@ impl Program {
             if memsz > MAX_SEGMENT_BYTES {
                 return Err(r.bad(format!("segment {i}: {memsz} bytes in memory, more than this model loads ({MAX_SEGMENT_BYTES})")));
             }
-            let data = r.bytes(off as u64, filesz as u64, &format!("segment {i}"))?.to_vec();
-            segments.push(Segment { vaddr, data, memsz, executable: pflags & 1 != 0 });
+            // Nothing to read (.bss): the offset is not looked at, as the kernel does not.
+            let data = if filesz == 0 { Vec::new() } else { r.bytes(off as u64, filesz as u64, &format!("segment {i}"))?.to_vec() };
+            if let Some((j, other)) = segments.iter().find(|(_, o)| overlap(o, vaddr, memsz)) {
+                let end = |v: u32, m: u32| v as u64 + m as u64;
+                return Err(r.bad(format!(
+                    "segment {i} (0x{vaddr:08x}-0x{:08x}) overlaps segment {j} (0x{:08x}-0x{:08x}); qemu refuses such a file too",
+                    end(vaddr, memsz),
+                    other.vaddr,
+                    end(other.vaddr, other.memsz)
+                )));
+            }
+            segments.push((i, Segment { vaddr, data, memsz, executable: pflags & 1 != 0 }));
         }
+        let segments: Vec<Segment> = segments.into_iter().map(|(_, s)| s).collect();
         if segments.is_empty() {
             return Err(r.bad("no loadable segment"));
         }
@@ -173,7 +192,7 @@ impl Program {
     /// or nothing: what a fault message adds after what went wrong.
     pub fn place(&self, addr: u32) -> String {
         let hit = self.symbols.iter().find(|s| s.size > 0 && addr >= s.addr && addr - s.addr < s.size);
-        hit.map_or_else(String::new, |s| format!(" in {}+{:#x}", s.name, addr - s.addr))
+        hit.map_or_else(String::new, |s| format!(" in {}+{:#x}", escape(&s.name), addr - s.addr))
     }
 
     /// Copies every segment into a fresh `mem` (whose untouched bytes, .bss
@@ -190,6 +209,27 @@ impl Program {
     }
 }
 
+/// Whether segment `s` shares a byte with `memsz` bytes at `vaddr` (empty segments share none).
+fn overlap(s: &Segment, vaddr: u32, memsz: u32) -> bool {
+    let (a, b) = (s.vaddr as u64, s.vaddr as u64 + s.memsz as u64);
+    let (c, d) = (vaddr as u64, vaddr as u64 + memsz as u64);
+    a < b && c < d && a < d && c < b
+}
+
+/// `text` with control and invisible format characters as `\u{..}` escapes:
+/// a symbol name is the file's bytes, and an error message quotes it.
+pub fn escape(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}') {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,20 +244,54 @@ mod tests {
         assert!(e.contains("big-endian"), "{e}");
     }
 
-    #[test]
-    fn rejects_a_huge_segment() {
-        // ELF32 BE MIPS ET_EXEC header with one PT_LOAD of 1 GiB memsz at 0x00400000.
-        let mut h = vec![0u8; 52 + 32];
+    /// An ELF32 BE MIPS ET_EXEC header with PT_LOADs of `(offset, vaddr, filesz, memsz)`.
+    fn elf(segments: &[(u32, u32, u32, u32)]) -> Vec<u8> {
+        let mut h = vec![0u8; 52 + 32 * segments.len()];
         h[..6].copy_from_slice(&[0x7f, b'E', b'L', b'F', 1, 2]);
         h[16..18].copy_from_slice(&2u16.to_be_bytes());
         h[18..20].copy_from_slice(&8u16.to_be_bytes());
         h[28..32].copy_from_slice(&52u32.to_be_bytes());
         h[42..44].copy_from_slice(&32u16.to_be_bytes());
-        h[44..46].copy_from_slice(&1u16.to_be_bytes());
-        h[52..56].copy_from_slice(&1u32.to_be_bytes());
-        h[60..64].copy_from_slice(&0x40_0000u32.to_be_bytes());
-        h[72..76].copy_from_slice(&(1u32 << 30).to_be_bytes());
-        let e = Program::parse(&h, "big.elf").unwrap_err().to_string();
+        h[44..46].copy_from_slice(&(segments.len() as u16).to_be_bytes());
+        for (i, &(off, vaddr, filesz, memsz)) in segments.iter().enumerate() {
+            let p = 52 + 32 * i;
+            for (k, v) in [1, off, vaddr, vaddr, filesz, memsz].into_iter().enumerate() {
+                h[p + 4 * k..p + 4 * k + 4].copy_from_slice(&v.to_be_bytes());
+            }
+        }
+        h
+    }
+
+    #[test]
+    fn rejects_a_huge_segment() {
+        let e = Program::parse(&elf(&[(0, 0x40_0000, 0, 1 << 30)]), "big.elf").unwrap_err().to_string();
         assert!(e.starts_with("big.elf: segment 0: 1073741824 bytes in memory"), "{e}");
+    }
+
+    /// Overlapping PT_LOADs were accepted (the later overwrote the earlier); qemu refuses them.
+    #[test]
+    fn rejects_overlapping_segments() {
+        let e = Program::parse(&elf(&[(0, 0x40_0000, 16, 0x1000), (0, 0x40_0800, 16, 0x1000)]), "o.elf").unwrap_err().to_string();
+        assert_eq!(e, "o.elf: segment 1 (0x00400800-0x00401800) overlaps segment 0 (0x00400000-0x00401000); qemu refuses such a file too");
+        // Adjacent segments, and an empty one inside another, are fine.
+        assert!(Program::parse(&elf(&[(0, 0x40_0000, 16, 0x1000), (0, 0x40_1000, 16, 0x1000), (0, 0x40_0800, 0, 0)]), "a.elf").is_ok());
+    }
+
+    /// A .bss segment (nothing in the file) whose offset is past the file's end was
+    /// refused as truncated; the kernel and qemu never read it, and gcc writes such files.
+    #[test]
+    fn bss_offset_past_the_end_is_not_read() {
+        let p = Program::parse(&elf(&[(0, 0x40_0000, 16, 16), (0x10_0000, 0x41_0000, 0, 0x2000)]), "bss.elf").unwrap();
+        assert_eq!((p.segments[1].data.len(), p.end()), (0, 0x41_2000));
+        let e = Program::parse(&elf(&[(0x10_0000, 0x41_0000, 4, 0x2000)]), "t.elf").unwrap_err().to_string();
+        assert!(e.starts_with("t.elf: truncated: segment 0"), "{e}");
+    }
+
+    /// A symbol name is quoted escaped: a fault inside it names it without raw control bytes.
+    #[test]
+    fn symbol_names_are_escaped_in_messages() {
+        let mut p = Program::parse(&elf(&[(0, 0x40_0000, 16, 16)]), "s.elf").unwrap();
+        p.symbols.push(Symbol { name: "f\u{10}\u{1b}[2J\u{202e}x".into(), addr: 0x40_0000, size: 16 });
+        assert_eq!(p.place(0x40_0004), " in f\\u{10}\\u{1b}[2J\\u{202e}x+0x4");
     }
 }

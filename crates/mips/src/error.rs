@@ -14,6 +14,9 @@ pub enum Error {
     /// Execution stopped: the program did something this model does not run.
     #[error("{program}: {what} at pc 0x{pc:08x} (instruction 0x{word:08x})")]
     Fault { program: String, pc: u32, word: u32, what: String },
+    /// The host stopped the run (Ctrl-C).
+    #[error("{program}: interrupted")]
+    Cancelled { program: String },
 }
 
 impl Error {
@@ -43,6 +46,10 @@ pub enum Fault {
     Device {
         addr: u32,
     },
+    /// A store into the guard below the stacks.
+    StackOverflow {
+        addr: u32,
+    },
 }
 
 impl Fault {
@@ -56,6 +63,7 @@ impl Fault {
             Fault::Trap { code } => format!("trap {code}"),
             Fault::Break { code } => format!("break {code}"),
             Fault::Device { addr } => format!("device register 0x{addr:08x}: {device}"),
+            Fault::StackOverflow { addr } => format!("stack overflow (segmentation fault: write to 0x{addr:08x}, below the stack's limit)"),
         }
     }
 }

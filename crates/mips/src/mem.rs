@@ -1,10 +1,14 @@
 //! Physical memory shared by every core: a flat 4 GiB big-endian address
 //! space stored as 64 KiB pages allocated on first touch, so a program's
-//! text, data and stacks cost only what they use.
+//! text, data and stacks cost only what they use. A guarded range of pages
+//! is never allocated: a write there fails (the stack's limit, see
+//! [`crate::run`]); the check is made only when a page is first touched.
 //!
 //! Memory is functional only (values); time is charged by the cache model.
 
 const PAGE_BITS: u32 = 16;
+/// Bytes in a page (the unit of allocation and of the guard).
+pub const PAGE_BYTES: u32 = 1 << PAGE_BITS;
 const PAGE_WORDS: usize = 1 << (PAGE_BITS - 2);
 const PAGES: usize = 1 << (32 - PAGE_BITS);
 
@@ -12,6 +16,8 @@ const PAGES: usize = 1 << (32 - PAGE_BITS);
 /// is to an aligned word; bytes and halfwords are lanes of it).
 pub struct Memory {
     pages: Box<[Option<Box<[u32; PAGE_WORDS]>>; PAGES]>,
+    /// Pages `guard.0..guard.1` are never allocated.
+    guard: (usize, usize),
 }
 
 impl Default for Memory {
@@ -28,7 +34,21 @@ fn split(addr: u32) -> (usize, usize) {
 impl Memory {
     pub fn new() -> Self {
         let pages: Vec<_> = (0..PAGES).map(|_| None).collect();
-        Memory { pages: pages.into_boxed_slice().try_into().unwrap_or_else(|_| unreachable!()) }
+        Memory { pages: pages.into_boxed_slice().try_into().unwrap_or_else(|_| unreachable!()), guard: (0, 0) }
+    }
+
+    /// Guards the whole pages within `lo..hi`: writes there fail from now on.
+    pub fn guard(&mut self, lo: u32, hi: u32) {
+        let first = (lo as usize).div_ceil(PAGE_BYTES as usize);
+        self.guard = (first, (hi >> PAGE_BITS) as usize);
+        for p in self.guard.0..self.guard.1 {
+            self.pages[p] = None;
+        }
+    }
+
+    /// Whether the page holding `addr` has been written (it exists).
+    pub fn allocated(&self, addr: u32) -> bool {
+        self.pages[split(addr).0].is_some()
     }
 
     /// The aligned word containing `addr`.
@@ -41,12 +61,31 @@ impl Memory {
         }
     }
 
-    /// Writes the bytes of `value` selected by `mask` into the aligned word containing `addr`.
+    /// Writes the bytes of `value` selected by `mask` into the aligned word
+    /// containing `addr`; `false` (nothing written) in a guarded page.
     #[inline(always)]
-    pub fn write_masked(&mut self, addr: u32, value: u32, mask: u32) {
+    pub fn write_masked(&mut self, addr: u32, value: u32, mask: u32) -> bool {
         let (p, w) = split(addr);
-        let page = self.pages[p].get_or_insert_with(|| Box::new([0; PAGE_WORDS]));
-        page[w] = (page[w] & !mask) | (value & mask);
+        match &mut self.pages[p] {
+            Some(page) => {
+                page[w] = (page[w] & !mask) | (value & mask);
+                true
+            }
+            None => self.first_write(addr, value, mask),
+        }
+    }
+
+    /// A write to a page not yet allocated: allocates it unless it is guarded.
+    #[cold]
+    #[inline(never)]
+    fn first_write(&mut self, addr: u32, value: u32, mask: u32) -> bool {
+        let (p, w) = split(addr);
+        if (self.guard.0..self.guard.1).contains(&p) {
+            return false;
+        }
+        let page = self.pages[p].insert(Box::new([0; PAGE_WORDS]));
+        page[w] = value & mask;
+        true
     }
 
     pub fn write_u32(&mut self, addr: u32, v: u32) {
@@ -90,5 +129,15 @@ mod tests {
         m.write_bytes(0xFFFE, &[9, 8, 7, 6]);
         assert_eq!(m.read_u32(0xFFFC) & 0xFFFF, 0x0908);
         assert_eq!(m.read_bytes(0x1_0000, 2), vec![7, 6]);
+    }
+
+    #[test]
+    fn guarded_pages_refuse_writes() {
+        let mut m = Memory::new();
+        m.write_u32(0x2_0000, 5);
+        m.guard(0x1_8000, 0x3_0000); // whole pages 0x2_0000..0x3_0000 only
+        assert!(!m.write_masked(0x2_0004, 1, u32::MAX) && m.read_u32(0x2_0000) == 0);
+        assert!(!m.allocated(0x2_0000));
+        assert!(m.write_masked(0x1_8000, 1, u32::MAX) && m.write_masked(0x3_0000, 1, u32::MAX));
     }
 }

@@ -1,9 +1,16 @@
 //! Runs a freestanding static program to its end, as `irqsim exec` does:
 //! every hardware thread (but one reserved for interrupts) starts at the
 //! entry point with its own stack; `write` (o32 syscall 4004) to fd 1 or 2
-//! is collected, `exit` (4001) ends the thread that calls it and
-//! `exit_group` (4246) ends them all. The exit code is thread 0's, or the
-//! first thread's to exit.
+//! goes to a [`Host`] as it happens, `exit` (4001) ends the thread that
+//! calls it and `exit_group` (4246) ends them all. The exit code is thread
+//! 0's, or the first thread's to exit.
+//!
+//! Memory stays bounded whatever the program does: output is streamed (the
+//! [`Captured`] host keeps at most a cap and counts the rest), and the
+//! stacks are a bounded segment with a guard below it, whose first write is
+//! a fault, as a stack overflow is a SIGSEGV under qemu. The run goes in
+//! slices of [`POLL_CYCLES`] so that the host can stop it (Ctrl-C) without
+//! a check per instruction.
 
 use crate::config::{ExecConfig, Pin, RangeStart};
 use crate::context::{Context, reg};
@@ -17,15 +24,63 @@ use serde_json::{Value, json};
 /// Top of hardware thread 0's stack; thread `g` gets the 1 MiB below thread `g - 1`'s.
 pub const STACK_TOP: u32 = 0x7FFF_F000;
 const STACK_BYTES: u32 = 0x10_0000;
+/// The guard below the lowest stack: a write there is a stack overflow.
+const GUARD_BYTES: u32 = 16 << 20;
+
+/// Simulated cycles between two polls of the host: a few milliseconds of
+/// wall time, and no cost per instruction.
+pub const POLL_CYCLES: u64 = 1 << 20;
+
+/// Output bytes a [`Captured`] host keeps per stream by default.
+pub const CAPTURE_BYTES: usize = 1 << 20;
 
 const SYS_EXIT: u32 = 4001;
 const SYS_WRITE: u32 = 4004;
 const SYS_EXIT_GROUP: u32 = 4246;
+const EFAULT: u32 = 14;
+const EBADF: u32 = 9;
+
+/// Where a running program's output goes, and who may stop it.
+pub trait Host {
+    /// The program wrote `bytes` to `fd` (1 or 2); an errno fails the write.
+    fn write(&mut self, fd: u32, bytes: &[u8]) -> Result<(), u32>;
+    /// Asked every [`POLL_CYCLES`]; `false` stops the run with [`Error::Cancelled`].
+    fn poll(&mut self) -> bool {
+        true
+    }
+}
+
+/// A host that keeps the first `cap` bytes of each stream and counts the rest.
+#[derive(Clone, Debug, Default)]
+pub struct Captured {
+    pub cap: usize,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    /// Bytes written past the cap, per stream (stdout, stderr).
+    pub dropped: (u64, u64),
+}
+
+impl Captured {
+    pub fn new(cap: usize) -> Self {
+        Captured { cap, ..Captured::default() }
+    }
+}
+
+impl Host for Captured {
+    fn write(&mut self, fd: u32, bytes: &[u8]) -> Result<(), u32> {
+        let (buf, dropped) = if fd == 1 { (&mut self.stdout, &mut self.dropped.0) } else { (&mut self.stderr, &mut self.dropped.1) };
+        let keep = bytes.len().min(self.cap.saturating_sub(buf.len()));
+        buf.extend_from_slice(&bytes[..keep]);
+        *dropped += (bytes.len() - keep) as u64;
+        Ok(())
+    }
+}
 
 /// The result of a run.
 #[derive(Clone, Debug)]
 pub struct Outcome {
     pub exit_code: i32,
+    /// What a [`Captured`] host kept ([`run_program`]); empty from [`run_with`].
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
     pub system: Summary,
@@ -35,22 +90,41 @@ pub struct Outcome {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Summary(pub Value);
 
-/// Loads `program` into a system shaped by `config` and runs it to the end.
+/// Loads `program` into a system shaped by `config` and runs it to the end,
+/// keeping the first [`CAPTURE_BYTES`] of each output stream.
 pub fn run_program(program: Program, config: &ExecConfig) -> Result<Outcome, Error> {
+    let mut host = Captured::new(CAPTURE_BYTES);
+    let out = run_with(program, config, &mut host)?;
+    Ok(Outcome { stdout: host.stdout, stderr: host.stderr, ..out })
+}
+
+/// Loads `program` into a system shaped by `config` and runs it to the end,
+/// its output going to `host`.
+pub fn run_with(program: Program, config: &ExecConfig, host: &mut dyn Host) -> Result<Outcome, Error> {
     let mut sys = System::new(program, &config.system, NoDevices);
     apply_pins(&mut sys, &config.pins)?;
     let entry = sys.program.entry;
     let (cores, threads) = (config.system.cores, config.system.threads);
+    let stacks = (cores * threads) as u32 * STACK_BYTES;
+    let bottom = STACK_TOP - stacks;
+    sys.mem.guard(bottom.saturating_sub(GUARD_BYTES), bottom);
     for k in 0..cores {
         for t in (0..threads).filter(|&t| Some(t) != config.system.interrupt_thread) {
             let sp = STACK_TOP - (k * threads + t) as u32 * STACK_BYTES;
             sys.start(k, t, Context::at(entry, sp), 0);
         }
     }
-    let (mut stdout, mut stderr, mut exit_code) = (Vec::new(), Vec::new(), None::<(usize, i32)>);
+    let mut exit_code = None::<(usize, i32)>;
+    let mut until = 0u64;
     loop {
-        match sys.run(config.max_cycles) {
+        until = until.saturating_add(POLL_CYCLES).min(config.max_cycles);
+        match sys.run(until) {
             Stop::Idle => break,
+            Stop::Limit if until < config.max_cycles => {
+                if !host.poll() {
+                    return Err(Error::Cancelled { program: sys.program.name.clone() });
+                }
+            }
             Stop::Limit => {
                 return Err(Error::config("run.max_cycles", format!("{}: still running after {} cycles", sys.program.name, config.max_cycles)));
             }
@@ -72,11 +146,11 @@ pub fn run_program(program: Program, config: &ExecConfig) -> Result<Outcome, Err
                 let (n, a) = (ctx.r[reg::V0], [ctx.r[reg::A0], ctx.r[reg::A0 + 1], ctx.r[reg::A0 + 2]]);
                 let result = match n {
                     SYS_WRITE if a[0] == 1 || a[0] == 2 => {
-                        let bytes = sys.mem.read_bytes(a[1], a[2].min(1 << 24));
-                        if a[0] == 1 { &mut stdout } else { &mut stderr }.extend_from_slice(&bytes);
-                        Ok(bytes.len() as u32)
+                        // As Linux does, at most 16 MiB a call (the rest is a short write).
+                        let len = a[2].min(1 << 24);
+                        if !readable(&sys, a[1], len) { Err(EFAULT) } else { host.write(a[0], &sys.mem.read_bytes(a[1], len)).map(|()| len) }
                     }
-                    SYS_WRITE => Err(9), // EBADF
+                    SYS_WRITE => Err(EBADF),
                     SYS_EXIT | SYS_EXIT_GROUP => {
                         if exit_code.is_none_or(|(who, _)| who != 0 && id == 0) {
                             exit_code = Some((id, a[0] as i32));
@@ -107,7 +181,33 @@ pub fn run_program(program: Program, config: &ExecConfig) -> Result<Outcome, Err
         }
     }
     let exit_code = exit_code.map_or(0, |(_, c)| c);
-    Ok(Outcome { exit_code, stdout, stderr, system: summarize(&sys) })
+    Ok(Outcome { exit_code, stdout: Vec::new(), stderr: Vec::new(), system: summarize(&sys) })
+}
+
+/// Whether `len` bytes from `addr` are the program's to read, as the kernel
+/// checks a `write` buffer: inside a loaded segment, the stacks, or memory
+/// the program has written; not wrapping the address space. Otherwise the
+/// call fails with EFAULT, as under qemu.
+fn readable<D: crate::device::Devices>(sys: &System<D>, addr: u32, len: u32) -> bool {
+    let Some(end) = addr.checked_add(len) else { return false };
+    if len == 0 {
+        return true;
+    }
+    let stacks = sys.cores.len() as u32 * sys.cores.first().map_or(1, |c| c.threads.len()) as u32 * STACK_BYTES;
+    let in_segment = |a: u32| sys.program.segments.iter().any(|s| a >= s.vaddr && a - s.vaddr < s.memsz);
+    let in_stacks = |a: u32| a < STACK_TOP && a >= STACK_TOP - stacks;
+    // Page by page: a buffer may span a segment and pages the program wrote.
+    let mut a = addr;
+    loop {
+        if !(in_segment(a) || in_stacks(a) || sys.mem.allocated(a)) {
+            return false;
+        }
+        let next = (a | (crate::mem::PAGE_BYTES - 1)).saturating_add(1);
+        if next >= end {
+            return true;
+        }
+        a = next;
+    }
 }
 
 /// Applies the pinning settings of an [`ExecConfig`] to a fresh system.

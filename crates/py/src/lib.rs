@@ -47,6 +47,17 @@ impl RunReport {
         self.0.chrome_trace().to_string()
     }
 
+    /// Writes the Chrome trace to `path` as it is produced (never whole in
+    /// memory); returns `(events written, events not recorded)`.
+    fn write_chrome_trace(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<(u64, u64)> {
+        py.detach(|| {
+            let mut w = std::io::BufWriter::new(std::fs::File::create(&path)?);
+            let n = self.0.write_chrome_trace(&mut w)?;
+            w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+            Ok((n, self.0.timeline.dropped()))
+        })
+    }
+
     /// The first violated invariant, or None.
     fn check_invariants(&self) -> Option<String> {
         self.0.check_invariants().err()

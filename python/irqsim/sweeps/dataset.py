@@ -141,7 +141,12 @@ def load(out: str | Path) -> pd.DataFrame:
 
 
 def query(out: str | Path, sql: str) -> pd.DataFrame:
-    """Runs ``sql`` with DuckDB over the views ``runs`` (results) and ``summary``."""
+    """Runs ``sql`` with DuckDB over the views ``runs`` (results) and ``summary``.
+
+    The query is confined to the dataset: once the views exist, DuckDB's
+    external access is disabled except for the two Parquet files, and the
+    configuration is locked, so no statement can read, list, write or attach
+    another file or load an extension."""
     import duckdb
 
     from irqsim import IrqsimError
@@ -149,12 +154,26 @@ def query(out: str | Path, sql: str) -> pd.DataFrame:
     out = Path(out)
     if not (out / RESULTS).is_file():
         raise IrqsimError(f"{out}: no {RESULTS} here (not a sweep's output directory, or the sweep has not finished once)")
-    con = duckdb.connect()
+    con = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
+    paths = []
     for view, file in (("runs", RESULTS), ("summary", SUMMARY)):
-        path = str((out / file).resolve()).replace("'", "''")
-        con.execute(f"CREATE VIEW {view} AS SELECT * FROM read_parquet('{path}')")
+        path = str((out / file).resolve())
+        paths.append(path)
+        con.execute(f"CREATE VIEW {view} AS SELECT * FROM read_parquet('{_quote(path)}')")
+    allowed = ", ".join(f"'{_quote(p)}'" for p in paths)
+    con.execute(f"SET allowed_paths = [{allowed}]")
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")
     try:
-        return con.execute(sql).fetchdf()
+        result = con.execute(sql)
     except duckdb.Error as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise IrqsimError(f"query: {first}") from None
+    if result is None:
+        raise IrqsimError("query: the SQL holds no statement")
+    return result.fetchdf()
+
+
+def _quote(text: str) -> str:
+    """``text`` inside a single-quoted SQL string literal."""
+    return text.replace("'", "''")

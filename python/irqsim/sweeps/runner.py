@@ -21,10 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 from irqsim import IrqsimError, _core
 from irqsim import provenance as prov
-from irqsim.output import atomic_write, read_text
+from irqsim.api import ArgumentError
+from irqsim.output import atomic_write, output_dir, read_text
 from irqsim.sweeps import dataset
 from irqsim.sweeps.cluster import Cluster
 from irqsim.sweeps.compute import Job, compute, not_run
+from irqsim.sweeps.lock import locked
 from irqsim.sweeps.spec import Spec
 
 if TYPE_CHECKING:
@@ -103,8 +105,6 @@ def run_sweep(
     new_build: bool = False,
 ) -> Done:
     """Runs what is missing of ``spec`` into ``out``; see :func:`irqsim.sweep`."""
-    import tomli_w
-
     s = Spec.load(spec)
     if sets:
         s = s.with_sets(sets)
@@ -112,7 +112,17 @@ def run_sweep(
     out = Path(out)
     _check_output(out, s, new_build)
     invalid = _invalid(jobs)
-    (out / dataset.RUNS).mkdir(parents=True, exist_ok=True)
+    output_dir(out / dataset.RUNS)
+    with locked(out):
+        return _run_locked(s, out, jobs, invalid, cluster, progress, retry_failed, new_build)
+
+
+def _run_locked(s: Spec, out: Path, jobs: list[Job], invalid: dict, cluster: Cluster | None, progress: bool, retry_failed: bool, new_build: bool) -> Done:
+    """The rest of :func:`run_sweep`, holding the directory's lock (the
+    directory is checked again: another sweep may have written it meanwhile)."""
+    import tomli_w
+
+    _check_output(out, s, new_build)
     atomic_write(out / SPEC, tomli_w.dumps(s.to_dict()).encode())
     atomic_write(out / BUILD, json.dumps({"build": prov.build_id(), **prov.build()}, indent=1).encode())
 
@@ -143,5 +153,30 @@ def sweep(
     ``out`` and returns its results, one row per run. Rerunning completes
     only what is missing; adding seeds or values computes only the new runs.
     A directory computed by another build of irqsim is refused unless ``new_build``."""
+    _check_arguments(spec=spec, out=out, workers=workers, scheduler=scheduler, sets=sets, progress=progress, retry_failed=retry_failed, new_build=new_build)
     cluster = Cluster(workers=workers, scheduler=scheduler)
     return run_sweep(spec, out, sets=sets, cluster=cluster, progress=progress, retry_failed=retry_failed, new_build=new_build).results
+
+
+def _check_arguments(**given: Any) -> None:
+    """Raises :class:`irqsim.ArgumentError` naming the first argument of the wrong type."""
+    path = (str, os.PathLike)
+    expected = {
+        "spec": ((*path, dict), "a spec file's path or a dict"),
+        "out": (path, "a directory path"),
+        "workers": ((int, type(None)), "a number of workers >= 1, or None"),
+        "scheduler": ((str, type(None)), "a scheduler address such as 'tcp://host:8786', or None"),
+        "sets": ((list, tuple, type(None)), "a list of 'key=value' strings, or None"),
+        "progress": ((bool,), "True or False"),
+        "retry_failed": ((bool,), "True or False"),
+        "new_build": ((bool,), "True or False"),
+    }
+    for name, value in given.items():
+        types, what = expected[name]
+        ok = isinstance(value, types) and (bool in types or not isinstance(value, bool))
+        if name == "workers" and ok and value is not None:
+            ok = value >= 1
+        if name == "sets" and ok and value is not None:
+            ok = all(isinstance(v, str) for v in value)
+        if not ok:
+            raise ArgumentError(f"{name}: expected {what}, not {type(value).__name__} {value!r}")

@@ -11,11 +11,14 @@ seeds = 3                                     # run.seed = 1, 2, 3 (or a list: [
 [zip]                                         # varied together (equal lengths)
 "nic.rx_buffer_bytes" = [4096, 16384]
 "nic.tx_queue_packets" = [16, 64]
+max_runs = 100000                             # the default; a larger sweep is refused
 ```
 
 Every run is identified by a hash of what determines its numbers: the
 scenario's content, the resolved overrides (seed included) and the build of
-irqsim (its commit).
+irqsim (its commit). Seeds must differ (a repeated seed is the same run, not
+another sample). The number of runs is counted before any is listed, and runs
+are generated one at a time.
 """
 
 from __future__ import annotations
@@ -23,9 +26,11 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 import os
 import tomllib
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +38,10 @@ from typing import Any
 from irqsim import ConfigError, api
 from irqsim.output import read_text, scenario_text
 
-KEYS = ("scenario", "seeds", "set", "grid", "zip")
+KEYS = ("scenario", "seeds", "set", "grid", "zip", "max_runs")
+#: Runs a spec may have unless it sets ``max_runs``; and the most it may set.
+MAX_RUNS = 100_000
+MAX_RUNS_LIMIT = 10_000_000
 
 
 def _error(origin: str, key: str, msg: str) -> ConfigError:
@@ -95,6 +103,7 @@ class Spec:
     #: Directory a relative scenario path is read from.
     base: Path = Path(".")
     origin: str = "sweep"
+    max_runs: int = MAX_RUNS
 
     @classmethod
     def load(cls, spec: str | os.PathLike | Mapping) -> Spec:
@@ -115,11 +124,20 @@ class Spec:
             raise _error(origin, unknown[0], f"unknown key; a spec has {', '.join(KEYS)}")
         if not isinstance(doc.get("scenario"), str):
             raise _error(origin, "scenario", "required: a bundled scenario name or a TOML path")
+        max_runs = doc.get("max_runs", MAX_RUNS)
+        if not (isinstance(max_runs, int) and not isinstance(max_runs, bool) and 1 <= max_runs <= MAX_RUNS_LIMIT):
+            raise _error(origin, "max_runs", f"must be an integer from 1 to {MAX_RUNS_LIMIT:,}")
         seeds = doc.get("seeds", 1)
         if isinstance(seeds, int) and not isinstance(seeds, bool) and seeds >= 1:
+            if seeds > max_runs:
+                raise _error(origin, "seeds", f"{seeds:,} seeds are more runs than max_runs = {max_runs:,}")
             seeds = list(range(1, seeds + 1))
         elif not (isinstance(seeds, list) and seeds and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds)):
             raise _error(origin, "seeds", "must be a count >= 1 or a list of seeds")
+        repeated = [(s, n) for s, n in Counter(seeds).items() if n > 1]
+        if repeated:
+            seed, n = repeated[0]
+            raise _error(origin, "seeds", f"seed {seed} is listed {n} times; a seed gives the same run each time, not another sample")
         tables = {}
         for name in ("grid", "zip", "set"):
             t = doc.get(name, {})
@@ -138,7 +156,17 @@ class Spec:
                 if k in seen:
                     raise _error(origin, f"{name}.{k}", f"also in [{seen[k]}]")
                 seen[k] = name
-        return cls(doc["scenario"], list(seeds), grid, zipped, tables["set"], base, origin)
+        spec = cls(doc["scenario"], list(seeds), grid, zipped, tables["set"], base, origin, max_runs)
+        if spec.count() > max_runs:
+            shape = " × ".join(f"{len(v):,}" for v in grid.values()) or "1"
+            rows = f" × {len(next(iter(zipped.values()))):,} zip rows" if zipped else ""
+            raise _error(origin, "max_runs", f"{shape} grid points{rows} × {len(seeds):,} seed{'s' if len(seeds) > 1 else ''} = {spec.count():,} runs, more than max_runs = {max_runs:,}; set max_runs (at most {MAX_RUNS_LIMIT:,}) to run them")
+        return spec
+
+    def count(self) -> int:
+        """How many runs the spec has, without listing them."""
+        rows = len(next(iter(self.zip.values()))) if self.zip else 1
+        return math.prod(len(v) for v in self.grid.values()) * rows * len(self.seeds)
 
     def to_dict(self) -> dict:
         """The spec as TOML would hold it (seeds as a list)."""
@@ -146,6 +174,8 @@ class Spec:
         for name in ("set", "grid", "zip"):
             if getattr(self, name):
                 doc[name] = dict(getattr(self, name))
+        if self.max_runs != MAX_RUNS:
+            doc["max_runs"] = self.max_runs
         return doc
 
     def with_sets(self, sets: list[str]) -> Spec:
@@ -162,18 +192,16 @@ class Spec:
         name, text, path = scenario_text(target)
         return self.scenario, text, (path.parent if path else Path(".")).resolve()
 
-    def runs(self, scenario_sha256: str, build: str = "") -> list[Run]:
-        """Every run: grid points × zip rows × seeds, in that nesting order;
-        ``build`` (:func:`irqsim.provenance.build_id`) is part of each run's id."""
+    def runs(self, scenario_sha256: str, build: str = "") -> Iterator[Run]:
+        """Every run, one at a time: grid points × zip rows × seeds, in that
+        nesting order; ``build`` (:func:`irqsim.provenance.build_id`) is part of each run's id."""
         keys = list(self.grid)
         zkeys = list(self.zip)
         zrows = list(zip(*self.zip.values())) if zkeys else [()]
-        out = []
         for point in itertools.product(*self.grid.values()):
             for zrow in zrows:
                 params = dict(zip(keys, point)) | dict(zip(zkeys, zrow))
                 for seed in self.seeds:
                     sets = api.sets({**self.set, **params, "run.seed": seed}, label=self.origin)
                     ident = json.dumps({"scenario_sha256": scenario_sha256, "overrides": sorted(sets), "build": build})
-                    out.append(Run(hashlib.sha256(ident.encode()).hexdigest()[:20], params, seed, sets))
-        return out
+                    yield Run(hashlib.sha256(ident.encode()).hexdigest()[:20], params, seed, sets)

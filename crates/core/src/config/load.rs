@@ -38,15 +38,27 @@ pub fn parse_override_as(text: &str, origin: &str) -> Result<Override> {
     Ok(Override { path, value, origin: origin.into() })
 }
 
+/// The largest scenario text read: TOML is parsed whole, so this bounds the
+/// memory any scenario can take (about 35 times the text: 140 MB), some
+/// 60,000 `[[workload.events]]` of a script.
+pub const MAX_SCENARIO_BYTES: usize = 4 << 20;
+
 impl Scenario {
     /// Loads a scenario from a file.
     pub fn from_file(path: &std::path::Path, overrides: &[Override]) -> Result<Scenario> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+        let text = crate::input::read_regular(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
         Self::from_toml(&text, &path.display().to_string(), overrides)
     }
 
     /// Loads a scenario from TOML text; `file` names it in errors.
     pub fn from_toml(text: &str, file: &str, overrides: &[Override]) -> Result<Scenario> {
+        if text.len() > MAX_SCENARIO_BYTES {
+            let msg = format!(
+                "{} bytes, more than a scenario may hold ({MAX_SCENARIO_BYTES}); its parsed form takes some 35 times its size (1,000,000 script events took 2.4 GB): give long stimulus sequences as a `trace` workload",
+                text.len()
+            );
+            return Err(Error::Syntax { file: file.into(), msg });
+        }
         let mut table: Table = text.parse().map_err(|e: toml::de::Error| syntax(text, file, &e))?;
         for o in overrides {
             set(&mut table, o).map_err(|msg| Error::Config { file: o.origin.clone(), key: o.path.join("."), line: None, msg })?;

@@ -20,6 +20,11 @@ use crate::stats::Distribution;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
+/// MSI writes one device may have in transit (in its posted queue or on the
+/// link); one more is lost, counted in `interrupts_lost`. As many as the
+/// masking part lets wait.
+const MAX_IN_TRANSIT: usize = 4096;
+
 /// Bus costs in CPU cycles, converted once.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct BusCycles {
@@ -270,6 +275,12 @@ impl Machine {
         } else {
             let sent = now + behind;
             let rec = s.next_rec(src, sent);
+            if s.transit.len() >= MAX_IN_TRANSIT {
+                // Bounded like every other queue: a device with this many
+                // message writes posted (behind slow DMA) loses the next.
+                s.lost += 1;
+                return;
+            }
             let input = s.inputs[vector.unwrap_or((rec.seq % s.inputs.len() as u64) as usize)];
             s.transit.push_back(rec);
             self.queue.schedule(sent + posted, Event::Msi { input, src: src as u32 });

@@ -6,7 +6,7 @@
 //! file so that irqsim can be driven the same way:
 //!
 //! - [`PcapReader`] streams a classic libpcap file (µs or ns timestamps, either byte
-//!   order; Ethernet, raw IP, Linux cooked v1/v2 link layers) into [`PacketRecord`]s:
+//!   order; Ethernet, raw IP, Linux cooked v1/v2, BSD loopback link layers) into [`PacketRecord`]s:
 //!   time, wire size, IPv4 size, UDP/TCP payload size and [`Direction`] relative to a
 //!   configured host address.
 //! - [`StraceReader`] streams an `strace -f -tt|-ttt -T [-yy]` log into
@@ -65,8 +65,9 @@ pub enum TraceError {
 
     /// The link-layer header type is not one the reader decodes.
     #[error(
-        "{path}: unsupported link type {link_type}{name} (supported: 1 EN10MB, 101 RAW, \
-         113 LINUX_SLL, 228 IPV4, 276 LINUX_SLL2)",
+        "{path}: link type {link_type}{name} is not an Ethernet or IP capture (read: 0 BSD \
+         loopback, 1 Ethernet, 12, 14 or 101 raw IP, 108 OpenBSD loopback, 113 Linux \
+         cooked, 228 raw IPv4, 276 Linux cooked v2)",
         name = link_type_name(*link_type)
     )]
     UnsupportedLinkType {
@@ -74,6 +75,23 @@ pub enum TraceError {
         path: String,
         /// The link type (lower 16 bits of the header field).
         link_type: u32,
+    },
+
+    /// A record stamped well before an earlier one: replayed in file order, it and
+    /// every record between would wait behind the later one.
+    #[error(
+        "{path}: record {record}: its timestamp is {back_us} µs before record {latest}'s; \
+         the capture is not in time order (sort it with `reordercap IN OUT`)"
+    )]
+    BackInTime {
+        /// File name as given to the reader.
+        path: String,
+        /// Record number, counting from 1.
+        record: u64,
+        /// The record with the latest timestamp before it.
+        latest: u64,
+        /// How far back, in µs.
+        back_us: u64,
     },
 
     /// The file ends inside a 16-byte record header.
@@ -275,12 +293,25 @@ fn magic_hint(b: &[u8; 4]) -> &'static str {
     }
 }
 
+/// libpcap's description of the link types a capture is likely to carry.
 fn link_type_name(link_type: u32) -> &'static str {
     match link_type {
-        0 => " (NULL/BSD loopback)",
-        105 => " (IEEE802_11)",
-        108 => " (LOOP)",
-        127 => " (IEEE802_11_RADIOTAP)",
+        6 => " (Token Ring)",
+        9 => " (PPP)",
+        10 => " (FDDI)",
+        104 => " (Cisco HDLC)",
+        105 => " (802.11)",
+        119 => " (802.11 Prism)",
+        127 => " (802.11 radiotap)",
+        143 => " (DOCSIS)",
+        147..=162 => " (user-defined)",
+        187 => " (Bluetooth HCI H4)",
+        189 => " (USB Linux)",
+        195 => " (802.15.4)",
+        220 => " (USB Linux mmapped)",
+        229 => " (raw IPv6)",
+        249 => " (USBPcap)",
+        253 => " (Linux netlink)",
         _ => "",
     }
 }

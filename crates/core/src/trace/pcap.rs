@@ -6,11 +6,16 @@
 //! [`Direction`] relative to a host address given by the caller.
 //!
 //! Supported: magic `a1b2c3d4` (µs timestamps) and `a1b23c4d` (ns timestamps) in either
-//! byte order; link types 1 (Ethernet, with up to two 802.1Q/802.1ad tags), 101 (raw IP),
-//! 113 (Linux cooked v1), 228 (raw IPv4) and 276 (Linux cooked v2). pcapng is not read
-//! (the error says how to convert it).
+//! byte order; link types 0 (BSD loopback, family in either byte order), 1 (Ethernet,
+//! with up to two 802.1Q/802.1ad tags), 101 (raw IP; also 12 and 14, the BSDs' DLT_RAW,
+//! as libpcap reads them), 108 (OpenBSD loopback), 113
+//! (Linux cooked v1), 228 (raw IPv4) and 276 (Linux cooked v2); any other is refused by
+//! name. pcapng is not read (the error says how to convert it).
 //!
-//! A frame captured too short for the headers it claims (a small snap length) is not an
+//! What libpcap reads is read: a record may capture up to 262,144 bytes whatever the
+//! header's snap length (libpcap only warns of a wrong one), and a frame length below the
+//! captured length (some writers leave out the FCS) is taken as the captured length. A
+//! frame captured too short for the headers it claims (a small snap length) is not an
 //! error: the fields that can be computed are filled and the rest are 0. A file whose
 //! structure is broken (truncated, impossible lengths, an empty frame) is an error naming
 //! the record and its byte offset. Every read of frame bytes is bounds-checked, so no input panics.
@@ -22,15 +27,20 @@ use std::path::Path;
 
 use super::{TraceError, escape};
 
-/// Largest captured length accepted for one record (libpcap's own limit for most link
-/// types); a larger `incl_len` means the file is corrupt.
+/// Largest captured length accepted for one record (libpcap's `MAXIMUM_SNAPLEN`, its
+/// limit for every link type read here); a larger `incl_len` means the file is corrupt.
 pub const MAX_RECORD_BYTES: u32 = 256 * 1024;
 
 const GLOBAL_HEADER_BYTES: usize = 24;
 const RECORD_HEADER_BYTES: usize = 16;
 
+const LINKTYPE_NULL: u32 = 0;
 const LINKTYPE_ETHERNET: u32 = 1;
 const LINKTYPE_RAW: u32 = 101;
+/// DLT_RAW's value on most BSDs and Linux, and on OpenBSD, found in older files.
+const LINKTYPE_RAW_BSD: u32 = 12;
+const LINKTYPE_RAW_OPENBSD: u32 = 14;
+const LINKTYPE_LOOP: u32 = 108;
 const LINKTYPE_LINUX_SLL: u32 = 113;
 const LINKTYPE_IPV4: u32 = 228;
 const LINKTYPE_LINUX_SLL2: u32 = 276;
@@ -105,7 +115,7 @@ impl PcapReader<BufReader<File>> {
     /// Opens `path` and reads its global header. `host` decides [`Direction`].
     pub fn open(path: &Path, host: Ipv4Addr) -> Result<Self, TraceError> {
         let name = escape(&path.display().to_string());
-        let file = File::open(path).map_err(|source| TraceError::Io {
+        let file = crate::input::open_regular(path).map_err(|source| TraceError::Io {
             path: name.clone(),
             source,
         })?;
@@ -146,8 +156,12 @@ impl<R: Read> PcapReader<R> {
         let link_type = word(20) & 0xffff;
         if !matches!(
             link_type,
-            LINKTYPE_ETHERNET
+            LINKTYPE_NULL
+                | LINKTYPE_ETHERNET
                 | LINKTYPE_RAW
+                | LINKTYPE_RAW_BSD
+                | LINKTYPE_RAW_OPENBSD
+                | LINKTYPE_LOOP
                 | LINKTYPE_LINUX_SLL
                 | LINKTYPE_IPV4
                 | LINKTYPE_LINUX_SLL2
@@ -221,26 +235,17 @@ impl<R: Read> PcapReader<R> {
                 }
             )));
         }
-        let limit = if self.snaplen == 0 {
-            MAX_RECORD_BYTES
-        } else {
-            self.snaplen.min(MAX_RECORD_BYTES)
-        };
-        if incl_len > limit {
-            return Err(self.corrupt(format!(
-                "captured length {incl_len} exceeds the limit {limit} (snaplen {}, at most {MAX_RECORD_BYTES})",
-                self.snaplen
-            )));
+        // libpcap reads a record longer than the header's snap length (the header may be
+        // wrong); only its own maximum bounds the record.
+        if incl_len > MAX_RECORD_BYTES {
+            return Err(self.corrupt(format!("captured length {incl_len} exceeds libpcap's limit {MAX_RECORD_BYTES} (snaplen {})", self.snaplen)));
         }
+        // A frame length below the captured one (no FCS counted) is the captured length.
+        let orig_len = orig_len.max(incl_len);
         if orig_len == 0 {
             // No frame of the supported link types is empty; replayed, empty frames would
             // fill the simulated NIC without limit.
             return Err(self.corrupt("frame length 0".into()));
-        }
-        if orig_len < incl_len {
-            return Err(self.corrupt(format!(
-                "captured length {incl_len} is larger than the frame length {orig_len}"
-            )));
         }
 
         // incl_len <= MAX_RECORD_BYTES, so this allocation is bounded.
@@ -353,7 +358,13 @@ const NOT_IPV4: IpInfo = IpInfo {
 fn decode_frame(link_type: u32, frame: &[u8], host: Ipv4Addr) -> IpInfo {
     let l3 = match link_type {
         LINKTYPE_ETHERNET => ethernet_ipv4_offset(frame),
-        LINKTYPE_RAW | LINKTYPE_IPV4 => Some(0),
+        LINKTYPE_RAW | LINKTYPE_RAW_BSD | LINKTYPE_RAW_OPENBSD | LINKTYPE_IPV4 => Some(0),
+        // The address family, in the capturing host's byte order (NULL) or network
+        // order (LOOP); AF_INET is 2 on every system.
+        LINKTYPE_NULL | LINKTYPE_LOOP => frame
+            .get(..4)
+            .filter(|f| *f == [2, 0, 0, 0] || *f == [0, 0, 0, 2])
+            .map(|_| 4),
         LINKTYPE_LINUX_SLL => (be16(frame, 14) == Some(ETHERTYPE_IPV4)).then_some(16),
         LINKTYPE_LINUX_SLL2 => (be16(frame, 0) == Some(ETHERTYPE_IPV4)).then_some(20),
         _ => None,

@@ -132,7 +132,7 @@ impl StraceReader<BufReader<File>> {
     /// Opens the log at `path`.
     pub fn open(path: &Path) -> Result<Self, TraceError> {
         let name = escape(&path.display().to_string());
-        let file = File::open(path).map_err(|source| TraceError::Io {
+        let file = crate::input::open_regular(path).map_err(|source| TraceError::Io {
             path: name.clone(),
             source,
         })?;

@@ -8,8 +8,12 @@
 //! it, and it finds the earliest replayed record of either file: that record
 //! is time zero. Records are replayed in file order, so one that comes after
 //! a later-stamped record is reordered: the run counts it
-//! (`reordered_stimuli`) and applies it at once. None is ever before time
-//! zero, so none is clamped uncounted. The pass also checks the frames
+//! (`reordered_stimuli`) and applies it at once. A capture reorders records
+//! by a few µs (frames stamped on different CPUs); one stamped more than
+//! [`MAX_REORDER_NS`] before an earlier record is refused, naming it, since
+//! in file order every record between would wait behind the later one (a
+//! capture that jumps ahead by hours would replay nothing). None is ever
+//! before time zero, so none is clamped uncounted. The pass also checks the frames
 //! against the NIC: when every received frame is larger than
 //! `nic.rx_buffer_bytes` the run would only drop frames, and that is an
 //! error; otherwise oversize frames are counted ([`TraceSource::oversize_frames`]).
@@ -35,6 +39,9 @@ use std::net::Ipv4Addr;
 use std::path::Path;
 
 const NS_PER_DAY: u64 = 86_400 * 1_000_000_000;
+
+/// How far a replayed frame may be stamped before an earlier one: 1 ms.
+pub const MAX_REORDER_NS: u64 = 1_000_000;
 
 pub struct TraceSource {
     pcap: PcapReader<BufReader<File>>,
@@ -239,12 +246,27 @@ impl Scan {
     ) -> Result<Self> {
         let (mut records, mut rx, mut oversize, mut largest) = (0u64, 0u64, 0u64, 0u32);
         let (mut first_pkt_ns, mut earliest): (Option<u64>, Option<u64>) = (None, None);
+        let path = || crate::trace::escape(&pcap.display().to_string());
+        // The latest replayed timestamp so far, and its record.
+        let mut latest = (0u64, 0u64);
         for rec in PcapReader::open(pcap, host)? {
             let rec = rec?;
             records += 1;
             let Some((t, s)) = stimulus(&rec) else {
                 continue;
             };
+            if t.saturating_add(MAX_REORDER_NS) < latest.0 {
+                return Err(TraceError::BackInTime {
+                    path: path(),
+                    record: records,
+                    latest: latest.1,
+                    back_us: (latest.0 - t) / 1_000,
+                }
+                .into());
+            }
+            if t >= latest.0 {
+                latest = (t, records);
+            }
             first_pkt_ns.get_or_insert(t);
             earliest = Some(earliest.map_or(t, |e| e.min(t)));
             if let Stimulus::Receive { bytes } = s {
@@ -253,7 +275,6 @@ impl Scan {
                 oversize += u64::from(u64::from(bytes) > rx_buffer_bytes);
             }
         }
-        let path = || crate::trace::escape(&pcap.display().to_string());
         if records > 0 && first_pkt_ns.is_none() {
             return Err(TraceError::NoHostFrames {
                 path: path(),
