@@ -182,7 +182,7 @@ impl Machine {
             self.protocol_takes(thread, frame);
         } else {
             // Driver layer only: the frame is delivered once its DMA is done.
-            self.deliver(frame.arrival, in_memory, frame.bytes);
+            self.deliver_in_memory(frame.arrival, in_memory, frame.bytes);
         }
         if let Some((t, s)) = self.net.workload.rx_serviced(now) {
             self.queue.schedule(t, Event::Feedback(s));
@@ -215,17 +215,22 @@ impl Machine {
         }
     }
 
-    /// Counts a delivered frame and records its latency. Out of line: once
-    /// its record got shorter, LLVM inlined it into the event loop, which
-    /// cost more there (spills) than the call saves. A frame whose data is
-    /// in memory only after the run (a DMA slower than the run) is still in
-    /// flight when it ends, not delivered.
-    #[inline(never)]
-    pub(crate) fn deliver(&mut self, arrival: Time, at: Time, bytes: u32) {
+    /// A frame delivered once its DMA has put it in memory, at `at` (the
+    /// driver layer alone): one whose data is in memory only after the run
+    /// (a DMA slower than the run) is still in flight when it ends.
+    pub(crate) fn deliver_in_memory(&mut self, arrival: Time, at: Time, bytes: u32) {
         if at > self.end {
             self.net.counters.rx_in_dma += 1;
             return;
         }
+        self.deliver(arrival, at, bytes);
+    }
+
+    /// Counts a delivered frame and records its latency (`at` within the
+    /// run). Out of line: once its record got shorter, LLVM inlined it into
+    /// the event loop, which cost more there (spills) than the call saves.
+    #[inline(never)]
+    pub(crate) fn deliver(&mut self, arrival: Time, at: Time, bytes: u32) {
         self.net.counters.rx_delivered += 1;
         self.net.counters.rx_delivered_bytes += u64::from(bytes);
         self.net.latencies.record(arrival, at - arrival);

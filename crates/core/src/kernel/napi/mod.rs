@@ -444,7 +444,7 @@ impl Machine {
             self.rps_enqueue(cpu, q, frame.arrival, frame.bytes);
         } else {
             let at = if self.net.costs.stack { now } else { in_memory };
-            self.deliver(frame.arrival, at, frame.bytes);
+            self.deliver_in_memory(frame.arrival, at, frame.bytes);
             self.busy_wake(q);
         }
         if let Some((t, s)) = self.net.workload.rx_serviced(now) {
