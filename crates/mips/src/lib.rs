@@ -10,6 +10,7 @@
 //! - [`device`] maps device registers for code; [`run`] runs a
 //!   freestanding program to its `exit` (the `irqsim exec` command).
 
+pub mod block;
 pub mod bus;
 pub mod cache;
 pub mod code;
