@@ -147,8 +147,9 @@ impl<D: Devices> System<D> {
 
     /// Runs core `k` until its cycle reaches `limit`, it runs out of work, or a thread stops.
     fn run_core<T: Timing>(&mut self, k: usize, limit: u64, timing: &mut T) -> Option<Stop> {
-        if self.threads == 1 {
-            return self.run_thread(k, 0, limit, timing);
+        // A thread alone with work (the others idle) runs as on a core of its own.
+        if let Some(t) = if self.threads == 1 { Some(0) } else { self.cores[k].alone() } {
+            return self.run_thread(k, t, limit, timing);
         }
         loop {
             if self.cores[k].now >= limit || !self.cores[k].has_work() {
@@ -163,6 +164,14 @@ impl<D: Devices> System<D> {
             }
             let c = &mut self.cores[k];
             match c.select() {
+                // Ready while every other thread waits (for a miss, a result, a
+                // fetch): it has the issue slot to itself until the first is ready.
+                Some(t) if c.others_ready(t) > c.now + 1 => {
+                    let until = limit.min(c.others_ready(t));
+                    if let Some(s) = self.run_thread(k, t, until, timing) {
+                        return Some(s);
+                    }
+                }
                 Some(t) => {
                     if let Some(s) = self.issue(k, t, timing) {
                         return Some(s);
@@ -173,8 +182,9 @@ impl<D: Devices> System<D> {
         }
     }
 
-    /// Runs hardware thread `t`, the only one of core `k` with work, until
-    /// the core's cycle reaches `limit` or the thread stops: the hot path.
+    /// Runs hardware thread `t`, the only one of core `k` that may issue
+    /// before `limit`, until the core's cycle reaches `limit` or the thread
+    /// stops: the hot path.
     /// A block (see [`crate::block`]) entered with nothing in flight that
     /// fits before the limit runs at its precomputed issue cycles, its body
     /// with no PC kept; anything else (a result in flight, a stall, a
@@ -183,7 +193,7 @@ impl<D: Devices> System<D> {
     fn run_thread<T: Timing>(&mut self, k: usize, t: usize, limit: u64, timing: &mut T) -> Option<Stop> {
         let id = self.thread_id(k, t);
         let topology = ((self.cores.len() as u32) << 8) | self.threads as u32;
-        let pipeline = self.pipeline;
+        let (pipeline, shared) = (self.pipeline, self.threads > 1);
         let core = &mut self.cores[k];
         let th = &mut core.threads[t];
         if !th.active {
@@ -292,7 +302,10 @@ impl<D: Devices> System<D> {
                     }
                 }
             }
-            // One instruction.
+            // One instruction. A core of several threads fetches nothing at the limit (see run_core).
+            if shared && now >= limit && pending.is_none() {
+                break Ok(None);
+            }
             let inst = match pending.take() {
                 Some(i) => i,
                 None => {
@@ -309,6 +322,10 @@ impl<D: Devices> System<D> {
             now = now.max(ready);
             if now >= limit {
                 th.next = Some(inst);
+                // A core of several threads stops at the limit, one of one where it would issue next.
+                if shared {
+                    now = limit;
+                }
                 break Ok(None);
             }
             let pc = th.ctx.pc;
@@ -330,8 +347,9 @@ impl<D: Devices> System<D> {
         };
         th.ready = ready;
         // One instruction issued per busy cycle.
-        core.busy_cycles += instret - th.instructions;
+        let issued = instret - th.instructions;
         th.instructions = instret;
+        core.issued_alone(t, issued);
         core.now = now;
         match end {
             Ok(stop) => stop,
