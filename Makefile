@@ -2,11 +2,13 @@
 #   make reproduce   install irqsim and reproduce every implemented seed study
 #   make test        install irqsim with its test extras and run every test
 #   make figures     redraw each study's reproduction figure into docs/figures
+#   make validate    check the simulator against independent oracles (M/D/1, LRU, the livelock knee, NAPI)
 PY ?= python3
 
-.PHONY: install install-test reproduce test test-rust test-python bench figures fuzz programs
+.PHONY: install install-test reproduce test test-rust test-python bench figures fuzz programs validate
 
 install:
+	@echo "Building irqsim's Rust core in release mode (about a minute and a half on 2 cores, silent meanwhile)..."
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet .
 
@@ -26,6 +28,12 @@ test-python: install-test
 	$(PY) -m pytest
 
 test: test-rust test-python
+
+# M/D/1 against Pollaczek-Khinchine (51 M frames), the L1D against an LRU
+# reference, the livelock knee and NAPI's plateau against their formulas:
+# about 12 s (docs/design.md, "Validation").
+validate: install
+	$(PY) -m irqsim.oracles
 
 bench: install
 	irqsim bench

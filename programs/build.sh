@@ -33,7 +33,7 @@ done
 # the machine (entry symbols, no main), and kernel_test: the same sources
 # with a fake NIC in memory and a test driver, which qemu-mips runs too;
 # kernel/measure-*: the same with counters read around each activity.
-ksrc=(kernel/init.c kernel/skb.c kernel/nic.c kernel/ip.c kernel/socket.c kernel/nat.c)
+ksrc=(kernel/init.c kernel/skb.c kernel/nic.c kernel/ip.c kernel/route.c kernel/socket.c kernel/nat.c)
 "$CC" "${flags[@]}" -Wl,-e,kernel_init -o "$out/kernel/host.elf" rt/rt.c "${ksrc[@]}" kernel/app.c
 "$CC" "${flags[@]}" -DCONFIG_FORWARD=1 -Wl,-e,kernel_init -o "$out/kernel/nat.elf" rt/rt.c "${ksrc[@]}" kernel/app.c
 "$CC" "${flags[@]}" -DFAKE_NIC -o "$out/kernel_test.elf" rt/start.S rt/rt.c "${ksrc[@]}" kernel/fake_nic.c kernel/test.c

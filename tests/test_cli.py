@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -87,3 +88,40 @@ def test_bench_reports_wall_and_cpu_rates(cli):
     p = cli("bench", "--json", "--repeat", "1", "--scenario", "optimistic-spl/luna88k-idealized", "--set", "run.duration_ms=50")
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["sim_seconds"] == pytest.approx(0.05)
+
+
+def test_reproduce_prints_a_line_per_study_and_progress_on_stderr(cli):
+    """The default is a summary: one row per study with its row count and
+    median |error|; progress goes to stderr, a line as each study finishes off a terminal."""
+    p = cli("reproduce", "msi-latency", "optimistic-spl")
+    assert p.returncode == 0, p.stderr
+    lines = [line for line in p.stdout.splitlines() if line.startswith((" msi-latency", " optimistic-spl"))]
+    assert len(lines) == 2 and "│    6 │" in lines[0] and "%" in lines[0]
+    assert "reproduced msi-latency (1 of 2" in p.stderr and "reproduced optimistic-spl (2 of 2" in p.stderr
+    assert "reproduced" not in p.stdout
+
+
+def test_reproduce_full_and_markdown(cli):
+    full = cli("reproduce", "msi-latency", "--full")
+    assert full.returncode == 0 and "msi-latency: paper vs simulated" in full.stdout and full.stdout.count("ISR latency normalized to MSI") == 4
+    md = cli("reproduce", "msi-latency", "--markdown")
+    assert md.stdout.startswith("| study | rows | median \\|error\\| |") and "\n| msi-latency | 6 | " in md.stdout
+    mdfull = cli("reproduce", "msi-latency", "--full", "--markdown")
+    assert mdfull.stdout.startswith("### msi-latency: paper vs simulated\n\n| experiment | metric |") and mdfull.stdout.count("\n| workstation") == 4
+
+
+def test_reproduce_summary_counts_and_names_disagreeing_rows():
+    """A study's summary: median and largest |error| of the numeric rows, and
+    the direction rows that agree, those that disagree listed by name."""
+    from irqsim.studies import Row
+    from irqsim.studies.views import disagreeing, summary
+
+    rows = [
+        Row("s", "a", "m", "x", 10.0, 11.0),
+        Row("s", "b", "m", "x", 10.0, 7.0),
+        Row("s", "c", "m", "x", 10.0, 10.5),
+        Row("s", "up", "bandwidth", "%", math.nan, 5.0, "higher"),
+        Row("s", "down", "bandwidth", "%", math.nan, 5.0, "lower"),
+    ]
+    assert summary("s", rows) == {"study": "s", "rows": "5", "median |error|": "10.0%", "largest |error|": "30.0%", "agree": "1", "disagree": "1"}
+    assert disagreeing("s", rows) == ["s: down: bandwidth is +5.0%, the paper says lower"]

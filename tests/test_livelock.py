@@ -118,3 +118,24 @@ def test_rps_spreads_one_queue():
     assert all(b > a for a, b in zip(tput, tput[1:])), tput
     assert rows[0]["remote_share"] == 0.0 and rows[-1]["remote_share"] > 0.9
     assert tput[-1] > 0.95 * livelock.RPS_SETS["workload.rate_per_s"]
+
+
+def test_knee_from_the_bins_matches_the_curve():
+    k = livelock.knee()
+    # The scenario's costs: irq entry 6 + save/restore 186 + Driver ISR 2,228; protocol 14,921.
+    assert k["per_offered"] == 2_420 and k["protocol"] == 14_921
+    assert 82_600 < k["collapse"] < 82_700 and 11_530 < k["mlfrr"] < 11_540
+    for offered, simulated, analytic in k["points"]:
+        # 100 ms of whole frames: 10 frames/s steps.
+        assert abs(simulated - analytic) <= max(0.005 * analytic, 10.0), (offered, simulated, analytic)
+
+
+def test_e1000_variants_bracket_the_rows():
+    rows = {r["size"]: r for r in livelock.e1000_variants()}
+    # Overload keeps the ring full whatever the arrival variance: one interrupt or two.
+    for size in (60, 128):
+        assert rows[size]["poisson_most"] <= 2 and rows[size]["fixed_rate"] == 1
+    # At line rate with 1,024 B frames every frame is interrupted for, fixed or Poisson.
+    assert rows[1024]["fixed_rate"] == 1_000_000
+    # The 512 B row is knife-edge on the forwarding cost.
+    assert rows[512]["cost_x0.8"] == 1_000_000 and rows[512]["cost_x1.2"] < rows[512]["fixed_rate"]

@@ -79,3 +79,33 @@ def test_study_figures(tmp_path):
         "rss.png",
         "dim.png",
     }
+
+
+def test_sweep_plot_labels_units_groups_zip_rows_and_keeps_the_legend_off_the_data(tmp_path, monkeypatch):
+    """A zip key's partner moves with it (one line, not one per partner value);
+    the axes name the meaning and unit; the legend sits outside the axes."""
+    from irqsim import plot
+
+    out = tmp_path / "s"
+    spec = {
+        "scenario": "mt-interrupts/driver-rx-single",
+        "seeds": 2,
+        "set": {"run.duration_ms": 2.0},
+        "grid": {"cpu.context_policy": ["single", "multithreaded"]},
+        "zip": {"workload.packet_bytes": [200, 800, 1500], "nic.rx_buffer_bytes": [4096, 8192, 16384]},
+    }
+    irqsim.sweep(spec, out=out, workers=1)
+    figs = []
+    monkeypatch.setattr(plot, "save_figure", lambda fig, output: figs.append(fig))
+    lines = sweep_figure(out, "latency_p99_us", "workload.packet_bytes", tmp_path / "z.png")
+    assert lines == ["cpu.context_policy=single", "cpu.context_policy=multithreaded"]
+    ax = figs[0].axes[0]
+    assert ax.get_ylabel().endswith("(µs)") and "receive latency" in ax.get_ylabel()
+    assert ax.get_xlabel() == "workload.packet_bytes (bytes), with nic.rx_buffer_bytes"
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["200, nic.rx_buffer_bytes=4096", "800, nic.rx_buffer_bytes=8192", "1500, nic.rx_buffer_bytes=16384"]
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(figs[0]).get_renderer()
+    assert ax.get_legend().get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1
+    lines = sweep_figure(out, "busy_share", "cpu.context_policy", tmp_path / "p.png")
+    assert len(lines) == 3  # one per zip row

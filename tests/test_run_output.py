@@ -7,6 +7,7 @@ import json
 import shutil
 
 import pandas as pd
+import pytest
 
 import irqsim
 from irqsim import api
@@ -66,3 +67,53 @@ def test_counts_are_ints_and_quantities_floats(cli):
     assert type(doc["events"]) is int and type(doc["sim_cycles"]) is int and type(doc["sim_seconds"]) is float
     masked = irqsim.run("optimistic-spl/luna88k-modelled", {"run.duration_ms": 1.0}).metrics
     assert type(masked["rpcs"]) is int and type(masked["cycles_per_rpc"]) is float
+
+
+def _cli_json(capsys, *args: str) -> dict:
+    """`irqsim ARGS... --json` run in this process (37 scenarios: no subprocess each)."""
+    from irqsim.cli import main
+
+    capsys.readouterr()
+    try:
+        main([*args, "--json"])
+    except SystemExit as e:
+        assert e.code == 0, capsys.readouterr().err
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("name", api.bundled())
+def test_every_run_directory_reloads_bit_for_bit(name, tmp_path, capsys):
+    """`irqsim run NAME -o DIR` then `irqsim run DIR/config.toml`: the same
+    metrics and bins, bit for bit (regression: MSI scenarios wrote
+    `intc.vectors`, which the loader refuses; traces' relative paths broke)."""
+    first = _cli_json(capsys, "run", name, "-o", str(tmp_path / "r"))
+    again = _cli_json(capsys, "run", str(tmp_path / "r" / "config.toml"))
+    assert json.dumps(again, sort_keys=True) == json.dumps(first, sort_keys=True)
+
+
+def test_metrics_json_has_units_and_provenance(cli, tmp_path):
+    """metrics.json names each metric's unit (from the core's declarations)
+    and what produced it: build, command line, host, start, CPU and wall seconds."""
+    out = tmp_path / "r"
+    p = cli("run", "msi-latency/soc-idle", "--set", "run.duration_ms=2", "-o", str(out))
+    assert p.returncode == 0, p.stderr
+    doc = json.loads((out / "metrics.json").read_text())
+    assert set(doc["units"]) == set(doc["metrics"])
+    assert doc["units"]["isr_latency_p99_us"] == "µs" and doc["units"]["busy_share"] == "share"
+    prov = doc["provenance"]
+    assert prov["irqsim_commit"] == irqsim._core.BUILD["commit"] and prov["irqsim_dirty"] in (True, False, None)
+    assert "run msi-latency/soc-idle --set run.duration_ms=2 -o" in prov["command"] and prov["host"]
+    assert prov["started_utc"].endswith("+00:00") and prov["wall_seconds"] > 0 and 0 < prov["cpu_seconds"] < 60
+
+
+def test_reusing_an_output_directory_removes_the_earlier_runs_files(cli, tmp_path):
+    """A run without --timeline into the directory of one with it leaves no
+    stale timeline.json (which `plot timeline DIR` would draw); other files stay."""
+    out = tmp_path / "r"
+    assert cli("run", "code/rx-min", "-o", str(out), "--timeline").returncode == 0
+    (out / "notes.txt").write_text("mine")
+    assert {"timeline.json", "code_bins.parquet"} <= {f.name for f in out.iterdir()}
+    assert cli("run", "mt-interrupts/driver-rx-single", "--set", "run.duration_ms=1", "-o", str(out)).returncode == 0
+    names = {f.name for f in out.iterdir()}
+    assert "timeline.json" not in names and "code_bins.parquet" not in names and "notes.txt" in names
+    assert json.loads((out / "metrics.json").read_text())["provenance"]["scenario"] == "mt-interrupts/driver-rx-single"

@@ -79,11 +79,34 @@ def test_static_footprint_follows_the_calls():
     bh = set(sf["net_rx_action"]["functions"])
     assert {"net_rx_action", "ip_rcv", "udp_rcv", "nat_forward", "skb_alloc", "nic_xmit"} <= bh
     assert "sys_recv" not in bh and "kernel_init" not in bh
-    assert set(sf["sys_recv"]["functions"]) == {"sys_recv", "skb_free"}
+    assert {"ip_route_input", "ct_put", "dst_release"} <= bh
+    # recv frees the skb as __kfree_skb does: route, socket charge, connection
+    assert set(sf["sys_recv"]["functions"]) == {"sys_recv", "skb_free", "dst_release", "sock_rfree", "ct_put"}
     assert sf["app_main"]["functions"] == ["app_main"]  # user code reaches no kernel function
     for a in sf.values():
         assert a["code_bytes"] / 64 <= a["code_lines"] <= a["code_bytes"] / 64 + len(a["functions"]) + 1
     assert fp.data_objects("nat")["rx_desc"] == 16 * 256
+
+
+# Linux 2.6.11's objects for the paper's Alpha (docs/models/smt-hot-thread.md,
+# "Linux 2.6's footprint"): slab object size x count in the ELF.
+SIZES_2_6 = {
+    "skbs": 320 * 640,  # sk_buff 264 B, SLAB_HWCACHE_ALIGN
+    "buffers": 4096 * 640,  # kmalloc(2296): the 4096 B cache
+    "socks": 832 * 4,  # udp_sock 792 B, SLAB_HWCACHE_ALIGN
+    "conns": 304 * 4096,  # ip_conntrack, ip_conntrack_max of them
+    "ct_hash": 16 * 512,  # list_head buckets with 128 MiB
+    "rtables": 320 * 512,  # rtable 312 B, SLAB_HWCACHE_ALIGN
+    "rt_hash": 16 * 1024,  # rt_hash_bucket with 128 MiB
+    "netdevs": 896 * 2,  # net_device 872 B, NETDEV_ALIGN 32
+    "udp_hash": 8 * 128,  # UDP_HTABLE_SIZE hlist heads
+}
+
+
+@pytest.mark.parametrize("workload", sorted(fp.KERNELS))
+def test_objects_have_linux_2_6_sizes(workload):
+    objects = fp.data_objects(workload)
+    assert {k: objects[k] for k in SIZES_2_6} == SIZES_2_6
 
 
 def test_the_docs_footprint_table_is_the_measured_one():
@@ -105,11 +128,13 @@ def test_dma_by_another_core_leaves_the_payload_uncached(measured):
     # 1,472 payload bytes span 23 lines: recv's copy misses each once when the NIC's DMA
     # invalidated them, and hardly at all when the NIC's copy went through the same core.
     assert per_call(measured["netperf"], "sys_recv", "l1d") >= 23
-    cpu_copy = fp.measure("netperf", P4_CACHES, dma_core=False)
+    # (With the Pentium 4's 8 KiB L1D the 2.6-sized objects the bottom half touches evict
+    # most of the payload before recv too, so the CPU's copy is compared with a 32 KiB one.)
+    cpu_copy = fp.measure("netperf", {**P4_CACHES, "l1d.size_bytes": 32 * 1024}, dma_core=False)
     assert per_call(cpu_copy, "sys_recv", "l1d") < 2
     assert cpu_copy["steady"]["sys_recv"]["instructions"] == measured["netperf"]["steady"]["sys_recv"]["instructions"]
     # The NAT's bottom half does more per frame than delivery to a socket; the code stays cached.
-    assert per_call(measured["nat"], "net_rx_action", "instructions") > 1.4 * per_call(measured["netperf"], "net_rx_action", "instructions")
+    assert per_call(measured["nat"], "net_rx_action", "instructions") > 1.25 * per_call(measured["netperf"], "net_rx_action", "instructions")
     for m in measured.values():
         assert all(a["l1i"] == 0 for a in m["steady"].values())
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import statistics
+import subprocess
+import sys
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -30,7 +33,8 @@ def test_one_row_per_grid_point_and_seed(swept):
     want = sorted((p, b, s) for p in GRID["workload.packet_bytes"] for b in GRID["nic.rx_buffer_bytes"] for s in (1, 2, 3))
     assert got == want
     assert {p.name for p in out.iterdir()} >= {"sweep.toml", "runs", "results.parquet", "summary.parquet", "summary.csv"}
-    assert len(list((out / "runs").glob("*.parquet"))) == 12
+    assert len(dataset.finished(out)) == 12 and set(df["run_id"]) == dataset.finished(out)
+    assert 1 < len(list((out / "runs").glob("*.parquet"))) < 12  # the pilot, then batches
 
 
 def test_failing_point_is_recorded_and_the_rest_runs(swept):
@@ -49,8 +53,11 @@ def test_integers_stay_integers_and_provenance_is_recorded(swept):
     for col in ("seed", "events", "rx_delivered", "workload.packet_bytes"):
         assert str(schema.field(col).type) == "int64", col
     assert str(schema.field("rx_throughput_mbps").type) == "double"
+    assert str(schema.field("irqsim_dirty").type) == "bool" and str(schema.field("cpu_seconds").type) == "double"
     row = df[df["status"] == "ok"].iloc[0]
     assert row["irqsim_version"] == irqsim.__version__ and row["scenario"] == "bench/rx-overload"
+    assert row["irqsim_commit"] == irqsim._core.BUILD["commit"] and row["host"] and row["cpu_model"]
+    assert row["started_utc"].endswith("+00:00") and row["wall_seconds"] > 0 and row["cpu_seconds"] > 0
     assert len(row["scenario_sha256"]) == 64
     sets = json.loads(row["overrides"])
     assert f"run.seed={row['seed']}" in sets and "run.duration_ms=20.0" in sets
@@ -102,10 +109,50 @@ def test_rerun_computes_nothing_and_keeps_every_part(swept):
     assert {p.name: p.stat().st_mtime_ns for p in (out / "runs").glob("*.parquet")} == before
 
 
-def test_other_spec_in_same_directory_is_refused(swept):
+@pytest.mark.parametrize(
+    ("change", "needle"),
+    [
+        ({"scenario": "bench/msix-scaling"}, "its scenario differ"),
+        ({"set": {"run.duration_ms": 10.0}}, "its [set] differ"),
+        ({"grid": {**GRID, "cpu.clock_mhz": [200.0]}}, "its [grid] keys differ"),
+    ],
+)
+def test_other_sweep_in_same_directory_is_refused(swept, change, needle):
     out, _ = swept
-    with pytest.raises(irqsim.IrqsimError, match="different sweep"):
-        irqsim.sweep({**SPEC, "seeds": 2}, out=out, workers=1)
+    with pytest.raises(irqsim.IrqsimError, match=re.escape(needle)):
+        irqsim.sweep({**SPEC, **change}, out=out, workers=1)
+
+
+def test_adding_seeds_and_values_computes_only_the_new_runs(tmp_path):
+    """From seeds 1-2 to 1-3, then a third packet size: only the new runs
+    are computed, into the same directory, and the earlier parts stay untouched."""
+    spec = {**SPEC, "seeds": 2, "grid": {"workload.packet_bytes": [500, 1500]}}
+    first = irqsim.sweeps.run_sweep(spec, tmp_path, cluster=Cluster(workers=1))
+    parts = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "runs").glob("*.parquet")}
+    more = irqsim.sweeps.run_sweep({**spec, "seeds": 3}, tmp_path, cluster=Cluster(workers=1))
+    wider = irqsim.sweeps.run_sweep({**spec, "seeds": 3, "grid": {"workload.packet_bytes": [500, 1000, 1500]}}, tmp_path, cluster=Cluster(workers=1))
+    assert (first.computed, more.computed, wider.computed) == (4, 2, 3) and wider.runs == 9
+    assert sorted(wider.results["seed"]) == [1, 1, 1, 2, 2, 2, 3, 3, 3]
+    assert all((tmp_path / "runs" / n).stat().st_mtime_ns == t for n, t in parts.items())
+
+
+def test_another_build_is_refused_unless_asked(tmp_path, cli):
+    """A directory computed by another commit of irqsim is not resumed
+    silently: refused with one line, or computed again with --new-build."""
+    spec = {**SPEC, "seeds": 1, "grid": {"workload.packet_bytes": [500]}}
+    irqsim.sweeps.run_sweep(spec, tmp_path, cluster=Cluster(workers=1))
+    build = json.loads((tmp_path / "build.json").read_text())
+    (tmp_path / "build.json").write_text(json.dumps({**build, "build": "0123abc"}))
+    with pytest.raises(irqsim.IrqsimError, match="computed by irqsim 0123abc, this is .*--new-build"):
+        irqsim.sweeps.run_sweep(spec, tmp_path, cluster=Cluster(workers=1))
+    done = irqsim.sweeps.run_sweep(spec, tmp_path, cluster=Cluster(workers=1), new_build=True)
+    assert done.computed == 0, "the run ids of this build were already there"
+    assert json.loads((tmp_path / "build.json").read_text())["build"] == build["build"]
+
+
+def test_run_id_depends_on_the_build():
+    spec = Spec.load(SPEC)
+    assert spec.runs("x", "a")[0].id != spec.runs("x", "b")[0].id and spec.runs("x", "a")[0].id == spec.runs("x", "a")[0].id
 
 
 @pytest.mark.parametrize(
@@ -187,10 +234,79 @@ def test_documented_spec_is_valid():
 
 
 def test_retry_failed_rewrites_only_the_failed_runs(swept):
+    """The failed runs are tried again (invalid ones validated again) into a new part, which then holds
+    their rows; the earlier parts stay untouched."""
     out, df = swept
     before = {p.name: p.stat().st_mtime_ns for p in (out / "runs").glob("*.parquet")}
-    failed = {f"{i}.parquet" for i in df.loc[df["status"] != "ok", "run_id"]}
+    failed = set(df.loc[df["status"] != "ok", "run_id"])
     done = irqsim.sweeps.run_sweep(SPEC, out, cluster=Cluster(workers=1), retry_failed=True)
     after = {p.name: p.stat().st_mtime_ns for p in (out / "runs").glob("*.parquet")}
-    assert done.failed == 3 and len(after) == 12
-    assert {n for n in after if after[n] != before[n]} == failed
+    new = set(after) - set(before)
+    assert done.failed == 3 and len(done.results) == 12 and all(after[n] == t for n, t in before.items())
+    assert len(new) == 1 and set(pq.read_table(out / "runs" / new.pop()).column("run_id").to_pylist()) == failed
+
+
+def test_batched_on_dask_equals_in_process(tmp_path, monkeypatch):
+    """Runs batched into dask tasks give the numbers the in-process path gives;
+    a sweep of small runs starts no cluster at all."""
+    from irqsim.sweeps import compute
+
+    spec = {**SPEC, "seeds": 2, "grid": {"workload.packet_bytes": [500, 1000, 1500]}}
+    monkeypatch.setattr(Cluster, "client", lambda self: pytest.fail("a sweep of small runs started a cluster"))
+    here = irqsim.sweeps.run_sweep(spec, tmp_path / "here", cluster=Cluster(workers=2)).results
+    monkeypatch.undo()
+    monkeypatch.setattr(compute, "IN_PROCESS_SECONDS", 0.0)
+    sizes = []
+    real = compute.batches
+    monkeypatch.setattr(compute, "batches", lambda *a: [sizes.append(len(b)) or b for b in real(*a)])
+    there = irqsim.sweeps.run_sweep(spec, tmp_path / "there", cluster=Cluster(workers=2)).results
+    metrics = ["rx_delivered", "events", "latency_p99_us", "busy_share"]
+    key = ["workload.packet_bytes", "seed"]
+    a, b = (d.sort_values(key)[key + metrics].reset_index(drop=True) for d in (here, there))
+    pd.testing.assert_frame_equal(a, b)
+    assert len(dataset.finished(tmp_path / "there")) == 6 and sizes == [1] * 5  # the pilot, then 5 runs: 4 batches a worker at most
+
+
+def test_batches_are_about_a_second_and_keep_every_worker_busy():
+    from irqsim.sweeps.compute import batches
+
+    jobs = list(range(100))
+    assert [len(b) for b in batches(jobs, 0.25, 2)] == [4] * 25  # a second a batch
+    assert [len(b) for b in batches(jobs, 0.001, 2)] == [13] * 7 + [9]  # at least 4 batches per worker
+    assert [len(b) for b in batches(jobs[:3], 5.0, 2)] == [1, 1, 1]
+
+
+def test_local_cluster_serves_no_dashboard(tmp_path):
+    """The dashboard is off unless asked for (--dashboard): no /status page,
+    and not on port 8787. In a fresh process, as `irqsim sweep` runs: a
+    scheduler once started with a dashboard changes dask's routes for good."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import urllib.error, urllib.request\n"
+        "from irqsim.sweeps import Cluster\n"
+        "if __name__ == '__main__':\n"
+        "    with Cluster(workers=1).client() as client:\n"
+        "        port = client.scheduler_info()['services']['dashboard']\n"
+        "        web = urllib.request.build_opener(urllib.request.ProxyHandler({}))\n"
+        "        assert port != 8787 and web.open(f'http://127.0.0.1:{port}/health', timeout=10).read() == b'ok'\n"
+        "        try:\n"
+        "            web.open(f'http://127.0.0.1:{port}/status', timeout=10)\n"
+        "        except urllib.error.HTTPError as e:\n"
+        "            print(e.code)\n"
+    )
+    p = subprocess.run([sys.executable, str(probe)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and p.stdout.strip() == "404", p.stderr
+
+
+def test_progress_off_a_terminal_prints_plain_lines():
+    import io
+
+    from irqsim.progress import SweepProgress
+
+    out = io.StringIO()
+    with SweepProgress(4, 1, stream=out, every=0.0) as bar:
+        bar.advance(True)
+        bar.advance(False)
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("sweep: 2 of 4 runs, 0 failed") and lines[1].startswith("sweep: 3 of 4 runs, 1 failed")
+    assert lines[-1].startswith("sweep: 3 of 4 runs, 1 failed") and "\x1b" not in out.getvalue()

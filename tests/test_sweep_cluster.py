@@ -14,6 +14,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from irqsim.sweeps import dataset
+
 SEEDS = 3
 #: Long enough (a quarter of a second a run, more under load) that a sweep is reliably caught mid-way.
 LONG_MS = 100_000.0
@@ -61,13 +63,14 @@ def test_killed_sweep_resumes_without_losing_or_duplicating(tmp_path):
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
     before = {q.name: q.stat().st_mtime_ns for q in parts.glob("*.parquet")}
-    assert 2 <= len(before) < len(expected()), "the sweep finished before it could be killed: lengthen run.duration_ms"
+    kept = len(dataset.finished(out))
+    assert 2 <= kept < len(expected()), "the sweep finished before it could be killed: lengthen run.duration_ms"
     done = subprocess.run(irqsim("sweep", str(s), "-o", str(out), "--workers", "2"), capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert f"{len(expected()) - len(before)} computed now" in done.stderr
+    assert f"{len(expected()) - kept} computed now" in done.stderr
     assert rows(out) == expected()
     after = {q.name: q.stat().st_mtime_ns for q in parts.glob("*.parquet")}
-    assert len(after) == len(expected()) and all(after[n] == t for n, t in before.items())
+    assert len(dataset.finished(out)) == len(expected()) and all(after[n] == t for n, t in before.items())
     assert not list(parts.glob(".*"))
 
 
@@ -135,7 +138,7 @@ def test_worker_killed_mid_sweep_is_replaced(tmp_path, dask_cluster):
         wait_for(lambda: len(list((out / "runs").glob("*.parquet"))) >= 2 or p.poll() is not None, 120, "the first runs")
         os.killpg(first.pid, signal.SIGKILL)
         first.wait()
-        assert len(list((out / "runs").glob("*.parquet"))) < len(expected())
+        assert len(dataset.finished(out)) < len(expected())
         worker()
         err = p.communicate(timeout=300)[1]
     finally:

@@ -13,7 +13,7 @@ struct kconfig kconfig = {
 	.tx_ring = TX_RING_MAX,
 	.pool = POOL_MAX,
 	.sock_qlen = 64,
-	.ct_buckets = 1024,
+	.ct_buckets = CT_BUCKETS_MAX,
 	.ct_entries = CT_ENTRIES_MAX,
 	.budget = 64, /* NAPI_POLL_WEIGHT */
 	.local_ip = CONFIG_FORWARD ? IP4(10, 1, 0, 254) : IP4(10, 1, 0, 1),
@@ -52,6 +52,8 @@ void kernel_init(void)
 	if (!k->budget)
 		kernel_panic(7);
 	skb_pool_init();
+	netdev_init();
+	route_init();
 	sock_init();
 	ct_init();
 	nic_init();

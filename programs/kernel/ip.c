@@ -1,6 +1,6 @@
 /* IPv4 input (Linux 2.6's ip_rcv and ip_rcv_finish, reduced): Ethernet
-   type, header sanity, header checksum, then local delivery to UDP or,
-   with forwarding on, the NAT. Also the Internet checksum (RFC 1071) and
+   type, header sanity, header checksum, the route cache (route.c), then
+   local delivery to UDP or, with forwarding on, the NAT. Also the Internet checksum (RFC 1071) and
    its incremental update (RFC 1624). The machine is big-endian, so header
    fields in network order are native integers. */
 #include "kernel.h"
@@ -71,10 +71,12 @@ void ip_rcv(struct skb *skb)
 	skb->len = ETH_HLEN + ip->tot_len; /* trim Ethernet padding */
 	skb->nh = ip;
 	skb->th = (struct udphdr *)((u8 *)ip + ihl);
-	if (ip->daddr == kconfig.local_ip)
-		udp_rcv(skb);
-	else if (kconfig.forward)
-		nat_forward(skb);
-	else
+	u32 input = ip->daddr == kconfig.local_ip ? RT_LOCAL : kconfig.forward ? RT_FORWARD : 0;
+	struct rtable *rt = input ? ip_route_input(skb, ip->daddr, ip->saddr, ip->tos, input) : 0;
+	if (!rt)
 		drop(skb);
+	else if (rt->input == RT_LOCAL)
+		udp_rcv(skb);
+	else
+		nat_forward(skb);
 }

@@ -8,8 +8,14 @@
    the table, so it takes no lock. */
 #include "kernel.h"
 
-static struct conn conns[CT_ENTRIES_MAX];
-static struct conn *ct_hash[CT_BUCKETS_MAX];
+static struct conn conns[CT_ENTRIES_MAX] __attribute__((aligned(64)));
+/* The hash: list heads, 16 bytes each on a 64-bit kernel. */
+static struct {
+	struct conn *first;
+	u32 _pad[3];
+} ct_hash[CT_BUCKETS_MAX];
+#define IPS_CONFIRMED 0x8
+#define UDP_TIMEOUT (30 * HZ) /* ip_ct_udp_timeout */
 static u32 nconn;
 
 static const u8 next_hop_mac[6] = {0x02, 0x00, 0x00, 0x00, 0x01, 0x01};
@@ -19,7 +25,7 @@ void ct_init(void)
 {
 	nconn = 0;
 	for (u32 i = 0; i < kconfig.ct_buckets; i++)
-		ct_hash[i] = 0;
+		ct_hash[i].first = 0;
 }
 
 u32 ct_count(void) { return nconn; }
@@ -36,7 +42,7 @@ static u32 ct_bucket(u32 saddr, u32 daddr, u16 sport, u16 dport, u8 proto)
 
 struct conn *ct_find(u32 saddr, u32 daddr, u16 sport, u16 dport, u8 proto)
 {
-	struct conn *c = ct_hash[ct_bucket(saddr, daddr, sport, dport, proto)];
+	struct conn *c = ct_hash[ct_bucket(saddr, daddr, sport, dport, proto)].first;
 	while (c && !(c->saddr == saddr && c->daddr == daddr && c->sport == sport && c->dport == dport && c->proto == proto))
 		c = c->next;
 	return c;
@@ -52,10 +58,27 @@ static struct conn *ct_insert(u32 saddr, u32 daddr, u16 sport, u16 dport, u8 pro
 	c->nat_addr = kconfig.nat_ip;
 	c->nat_port = (u16)(kconfig.nat_port + nconn);
 	c->packets = c->bytes = 0;
-	c->next = ct_hash[b];
-	ct_hash[b] = c;
+	c->use = 1; /* the hash table's reference */
+	c->status = IPS_CONFIRMED;
+	c->next = ct_hash[b].first;
+	ct_hash[b].first = c;
 	nconn++;
 	return c;
+}
+
+/* nf_conntrack_put: a frame's reference (the TX cleanup and the bottom
+   half may run on different threads, so atomically). */
+void ct_put(struct conn *c) { __sync_fetch_and_sub(&c->use, 1); }
+
+/* ip_ct_refresh_acct on a confirmed connection: re-arm its timeout, which
+   unlinks and relinks the timer (no timer wheel runs here: the entry is
+   written, not moved). */
+static void ct_refresh(struct conn *c)
+{
+	if (c->status & IPS_CONFIRMED) {
+		c->timer_entry = 0;
+		c->expires = jiffies + UDP_TIMEOUT;
+	}
 }
 
 void nat_forward(struct skb *skb)
@@ -73,6 +96,9 @@ void nat_forward(struct skb *skb)
 		drop(skb);
 		return;
 	}
+	__sync_fetch_and_add(&c->use, 1);
+	skb->nfct = c;
+	ct_refresh(c);
 	c->packets++;
 	c->bytes += ip->tot_len;
 
@@ -94,6 +120,14 @@ void nat_forward(struct skb *skb)
 		eth[i] = next_hop_mac[i];
 		eth[6 + i] = nic1_mac[i];
 	}
+	/* ip_forward and ip_finish_output's reads of the route. */
+	struct rtable *rt = skb->dst;
+	if (skb->len - 14 > rt->mtu || rt->dev != &netdevs[NIC_FWD]) {
+		drop(skb);
+		return;
+	}
+	TOUCH(rt->hh);
+	TOUCH(rt->output);
 	if (nic_xmit(skb))
 		drop(skb); /* TX ring full (no qdisc here) */
 }

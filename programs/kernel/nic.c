@@ -82,9 +82,19 @@ void nic_isr(u32 irq)
 	ksvc(KSVC_EOI, irq);
 }
 
-/* Queues a frame on NIC 1; -1 if the ring is full (the caller drops). */
+/* Queues a frame on NIC 1; -1 if the ring is full (the caller drops).
+   First what 2.6's dev_queue_xmit does to the device: read its qdisc,
+   take and release the queue and transmit locks (uncontended: only the
+   bottom half transmits), call hard_start_xmit. */
 int nic_xmit(struct skb *skb)
 {
+	struct netdev *dev = &netdevs[NIC_FWD];
+	TOUCH(dev->qdisc);
+	dev->queue_lock = 1;
+	dev->queue_lock = 0;
+	dev->xmit_lock = 1;
+	TOUCH(dev->hard_start_xmit);
+	dev->xmit_lock = 0;
 	if (tx.tail - tx.next >= tx.mask)
 		return -1;
 	u32 i = tx.tail & tx.mask;
@@ -102,9 +112,25 @@ int nic_xmit(struct skb *skb)
 
 static int rx_pending(void) { return rx.desc[rx.next].status & DESC_DD; }
 
+/* eth_type_trans and netif_receive_skb's marks on a received frame. */
+static void eth_type_trans(struct skb *skb, struct netdev *dev)
+{
+	u8 *eth = skb->data;
+	skb->dev = skb->input_dev = dev;
+	skb->mac = eth;
+	u32 dst_hi = (u32)eth[0] << 24 | (u32)eth[1] << 16 | (u32)eth[2] << 8 | eth[3];
+	u16 dst_lo = (u16)(eth[4] << 8 | eth[5]);
+	/* PACKET_BROADCAST, PACKET_HOST or PACKET_OTHERHOST (not acted on here) */
+	skb->pkt_type = (eth[0] & 1) ? 1 : (dst_hi == dev->dev_addr_hi && dst_lo == dev->dev_addr_lo) ? 0 : 3;
+	skb->protocol = (u16)(eth[12] << 8 | eth[13]);
+	dev->last_rx = jiffies;
+}
+
 void net_rx_action(void)
 {
 	u32 done = 0;
+	struct netdev *dev = &netdevs[NIC_RX];
+	dev->quota = dev->weight; /* the NAPI poll's quota */
 	while (done < kconfig.budget && rx_pending()) {
 		volatile struct desc *d = &rx.desc[rx.next];
 		struct skb *skb = rx.skb[rx.next];
@@ -112,6 +138,7 @@ void net_rx_action(void)
 		skb->len = d->len;
 		skb->tag = d->tag;
 		if (fresh) {
+			eth_type_trans(skb, dev);
 			rx.skb[rx.next] = fresh;
 			arm(d, fresh);
 			ip_rcv(skb);
@@ -123,6 +150,7 @@ void net_rx_action(void)
 		rx.next = (rx.next + 1) & rx.mask;
 		done++;
 	}
+	dev->quota -= done;
 	if (done)
 		nic_write(NIC_RX, NIC_RDT, (rx.next - 1) & rx.mask);
 	if (done == kconfig.budget) {

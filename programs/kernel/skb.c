@@ -4,10 +4,15 @@
    no interrupt disabling in this machine, so the list is lock-free: a
    stack whose pop is one ll/sc sequence. An sc fails if any store hit the
    head word since the ll, or if the context was switched in between, so
-   a pop that raced another retries, and the ABA case cannot succeed. */
+   a pop that raced another retries, and the ABA case cannot succeed.
+
+   Allocation and release do what 2.6's alloc_skb and __kfree_skb do to
+   the objects (net/core/skbuff.c): clear the sk_buff up to truesize, set
+   the head fields and skb_shared_info; on release drop the route, the
+   socket's memory charge and the connection, and read the shared info. */
 #include "kernel.h"
 
-static struct skb skbs[POOL_MAX];
+static struct skb skbs[POOL_MAX] __attribute__((aligned(64)));
 static u8 buffers[POOL_MAX][BUF_SIZE] __attribute__((aligned(64)));
 static struct skb *pool_head;
 
@@ -38,14 +43,35 @@ struct skb *skb_alloc(void)
 				 : "r"(&pool_head)
 				 : "memory");
 	} while (!ok);
-	if (h)
-		h->data = h->head + NET_IP_ALIGN;
+	if (!h)
+		return 0;
+	u32 *w = (u32 *)h;
+	for (u32 i = 0; i < SKB_CLEARED / 4; i++)
+		w[i] = 0;
+	h->truesize = SKB_TRUESIZE;
+	h->users = 1;
+	h->data = h->tail = h->head + NET_SKB_PAD + NET_IP_ALIGN;
+	h->end = h->head + SHINFO_OFF;
+	struct shinfo *sh = skb_shinfo(h);
+	sh->dataref = 1;
+	sh->nr_frags = 0;
+	sh->tso_size = sh->tso_segs = 0;
+	sh->frag_list = 0;
 	return h;
 }
 
 void skb_free(struct skb *skb)
 {
 	struct skb *h;
+	if (skb->dst)
+		dst_release(skb->dst);
+	if (skb->owned)
+		sock_rfree(skb);
+	if (skb->nfct)
+		ct_put(skb->nfct);
+	/* skb_release_data reads these (the path builds no fragments). */
+	TOUCH(skb_shinfo(skb)->nr_frags);
+	TOUCH(skb_shinfo(skb)->frag_list);
 	do {
 		h = pool_head;
 		skb->next = h;

@@ -15,17 +15,35 @@
    not the last. */
 #include "kernel.h"
 
+/* struct udp_sock (792 B) in its SLAB_HWCACHE_ALIGN cache: 832. The
+   receive queue's head and tail stand in sk_receive_queue's next and prev;
+   `waiting` is whether sk_sleep has a sleeper; the ring of queued skbs is
+   ours (2.6 links them through skb->next, on the skb's first line). */
 struct sock {
-	struct sock *hash_next;
-	u16 port, id;
-	volatile u32 head, tail; /* frames queued: head - tail */
-	volatile u32 waiting;
-	u32 drops;
-	struct skb *queue[SOCK_QLEN_MAX];
+	union {
+		AT(0, u16, id);                    /* skc_family's place */
+		AT(8, struct sock *, hash_next);   /* skc_node */
+		AT(96, u32, rcvbuf);               /* sk_rcvbuf */
+		AT(104, volatile u32, waiting);    /* sk_sleep */
+		AT(144, volatile u32, rmem_alloc); /* sk_rmem_alloc */
+		AT(152, volatile u32, head);       /* sk_receive_queue */
+		AT(160, volatile u32, tail);
+		AT(376, u32, filter);              /* sk_filter */
+		AT(560, u32, data_ready);          /* sk_data_ready */
+		AT(604, u32, rcv_saddr);
+		AT(610, u16, port);                /* num */
+		u8 _obj[832];
+	};
 };
 
-static struct sock socks[NSOCK];
-static struct sock *udp_hash[UDP_HASH];
+static struct sock socks[NSOCK] __attribute__((aligned(64)));
+static struct skb *queues[NSOCK][SOCK_QLEN_MAX];
+/* udp_hash: hlist heads, 8 bytes each. */
+static struct {
+	struct sock *first;
+	u32 _pad;
+} udp_hash[UDP_HASH];
+static u32 udp_in_errors; /* UDP_MIB_INERRORS */
 static u32 nsock;
 
 static void sock_bind(u16 port)
@@ -33,16 +51,18 @@ static void sock_bind(u16 port)
 	struct sock *s = &socks[nsock];
 	s->id = (u16)nsock++;
 	s->port = port;
-	s->head = s->tail = s->waiting = s->drops = 0;
-	s->hash_next = udp_hash[port & (UDP_HASH - 1)];
-	udp_hash[port & (UDP_HASH - 1)] = s;
+	s->head = s->tail = s->waiting = s->rmem_alloc = 0;
+	s->rcvbuf = (264 + 256) * 256; /* SK_RMEM_MAX; the limit here is sock_qlen frames */
+	s->rcv_saddr = 0;  /* INADDR_ANY */
+	s->hash_next = udp_hash[port & (UDP_HASH - 1)].first;
+	udp_hash[port & (UDP_HASH - 1)].first = s;
 }
 
 void sock_init(void)
 {
 	nsock = 0;
 	for (u32 i = 0; i < UDP_HASH; i++)
-		udp_hash[i] = 0;
+		udp_hash[i].first = 0;
 	sock_bind((u16)kconfig.udp_port);
 }
 
@@ -55,22 +75,36 @@ void udp_rcv(struct skb *skb)
 		drop(skb);
 		return;
 	}
-	struct sock *s = udp_hash[uh->dest & (UDP_HASH - 1)];
-	while (s && s->port != uh->dest)
+	struct sock *s = udp_hash[uh->dest & (UDP_HASH - 1)].first;
+	while (s && !(s->port == uh->dest && (!s->rcv_saddr || s->rcv_saddr == ip->daddr)))
 		s = s->hash_next;
-	if (!s || s->head - s->tail >= kconfig.sock_qlen) {
-		if (s)
-			s->drops++;
+	/* sock_queue_rcv_skb reads the filter and the memory charged. */
+	if (!s || s->filter || s->head - s->tail >= kconfig.sock_qlen) {
+		udp_in_errors++;
 		drop(skb);
 		return;
 	}
-	s->queue[s->head & (kconfig.sock_qlen - 1)] = skb;
+	TOUCH(s->rcvbuf);
+	/* skb_set_owner_r: the socket owns it and is charged its truesize. */
+	skb->sk = s;
+	skb->owned = 1;
+	__sync_fetch_and_add(&s->rmem_alloc, skb->truesize);
+	queues[s->id][s->head & (kconfig.sock_qlen - 1)] = skb;
 	__sync_synchronize();
 	s->head++;
 	__sync_synchronize();
+	TOUCH(s->data_ready);
 	if (s->waiting)
 		ksvc(KSVC_WAKE, s->id);
 }
+
+#ifdef FAKE_NIC
+/* The bytes charged to a socket (for the test driver). */
+u32 sock_rmem(u32 sock) { return socks[sock].rmem_alloc; }
+#endif
+
+/* sock_rfree, the destructor of an skb a socket owns. */
+void sock_rfree(struct skb *skb) { __sync_fetch_and_sub(&skb->sk->rmem_alloc, skb->truesize); }
 
 /* copy_to_user: words when both ends are aligned (NET_IP_ALIGN makes the
    UDP payload so), as Linux's MIPS __copy_user, else bytes. */
@@ -103,7 +137,7 @@ long sys_recv(u32 sock, u8 *buf, u32 len)
 			return -EAGAIN;
 	}
 	s->waiting = 0;
-	struct skb *skb = s->queue[s->tail & (kconfig.sock_qlen - 1)];
+	struct skb *skb = queues[sock][s->tail & (kconfig.sock_qlen - 1)];
 	u32 n = skb->th->len - 8;
 	if (n > len)
 		n = len; /* the rest is discarded, as UDP's MSG_TRUNC */

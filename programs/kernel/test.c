@@ -113,6 +113,9 @@ static void phase_receive(void)
 	check(sys_recv(0, ubuf, 64) == 64 && payload_ok(64, 4), "receive: short buffer truncates");
 	check(sys_recv(7, ubuf, 64) == -EBADF, "receive: bad socket");
 	check(fake.eoi == 2 && nic_read(NIC_RX, NIC_IMS) == ICR_RX, "receive: EOI per interrupt, unmasked when drained");
+	/* __kfree_skb's undoing: the socket's charge and the routes' references
+	   return to zero; one route cache entry per source. */
+	check(sock_rmem(0) == 0 && rt_refs() == 0 && rt_count() == 4, "receive: frees release the socket's memory and the routes");
 	put_kv("receive.delivered", (int)fake.delivered);
 	put_kv("receive.net_rx_runs", (int)runs);
 	put_kv("receive.wakes", (int)fake.wakes);
@@ -222,6 +225,9 @@ static void phase_nat(void)
 	fake_transmit(ubuf, &len);
 	service();
 	check(skb_free_count() == base, "nat: TX cleanup returns every skb");
+	/* Only the hash table's reference is left on a connection, none on a
+	   route; 7 sources were routed (the 7th's frame met a full table). */
+	check(c->use == 1 && rt_refs() == 0 && rt_count() == 7, "nat: frees release the connections and the routes");
 	put_kv("nat.sent", (int)fake.sent);
 	put_kv("nat.connections", (int)ct_count());
 	put_kv("nat.dropped", (int)fake.dropped);

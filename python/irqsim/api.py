@@ -114,6 +114,8 @@ class Result:
     elapsed_cycles: int
     contexts: list[str]
     _report: Any = field(repr=False)
+    #: ``started_utc``, ``wall_seconds`` and ``cpu_seconds`` of the run (:func:`irqsim.provenance.timed`).
+    timing: dict[str, Any] = field(default_factory=dict)
 
     @cached_property
     def bins(self) -> pd.DataFrame:
@@ -188,15 +190,19 @@ def run(
     """
     if progress is not None and not callable(progress):
         raise ArgumentError(f"progress must be callable as progress(now_cycle, end_cycle), not {type(progress).__name__}")
-    rep = _core.run(
-        **source(scenario), sets=sets(overrides, _label), timeline=_flag(timeline, "timeline"), progress=progress, origin=_label
-    )
+    from irqsim.provenance import timed
+
+    with timed() as timing:
+        rep = _core.run(
+            **source(scenario), sets=sets(overrides, _label), timeline=_flag(timeline, "timeline"), progress=progress, origin=_label
+        )
     return Result(
         metrics=dict(rep.metrics()),
         clock_mhz=rep.clock_mhz,
         elapsed_cycles=rep.elapsed_cycles,
         contexts=list(rep.contexts),
         _report=rep,
+        timing=timing,
     )
 
 

@@ -10,22 +10,32 @@ never counted as throughput.
 from __future__ import annotations
 
 import time
+import timeit
 
 from irqsim import IrqsimError, api
 
 SCENARIO = "bench/rx-overload"
 
 
+def best_of(fn, repeat: int, cpu_clock=time.process_time):
+    """``(wall, cpu, result)`` of the run of ``fn()`` with the least CPU time
+    of ``repeat`` runs, timed by :class:`timeit.Timer` on ``cpu_clock`` (this
+    process's CPU clock unless told)."""
+    runs = []
+
+    def once() -> None:
+        t0 = time.perf_counter()
+        r = fn()
+        runs.append((time.perf_counter() - t0, r))
+
+    cpus = timeit.Timer(once, timer=cpu_clock).repeat(repeat=max(1, repeat), number=1)
+    best = min(range(len(cpus)), key=cpus.__getitem__)
+    return runs[best][0], cpus[best], runs[best][1]
+
+
 def measure(overrides: list[str], repeat: int = 3, scenario: str = SCENARIO) -> dict:
     """The best of ``repeat`` runs of ``scenario``, by CPU time."""
-    best = None
-    for _ in range(max(1, repeat)):
-        t0, c0 = time.perf_counter(), time.process_time()
-        r = api.run(scenario, overrides)
-        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        if best is None or cpu < best[1]:
-            best = (wall, cpu, r)
-    wall, cpu, r = best
+    wall, cpu, r = best_of(lambda: api.run(scenario, overrides), repeat)
     m = r.metrics
     sim_s = r.elapsed_cycles / (r.clock_mhz * 1e6)
     per_cpu = max(cpu, 1e-9)
@@ -98,25 +108,12 @@ ISS_RUNS = [
 ]
 
 
-def _best(repeat: int, run) -> tuple[float, float, object]:
-    """(wall, CPU, result) of the run of least CPU time; CPU time is this
-    process's and its children's (qemu-mips runs as a child)."""
-    best = None
-    for _ in range(max(1, repeat)):
-        c0 = time.process_time() + _children_cpu()
-        t0 = time.perf_counter()
-        r = run()
-        wall, cpu = time.perf_counter() - t0, time.process_time() + _children_cpu() - c0
-        if best is None or cpu < best[1]:
-            best = (wall, cpu, r)
-    return best
-
-
-def _children_cpu() -> float:
+def _cpu_with_children() -> float:
+    """This process's CPU time and its finished children's (qemu-mips runs as one)."""
     import resource
 
     u = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return u.ru_utime + u.ru_stime
+    return time.process_time() + u.ru_utime + u.ru_stime
 
 
 def _row(simulator: str, program: str, memory: str, threads: str, n: int, cycles: int | None, wall: float, cpu: float) -> dict:
@@ -149,16 +146,16 @@ def iss(repeat: int = 3, program: str = ISS_PROGRAM, long_program: str | None = 
 
     rows = []
     for memory, threads, sets in ISS_RUNS:
-        wall, cpu, r = _best(repeat, lambda: iss_exec.run(program, sets))
+        wall, cpu, r = best_of(lambda: iss_exec.run(program, sets), repeat)  # noqa: B023 (called at once)
         rows.append(_row("irqsim", program, memory, threads, r["instructions"], r["cycles"], wall, cpu))
     if long_program is None:
         return rows
-    wall, cpu, r = _best(repeat, lambda: iss_exec.run(long_program, ["memory.model=perfect"]))
+    wall, cpu, r = best_of(lambda: iss_exec.run(long_program, ["memory.model=perfect"]), repeat)
     n = r["instructions"]
     rows.append(_row("irqsim", long_program, "perfect", "1", n, r["cycles"], wall, cpu))
     if shutil.which("qemu-mips"):
         elf = str(iss_exec.program_path(long_program))
-        wall, cpu, q = _best(repeat, lambda: subprocess.run(["qemu-mips", elf], capture_output=True))
+        wall, cpu, q = best_of(lambda: subprocess.run(["qemu-mips", elf], capture_output=True), repeat, _cpu_with_children)
         if q.stdout.decode("utf-8", "replace") != r["stdout"]:
             raise IrqsimError(f"qemu-mips printed other output than irqsim for {long_program}")
         # qemu counts no instructions: the count is irqsim's of the same program.

@@ -74,9 +74,11 @@ def _fmt(v: float) -> str:
 
 def _print_result(r: api.Result, name: str) -> None:
     out = _console()
-    t = _table(name, ("metric", "value"), right=("value",))
+    from irqsim import metrics
+
+    t = _table(name, ("metric", "value", "unit"), right=("value",))
     for k, v in r.metrics.items():
-        t.add_row(k, _fmt(v))
+        t.add_row(k, _fmt(v), metrics.unit(k))
     out.print(t)
     b = r.bins
     bt = _table("cycle bins per hardware thread (% of elapsed)", ("thread", *b.columns), right=tuple(b.columns))
@@ -179,32 +181,46 @@ def parts(
 def reproduce(
     study: Annotated[Optional[list[str]], typer.Argument(help=f"Studies to reproduce (default: all of {', '.join(studies.names())}).")] = None,
     as_json: AsJson = False,
+    full: Annotated[bool, typer.Option("--full", help="Every row and table, not the one-line summary per study.")] = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print Markdown tables (for docs).")] = False,
 ) -> None:
-    """Reproduce the seed studies: the paper's numbers beside the simulated ones."""
+    """Reproduce the seed studies: a line per study (rows, median |error|, agreement), or --full tables of paper vs simulated."""
+    from irqsim.progress import Steps
+    from irqsim.studies import views
+
     names = study or studies.names()
     unknown = [n for n in names if n not in studies.MODULES]
     if unknown:
         raise IrqsimError(f"unknown study {', '.join(unknown)}; known: {', '.join(studies.names())}")
-    rows = [row for n in names for row in studies.reproduce(n)]
+    rows, extra = {}, {}
+    with Steps("reproducing", "reproduced", names) as steps:
+        for n in names:
+            steps.start(n)
+            rows[n] = studies.reproduce(n)
+            extra[n] = studies.tables(n) if full else []
     if as_json:
-        print(json.dumps([r.to_dict() for r in rows], indent=1))
+        print(json.dumps([r.to_dict() for n in names for r in rows[n]], indent=1))
+        return
+    tables = [(None, views.SUMMARY, [list(views.summary(n, rows[n]).values()) for n in names])] if not full else []
+    for n in names if full else ():
+        tables.append((f"{n}: paper vs simulated", views.FULL, [views.row_cells(r, _fmt) for r in rows[n]]))
+        tables += [(title, tuple(t[0]), [[v if isinstance(v, str) else _fmt(v) for v in row.values()] for row in t]) for title, t in extra[n]]
+    against = [] if full else [line for n in names for line in views.disagreeing(n, rows[n])]
+    if markdown:
+        print("\n".join(views.markdown(*t) for t in tables), end="")
+        print("".join(f"\n- {line}" for line in against) + ("\n" if against else ""), end="")
         return
     out = _console()
-    for n in names:
-        t = _table(f"{n}: paper vs simulated", ("experiment", "metric", "unit", "paper", "simulated", "error"), right=("paper", "simulated", "error"))
-        for r in (r for r in rows if r.study == n):
-            if r.direction:
-                t.add_row(r.experiment, r.metric, r.unit, r.direction, _fmt(r.simulated), "agrees" if r.agrees else "disagrees")
-            else:
-                t.add_row(r.experiment, r.metric, r.unit, _fmt(r.paper), _fmt(r.simulated), f"{100 * r.rel_error:+.2f}%")
+    for title, columns, cells in tables:
+        t = _table(title, columns, right=("rows", "median |error|", "largest |error|", "agree", "disagree", "paper", "simulated", "error", *(c for c in columns if c not in views.SUMMARY + views.FULL)))
+        for r in cells:
+            t.add_row(*r)
         out.print(t)
         out.print()
-        for title, table in studies.tables(n):
-            t = _table(title, tuple(table[0]), right=tuple(table[0]))
-            for row in table:
-                t.add_row(*(v if isinstance(v, str) else _fmt(v) for v in row.values()))
-            out.print(t)
-            out.print()
+    for line in against:
+        out.print(f"disagrees: {line}")
+    if not full:
+        _note("full tables: irqsim reproduce --full (or --markdown, --json)")
 
 
 @app.command()
@@ -267,12 +283,14 @@ def sweep(
     slurm_jobs: Annotated[int, typer.Option(help="SLURM jobs to start (with --slurm).")] = 1,
     slurm_opt: Annotated[Optional[list[str]], typer.Option(help="SLURMCluster option KEY=VALUE, e.g. queue=\"normal\" (repeatable).")] = None,
     retry_failed: Annotated[bool, typer.Option(help="Run again the runs recorded as failed.")] = False,
+    new_build: Annotated[bool, typer.Option(help="OUT was computed by another build of irqsim: compute its runs again with this one.")] = False,
+    dashboard: Annotated[bool, typer.Option("--dashboard", help="Serve dask's dashboard (local workers: http://127.0.0.1:8787).")] = False,
 ) -> None:
     """Run a scenario over a grid of keys and seeds on dask; results as Parquet in OUT."""
     from irqsim.sweeps import Cluster, run_sweep
 
-    cluster = Cluster(workers=workers, scheduler=scheduler, slurm=slurm, slurm_jobs=slurm_jobs, slurm_options=slurm_opt or [])
-    done = run_sweep(spec, out, sets=set or [], cluster=cluster, progress=True, retry_failed=retry_failed)
+    cluster = Cluster(workers=workers, scheduler=scheduler, slurm=slurm, slurm_jobs=slurm_jobs, slurm_options=slurm_opt or [], dashboard=dashboard)
+    done = run_sweep(spec, out, sets=set or [], cluster=cluster, progress=True, retry_failed=retry_failed, new_build=new_build)
     _note(f"wrote {out}/: {done.runs} runs ({done.failed} failed, {done.computed} computed now)")
 
 
@@ -296,6 +314,19 @@ def query(
         for row in df.itertuples(index=False):
             t.add_row(*(_fmt(v) if isinstance(v, float) else clean(str(v)) for v in row))
         _console().print(t)
+
+
+@app.command()
+def report(
+    directory: Annotated[Path, typer.Argument(help="A run's output directory (irqsim run -o DIR [--timeline]) or a sweep's.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="The HTML file to write.")] = Path("report.html"),
+    x: Annotated[str, typer.Option("--x", help="Sweep: the key on the x axis (default: the first grid key).")] = "",
+) -> None:
+    """Write one self-contained HTML report that opens offline: metrics with units, bins, latency CDF, interactive timeline; or a sweep's plots."""
+    from irqsim.report import write_report
+
+    kind = write_report(directory, output, x or None)
+    _note(f"wrote {output}: the report of {kind} {directory}")
 
 
 @plot_app.command("sweep")
@@ -346,12 +377,13 @@ def ilp(
     units: Annotated[Optional[list[str]], typer.Option(help="Unit mix INT/MEM/BRANCH (repeatable; default: the paper's seven).")] = None,
     record: Annotated[bool, typer.Option("--record", help="First run the NIC firmware on 1 core and write its profile to --profile.")] = False,
     set: Annotated[Optional[list[str]], typer.Option("--set", "-s", help="With --record: a NIC setting KEY=VALUE (docs/models/nic-firmware.md).")] = None,
+    memory: Annotated[str, typer.Option(help="Memory rule: registers (the seed's: register dependences only) or ordered (loads and stores keep order against stores).")] = "registers",
     as_json: AsJson = False,
 ) -> None:
     """Schedule a program's basic blocks for VLIW cores, weighted by a profile (docs/models/nic-firmware.md)."""
     from irqsim.ilp import command
 
-    command(program, profile, units or [], record, set or [], as_json)
+    command(program, profile, units or [], record, set or [], as_json, memory)
 
 
 def clean(msg: str) -> str:

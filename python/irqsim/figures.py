@@ -13,7 +13,7 @@
   (:func:`irqsim.studies.smt_hot_thread.figure`);
 - ``livelock.png``: delivered against offered load, interrupt-driven vs the
   Linux bottom half vs NAPI (:func:`irqsim.studies.livelock.figure`);
-- ``coalescing.png``: p50/p99 latency and interrupts against rx-usecs
+- ``coalescing.png``: p50/p99 latency, interrupts and the CPU's busy share against rx-usecs
   (:func:`irqsim.studies.livelock.coalescing_figure`);
 - ``rss.png``: forwarded frames and per-core load against RSS queues, uniform
   and skewed flows (:func:`irqsim.studies.livelock.rss_figure`);

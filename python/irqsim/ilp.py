@@ -4,6 +4,9 @@ Every basic block of PROGRAM (a MIPS ELF, or a bundled one such as
 ``firmware/nic``) is list-scheduled for each functional-unit mix
 (``INT/MEM/BRANCH``), weighted by the execution counts in the profile, and
 reported as IPC and frames per thousand cycles (docs/models/nic-firmware.md).
+``--memory registers`` (the default, the seed's scheduler) keeps only
+register dependences; ``--memory ordered`` keeps loads and stores in order
+against stores.
 The profile is a JSON file of a 1-core run: ``--record`` makes one by running
 the NIC firmware on one core (the model's default settings, ``--set`` to
 change them) and writes it to the ``--profile`` path first.
@@ -28,7 +31,7 @@ def record(program: Path, profile: Path, sets: list[str]) -> None:
     profile.write_text(json.dumps(report["profile"]) + "\n")
 
 
-def table(program: str, profile: Path, units: list[str] | None = None) -> dict:
+def table(program: str, profile: Path, units: list[str] | None = None, memory: str = "registers") -> dict:
     path = program_path(program)
     try:
         text = profile.read_text()
@@ -40,13 +43,13 @@ def table(program: str, profile: Path, units: list[str] | None = None) -> dict:
         doc = None  # the scheduler names the file and the error
     if isinstance(doc, dict) and "profile" in doc:  # a whole run report
         text = json.dumps(doc["profile"])
-    return json.loads(vliw_table(path, text, str(profile), units or UNITS))
+    return json.loads(vliw_table(path, text, str(profile), units or UNITS, memory))
 
 
-def command(program: str, profile: Path, units: list[str], do_record: bool, sets: list[str], as_json: bool) -> None:
+def command(program: str, profile: Path, units: list[str], do_record: bool, sets: list[str], as_json: bool, memory: str = "registers") -> None:
     if do_record:
         record(program_path(program), profile, sets)
-    t = table(program, profile, units)
+    t = table(program, profile, units, memory)
     if as_json:
         print(json.dumps(t, indent=1))
         return
@@ -55,7 +58,7 @@ def command(program: str, profile: Path, units: list[str], do_record: bool, sets
     base = t["profile"]
     out = _console()
     tab = _table(
-        f"{program}: VLIW schedules over {profile} ({base['frames']} frames; 1-issue: IPC {base['ipc']:.3f}, {base['frames_per_kcycle']:.3f} frames/kcycle)",
+        f"{program}: VLIW schedules over {profile}, memory rule {t['memory']} ({base['frames']} frames; 1-issue: IPC {base['ipc']:.3f}, {base['frames_per_kcycle']:.3f} frames/kcycle)",
         ("units int/mem/branch", "width", "bundles", "instructions", "IPC", "frames/kcycle"),
         right=("width", "bundles", "instructions", "IPC", "frames/kcycle"),
     )

@@ -1,11 +1,13 @@
 """``irqsim run -o DIR``: a run's output directory, in the manner of gem5's.
 
 DIR holds ``config.toml`` (the resolved scenario with every default, loadable
-as a scenario again), ``metrics.json`` (metrics and provenance),
-``bins.parquet``, ``context_bins.parquet``, ``latencies.parquet`` and, for
-scenarios that run code, ``code_bins.parquet``, and
-``timeline.json`` (a Chrome trace) when the run recorded one. Each file is
-written to a temporary name and renamed, so a reader never sees half a file.
+as a scenario again: ``irqsim run DIR/config.toml`` gives the same metrics),
+``metrics.json`` (metrics, their units and provenance), ``bins.parquet``,
+``context_bins.parquet``, ``latencies.parquet`` and, for scenarios that run
+code, ``code_bins.parquet``, and ``timeline.json`` (a Chrome trace) when the
+run recorded one. Each file is written to a temporary name and renamed, so a
+reader never sees half a file; reusing DIR removes the files of an earlier
+run that this one does not write (other files are left alone).
 """
 
 from __future__ import annotations
@@ -16,7 +18,13 @@ import os
 from pathlib import Path
 from typing import Any
 
-from irqsim import InputError, __version__, api
+from irqsim import InputError, __version__, api, metrics
+from irqsim import provenance as prov
+
+#: Every file a run may write.
+OUTPUTS = ("config.toml", "metrics.json", "bins.parquet", "context_bins.parquet", "latencies.parquet", "code_bins.parquet", "timeline.json")
+#: Keys holding a path relative to the scenario's file, made absolute when it is written elsewhere.
+PATH_KEYS = (("code", "program"), ("workload", "pcap"), ("workload", "strace"))
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -53,11 +61,12 @@ def config_toml(scenario: str | os.PathLike, sets: api.Overrides = None) -> str:
     import tomli_w
 
     resolved = api.validate(scenario, sets)
-    # A program path is relative to its scenario: written elsewhere, it must not be.
-    program = resolved.get("code", {}).get("program")
     _, _, path = scenario_text(scenario)
-    if program and path is not None and not Path(program).is_absolute():
-        resolved["code"]["program"] = str((path.parent / program).resolve())
+    for section, key in PATH_KEYS:
+        value = resolved.get(section, {}).get(key)
+        # A bundled program's name is no path: only a file beside the scenario is made absolute.
+        if value and path is not None and not Path(value).is_absolute() and (path.parent / value).exists():
+            resolved[section][key] = str((path.parent / value).resolve())
     head = f"# irqsim {__version__}: {scenario} resolved with every default\n"
     return head + tomli_w.dumps(_drop_nulls(resolved))
 
@@ -71,14 +80,17 @@ def scenario_text(scenario: str | os.PathLike) -> tuple[str, str, Path | None]:
     return str(scenario), read_text(path), path
 
 
-def provenance(scenario: str | os.PathLike, sets: list[str]) -> dict:
-    """What produced a result: irqsim version, scenario name and content hash, overrides."""
+def provenance(scenario: str | os.PathLike, sets: list[str], timing: dict) -> dict:
+    """What produced a result (:mod:`irqsim.provenance`): build, scenario name
+    and content hash, overrides, command line, host, start and duration."""
     name, text, _ = scenario_text(scenario)
     return {
-        "irqsim_version": __version__,
+        **prov.build(),
         "scenario": name,
         "scenario_sha256": hashlib.sha256(text.encode()).hexdigest(),
         "overrides": list(sets),
+        **prov.where(),
+        **timing,
     }
 
 
@@ -95,9 +107,11 @@ def write_run(out: Path, r: api.Result, scenario: str | os.PathLike, sets: list[
     ``out``, with its timeline if it ``timeline`` was recorded."""
     out.mkdir(parents=True, exist_ok=True)
     atomic_write(out / "config.toml", config_toml(scenario, sets).encode())
-    doc = {**r.to_dict(), "provenance": provenance(scenario, sets)}
+    doc = r.to_dict()
     doc.pop("bins"), doc.pop("context_bins")
     code = doc.pop("code_bins", None)
+    doc["units"] = {k: metrics.unit(k) for k in doc["metrics"]}
+    doc["provenance"] = provenance(scenario, sets, r.timing)
     atomic_write(out / "metrics.json", json.dumps(doc, indent=1, allow_nan=False).encode())
     _parquet(r.bins.reset_index(), out / "bins.parquet")
     _parquet(r.context_bins.reset_index(), out / "context_bins.parquet")
@@ -106,3 +120,8 @@ def write_run(out: Path, r: api.Result, scenario: str | os.PathLike, sets: list[
         _parquet(r.code_bins.reset_index(), out / "code_bins.parquet")
     if timeline:
         atomic_write(out / "timeline.json", json.dumps(r.chrome_trace()).encode())
+    written = {"config.toml", "metrics.json", "bins.parquet", "context_bins.parquet", "latencies.parquet"}
+    written |= {"code_bins.parquet"} if code else set()
+    written |= {"timeline.json"} if timeline else set()
+    for stale in set(OUTPUTS) - written:
+        (out / stale).unlink(missing_ok=True)

@@ -43,17 +43,36 @@ def save_figure(fig, output: Path) -> None:
     fig.savefig(output, dpi=120)
 
 
+def key_label(key: str) -> str:
+    """An axis label for a scenario key: the key and its unit (docs/config.md)."""
+    from irqsim import api
+
+    section, _, name = key.rpartition(".")
+    for part in api.parts():
+        params = part["params"] + [p for k in part.get("kinds", []) for p in k["params"]]
+        unit = next((p["unit"] for p in params if part["section"] == section and p["key"] == name), "")
+        if unit:
+            return f"{key} ({unit})"
+    return key
+
+
 def sweep_figure(directory: str | Path, metric: str, x: str | None, output: str | Path, logx: bool = False) -> list[str]:
     """Draws ``metric`` (mean and 95% CI band across seeds) against grid key
-    ``x``, one line per combination of the other grid keys; returns the lines' labels."""
+    ``x``, one line per combination of the other grid keys and per zip row (a
+    zip key's partners move with it: with ``x`` a zip key, they label its
+    ticks); returns the lines' labels. The axes name meanings and units, the
+    legend sits beside the plot."""
     import tomllib
+
+    from irqsim import metrics
 
     directory, output = Path(directory), _check_format(Path(output))
     spec_path = directory / "sweep.toml"
     if not spec_path.is_file():
         raise IrqsimError(f"{directory}: not a sweep's output directory (no sweep.toml)")
     spec = tomllib.loads(read_text(spec_path))
-    keys = [*spec.get("grid", {}), *spec.get("zip", {})]
+    grid, zipped = list(spec.get("grid", {})), list(spec.get("zip", {}))
+    keys = [*grid, *zipped]
     if not keys:
         raise IrqsimError(f"{spec_path}: the sweep varies no key: nothing to plot against")
     x = x or keys[0]
@@ -64,12 +83,13 @@ def sweep_figure(directory: str | Path, metric: str, x: str | None, output: str 
     if rows.empty:
         known = ", ".join(sorted(set(summary["metric"])))
         raise IrqsimError(f"{directory}: no metric `{metric}`; metrics: {known}")
-    others = [k for k in keys if k != x]
+    partners = [k for k in zipped if k != x] if x in zipped else []
+    others = [k for k in keys if k != x and k not in partners]
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = plt.subplots(figsize=(9, 4.5))
     from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
-    categorical = is_bool_dtype(rows[x]) or not is_numeric_dtype(rows[x])
+    categorical = bool(partners) or is_bool_dtype(rows[x]) or not is_numeric_dtype(rows[x])
     ticks = list(dict.fromkeys(rows[x])) if categorical else None
     labels = []
     groups = rows.groupby(others, sort=False) if others else [((), rows)]
@@ -82,15 +102,17 @@ def sweep_figure(directory: str | Path, metric: str, x: str | None, output: str 
         ax.fill_between(xs, g["ci95_low"], g["ci95_high"], alpha=0.2)
         labels.append(label)
     if categorical:
-        ax.set_xticks(range(len(ticks)), [str(t) for t in ticks])
+        with_partners = rows.drop_duplicates(x).set_index(x)
+        names = [", ".join([str(t), *(f"{k}={with_partners.loc[t, k]}" for k in partners)]) for t in ticks]
+        ax.set_xticks(range(len(ticks)), names, fontsize=8 if partners else None)
     if logx:
         ax.set_xscale("log")
-    ax.set_xlabel(x)
-    ax.set_ylabel(metric)
-    ax.set_title(f"{spec.get('scenario', '')}: mean and 95% CI over seeds")
+    ax.set_xlabel(key_label(x) + (f", with {', '.join(partners)}" if partners else ""))
+    ax.set_ylabel(metrics.label(metric))
+    ax.set_title(f"{spec.get('scenario', '')}: {metric}, mean and 95% CI over seeds", fontsize=10)
     ax.grid(True, alpha=0.3)
     if len(labels) > 1:
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     save_figure(fig, output)
     plt.close(fig)
     return labels

@@ -14,7 +14,7 @@
 //! - [`workload`]: floods, arrival processes, scripts, traces, generators.
 //! - [`trace`]: pcap and strace readers.
 //! - [`machine`]: one run, every selected part in one event loop;
-//!   [`report`]: what it yields.
+//!   [`report`]: what it yields; [`metrics`]: every metric it can hold, declared.
 //! - [`delivery`], [`masking`]: the parameters of the delivery and masking parts.
 //!
 //! ```
@@ -34,6 +34,7 @@ pub mod intc;
 pub mod kernel;
 pub mod machine;
 pub mod masking;
+pub mod metrics;
 pub mod monitor;
 pub mod report;
 pub mod stats;

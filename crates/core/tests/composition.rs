@@ -105,17 +105,19 @@ fn optimistic_sections_in_the_nic_path_save_cycles_per_frame() {
 }
 
 /// Without sections the masking part changes nothing: its keys are refused,
-/// and sections are refused where they are not modelled.
+/// and so are the bare wire's priority levels behind a controller.
 #[test]
-fn masking_keys_need_sections_on_the_direct_mt_path() {
+fn masking_keys_need_sections() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios");
     let load = |name: &str, sets: &[&str]| {
         let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
         Scenario::from_file(&path.join(format!("{name}.toml")), &o).err().map(|e| e.to_string()).unwrap_or_default()
     };
     assert!(load("compose/rx-direct-single", &["masking.scheme=optimistic"]).contains("has no critical section to mask"));
-    assert!(load("compose/rx-sections", &["intc.kind=ioapic"]).contains("direct wire and the mt path only"));
-    assert!(load("compose/rx-sections", &["cpu.threads=2"]).contains("one-thread CPU"));
+    assert!(load("compose/rx-sections", &["intc.kind=ioapic", "masking.section_level=2"]).contains("leaves the NIC's priority 5 unmasked"));
+    assert!(load("compose/rx-sections", &["irq_path.kind=napi", "masking.section_level=4"]).contains("masks every interrupt on its CPU"));
+    assert_eq!(load("compose/rx-sections", &["masking.section_level=2"]), "");
+    assert_eq!(load("compose/rx-sections", &["intc.kind=ioapic", "cpu.threads=2"]), "");
     assert!(load("compose/rx-sections", &["masking.nic_priority=9"]).contains("does not exist on the Luna88k"));
 }
 
@@ -137,6 +139,31 @@ fn a_timer_beside_the_nic() {
         assert_eq!(timer.metric("interrupts_lost"), Some(0.0), "{k}");
         assert!(mbps(&timer) < mbps(&alone), "{k}: {} with the timer, {} without", mbps(&timer), mbps(&alone));
     }
+}
+
+/// A PCIe exerciser beside the NIC: its interrupts (DMA first, then an MSI
+/// or a line) reach the CPU through the NIC's controller, its ISR and
+/// tasklet signatures are timed, and its latency grows with the controller's
+/// path as on the exerciser's own machine; the NIC still delivers every frame.
+#[test]
+fn an_exerciser_beside_the_nic() {
+    let exerciser = "sources.others=[{kind = \"exerciser\", process = \"poisson\", rate_per_s = 10000.0, dma_bytes = 4096, isr_cycles = 500}]";
+    let at = |intc: &str| run("compose/rx-sections", &[&format!("intc.kind=\"{intc}\""), exerciser]);
+    let alone = run("compose/rx-sections", &["intc.kind=\"msi\""]);
+    let (msi, ioapic) = (at("msi"), at("ioapic"));
+    for r in [&msi, &ioapic] {
+        assert!(r.metric("exerciser_serviced").unwrap() > 1000.0);
+        assert_eq!(r.metric("stale_data_reads"), Some(0.0));
+        assert_eq!(r.metric("rx_delivered"), alone.metric("rx_delivered"));
+    }
+    let p50 = |r: &Report| r.metric("isr_latency_p50_us").unwrap();
+    assert!(p50(&msi) < p50(&ioapic), "MSI {} µs, IO-APIC {} µs", p50(&msi), p50(&ioapic));
+    assert!(alone.metric("isr_latency_p50_us").is_none(), "no exerciser, no exerciser metrics");
+    // Only an exerciser DMA-writes.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios/compose/rx-msi-single.toml");
+    let o = [parse_override("sources.others=[{rate_per_s = 10.0, dma_bytes = 64}]").unwrap()];
+    let e = Scenario::from_file(&path, &o).expect_err("refused").to_string();
+    assert!(e.contains("sources.others[0].dma_bytes") && e.contains("only an exerciser"), "{e}");
 }
 
 /// Critical sections in system calls too: the masking cost of the busiest

@@ -133,8 +133,7 @@ fn runs_are_deterministic() {
     assert_eq!(a.bins, b.bins);
 }
 
-/// A NAPI key without the NAPI path, and the NAPI path with critical
-/// sections, are refused with one line naming the key.
+/// A NAPI key without the NAPI path is refused with one line naming the key.
 #[test]
 fn refusals_name_the_key() {
     let refuse = |sets: &[&str], key: &str| {
@@ -144,7 +143,6 @@ fn refusals_name_the_key() {
         assert!(e.contains(key) && !e.contains('\n'), "{e}");
     };
     refuse(&["napi.weight=16"], "napi.weight");
-    refuse(&[NAPI, "masking.driver_section_cycles=100"], "masking.driver_section_cycles");
 }
 
 /// napi_defer_hard_irqs with gro_flush_timeout: after a poll that took a

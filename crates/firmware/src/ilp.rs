@@ -3,7 +3,7 @@
 //! into bundles within the block (nothing moves across blocks); register
 //! dependences are kept as in the binary (RAW and WAW one bundle apart,
 //! WAR allowed in one bundle since a bundle reads its operands before it
-//! writes); memory accesses keep their order against stores; each bundle
+//! writes); memory accesses follow a [`Memory`] rule; each bundle
 //! has at most so many integer, load/store and branch units; and the
 //! branch keeps its one delay slot: the bundle after the branch's is the
 //! last of the block. Results are usable in the next bundle (perfect
@@ -32,6 +32,37 @@ impl Units {
 
     pub fn width(&self) -> u32 {
         self.int + self.mem + self.branch
+    }
+}
+
+/// What the scheduler assumes about two memory accesses of a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Memory {
+    /// No alias analysis: loads and stores keep their order against stores
+    /// (safe: two addresses may be the same, device registers stay in order).
+    Ordered,
+    /// The seed's scheduler (its Section 3.2): only register dependences are
+    /// kept, so loads and stores move freely within the block (`ll`/`sc`
+    /// still keep their place). Sound only where no two accesses of a block
+    /// overlap.
+    Registers,
+}
+
+impl Memory {
+    /// `ordered` or `registers`.
+    pub fn parse(s: &str) -> Option<Memory> {
+        match s {
+            "ordered" => Some(Memory::Ordered),
+            "registers" => Some(Memory::Registers),
+            _ => None,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Memory::Ordered => "ordered",
+            Memory::Registers => "registers",
+        }
     }
 }
 
@@ -79,6 +110,11 @@ fn is_store(i: &Inst) -> bool {
     matches!(i.op, Sb | Sh | Swl | Sw | Swr | Sc | Ll)
 }
 
+/// `ll`/`sc`: synchronisation, kept in order against every access under either rule.
+fn is_atomic(i: &Inst) -> bool {
+    matches!(i.op, Op::Ll | Op::Sc)
+}
+
 /// Orders everything around it (system calls, traps, sync).
 fn is_barrier(i: &Inst) -> bool {
     use Op::*;
@@ -100,9 +136,13 @@ impl Schedule {
 }
 
 /// The least bundle distance from `a` to a later `b` (None: independent).
-fn distance(a: &Inst, b: &Inst) -> Option<u32> {
+fn distance(a: &Inst, b: &Inst, memory: Memory) -> Option<u32> {
     let ((ca, ra, wa), (cb, rb, wb)) = (operands(a), operands(b));
-    let mem = ca == Class::Mem && cb == Class::Mem && (is_store(a) || is_store(b));
+    let ordered = match memory {
+        Memory::Ordered => is_store(a) || is_store(b),
+        Memory::Registers => is_atomic(a) || is_atomic(b),
+    };
+    let mem = ca == Class::Mem && cb == Class::Mem && ordered;
     if wa & rb != 0 || wa & wb != 0 || mem || is_barrier(a) || is_barrier(b) {
         Some(1)
     } else if ra & wb != 0 {
@@ -113,7 +153,7 @@ fn distance(a: &Inst, b: &Inst) -> Option<u32> {
 }
 
 /// Schedules `block` (its instructions in program order) on `units`.
-pub fn schedule(block: &[Inst], units: Units) -> Schedule {
+pub fn schedule(block: &[Inst], units: Units, memory: Memory) -> Schedule {
     let n = block.len();
     let keep: Vec<bool> = block.iter().map(|i| !(i.op == Op::Sll && i.rd == 0)).collect();
     let br = (0..n).find(|&k| is_control(&block[k]) && keep[k]);
@@ -122,7 +162,7 @@ pub fn schedule(block: &[Inst], units: Units) -> Schedule {
     let mut preds = vec![Vec::new(); n];
     for b in (0..n).filter(|&b| keep[b]) {
         for a in (0..b).filter(|&a| keep[a]) {
-            if let Some(d) = distance(&block[a], &block[b]) {
+            if let Some(d) = distance(&block[a], &block[b], memory) {
                 preds[b].push((a, d));
             }
         }

@@ -5,7 +5,7 @@
 //! frames.
 
 use crate::blocks::blocks;
-use crate::ilp::{Units, schedule};
+use crate::ilp::{Memory, Units, schedule};
 use irqsim_mips::Program;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -63,8 +63,8 @@ impl Row {
     }
 }
 
-/// Schedules every executed block for each configuration.
-pub fn evaluate(program: &Program, profile: &BlockProfile, configs: &[Units]) -> Result<Vec<Row>, String> {
+/// Schedules every executed block for each configuration under the `memory` rule.
+pub fn evaluate(program: &Program, profile: &BlockProfile, configs: &[Units], memory: Memory) -> Result<Vec<Row>, String> {
     let blocks = blocks(program);
     let executed: Vec<_> = blocks.iter().filter_map(|b| profile.counts.get(&b.start).map(|&n| (b, n))).filter(|e| e.1 > 0).collect();
     if executed.is_empty() {
@@ -76,7 +76,7 @@ pub fn evaluate(program: &Program, profile: &BlockProfile, configs: &[Units]) ->
             let (mut bundles, mut instructions) = (0, 0);
             for (b, n) in &executed {
                 let insts: Vec<_> = b.insts.iter().map(|e| e.2).collect();
-                let s = schedule(&insts, units);
+                let s = schedule(&insts, units, memory);
                 bundles += n * s.length as u64;
                 instructions += n * s.instructions() as u64;
             }

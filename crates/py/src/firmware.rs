@@ -4,7 +4,7 @@
 //! `InvariantError` (a frame lost or reordered) or `IrqsimError`.
 
 use crate::error::{ConfigError, InputError, InvariantError, IrqsimError, internal};
-use irqsim_firmware::ilp::Units;
+use irqsim_firmware::ilp::{Memory, Units};
 use irqsim_firmware::vliw::{BlockProfile, evaluate};
 use irqsim_firmware::{Error, NicConfig, run, task_owners};
 use irqsim_mips::Program;
@@ -43,18 +43,21 @@ pub fn nic_firmware(py: Python<'_>, path: PathBuf, sets: Vec<String>, owners: Op
 }
 
 /// Table 1: schedules the blocks of `path` for each `INT/MEM/BRANCH` unit
-/// mix, weighted by the profile (JSON text from a 1-core run, read from `name`).
+/// mix, weighted by the profile (JSON text from a 1-core run, read from `name`),
+/// under the `memory` rule (`registers`, the seed's, or `ordered`).
 #[pyfunction]
-pub fn vliw_table(py: Python<'_>, path: PathBuf, profile: String, name: String, units: Vec<String>) -> PyResult<String> {
+#[pyo3(signature = (path, profile, name, units, memory="registers"))]
+pub fn vliw_table(py: Python<'_>, path: PathBuf, profile: String, name: String, units: Vec<String>, memory: &str) -> PyResult<String> {
     let out = py.detach(|| {
         std::panic::catch_unwind(|| {
+            let memory = Memory::parse(memory).ok_or_else(|| Error::Config(format!("memory: {memory:?}: expected registers or ordered")))?;
             let configs = units
                 .iter()
                 .map(|u| Units::parse(u).ok_or_else(|| Error::Config(format!("units: {u:?}: expected INT/MEM/BRANCH, each at least 1 (e.g. 3/3/1)"))))
                 .collect::<Result<Vec<_>, _>>()?;
             let program = load(&path)?;
             let p = BlockProfile::parse(&profile, &name).map_err(Error::Input)?;
-            let rows = evaluate(&program, &p, &configs).map_err(Error::Input)?;
+            let rows = evaluate(&program, &p, &configs, memory).map_err(Error::Input)?;
             let rows: Vec<_> = rows
                 .iter()
                 .map(|r| {
@@ -65,7 +68,7 @@ pub fn vliw_table(py: Python<'_>, path: PathBuf, profile: String, name: String, 
                 .collect();
             let base = json!({"cycles": p.cycles, "instructions": p.instructions, "frames": p.frames, "ipc": p.instructions as f64 / p.cycles.max(1) as f64,
                               "frames_per_kcycle": p.frames as f64 * 1000.0 / p.cycles.max(1) as f64});
-            Ok::<_, Error>(json!({"profile": base, "rows": rows}).to_string())
+            Ok::<_, Error>(json!({"profile": base, "memory": memory.name(), "rows": rows}).to_string())
         })
     });
     out.map_err(internal)?.map_err(to_py)

@@ -12,7 +12,7 @@ use error::to_py;
 use irqsim_core::config::parse_override_as;
 use irqsim_core::{Override, Record, Report, Scenario};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict};
 use std::path::{Path, PathBuf};
 
 /// A finished run.
@@ -133,16 +133,33 @@ fn validate(path: Option<PathBuf>, text: Option<String>, name: String, sets: Vec
     Ok(scenario.to_json())
 }
 
+/// The commit the extension was built from (`build.rs`): `commit` (or
+/// `"unknown"`), `dirty` (True, False or None when unknown) and `source`.
+fn build_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("commit", env!("IRQSIM_GIT_COMMIT"))?;
+    let dirty = match env!("IRQSIM_GIT_DIRTY") {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    };
+    d.set_item("dirty", dirty)?;
+    d.set_item("source", env!("IRQSIM_GIT_SOURCE"))?;
+    Ok(d)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RunReport>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(parts::parts, m)?)?;
+    m.add_function(wrap_pyfunction!(metric::declared, m)?)?;
     m.add_function(wrap_pyfunction!(exec::exec_program, m)?)?;
     m.add_function(wrap_pyfunction!(firmware::nic_firmware, m)?)?;
     m.add_function(wrap_pyfunction!(firmware::vliw_table, m)?)?;
     error::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("BUILD", build_info(m.py())?)?;
     Ok(())
 }

@@ -42,3 +42,9 @@ pub fn counts_as_integers(doc: &mut Value) {
         }
     }
 }
+
+/// The metric table (`irqsim_core::metrics::METRICS`) as JSON text.
+#[pyfunction]
+pub fn declared() -> String {
+    serde_json::to_string(irqsim_core::metrics::METRICS).expect("plain data")
+}

@@ -13,7 +13,9 @@ forwarding cost per frame is calibrated on the 60-byte row, so that row's
 forwarded count matches by construction; the rest are predictions).
 ``curve()`` sweeps the offered load on ``livelock/receiver`` for the
 interrupt-driven path, Linux's pre-NAPI bottom half and NAPI; ``figure()``
-draws it. ``coalescing()`` sweeps the NIC's ``rx_usecs`` on the forwarding
+draws it. ``knee()`` derives the interrupt-driven MLFRR and collapse point from a
+run's bins and puts the analytic delivered rate beside simulated ones.
+``coalescing()`` sweeps the NIC's ``rx_usecs`` on the forwarding
 machine (p50 and p99 latency, interrupts, CPU); ``coalescing_figure()``
 draws it. ``dim_over_time()`` runs
 DIM (adaptive-rx) through a load that changes and returns the profiles it
@@ -59,11 +61,46 @@ def _fine() -> bool:
     return os.environ.get("IRQSIM_FINE", "") not in ("", "0")
 
 
-def forward(size: int) -> dict[str, float]:
+def forward(size: int, extra: dict | None = None) -> dict[str, float]:
     """One row of the e1000 table: 1 M frames of ``size`` bytes at the row's input rate."""
     pps = E1000[size][0]
     sets = {"workload.packet_bytes": size, "workload.rate_per_s": float(pps), "run.duration_ms": FRAMES / pps * 1e3}
-    return api.run("livelock/e1000-forward", sets).metrics
+    return api.run("livelock/e1000-forward", {**sets, **(extra or {})}).metrics
+
+
+# The e1000 rows under other inputs: Poisson arrivals over these seeds (the
+# spread a random source gives), and the calibrated forwarding cost ±20%.
+SEEDS = (1, 2, 3, 4, 5)
+FORWARD_CYCLES = 2742
+
+
+def e1000_variants() -> list[dict]:
+    """Per row: RX interrupts and forwarded frames with fixed-rate arrivals
+    (the rows), with Poisson arrivals (mean, least and most over SEEDS), and
+    with the forwarding cost at 0.8x and 1.2x."""
+    out = []
+    for size, (pps, forwarded, rxint, _, _) in E1000.items():
+        fixed = forward(size)
+        poisson = [forward(size, {"workload.process": "poisson", "run.seed": seed}) for seed in SEEDS]
+        cost = {f: forward(size, {"driver.isr_rx_done_cycles": round(FORWARD_CYCLES * f)}) for f in (0.8, 1.2)}
+        irqs = [m["interrupts"] for m in poisson]
+        out.append(
+            {
+                "size": size,
+                "rx_interrupts_paper": rxint,
+                "fixed_rate": fixed["interrupts"],
+                "poisson_mean": sum(irqs) / len(irqs),
+                "poisson_least": min(irqs),
+                "poisson_most": max(irqs),
+                "cost_x0.8": cost[0.8]["interrupts"],
+                "cost_x1.2": cost[1.2]["interrupts"],
+                "forwarded_paper": forwarded,
+                "forwarded_fixed": fixed["rx_delivered"],
+                "forwarded_cost_x0.8": cost[0.8]["rx_delivered"],
+                "forwarded_cost_x1.2": cost[1.2]["rx_delivered"],
+            }
+        )
+    return out
 
 
 def reproduce() -> list[Row]:
@@ -97,6 +134,74 @@ def curve(fine: bool | None = None) -> dict[str, list[tuple[float, float]]]:
             points.append((rate, m["rx_delivered"] / m["sim_seconds"]))
         out[label] = points
     return out
+
+
+# The knee's derivation: per-frame costs from the bins of one run below the
+# knee, then the analytic delivered rate beside simulated runs above it.
+KNEE_PROBE = 5_000.0
+KNEE_CHECKS = (12_000.0, 15_000.0, 20_000.0, 40_000.0, 60_000.0, 80_000.0)
+KNEE_MS = 100.0
+
+
+def knee(kind: str = "mt") -> dict:
+    """Mogul and Ramakrishnan's MLFRR and collapse point for the
+    interrupt-driven path (``kind`` "mt"), derived from the bins.
+
+    Below the knee each frame takes one interrupt and one software
+    interrupt. Per frame, the interrupt bin gives the ISR's work, the kernel
+    bin the protocol's, and the overhead bin the interrupt's entry and
+    register save/restore plus the software interrupt's entry (the
+    scenario's ``cpu.swi_entry_cycles``, taken out). Above the knee the
+    interrupt level takes ``a`` = ISR + entry per *offered* frame first and
+    the protocol gets the rest: delivered = (C − a × offered) / protocol,
+    with C the clock; the knee (MLFRR) is C / (a + protocol) and delivery
+    reaches zero at C / a. ``points``: (offered, simulated, analytic) frames/s.
+    """
+    scenario = "livelock/receiver"
+    cpu = tomllib.loads(api.scenario_path(scenario).read_text())["cpu"]
+    clock = cpu["clock_mhz"] * 1e6
+    probe = api.run(scenario, {"irq_path.kind": kind, "workload.rate_per_s": KNEE_PROBE, "run.duration_ms": KNEE_MS})
+    m, b = probe.metrics, probe.bins.sum()
+    offered, delivered = m["rx_offered"], m["rx_delivered"]
+    isr = b["interrupt"] / offered
+    entry = b["overhead"] / offered - cpu["swi_entry_cycles"]
+    protocol = b["kernel"] / delivered
+    a = isr + entry
+    points = []
+    for rate in KNEE_CHECKS:
+        r = api.run(scenario, {"irq_path.kind": kind, "workload.rate_per_s": rate, "run.duration_ms": KNEE_MS}).metrics
+        analytic = min(rate, max(0.0, (clock - a * rate) / protocol))
+        points.append((rate, r["rx_delivered"] / r["sim_seconds"], float(analytic)))
+    out = {"isr": isr, "entry": entry, "protocol": protocol, "per_offered": a, "mlfrr": clock / (a + protocol), "collapse": clock / a}
+    return {**{k: float(v) for k, v in out.items()}, "points": points}
+
+
+def knee_table() -> list[dict]:
+    k = knee()
+    return [
+        {
+            "offered_per_s": x,
+            "simulated_per_s": y,
+            "analytic_per_s": z,
+            "error": (y - z) / z if z else float("nan"),
+            "a_cycles_per_offered": k["per_offered"],
+            "protocol_cycles": k["protocol"],
+            "mlfrr_per_s": k["mlfrr"],
+            "collapse_per_s": k["collapse"],
+        }
+        for x, y, z in k["points"]
+    ]
+
+
+def tables() -> list[tuple[str, list[dict]]]:
+    """Extra tables ``irqsim reproduce`` prints after the rows; the e1000
+    rows under other inputs (48 runs of 1 M frames) only in the fine run
+    (``IRQSIM_FINE=1``), to keep the default reproduction quick."""
+    knee = ("livelock: the interrupt-driven knee from the bins (a: interrupt-level cycles per offered frame; delivered = (C - a x offered) / protocol)", knee_table())
+    if not _fine():
+        return [knee]
+    variants = ("livelock: e1000 RX interrupts and forwarded frames under other inputs (Poisson arrivals over seeds 1-5; the forwarding cost x0.8, x1.2)", e1000_variants())
+    return [variants, knee]
 
 
 def figure(path: Path) -> None:
@@ -154,20 +259,26 @@ def coalescing_figure(path: Path) -> None:
 
     rows = coalescing()
     plt = pyplot()
-    fig, (lat, irq) = plt.subplots(1, 2, figsize=(10, 4))
+    fig, (lat, irq, cpu) = plt.subplots(1, 3, figsize=(14, 4))
     for load, color in zip(COALESCING_LOADS, ("C0", "C1")):
         sel = [r for r in rows if r["load_per_s"] == load]
         xs = [max(r["rx_usecs"], 1) for r in sel]
         lat.plot(xs, [r["p50_us"] for r in sel], "o-", color=color, label=f"p50, {load / 1e3:.0f} k frames/s")
         lat.plot(xs, [r["p99_us"] for r in sel], "s--", color=color, label=f"p99, {load / 1e3:.0f} k frames/s")
         irq.plot(xs, [r["interrupts_per_s"] / 1e3 for r in sel], "o-", color=color, label=f"{load / 1e3:.0f} k frames/s")
-    for ax in (lat, irq):
+        cpu.plot(xs, [100 * r["cpu_share"] for r in sel], "o-", color=color, label=f"{load / 1e3:.0f} k frames/s")
+    # Ticks at the swept values only; rx-usecs 0 (rx-frames 1) is drawn at 1.
+    ticks = sorted({max(u, 1) for u in RX_USECS})
+    for ax in (lat, irq, cpu):
         ax.set_xscale("log", base=2)
-        ax.set_xlabel("rx-usecs (µs; 1 = rx-frames 1, no delay)")
+        ax.set_xticks(ticks, ["0" if t == 1 and 0 in RX_USECS else str(t) for t in ticks])
+        ax.minorticks_off()
+        ax.set_xlabel("rx-usecs (µs; 0 = rx-frames 1, no delay)")
+        ax.legend(fontsize=7)
     lat.set_ylabel("latency, arrival to forwarded (µs)")
     irq.set_ylabel("receive interrupts (thousand/s)")
-    lat.legend(fontsize=7)
-    irq.legend(fontsize=7)
+    cpu.set_ylabel("CPU busy: interrupt, softirq, overhead, kernel (%)")
+    cpu.set_ylim(0, 105)
     fig.suptitle("Interrupt coalescing on the forwarding machine (NAPI, 128 B, Poisson arrivals)")
     save_figure(fig, path)
     plt.close(fig)
@@ -307,12 +418,14 @@ def dim_figure(path: Path) -> None:
     ax.set_ylabel("rx-usecs (µs)")
     load = ax.twinx()
     t0 = 0.0
-    for ms, rate in DIM_PHASES:
-        load.plot([t0, t0 + ms], [rate / 1e3, rate / 1e3], color="0.5", linewidth=2)
+    for i, (ms, rate) in enumerate(DIM_PHASES):
+        load.plot([t0, t0 + ms], [rate / 1e3, rate / 1e3], color="0.5", linewidth=2, label="offered load (right axis)" if i == 0 else None)
         t0 += ms
     load.set_ylabel("offered load (thousand frames/s, grey)")
     load.set_ylim(bottom=0)
-    ax.legend(fontsize=8, loc="upper left")
+    # Below the axes: inside, the legend covered a load phase.
+    handles = ax.get_legend_handles_labels()[0] + load.get_legend_handles_labels()[0]
+    ax.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, frameon=False)
     ax.set_title("DIM's choices on the forwarding machine under a changing load (128 B, Poisson)")
     save_figure(fig, path)
     plt.close(fig)

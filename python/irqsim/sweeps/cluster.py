@@ -1,7 +1,7 @@
 """Where a sweep runs: one dask.distributed code path, three kinds of cluster.
 
 - local (default): a ``LocalCluster`` on loopback, one single-threaded worker
-  process per core;
+  process per core, no dashboard unless asked for (``--dashboard``);
 - an existing scheduler, by address (``tcp://host:8786``): its workers must
   have irqsim installed and see the scenario's trace files at the same paths;
 - SLURM, through dask-jobqueue's ``SLURMCluster``: options come from
@@ -12,9 +12,11 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import logging
 import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -29,12 +31,19 @@ class Cluster:
     slurm: bool = False
     slurm_jobs: int = 1
     slurm_options: list[str] = field(default_factory=list)
+    #: Serve dask's dashboard (local cluster: on 127.0.0.1:8787).
+    dashboard: bool = False
 
     def __post_init__(self) -> None:
         if sum([self.workers is not None, self.scheduler is not None, self.slurm]) > 1:
             raise IrqsimError("choose one of --workers, --scheduler and --slurm")
         if self.workers is not None and self.workers < 1:
             raise IrqsimError(f"--workers: must be at least 1, not {self.workers}")
+
+    @property
+    def local(self) -> bool:
+        """Whether the workers are processes on this machine."""
+        return not (self.scheduler or self.slurm)
 
     def slurm_cluster(self):
         """The SLURMCluster these options describe (no job submitted yet)."""
@@ -71,10 +80,16 @@ class Cluster:
                 client = stack.enter_context(Client(cluster))
             else:
                 n = self.workers or os.cpu_count() or 1
+                if self.dashboard and importlib.util.find_spec("bokeh") is None:
+                    raise IrqsimError("--dashboard needs bokeh: pip install 'bokeh>=3.1'")
+                # Without a dashboard the scheduler still serves health checks: on a free port, not 8787.
+                web = {"dashboard_address": "127.0.0.1:8787"} if self.dashboard else {"dashboard_address": "127.0.0.1:0", "scheduler_kwargs": {"dashboard": False}}
                 with _workers_ignore_ctrl_c():
-                    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, silence_logs=logging.CRITICAL)
+                    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1", silence_logs=logging.CRITICAL, **web)
                 stack.enter_context(cluster)
                 client = stack.enter_context(Client(cluster))
+                if self.dashboard:
+                    print(f"dask dashboard: {client.dashboard_link}", file=sys.stderr)
             yield client
 
 

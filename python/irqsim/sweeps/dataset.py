@@ -1,18 +1,19 @@
 """A sweep's results on disk.
 
-``DIR/runs/<run id>.parquet`` holds one finished run each, written to a
-temporary name and renamed, so a killed sweep leaves only whole runs and a
-rerun skips them. After every sweep the parts of the spec's runs are
-gathered into ``DIR/results.parquet`` (one row per run, one schema) and
-``DIR/summary.parquet`` / ``summary.csv`` (mean and 95% confidence interval
-across seeds of each metric at each grid point).
+``DIR/runs/<time>-<run id>.parquet`` holds the finished runs of one batch
+(one row each), written to a temporary name, flushed and renamed, so a
+killed sweep leaves only whole batches and a rerun skips their runs. A run
+written again (``--retry-failed``) is taken from the newest part, the names
+starting with the time they were written. After every sweep the parts of the
+spec's runs are gathered into ``DIR/results.parquet`` (one row per run, one
+schema) and ``DIR/summary.parquet`` / ``summary.csv`` (mean and 95%
+confidence interval across seeds of each metric at each grid point).
 """
 
 from __future__ import annotations
 
 import io
-import math
-from functools import lru_cache
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,56 +26,67 @@ RUNS = "runs"
 RESULTS = "results.parquet"
 SUMMARY = "summary.parquet"
 #: Columns that are not metrics (besides the grid keys).
-META = ("seed", "status", "error", "run_id", "irqsim_version", "scenario", "scenario_sha256", "overrides", "wall_seconds")
-TEXT = ("status", "error", "run_id", "irqsim_version", "scenario", "scenario_sha256", "overrides")
+TEXT = ("status", "error", "run_id", "scenario", "scenario_sha256", "command", "overrides", "irqsim_version", "irqsim_commit", "host", "cpu_model", "started_utc")
+META = ("seed", *TEXT, "irqsim_dirty", "wall_seconds", "cpu_seconds")
 
 
-def write_part(out: Path, row: dict[str, Any]) -> None:
-    """Writes one run's row as ``runs/<run_id>.parquet``, atomically."""
+def write_parts(out: Path, rows: list[dict[str, Any]]) -> None:
+    """Writes ``rows`` (a batch of runs) as one part file: to a temporary
+    name, flushed to disk, renamed, so the part is whole or absent whenever
+    the sweep is killed."""
+    import time
+
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pa.table({k: pa.array([v], type=pa.string() if k in TEXT else None) for k, v in row.items()})
-    buf = io.BytesIO()
-    pq.write_table(table, buf)
-    atomic_write(out / RUNS / f"{row['run_id']}.parquet", buf.getvalue())
+    if not rows:
+        return
+    kind = {**dict.fromkeys(TEXT, pa.string()), "irqsim_dirty": pa.bool_()}
+    columns = dict.fromkeys(k for row in rows for k in row)
+    table = pa.table({k: pa.array([row.get(k) for row in rows], type=kind.get(k)) for k in columns})
+    path = out / RUNS / f"{time.time_ns():020d}-{rows[0]['run_id']}.parquet"
+    tmp = path.with_name(f".{path.name}.tmp")
+    pq.write_table(table, tmp)
+    fd = os.open(tmp, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
 
 
-def finished(out: Path) -> set[str]:
-    """Run ids with a part file; leftovers of interrupted writes are removed."""
+def _parts(out: Path) -> list[Path]:
+    """The part files, oldest first; leftovers of interrupted writes are removed."""
     runs = out / RUNS
     for tmp in runs.glob(".*.tmp"):
         tmp.unlink(missing_ok=True)
-    return {p.stem for p in runs.glob("*.parquet")}
+    return sorted(runs.glob("*.parquet"))
+
+
+def finished(out: Path) -> set[str]:
+    """Ids of the runs in a part file."""
+    import pyarrow.parquet as pq
+
+    return {i for p in _parts(out) for i in pq.read_table(p, columns=["run_id"]).column(0).to_pylist()}
 
 
 def read_parts(out: Path, ids: list[str]):
-    """The parts of ``ids``, in that order, as one pyarrow table of unified schema."""
+    """The rows of ``ids`` (each from the newest part holding it), in that
+    order, as one pyarrow table of unified schema."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    tables = [pq.read_table(out / RUNS / f"{i}.parquet") for i in ids]
-    return pa.concat_tables(tables, promote_options="permissive")
+    table = pa.concat_tables([pq.read_table(p) for p in _parts(out)], promote_options="permissive")
+    newest = {i: n for n, i in enumerate(table.column("run_id").to_pylist())}
+    return table.take([newest[i] for i in ids])
 
 
-@lru_cache(maxsize=None)
-def t975(df: int) -> float:
-    """The 97.5% quantile of Student's t with ``df`` degrees of freedom
-    (two-sided 95% interval), by bisection on its numerically integrated CDF."""
-    import numpy as np
+def t975(df):
+    """The 97.5% quantile of Student's t with ``df`` degrees of freedom (two-sided 95% interval):
+    scipy's inverse t CDF (``scipy.stats.t.ppf`` calls it too; importing ``scipy.stats`` takes seconds)."""
+    from scipy.special import stdtrit
 
-    c = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
-
-    def cdf(t: float) -> float:
-        x = np.linspace(0.0, t, 20001)
-        y = c * (1 + x * x / df) ** (-(df + 1) / 2)
-        return 0.5 + float(np.sum((y[1:] + y[:-1]) / 2) * (x[1] - x[0]))
-
-    lo, hi = 0.0, 100.0
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if cdf(mid) < 0.975 else (lo, mid)
-    return (lo + hi) / 2
+    return stdtrit(df, 0.975)
 
 
 def summarize(results: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -82,21 +94,17 @@ def summarize(results: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 
     The interval is mean ± t(0.975, n-1)·s/√n over the seeds whose value is
     defined; with one seed it is undefined (NaN)."""
+    import numpy as np
     import pandas as pd
 
     ok = results[results["status"] == "ok"]
     metrics = [c for c in ok.columns if c not in META and c not in keys and pd.api.types.is_numeric_dtype(ok[c])]
-    rows = []
-    groups = ok.groupby(keys, sort=False, dropna=False) if keys else [((), ok)]
-    for point, g in groups:
-        point = point if isinstance(point, tuple) else (point,)
-        for m in metrics:
-            v = g[m].dropna().astype(float)
-            n = len(v)
-            mean = v.mean() if n else math.nan
-            half = t975(n - 1) * v.std(ddof=1) / math.sqrt(n) if n > 1 else math.nan
-            rows.append({**dict(zip(keys, point)), "metric": m, "n": n, "mean": mean, "ci95_low": mean - half, "ci95_high": mean + half})
-    return pd.DataFrame(rows, columns=[*keys, "metric", "n", "mean", "ci95_low", "ci95_high"])
+    long = ok[keys].join(ok[metrics].astype("float64")).melt(id_vars=keys, value_vars=metrics, var_name="metric")
+    g = long.groupby([*keys, "metric"], sort=False, dropna=False)["value"].agg(n="count", mean="mean", sd="std").reset_index()
+    with np.errstate(invalid="ignore"):
+        half = t975(np.where(g["n"] > 1, g["n"] - 1, np.nan)) * g["sd"] / np.sqrt(g["n"])
+    g["ci95_low"], g["ci95_high"] = g["mean"] - half, g["mean"] + half
+    return g[[*keys, "metric", "n", "mean", "ci95_low", "ci95_high"]]
 
 
 def consolidate(out: Path, ids: list[str], keys: list[str]) -> pd.DataFrame:

@@ -1,8 +1,10 @@
-"""Running a sweep: plan, skip what is done, compute the rest on dask,
-write each run as it finishes, gather the results.
+"""Running a sweep: plan, skip what is done, compute the rest
+(:mod:`irqsim.sweeps.compute`), gather the results.
 
-The client writes every part file (workers only compute), so the workers
-need no access to the output directory. A run whose scenario is invalid at
+A directory's runs are those of one
+build of irqsim (``build.json``): another build is refused unless asked for
+(``new_build``), and a spec may change in its values and seeds only, so that
+extending a sweep computes just the new runs. A run whose scenario is invalid at
 its grid point, or that fails, is recorded with its error; if every run of
 the sweep is invalid, the spec itself is wrong and the sweep stops with the
 first error instead.
@@ -13,68 +15,42 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from irqsim import IrqsimError, __version__, _core
+from irqsim import IrqsimError, _core
+from irqsim import provenance as prov
 from irqsim.output import atomic_write, read_text
 from irqsim.sweeps import dataset
 from irqsim.sweeps.cluster import Cluster
-from irqsim.sweeps.spec import Run, Spec
+from irqsim.sweeps.compute import Job, compute, not_run
+from irqsim.sweeps.spec import Spec
 
 if TYPE_CHECKING:
     import pandas as pd
 
 SPEC = "sweep.toml"
+BUILD = "build.json"
 
 
-@dataclass(frozen=True)
-class Job:
-    """What a worker needs for one run (plain data, pickled to the worker)."""
+def _check_output(out: Path, spec: Spec, new_build: bool) -> None:
+    """Refuses a directory holding another sweep's results (one that differs
+    in more than values and seeds) or another build's, unless ``new_build``."""
+    import tomllib
 
-    run: Run
-    name: str
-    text: str
-    base: str
-    #: What errors call the overrides: the spec file.
-    label: str
-    provenance: dict[str, Any]
-
-
-def _row(job: Job, metrics: dict[str, Any] | None, error: str | None, wall: float) -> dict[str, Any]:
-    return {
-        **job.run.params,
-        "seed": job.run.seed,
-        "status": "ok" if error is None else "error",
-        "error": error,
-        **(metrics or {}),
-        "run_id": job.run.id,
-        **job.provenance,
-        "overrides": json.dumps(job.run.overrides),
-        "wall_seconds": wall,
-    }
-
-
-def execute(job: Job) -> dict[str, Any]:
-    """Runs one job (on a worker); a failure becomes the row's error."""
-    t0 = time.perf_counter()
-    try:
-        rep = _core.run(text=job.text, name=job.name, sets=job.run.overrides, base=job.base, origin=job.label)
-        return _row(job, dict(rep.metrics()), None, time.perf_counter() - t0)
-    except Exception as e:  # recorded, never fatal: one bad point must not stop a sweep
-        return _row(job, None, f"{type(e).__name__}: {e}", time.perf_counter() - t0)
-
-
-def _check_output(out: Path, spec: Spec) -> None:
-    """Refuses a directory that holds another spec's results."""
     path = out / SPEC
     if path.is_file():
-        import tomllib
-
-        if tomllib.loads(read_text(path)) != spec.to_dict():
-            raise IrqsimError(f"{out}: holds the results of a different sweep ({path}); use another directory")
+        old = Spec.from_dict(tomllib.loads(read_text(path)), spec.base, str(path))
+        for what, a, b in (("scenario", old.scenario, spec.scenario), ("[set]", old.set, spec.set), ("[grid] keys", list(old.grid), list(spec.grid)), ("[zip] keys", list(old.zip), list(spec.zip))):
+            if a != b:
+                raise IrqsimError(f"{out}: holds the results of a different sweep ({path}: its {what} differ; a sweep extends by values and seeds only); use another directory")
+    build = out / BUILD
+    earlier = json.loads(read_text(build))["build"] if build.is_file() else ("an irqsim without provenance" if dataset.finished(out) else None)
+    if earlier not in (None, prov.build_id()) and not new_build:
+        raise IrqsimError(
+            f"{out}: computed by irqsim {earlier}, this is {prov.build_id()}; pass --new-build to compute its runs again with this build (the earlier runs stay in runs/), or use another directory"
+        )
 
 
 @dataclass(frozen=True)
@@ -85,32 +61,12 @@ class Done:
     results: Any  # pandas.DataFrame
 
 
-def _compute(todo: list[Job], out: Path, cluster: Cluster, bar) -> None:
-    """Runs ``todo`` on ``cluster``, writing each run's part as it finishes.
-
-    A run whose worker keeps dying (``KilledWorker``: it crashed the process
-    or ran out of memory) is recorded as failed; losing the cluster itself
-    stops the sweep with nothing recorded for the runs not finished."""
-    from distributed import KilledWorker, as_completed
-
-    with cluster.client() as client, bar:
-        futures = {client.submit(execute, j, pure=False, key=f"irqsim-{j.run.id}"): j for j in todo}
-        for f in as_completed(futures):
-            try:
-                row = f.result()
-            except KilledWorker as e:
-                row = _row(futures[f], None, f"KilledWorker: {e}", 0.0)
-            except Exception as e:
-                raise IrqsimError(f"sweep stopped: lost the cluster ({type(e).__name__}: {e}); rerun to resume") from None
-            dataset.write_part(out, row)
-            bar.advance(row["status"] == "ok")
-
-
 def _jobs(s: Spec) -> list[Job]:
     name, text, base = s.source()
     sha = hashlib.sha256(text.encode()).hexdigest()
-    provenance = {"irqsim_version": __version__, "scenario": name, "scenario_sha256": sha}
-    return [Job(r, name, text, str(base), s.origin, provenance) for r in s.runs(sha)]
+    provenance = {"scenario": name, "scenario_sha256": sha, "command": prov.where()["command"]}
+    build = prov.build_id()
+    return [Job(r, name, text, str(base), s.origin, provenance, build) for r in s.runs(sha, build)]
 
 
 def _invalid(jobs: list[Job]) -> dict[str, IrqsimError]:
@@ -144,6 +100,7 @@ def run_sweep(
     cluster: Cluster | None = None,
     progress: bool = False,
     retry_failed: bool = False,
+    new_build: bool = False,
 ) -> Done:
     """Runs what is missing of ``spec`` into ``out``; see :func:`irqsim.sweep`."""
     import tomli_w
@@ -153,21 +110,20 @@ def run_sweep(
         s = s.with_sets(sets)
     jobs = _jobs(s)
     out = Path(out)
-    _check_output(out, s)
+    _check_output(out, s, new_build)
     invalid = _invalid(jobs)
     (out / dataset.RUNS).mkdir(parents=True, exist_ok=True)
     atomic_write(out / SPEC, tomli_w.dumps(s.to_dict()).encode())
+    atomic_write(out / BUILD, json.dumps({"build": prov.build_id(), **prov.build()}, indent=1).encode())
 
-    todo = []
-    for j in _missing(out, jobs, retry_failed):
-        if e := invalid.get(j.run.id):
-            dataset.write_part(out, _row(j, None, f"{type(e).__name__}: {e}", 0.0))
-        else:
-            todo.append(j)
+    missing = _missing(out, jobs, retry_failed)
+    dataset.write_parts(out, [not_run(j, f"{type(e).__name__}: {e}") for j in missing if (e := invalid.get(j.run.id))])
+    todo = [j for j in missing if j.run.id not in invalid]
     if todo:
         from irqsim.progress import SweepProgress
 
-        _compute(todo, out, cluster or Cluster(), SweepProgress(len(jobs), len(jobs) - len(todo), enabled=progress))
+        with SweepProgress(len(jobs), len(jobs) - len(todo), enabled=progress) as bar:
+            compute(todo, out, cluster or Cluster(), bar)
     results = dataset.consolidate(out, [j.run.id for j in jobs], [*s.grid, *s.zip])
     return Done(len(jobs), int((results["status"] != "ok").sum()), len(todo), results)
 
@@ -181,9 +137,11 @@ def sweep(
     sets: list[str] | None = None,
     progress: bool = False,
     retry_failed: bool = False,
+    new_build: bool = False,
 ) -> pd.DataFrame:
     """Runs a sweep (a spec file or dict, docs/sweeps.md) into directory
     ``out`` and returns its results, one row per run. Rerunning completes
-    only what is missing."""
+    only what is missing; adding seeds or values computes only the new runs.
+    A directory computed by another build of irqsim is refused unless ``new_build``."""
     cluster = Cluster(workers=workers, scheduler=scheduler)
-    return run_sweep(spec, out, sets=sets, cluster=cluster, progress=progress, retry_failed=retry_failed).results
+    return run_sweep(spec, out, sets=sets, cluster=cluster, progress=progress, retry_failed=retry_failed, new_build=new_build).results

@@ -14,7 +14,8 @@ seeds = 3                                     # run.seed = 1, 2, 3 (or a list: [
 ```
 
 Every run is identified by a hash of what determines its numbers: the
-scenario's content and the resolved overrides (seed included).
+scenario's content, the resolved overrides (seed included) and the build of
+irqsim (its commit).
 """
 
 from __future__ import annotations
@@ -161,8 +162,9 @@ class Spec:
         name, text, path = scenario_text(target)
         return self.scenario, text, (path.parent if path else Path(".")).resolve()
 
-    def runs(self, scenario_sha256: str) -> list[Run]:
-        """Every run: grid points × zip rows × seeds, in that nesting order."""
+    def runs(self, scenario_sha256: str, build: str = "") -> list[Run]:
+        """Every run: grid points × zip rows × seeds, in that nesting order;
+        ``build`` (:func:`irqsim.provenance.build_id`) is part of each run's id."""
         keys = list(self.grid)
         zkeys = list(self.zip)
         zrows = list(zip(*self.zip.values())) if zkeys else [()]
@@ -172,6 +174,6 @@ class Spec:
                 params = dict(zip(keys, point)) | dict(zip(zkeys, zrow))
                 for seed in self.seeds:
                     sets = api.sets({**self.set, **params, "run.seed": seed}, label=self.origin)
-                    ident = json.dumps({"scenario_sha256": scenario_sha256, "overrides": sorted(sets)})
+                    ident = json.dumps({"scenario_sha256": scenario_sha256, "overrides": sorted(sets), "build": build})
                     out.append(Run(hashlib.sha256(ident.encode()).hexdigest()[:20], params, seed, sets))
         return out

@@ -118,6 +118,14 @@ impl Scenario {
         (self.run.duration_ms * 1e3 * self.cpu.clock_mhz).round() as u64
     }
 
+    /// Whether the NIC's interrupt goes through a controller (`Delivery`):
+    /// any but the bare wire, the Linux or NAPI path, or other interrupt
+    /// sources beside it.
+    pub fn nic_wired(&self) -> bool {
+        let linux = self.irq_path.kind.is_some_and(|k| k != crate::delivery::IrqPathKind::Mt);
+        self.intc.kind != crate::intc::IntcKind::Direct || linux || !self.sources.others.is_empty()
+    }
+
     /// The parts this scenario's run uses: its workload's, less those its
     /// choices leave idle (the bus of the direct wire, the interrupt path's
     /// costs on the mt path, masking without critical sections in the NIC path).

@@ -109,7 +109,8 @@ pub const PARTS: &[Info] = &[
         help: "machine profile and protection scheme (docs/models/masking.md)",
         params: MaskingConfig::PARAMS,
         notes: "Refused: `scheme = \"optimistic\"` on a machine without a Table 2 figure and no `optimistic_pair_*`; \
-                `cpu.clock_mhz` other than the machine's clock (Luna88k 25, Flamingo 150, 5000/120 20, 5000/200 25, 386 PC 25, Gateway 66V 66).",
+                `cpu.clock_mhz` other than the machine's clock (Luna88k 25, Flamingo 150, 5000/120 20, 5000/200 25, 386 PC 25, Gateway 66V 66); \
+                behind a controller (`intc.kind` not `direct`, the Linux or NAPI path, or `[sources]`), a `section_level` below `nic_priority` (there a section masks every interrupt on its CPU).",
     },
     Info {
         part: Part::Intc,
@@ -141,7 +142,7 @@ pub const PARTS: &[Info] = &[
         title: "the other interrupt sources",
         help: "interrupt sources beside the NIC: a timer, a disk (docs/models/composition.md); the exerciser's are `[[workload.others]]`",
         params: SourcesConfig::PARAMS,
-        notes: "Refused: with critical sections in the NIC path (`masking.*_section_cycles`).",
+        notes: "",
     },
     Info {
         part: Part::Code,
@@ -149,7 +150,7 @@ pub const PARTS: &[Info] = &[
         title: "the kernel's code",
         help: "the NIC's handlers, bottom half, receive call and application as MIPS code on execution-driven cores (docs/models/cores.md)",
         params: crate::code::CodeConfig::PARAMS,
-        notes: "With `program` set, `[driver]`, `[stack]`, `[app]` and `[masking]` are refused (code is the driver, stack and application; critical sections are not wired to code), as are workloads other than `arrivals`; without it every other `code` key is refused.",
+        notes: "With `program` set, `[driver]`, `[stack]`, `[app]` and `[masking]` are refused (code is the driver, stack and application; the programs have no critical sections yet), as are workloads other than `arrivals`; without it every other `code` key is refused.",
     },
     Info {
         part: Part::Napi,
@@ -407,6 +408,11 @@ pub fn drop_unused(doc: &mut serde_json::Value, kind: &str) {
                 t.remove(key);
             }
         }
+    }
+    // The NIC takes one vector per RSS queue and the loader refuses the key
+    // (`check_table`), so a written scenario must not carry it.
+    if let Some(intc) = doc.get_mut("intc").and_then(|t| t.as_object_mut()).filter(|_| kind != "exerciser") {
+        intc.remove("vectors");
     }
 }
 

@@ -187,10 +187,14 @@ impl ExerciserConfig {
 }
 
 /// Another interrupt source. On legacy lines its ISR reads and clears its
-/// status like the exerciser's; with MSI it has a vector of its own.
+/// status like the exerciser's; with MSI it has a vector of its own. An
+/// `exerciser` also DMA-writes data before each interrupt, and its ISR and
+/// tasklet write signatures the bus analyzer times, as the exerciser
+/// workload's device does.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SourceConfig {
+    pub kind: SourceKind,
     pub process: Process,
     /// Interrupts raised per second (the key `rate_per_s`).
     #[serde(rename = "rate_per_s")]
@@ -199,6 +203,17 @@ pub struct SourceConfig {
     pub cpu: usize,
     pub priority: u8,
     pub isr_cycles: u64,
+    pub dma_bytes: u32,
+}
+
+/// What another source's handler does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceKind {
+    /// Its ISR's work only (a timer, a disk).
+    Plain,
+    /// A PCIe exerciser: DMA before each interrupt, signature writes, a tasklet.
+    Exerciser,
 }
 
 /// `[sources]`: interrupt sources beside the NIC (a timer, a disk, ...),
@@ -222,12 +237,14 @@ impl SourcesConfig {
 impl SourceConfig {
     /// The keys of each `[[workload.others]]` (or `[[sources.others]]`) table.
     pub const PARAMS: &'static [Param] = &[
+        Param::choice("kind", &["plain", "exerciser"], d("\"plain\""), "its ISR's work only, or a PCIe exerciser: DMA before each interrupt, ISR and tasklet signatures timed by the bus analyzer"),
         Param::choice("process", PROCESSES, d("\"poisson\""), "arrival process"),
         Param::float("rate_per_s", "/s", REQ, true, 0.0, 1e9, "interrupts raised per second"),
         Param::int("line", "", absent("first free"), 0, 2047, "controller input; equal to another source's line: shared (legacy only)"),
         Param::int("cpu", "", d("0"), 0, 63, "destination CPU"),
         Param::int("priority", "", d("4"), 0, 13, "vector priority class").when("intc.kind", VECTORED),
         Param::cycles("isr_cycles", d("1000"), "its ISR's work besides its status read and clear"),
+        Param::int("dma_bytes", "bytes", d("0"), 0, 1 << 24, "an exerciser's data DMA-written to memory before each interrupt, over `bus.link_mbps`"),
     ];
 }
 
@@ -252,6 +269,9 @@ fn check_others(s: &Scenario, others: &[SourceConfig], prefix: &str) -> Result<(
     for (i, o) in others.iter().enumerate() {
         per_cycle(s, &format!("{prefix}[{i}].rate_per_s"), o.rate_hz)?;
         cpu(s, &format!("{prefix}[{i}].cpu"), o.cpu)?;
+        if o.dma_bytes > 0 && o.kind != SourceKind::Exerciser {
+            return Err((format!("{prefix}[{i}].dma_bytes"), "only an exerciser DMA-writes before its interrupt: set kind = \"exerciser\" or remove the key".into()));
+        }
     }
     Ok(())
 }
@@ -268,9 +288,6 @@ pub fn check_nic(s: &Scenario) -> Result<(), (String, String)> {
         return Ok(());
     }
     check_others(s, others, "sources.others")?;
-    if s.masking.nic_sections() {
-        return Err(("sources.others".into(), "other interrupt sources and critical sections in the NIC path are not combined yet".into()));
-    }
     intc::assign(s.intc.kind, intc::First { key: "nic", line: None, vectors: 1 }, others, "sources.others").map(|_| ())
 }
 

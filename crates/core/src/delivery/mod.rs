@@ -5,4 +5,4 @@
 
 mod config;
 
-pub use config::{BusConfig, ExerciserConfig, IntcConfig, IrqPathConfig, IrqPathKind, SourceConfig, SourcesConfig, check, check_nic};
+pub use config::{BusConfig, ExerciserConfig, IntcConfig, IrqPathConfig, IrqPathKind, SourceConfig, SourceKind, SourcesConfig, check, check_nic};

@@ -55,6 +55,9 @@ pub struct Source {
     /// register keeps bits it was not told to clear.
     pub rearm: Option<Rec>,
     pub data_visible: Time,
+    /// Cycles the exerciser's DMA data takes to cross the link before
+    /// each interrupt (0: none).
+    pub dma_transfer: u64,
     pub raised: u64,
     pub serviced: u64,
     pub lost: u64,
@@ -79,6 +82,7 @@ impl Source {
             claimed: false,
             rearm: None,
             data_visible: 0,
+            dma_transfer: 0,
             raised: 0,
             serviced: 0,
             lost: 0,

@@ -7,7 +7,7 @@
 //! disabled until the drain is over.
 
 use super::Job;
-use super::net::{Phase, Site};
+use super::net::Site;
 use crate::cpu::{IRQ, SOFT};
 use crate::device::nic::{Accept, RxFrame, Send};
 use crate::engine::Time;
@@ -128,7 +128,7 @@ impl Machine {
             return;
         }
         if let Some(priority) = self.net.masked {
-            self.raise_masked(priority);
+            self.raise_masked(self.net.irq_thread, priority);
             return;
         }
         self.timeline.flow_from(self.net.irq_thread, IRQ, now, "NIC interrupt");
@@ -187,8 +187,8 @@ impl Machine {
         if let Some((t, s)) = self.net.workload.rx_serviced(now) {
             self.queue.schedule(t, Event::Feedback(s));
         }
-        if !bottom && self.net.costs.sections.driver > 0 {
-            return Some(Job::Section { phase: Phase::Enter, site: Site::Driver, arrival: 0, bytes: 0 });
+        if self.net.costs.sections.driver > 0 {
+            return Some(Job::section(if bottom { Site::BottomHalf } else { Site::Driver }, 0, 0, 0));
         }
         self.nic_step(bottom)
     }

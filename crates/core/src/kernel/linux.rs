@@ -27,7 +27,7 @@ use crate::intc::Rec;
 use crate::machine::{Event, Machine};
 
 /// A step of the interrupt path. The identity of the interrupt being served
-/// waits beside the CPU (`Delivery::taken`, `reads`, `tasklet`), and so does
+/// waits beside the CPU (`Delivery::taken`, `reads`, `tasklets`), and so does
 /// the cost of a step that varies (`Delivery::step`), keeping jobs small: a
 /// CPU serves one interrupt at a time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,8 +55,20 @@ pub enum Job {
     Exit {
         cpu: u16,
     },
-    TaskletEntry,
+    /// The tasklet of source `src` (an exerciser): softirq entry, then its signature.
+    TaskletEntry {
+        src: u16,
+    },
     Tasklet,
+    /// The optimistic prologue on `cpu`: the software mask's test, before
+    /// the entry (critical sections under optimistic protection, `masking.rs`).
+    Prologue {
+        input: u16,
+        cpu: u16,
+    },
+    /// The prologue found the interrupt masked: it builds the continuation,
+    /// raises the hardware mask and returns.
+    Defer,
 }
 
 impl Label for Job {
@@ -67,8 +79,10 @@ impl Label for Job {
             Job::Read { .. } => "ISR status read",
             Job::Claim { .. } => "ISR",
             Job::Exit { .. } => "irq exit",
-            Job::TaskletEntry => "softirq entry",
+            Job::TaskletEntry { .. } => "softirq entry",
             Job::Tasklet => "tasklet",
+            Job::Prologue { .. } => "interrupt prologue",
+            Job::Defer => "build continuation",
         }
     }
 
@@ -97,8 +111,10 @@ impl Machine {
                 let exerciser = if s.kind == Kind::Exerciser { p.mmio_write_cycles + p.tasklet_schedule_cycles } else { 0 };
                 (clear + exerciser + s.isr_cycles, Bin::Interrupt)
             }
-            Job::TaskletEntry => (p.softirq_entry_cycles, Bin::BottomHalf),
+            Job::TaskletEntry { .. } => (p.softirq_entry_cycles, Bin::BottomHalf),
             Job::Tasklet => (p.mmio_write_cycles + p.tasklet_cycles, Bin::BottomHalf),
+            Job::Prologue { .. } => (self.masking.costs.prologue_check, Bin::Overhead),
+            Job::Defer => (self.masking.costs.continuation + self.masking.costs.conventional_raise, Bin::Overhead),
         };
         Work { job: Any::Irq(job), cycles, bin }
     }
@@ -139,10 +155,11 @@ impl Machine {
                 let next = if self.delivery.legacy { h + 1 } else { u32::MAX };
                 self.next_handler(now, cpu, input, next)
             }
-            Job::Exit { .. } => return None,
-            Job::TaskletEntry => {
+            Job::Exit { .. } | Job::Defer => return None,
+            Job::Prologue { input, .. } => return self.wired_prologue(cpu, input),
+            Job::TaskletEntry { src } => {
                 // The tasklet runs: it may be scheduled again from now on.
-                let rec = self.delivery.tasklet.take().expect("a scheduled tasklet has its interrupt");
+                let rec = self.delivery.tasklets[usize::from(src)].take().expect("a scheduled tasklet has its interrupt");
                 self.delivery.counters.tasklet_runs += 1;
                 // The tasklet reads this interrupt's data, not a later one's.
                 if rec.data > now {
@@ -212,11 +229,11 @@ impl Machine {
             }
             self.write_to_device(at, src, Write::IsrSignature(rec), "ISR signature");
             self.delivery.counters.exerciser_claims += 1;
-            if self.delivery.tasklet.is_some() {
+            if self.delivery.tasklets[src].is_some() {
                 self.delivery.counters.tasklet_merged += 1;
             } else {
-                self.delivery.tasklet = Some(rec);
-                self.post(cpu, SOFT, Any::Irq(Job::TaskletEntry));
+                self.delivery.tasklets[src] = Some(rec);
+                self.post(cpu, SOFT, Any::Irq(Job::TaskletEntry { src: src as u16 }));
             }
         }
         Some(Any::Irq(Job::Claim { input: input as u16, h: h as u16 }))

@@ -221,26 +221,34 @@ impl Machine {
         self.step_job(0, 0, Irq::NONE).map(Any::Mask)
     }
 
-    /// The CPU's masking level: the highest section open in any activity.
-    fn masking_level(&self) -> u8 {
-        self.masking.open.iter().filter_map(|s| s.iter().max()).max().copied().unwrap_or(0)
+    /// `cpu`'s masking level: the highest section open in any activity.
+    fn masking_level(&self, cpu: usize) -> u8 {
+        self.masking.cpus[cpu].level()
     }
 
-    /// Hands an interrupt to the thread, which starts it at once if it is
-    /// above what runs. `check`: its prologue tests the software mask.
-    pub(crate) fn post_interrupt(&mut self, irq: Irq, program: u16, check: bool) {
+    /// Hands an interrupt to `cpu`, which starts it at once if it is above
+    /// what runs. `check`: its prologue tests the software mask.
+    pub(crate) fn post_interrupt(&mut self, cpu: usize, irq: Irq, program: u16, check: bool) {
         self.masking.counters.posted += 1;
         let now = self.queue.now();
-        self.timeline.flow_from(0, IRQ + irq.priority - 1, now, "interrupt");
-        self.post(0, IRQ + irq.priority - 1, Any::Mask(Job::new(program, 0, irq, What::Prologue { check })));
+        self.timeline.flow_from(cpu, IRQ + irq.priority - 1, now, "interrupt");
+        self.post(cpu, IRQ + irq.priority - 1, Any::Mask(Job::new(program, 0, irq, What::Prologue { check })));
     }
 
-    /// Posts the interrupts the hardware mask no longer holds.
-    fn deliver_held(&mut self) {
+    /// Posts the interrupts `cpu`'s hardware mask no longer holds: from its
+    /// held queues, or (`wired`) the controller's next one, once the mask is
+    /// down.
+    fn deliver_held(&mut self, cpu: usize) {
+        if self.masking.wired {
+            if self.masking.cpus[cpu].hw == 0 && self.offer_posted(cpu) {
+                self.masking.counters.held += 1;
+            }
+            return;
+        }
         let check = self.masking.scheme == Scheme::Optimistic;
-        for p in (self.masking.hw as usize + 1)..self.masking.held.len() {
-            while let Some((irq, program)) = self.masking.held[p].pop_front() {
-                self.post_interrupt(irq, program, check);
+        for p in (self.masking.cpus[cpu].hw as usize + 1)..self.masking.cpus[cpu].held.len() {
+            while let Some((irq, program)) = self.masking.cpus[cpu].held[p].pop_front() {
+                self.post_interrupt(cpu, irq, program, check);
             }
         }
     }
@@ -248,7 +256,7 @@ impl Machine {
     /// What the activity at `level` does after `job`: `None` ends it.
     // Out of line: the network hot path inlines only its own arm of `work` and `after`.
     #[inline(never)]
-    pub(super) fn mask_after(&mut self, now: Time, level: Level, job: Job) -> Option<Any> {
+    pub(super) fn mask_after(&mut self, now: Time, cpu: usize, level: Level, job: Job) -> Option<Any> {
         let cost = self.mask_work(job).cycles;
         if !matches!(job.what, What::Run) {
             self.masking.counters.masking_cycles += cost;
@@ -258,22 +266,23 @@ impl Machine {
         }
         let l = level as usize;
         let next = match job.what {
-            What::Run => self.next_step(now, level, job),
+            What::Run => self.next_step(now, cpu, level, job),
             What::Prologue { check } => {
-                let masking = self.masking_level();
+                let masking = self.masking_level(cpu);
+                let m = &mut self.masking.cpus[cpu];
                 if check && job.priority <= masking {
                     // Masked in software: keep a continuation, mask in hardware, return.
                     self.masking.counters.deferred += 1;
-                    self.masking.deferred.push_back((job.irq(), job.program));
-                    self.masking.hw = self.masking.hw.max(masking);
+                    m.deferred.push_back((job.irq(), job.program));
+                    m.hw = m.hw.max(masking);
                     return Some(Any::Mask(Job { what: What::Defer, ..job }));
                 }
-                self.masking.began[l] = (now, masking);
+                m.began[l] = (now, masking);
                 if job.program == NIC_HANDLER {
                     // The NIC's Driver ISR runs in this activity (`kernel/driver.rs`).
-                    return self.nic_step(false).or_else(|| self.finish(now, level, job).map(Any::Mask));
+                    return self.nic_step(false).or_else(|| self.finish(now, cpu, level, job).map(Any::Mask));
                 }
-                self.step_job(job.program, 0, job.irq()).or_else(|| self.finish(now, level, job))
+                self.step_job(job.program, 0, job.irq()).or_else(|| self.finish(now, cpu, level, job))
             }
             What::Defer => {
                 // The interrupted activity resumes; the handler waits in `deferred`.
@@ -282,74 +291,101 @@ impl Machine {
             }
             What::Enter => {
                 if let Some(Step::Enter(p)) = self.step(job) {
-                    self.section_enter(level, p);
+                    self.section_enter(cpu, level, p);
                 }
-                self.next_step(now, level, job)
+                self.next_step(now, cpu, level, job)
             }
             What::Exit => {
-                if self.section_exit(level) {
+                if self.section_exit(cpu, level) {
                     Some(Job { what: What::Restore, ..job })
                 } else {
-                    self.next_step(now, level, job)
+                    self.next_step(now, cpu, level, job)
                 }
             }
             What::Restore => {
-                self.section_restore();
-                self.next_step(now, level, job)
+                self.section_restore(cpu);
+                self.next_step(now, cpu, level, job)
             }
         };
         next.map(Any::Mask)
     }
 
-    /// The activity at `level` opens a section masking priorities `<= p`.
-    pub(crate) fn section_enter(&mut self, level: Level, p: u8) {
-        self.masking.open[level as usize].push(p);
+    /// The activity at `level` of `cpu` opens a section masking priorities
+    /// `<= p`.
+    pub(crate) fn section_enter(&mut self, cpu: usize, level: Level, p: u8) {
+        let m = &mut self.masking.cpus[cpu];
+        m.open[level as usize].push(p);
         if self.masking.scheme == Scheme::Conventional {
-            self.masking.hw = self.masking_level();
+            m.hw = m.level();
         }
     }
 
-    /// The activity at `level` closes its innermost section. Returns whether
-    /// deferred handlers were released and the hardware mask must be
-    /// restored after them (optimistic only).
-    pub(crate) fn section_exit(&mut self, level: Level) -> bool {
-        self.masking.open[level as usize].pop();
-        let masking = self.masking_level();
+    /// The activity at `level` of `cpu` closes its innermost section.
+    /// Returns whether deferred handlers were released and the hardware
+    /// mask must be restored after them (optimistic only).
+    pub(crate) fn section_exit(&mut self, cpu: usize, level: Level) -> bool {
+        let m = &mut self.masking.cpus[cpu];
+        m.open[level as usize].pop();
+        let masking = m.level();
         match self.masking.scheme {
             Scheme::Conventional => {
-                self.masking.hw = masking;
-                self.deliver_held();
+                m.hw = masking;
+                self.deliver_held(cpu);
                 false
             }
-            Scheme::Optimistic => self.release_deferred(masking),
+            Scheme::Optimistic => self.release_deferred(cpu, masking),
         }
     }
 
     /// Deferred handlers have run (they preempted the exiting activity):
-    /// lower the hardware mask as far as the remaining ones allow.
-    pub(crate) fn section_restore(&mut self) {
-        self.masking.hw = if self.masking.deferred.is_empty() { 0 } else { self.masking_level() };
-        self.deliver_held();
+    /// lower `cpu`'s hardware mask as far as the remaining ones allow.
+    pub(crate) fn section_restore(&mut self, cpu: usize) {
+        let m = &mut self.masking.cpus[cpu];
+        m.hw = if m.deferred.is_empty() && m.deferred_input.is_none() { 0 } else { m.level() };
+        self.deliver_held(cpu);
     }
 
-    /// The NIC raises its interrupt at priority `priority` on a CPU with
-    /// critical sections: held by the hardware mask, or taken (and, under
-    /// optimistic protection, tested against the software mask).
-    pub(crate) fn raise_masked(&mut self, priority: u8) {
+    /// The NIC raises its interrupt at priority `priority` on `cpu`, whose
+    /// kernel has critical sections (the direct wire): held by the hardware
+    /// mask, or taken (and, under optimistic protection, tested against the
+    /// software mask).
+    // Out of line: only the critical-section studies take it.
+    #[inline(never)]
+    pub(crate) fn raise_masked(&mut self, cpu: usize, priority: u8) {
         if self.masking.merge_if_full() {
             return;
         }
         let m = &mut self.masking;
         let irq = Irq { id: m.next_id, priority };
         m.next_id += 1;
-        if priority <= m.hw {
+        if priority <= m.cpus[cpu].hw {
             m.counters.held += 1;
-            m.held[priority as usize].push_back((irq, NIC_HANDLER));
+            m.cpus[cpu].held[priority as usize].push_back((irq, NIC_HANDLER));
         } else {
             let check = m.scheme == Scheme::Optimistic;
-            self.post_interrupt(irq, NIC_HANDLER, check);
+            self.post_interrupt(cpu, irq, NIC_HANDLER, check);
         }
-        self.dispatch(0);
+        self.dispatch(cpu);
+    }
+
+    /// An interrupt taken through the controller on `cpu` (optimistic
+    /// protection): its prologue tests the software mask. Masked, it keeps
+    /// the interrupt as a continuation and raises the hardware mask (the CPU
+    /// stays inside the interrupt, so the controller delivers nothing more
+    /// to it); otherwise the interrupt path goes on from its entry.
+    pub(crate) fn wired_prologue(&mut self, cpu: usize, input: u16) -> Option<Any> {
+        self.masking.counters.masking_cycles += self.masking.costs.prologue_check;
+        let masking = self.masking_level(cpu);
+        if masking == 0 {
+            return Some(Any::Irq(super::IrqJob::Entry { input, cpu: cpu as u16 }));
+        }
+        let c = &mut self.masking.counters;
+        c.deferred += 1;
+        c.masking_cycles += self.masking.costs.continuation + self.masking.costs.conventional_raise;
+        let m = &mut self.masking.cpus[cpu];
+        m.deferred_input = Some(input);
+        m.hw = m.hw.max(masking);
+        Some(Any::Irq(super::IrqJob::Defer))
     }
 
     /// The NIC's Driver ISR, run as a masked interrupt's handler, is done.
@@ -358,14 +394,24 @@ impl Machine {
         self.masking.counters.posted -= 1;
     }
 
-    /// Posts the deferred interrupts above `masking`, oldest first; whether any.
-    fn release_deferred(&mut self, masking: u8) -> bool {
+    /// Posts `cpu`'s deferred interrupts above `masking`, oldest first;
+    /// whether any. Through a controller every section masks every
+    /// interrupt, so its one continuation runs once none is open.
+    fn release_deferred(&mut self, cpu: usize, masking: u8) -> bool {
+        if self.masking.wired {
+            if masking > 0 {
+                return false;
+            }
+            let Some(input) = self.masking.cpus[cpu].deferred_input.take() else { return false };
+            self.post(cpu, IRQ, Any::Irq(super::IrqJob::Entry { input, cpu: cpu as u16 }));
+            return true;
+        }
         let mut any = false;
         let mut i = 0;
-        while i < self.masking.deferred.len() {
-            if self.masking.deferred[i].0.priority > masking {
-                if let Some((irq, program)) = self.masking.deferred.remove(i) {
-                    self.post_interrupt(irq, program, false);
+        while i < self.masking.cpus[cpu].deferred.len() {
+            if self.masking.cpus[cpu].deferred[i].0.priority > masking {
+                if let Some((irq, program)) = self.masking.cpus[cpu].deferred.remove(i) {
+                    self.post_interrupt(cpu, irq, program, false);
                     any = true;
                 }
             } else {
@@ -390,7 +436,7 @@ impl Machine {
         Some(Job::new(program, pc, irq, what))
     }
 
-    fn next_step(&mut self, now: Time, level: Level, job: Job) -> Option<Job> {
+    fn next_step(&mut self, now: Time, cpu: usize, level: Level, job: Job) -> Option<Job> {
         if let Some(next) = self.step_job(job.program, job.pc + 1, job.irq()) {
             return Some(next);
         }
@@ -404,16 +450,16 @@ impl Machine {
             }
             return None;
         }
-        self.finish(now, level, job)
+        self.finish(now, cpu, level, job)
     }
 
     /// A handler's activity ends.
-    fn finish(&mut self, now: Time, level: Level, job: Job) -> Option<Job> {
+    fn finish(&mut self, now: Time, cpu: usize, level: Level, job: Job) -> Option<Job> {
         let m = &mut self.masking;
         m.counters.handled += 1;
         m.counters.posted -= 1;
         if let Some(log) = m.log.as_mut() {
-            let (started, masking_level) = m.began[level as usize];
+            let (started, masking_level) = m.cpus[cpu].began[level as usize];
             let arrived = m.arrived[job.id as usize];
             log.push(HandlerRun { id: job.id, priority: job.priority, arrived, started, finished: now, masking_level });
         }

@@ -74,6 +74,8 @@ pub enum Job {
     Section {
         phase: Phase,
         site: Site,
+        /// The NAPI instance whose poll holds it (`Site::Poll*`).
+        q: u8,
         arrival: Time,
         bytes: u32,
     },
@@ -102,6 +104,11 @@ pub enum Job {
 }
 
 impl Job {
+    /// A critical section's first step: its mask raise.
+    pub fn section(site: Site, q: u8, arrival: Time, bytes: u32) -> Self {
+        Job::Section { phase: Phase::Enter, site, q, arrival, bytes }
+    }
+
     /// Whether an activity that ends with this job ends an interrupt taken
     /// through the controller (interrupts are enabled again after it).
     #[inline]
@@ -127,7 +134,9 @@ impl Label for Job {
             Job::PollRx => "NET_RX (Rx done)",
             Job::Section { phase: Phase::Enter, .. } => "section enter (mask raise)",
             Job::Section { phase: Phase::Body, site: Site::Driver, .. } => "Driver ISR (critical section)",
-            Job::Section { phase: Phase::Body, site: Site::Protocol, .. } => "socket receive (critical section)",
+            Job::Section { phase: Phase::Body, site: Site::BottomHalf, .. } => "NET_RX (critical section)",
+            Job::Section { phase: Phase::Body, site: Site::Poll | Site::Busy, .. } => "driver poll (critical section)",
+            Job::Section { phase: Phase::Body, site: Site::Protocol | Site::PollSocket | Site::BusySocket, .. } => "socket receive (critical section)",
             Job::Section { phase: Phase::Body, site: Site::Syscall, .. } => "system call (critical section)",
             Job::Section { phase: Phase::Exit, .. } => "section exit (mask lower)",
             Job::Section { phase: Phase::Restore, .. } => "restore hardware mask",
@@ -182,19 +191,19 @@ impl Machine {
                 }
                 Some(Job::AppThink)
             }
-            Job::Syscall if self.net.costs.sections.syscall > 0 => Some(Job::Section { phase: Phase::Enter, site: Site::Syscall, arrival: 0, bytes: 0 }),
+            Job::Syscall if self.net.costs.sections.syscall > 0 => Some(Job::section(Site::Syscall, 0, 0, 0)),
             Job::Syscall => {
                 self.syscall_done();
                 None
             }
             Job::IsrTx => self.tx_step(now, false).or_else(|| self.isr_done(now, thread)),
             Job::IsrRx => self.rx_step(now, thread, false).or_else(|| self.isr_done(now, thread)),
-            Job::Section { phase, site, arrival, bytes } => self.section_step(now, thread, level, phase, site, arrival, bytes),
+            Job::Section { phase, site, q, arrival, bytes } => self.section_step(now, thread, level, phase, Job::Section { phase, site, q, arrival, bytes }),
             Job::Softirq => self.nic_step(true),
             Job::PollTx => self.tx_step(now, true),
             Job::PollRx => self.rx_step(now, thread, true),
             Job::Irq(j) => self.irq_after(now, thread, j),
-            Job::Mask(j) => self.mask_after(now, level, j),
+            Job::Mask(j) => self.mask_after(now, thread, level, j),
             Job::Code(a) => self.code_after(thread, a),
             Job::Napi(j) => self.napi_after(now, thread, j),
             // One protocol layer is done; the next runs in the same activation.
@@ -230,33 +239,39 @@ impl Machine {
         self.net.counters.syscalls_done += 1;
     }
 
-    /// A critical section in the network path goes one step on. Out of
-    /// line: only the critical-section studies take it.
-    #[allow(clippy::too_many_arguments)]
+    /// A critical section in the network path goes one step on (on
+    /// `thread`, whose mask it is). Out of line: only the critical-section
+    /// studies take it.
     #[inline(never)]
-    fn section_step(&mut self, now: Time, thread: usize, level: Level, phase: Phase, site: Site, arrival: Time, bytes: u32) -> Option<Job> {
-        let job = |phase| Some(Job::Section { phase, site, arrival, bytes });
-        let cost = self.net.costs.work(Job::Section { phase, site, arrival, bytes }).cycles;
+    fn section_step(&mut self, now: Time, thread: usize, level: Level, phase: Phase, job: Job) -> Option<Job> {
+        let Job::Section { site, q, arrival, bytes, .. } = job else { unreachable!("a section step is a section job") };
+        let next = |phase| Some(Job::Section { phase, site, q, arrival, bytes });
+        let cost = self.net.costs.work(job).cycles;
         if phase != Phase::Body {
             self.masking.counters.masking_cycles += cost;
         }
         let restore = match phase {
             Phase::Enter => {
-                self.section_enter(level, self.net.costs.sections.level);
-                return job(Phase::Body);
+                self.section_enter(thread, level, self.net.costs.sections.level);
+                return next(Phase::Body);
             }
-            Phase::Body => return job(Phase::Exit),
-            Phase::Exit => self.section_exit(level),
+            Phase::Body => return next(Phase::Exit),
+            Phase::Exit => self.section_exit(thread, level),
             Phase::Restore => {
-                self.section_restore();
+                self.section_restore(thread);
                 false
             }
         };
         if restore {
-            return job(Phase::Restore);
+            return next(Phase::Restore);
         }
         match site {
             Site::Driver => self.nic_step(false).or_else(|| self.isr_done(now, thread)),
+            Site::BottomHalf => self.nic_step(true),
+            Site::Poll => self.poll_section(q, Site::PollSocket).or_else(|| self.poll_resume(now, thread, q)),
+            Site::PollSocket => self.poll_resume(now, thread, q),
+            Site::Busy => self.busy_section(Site::BusySocket).or_else(|| self.busy_resume(now)),
+            Site::BusySocket => self.busy_resume(now),
             Site::Protocol => {
                 self.received(now, arrival, bytes);
                 None

@@ -19,15 +19,34 @@ pub enum Phase {
     Restore,
 }
 
-/// Where a critical section is.
+/// Where a critical section is: the driver's receive work per frame (in
+/// the ISR, the NET_RX bottom half, a NAPI poll or a busy poll), the socket
+/// layer's per frame, or a system call's kernel work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Site {
-    /// In the Driver ISR's receive work, per frame.
+    /// In the Driver ISR's receive work (mt path).
     Driver,
-    /// In the socket layer's receive work, per frame.
+    /// In the NET_RX bottom half's receive work (Linux path).
+    BottomHalf,
+    /// In a NAPI poll's receive work of queue `q` (`Job::Section::q`): the
+    /// driver's, then the socket layer's.
+    Poll,
+    PollSocket,
+    /// In the busy-polling receiver's receive work: the driver's, then the
+    /// socket layer's.
+    Busy,
+    BusySocket,
+    /// In the socket layer's receive work (a protocol job).
     Protocol,
     /// In a replayed system call's kernel work.
     Syscall,
+}
+
+impl Site {
+    /// Whether the section is the socket layer's (else the driver's or a system call's).
+    pub fn socket(self) -> bool {
+        matches!(self, Site::Protocol | Site::PollSocket | Site::BusySocket)
+    }
 }
 
 /// Cycles of the critical sections in the NIC path (all 0: none).
@@ -146,7 +165,10 @@ impl Costs {
                 match (phase, site) {
                     (Phase::Enter, _) => (sec.enter, Bin::Overhead),
                     (Phase::Body, Site::Driver) => (sec.driver, Bin::Interrupt),
-                    (Phase::Body, Site::Protocol) => (sec.protocol, Bin::Kernel),
+                    (Phase::Body, Site::BottomHalf | Site::Poll) => (sec.driver, Bin::BottomHalf),
+                    (Phase::Body, Site::PollSocket) => (sec.protocol, Bin::BottomHalf),
+                    (Phase::Body, Site::Busy) => (sec.driver, Bin::Kernel),
+                    (Phase::Body, Site::Protocol | Site::BusySocket) => (sec.protocol, Bin::Kernel),
                     (Phase::Body, Site::Syscall) => (sec.syscall, Bin::Kernel),
                     (Phase::Exit, _) => (sec.exit, Bin::Overhead),
                     (Phase::Restore, _) => (sec.restore, Bin::Overhead),
@@ -170,7 +192,8 @@ impl Costs {
 
     /// The receive layers' part of a frame (RPS runs it on another CPU).
     pub fn stack_rx_cycles(&mut self, bytes: u32) -> u64 {
-        if self.stack { self.ip + self.udp + self.copy(bytes) + self.recv_wakeup + self.socket } else { 0 }
+        // A section's part of the socket layer's work is its own job.
+        if self.stack { self.ip + self.udp + self.copy(bytes) + self.recv_wakeup + self.socket - self.sections.protocol } else { 0 }
     }
 
     /// The driver's part of a received frame.

@@ -6,7 +6,7 @@
 //! (`Machine::after`); this file is where a call enters and a frame leaves.
 
 use super::Job;
-use super::net::{Phase, Site};
+use super::net::Site;
 use crate::cpu::SOFT;
 use crate::engine::Time;
 use crate::machine::Machine;
@@ -30,7 +30,7 @@ impl Machine {
     /// section, if it has one, runs first.
     pub(crate) fn socket_done(&mut self, now: Time, arrival: Time, bytes: u32) -> Option<Job> {
         if self.net.costs.sections.protocol > 0 {
-            return Some(Job::Section { phase: Phase::Enter, site: Site::Protocol, arrival, bytes });
+            return Some(Job::section(Site::Protocol, 0, arrival, bytes));
         }
         self.received(now, arrival, bytes);
         None

@@ -14,7 +14,6 @@ use crate::cpu::{EntryCosts, IRQ, Thread};
 use crate::delivery::IrqPathKind;
 use crate::engine::EventQueue;
 use crate::error::Result;
-use crate::intc::IntcKind;
 use crate::kernel::Job;
 use crate::timeline::Timeline;
 
@@ -42,9 +41,14 @@ impl Machine {
             WorkloadConfig::NullRpc(w) => m.masking = Masking::null_rpc(s, w).map_err(invalid)?,
             _ => {
                 m.net = Net::new(s, base_dir, record)?;
+                let (linux, wired) = (matches!(s.irq_path.kind, Some(IrqPathKind::Linux | IrqPathKind::Napi)), s.nic_wired());
                 if sections {
-                    m.masking = Masking::nic(s);
-                    m.net.masked = Some(s.masking.nic_priority);
+                    // Behind a controller a section masks what the controller
+                    // delivers to its CPU; on the bare wire, priority levels.
+                    m.masking = Masking::nic(s, wired);
+                    if !wired {
+                        m.net.masked = Some(s.masking.nic_priority);
+                    }
                 }
                 if s.code.selected() {
                     let code = crate::code::Code::new(&s.code, s.cpu.threads, levels, base_dir);
@@ -52,11 +56,10 @@ impl Machine {
                     // The application is code: no abstract one runs beside it.
                     m.net.background = false;
                 }
-                let linux = matches!(s.irq_path.kind, Some(IrqPathKind::Linux | IrqPathKind::Napi));
                 if s.irq_path.kind == Some(IrqPathKind::Napi) {
                     m.net.napi = Some(crate::kernel::napi::Napi::new(s));
                 }
-                if s.intc.kind != IntcKind::Direct || linux || !s.sources.others.is_empty() {
+                if wired {
                     m.delivery = Delivery::nic(s, linux);
                     (m.net.wired, m.net.linux) = (true, linux);
                 }

@@ -11,7 +11,7 @@
 
 use super::{Event, Machine};
 use crate::config::Scenario;
-use crate::delivery::{ExerciserConfig, IrqPathConfig};
+use crate::delivery::{ExerciserConfig, IrqPathConfig, SourceConfig, SourceKind};
 use crate::device::source::{Kind, Source, Write};
 use crate::engine::Time;
 use crate::intc::{self, Intc, IntcKind, Rec, Route, Signal};
@@ -25,7 +25,6 @@ use rand_pcg::Pcg64Mcg;
 pub(crate) struct BusCycles {
     pub mmio_read: u64,
     pub posted: u64,
-    pub dma_transfer: u64,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -64,8 +63,9 @@ pub(crate) struct Delivery {
     pub serving: Vec<(u32, u32)>,
     /// The cycles of the entry, status read or exit each CPU runs now.
     pub step: Vec<u64>,
-    /// The exerciser's tasklet is scheduled (not yet started), for this interrupt.
-    pub tasklet: Option<Rec>,
+    /// Each exerciser's tasklet is scheduled (not yet started), for this
+    /// interrupt; by source.
+    pub tasklets: Vec<Option<Rec>>,
     pub counters: Counters,
     pub isr_hist: Distribution,
     pub tasklet_hist: Distribution,
@@ -96,7 +96,7 @@ impl Delivery {
             handled: vec![false; cpus],
             serving: vec![(0, 0); cpus],
             step: vec![0; cpus],
-            tasklet: None,
+            tasklets: Vec::new(),
             counters: Counters::default(),
             isr_hist: Distribution::unused(),
             tasklet_hist: Distribution::unused(),
@@ -110,14 +110,11 @@ impl Delivery {
     pub fn exerciser(s: &Scenario, w: &ExerciserConfig) -> Result<Self, (String, String)> {
         let wiring = intc::assign(s.intc.kind, intc::First { key: "workload.line", line: w.line, vectors: s.intc.vectors }, &w.others, "workload.others")?;
         let per_s = s.cpu.clock_mhz * 1e6;
-        let mut sources = vec![Source::new(wiring.exerciser, Kind::Exerciser, s.irq_path.isr_cycles, w.process, w.rate_hz, per_s)];
-        for (o, &line) in w.others.iter().zip(&wiring.others) {
-            sources.push(Source::new(vec![line], Kind::Other, o.isr_cycles, o.process, o.rate_hz, per_s));
-        }
+        let mut exerciser = Source::new(wiring.exerciser, Kind::Exerciser, s.irq_path.isr_cycles, w.process, w.rate_hz, per_s);
+        exerciser.dma_transfer = dma_cycles(s, w.dma_bytes);
+        let mut sources = vec![exerciser];
+        sources.extend(others(s, &w.others, &wiring.others));
         let mut d = Self::wired(s, sources, |i| if i == 0 { (w.cpu, w.priority) } else { (w.others[i - 1].cpu, w.others[i - 1].priority) });
-        d.bus.dma_transfer = cycles(s, f64::from(w.dma_bytes) * 8e3 / s.bus.link_mbps);
-        // Only the exerciser's signature writes are timed.
-        (d.isr_hist, d.tasklet_hist) = (Distribution::default(), Distribution::default());
         d.busy_user = w.busy_user;
         Ok(d)
     }
@@ -132,11 +129,8 @@ impl Delivery {
         let first = intc::First { key: "nic", line: None, vectors: s.rss.vectors() };
         let wiring = intc::assign(s.intc.kind, first, others, "sources.others").expect("wiring checked at load");
         let top_half = if linux { s.irq_path.isr_cycles + s.irq_path.tasklet_schedule_cycles } else { 0 };
-        let per_s = s.cpu.clock_mhz * 1e6;
         let mut sources = vec![Source::new(wiring.exerciser, Kind::Nic, top_half, crate::config::Process::Periodic, 1.0, 1.0)];
-        for (o, &line) in others.iter().zip(&wiring.others) {
-            sources.push(Source::new(vec![line], Kind::Other, o.isr_cycles, o.process, o.rate_hz, per_s));
-        }
+        sources.extend(self::others(s, others, &wiring.others));
         let mut d = Self::wired(s, sources, |i| if i == 0 { (s.nic.irq_thread, DEFAULT_PRIORITY) } else { (others[i - 1].cpu, others[i - 1].priority) });
         if !linux {
             (d.path.entry_cycles, d.path.exit_cycles) = (0, 0);
@@ -172,10 +166,15 @@ impl Delivery {
             s.run.seed,
             s.stats.max_packet_records,
         );
+        // Only exercisers' signature writes are timed.
+        if sources.iter().any(|x| x.kind == Kind::Exerciser) {
+            (d.isr_hist, d.tasklet_hist) = (Distribution::default(), Distribution::default());
+        }
+        d.tasklets = vec![None; sources.len()];
         d.sources = sources;
         d.chains = chains;
         if s.intc.kind != IntcKind::Direct {
-            d.bus = BusCycles { mmio_read: cycles(s, s.bus.mmio_read_ns), posted: costs.posted, dma_transfer: 0 };
+            d.bus = BusCycles { mmio_read: cycles(s, s.bus.mmio_read_ns), posted: costs.posted };
         }
         d
     }
@@ -188,6 +187,22 @@ impl Delivery {
 /// The vector priority class a device gets when the scenario gives none
 /// (the exerciser's default).
 const DEFAULT_PRIORITY: u8 = 4;
+
+/// The other sources on their inputs, exercisers among them.
+fn others<'a>(s: &'a Scenario, others: &'a [SourceConfig], lines: &'a [u32]) -> impl Iterator<Item = Source> + 'a {
+    let per_s = s.cpu.clock_mhz * 1e6;
+    others.iter().zip(lines).map(move |(o, &line)| {
+        let kind = if o.kind == SourceKind::Exerciser { Kind::Exerciser } else { Kind::Other };
+        let mut src = Source::new(vec![line], kind, o.isr_cycles, o.process, o.rate_hz, per_s);
+        src.dma_transfer = dma_cycles(s, o.dma_bytes);
+        src
+    })
+}
+
+/// Cycles `bytes` of DMA data take over the link.
+fn dma_cycles(s: &Scenario, bytes: u32) -> u64 {
+    cycles(s, f64::from(bytes) * 8e3 / s.bus.link_mbps)
+}
 
 /// Nanoseconds as CPU cycles.
 fn cycles(s: &Scenario, ns: f64) -> u64 {
@@ -223,7 +238,7 @@ impl Machine {
         }
         // DMA data first (the exerciser only); it is in memory once it has
         // crossed the link and the fabric.
-        let transfer = if self.delivery.sources[src].kind == Kind::Exerciser { self.delivery.bus.dma_transfer } else { 0 };
+        let transfer = self.delivery.sources[src].dma_transfer;
         if transfer > 0 {
             let visible = now + transfer + self.delivery.bus.posted;
             self.delivery.sources[src].data_visible = visible;
@@ -341,13 +356,31 @@ impl Machine {
 
     /// Lets `cpu` accept an interrupt if it has interrupts enabled.
     pub(crate) fn offer(&mut self, cpu: usize) {
-        let d = &mut self.delivery;
-        if d.in_irq[cpu] {
-            return;
+        if let Some(job) = self.accept(cpu) {
+            self.post_dispatch(cpu, crate::cpu::IRQ, job);
         }
-        let Some(taken) = d.intc.take(cpu) else {
-            return;
-        };
+    }
+
+    /// As [`Machine::offer`], from inside a job's end on `cpu` (a critical
+    /// section's exit): the interrupt is posted, and the thread's dispatch
+    /// after that job starts it. Whether `cpu` took one.
+    pub(crate) fn offer_posted(&mut self, cpu: usize) -> bool {
+        let Some(job) = self.accept(cpu) else { return false };
+        self.post(cpu, crate::cpu::IRQ, job);
+        true
+    }
+
+    /// `cpu` takes the controller's most urgent interrupt for it, if its
+    /// interrupts are enabled and its mask is down: the first job of the
+    /// interrupt path (the optimistic prologue's mask test, with critical
+    /// sections under optimistic protection).
+    #[inline(always)]
+    fn accept(&mut self, cpu: usize) -> Option<Job> {
+        let d = &mut self.delivery;
+        if d.in_irq[cpu] || self.masking.masks(cpu) {
+            return None;
+        }
+        let taken = d.intc.take(cpu)?;
         let now = self.queue.now();
         d.in_irq[cpu] = true;
         if taken.rec.is_some() {
@@ -368,7 +401,9 @@ impl Machine {
         }
         self.timeline.flow_from(cpu, crate::cpu::IRQ, from.unwrap_or(now), "interrupt");
         d.step[cpu] = d.path.entry_cycles + taken.ack_cycles;
-        self.post_dispatch(cpu, crate::cpu::IRQ, Job::Irq(IrqJob::Entry { input: taken.input as u16, cpu: cpu as u16 }));
+        let (input, cpu) = (taken.input as u16, cpu as u16);
+        let optimistic = self.masking.wired && self.masking.scheme == crate::kernel::masking::Scheme::Optimistic;
+        Some(Job::Irq(if optimistic { IrqJob::Prologue { input, cpu } } else { IrqJob::Entry { input, cpu } }))
     }
 
     /// The interrupt `cpu` was handling is over: interrupts are enabled again.

@@ -24,6 +24,22 @@ pub(crate) struct Masking {
     pub arrivals: Box<dyn Iterator<Item = Arrival>>,
     pub scheme: Scheme,
     pub costs: Costs,
+    /// Each CPU's masks: a mask is a CPU's, as in an SMP kernel.
+    pub cpus: Vec<CpuMask>,
+    /// Sections mask the interrupts a controller delivers (any controller,
+    /// the Linux and NAPI paths): the CPU takes none while its hardware
+    /// mask is up. Otherwise they mask priority levels on the direct wire.
+    pub wired: bool,
+    pub next_id: u32,
+    pub levels: u8,
+    pub counters: Counters,
+    /// Every handler's life, when `Some` (tests), and each interrupt's arrival.
+    pub log: Option<Vec<HandlerRun>>,
+    pub arrived: Vec<Time>,
+}
+
+/// One CPU's masking state.
+pub(crate) struct CpuMask {
     /// Open sections (priorities, innermost last) of the activity at each CPU level.
     pub open: Vec<Vec<u8>>,
     /// Hardware mask: priorities at or below it are held (0: none).
@@ -32,14 +48,34 @@ pub(crate) struct Masking {
     pub held: Vec<VecDeque<(Irq, u16)>>,
     /// Interrupts with continuations (and their handler programs), in arrival order.
     pub deferred: VecDeque<(Irq, u16)>,
+    /// The controller input of an interrupt taken through a controller whose
+    /// handler waits for the section's exit (optimistic, `Masking::wired`).
+    pub deferred_input: Option<u16>,
     /// When the handler at each CPU level began, and the masking level then.
     pub began: Vec<(Time, u8)>,
-    pub next_id: u32,
-    pub levels: u8,
-    pub counters: Counters,
-    /// Every handler's life, when `Some` (tests), and each interrupt's arrival.
-    pub log: Option<Vec<HandlerRun>>,
-    pub arrived: Vec<Time>,
+}
+
+impl CpuMask {
+    fn new(levels: u8) -> Self {
+        let cpu_levels = IRQ as usize + levels as usize;
+        Self {
+            open: (0..cpu_levels).map(|_| Vec::with_capacity(8)).collect(),
+            hw: 0,
+            held: (0..=levels).map(|_| VecDeque::new()).collect(),
+            deferred: VecDeque::new(),
+            deferred_input: None,
+            began: vec![(0, 0); cpu_levels],
+        }
+    }
+
+    /// The masking level: the highest section open in any activity.
+    pub fn level(&self) -> u8 {
+        self.open.iter().filter_map(|s| s.iter().max()).max().copied().unwrap_or(0)
+    }
+
+    fn waiting(&self) -> u64 {
+        self.held.iter().map(|q| q.len() as u64).sum::<u64>() + self.deferred.len() as u64 + u64::from(self.deferred_input.is_some())
+    }
 }
 
 impl Masking {
@@ -49,11 +85,8 @@ impl Masking {
             arrivals: Box::new(std::iter::empty()),
             scheme: Scheme::Conventional,
             costs: Costs::default(),
-            open: Vec::new(),
-            hw: 0,
-            held: Vec::new(),
-            deferred: VecDeque::new(),
-            began: Vec::new(),
+            cpus: Vec::new(),
+            wired: false,
             next_id: 0,
             levels: 0,
             counters: Counters::default(),
@@ -63,8 +96,9 @@ impl Masking {
     }
 
     /// Programs over `levels` priorities (`programs[0]` the base program)
-    /// and the interrupts that run the others.
+    /// and the interrupts that run the others, on `cpus` CPUs.
     pub fn new(
+        cpus: usize,
         levels: u8,
         programs: Vec<Program>,
         arrivals: Box<dyn Iterator<Item = Arrival>>,
@@ -75,18 +109,7 @@ impl Masking {
             return Err(format!("{levels} priority levels: must be 1..={}", Thread::<Job>::MAX_LEVELS - IRQ as usize));
         }
         check_programs(&programs, levels)?;
-        let cpu_levels = IRQ as usize + levels as usize;
-        Ok(Self {
-            programs,
-            arrivals,
-            scheme,
-            costs,
-            open: (0..cpu_levels).map(|_| Vec::with_capacity(8)).collect(),
-            held: (0..=levels).map(|_| VecDeque::new()).collect(),
-            began: vec![(0, 0); cpu_levels],
-            levels,
-            ..Self::idle()
-        })
+        Ok(Self { programs, arrivals, scheme, costs, cpus: (0..cpus).map(|_| CpuMask::new(levels)).collect(), levels, ..Self::idle() })
     }
 
     /// The null-RPC workload on the scenario's machine profile.
@@ -94,14 +117,15 @@ impl Masking {
         let handler = Program { steps: vec![Step::Run(w.handler_cycles.max(0) as u64)], bin: crate::cpu::Bin::Interrupt, repeat: false };
         let programs = vec![crate::masking::null_rpc_program(w), handler];
         let levels = s.masking.machine.profile().interrupt_levels;
-        Self::new(levels, programs, Box::new(Arrivals::new(s, w)), s.masking.scheme, s.masking.costs())
+        Self::new(1, levels, programs, Box::new(Arrivals::new(s, w)), s.masking.scheme, s.masking.costs())
     }
 
-    /// Critical sections in the NIC driver and protocol: no programs, the
-    /// NIC's interrupt is the one source.
-    pub fn nic(s: &Scenario) -> Self {
+    /// Critical sections in the kernel's network path: no programs; a mask
+    /// per CPU. `wired`: the interrupts come through a controller.
+    pub fn nic(s: &Scenario, wired: bool) -> Self {
         let levels = s.masking.machine.profile().interrupt_levels;
-        Self::new(levels, Vec::new(), Box::new(std::iter::empty()), s.masking.scheme, s.masking.costs()).expect("levels checked at load")
+        let m = Self::new(s.cpu.threads, levels, Vec::new(), Box::new(std::iter::empty()), s.masking.scheme, s.masking.costs());
+        Self { wired, ..m.expect("levels checked at load") }
     }
 
     /// Whether the masking study's programs run (the null RPC).
@@ -118,9 +142,16 @@ impl Masking {
         full
     }
 
-    /// Interrupts raised and not yet handled: held, deferred or on the thread.
+    /// Interrupts raised and not yet handled: held, deferred or on a thread.
     pub fn in_flight(&self) -> u64 {
-        self.held.iter().map(|q| q.len() as u64).sum::<u64>() + self.deferred.len() as u64 + self.counters.posted
+        self.cpus.iter().map(CpuMask::waiting).sum::<u64>() + self.counters.posted
+    }
+
+    /// Whether `cpu`'s hardware mask keeps it from taking an interrupt from
+    /// its controller (`wired`; without sections no CPU has a mask).
+    #[inline(always)]
+    pub fn masks(&self, cpu: usize) -> bool {
+        self.cpus.get(cpu).is_some_and(|c| c.hw > 0)
     }
 }
 
@@ -164,12 +195,12 @@ impl Machine {
         if m.log.is_some() {
             m.arrived.push(now);
         }
-        if priority <= m.hw {
+        if priority <= m.cpus[0].hw {
             m.counters.held += 1;
-            m.held[priority as usize].push_back((irq, program));
+            m.cpus[0].held[priority as usize].push_back((irq, program));
         } else {
             let check = m.scheme == Scheme::Optimistic;
-            self.post_interrupt(irq, program, check);
+            self.post_interrupt(0, irq, program, check);
         }
         self.schedule_arrival();
         self.dispatch(0);
@@ -241,7 +272,7 @@ impl Model {
         costs: Costs,
         end: Time,
     ) -> std::result::Result<Self, String> {
-        let masking = Masking::new(levels, programs, Box::new(arrivals), scheme, costs)?;
+        let masking = Masking::new(1, levels, programs, Box::new(arrivals), scheme, costs)?;
         let mut m = Machine::shell("", 1.0, end, 1, IRQ as usize + levels as usize, crate::cpu::ContextPolicy::Single, entry, Timeline::disabled());
         m.masking = masking;
         Ok(Self(m))

@@ -55,10 +55,13 @@ impl Report {
         }
         if m.net.masked.is_some() {
             add(nic_masking(&m, &mut laws));
+        } else if m.masking.wired {
+            add(wired_masking(&m));
         }
         if let Some(code) = &m.code {
             add(code_metrics(code));
         }
+        add(crate::metrics::cpu_load(&m.threads.iter().map(|t| t.bins()).collect::<Vec<_>>(), m.end));
         let policy = m.threads[0].policy();
         Self {
             clock_mhz: m.clock_mhz,
@@ -149,15 +152,17 @@ fn delivery(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         ("interrupts_in_flight", in_flight as f64),
     ]);
     laws.push(Law { what: "interrupts raised = serviced + lost + in flight", lhs: raised, rhs: serviced + lost + in_flight });
-    let ex = &d.sources[0];
-    if ex.kind != Kind::Exerciser {
+    let exercisers = || d.sources.iter().filter(|s| s.kind == Kind::Exerciser);
+    if exercisers().next().is_none() {
         metrics.extend(named([("spurious_interrupts", c.spurious as f64), ("cpu_cycles_per_interrupt", per_irq)]));
         return metrics;
     }
+    // Every exerciser's, summed (the exerciser workload has one).
+    let ex = |f: fn(&crate::device::source::Source) -> u64| exercisers().map(f).sum::<u64>() as f64;
     metrics.extend(named([
-        ("exerciser_raised", ex.raised as f64),
-        ("exerciser_serviced", ex.serviced as f64),
-        ("exerciser_lost", ex.lost as f64),
+        ("exerciser_raised", ex(|s| s.raised)),
+        ("exerciser_serviced", ex(|s| s.serviced)),
+        ("exerciser_lost", ex(|s| s.lost)),
         ("spurious_interrupts", c.spurious as f64),
         ("tasklet_runs", c.tasklet_runs as f64),
         ("tasklet_merged", c.tasklet_merged as f64),
@@ -173,7 +178,7 @@ fn delivery(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     laws.push(Law {
         what: "exerciser ISR claims = tasklet runs + merged schedules + scheduled",
         lhs: c.exerciser_claims,
-        rhs: c.tasklet_runs + c.tasklet_merged + u64::from(d.tasklet.is_some()),
+        rhs: c.tasklet_runs + c.tasklet_merged + d.tasklets.iter().filter(|t| t.is_some()).count() as u64,
     });
     laws.push(Law { what: "stale DMA data reads = 0", lhs: c.stale_reads, rhs: 0 });
     metrics
@@ -224,6 +229,19 @@ fn nic_masking(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         ("nic_interrupts_held", c.held as f64),
         ("nic_interrupts_deferred", c.deferred as f64),
         ("nic_interrupts_in_flight", in_flight as f64),
+    ])
+}
+
+/// Critical sections behind a controller: what masking cost per delivered
+/// frame, and the interrupts (of every device) the masks held or deferred.
+fn wired_masking(m: &Machine) -> Metrics {
+    let c = m.masking.counters;
+    let frames = m.net.counters.rx_delivered;
+    named([
+        ("masking_cycles", c.masking_cycles as f64),
+        ("masking_cycles_per_frame", if frames == 0 { f64::NAN } else { c.masking_cycles as f64 / frames as f64 }),
+        ("interrupts_held", c.held as f64),
+        ("interrupts_deferred", c.deferred as f64),
     ])
 }
 

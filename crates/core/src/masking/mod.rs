@@ -99,7 +99,7 @@ impl MaskingConfig {
         Param::cycles(
             "driver_section_cycles",
             d("0"),
-            "of the Driver ISR's receive work per frame (`driver.isr_rx_done_cycles`), the cycles inside a critical section; with `protocol_section_cycles`, turns masking on for the NIC path",
+            "of the driver's receive work per frame (`driver.isr_rx_done_cycles`: in the ISR, the NET_RX bottom half, a NAPI or busy poll), the cycles inside a critical section on that CPU; with `protocol_section_cycles`, turns masking on for the NIC path",
         )
         .when("workload.kind", NIC_KINDS),
         Param::cycles(
@@ -114,7 +114,7 @@ impl MaskingConfig {
             "of a replayed system call's kernel work (`app.syscall_cycles`), the cycles inside a critical section",
         )
         .when("workload.kind", &["trace", "script", "synthetic"]),
-        Param::int("nic_priority", "", d("1"), 1, MAX_LEVEL, "the priority of the NIC's interrupt (one of the machine's levels)").when("workload.kind", NIC_KINDS),
+        Param::int("nic_priority", "", d("1"), 1, MAX_LEVEL, "the priority of the NIC's interrupt (one of the machine's levels; behind a controller every section masks every interrupt)").when("workload.kind", NIC_KINDS),
         Param::int("section_level", "", absent("`nic_priority`: the sections hold off the NIC"), 1, MAX_LEVEL, "the sections mask priorities at or below this one")
             .when("workload.kind", NIC_KINDS),
     ];
@@ -255,25 +255,14 @@ fn check_costs(m: &MaskingConfig) -> std::result::Result<(), (String, String)> {
     Ok(())
 }
 
-/// Checks of critical sections in the NIC path: `(key, message)`. Masking
-/// is modelled on the mt-interrupts path over the direct wire, on one thread.
+/// Checks of critical sections in the NIC path: `(key, message)`. They run
+/// on any controller, path and number of threads, with a mask per CPU.
 pub fn check_nic(s: &Scenario) -> std::result::Result<(), (String, String)> {
     let m = &s.masking;
     if !m.nic_sections() {
         return Ok(());
     }
     let err = |k: &str, msg: String| Err((k.to_string(), msg));
-    let key = match (m.driver_section_cycles, m.protocol_section_cycles) {
-        (d, _) if d > 0 => "masking.driver_section_cycles",
-        (_, p) if p > 0 => "masking.protocol_section_cycles",
-        _ => "masking.syscall_section_cycles",
-    };
-    if s.cpu.threads > 1 {
-        return err(key, format!("critical sections are modelled on a one-thread CPU, got cpu.threads = {}", s.cpu.threads));
-    }
-    if s.intc.kind != crate::intc::IntcKind::Direct || s.irq_path.kind.is_some_and(|k| k != crate::delivery::IrqPathKind::Mt) {
-        return err(key, "critical sections in the NIC path are modelled on the direct wire and the mt path only (intc.kind = \"direct\", irq_path.kind = \"mt\")".into());
-    }
     check_costs(m)?;
     if m.driver_section_cycles > s.driver.isr_rx_done_cycles {
         return err("masking.driver_section_cycles", format!("{} exceeds driver.isr_rx_done_cycles = {}", m.driver_section_cycles, s.driver.isr_rx_done_cycles));
@@ -288,13 +277,22 @@ pub fn check_nic(s: &Scenario) -> std::result::Result<(), (String, String)> {
         return err("masking.protocol_section_cycles", format!("{} exceeds stack.socket_cycles = {}", m.protocol_section_cycles, s.stack.socket_cycles));
     }
     let levels = m.machine.profile().interrupt_levels;
-    for (k, l) in [("masking.nic_priority", m.nic_priority), ("masking.section_level", m.section_level.unwrap_or(m.nic_priority))] {
+    let section_level = m.section_level.unwrap_or(m.nic_priority);
+    for (k, l) in [("masking.nic_priority", m.nic_priority), ("masking.section_level", section_level)] {
         if l == 0 || l > levels {
             return err(k, format!("priority {l} does not exist on the {} (levels 1..={levels})", m.machine.profile().machine));
         }
     }
-    if s.nic.irq_thread != 0 || s.app.thread != 0 {
-        return err(key, "critical sections are modelled on thread 0: nic.irq_thread and app.thread must be 0".into());
+    // Behind a controller a section is spin_lock_irqsave: it masks every
+    // interrupt its CPU's controller delivers, the NIC's among them.
+    if s.nic_wired() && section_level < m.nic_priority {
+        return err(
+            "masking.section_level",
+            format!(
+                "{section_level} leaves the NIC's priority {} unmasked, which only the bare wire's priority levels can do; behind a controller (intc.kind, irq_path.kind or sources.others) a section masks every interrupt on its CPU",
+                m.nic_priority
+            ),
+        );
     }
     Ok(())
 }

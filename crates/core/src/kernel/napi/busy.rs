@@ -23,6 +23,7 @@ use super::Job;
 use crate::cpu::{Bin, USER, Work};
 use crate::engine::Time;
 use crate::kernel::Job as Any;
+use crate::kernel::net::Site;
 use crate::machine::Machine;
 
 /// The busy-polling receiver.
@@ -94,7 +95,7 @@ impl Machine {
     /// The receiver's next step after `job`.
     pub(super) fn busy_after(&mut self, now: Time, job: Job) -> Option<Job> {
         if job == Job::BusyRx {
-            self.rx_done(now, 0, 0);
+            // The frame is delivered (`napi_after`) and its sections have run.
             let b = self.busy();
             (b.frames, b.batch) = (b.frames + 1, b.batch + 1);
             if b.batch < b.budget && self.net.nic.rx_waiting() > 0 {
@@ -117,6 +118,21 @@ impl Machine {
             return None;
         }
         Some(Job::BusySpin)
+    }
+
+    /// The critical section of the busy poller's frame that comes next:
+    /// from `Site::Busy` the driver's, then the socket layer's.
+    pub(crate) fn busy_section(&self, from: Site) -> Option<Any> {
+        let sec = &self.net.costs.sections;
+        if from == Site::Busy && sec.driver > 0 {
+            return Some(Any::section(Site::Busy, 0, 0, 0));
+        }
+        (sec.protocol > 0 && self.net.costs.stack).then(|| Any::section(Site::BusySocket, 0, 0, 0))
+    }
+
+    /// After the frame's critical sections: the busy poller goes on.
+    pub(crate) fn busy_resume(&mut self, now: Time) -> Option<Any> {
+        self.busy_after(now, Job::BusyRx).map(Any::Napi)
     }
 
     /// The busy loop lets the instance go; an interrupt masked meanwhile is

@@ -49,6 +49,7 @@ mod rps;
 pub use config::NapiConfig;
 
 use super::Job as Any;
+use super::net::Site;
 use crate::cpu::{Bin, Label, SOFT, Work};
 use crate::engine::Time;
 use crate::machine::{Event, Machine};
@@ -255,7 +256,14 @@ impl Machine {
     pub(super) fn napi_after(&mut self, now: Time, cpu: usize, job: Job) -> Option<Any> {
         self.check_masked();
         let next = match job {
-            Job::BusySpin | Job::BusyRx => self.busy_after(now, job)?,
+            Job::BusyRx => {
+                self.rx_done(now, 0, 0);
+                if let Some(section) = self.busy_section(Site::Busy) {
+                    return Some(section);
+                }
+                self.busy_after(now, job)?
+            }
+            Job::BusySpin => self.busy_after(now, job)?,
             Job::Softirq => {
                 let n = self.napi();
                 n.counters.softirq_runs += 1;
@@ -282,6 +290,9 @@ impl Machine {
                 let n = self.napi();
                 n.poll_frames[q as usize] += 1;
                 n.cpus[cpu].run_frames += 1;
+                if let Some(section) = self.poll_section(q, Site::Poll) {
+                    return Some(section);
+                }
                 self.poll_step(now, cpu, q)?
             }
             Job::Complete { q } => {
@@ -290,6 +301,28 @@ impl Machine {
             }
         };
         Some(Any::Napi(next))
+    }
+
+    /// The critical section of a frame's receive work on instance `q` that
+    /// comes next: from `Site::Poll` the driver's, then the socket layer's
+    /// (`Site::PollSocket`); on an RPS backlog the socket layer's only.
+    pub(crate) fn poll_section(&self, q: u8, from: Site) -> Option<Any> {
+        let sec = &self.net.costs.sections;
+        if sec.driver | sec.protocol == 0 {
+            return None;
+        }
+        let n = self.net.napi.as_ref().expect("NAPI jobs run only with the NAPI path");
+        let ring = usize::from(q) < n.device_queues;
+        if from == Site::Poll && ring && sec.driver > 0 {
+            return Some(Any::section(Site::Poll, q, 0, 0));
+        }
+        let socket = sec.protocol > 0 && self.net.costs.stack && (!ring || n.rps.is_none());
+        socket.then(|| Any::section(Site::PollSocket, q, 0, 0))
+    }
+
+    /// After a frame's critical sections: the poll of `q` goes on.
+    pub(crate) fn poll_resume(&mut self, now: Time, cpu: usize, q: u8) -> Option<Any> {
+        self.poll_step(now, cpu, q).map(Any::Napi)
     }
 
     /// Counts a step taken while a scheduled instance's interrupt is enabled.

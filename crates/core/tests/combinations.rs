@@ -1,0 +1,197 @@
+//! Every pair of the NIC path's mechanisms, tried as a user would: each
+//! mechanism is a few keys set on one receive scenario (or, for kernel code,
+//! its own scenario); a pair sets both. A pair runs (conserving frames and
+//! giving the same numbers twice), is refused with one line naming a key, or
+//! is not expressible because both set one key to two values (one
+//! controller kind, one receive path, one scheme per machine).
+//!
+//! A property test does the same for random machines of up to five
+//! mechanisms.
+//!
+//! The table in docs/models/composition.md ("What combines") is this test's
+//! output; `IRQSIM_UPDATE_DOCS=1 cargo test -p irqsim-core --test
+//! combinations` rewrites it.
+
+use irqsim_core::{Record, Scenario, parse_override, simulate};
+use std::path::Path;
+
+/// A mechanism: its name, the scenario it needs (`None`: the common one),
+/// and the keys that turn it on.
+struct Mechanism {
+    name: &'static str,
+    base: Option<&'static str>,
+    sets: &'static [&'static str],
+}
+
+const fn m(name: &'static str, sets: &'static [&'static str]) -> Mechanism {
+    Mechanism { name, base: None, sets }
+}
+
+/// The common scenario: the livelock receiver (AE32000, the mt-interrupts
+/// driver and stack costs) under Poisson arrivals below its knee.
+const BASE: &str = "livelock/receiver";
+const BASE_SETS: &[&str] = &["run.duration_ms=5", "workload.process=\"poisson\"", "workload.rate_per_s=8000"];
+
+const NAPI: &str = "irq_path.kind=\"napi\"";
+
+const MECHANISMS: &[Mechanism] = &[
+    m("msi", &["intc.kind=\"msi\""]),
+    m("msix", &["intc.kind=\"msix\""]),
+    m("ioapic", &["intc.kind=\"ioapic\""]),
+    m("xtpic", &["intc.kind=\"xtpic\""]),
+    m("linux", &["irq_path.kind=\"linux\""]),
+    m("napi", &[NAPI]),
+    m("threaded", &[NAPI, "napi.threaded=true"]),
+    m("busy-poll", &[NAPI, "napi.busy_poll_usecs=50", "app.background=false"]),
+    m("defer-irqs", &[NAPI, "napi.defer_hard_irqs=2", "napi.gro_flush_timeout_ns=20000"]),
+    m("coalesce", &["coalesce.rx_usecs=20", "coalesce.rx_frames=8"]),
+    // DIM samples at napi_complete_done: it is the NAPI driver's.
+    m("dim", &[NAPI, "coalesce.adaptive_rx=true"]),
+    m("rss", &[NAPI, "rss.kind=\"toeplitz\"", "rss.queues=2", "cpu.threads=2"]),
+    m("rps", &[NAPI, "rss.kind=\"toeplitz\"", "rss.queues=2", "cpu.threads=2", "rss.rps_cpus=2"]),
+    m("mt-contexts", &["cpu.context_policy=\"multithreaded\""]),
+    m("smp", &["cpu.threads=2", "nic.irq_thread=1"]),
+    m("sections", &["masking.driver_section_cycles=300", "masking.protocol_section_cycles=500"]),
+    m("optimistic", &["masking.driver_section_cycles=300", "masking.protocol_section_cycles=500", "masking.scheme=\"optimistic\""]),
+    m("timer", &["sources.others=[{process = \"periodic\", rate_per_s = 1000.0, isr_cycles = 3000}]"]),
+    m("exerciser", &["sources.others=[{kind = \"exerciser\", rate_per_s = 5000.0, dma_bytes = 4096}]"]),
+    Mechanism { name: "code", base: Some("code/rx-min"), sets: &["run.duration_ms=2"] },
+];
+
+enum Outcome {
+    Runs,
+    Refused(String),
+    /// Both mechanisms set one key, to different values.
+    Clash,
+}
+
+fn key(set: &str) -> &str {
+    set.split('=').next().unwrap_or(set)
+}
+
+fn try_pair(a: &Mechanism, b: &Mechanism) -> Outcome {
+    try_all(&[a, b])
+}
+
+/// Sets every mechanism's keys at once and runs the machine they make.
+fn try_all(ms: &[&Mechanism]) -> Outcome {
+    let what = ms.iter().map(|m| m.name).collect::<Vec<_>>().join(" + ");
+    let mut sets: Vec<String> = Vec::new();
+    for s in ms.iter().flat_map(|m| m.sets) {
+        match sets.iter_mut().find(|x| key(x) == key(s)) {
+            // Two lists of devices beside the NIC: both lists.
+            Some(x) if key(s) == "sources.others" && x != s => {
+                let items = |v: &str| v.split_once('[').and_then(|(_, r)| r.rsplit_once(']')).map(|(i, _)| i.to_string()).unwrap_or_default();
+                *x = format!("sources.others=[{}, {}]", items(x), items(s));
+            }
+            Some(x) if x != s => return Outcome::Clash,
+            Some(_) => {}
+            None => sets.push(s.to_string()),
+        }
+    }
+    let bases: Vec<&str> = ms.iter().filter_map(|m| m.base).collect();
+    if bases.windows(2).any(|w| w[0] != w[1]) {
+        return Outcome::Clash;
+    }
+    let base = bases.first().copied().unwrap_or(BASE);
+    let all: Vec<&str> = if base == BASE { BASE_SETS.iter().copied().chain(sets.iter().map(String::as_str)).collect() } else { sets.iter().map(String::as_str).collect() };
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios").join(format!("{base}.toml"));
+    let overrides: Vec<_> = all.iter().map(|s| parse_override(s).unwrap_or_else(|e| panic!("{s}: {e}"))).collect();
+    let refused = |e: irqsim_core::Error| {
+        let line = e.to_string();
+        assert!(!line.contains('\n'), "{what}: a refusal is one line: {line}");
+        // Without the file's path: the key and the reason.
+        let why = line.rsplit_once(".toml").map_or(line.as_str(), |(_, r)| r.trim_start_matches(|c: char| c == ':' || c.is_ascii_digit()).trim());
+        Outcome::Refused(why.trim_start_matches("--set: ").to_string())
+    };
+    let scenario = match Scenario::from_file(&path, &overrides) {
+        Ok(s) => s,
+        Err(e) => return refused(e),
+    };
+    let run = || simulate(&scenario, path.parent().unwrap(), Record::default());
+    let (first, second) = match (run(), run()) {
+        (Ok(x), Ok(y)) => (x, y),
+        (Err(e), _) | (_, Err(e)) => return refused(e),
+    };
+    first.check_invariants().unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(first.metrics, second.metrics, "{what}: not deterministic");
+    assert_eq!(first.bins, second.bins, "{what}: not deterministic");
+    Outcome::Runs
+}
+
+/// The table of every pair, and the refusals with their reasons.
+fn table() -> String {
+    let n = MECHANISMS.len();
+    let mut grid = vec![vec![' '; n]; n];
+    let (mut runs, mut refused, mut clash) = (0, Vec::new(), 0);
+    for i in 0..n {
+        for j in i..n {
+            let (a, b) = (&MECHANISMS[i], &MECHANISMS[j]);
+            let mark = match try_pair(a, b) {
+                Outcome::Runs => {
+                    runs += 1;
+                    'y'
+                }
+                Outcome::Refused(why) => {
+                    refused.push(format!("- {} + {}: {why}", a.name, b.name));
+                    'n'
+                }
+                Outcome::Clash => {
+                    clash += 1;
+                    '-'
+                }
+            };
+            (grid[i][j], grid[j][i]) = (mark, mark);
+        }
+    }
+    let pairs = n * (n + 1) / 2;
+    let mut out = format!(
+        "{pairs} pairs of {n} mechanisms (each with itself included): {runs} run, {} are refused, {clash} set one key twice.\n\n",
+        refused.len()
+    );
+    out += &format!("| | {} |\n|---|{}\n", MECHANISMS.iter().map(|m| m.name).collect::<Vec<_>>().join(" | "), "---|".repeat(n));
+    for (i, row) in grid.iter().enumerate() {
+        let cells: Vec<&str> = row.iter().map(|c| match c {
+            'y' => "✓",
+            'n' => "✗",
+            _ => "·",
+        }).collect();
+        out += &format!("| {} | {} |\n", MECHANISMS[i].name, cells.join(" | "));
+    }
+    out += "\nRefused:\n\n";
+    out += &refused.join("\n");
+    out += "\n";
+    out
+}
+
+const BEGIN: &str = "<!-- combinations: begin -->\n";
+const END: &str = "<!-- combinations: end -->";
+
+/// Every pair runs, is refused in one line, or clashes; the doc's table is
+/// what this test finds.
+#[test]
+fn every_pair_of_mechanisms() {
+    let got = table();
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/models/composition.md");
+    let doc = std::fs::read_to_string(path).expect("docs/models/composition.md");
+    let (head, rest) = doc.split_once(BEGIN).expect("the doc has the combinations block");
+    let (old, tail) = rest.split_once(END).expect("the block ends");
+    if std::env::var_os("IRQSIM_UPDATE_DOCS").is_some() {
+        std::fs::write(path, format!("{head}{BEGIN}{got}{END}{tail}")).expect("write the doc");
+        return;
+    }
+    assert_eq!(old, got, "docs/models/composition.md is stale: IRQSIM_UPDATE_DOCS=1 cargo test -p irqsim-core --test combinations");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 48, ..Default::default() })]
+
+    /// Random machines of up to five mechanisms: each runs (conserving
+    /// frames, bins summing to the elapsed cycles, the same numbers twice),
+    /// or is refused in one line, or sets one key twice.
+    #[test]
+    fn random_machines_run_or_are_refused(picks in proptest::collection::btree_set(0..MECHANISMS.len(), 2..=5)) {
+        let ms: Vec<&Mechanism> = picks.iter().map(|&i| &MECHANISMS[i]).collect();
+        try_all(&ms);
+    }
+}

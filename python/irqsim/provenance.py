@@ -1,0 +1,74 @@
+"""What produced a result: which build of irqsim, run how, where and for how long.
+
+Every ``metrics.json`` and every row of a sweep carries these fields:
+
+- ``irqsim_version``, ``irqsim_commit``, ``irqsim_dirty``: the package version
+  and the git commit the compiled core was built from, with whether tracked
+  files then differed from it (``crates/py/build.rs``; ``unknown`` and None
+  when it was built from a source archive without git);
+- ``command``: the command line, ``host`` and ``cpu_model``: where it ran;
+- ``started_utc``, ``wall_seconds`` and ``cpu_seconds``: when and how long
+  (CPU seconds of the thread that simulated).
+"""
+
+from __future__ import annotations
+
+import functools
+import platform
+import shlex
+import socket
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from typing import Any
+
+from irqsim import __version__, _core
+
+
+def build() -> dict[str, Any]:
+    """The version and commit of this build of irqsim."""
+    return {"irqsim_version": __version__, "irqsim_commit": _core.BUILD["commit"], "irqsim_dirty": _core.BUILD["dirty"]}
+
+
+def build_id() -> str:
+    """One string naming this build (``<commit>``, ``<commit>+dirty``, or
+    ``<version>+unknown`` without git): part of every sweep run's id."""
+    b = build()
+    if b["irqsim_commit"] == "unknown":
+        return f"{__version__}+unknown"
+    return b["irqsim_commit"] + ("+dirty" if b["irqsim_dirty"] else "")
+
+
+@functools.cache
+def cpu_model() -> str:
+    """The processor's model name (Linux's /proc/cpuinfo, else the platform's guess)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() in ("model name", "Model", "cpu model"):
+                    return value.strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def where() -> dict[str, str]:
+    """How and where this process runs: command line, host name, CPU model."""
+    return {"command": shlex.join(sys.argv), "host": socket.gethostname(), "cpu_model": cpu_model()}
+
+
+@contextmanager
+def timed() -> Iterator[dict[str, Any]]:
+    """Yields a dict that, on exit, holds ``started_utc`` (ISO 8601),
+    ``wall_seconds`` and ``cpu_seconds`` of the block (CPU of this thread:
+    the core simulates in the calling thread)."""
+    t: dict[str, Any] = {"started_utc": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    wall, cpu = time.perf_counter(), time.thread_time()
+    try:
+        yield t
+    finally:
+        t["wall_seconds"] = time.perf_counter() - wall
+        t["cpu_seconds"] = time.thread_time() - cpu
