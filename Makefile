@@ -20,6 +20,7 @@ reproduce: install
 	irqsim reproduce
 
 test-rust:
+	cargo test -p irqsim-params --quiet
 	cargo test -p irqsim-core --quiet
 	cargo test -p irqsim-mips --quiet
 	cargo test -p irqsim-firmware --quiet

@@ -90,9 +90,9 @@ def toml_case(text: str | bytes, name: str = "s.toml") -> Callable[[Path], list[
     return build
 
 
-def set_case(*sets: str, command: str = "run") -> Callable[[Path], list[str]]:
+def set_case(*sets: str, command: str = "run", scenario: str = "mt-interrupts/driver-rx-single") -> Callable[[Path], list[str]]:
     def build(tmp: Path) -> list[str]:
-        args = [command, "mt-interrupts/driver-rx-single"]
+        args = [command, scenario]
         for s in sets:
             args += ["--set", s]
         return args
@@ -181,6 +181,13 @@ SET = [
     ("set-newline-value", set_case('cpu.context_policy="a\nb"'), r"--set: `cpu\.context_policy`"),
     ("set-on-validate", set_case("nic.bogus=1", command="validate"), r"--set: `nic\.bogus`"),
     ("set-on-timeline", set_case("cpu.threads=0", command="timeline"), r"--set: `cpu\.threads`"),
+    (
+        "set-source-on-rss-vector",
+        set_case("run.duration_ms=5", 'sources.others=[{process="periodic", rate_per_s=1000.0, line=1}]', scenario="livelock/rss"),
+        r"--set: `sources\.others\[0\]\.line`: MSI-X vector 1 is already taken.*16 RSS queues",
+    ),
+    ("set-cancelled-rx-usecs", set_case("coalesce.rx_usecs=50"), r"--set: `coalesce\.rx_usecs`: changes nothing while `coalesce\.rx_frames` is 1"),
+    ("set-bus-link-with-rss", set_case("bus.link_mbps=8000", scenario="livelock/rss"), r"--set: `bus\.link_mbps`: the queues' DMA"),
 ]
 
 def sweep_case(text: str | bytes) -> Callable[[Path], list[str]]:

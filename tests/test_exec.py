@@ -71,9 +71,10 @@ def test_deterministic():
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["--set", "core.bogus=1"], "core.bogus: unknown key"),
-        (["--set", "core.threads=x"], "core.threads: expected an integer"),
-        (["--set", "l2.ways=4"], "l2.ways: sets a cache but memory.model is perfect"),
+        (["--set", "core.bogus=1"], "core.bogus: unknown field `bogus`"),
+        (["--set", "core.threads=x"], "core.threads: invalid type: string \"x\", expected an integer"),
+        (["--set", "l2.ways=4"], "l2.ways: only used when `memory.model` is `caches` (it is `perfect`)"),
+        (["--set", "core.threads=17"], "core.threads: must be 1..=16, got 17"),
         (["--set", "memory.model=caches", "--set", "l1d.ways=3"], "l1d: size_bytes"),
         (["--set", "memory.model=caches", "--set", "l2.way_masks=0:0x5"], "not a non-empty run of contiguous ones"),
         (["--set", "noequals"], "expected KEY=VALUE"),

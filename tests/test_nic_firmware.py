@@ -43,7 +43,7 @@ def test_vliw_table_is_monotone_in_units(small):
 
 
 def test_bad_input_is_one_error():
-    with pytest.raises(ConfigError, match="cores: expected an integer in 1..=8"):
+    with pytest.raises(ConfigError, match="cores: must be 1..=8, got 0"):
         nic_firmware(FW, ["cores=0"])
     with pytest.raises(ConfigError, match="units"):
         vliw_table(FW, "{}", "p", ["3/3"])
@@ -79,7 +79,7 @@ def test_ilp_cli(cli, tmp_path):
     [
         (["--profile", "missing.json"], "missing.json: cannot read the profile"),
         (["--profile", "PROF", "--units", "3/x/1"], "units"),
-        (["--profile", "PROF", "--record", "--set", "batch=99"], "batch: expected an integer"),
+        (["--profile", "PROF", "--record", "--set", "batch=99"], "batch: must be 1..=16, got 99"),
         (["--profile", "BROKEN"], "broken.json: not JSON"),
         (["--profile", "PROF", "--record", "--set", "frames=10", "x.elf"], "x.elf: no such file"),
         (["--profile", "PROF", "--record", "arith.elf"], "no symbol fw_main (is this the NIC firmware?)"),

@@ -17,7 +17,8 @@ def test_parts_lists_every_part_with_its_keys(cli):
     assert p.returncode == 0, p.stderr
     for section in ("[run]", "[cpu]", "[nic]", "[driver]", "[stack]", "[app]", "[stats]", "[workload]", "[masking]", "[intc]", "[bus]", "[irq_path]", "[sources]"):
         assert section in p.stdout, section
-    for key in ("clock_mhz", "rate_per_s", "interrupt_rate_per_s", "max_events", "timeline_max_items", "vectors"):
+    assert "[code.core.l1d]: the kernel's code" in p.stdout and "[nic_firmware]: set as key=value" in p.stdout
+    for key in ("clock_mhz", "rate_per_s", "interrupt_rate_per_s", "max_events", "timeline_max_items", "vectors", "way_masks", "sram_banks"):
         assert key in p.stdout, key
     assert '(kind = "exerciser")' in p.stdout and "used by flood, arrivals, trace, script, synthetic, exerciser" in p.stdout
 
@@ -25,11 +26,17 @@ def test_parts_lists_every_part_with_its_keys(cli):
 def test_parts_json_matches_the_api():
     doc = irqsim.api.parts()
     sections = [part["section"] for part in doc]
-    assert sections == ["", "run", "cpu", "nic", "driver", "stack", "app", "stats", "workload", "masking", "intc", "bus", "irq_path", "sources", "code", "napi", "coalesce", "rss"]
+    assert sections == ["", "run", "cpu", "nic", "driver", "stack", "app", "stats", "workload", "masking", "intc", "bus", "irq_path", "sources", "code", "napi", "coalesce", "rss", "nic_firmware"]
     intc = next(part for part in doc if part["section"] == "intc")
     assert intc["used_by"] == ["flood", "arrivals", "trace", "script", "synthetic", "exerciser"]
     vectors = next(p for p in intc["params"] if p["key"] == "vectors")
     assert vectors["range"] == "1..=2048" and vectors["when"] == {"key": "intc.kind", "is": ["msi", "msix"]}
+    # The cores' settings are sections of `code.core`, each with its keys.
+    code = next(part for part in doc if part["section"] == "code")
+    core = next(p for p in code["params"] if p["key"] == "core")
+    l1d = next(s for s in core["sections"] if s["name"] == "l1d")
+    assert l1d["when"] == {"key": "memory.model", "is": ["caches"]}
+    assert next(p for p in l1d["params"] if p["key"] == "ways")["range"] == "1..=64"
 
 
 @pytest.mark.parametrize(

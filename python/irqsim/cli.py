@@ -164,8 +164,10 @@ def parts(
     out = _console()
     for part in doc:
         groups = [("", part["params"])] + [(f' (kind = "{k["kind"]}")', k["params"]) for k in part.get("kinds", [])]
+        groups += [(f".{p['key']}.{s['name']}", s["params"]) for p in part["params"] for s in p.get("sections", [])]
         for suffix, params in groups:
-            title = f"[{part['section']}]{suffix}: {part['title']}" if part["section"] else "top level"
+            head = f"[{part['section']}{suffix}]" if suffix.startswith(".") else f"[{part['section']}]{suffix}"
+            title = f"{head}: {part['title']}" if part["section"] else "top level"
             if part["used_by"] and not suffix:
                 title += f" — used by {', '.join(part['used_by'])}"
             t = _table(title, ("key", "type", "unit", "default", "range", "meaning"))

@@ -25,7 +25,8 @@ fn scenarios(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// Every bundled scenario, and the coalescing, DIM and RSS variants no
-/// bundled scenario turns on, reports only declared metrics.
+/// bundled scenario turns on (DIM and busy polling per RSS queue too),
+/// reports only declared metrics.
 #[test]
 fn every_emitted_metric_is_declared() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios");
@@ -37,6 +38,9 @@ fn every_emitted_metric_is_declared() {
     let forward = root.join("livelock/e1000-forward.toml");
     runs.push((forward.clone(), vec!["coalesce.rx_usecs=50", "coalesce.rx_frames=0"]));
     runs.push((forward, vec!["coalesce.adaptive_rx=true"]));
+    let rss = root.join("livelock/rss.toml");
+    runs.push((rss.clone(), vec!["coalesce.adaptive_rx=true"]));
+    runs.push((rss, vec!["napi.busy_poll_usecs=50", "app.background=false", "rss.queues=4"]));
     let mut undeclared = Vec::new();
     for (path, sets) in &runs {
         let mut o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();

@@ -34,3 +34,29 @@ fn a_flood_is_paced_by_the_wire() {
     assert!((99.0..=101.0).contains(&delivered), "{delivered} frames");
     assert_eq!(r.metric("rx_dropped_wire"), Some(0.0));
 }
+
+/// The NIC's DMA crosses the bus link (`bus.link_mbps`): a link slower than
+/// the DMA engine paces it, so the card's buffer fills and frames drop
+/// there; a faster one changes nothing, bit for bit (so does none given).
+#[test]
+fn a_slow_bus_link_paces_the_nics_dma() {
+    let at = |sets: &[&str]| {
+        let mut o = vec![parse_override("nic.link_mbps=100").unwrap()];
+        o.extend(sets.iter().map(|s| parse_override(s).unwrap()));
+        let r = run_str(ARRIVALS, "s.toml", &o).unwrap();
+        r.check_invariants().unwrap();
+        r
+    };
+    let free = at(&[]);
+    // 4 bytes/cycle at 200 MHz is 6,400 Mb/s: a 10 Gb/s link does not limit it.
+    assert_eq!(at(&["bus.link_mbps=10000"]).to_json(), free.to_json());
+    assert_eq!(free.metric("rx_dropped_nic"), Some(0.0));
+    assert!(free.metric("rx_throughput_mbps").unwrap() > 11.0);
+    // 12 Mb/s offered over a 4 Mb/s link to memory, for one second. The
+    // protocol takes a frame as its DMA starts, so at most one buffer's
+    // worth (16,384 bytes) of queued transfers counts beyond the link's 4 Mb.
+    let slow = at(&["bus.link_mbps=4"]);
+    let mbps = slow.metric("rx_throughput_mbps").unwrap();
+    assert!((3.9..=4.0 + 16_384.0 * 8.0 / 1e6).contains(&mbps), "{mbps} Mb/s through a 4 Mb/s link");
+    assert!(slow.metric("rx_dropped_nic").unwrap() > 500.0);
+}

@@ -1,8 +1,8 @@
 //! Receive-side scaling: each queue's vector reaches its own core, frames
 //! are conserved and no queue's interrupt is enabled while it is polled,
 //! skew concentrates load, throughput scales with queues, each queue
-//! coalesces on its own, and the unsupported combinations are refused
-//! naming `rss.kind`.
+//! coalesces on its own (DIM too), and the unsupported combinations are
+//! refused naming `rss.kind`.
 
 use irqsim_core::cpu::Bin;
 use irqsim_core::{Record, Report, Scenario, parse_override, simulate};
@@ -65,7 +65,7 @@ fn runs_are_deterministic() {
 
 #[test]
 fn unsupported_combinations_are_refused() {
-    for sets in [&["irq_path.kind=\"linux\""][..], &["intc.kind=\"ioapic\""], &["intc.kind=\"msi\"", "rss.queues=3"], &["coalesce.adaptive_rx=true"]] {
+    for sets in [&["irq_path.kind=\"linux\""][..], &["intc.kind=\"ioapic\""], &["intc.kind=\"msi\"", "rss.queues=3"]] {
         let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
         let e = Scenario::from_file(&path(), &o).expect_err("refused").to_string();
         assert!(e.contains("rss.kind") && !e.contains('\n'), "{sets:?}: {e}");
@@ -104,4 +104,58 @@ fn each_queue_coalesces_on_its_own() {
     assert_eq!(m(&coalesced, "coalesce_timer_interrupts"), m(&coalesced, "interrupts"));
     assert_eq!(m(&coalesced, "rx_delivered") + m(&coalesced, "rx_in_flight"), m(&coalesced, "rx_offered"));
     assert!(polled(&coalesced)[..4].iter().all(|&c| c > 0));
+}
+
+/// DIM runs per queue (one `struct dim` per channel, lib/dim/net_dim.c),
+/// each on its own queue's interrupts and frames: a decision needs 64 of its
+/// queue's interrupts, so all queues together decide at most once per 64
+/// interrupts (DIM on shared counters would decide about 16 times as often);
+/// under skew the busy queues and the quiet ones end at different profiles;
+/// and moving up from its start profile, DIM takes fewer interrupts than
+/// that profile fixed.
+#[test]
+fn dim_runs_per_queue_on_its_own_counters() {
+    for skew in ["rss.flow_skew=0", "rss.flow_skew=1.5"] {
+        let dim = run(&["coalesce.adaptive_rx=true", skew, "run.duration_ms=10"]);
+        let start = run(&["coalesce.rx_usecs=8", "coalesce.rx_frames=256", skew, "run.duration_ms=10"]);
+        let decisions = m(&dim, "dim_decisions");
+        assert!((16.0..=m(&dim, "interrupts") / 64.0).contains(&decisions), "{skew}: {decisions} decisions, {} interrupts", m(&dim, "interrupts"));
+        assert!(m(&dim, "interrupts") < 0.5 * m(&start, "interrupts"), "{skew}: {} vs {}", m(&dim, "interrupts"), m(&start, "interrupts"));
+        let shares: f64 = (0..5).map(|i| m(&dim, &format!("dim_time_share_profile_{i}"))).sum();
+        assert!((shares - 1.0).abs() < 1e-9, "{skew}: {shares}");
+    }
+    let skewed = run(&["coalesce.adaptive_rx=true", "rss.flow_skew=1.5", "run.duration_ms=10"]);
+    assert!(m(&skewed, "dim_final_profile_min") < m(&skewed, "dim_final_profile_max"));
+}
+
+/// Busy polling with RSS polls one NAPI instance: the one of the queue the
+/// socket's last frame came through (`sk_napi_id`). One flow keeps to one
+/// queue, and the receiver takes most frames at a lower latency, as on a
+/// one-queue NIC; flows spread over four queues move it from queue to queue,
+/// and the interrupts take most frames. With RPS the frames it takes go on
+/// to their flow's backlog like the softirq's.
+#[test]
+fn busy_polling_follows_the_sockets_queue() {
+    const LOAD: &[&str] = &[
+        "app.background=false",
+        "workload.rate_per_s=50000",
+        "workload.packet_bytes=128",
+        "run.duration_ms=20",
+        "rss.queues=4",
+        "cpu.threads=5",
+        "app.thread=4",
+    ];
+    let at = |sets: &[&str]| run(&[LOAD, sets].concat());
+    let plain = at(&["rss.flows=1"]);
+    let one = at(&["rss.flows=1", "napi.busy_poll_usecs=50"]);
+    let spread = at(&["napi.busy_poll_usecs=50"]);
+    assert!(m(&one, "napi_busy_poll_frames") > 0.8 * m(&one, "rx_delivered"));
+    assert_eq!(m(&one, "napi_busy_poll_queues"), 1.0);
+    assert!(m(&one, "latency_p50_us") < 0.8 * m(&plain, "latency_p50_us"));
+    assert_eq!(m(&spread, "napi_busy_poll_queues"), 4.0);
+    assert!(m(&spread, "napi_busy_poll_frames") < 0.5 * m(&one, "napi_busy_poll_frames"));
+    let rps = at(&["rss.flows=1", "napi.busy_poll_usecs=50", "stack.enabled=true", "rss.rps_cpus=4"]);
+    assert!(m(&rps, "napi_busy_poll_frames") > 0.8 * m(&rps, "rx_delivered"));
+    // The receiver's thread 4 is none of the four RPS CPUs: all its frames are handed on.
+    assert!(m(&rps, "rps_remote_frames") >= m(&rps, "napi_busy_poll_frames"));
 }

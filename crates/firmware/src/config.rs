@@ -1,27 +1,38 @@
-//! Settings of a NIC firmware run as `KEY=VALUE` strings. Every key is in
-//! [`KEYS`] with its default and meaning; an unknown key or a bad value is
-//! one line naming the key. Time and rates are given in the units of their
-//! sources (ns, Gb/s, MHz) and converted once to core cycles.
+//! Settings of a NIC firmware run, declared as [`PARAMS`] in irqsim's
+//! parameter language (irqsim-params): set as `key=value` strings
+//! (`irqsim ilp --record --set cores=2`, `irqsim._core.nic_firmware`) or as a
+//! TOML table ([`NicConfig::from_table`]), both checked against the same
+//! table, so an unknown key or a bad value is one line naming the key. Time
+//! and rates are given in the units of their sources (ns, Gb/s, MHz) and
+//! converted once to core cycles.
 
-use irqsim_mips::config::parse_u64;
+use irqsim_params::{Param, Section, d};
+use toml::Table;
 
-/// `(key, default, meaning)` of every setting.
-pub const KEYS: &[(&str, &str, &str)] = &[
-    ("cores", "1", "NIC cores running the firmware (1-8)"),
-    ("organisation", "frame", "frame (any core runs any handler) or task (one core per handler type)"),
-    ("traffic", "duplex", "send, receive or duplex floods from the host and the wire"),
-    ("frame_bytes", "1518", "Ethernet frame size without preamble and gap (64-1518)"),
-    ("frames", "2000", "frames (sent plus received) measured"),
-    ("warmup_frames", "200", "frames completed before measuring starts"),
-    ("batch", "4", "frames or descriptors a handler claims at a time (1-16)"),
-    ("clock_mhz", "166", "core clock (Willmann et al. 2005: 166 MHz)"),
-    ("line_gbps", "10", "MAC line rate per direction"),
-    ("dma_gbps", "16", "bandwidth of each DMA engine (PCIe 1.0 x8 per direction)"),
-    ("dma_read_ns", "1000", "latency of a DMA read (a host memory round trip)"),
-    ("dma_write_ns", "250", "latency of a DMA write (posted)"),
-    ("host_ns", "1000", "host driver's delay from an interrupt to new descriptors"),
-    ("sram_banks", "4", "SRAM banks; cores touching one bank in a cycle stall (Willmann: 4)"),
-    ("max_cycles", "50000000", "stop with an error if the frames are not done by then"),
+/// Every setting, for the docs: the programmable NIC's keys.
+pub const SECTION: Section = Section::new(
+    "nic_firmware",
+    "the programmable NIC: firmware in C on 1-8 MIPS cores, its DMA engines, MAC and host (docs/models/nic-firmware.md); its keys are set as `key=value` by `irqsim ilp --record --set` and `irqsim._core.nic_firmware(program, [\"cores=2\", ...])`",
+    PARAMS,
+);
+
+/// Every setting.
+pub const PARAMS: &[Param] = &[
+    Param::int("cores", "", d("1"), 1, 8, "NIC cores running the firmware"),
+    Param::choice("organisation", &["frame", "task"], d("\"frame\""), "`frame`: any core runs any handler; `task`: one core per handler type"),
+    Param::choice("traffic", &["send", "receive", "duplex"], d("\"duplex\""), "floods from the host (`send`), the wire (`receive`) or both"),
+    Param::int("frame_bytes", "bytes", d("1518"), 64, 1518, "Ethernet frame size without preamble and gap"),
+    Param::int("frames", "frames", d("2000"), 1, 100_000_000, "frames (sent plus received) measured"),
+    Param::int("warmup_frames", "frames", d("200"), 0, 100_000_000, "frames completed before measuring starts"),
+    Param::int("batch", "", d("4"), 1, 16, "frames or descriptors a handler claims at a time"),
+    Param::float("clock_mhz", "MHz", d("166.0"), false, 1.0, 10_000.0, "core clock (Willmann et al. 2005: 166 MHz)"),
+    Param::float("line_gbps", "Gb/s", d("10.0"), false, 0.001, 1000.0, "MAC line rate per direction"),
+    Param::float("dma_gbps", "Gb/s", d("16.0"), false, 0.001, 1000.0, "bandwidth of each DMA engine (PCIe 1.0 x8 per direction)"),
+    Param::float("dma_read_ns", "ns", d("1000.0"), false, 0.0, 1e6, "latency of a DMA read (a host memory round trip)"),
+    Param::float("dma_write_ns", "ns", d("250.0"), false, 0.0, 1e6, "latency of a DMA write (posted)"),
+    Param::float("host_ns", "ns", d("1000.0"), false, 0.0, 1e9, "host driver's delay from an interrupt to new descriptors"),
+    Param::int("sram_banks", "", d("4"), 1, 64, "SRAM banks; cores touching one bank in a cycle stall (Willmann: 4)"),
+    Param::int("max_cycles", "cycles", d("50000000"), 1, 1 << 40, "stop with an error if the frames are not done by then"),
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,56 +82,41 @@ impl Default for NicConfig {
     }
 }
 
-/// A bad setting: `key: message`.
-pub fn bad(key: &str, msg: impl std::fmt::Display) -> String {
-    format!("{key}: {msg}")
-}
-
 impl NicConfig {
+    /// Applies `key=value` settings over the defaults.
     pub fn from_sets<S: AsRef<str>>(sets: &[S]) -> Result<NicConfig, String> {
-        let default = |k: &str| KEYS.iter().find(|e| e.0 == k).map(|e| e.1.to_string()).unwrap_or_default();
-        let mut values: Vec<(String, String)> = KEYS.iter().map(|e| (e.0.to_string(), default(e.0))).collect();
-        for s in sets {
-            let s = s.as_ref();
-            let (k, v) = s.split_once('=').ok_or_else(|| bad(s, "expected KEY=VALUE"))?;
-            let slot = values.iter_mut().find(|e| e.0 == k.trim());
-            let known = KEYS.iter().map(|e| e.0).collect::<Vec<_>>().join(", ");
-            slot.ok_or_else(|| bad(k.trim(), format!("unknown key (known: {known})")))?.1 = v.trim().to_string();
-        }
-        let get = |k: &str| values.iter().find(|e| e.0 == k).map(|e| e.1.as_str()).unwrap_or("");
-        let int = |k: &str, lo: u64, hi: u64| {
-            parse_u64(get(k)).filter(|v| (lo..=hi).contains(v)).ok_or_else(|| bad(k, format!("expected an integer in {lo}..={hi} (got {:?})", get(k))))
-        };
-        let real = |k: &str, lo: f64, hi: f64| {
-            get(k).parse::<f64>().ok().filter(|v| (lo..=hi).contains(v)).ok_or_else(|| bad(k, format!("expected a number in {lo}..={hi} (got {:?})", get(k))))
-        };
-        let organisation = match get("organisation") {
-            "frame" => Organisation::Frame,
-            "task" => Organisation::Task,
-            v => return Err(bad("organisation", format!("expected frame or task (got {v:?})"))),
-        };
-        let traffic = match get("traffic") {
-            "send" => Traffic::Send,
-            "receive" => Traffic::Receive,
-            "duplex" => Traffic::Duplex,
-            v => return Err(bad("traffic", format!("expected send, receive or duplex (got {v:?})"))),
-        };
+        let t = irqsim_params::parse_keys(sets, PARAMS).map_err(|(key, msg)| format!("{key}: {msg}"))?;
+        Self::from_table(&t)
+    }
+
+    /// The settings of a table of [`PARAMS`], defaults filled in.
+    pub fn from_table(t: &Table) -> Result<NicConfig, String> {
+        let mut t = t.clone();
+        irqsim_params::check_section(&mut t, "", PARAMS).map_err(|(key, msg)| format!("{key}: {msg}"))?;
+        // Checked: present (a default), of its type and in range.
+        let int = |k: &str| t[k].as_integer().expect("checked") as u64;
+        let real = |k: &str| t[k].as_float().or_else(|| t[k].as_integer().map(|i| i as f64)).expect("checked");
+        let text = |k: &str| t[k].as_str().expect("checked");
         Ok(NicConfig {
-            cores: int("cores", 1, 8)? as usize,
-            organisation,
-            traffic,
-            frame_bytes: int("frame_bytes", 64, 1518)? as u32,
-            frames: int("frames", 1, 100_000_000)?,
-            warmup_frames: int("warmup_frames", 0, 100_000_000)?,
-            batch: int("batch", 1, 16)? as u32,
-            clock_mhz: real("clock_mhz", 1.0, 10_000.0)?,
-            line_gbps: real("line_gbps", 0.001, 1000.0)?,
-            dma_gbps: real("dma_gbps", 0.001, 1000.0)?,
-            dma_read_ns: real("dma_read_ns", 0.0, 1e6)?,
-            dma_write_ns: real("dma_write_ns", 0.0, 1e6)?,
-            host_ns: real("host_ns", 0.0, 1e9)?,
-            sram_banks: int("sram_banks", 1, 64)? as u32,
-            max_cycles: int("max_cycles", 1, 1 << 40)?,
+            cores: int("cores") as usize,
+            organisation: if text("organisation") == "task" { Organisation::Task } else { Organisation::Frame },
+            traffic: match text("traffic") {
+                "send" => Traffic::Send,
+                "receive" => Traffic::Receive,
+                _ => Traffic::Duplex,
+            },
+            frame_bytes: int("frame_bytes") as u32,
+            frames: int("frames"),
+            warmup_frames: int("warmup_frames"),
+            batch: int("batch") as u32,
+            clock_mhz: real("clock_mhz"),
+            line_gbps: real("line_gbps"),
+            dma_gbps: real("dma_gbps"),
+            dma_read_ns: real("dma_read_ns"),
+            dma_write_ns: real("dma_write_ns"),
+            host_ns: real("host_ns"),
+            sram_banks: int("sram_banks") as u32,
+            max_cycles: int("max_cycles"),
         })
     }
 
@@ -147,10 +143,37 @@ mod tests {
 
     #[test]
     fn bad_settings_name_their_key() {
-        assert!(NicConfig::from_sets(&["cores=9"]).unwrap_err().starts_with("cores: expected an integer in 1..=8"));
-        assert!(NicConfig::from_sets(&["colour=red"]).unwrap_err().starts_with("colour: unknown key"));
-        assert!(NicConfig::from_sets(&["organisation=pipeline"]).unwrap_err().starts_with("organisation: expected frame or task"));
+        assert_eq!(NicConfig::from_sets(&["cores=9"]).unwrap_err(), "cores: must be 1..=8, got 9");
+        assert!(NicConfig::from_sets(&["colour=red"]).unwrap_err().starts_with("colour: unknown field `colour`, expected one of `cores`"));
+        assert!(NicConfig::from_sets(&["organisation=pipeline"]).unwrap_err().starts_with("organisation: unknown variant `pipeline`, expected one of `frame`, `task`"));
+        assert_eq!(NicConfig::from_sets(&["clock_mhz=fast"]).unwrap_err(), "clock_mhz: invalid type: string \"fast\", expected a number");
         assert!(NicConfig::from_sets(&["cores"]).unwrap_err().contains("expected KEY=VALUE"));
+    }
+
+    /// Every key of the `KEYS` rows the settings were before they became a table.
+    #[test]
+    fn every_key_before_the_table_has_a_param() {
+        let before = ["cores", "organisation", "traffic", "frame_bytes", "frames", "warmup_frames", "batch", "clock_mhz", "line_gbps", "dma_gbps", "dma_read_ns", "dma_write_ns", "host_ns", "sram_banks", "max_cycles"];
+        for key in before {
+            assert!(irqsim_params::find(PARAMS, key).is_some(), "{key} has no Param entry");
+        }
+        assert_eq!(PARAMS.len(), before.len());
+    }
+
+    #[test]
+    fn defaults_pass_their_own_checks() {
+        irqsim_params::check_defaults("", PARAMS).unwrap();
+    }
+
+    /// A TOML table and `key=value` strings are one setting.
+    #[test]
+    fn tables_and_strings_agree() {
+        let t: Table = "cores = 2\norganisation = \"task\"\nclock_mhz = 200\nmax_cycles = 0x1000".parse().unwrap();
+        let from_table = NicConfig::from_table(&t).unwrap();
+        assert_eq!(from_table, NicConfig::from_sets(&["cores=2", "organisation=task", "clock_mhz=200", "max_cycles=0x1000"]).unwrap());
+        assert_ne!(from_table, NicConfig::default());
+        let bad: Table = "cores = 9".parse().unwrap();
+        assert_eq!(NicConfig::from_table(&bad).unwrap_err(), "cores: must be 1..=8, got 9");
     }
 
     #[test]

@@ -1,38 +1,91 @@
-//! Settings of an execution-driven run as `KEY=VALUE` strings (the CLI's
-//! `--set`). Every key is listed in [`KEYS`] with its meaning; an unknown
-//! key, a bad value or a key for a part the run does not use (a cache key
-//! with perfect memory) is an [`Error::Config`] naming the key.
+//! Settings of an execution-driven run: the cores, their pipeline, the
+//! memory hierarchy, cache pinning and the run's guard, declared as
+//! [`SECTIONS`] of irqsim's parameter language (irqsim-params). They are set
+//! as a TOML table (a scenario's `[code.core]`, `[code.core.l1d]`, ...) or as
+//! `section.key=value` strings (`irqsim exec --set l1d.size_bytes=8192`);
+//! both are checked against the same tables, so an unknown key, a bad value
+//! or a key of a part the run does not use (a cache key with perfect memory)
+//! is an [`Error::Config`] naming the key.
 
 use crate::core::Policy;
 use crate::error::Error;
 use crate::hierarchy::{HierarchyConfig, Level};
 use crate::system::SystemConfig;
+pub use irqsim_params::parse_u64;
+use irqsim_params::{Param, Section, absent, d};
+use toml::{Table, Value};
 
-/// `(key, default, meaning)` of every setting; `{cache}` is l1i, l1d or l2.
-pub const KEYS: &[(&str, &str, &str)] = &[
-    ("core.cores", "1", "cores sharing memory (1-64)"),
-    ("core.threads", "1", "SMT hardware threads per core (1-16)"),
-    ("core.policy", "round-robin", "SMT issue policy: round-robin or icount"),
-    ("core.interrupt_thread", "none", "thread index reserved for interrupts (gets no program thread; issues first)"),
-    ("pipeline.load_use_cycles", "2", "cycles a loaded value is not yet usable (R4000 load delay)"),
-    ("pipeline.branch_taken_cycles", "2", "extra cycles after a taken branch or jump"),
-    ("pipeline.mult_cycles", "10", "mult/multu latency to HI/LO"),
-    ("pipeline.div_cycles", "69", "div/divu latency to HI/LO"),
-    ("memory.model", "perfect", "perfect or caches"),
-    ("memory.latency_cycles", "100", "cycles an L2 miss adds"),
-    ("{cache}.size_bytes", "16384 / 16384 / 262144", "capacity"),
-    ("{cache}.ways", "2 / 2 / 8", "associativity"),
-    ("{cache}.line_bytes", "32 / 32 / 64", "line size"),
-    ("{cache}.hit_cycles", "0 / 0 / 10", "cycles a hit here adds beyond the pipeline"),
-    ("l2.shared", "true", "one L2 for all cores (false: one per core)"),
-    ("{cache}.way_masks", "", "way pinning: THREAD:MASK,... (contiguous masks)"),
-    ("{cache}.reserve_sets", "", "set pinning: THREAD:FIRST+COUNT,..."),
-    ("{cache}.lock_range", "", "range pinning: ADDR+LEN or SYMBOL,... locked in at start"),
-    ("{cache}.trace_threads", "", "trace pinning on from the start for these threads: T,..."),
-    ("run.max_cycles", "10000000000", "stop with an error if the program has not exited by then"),
+const CACHES: &[&str] = &["caches"];
+
+/// Every section of the settings of `irqsim exec`, in the docs' order.
+pub const SECTIONS: &[Section] = &[CORES, PIPELINE_S, MEMORY_S, L1I_S, L1D_S, L2_S, Section::new("run", "the guard of one run", RUN)];
+
+/// The sections a machine's cores take (a scenario's `[code.core]`): all but
+/// `run`, whose guard is the machine's own (`run.duration_ms`).
+pub const MACHINE_SECTIONS: &[Section] = &[CORES, PIPELINE_S, MEMORY_S, L1I_S, L1D_S, L2_S];
+
+const CORES: Section = Section::new("core", "the cores and their SMT hardware threads", CORE);
+const PIPELINE_S: Section = Section::new("pipeline", "latencies of the R4000-class in-order pipeline", PIPELINE);
+const MEMORY_S: Section = Section::new("memory", "the memory behind the cores: perfect (every access within the pipeline's cycle) or caches", MEMORY);
+const L1I_S: Section = Section::new("l1i", "the level 1 instruction cache of each core, and its pinning (docs/models/cores.md)", L1).when("memory.model", CACHES);
+const L1D_S: Section = Section::new("l1d", "the level 1 data cache of each core, and its pinning", L1).when("memory.model", CACHES);
+const L2_S: Section = Section::new("l2", "the level 2 cache, shared by the cores or one per core, and its pinning", L2).when("memory.model", CACHES);
+
+const CORE: &[Param] = &[
+    Param::int("cores", "", d("1"), 1, 64, "cores sharing memory"),
+    Param::int("threads", "", d("1"), 1, 16, "SMT hardware threads per core"),
+    Param::choice("policy", &["round-robin", "icount"], d("\"round-robin\""), "SMT issue policy: take turns, or the thread with the fewest instructions in flight (ICOUNT)"),
+    Param::int(
+        "interrupt_thread",
+        "",
+        absent("none (`--set core.interrupt_thread=none`)"),
+        0,
+        15,
+        "thread index reserved for interrupts: it gets no program thread and issues first",
+    ),
 ];
 
-const UNKNOWN: &str = "unknown key (known: core.*, pipeline.*, memory.*, l1i.*, l1d.*, l2.*, run.max_cycles; see docs/models/cores.md)";
+const PIPELINE: &[Param] = &[
+    Param::int("load_use_cycles", "cycles", d("2"), 0, 1000, "cycles a loaded value is not yet usable (R4000 load delay)"),
+    Param::int("branch_taken_cycles", "cycles", d("2"), 0, 1000, "extra cycles after a taken branch or jump"),
+    Param::int("mult_cycles", "cycles", d("10"), 1, 10_000, "mult/multu latency to HI/LO"),
+    Param::int("div_cycles", "cycles", d("69"), 1, 10_000, "div/divu latency to HI/LO"),
+];
+
+const MEMORY: &[Param] = &[
+    Param::choice("model", &["perfect", "caches"], d("\"perfect\""), "perfect memory, or the cache hierarchy of `[l1i]`, `[l1d]` and `[l2]`"),
+    Param::int("latency_cycles", "cycles", d("100"), 0, 1_000_000, "cycles an L2 miss adds").when("memory.model", CACHES),
+];
+
+/// A cache's keys with its geometry's defaults.
+const fn cache(size: &'static str, ways: &'static str, line: &'static str, hit: &'static str) -> [Param; 8] {
+    [
+        Param::int("size_bytes", "bytes", d(size), 4, 1 << 30, "capacity"),
+        Param::int("ways", "", d(ways), 1, 64, "associativity"),
+        Param::int("line_bytes", "bytes", d(line), 4, 4096, "line size"),
+        Param::int("hit_cycles", "cycles", d(hit), 0, 10_000, "cycles a hit here adds beyond the pipeline"),
+        Param::text("way_masks", absent("no way pinning"), "way pinning: `THREAD:MASK,...`, the ways each thread may fill (contiguous masks)"),
+        Param::text("reserve_sets", absent("no set pinning"), "set pinning: `THREAD:FIRST+COUNT,...`, sets only that thread fills"),
+        Param::text("lock_range", absent("nothing locked"), "range pinning: `ADDR+LEN` or `SYMBOL`, comma-separated, locked in at start"),
+        Param::text("trace_threads", absent("no trace pinning"), "trace pinning on from the start for these threads: `T,...`"),
+    ]
+}
+
+const L1: &[Param] = &cache("16384", "2", "32", "0");
+const L2_CACHE: [Param; 8] = cache("262144", "8", "64", "10");
+const L2: &[Param] = &[
+    L2_CACHE[0],
+    L2_CACHE[1],
+    L2_CACHE[2],
+    L2_CACHE[3],
+    Param::flag("shared", d("true"), "one L2 for all cores (false: one per core)"),
+    L2_CACHE[4],
+    L2_CACHE[5],
+    L2_CACHE[6],
+    L2_CACHE[7],
+];
+
+const RUN: &[Param] = &[Param::int("max_cycles", "cycles", d("10000000000"), 1, (u64::MAX >> 1) as i128, "stop with an error if the program has not exited by then")];
 
 /// A pinning setting applied before the program starts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,75 +128,60 @@ pub struct ExecConfig {
     pub max_cycles: u64,
 }
 
-/// Parses an unsigned integer: decimal, or hex with `0x`; `_` separators allowed.
-pub fn parse_u64(s: &str) -> Option<u64> {
-    let s = s.trim().replace('_', "");
-    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        Some(h) => u64::from_str_radix(h, 16).ok(),
-        None => s.parse().ok(),
-    }
-}
-
 impl ExecConfig {
-    /// Applies `KEY=VALUE` settings over the defaults.
+    /// Applies `section.key=value` settings (`irqsim exec --set`) over the defaults.
     pub fn from_sets<S: AsRef<str>>(sets: &[S]) -> Result<ExecConfig, Error> {
-        let mut c = ExecConfig { system: SystemConfig::default(), pins: Vec::new(), max_cycles: 10_000_000_000 };
-        let mut h = HierarchyConfig::default();
-        let mut cache_key = None;
-        for s in sets {
-            let s = s.as_ref();
-            let (key, value) = s.split_once('=').ok_or_else(|| Error::config(s, "expected KEY=VALUE"))?;
-            let (key, value) = (key.trim(), value.trim());
-            let bad = |msg: &str| Error::config(key, format!("{msg} (got {value:?})"));
-            let num = |lo: u64, hi: u64| parse_u64(value).filter(|v| (lo..=hi).contains(v)).ok_or_else(|| bad(&format!("expected an integer in {lo}..={hi}")));
-            let (part, field) = key.split_once('.').unwrap_or((key, ""));
-            let level = Level::ALL.into_iter().find(|l| l.name() == part);
-            if level.is_some() || key == "memory.latency_cycles" {
-                cache_key.get_or_insert(key.to_string());
-            }
-            match (part, field, level) {
-                ("core", "cores", _) => c.system.cores = num(1, 64)? as usize,
-                ("core", "threads", _) => c.system.threads = num(1, 16)? as usize,
-                ("core", "policy", _) => c.system.policy = Policy::parse(value).ok_or_else(|| bad("expected round-robin or icount"))?,
-                ("core", "interrupt_thread", _) => c.system.interrupt_thread = if value == "none" { None } else { Some(num(0, 15)? as usize) },
-                ("pipeline", "load_use_cycles", _) => c.system.pipeline.load_use_cycles = num(0, 1000)? as u32,
-                ("pipeline", "branch_taken_cycles", _) => c.system.pipeline.branch_taken_cycles = num(0, 1000)? as u32,
-                ("pipeline", "mult_cycles", _) => c.system.pipeline.mult_cycles = num(1, 10_000)? as u32,
-                ("pipeline", "div_cycles", _) => c.system.pipeline.div_cycles = num(1, 10_000)? as u32,
-                ("memory", "model", _) => {
-                    c.system.caches = match value {
-                        "perfect" => None,
-                        "caches" => Some(h),
-                        _ => return Err(bad("expected perfect or caches")),
+        let t = irqsim_params::parse_sets(sets, SECTIONS).map_err(|(key, msg)| Error::config(&key, msg))?;
+        Self::from_table(&t)
+    }
+
+    /// The settings of a table of [`SECTIONS`] (`[code.core]`), defaults
+    /// filled in; error keys are relative to the table (`l1d.size_bytes`).
+    pub fn from_table(t: &Table) -> Result<ExecConfig, Error> {
+        let mut t = t.clone();
+        irqsim_params::check_sections(&mut t, "", SECTIONS).map_err(|(key, msg)| Error::config(&key, msg))?;
+        let get = |section: &str, key: &str| t.get(section).and_then(|s| s.get(key));
+        // Checked: present (a default) and in range.
+        let int = |section: &str, key: &str| get(section, key).and_then(Value::as_integer).expect("checked") as u64;
+        let geometry = |level: &str| crate::cache::Geometry {
+            size_bytes: int(level, "size_bytes") as u32,
+            ways: int(level, "ways") as u32,
+            line_bytes: int(level, "line_bytes") as u32,
+            hit_cycles: int(level, "hit_cycles") as u32,
+        };
+        let caches = (get("memory", "model").and_then(Value::as_str) == Some("caches")).then(|| HierarchyConfig {
+            l1i: geometry("l1i"),
+            l1d: geometry("l1d"),
+            l2: geometry("l2"),
+            l2_shared: get("l2", "shared").and_then(Value::as_bool).expect("checked"),
+            memory_cycles: int("memory", "latency_cycles") as u32,
+        });
+        let system = SystemConfig {
+            cores: int("core", "cores") as usize,
+            threads: int("core", "threads") as usize,
+            policy: Policy::parse(get("core", "policy").and_then(Value::as_str).expect("checked")).expect("a checked choice"),
+            interrupt_thread: get("core", "interrupt_thread").and_then(Value::as_integer).map(|t| t as usize),
+            pipeline: crate::timing::Pipeline {
+                load_use_cycles: int("pipeline", "load_use_cycles") as u32,
+                branch_taken_cycles: int("pipeline", "branch_taken_cycles") as u32,
+                mult_cycles: int("pipeline", "mult_cycles") as u32,
+                div_cycles: int("pipeline", "div_cycles") as u32,
+            },
+            caches,
+        };
+        // One order whatever the order of the keys: masks and reserved sets
+        // before ranges are locked in.
+        let mut pins = Vec::new();
+        if system.caches.is_some() {
+            for level in Level::ALL {
+                for field in ["way_masks", "reserve_sets", "trace_threads", "lock_range"] {
+                    if let Some(value) = get(level.name(), field).and_then(Value::as_str) {
+                        parse_pins(&mut pins, &format!("{}.{field}", level.name()), level, field, value)?;
                     }
-                }
-                ("memory", "latency_cycles", _) => h.memory_cycles = num(0, 1_000_000)? as u32,
-                ("l2", "shared", _) => h.l2_shared = value.parse().map_err(|_| bad("expected true or false"))?,
-                (_, field, Some(level)) => {
-                    let g = match level {
-                        Level::L1i => &mut h.l1i,
-                        Level::L1d => &mut h.l1d,
-                        Level::L2 => &mut h.l2,
-                    };
-                    match field {
-                        "size_bytes" => g.size_bytes = num(4, 1 << 30)? as u32,
-                        "ways" => g.ways = num(1, 64)? as u32,
-                        "line_bytes" => g.line_bytes = num(4, 4096)? as u32,
-                        "hit_cycles" => g.hit_cycles = num(0, 10_000)? as u32,
-                        _ => parse_pins(&mut c.pins, key, level, field, value)?,
-                    }
-                }
-                ("run", "max_cycles", _) => c.max_cycles = num(1, u64::MAX >> 1)?,
-                _ => {
-                    return Err(Error::config(key, UNKNOWN));
                 }
             }
         }
-        if let Some(caches) = &mut c.system.caches {
-            *caches = h;
-        } else if let Some(key) = cache_key {
-            return Err(Error::config(&key, "sets a cache but memory.model is perfect (add --set memory.model=caches)"));
-        }
+        let c = ExecConfig { system, pins, max_cycles: int("run", "max_cycles") };
         c.check()?;
         Ok(c)
     }
@@ -204,10 +242,8 @@ fn parse_pins(pins: &mut Vec<Pin>, key: &str, level: Level, field: &str, value: 
                 }
                 Pin::Range { level, key: key.to_string(), what, len }
             }
-            "trace_threads" => Pin::Trace { level, thread: parse_u64(item).ok_or_else(|| bad(item, "a thread index"))? as usize },
-            _ => {
-                return Err(Error::config(key, UNKNOWN));
-            }
+            // trace_threads, the last of the table's pinning keys
+            _ => Pin::Trace { level, thread: parse_u64(item).ok_or_else(|| bad(item, "a thread index"))? as usize },
         };
         pins.push(pin);
     }

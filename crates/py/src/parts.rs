@@ -1,5 +1,5 @@
 //! `irqsim parts`: every part of a scenario with its keys, from the core's
-//! parameter tables.
+//! parameter tables, and the programmable NIC's.
 
 use pyo3::prelude::*;
 
@@ -7,5 +7,6 @@ use pyo3::prelude::*;
 #[pyfunction]
 #[pyo3(signature = (markdown=false))]
 pub fn parts(markdown: bool) -> String {
-    if markdown { irqsim_core::config::markdown() } else { irqsim_core::config::parts_json().to_string() }
+    let more = [irqsim_firmware::config::SECTION];
+    if markdown { irqsim_core::config::markdown(&more) } else { irqsim_core::config::parts_json(&more).to_string() }
 }

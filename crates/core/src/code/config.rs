@@ -1,7 +1,10 @@
 //! `[code]`: the kernel's network software as MIPS code instead of costs.
-//! The program names the entry points the machine calls; `core` holds the
-//! execution-driven core's settings in `irqsim exec --set` form, so one
-//! spelling of every core and cache key serves both.
+//! The program names the entry points the machine calls; `[code.core]` holds
+//! the execution-driven core's settings as sub-tables (`[code.core.l1d]`),
+//! declared once by irqsim-mips (`config::MACHINE_SECTIONS`), so `irqsim exec --set
+//! l1d.size_bytes=...` and a scenario's `[code.core.l1d] size_bytes = ...`
+//! are one key. The older list form, `core = ["l1d.size_bytes=8192", ...]`,
+//! still loads: the checks read it as that table.
 
 use crate::config::params::{Param, Type, absent, d};
 use serde::{Deserialize, Serialize};
@@ -22,7 +25,7 @@ pub struct CodeConfig {
     pub tx_irq_thread: Option<usize>,
     pub flows: u32,
     pub mmio_read_cycles: u32,
-    pub core: Vec<String>,
+    pub core: toml::Table,
     pub poke: Vec<String>,
     pub dma: String,
 }
@@ -65,13 +68,10 @@ impl CodeConfig {
             "what the NIC's DMA writes do to cached copies: `invalidate` every level (coherent DMA by snooping), or `update` the lines the L2 holds in place (locks kept) and invalidate the L1s, as Intel's Data Direct I/O writes into the last-level cache",
         ),
         Param::cycles("mmio_read_cycles", d("0"), "cycles a device-register read stalls the thread (an uncached bus read)"),
-        Param::of(
+        Param::sections(
             "core",
-            Type::StrList,
-            "",
-            d("[]"),
-            crate::config::params::Range::None,
-            "settings of the execution-driven core, `KEY=VALUE` as `irqsim exec --set` takes them (docs/models/cores.md): `core.threads`, `memory.model`, `l1d.size_bytes`, pinning, ...; cores x threads must equal `cpu.threads`",
+            irqsim_mips::config::MACHINE_SECTIONS,
+            "settings of the execution-driven cores, one sub-table per section below (`[code.core.l1d]`); `irqsim exec --set` takes the same keys as `section.key=value`, and so does the older list form `core = [\"l1d.size_bytes=8192\", ...]`; cores x threads must equal `cpu.threads`",
         ),
         Param::of(
             "poke",
@@ -85,5 +85,14 @@ impl CodeConfig {
 
     pub fn selected(&self) -> bool {
         self.program.is_some()
+    }
+
+    /// Checks between the cores' keys (a thread a pin names, a cache's
+    /// geometry, a pin's syntax) at load, where errors get their line.
+    pub fn check(&self) -> Result<(), (String, String)> {
+        if !self.selected() {
+            return Ok(());
+        }
+        irqsim_mips::config::ExecConfig::from_table(&self.core).map(|_| ()).map_err(super::core_problem)
     }
 }

@@ -41,6 +41,14 @@ pub const SYS_READ: u32 = 4003;
 /// What the receive system call returns when nothing is queued.
 pub const EAGAIN: u32 = (-11i32) as u32;
 
+/// A core setting's error, its key under `code.core` (`code.core.l1d.way_masks`).
+pub(crate) fn core_problem(e: irqsim_mips::Error) -> (String, String) {
+    match e {
+        irqsim_mips::Error::Config { key, msg } => (format!("code.core.{key}"), msg),
+        other => ("code.core".into(), other.to_string()),
+    }
+}
+
 /// `SYMBOL[+OFFSET]=VALUE`: the word to write before the program starts.
 fn poke(program: &Program, p: &str) -> Result<(u32, u32), String> {
     let want = "expected SYMBOL[+OFFSET]=VALUE";
@@ -169,10 +177,10 @@ impl Code {
         let given = c.program.as_deref().expect("code part selected");
         let path = base_dir.join(given);
         let program = Program::load(&path).map_err(|e| ("code.program".to_string(), format!("{}: {e}", path.display())))?;
-        let exec = ExecConfig::from_sets(&c.core).map_err(|e| ("code.core".to_string(), e.to_string()))?;
+        let exec = ExecConfig::from_table(&c.core).map_err(core_problem)?;
         let (cores, tpc) = (exec.system.cores, exec.system.threads);
         if cores * tpc != threads {
-            return Err(("code.core".into(), format!("{cores} core(s) x {tpc} thread(s) is {}, but cpu.threads is {threads}", cores * tpc)));
+            return Err(("code.core.core.threads".into(), format!("{cores} core(s) x {tpc} thread(s) is {}, but cpu.threads is {threads}", cores * tpc)));
         }
         for (key, t) in [("app_thread", Some(c.app_thread)), ("tx_irq_thread", c.tx_irq_thread)] {
             if let Some(t) = t.filter(|&t| t >= threads) {
@@ -192,7 +200,7 @@ impl Code {
             app: if c.app.is_empty() { None } else { Some(symbol("app", &c.app)?) },
         };
         let mut sys = System::new(program, &exec.system, Ports::new(c.mmio_read_cycles, tpc));
-        irqsim_mips::run::apply_pins(&mut sys, &exec.pins).map_err(|e| ("code.core".to_string(), e.to_string()))?;
+        irqsim_mips::run::apply_pins(&mut sys, &exec.pins).map_err(core_problem)?;
         for (i, p) in c.poke.iter().enumerate() {
             let (addr, value) = poke(&sys.program, p).map_err(|msg| (format!("code.poke[{i}]"), format!("{p:?}: {msg}")))?;
             sys.mem.write_u32(addr, value);

@@ -1,7 +1,8 @@
 //! docs/config.md, generated from the parameter tables ([`markdown`]), and
 //! the same tables as JSON for `irqsim parts` ([`parts_json`]).
 
-use super::params::{Def, Param, Range, Type, quoted, range_text};
+use super::params::docs::{capital, param_json, sections, table};
+use super::params::{Param, Section, Type, quoted};
 use super::parts::{Info, PARTS, Part, TOP};
 use super::workload::VARIANTS;
 use serde_json::{Value, json};
@@ -31,8 +32,9 @@ units (µs in traces, ns on buses, Mb/s on links) are converted once, at load.
 Rates are events per second and end in `_per_s`.
 ";
 
-/// docs/config.md.
-pub fn markdown() -> String {
+/// docs/config.md, with `more`: the tables of parts set outside scenarios
+/// (the programmable NIC's, which this crate cannot name) at its end.
+pub fn markdown(more: &[Section]) -> String {
     let mut out = String::from(INTRO);
     out.push_str("\n## Top level\n\n");
     table(&mut out, TOP);
@@ -47,6 +49,15 @@ pub fn markdown() -> String {
         if !info.notes.is_empty() {
             let _ = writeln!(out, "\n{}", info.notes);
         }
+        for p in info.params {
+            if let Type::Sections(s) = p.ty {
+                sections(&mut out, 3, &format!("{}.{}", info.section, p.key), s);
+            }
+        }
+    }
+    for s in more {
+        let _ = write!(out, "\n## `{}`: outside scenarios\n\n{}.\n\n", s.name, capital(s.help));
+        table(&mut out, s.params);
     }
     out
 }
@@ -74,54 +85,9 @@ fn used_by(info: &Info) -> String {
     if kinds.len() == VARIANTS.len() { "Used by every workload kind.".into() } else { format!("Used by workload kinds {}.", quoted(&kinds)) }
 }
 
-fn table(out: &mut String, params: &[Param]) {
-    out.push_str("| key | type | unit | default | range | meaning |\n|---|---|---|---|---|---|\n");
-    for p in params {
-        let when = p.when.map(|w| format!("; only when `{}` is {}", w.key, quoted(w.is).replace(", ", " or "))).unwrap_or_default();
-        let unit = if p.unit.is_empty() { String::new() } else { p.unit.to_string() };
-        let _ = writeln!(
-            out,
-            "| `{}` | {} | {} | {} | {} | {}{} |",
-            p.key,
-            type_text(p.ty).replace('|', "\\|"),
-            unit,
-            default_text(p.default),
-            range_text(p.range),
-            p.help,
-            when
-        );
-    }
-}
-
-fn type_text(t: Type) -> String {
-    match t {
-        Type::Int | Type::U64 => "integer".into(),
-        Type::Float => "float".into(),
-        Type::Bool => "bool".into(),
-        Type::Str => "string".into(),
-        Type::Choice(values) => values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(" | "),
-        Type::IntList => "list of integers".into(),
-        Type::StrList => "list of strings".into(),
-        Type::FloatList => "list of floats".into(),
-        Type::Items(_) => "array of tables".into(),
-    }
-}
-
-fn default_text(d: Def) -> String {
-    match d {
-        Def::Required => "*required*".into(),
-        Def::Absent(meaning) => meaning.into(),
-        Def::Value(v) => format!("`{v}`"),
-    }
-}
-
-fn capital(s: &str) -> String {
-    let mut c = s.chars();
-    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
-}
-
-/// Every part with its keys, as JSON: `[{section, title, help, used_by, notes, params: [...]}]`.
-pub fn parts_json() -> Value {
+/// Every part with its keys, as JSON: `[{section, title, help, used_by, notes, params: [...]}]`,
+/// and then `more` (as [`markdown`]) as `{section, help, params}`.
+pub fn parts_json(more: &[Section]) -> Value {
     let params = |ps: &[Param]| -> Value { ps.iter().map(param_json).collect() };
     let mut parts: Vec<Value> = vec![json!({"section": "", "title": "top level", "help": "", "used_by": [], "notes": "", "params": params(TOP)})];
     for info in PARTS {
@@ -134,22 +100,8 @@ pub fn parts_json() -> Value {
         }
         parts.push(p);
     }
+    for s in more {
+        parts.push(json!({"section": s.name, "title": "set as key=value outside scenarios", "help": s.help, "used_by": [], "notes": "", "params": params(s.params)}));
+    }
     Value::Array(parts)
-}
-
-fn param_json(p: &Param) -> Value {
-    let mut v = json!({
-        "key": p.key, "type": type_text(p.ty), "unit": p.unit, "default": default_text(p.default).trim_matches('`'),
-        "range": range_text(p.range), "help": p.help,
-    });
-    if let Some(w) = p.when {
-        v["when"] = json!({"key": w.key, "is": w.is});
-    }
-    if let Type::Items(item) = p.ty {
-        v["items"] = item.iter().map(param_json).collect();
-    }
-    if matches!(p.range, Range::None) {
-        v.as_object_mut().expect("object").remove("range");
-    }
-    v
 }

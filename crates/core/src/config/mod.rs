@@ -113,6 +113,13 @@ impl Scenario {
         self.cpu.clock_mhz
     }
 
+    /// The bus link's rate in bytes per cycle when it is slower than the
+    /// NIC's DMA engine (`bus.link_mbps`; Mb/s ÷ 8 is bytes per µs).
+    pub fn nic_dma_link(&self) -> Option<f64> {
+        let link = self.bus.link_mbps? / 8.0 / self.cycles_per_us();
+        (link < self.nic.dma_bytes_per_cycle).then_some(link)
+    }
+
     /// Simulated cycles the run lasts.
     pub fn duration_cycles(&self) -> u64 {
         (self.run.duration_ms * 1e3 * self.cpu.clock_mhz).round() as u64
@@ -276,6 +283,7 @@ impl Scenario {
             WorkloadConfig::Exerciser(_) => return crate::delivery::check(self),
         }
         crate::delivery::check_nic(self)?;
+        self.code.check()?;
         self.coalesce.check(self)?;
         self.napi.check(self)?;
         crate::device::rss::check(self)?;

@@ -126,7 +126,7 @@ pub const PARTS: &[Info] = &[
         title: "the I/O fabric",
         help: "latencies between CPU, chipset and device (PCIe, FSB, DMI)",
         params: BusConfig::PARAMS,
-        notes: "",
+        notes: "Refused: `link_mbps` with RSS (the queues' DMA would share the one link, which is not modelled).",
     },
     Info {
         part: Part::IrqPath,
@@ -158,7 +158,7 @@ pub const PARTS: &[Info] = &[
         title: "the NAPI path",
         help: "the NIC's poll with a weight, the NET_RX softirq's budget, the interrupt off while polling (docs/models/napi-coalescing.md)",
         params: crate::kernel::napi::NapiConfig::PARAMS,
-        notes: "Its keys are used only with `irq_path.kind = \"napi\"`.",
+        notes: "Its keys are used only with `irq_path.kind = \"napi\"`. Refused as no-ops (naming both keys): `gro_flush_timeout_ns` without `defer_hard_irqs` and the reverse, `busy_poll_budget` without `busy_poll_usecs`.",
     },
     Info {
         part: Part::Coalesce,
@@ -166,7 +166,7 @@ pub const PARTS: &[Info] = &[
         title: "the NIC's interrupt coalescing",
         help: "receive-interrupt moderation with ethtool's rx-usecs and rx-frames (docs/models/napi-coalescing.md)",
         params: crate::device::coalesce::CoalesceConfig::PARAMS,
-        notes: "Refused: `rx_usecs` and `rx_frames` both 0 (the error names `coalesce.rx_frames`).",
+        notes: "Refused: `rx_usecs` and `rx_frames` both 0 (the error names `coalesce.rx_frames`); `rx_usecs` above 0 with `rx_frames = 1`, whose first frame interrupts at once (the error names both).",
     },
     Info {
         part: Part::Rss,
@@ -174,7 +174,7 @@ pub const PARTS: &[Info] = &[
         title: "receive-side scaling",
         help: "a multi-queue NIC: Toeplitz hash over a flow mix, 128-entry indirection table, one MSI-X vector and NAPI instance per queue (docs/models/napi-coalescing.md)",
         params: crate::device::rss::RssConfig::PARAMS,
-        notes: "Refused (naming `rss.kind`): without `irq_path.kind = \"napi\"`, on a legacy controller (`xtpic`, `ioapic`), with DIM (`coalesce.adaptive_rx`); MSI `queues` not a power of two. `[coalesce]` applies to each queue.",
+        notes: "Refused (naming `rss.kind`): without `irq_path.kind = \"napi\"`, on a legacy controller (`xtpic`, `ioapic`); MSI `queues` not a power of two. `[coalesce]` applies to each queue, and DIM (`coalesce.adaptive_rx`) runs per queue on the queue's own counters.",
     },
 ];
 
@@ -339,7 +339,53 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
     for key in first.into_iter().chain(rest) {
         check_when(root, key, &kind)?;
     }
+    check_cancelled(root, &explicit)?;
     Ok(selected)
+}
+
+/// A key whose effect another key's value cancels: `key` (when written, and
+/// not 0) changes nothing while `by` is `is`.
+struct Cancel {
+    key: &'static str,
+    by: &'static str,
+    is: i64,
+    why: &'static str,
+}
+
+/// Linux's own semantics make these no-ops (ethtool.h's `struct
+/// ethtool_coalesce`; napi.rst, "Software IRQ coalescing" and "Busy
+/// polling"); a sweep over the first key alone would silently measure
+/// nothing, so each is refused naming both keys.
+const CANCELS: &[Cancel] = &[
+    Cancel {
+        key: "coalesce.rx_usecs",
+        by: "coalesce.rx_frames",
+        is: 1,
+        why: "the first frame interrupts at once, before any rx_usecs timer could expire; set coalesce.rx_frames to 0 (the timer alone) or above 1",
+    },
+    Cancel {
+        key: "napi.gro_flush_timeout_ns",
+        by: "napi.defer_hard_irqs",
+        is: 0,
+        why: "a completing poll enables the interrupt again at once, so no timer polls again (Linux arms it then only to flush GRO, not modelled); set napi.defer_hard_irqs above 0",
+    },
+    Cancel {
+        key: "napi.defer_hard_irqs",
+        by: "napi.gro_flush_timeout_ns",
+        is: 0,
+        why: "without a timeout no timer polls again, so a completing poll enables the interrupt at once; set napi.gro_flush_timeout_ns above 0",
+    },
+    Cancel { key: "napi.busy_poll_budget", by: "napi.busy_poll_usecs", is: 0, why: "no application busy-polls; set napi.busy_poll_usecs above 0" },
+];
+
+fn check_cancelled(root: &Table, explicit: &[String]) -> Result<(), Problem> {
+    let int = |path: &str| lookup(root, path).and_then(Value::as_integer);
+    for c in CANCELS {
+        if explicit.iter().any(|k| k == c.key) && int(c.key) != Some(0) && int(c.by) == Some(c.is) {
+            return Err((c.key.into(), format!("changes nothing while `{}` is {}: {}; or remove the key", c.by, c.is, c.why)));
+        }
+    }
+    Ok(())
 }
 
 /// Each table of an array-of-tables key, checked against its own keys.
@@ -407,6 +453,16 @@ pub fn drop_unused(doc: &mut serde_json::Value, kind: &str) {
             for key in unused {
                 t.remove(key);
             }
+        }
+    }
+    // A key another cancels, at its default (any other value is refused).
+    for c in CANCELS {
+        let (section, key) = c.key.split_once('.').expect("a dotted key");
+        if value_of(doc, c.by) == c.is.to_string()
+            && value_of(doc, c.key) != "0"
+            && let Some(t) = doc.get_mut(section).and_then(|t| t.as_object_mut())
+        {
+            t.remove(key);
         }
     }
     // The NIC takes one vector per RSS queue and the loader refuses the key

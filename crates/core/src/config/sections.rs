@@ -86,8 +86,7 @@ impl CpuConfig {
             &["single", "multithreaded"],
             d("\"single\""),
             "`single`: one register context, a preemption of running code costs `save_restore_cycles`; `multithreaded`: a context each for application (C1), interrupts (C2) and protocol/software interrupts (C3), switching costs `context_switch_cycles`",
-        )
-        .when("workload.kind", &["flood", "arrivals", "trace", "script", "synthetic", "exerciser"]),
+        ),
         Param::cycles("irq_entry_cycles", d("6"), "interrupt-entry pipeline sequence (AE32000: nullify, push SR and PC, acknowledge, vector, load)"),
         Param::cycles("swi_entry_cycles", d("6"), "entry of a software interrupt (system call, queued SWI)"),
         Param::cycles("save_restore_cycles", d("186"), "saving and restoring a register context when a preemption needs it"),

@@ -47,8 +47,11 @@ pub struct BusConfig {
     pub mmio_read_ns: f64,
     pub posted_write_ns: f64,
     pub port_io_ns: f64,
-    pub link_mbps: f64,
+    pub link_mbps: Option<f64>,
 }
+
+/// The exerciser's link when `bus.link_mbps` is not given (PCIe 1.x x1).
+pub const EXERCISER_LINK_MBPS: f64 = 2000.0;
 
 /// The Linux path's keys: the exerciser's path, or the NIC's when chosen.
 const LINUX: &[&str] = &["linux", "napi"];
@@ -84,7 +87,15 @@ impl BusConfig {
             "round trip of one legacy port I/O (IN, OUT) or interrupt-acknowledge cycle to the 8259s",
         )
         .when("intc.kind", CONTROLLERS),
-        Param::float("link_mbps", "Mb/s", d("2000.0"), true, 0.0, 8e6, "device link bandwidth for DMA data (PCIe 1.x x1: 2,000 Mb/s, 250 MB/s)"),
+        Param::float(
+            "link_mbps",
+            "Mb/s",
+            absent("2,000 for the exerciser (PCIe 1.x x1, 250 MB/s); no limit for a NIC"),
+            true,
+            0.0,
+            8e6,
+            "device link bandwidth for DMA data: the exerciser's DMA crosses it before its interrupt; a NIC's DMA runs at the slower of it and `nic.dma_bytes_per_cycle`",
+        ),
     ];
 }
 
@@ -288,7 +299,19 @@ pub fn check_nic(s: &Scenario) -> Result<(), (String, String)> {
         return Ok(());
     }
     check_others(s, others, "sources.others")?;
-    intc::assign(s.intc.kind, intc::First { key: "nic", line: None, vectors: 1 }, others, "sources.others").map(|_| ())
+    nic_wiring(s).map(|_| ())
+}
+
+/// The NIC's inputs (one vector per RSS queue, on the first free ones) and
+/// the other sources' after them: checked at load and built from by the
+/// same call, so a machine never meets wiring its check did not see.
+pub fn nic_wiring(s: &Scenario) -> Result<intc::Wiring, (String, String)> {
+    let vectors = s.rss.vectors();
+    let wiring = intc::assign(s.intc.kind, intc::First { key: "nic", line: None, vectors }, &s.sources.others, "sources.others");
+    wiring.map_err(|(key, msg)| match vectors {
+        1 => (key, msg),
+        n => (key, format!("{msg} (the NIC's {n} RSS queues take vectors 0..={})", n - 1)),
+    })
 }
 
 /// Checks of the delivery sections that span keys (each key's own range is

@@ -5,4 +5,6 @@
 
 mod config;
 
-pub use config::{BusConfig, ExerciserConfig, IntcConfig, IrqPathConfig, IrqPathKind, SourceConfig, SourceKind, SourcesConfig, check, check_nic};
+pub use config::{
+    BusConfig, EXERCISER_LINK_MBPS, ExerciserConfig, IntcConfig, IrqPathConfig, IrqPathKind, SourceConfig, SourceKind, SourcesConfig, check, check_nic, nic_wiring,
+};

@@ -189,13 +189,17 @@ impl Machine {
         }
     }
 
-    /// A NAPI poll completed: DIM takes its sample and may move to another
-    /// profile.
-    pub(crate) fn dim_sample(&mut self) {
+    /// Queue `q`'s NAPI poll completed: its DIM takes a sample of its own
+    /// counters (with RSS, the queue's; else the NIC's) and may move to
+    /// another profile.
+    pub(crate) fn dim_sample(&mut self, q: usize) {
         let now = self.queue.now();
         let c = &self.net.counters;
-        let (events, frames, bytes) = (c.interrupts, c.rx_delivered, c.rx_delivered_bytes);
-        let Some(co) = self.net.coalesce.as_mut() else { return };
+        let (events, frames, bytes) = match &self.net.rss {
+            Some(r) => (r.interrupts[q], r.taken[q].0, r.taken[q].1),
+            None => (c.interrupts, c.rx_delivered, c.rx_delivered_bytes),
+        };
+        let Some(co) = self.coalescer(q) else { return };
         let Some(d) = co.dim.as_mut() else { return };
         if let Some(ix) = d.sample(now, events, frames, bytes) {
             let profile = d.profiles[ix];

@@ -42,6 +42,8 @@ pub struct Nic {
     /// When the last DMA out of the buffer ends.
     dma_free: Time,
     dma_bytes_per_cycle: f64,
+    /// The bus link paces DMA ([`Nic::pace`]).
+    paced: bool,
     /// `(bytes, DMA cycles)` of the last transfer: sizes mostly repeat, and
     /// this saves a division per frame. `(0, 0)` is right for any rate.
     dma_last: (u32, u64),
@@ -57,6 +59,9 @@ pub struct Nic {
     /// Bytes of the frame on the wire.
     tx_current: u32,
 }
+
+/// No frame has this size (`MAX_PACKET_BYTES` is far below): an empty cache.
+const UNCACHED: u32 = u32::MAX;
 
 /// What happened to a frame offered to the NIC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,6 +80,7 @@ impl Nic {
             in_dma: 0,
             dma_free: 0,
             dma_bytes_per_cycle,
+            paced: false,
             dma_last: (0, 0),
             // link_mbps bits per µs → 8 / link_mbps µs per byte.
             wire_cycles_per_byte: 8.0 / link_mbps * cycles_per_us,
@@ -85,6 +91,14 @@ impl Nic {
             tx_done_pending: false,
             tx_current: 0,
         }
+    }
+
+    /// DMA crosses a bus link slower than the engine (`bus.link_mbps`):
+    /// transfers share its bandwidth, one after another at its rate, so it
+    /// bounds the NIC's throughput to memory, not only each frame's delay.
+    pub fn pace(&mut self, link_bytes_per_cycle: f64) {
+        self.dma_bytes_per_cycle = link_bytes_per_cycle;
+        self.paced = true;
     }
 
     /// Frees the space of the frames whose DMA has ended. Out of line: it
@@ -152,8 +166,10 @@ impl Nic {
     #[inline(always)]
     pub fn take_rx(&mut self, now: Time) -> Option<(RxFrame, Time)> {
         let bytes = self.rx.get(self.in_dma)?.frame.bytes;
-        // DMAs run one after another: this one ends no sooner than the last.
-        let end = now.saturating_add(self.dma_cycles(bytes)).max(self.dma_free);
+        // DMAs run one after another: this one ends no sooner than the last
+        // (over a pacing link, `dma_cycles` has moved that end on by its own
+        // transfer: it starts no sooner than the last ended).
+        let end = now.saturating_add(self.dma_cycles(bytes, true)).max(self.dma_free);
         self.dma_free = end;
         let slot = self.rx.get_mut(self.in_dma)?;
         slot.dma_end = end;
@@ -170,10 +186,18 @@ impl Nic {
         self.wire_last.1
     }
 
+    /// Cycles a transfer of `bytes` takes (`rx`: out of the receive buffer).
+    /// Over a pacing link the size cache stays empty, so every transfer
+    /// comes by the second branch: a receive transfer moves the last one's
+    /// end on by its own time, so that it starts when that one ended.
     #[inline]
-    fn dma_cycles(&mut self, bytes: u32) -> u64 {
+    fn dma_cycles(&mut self, bytes: u32, rx: bool) -> u64 {
         if bytes != self.dma_last.0 {
-            self.dma_last = (bytes, ceil(f64::from(bytes) / self.dma_bytes_per_cycle));
+            let cycles = ceil(f64::from(bytes) / self.dma_bytes_per_cycle);
+            self.dma_last = (if self.paced { UNCACHED } else { bytes }, cycles);
+            if self.paced && rx {
+                self.dma_free = self.dma_free.saturating_add(cycles);
+            }
         }
         self.dma_last.1
     }
@@ -195,7 +219,7 @@ impl Nic {
         self.tx_busy = true;
         self.tx_current = bytes;
         // Saturating: an absurdly slow DMA or link ends past the run, never wraps.
-        now.saturating_add(self.dma_cycles(bytes)).saturating_add(ceil(f64::from(bytes) * self.wire_cycles_per_byte))
+        now.saturating_add(self.dma_cycles(bytes, false)).saturating_add(ceil(f64::from(bytes) * self.wire_cycles_per_byte))
     }
 
     /// The frame on the wire is out; returns its size.

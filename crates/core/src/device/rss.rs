@@ -101,8 +101,8 @@ pub fn check(s: &crate::config::Scenario) -> Result<(), (String, String)> {
     if s.intc.kind == IntcKind::Msi && !c.queues.is_power_of_two() {
         return err(format!("MSI grants a power of two of vectors; {} queues need intc.kind = \"msix\"", c.queues));
     }
-    if s.coalesce.adaptive_rx {
-        return err("DIM per queue is not modelled: remove coalesce.adaptive_rx or RSS".into());
+    if s.bus.link_mbps.is_some() {
+        return Err(("bus.link_mbps".into(), "the queues' DMA would share one link, which is not modelled: remove bus.link_mbps or RSS".into()));
     }
     if c.rps_cpus as usize > s.cpu.threads {
         return Err(("rss.rps_cpus".into(), format!("{} CPUs do not exist (cpu.threads = {})", c.rps_cpus, s.cpu.threads)));
@@ -137,6 +137,8 @@ pub struct Rss {
     flow_hash: Vec<u32>,
     /// The flow of each frame waiting in each ring, oldest first.
     waiting_flows: Vec<std::collections::VecDeque<u32>>,
+    /// RPS reads the flows back ([`Rss::take_hash`]); without it none are kept.
+    keep_flows: bool,
     /// Cumulative shares of the flows (the last is 1).
     cdf: Vec<f64>,
     rng: Pcg64Mcg,
@@ -144,6 +146,11 @@ pub struct Rss {
     /// Each queue's interrupt is masked (its NAPI instance owns it).
     pub irq_off: Vec<bool>,
     pub frames: Vec<u64>,
+    /// Each queue's interrupts, and frames and bytes its polls took off its
+    /// ring: the counters its DIM samples (a driver's per-channel event
+    /// counter and per-ring statistics, lib/dim/net_dim.c's callers).
+    pub interrupts: Vec<u64>,
+    pub taken: Vec<(u64, u64)>,
     /// Each queue's interrupt coalescing (empty: none).
     pub coalesce: Vec<super::coalesce::Coalesce>,
 }
@@ -171,11 +178,14 @@ impl Rss {
             flow_queue,
             flow_hash,
             waiting_flows: vec![std::collections::VecDeque::new(); queues],
+            keep_flows: c.rps(),
             cdf,
             rng,
             rings: (0..queues).map(|_| ring()).collect(),
             irq_off: vec![false; queues],
             frames: vec![0; queues],
+            interrupts: vec![0; queues],
+            taken: vec![(0, 0); queues],
             coalesce: Vec::new(),
         }
     }
@@ -216,6 +226,13 @@ impl Machine {
         self.net.rss.as_ref().map_or(self.net.irq_posted, |r| r.irq_off.get(q).copied().unwrap_or(true))
     }
 
+    pub(crate) fn queue_irq_disable(&mut self, q: usize) {
+        match &mut self.net.rss {
+            Some(r) => r.irq_off[q] = true,
+            None => self.net.irq_posted = true,
+        }
+    }
+
     pub(crate) fn queue_irq_enable(&mut self, q: usize) {
         match &mut self.net.rss {
             Some(r) => r.irq_off[q] = false,
@@ -250,7 +267,9 @@ impl Machine {
             }
             return;
         }
-        r.waiting_flows[q].push_back(flow);
+        if r.keep_flows {
+            r.waiting_flows[q].push_back(flow);
+        }
         if !r.coalesce.is_empty() {
             if !r.irq_off[q] {
                 self.coalesce_count(q, 1);
@@ -267,6 +286,7 @@ impl Machine {
             return;
         }
         r.irq_off[q] = true;
+        r.interrupts[q] += 1;
         if let Some(c) = r.coalesce.get_mut(q) {
             c.fired();
         }

@@ -126,8 +126,7 @@ impl Delivery {
     /// the Linux path the top half acknowledges and schedules NET_RX.
     pub fn nic(s: &Scenario, linux: bool) -> Self {
         let others = &s.sources.others;
-        let first = intc::First { key: "nic", line: None, vectors: s.rss.vectors() };
-        let wiring = intc::assign(s.intc.kind, first, others, "sources.others").expect("wiring checked at load");
+        let wiring = crate::delivery::nic_wiring(s).expect("wiring checked at load");
         let top_half = if linux { s.irq_path.isr_cycles + s.irq_path.tasklet_schedule_cycles } else { 0 };
         let mut sources = vec![Source::new(wiring.exerciser, Kind::Nic, top_half, crate::config::Process::Periodic, 1.0, 1.0)];
         sources.extend(self::others(s, others, &wiring.others));
@@ -201,7 +200,7 @@ fn others<'a>(s: &'a Scenario, others: &'a [SourceConfig], lines: &'a [u32]) -> 
 
 /// Cycles `bytes` of DMA data take over the link.
 fn dma_cycles(s: &Scenario, bytes: u32) -> u64 {
-    cycles(s, f64::from(bytes) * 8e3 / s.bus.link_mbps)
+    cycles(s, f64::from(bytes) * 8e3 / s.bus.link_mbps.unwrap_or(crate::delivery::EXERCISER_LINK_MBPS))
 }
 
 /// Nanoseconds as CPU cycles.

@@ -70,6 +70,9 @@ impl Net {
         let think = workload.send_flood().map_or(0, |(_, gap)| gap);
         let mut nic = Nic::new(s.nic.rx_buffer_bytes, s.nic.tx_queue_packets, s.nic.dma_bytes_per_cycle, s.cycles_per_us(), s.nic.link_mbps);
         nic.rx_ring = s.nic.rx_ring_frames.unwrap_or(u64::MAX);
+        if let Some(rate) = s.nic_dma_link() {
+            nic.pace(rate);
+        }
         let ring = || {
             let mut r = Nic::new(s.nic.rx_buffer_bytes, 1, s.nic.dma_bytes_per_cycle, s.cycles_per_us(), s.nic.link_mbps);
             r.rx_ring = nic.rx_ring;

@@ -35,6 +35,7 @@ impl Report {
         if !queues.is_empty() {
             let sum = |f: fn(&crate::device::coalesce::Coalesce) -> u64| queues.iter().map(f).sum::<u64>() as f64;
             add(named([("coalesce_timer_interrupts", sum(|c| c.timer_interrupts)), ("coalesce_frame_interrupts", sum(|c| c.frame_interrupts))]));
+            add(rss_dim(queues, m.end));
         }
         if let Some(c) = &m.net.coalesce {
             add(named([("coalesce_timer_interrupts", c.timer_interrupts as f64), ("coalesce_frame_interrupts", c.frame_interrupts as f64)]));
@@ -76,6 +77,32 @@ impl Report {
             timeline: m.timeline,
         }
     }
+}
+
+/// DIM on every RSS queue: decisions and changes summed, the range of the
+/// profiles the queues ended at, and each profile's share of queue-time.
+fn rss_dim(queues: &[crate::device::coalesce::Coalesce], end: u64) -> Metrics {
+    let dims: Vec<&crate::device::dim::Dim> = queues.iter().filter_map(|c| c.dim.as_ref()).collect();
+    if dims.is_empty() {
+        return Vec::new();
+    }
+    let sum = |f: fn(&crate::device::dim::Dim) -> u64| dims.iter().map(|d| f(d)).sum::<u64>() as f64;
+    let ends = || dims.iter().map(|d| d.ix);
+    let (lowest, highest) = (ends().min().unwrap_or(0), ends().max().unwrap_or(0));
+    let mut out = named([
+        ("dim_decisions", sum(|d| d.decisions)),
+        ("dim_profile_changes", sum(|d| d.changes)),
+        ("dim_final_profile_min", lowest as f64),
+        ("dim_final_profile_max", highest as f64),
+    ]);
+    let mut shares = [0.0; 5];
+    for d in &dims {
+        for (s, x) in shares.iter_mut().zip(d.shares(end)) {
+            *s += x / dims.len() as f64;
+        }
+    }
+    out.extend(shares.iter().enumerate().map(|(i, &x)| (format!("dim_time_share_profile_{i}"), x)));
+    out
 }
 
 /// Throughputs count delivered (received) or transmitted bits only; drops never count.
@@ -268,7 +295,7 @@ fn napi(n: &crate::kernel::napi::Napi, laws: &mut Vec<Law>) -> Metrics {
     let c = n.counters;
     laws.push(Law { what: "NIC interrupt enabled while its poll is scheduled = 0", lhs: c.irq_enabled_while_scheduled, rhs: 0 });
     laws.push(Law { what: "frames of one poll above the weight = 0", lhs: c.max_poll_frames.saturating_sub(n.weight), rhs: 0 });
-    named([
+    let mut out = named([
         ("napi_schedules", c.schedules as f64),
         ("napi_softirq_runs", c.softirq_runs as f64),
         ("napi_polls", c.polls as f64),
@@ -282,5 +309,10 @@ fn napi(n: &crate::kernel::napi::Napi, laws: &mut Vec<Law>) -> Metrics {
         ("napi_busy_poll_frames", n.busy.as_ref().map_or(0, |b| b.frames) as f64),
         ("napi_busy_poll_sleeps", n.busy.as_ref().map_or(0, |b| b.sleeps) as f64),
         ("rps_remote_frames", n.rps.as_ref().map_or(0, |r| r.remote) as f64),
-    ])
+    ]);
+    // With RSS: how many queues' instances the receiver busy-polled.
+    if let Some(b) = n.busy.as_ref().filter(|b| b.by_queue.len() > 1) {
+        out.extend(named([("napi_busy_poll_queues", b.by_queue.iter().filter(|&&f| f > 0).count() as f64)]));
+    }
+    out
 }

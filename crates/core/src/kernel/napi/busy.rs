@@ -1,7 +1,10 @@
 //! Busy polling (`SO_BUSY_POLL`, net.core.busy_read; napi.rst "Busy
 //! polling"; `napi_busy_loop` in net/core/dev.c): the application, blocked
-//! in recv on `app.thread`, polls the NIC's NAPI instance itself instead of
-//! waiting for the interrupt.
+//! in recv on `app.thread`, polls a NAPI instance itself instead of waiting
+//! for the interrupt. With RSS it is the instance of the queue the socket's
+//! last frame came through (the socket's `sk_napi_id`, set by
+//! `sk_mark_napi_id` at each delivery); with RPS the frames it takes go on
+//! to their flows' backlogs as the softirq's do.
 //!
 //! 1. Spinning (`BusySpin`, one `napi.poll_cycles` attempt each), the
 //!    receiver takes the instance when the softirq does not own it and the
@@ -31,8 +34,12 @@ use crate::machine::Machine;
 pub struct Busy {
     window: u64,
     budget: u64,
-    /// It owns the instance (NAPI_STATE_SCHED taken by the busy loop).
-    pub owned: bool,
+    /// The instance it owns (NAPI_STATE_SCHED taken by the busy loop).
+    pub owned: Option<usize>,
+    /// The queue the socket's last frame came through (`sk_napi_id`).
+    napi_id: usize,
+    /// Frames it took off each queue's ring.
+    pub by_queue: Vec<u64>,
     sleeping: bool,
     deadline: Time,
     batch: u64,
@@ -43,11 +50,13 @@ pub struct Busy {
 }
 
 impl Busy {
-    pub fn new(c: &super::NapiConfig, cycles_per_us: f64) -> Option<Self> {
+    pub fn new(c: &super::NapiConfig, cycles_per_us: f64, queues: usize) -> Option<Self> {
         (c.busy_poll_usecs > 0).then(|| Self {
             window: (f64::from(c.busy_poll_usecs) * cycles_per_us).round() as u64,
             budget: u64::from(c.busy_poll_budget),
-            owned: false,
+            owned: None,
+            napi_id: 0,
+            by_queue: vec![0; queues],
             sleeping: false,
             deadline: 0,
             batch: 0,
@@ -72,9 +81,12 @@ impl Machine {
         self.post(app, USER, Any::Napi(Job::BusySpin));
     }
 
-    /// A frame reached the socket through the softirq: a sleeping receiver wakes.
-    pub(super) fn busy_wake(&mut self) {
-        if self.net.napi.as_ref().and_then(|n| n.busy.as_ref()).is_some_and(|b| b.sleeping) {
+    /// A frame that came through queue `q` reached the socket: the socket
+    /// remembers the queue, and a sleeping receiver wakes.
+    pub(super) fn busy_wake(&mut self, q: usize) {
+        let Some(b) = self.net.napi.as_mut().and_then(|n| n.busy.as_mut()) else { return };
+        b.napi_id = q;
+        if b.sleeping {
             self.busy_poll_start();
             let app = self.net.app_thread;
             self.dispatch(app);
@@ -85,8 +97,8 @@ impl Machine {
         let cycles = match job {
             Job::BusySpin => self.napi().poll_cycles,
             _ => {
-                let bytes = self.net.nic.next_rx_bytes();
-                self.net.costs.napi_rx_cycles(bytes)
+                let q = self.busy().owned.expect("a busy-poll frame is taken from an owned instance");
+                self.rx_cycles(q)
             }
         };
         Work { job: Any::Napi(job), cycles, bin: Bin::Kernel }
@@ -96,9 +108,11 @@ impl Machine {
     pub(super) fn busy_after(&mut self, now: Time, job: Job) -> Option<Job> {
         if job == Job::BusyRx {
             // The frame is delivered (`napi_after`) and its sections have run.
+            let q = self.busy().owned.expect("a busy-poll frame is taken from an owned instance");
             let b = self.busy();
             (b.frames, b.batch) = (b.frames + 1, b.batch + 1);
-            if b.batch < b.budget && self.net.nic.rx_waiting() > 0 {
+            b.by_queue[q] += 1;
+            if b.batch < b.budget && self.ring(q).rx_waiting() > 0 {
                 return Some(Job::BusyRx);
             }
             self.busy_release();
@@ -106,10 +120,11 @@ impl Machine {
             let b = self.busy();
             b.deadline = now + b.window;
         }
-        let free = !self.napi().is_scheduled(0);
-        if free && self.net.nic.rx_waiting() > 0 {
+        let q = self.busy().napi_id;
+        let free = !self.napi().is_scheduled(q);
+        if free && self.ring(q).rx_waiting() > 0 {
             let b = self.busy();
-            (b.owned, b.batch) = (true, 0);
+            (b.owned, b.batch) = (Some(q), 0);
             return Some(Job::BusyRx);
         }
         let b = self.busy();
@@ -143,20 +158,20 @@ impl Machine {
     /// busy-polls again within `gro_flush_timeout_ns`, the softirq takes
     /// over and, once the deferrals are spent, the interrupt comes back.
     fn busy_release(&mut self) {
-        self.busy().owned = false;
+        let q = self.busy().owned.take().expect("only an owned instance is let go");
         if self.busy().prefer {
             let now = self.queue.now();
-            self.net.irq_posted = true;
+            self.queue_irq_disable(q);
             let n = self.napi();
-            n.defer_left[0] = n.defer_hard_irqs;
-            self.arm_napi_timer(now, 0);
+            n.defer_left[q] = n.defer_hard_irqs;
+            self.arm_napi_timer(now, q);
             return;
         }
-        if self.queue_irq_off(0) {
-            self.queue_irq_enable(0);
-            let waiting = self.net.nic.rx_waiting() as u64;
+        if self.queue_irq_off(q) {
+            self.queue_irq_enable(q);
+            let waiting = self.ring(q).rx_waiting() as u64;
             if waiting > 0 {
-                self.queue_interrupt(0, waiting);
+                self.queue_interrupt(q, waiting);
             }
         }
     }

@@ -75,7 +75,7 @@ impl NapiConfig {
             d("0"),
             0,
             1_000_000,
-            "the receiving application (on `app.thread`) busy-polls the NIC from recv for up to this long before it sleeps (SO_BUSY_POLL, net.core.busy_read); 0: off",
+            "the receiving application (on `app.thread`) busy-polls the NIC from recv for up to this long before it sleeps (SO_BUSY_POLL, net.core.busy_read); with RSS, the instance of the queue its last frame came through; 0: off",
         )
         .when("irq_path.kind", NAPI),
         Param::int("busy_poll_budget", "", d("8"), 1, 65_536, "frames one busy poll takes before recv returns (BUSY_POLL_BUDGET)").when("irq_path.kind", NAPI),
@@ -106,9 +106,6 @@ impl NapiConfig {
             return Ok(());
         }
         let err = |msg: &str| Err(("napi.busy_poll_usecs".to_string(), msg.to_string()));
-        if s.rss.active() {
-            return err("busy polling is modelled on one receive queue: remove [rss] or busy polling");
-        }
         if s.app.background {
             return err("the application busy-polls in recv: it cannot also be the CPU-bound app.background");
         }

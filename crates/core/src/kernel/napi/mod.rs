@@ -177,7 +177,7 @@ impl Napi {
             complete_cycles: c.complete_cycles,
             softirq_cycles: if c.threaded { c.thread_wakeup_cycles } else { s.irq_path.softirq_entry_cycles },
             threaded: c.threaded,
-            busy: busy::Busy::new(c, s.cycles_per_us()),
+            busy: busy::Busy::new(c, s.cycles_per_us(), device_queues),
             device_queues,
             rps,
             scheduled: vec![false; queues],
@@ -220,7 +220,7 @@ impl Machine {
         let irq_enabled = !self.queue_irq_off(q);
         let n = self.napi();
         // Owned by the busy poller: its interrupt stays masked until it lets go.
-        if n.scheduled[q] || n.busy.as_ref().is_some_and(|b| b.owned) {
+        if n.scheduled[q] || n.busy.as_ref().is_some_and(|b| b.owned == Some(q)) {
             return;
         }
         n.scheduled[q] = true;
@@ -257,7 +257,8 @@ impl Machine {
         self.check_masked();
         let next = match job {
             Job::BusyRx => {
-                self.rx_done(now, 0, 0);
+                let q = self.napi().busy.as_ref().and_then(|b| b.owned).expect("a busy-poll frame is taken from an owned instance");
+                self.rx_done(now, self.net.app_thread, q);
                 if let Some(section) = self.busy_section(Site::Busy) {
                     return Some(section);
                 }
@@ -429,17 +430,22 @@ impl Machine {
         let base = self.napi().device_queues;
         if q >= base {
             let rps = self.napi().rps.as_mut().expect("backlogs exist with RPS");
-            let (arrival, bytes) = rps.backlogs[q - base].pop_front().expect("a backlog step always has a frame");
+            let (arrival, bytes, from) = rps.backlogs[q - base].pop_front().expect("a backlog step always has a frame");
             self.deliver(arrival, now, bytes);
+            self.busy_wake(usize::from(from));
             return;
         }
         let (frame, in_memory) = self.ring(q).take_rx(now).expect("an Rx poll step always has a frame");
+        if let Some(r) = &mut self.net.rss {
+            let t = &mut r.taken[q];
+            (t.0, t.1) = (t.0 + 1, t.1 + u64::from(frame.bytes));
+        }
         if self.napi().rps.is_some() {
             self.rps_enqueue(cpu, q, frame.arrival, frame.bytes);
         } else {
             let at = if self.net.costs.stack { now } else { in_memory };
             self.deliver(frame.arrival, at, frame.bytes);
-            self.busy_wake();
+            self.busy_wake(q);
         }
         if let Some((t, s)) = self.net.workload.rx_serviced(now) {
             self.queue.schedule(t, Event::Feedback(s));
@@ -471,7 +477,7 @@ impl Machine {
             self.arm_napi_timer(now, q);
             return;
         }
-        self.dim_sample();
+        self.dim_sample(q);
         self.queue_irq_enable(q);
         let waiting = self.waiting(q);
         if waiting == 0 && !(q == 0 && self.net.nic.tx_done_pending) {

@@ -22,8 +22,9 @@ use crate::machine::Machine;
 #[derive(Debug)]
 pub struct Rps {
     pub cpus: u64,
-    /// Each CPU's backlog: (arrival, bytes) of frames waiting for the protocol.
-    pub backlogs: Vec<VecDeque<(Time, u32)>>,
+    /// Each CPU's backlog: (arrival, bytes, receive queue) of frames
+    /// waiting for the protocol.
+    pub backlogs: Vec<VecDeque<(Time, u32, u8)>>,
     limit: usize,
     /// Frames handed to another CPU.
     pub remote: u64,
@@ -57,7 +58,7 @@ impl Machine {
             self.net.counters.rx_dropped_backlog += 1;
             return;
         }
-        rps.backlogs[target].push_back((arrival, bytes));
+        rps.backlogs[target].push_back((arrival, bytes, q as u8));
         rps.remote += u64::from(target != cpu);
         self.napi_schedule(target, base + target);
         if target != cpu {
