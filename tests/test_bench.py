@@ -5,6 +5,7 @@ not tested)."""
 from __future__ import annotations
 
 import json
+import shutil
 
 from irqsim import bench
 
@@ -20,18 +21,28 @@ def test_scaling_runs_the_same_events_at_every_cpu_count():
     assert all(r["events_per_cpu_s"] > 0 and r["cpu_seconds"] > 0 for r in rows)
 
 
-def test_iss_reports_instructions_per_cpu_second_for_both_memories():
-    rows = bench.iss(repeat=1, program="arith")
-    assert [r["memory"] for r in rows] == ["perfect", "caches"]
-    assert rows[0]["instructions"] == rows[1]["instructions"] > 0
-    assert rows[1]["cycles"] >= rows[0]["cycles"], "caches never make the program faster than perfect memory"
+def test_iss_reports_instructions_per_cpu_second_for_both_memories_and_threads():
+    rows = bench.iss(repeat=1, program="arith", long_program=None)
+    assert [(r["memory"], r["threads"]) for r in rows] == [("perfect", "1"), ("caches", "1"), ("perfect", "1 + idle"), ("perfect", "2")]
+    one, caches, idle, two = rows
+    assert one["instructions"] == caches["instructions"] == idle["instructions"] > 0
+    assert two["instructions"] == 2 * one["instructions"]
+    assert caches["cycles"] >= one["cycles"], "caches never make the program faster than perfect memory"
+    assert idle["cycles"] == one["cycles"], "an idle thread takes no issue slot"
     assert all(r["instructions_per_cpu_s"] > 0 for r in rows)
+
+
+def test_iss_runs_the_long_loops_beside_qemu_when_installed():
+    rows = bench.iss(repeat=1, program="arith", long_program="arith")[4:]
+    assert [r["simulator"] for r in rows] == ["irqsim"] + (["qemu-mips"] if shutil.which("qemu-mips") else [])
+    assert rows[-1]["instructions"] == rows[0]["instructions"] and rows[-1]["cpu_seconds"] > 0
 
 
 def test_cli_scaling_json_and_bad_counts(cli):
     p = cli("bench", "--iss", "--repeat", "1", "--json")
     assert p.returncode == 0, p.stderr
-    assert [r["program"] for r in json.loads(p.stdout)] == ["bench/kernels"] * 2
+    programs = [r["program"] for r in json.loads(p.stdout)]
+    assert programs[:4] == ["bench/kernels"] * 4 and set(programs[4:]) == {"bench/long"}
     for bad in ("0", "1,65", "x", ""):
         p = cli("bench", "--scaling", bad)
         assert p.returncode == 2 and "--scaling" in p.stderr and "Traceback" not in p.stderr, (bad, p.stderr)

@@ -17,9 +17,10 @@ from irqsim import IrqsimError, api
 SCENARIO = "bench/rx-overload"
 
 
-def best_of(fn, repeat: int):
+def best_of(fn, repeat: int, cpu_clock=time.process_time):
     """``(wall, cpu, result)`` of the run of ``fn()`` with the least CPU time
-    of ``repeat`` runs, timed by :class:`timeit.Timer` on this process's CPU clock."""
+    of ``repeat`` runs, timed by :class:`timeit.Timer` on ``cpu_clock`` (this
+    process's CPU clock unless told)."""
     runs = []
 
     def once() -> None:
@@ -27,7 +28,7 @@ def best_of(fn, repeat: int):
         r = fn()
         runs.append((time.perf_counter() - t0, r))
 
-    cpus = timeit.Timer(once, timer=time.process_time).repeat(repeat=max(1, repeat), number=1)
+    cpus = timeit.Timer(once, timer=cpu_clock).repeat(repeat=max(1, repeat), number=1)
     best = min(range(len(cpus)), key=cpus.__getitem__)
     return runs[best][0], cpus[best], runs[best][1]
 
@@ -94,29 +95,69 @@ def scaling(threads: list[int], repeat: int = 3, sim_seconds: float = 64.0) -> l
 
 
 ISS_PROGRAM = "bench/kernels"
+#: The long loops run beside qemu-mips (bench/kernels for 16 rounds).
+LONG_PROGRAM = "bench/long"
+#: (memory, threads, settings) of the instruction-set simulator's rows: one
+#: thread; one beside an idle thread (reserved for interrupts, never started);
+#: two busy threads, each running the whole program.
+ISS_RUNS = [
+    ("perfect", "1", ["memory.model=perfect"]),
+    ("caches", "1", ["memory.model=caches"]),
+    ("perfect", "1 + idle", ["memory.model=perfect", "core.threads=2", "core.interrupt_thread=1"]),
+    ("perfect", "2", ["memory.model=perfect", "core.threads=2"]),
+]
 
 
-def iss(repeat: int = 3, program: str = ISS_PROGRAM) -> list[dict]:
+def _cpu_with_children() -> float:
+    """This process's CPU time and its finished children's (qemu-mips runs as one)."""
+    import resource
+
+    u = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + u.ru_utime + u.ru_stime
+
+
+def _row(simulator: str, program: str, memory: str, threads: str, n: int, cycles: int | None, wall: float, cpu: float) -> dict:
+    return {
+        "simulator": simulator,
+        "program": program,
+        "memory": memory,
+        "threads": threads,
+        "instructions": n,
+        "cycles": cycles,
+        "wall_seconds": wall,
+        "cpu_seconds": cpu,
+        "instructions_per_wall_s": n / wall,
+        "instructions_per_cpu_s": n / max(cpu, 1e-9),
+    }
+
+
+def iss(repeat: int = 3, program: str = ISS_PROGRAM, long_program: str | None = LONG_PROGRAM) -> list[dict]:
     """The instruction-set simulator on ``program`` (a sieve, CRC-32, a
-    matrix product and a sort), with perfect memory and with the default L1
-    and L2 caches: simulated instructions per wall second and per CPU-second,
-    the best of ``repeat`` runs by CPU time (the program's loading included)."""
+    matrix product and a sort) with perfect memory, with the default L1 and
+    L2 caches, beside an idle hardware thread and as two busy threads; then
+    ``long_program`` with perfect memory and, if it is installed, under
+    qemu-mips (a JIT, no caches modelled): simulated instructions per wall
+    second and per CPU-second, the best of ``repeat`` runs by CPU time (the
+    program's loading included)."""
+    import shutil
+    import subprocess
+
     from irqsim import exec as iss_exec
 
     rows = []
-    for memory in ("perfect", "caches"):
-        wall, cpu, r = best_of(lambda: iss_exec.run(program, [f"memory.model={memory}"]), repeat)  # noqa: B023 (called at once)
-        n = r["instructions"]
-        rows.append(
-            {
-                "program": program,
-                "memory": memory,
-                "instructions": n,
-                "cycles": r["cycles"],
-                "wall_seconds": wall,
-                "cpu_seconds": cpu,
-                "instructions_per_wall_s": n / wall,
-                "instructions_per_cpu_s": n / max(cpu, 1e-9),
-            }
-        )
+    for memory, threads, sets in ISS_RUNS:
+        wall, cpu, r = best_of(lambda: iss_exec.run(program, sets), repeat)  # noqa: B023 (called at once)
+        rows.append(_row("irqsim", program, memory, threads, r["instructions"], r["cycles"], wall, cpu))
+    if long_program is None:
+        return rows
+    wall, cpu, r = best_of(lambda: iss_exec.run(long_program, ["memory.model=perfect"]), repeat)
+    n = r["instructions"]
+    rows.append(_row("irqsim", long_program, "perfect", "1", n, r["cycles"], wall, cpu))
+    if shutil.which("qemu-mips"):
+        elf = str(iss_exec.program_path(long_program))
+        wall, cpu, q = best_of(lambda: subprocess.run(["qemu-mips", elf], capture_output=True), repeat, _cpu_with_children)
+        if q.stdout.decode("utf-8", "replace") != r["stdout"]:
+            raise IrqsimError(f"qemu-mips printed other output than irqsim for {long_program}")
+        # qemu counts no instructions: the count is irqsim's of the same program.
+        rows.append(_row("qemu-mips", long_program, "perfect", "1", n, None, wall, cpu))
     return rows

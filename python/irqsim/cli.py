@@ -249,7 +249,7 @@ def bench(
     repeat: Annotated[int, typer.Option(help="Runs; the best (least CPU time) is reported.")] = 3,
     scenario: Annotated[str, typer.Option(help="Scenario to time (default: the saturated receive path).")] = "bench/rx-overload",
     scaling: Annotated[Optional[str], typer.Option(help="Instead: events per CPU-second on bench/msix-scaling at these CPU counts, e.g. 1,8,64.")] = None,
-    iss: Annotated[bool, typer.Option("--iss", help="Instead: the MIPS simulator's instructions per CPU-second (bench/kernels).")] = False,
+    iss: Annotated[bool, typer.Option("--iss", help="Instead: the MIPS simulator's instructions per CPU-second (bench/kernels; bench/long beside qemu-mips).")] = False,
 ) -> None:
     """Measure simulator speed, per wall second and per CPU-second (docs/performance.md)."""
     from irqsim.bench import iss as iss_bench, measure, parse_counts, scaling as scaling_bench
@@ -261,7 +261,7 @@ def bench(
             return
         t = _table(f"irqsim bench: {'instruction-set simulator' if iss else 'scaling'} (best of {repeat})", tuple(rows[0]), right=tuple(rows[0]))
         for row in rows:
-            t.add_row(*(v if isinstance(v, str) else _fmt(v) for v in row.values()))
+            t.add_row(*(v if isinstance(v, str) else "-" if v is None else _fmt(v) for v in row.values()))
         _console().print(t)
         return
     res = measure(set or [], repeat=repeat, scenario=scenario)

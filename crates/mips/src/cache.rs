@@ -87,15 +87,18 @@ impl Cache {
         addr >> self.line_shift
     }
 
-    /// Looks `addr` up for requester `who`, allocating on a miss; true on a hit.
-    #[inline]
+    /// Looks `addr` up for requester `who`, allocating on a miss; true on a
+    /// hit. The repeat of the last line (most accesses) is inline.
+    #[inline(always)]
     pub fn access(&mut self, addr: u32, who: usize) -> bool {
         let line = addr >> self.line_shift;
-        let c = &mut self.counts[who];
-        c.accesses += 1;
-        if line == self.last {
-            return true;
-        }
+        self.counts[who].accesses += 1;
+        line == self.last || self.look_up(line, who)
+    }
+
+    /// [`Cache::access`] of a line other than the last.
+    #[inline(never)]
+    fn look_up(&mut self, line: u32, who: usize) -> bool {
         self.clock += 1;
         let base = (line & self.set_mask) as usize * self.ways;
         if let Some(w) = self.tags[base..base + self.ways].iter().position(|&t| t == line) {

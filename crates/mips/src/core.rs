@@ -115,6 +115,26 @@ impl Core {
         self.busy_cycles += 1;
     }
 
+    /// Records that `t`, alone with work, issued `n` instructions in as many cycles.
+    pub(crate) fn issued_alone(&mut self, t: usize, n: u64) {
+        if n > 0 {
+            self.last = t;
+        }
+        self.busy_cycles += n;
+    }
+
+    /// The only thread with work, if just one has.
+    pub(crate) fn alone(&self) -> Option<usize> {
+        let mut active = self.threads.iter().enumerate().filter(|(_, t)| t.active).map(|(k, _)| k);
+        active.next().filter(|_| active.next().is_none())
+    }
+
+    /// The earliest cycle an active thread other than `t` may issue (fetched or not).
+    pub(crate) fn others_ready(&self, t: usize) -> u64 {
+        let others = self.threads.iter().enumerate().filter(|&(k, th)| k != t && th.active);
+        others.map(|(_, th)| th.ready).min().unwrap_or(u64::MAX)
+    }
+
     /// The earliest cycle any active thread may issue.
     pub(crate) fn next_ready(&self) -> Option<u64> {
         self.threads.iter().filter(|t| t.active).map(|t| t.ready).min()

@@ -14,11 +14,6 @@ pub enum Op {
     Sllv,
     Srlv,
     Srav,
-    // Jumps through registers.
-    Jr,
-    Jalr,
-    Syscall,
-    Break,
     Sync,
     Mfhi,
     Mthi,
@@ -51,26 +46,6 @@ pub enum Op {
     Tltiu,
     Teqi,
     Tnei,
-    // Branches: imm is the absolute target.
-    Bltz,
-    Bgez,
-    Bltzal,
-    Bgezal,
-    Beq,
-    Bne,
-    Blez,
-    Bgtz,
-    // Branch-likely: the delay slot is annulled when not taken.
-    Bltzl,
-    Bgezl,
-    Bltzall,
-    Bgezall,
-    Beql,
-    Bnel,
-    Blezl,
-    Bgtzl,
-    J,
-    Jal,
     // Immediate arithmetic: imm already sign- or zero-extended as the op needs.
     Addi,
     Addiu,
@@ -97,6 +72,32 @@ pub enum Op {
     Sc,
     /// Cache maintenance and prefetch: no architectural effect here.
     CacheOp,
+    // From here on, the operations that change the flow ([`Op::transfers`]).
+    // Jumps through registers.
+    Jr,
+    Jalr,
+    Syscall,
+    Break,
+    // Branches: imm is the absolute target.
+    Bltz,
+    Bgez,
+    Bltzal,
+    Bgezal,
+    Beq,
+    Bne,
+    Blez,
+    Bgtz,
+    // Branch-likely: the delay slot is annulled when not taken.
+    Bltzl,
+    Bgezl,
+    Bltzall,
+    Bgezall,
+    Beql,
+    Bnel,
+    Blezl,
+    Bgtzl,
+    J,
+    Jal,
     /// Anything else: stops the thread with an error naming PC and word.
     Unsupported,
 }
@@ -113,8 +114,23 @@ pub struct Inst {
     /// The registers it reads (0 when unused; `$zero` never interlocks),
     /// kept here so the timing model need not match on the operation.
     pub reads: [u8; 2],
-    /// What the timing model needs to know: [`Inst::LOAD`], [`Inst::MULT`], [`Inst::DIV`], [`Inst::USES_HILO`].
+    /// What the timing model needs to know: [`Inst::LOAD`], [`Inst::MULT`], [`Inst::DIV`], [`Inst::USES_HILO`];
+    /// and [`Inst::STORE`]. Zero for every other instruction (the common case a block runs fastest).
     pub class: u8,
+}
+
+impl Op {
+    /// True for a jump, branch, `syscall`, `break` or undecodable word:
+    /// what ends a run of instructions that go on in order.
+    #[inline(always)]
+    pub fn transfers(self) -> bool {
+        self as u8 >= Op::Jr as u8
+    }
+
+    /// True for a jump or branch (it has a delay slot).
+    pub fn has_delay_slot(self) -> bool {
+        self.transfers() && !matches!(self, Op::Syscall | Op::Break | Op::Unsupported)
+    }
 }
 
 impl Inst {
@@ -123,6 +139,12 @@ impl Inst {
     pub const DIV: u8 = 4;
     /// Waits for HI/LO: reads it, or starts a new multiply/divide.
     pub const USES_HILO: u8 = 8;
+    /// Writes memory (so may write the text, a device or a cache control).
+    pub const STORE: u8 = 16;
+    /// Goes to the data bus: may stall, reach a device or write the text.
+    pub const MEMORY: u8 = Inst::LOAD | Inst::STORE;
+    /// Leaves a result in flight for the scoreboard.
+    pub const IN_FLIGHT: u8 = Inst::LOAD | Inst::MULT | Inst::DIV;
 
     fn class_of(op: Op) -> u8 {
         use Op::*;
@@ -131,6 +153,7 @@ impl Inst {
             Mult | Multu => Inst::MULT | Inst::USES_HILO,
             Div | Divu => Inst::DIV | Inst::USES_HILO,
             Mfhi | Mflo => Inst::USES_HILO,
+            Sb | Sh | Swl | Sw | Swr | Sc => Inst::STORE,
             _ => 0,
         }
     }

@@ -42,20 +42,90 @@ fn byte_lane(addr: u32) -> u32 {
 /// Executes `i` (located at `c.pc`). On a fault, the context is unchanged.
 #[inline(always)]
 pub fn execute<B: Bus>(c: &mut Context, i: Inst, bus: &mut B) -> Result<Flow, Fault> {
+    if i.op.transfers() {
+        return transfer(c, i);
+    }
+    if i.class & Inst::MEMORY != 0 {
+        access(c, i, bus)?
+    } else {
+        compute(c, i)?
+    }
+    sequential(c);
+    Ok(Flow::Next)
+}
+
+/// Executes a jump, branch, `syscall`, `break` or undecodable word.
+#[inline(always)]
+pub fn transfer(c: &mut Context, i: Inst) -> Result<Flow, Fault> {
+    use Op::*;
+    let (rs, rt) = (c.r[i.rs as usize & 31], c.r[i.rt as usize & 31]);
+    let (srs, link) = (rs as i32, c.pc.wrapping_add(8));
+    // A taken one redirects after the delay slot; a likely one that is not taken skips its slot.
+    macro_rules! branch {
+        ($cond:expr) => {
+            Ok(redirect(c, $cond, i.imm))
+        };
+        ($cond:expr, likely) => {
+            Ok(if $cond { redirect(c, true, i.imm) } else { annul(c) })
+        };
+    }
+    match i.op {
+        Jr => Ok(redirect(c, true, rs)),
+        Jalr => {
+            c.r[i.rd as usize & 31] = link;
+            Ok(redirect(c, true, rs))
+        }
+        Syscall => {
+            sequential(c);
+            Ok(Flow::Syscall)
+        }
+        Break => Err(Fault::Break { code: i.imm }),
+        Bltz => branch!(srs < 0),
+        Bgez => branch!(srs >= 0),
+        Bltzal => {
+            c.r[31] = link;
+            branch!(srs < 0)
+        }
+        Bgezal => {
+            c.r[31] = link;
+            branch!(srs >= 0)
+        }
+        Beq => branch!(rs == rt),
+        Bne => branch!(rs != rt),
+        Blez => branch!(srs <= 0),
+        Bgtz => branch!(srs > 0),
+        Bltzl => branch!(srs < 0, likely),
+        Bgezl => branch!(srs >= 0, likely),
+        Bltzall => {
+            c.r[31] = link;
+            branch!(srs < 0, likely)
+        }
+        Bgezall => {
+            c.r[31] = link;
+            branch!(srs >= 0, likely)
+        }
+        Beql => branch!(rs == rt, likely),
+        Bnel => branch!(rs != rt, likely),
+        Blezl => branch!(srs <= 0, likely),
+        Bgtzl => branch!(srs > 0, likely),
+        J => branch!(true),
+        Jal => {
+            c.r[31] = link;
+            branch!(true)
+        }
+        _ => Err(Fault::Unsupported),
+    }
+}
+
+/// Executes an instruction that goes on in order and does not touch
+/// memory (neither [`Op::transfers`] nor [`Inst::MEMORY`]), leaving the PC
+/// to the caller: a block runs its body with no PC to keep. On a fault,
+/// the context is unchanged.
+#[inline(always)]
+pub fn compute(c: &mut Context, i: Inst) -> Result<(), Fault> {
     use Op::*;
     let (rs, rt) = (c.r[i.rs as usize & 31], c.r[i.rt as usize & 31]);
     let (srs, srt) = (rs as i32, rt as i32);
-    let pc = c.pc;
-    // Control transfers return at once: a taken one redirects after the
-    // delay slot; a likely one that is not taken skips its slot.
-    macro_rules! branch {
-        ($cond:expr) => {
-            return Ok(redirect(c, $cond, i.imm))
-        };
-        ($cond:expr, likely) => {
-            return Ok(if $cond { redirect(c, true, i.imm) } else { annul(c) })
-        };
-    }
     // Register traps carry a code field; immediate ones have none (code 0).
     macro_rules! trap {
         ($cond:expr) => {
@@ -69,7 +139,6 @@ pub fn execute<B: Bus>(c: &mut Context, i: Inst, bus: &mut B) -> Result<Flow, Fa
             }
         };
     }
-    let ea = rs.wrapping_add(i.imm);
     let wr = |c: &mut Context, r: u8, v: u32| c.r[r as usize & 31] = v;
     match i.op {
         Sll => wr(c, i.rd, rt << i.imm),
@@ -78,16 +147,6 @@ pub fn execute<B: Bus>(c: &mut Context, i: Inst, bus: &mut B) -> Result<Flow, Fa
         Sllv => wr(c, i.rd, rt << (rs & 31)),
         Srlv => wr(c, i.rd, rt >> (rs & 31)),
         Srav => wr(c, i.rd, (srt >> (rs & 31)) as u32),
-        Jr => return Ok(redirect(c, true, rs)),
-        Jalr => {
-            wr(c, i.rd, pc.wrapping_add(8));
-            return Ok(redirect(c, true, rs));
-        }
-        Syscall => {
-            sequential(c);
-            return Ok(Flow::Syscall);
-        }
-        Break => return Err(Fault::Break { code: i.imm }),
         Sync | CacheOp => {}
         Mfhi => wr(c, i.rd, c.hi),
         Mthi => c.hi = rs,
@@ -128,39 +187,6 @@ pub fn execute<B: Bus>(c: &mut Context, i: Inst, bus: &mut B) -> Result<Flow, Fa
         Tltiu => trap!(rs < i.imm, immediate),
         Teqi => trap!(rs == i.imm, immediate),
         Tnei => trap!(rs != i.imm, immediate),
-        Bltz => branch!(srs < 0),
-        Bgez => branch!(srs >= 0),
-        Bltzal => {
-            wr(c, 31, pc.wrapping_add(8));
-            branch!(srs < 0)
-        }
-        Bgezal => {
-            wr(c, 31, pc.wrapping_add(8));
-            branch!(srs >= 0)
-        }
-        Beq => branch!(rs == rt),
-        Bne => branch!(rs != rt),
-        Blez => branch!(srs <= 0),
-        Bgtz => branch!(srs > 0),
-        Bltzl => branch!(srs < 0, likely),
-        Bgezl => branch!(srs >= 0, likely),
-        Bltzall => {
-            wr(c, 31, pc.wrapping_add(8));
-            branch!(srs < 0, likely)
-        }
-        Bgezall => {
-            wr(c, 31, pc.wrapping_add(8));
-            branch!(srs >= 0, likely)
-        }
-        Beql => branch!(rs == rt, likely),
-        Bnel => branch!(rs != rt, likely),
-        Blezl => branch!(srs <= 0, likely),
-        Bgtzl => branch!(srs > 0, likely),
-        J => branch!(true),
-        Jal => {
-            wr(c, 31, pc.wrapping_add(8));
-            branch!(true)
-        }
         Addi => wr(c, i.rt, srs.checked_add(i.imm as i32).ok_or(Fault::Overflow)? as u32),
         Addiu => wr(c, i.rt, rs.wrapping_add(i.imm)),
         Slti => wr(c, i.rt, (srs < i.imm as i32) as u32),
@@ -169,6 +195,22 @@ pub fn execute<B: Bus>(c: &mut Context, i: Inst, bus: &mut B) -> Result<Flow, Fa
         Ori => wr(c, i.rt, rs | i.imm),
         Xori => wr(c, i.rt, rs ^ i.imm),
         Lui => wr(c, i.rt, i.imm),
+        // Loads, stores and control transfers: see [`access`] and [`transfer`].
+        _ => {}
+    }
+    c.r[0] = 0;
+    Ok(())
+}
+
+/// Executes a load or store ([`Inst::MEMORY`]), leaving the PC to the caller.
+/// On a fault, the context is unchanged.
+#[inline(always)]
+pub fn access<B: Bus>(c: &mut Context, i: Inst, bus: &mut B) -> Result<(), Fault> {
+    use Op::*;
+    let (rs, rt) = (c.r[i.rs as usize & 31], c.r[i.rt as usize & 31]);
+    let ea = rs.wrapping_add(i.imm);
+    let wr = |c: &mut Context, r: u8, v: u32| c.r[r as usize & 31] = v;
+    match i.op {
         Lb | Lbu => {
             let w = bus.load(ea & !3)? >> byte_lane(ea);
             wr(c, i.rt, if i.op == Lb { w as u8 as i8 as u32 } else { w & 0xFF })
@@ -234,16 +276,16 @@ pub fn execute<B: Bus>(c: &mut Context, i: Inst, bus: &mut B) -> Result<Flow, Fa
             }
             wr(c, i.rt, ok as u32)
         }
-        Unsupported => return Err(Fault::Unsupported),
+        // Everything else: see [`compute`] and [`transfer`].
+        _ => {}
     }
-    sequential(c);
-    Ok(Flow::Next)
+    c.r[0] = 0;
+    Ok(())
 }
 
 /// Moves on to the next instruction in order (the delay slot, if a branch came before).
 #[inline(always)]
 fn sequential(c: &mut Context) {
-    c.r[0] = 0;
     c.pc = c.npc;
     c.npc = c.npc.wrapping_add(4);
 }

@@ -74,14 +74,15 @@ impl Hierarchy {
     }
 
     /// Beyond-the-pipeline cycles of an access that missed in L1.
+    #[inline(never)]
     fn below_l1(&mut self, core: usize, who: usize, addr: u32) -> u32 {
         let mem = self.config.memory_cycles;
         let l2 = self.l2_of(core);
         l2.geometry.hit_cycles + if l2.access(addr, who) { 0 } else { mem }
     }
 
-    /// Stall cycles to fetch the instruction at `pc`.
-    #[inline]
+    /// Stall cycles to fetch the instruction at `pc`: inline, as every instruction fetches.
+    #[inline(always)]
     pub fn fetch(&mut self, core: usize, who: usize, pc: u32) -> u32 {
         let l1 = &mut self.l1i[core];
         let hit = l1.geometry.hit_cycles;
@@ -89,18 +90,24 @@ impl Hierarchy {
     }
 
     /// Stall cycles of a data access to `addr`.
-    #[inline]
+    #[inline(always)]
     pub fn data(&mut self, core: usize, who: usize, addr: u32, write: bool) -> u32 {
         if write && self.l1d.len() > 1 {
-            for (k, c) in self.l1d.iter_mut().enumerate() {
-                if k != core {
-                    c.invalidate(addr);
-                }
-            }
+            self.invalidate_others(core, addr);
         }
         let l1 = &mut self.l1d[core];
         let hit = l1.geometry.hit_cycles;
         if l1.access(addr, who) { hit } else { hit + self.below_l1(core, who, addr) }
+    }
+
+    /// A store by `core`: the line leaves every other core's L1 data cache.
+    #[inline(never)]
+    fn invalidate_others(&mut self, core: usize, addr: u32) {
+        for (k, c) in self.l1d.iter_mut().enumerate() {
+            if k != core {
+                c.invalidate(addr);
+            }
+        }
     }
 
     /// The cache of `level` that `core` uses.

@@ -6,10 +6,12 @@
 //!   instruction set; [`context`] is a register file.
 //! - [`timing`] is the pipeline's interlocks; [`cache`], [`pin`] and
 //!   [`hierarchy`] the memory side; [`core`] shares an issue slot among
-//!   hardware threads; [`system`] runs N cores in shared memory.
+//!   hardware threads; [`system`] runs N cores in shared memory, each
+//!   thread's slice by basic blocks ([`block`]) where it can.
 //! - [`device`] maps device registers for code; [`run`] runs a
 //!   freestanding program to its `exit` (the `irqsim exec` command).
 
+pub mod block;
 pub mod bus;
 pub mod cache;
 pub mod code;
@@ -25,6 +27,7 @@ pub mod hierarchy;
 pub mod mem;
 pub mod pin;
 pub mod run;
+mod slice;
 pub mod system;
 pub mod timing;
 

@@ -101,10 +101,23 @@ impl Memory {
         self.write_masked(addr, (v as u32) << lane, 0xFF << lane);
     }
 
-    /// Copies `bytes` in at `addr` (used by the loader; may cross pages).
+    /// Copies `bytes` in at `addr` (the loader, a device's DMA; may cross
+    /// pages): whole aligned words at once, the bytes around them one by one.
     pub fn write_bytes(&mut self, addr: u32, bytes: &[u8]) {
-        for (i, &b) in bytes.iter().enumerate() {
+        let head = ((4 - (addr & 3)) & 3).min(bytes.len() as u32) as usize;
+        let (head, rest) = bytes.split_at(head);
+        for (i, &b) in head.iter().enumerate() {
             self.write_u8(addr.wrapping_add(i as u32), b);
+        }
+        let mut a = addr.wrapping_add(head.len() as u32);
+        let words = rest.chunks_exact(4);
+        let tail = words.remainder();
+        for w in words {
+            self.write_u32(a, u32::from_be_bytes([w[0], w[1], w[2], w[3]]));
+            a = a.wrapping_add(4);
+        }
+        for (i, &b) in tail.iter().enumerate() {
+            self.write_u8(a.wrapping_add(i as u32), b);
         }
     }
 
@@ -129,6 +142,11 @@ mod tests {
         m.write_bytes(0xFFFE, &[9, 8, 7, 6]);
         assert_eq!(m.read_u32(0xFFFC) & 0xFFFF, 0x0908);
         assert_eq!(m.read_bytes(0x1_0000, 2), vec![7, 6]);
+        // Unaligned head, whole words and a tail, across a page boundary.
+        let bytes: Vec<u8> = (1..=11).collect();
+        m.write_bytes(0x1FFFB, &bytes);
+        assert_eq!(m.read_bytes(0x1FFFB, 11), bytes);
+        assert_eq!((m.read_u8(0x1FFFA), m.read_u8(0x20006)), (0, 0));
     }
 
     #[test]

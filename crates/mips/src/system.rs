@@ -5,6 +5,7 @@
 //! threads contexts with [`System::start`] and taking them back with
 //! [`System::stop`] at instruction boundaries.
 
+use crate::block::Blocks;
 use crate::bus::{DataBus, Links, Perfect, Timing, Who};
 use crate::code::Code;
 use crate::context::{Context, RETURN_ADDRESS};
@@ -61,9 +62,10 @@ pub struct System<D: Devices = NoDevices> {
     pub caches: Option<Hierarchy>,
     pub devices: D,
     pub pipeline: Pipeline,
-    code: Code,
-    links: Links,
-    threads: usize,
+    pub(crate) code: Code,
+    pub(crate) blocks: Blocks,
+    pub(crate) links: Links,
+    pub(crate) threads: usize,
 }
 
 impl<D: Devices> System<D> {
@@ -80,6 +82,7 @@ impl<D: Devices> System<D> {
             caches: config.caches.map(|c| Hierarchy::new(c, n, m)),
             devices,
             pipeline: config.pipeline,
+            blocks: Blocks::new(&code),
             code,
             links: Links::new(n * m),
             threads: m,
@@ -144,8 +147,9 @@ impl<D: Devices> System<D> {
 
     /// Runs core `k` until its cycle reaches `limit`, it runs out of work, or a thread stops.
     fn run_core<T: Timing>(&mut self, k: usize, limit: u64, timing: &mut T) -> Option<Stop> {
-        if self.threads == 1 {
-            return self.run_single(k, limit, timing);
+        // A thread alone with work (the others idle) runs as on a core of its own.
+        if let Some(t) = if self.threads == 1 { Some(0) } else { self.cores[k].alone() } {
+            return self.run_thread(k, t, limit, timing);
         }
         loop {
             if self.cores[k].now >= limit || !self.cores[k].has_work() {
@@ -160,6 +164,14 @@ impl<D: Devices> System<D> {
             }
             let c = &mut self.cores[k];
             match c.select() {
+                // Ready while every other thread waits (for a miss, a result, a
+                // fetch): it has the issue slot to itself until the first is ready.
+                Some(t) if c.others_ready(t) > c.now + 1 => {
+                    let until = limit.min(c.others_ready(t));
+                    if let Some(s) = self.run_thread(k, t, until, timing) {
+                        return Some(s);
+                    }
+                }
                 Some(t) => {
                     if let Some(s) = self.issue(k, t, timing) {
                         return Some(s);
@@ -170,71 +182,7 @@ impl<D: Devices> System<D> {
         }
     }
 
-    /// [`Self::run_core`] for a core of one hardware thread: the same
-    /// prepare-then-issue steps with the selection and bookkeeping hoisted
-    /// out of the loop (the hot path of single-threaded runs).
-    fn run_single<T: Timing>(&mut self, k: usize, limit: u64, timing: &mut T) -> Option<Stop> {
-        if !self.cores[k].threads[0].active {
-            return None;
-        }
-        let topology = ((self.cores.len() as u32) << 8) | 1;
-        let pipeline = self.pipeline;
-        let core = &mut self.cores[k];
-        let th = &mut core.threads[0];
-        let who = Who { core: k, thread: 0, id: k, now: core.now, instret: 0, topology };
-        // One bus for the whole slice: building it per instruction costs more than the instruction.
-        let mut bus = DataBus::new(&mut self.mem, &mut self.code, &mut self.links, timing, &mut self.devices, who);
-        let (mut now, mut ready, mut pending) = (core.now, th.ready, th.next.take());
-        let mut busy = 0;
-        let end = loop {
-            let inst = match pending.take() {
-                Some(i) => i,
-                None => {
-                    let pc = th.ctx.pc;
-                    let Some(i) = bus.code.get(pc) else {
-                        break Err(None);
-                    };
-                    let fetched = ready.max(now) + bus.timing.fetch(k, k, pc) as u64;
-                    // Nothing in flight by then (the common case): no register to look up.
-                    ready = if fetched >= th.board.drained() { fetched } else { fetched.max(th.board.ready(i)) };
-                    i
-                }
-            };
-            now = now.max(ready);
-            if now >= limit {
-                th.next = Some(inst);
-                break Ok(None);
-            }
-            let pc = th.ctx.pc;
-            (bus.who.now, bus.who.instret, bus.stall) = (now, th.instructions, 0);
-            let flow = match step(th, inst, &mut bus, &pipeline) {
-                Ok((f, r)) => {
-                    ready = r;
-                    f
-                }
-                Err(f) => break Err(Some((pc, f, std::mem::take(&mut bus.device_error)))),
-            };
-            now += 1;
-            busy += 1;
-            if flow == Flow::Syscall {
-                break Ok(Some(Stop::Syscall { core: k, thread: 0 }));
-            }
-            if bus.devices.take_stop() {
-                break Ok(Some(Stop::Device { core: k, thread: 0 }));
-            }
-        };
-        th.ready = ready;
-        core.now = now;
-        core.busy_cycles += busy;
-        match end {
-            Ok(stop) => stop,
-            // Fetch outside the text (or the return address): the general path reports it.
-            Err(None) => self.prepare(k, 0, timing),
-            Err(Some((pc, f, msg))) => Some(self.fault(k, 0, pc, f, &msg)),
-        }
-    }
-
-    fn fault(&mut self, k: usize, t: usize, pc: u32, f: Fault, device: &str) -> Stop {
+    pub(crate) fn fault(&mut self, k: usize, t: usize, pc: u32, f: Fault, device: &str) -> Stop {
         self.cores[k].threads[t].active = false;
         let word = self.mem.read_u32(pc & !3);
         let what = f.describe(device) + &self.program.place(pc);
@@ -243,7 +191,7 @@ impl<D: Devices> System<D> {
 
     /// Fetches thread `t`'s next instruction if not yet done, charging the fetch.
     #[inline(always)]
-    fn prepare<T: Timing>(&mut self, k: usize, t: usize, timing: &mut T) -> Option<Stop> {
+    pub(crate) fn prepare<T: Timing>(&mut self, k: usize, t: usize, timing: &mut T) -> Option<Stop> {
         let who = k * self.threads + t;
         let core = &mut self.cores[k];
         let now = core.now;
@@ -290,6 +238,7 @@ impl<D: Devices> System<D> {
                 return Some(self.fault(k, t, pc, f, &msg));
             }
         };
+        th.instructions += 1;
         core.issued(t);
         core.now = now + 1;
         if flow == Flow::Syscall {
@@ -307,11 +256,10 @@ impl<D: Devices> System<D> {
 /// Executes `inst` for `th` at the bus's cycle; returns the flow and the
 /// cycle from which the thread's next instruction may issue.
 #[inline(always)]
-fn step<T: Timing, D: Devices>(th: &mut HwThread, inst: Inst, bus: &mut DataBus<'_, T, D>, p: &Pipeline) -> Result<(Flow, u64), Fault> {
+pub(crate) fn step<T: Timing, D: Devices>(th: &mut HwThread, inst: Inst, bus: &mut DataBus<'_, T, D>, p: &Pipeline) -> Result<(Flow, u64), Fault> {
     let now = bus.who.now;
     let flow = execute(&mut th.ctx, inst, bus)?;
     let done = now + 1 + bus.stall as u64;
-    th.instructions += 1;
     th.board.issued(p, inst, now, done);
     // A match, not a table indexed by the flow: the table was rebuilt on the stack for every instruction.
     let penalty = match flow {

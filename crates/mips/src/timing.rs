@@ -48,7 +48,7 @@ impl Scoreboard {
     /// Records what `i`, issued at `now` and finishing its memory access at `done`, leaves in flight.
     #[inline(always)]
     pub fn issued(&mut self, p: &Pipeline, i: Inst, now: u64, done: u64) {
-        if i.class == 0 {
+        if i.class & Inst::IN_FLIGHT == 0 {
             return;
         }
         if i.class & Inst::MULT != 0 {

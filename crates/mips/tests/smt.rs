@@ -197,3 +197,47 @@ fn l2_shared_or_private_per_core() {
     assert_eq!(run(true), (1, 64 + 1));
     assert_eq!(run(false), (2, 2 * (64 + 1)));
 }
+
+/// Thread 0 loops over a load-use chain and a multiply; thread 1 strides
+/// through 16 KiB of data, missing in a small L1 so that each thread often
+/// has the issue slot to itself (the windows the run gives one thread alone).
+fn stalling_pair(policy: Policy, interrupt_thread: Option<usize>) -> System {
+    let a = [lui(8, DATA >> 16), lw(10, 0, 8), addu(11, 10, 10), mult(11, 11), mflo(12), sw(12, 0, 8), beq(0, 0, -6), addiu(13, 13, 1)];
+    let b = [lui(8, DATA >> 16), lw(10, 0, 8), addiu(8, 8, 64), addu(11, 11, 10), beq(0, 0, -4), addiu(13, 13, 1)];
+    let mut caches = HierarchyConfig::default();
+    caches.l1d.size_bytes = 1024;
+    let c = SystemConfig { threads: 2, policy, interrupt_thread, caches: Some(caches), ..Default::default() };
+    let mut words = vec![NOP; 0x1000 / 4 + b.len()];
+    words[..a.len()].copy_from_slice(&a);
+    words[0x1000 / 4..].copy_from_slice(&b);
+    let text: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
+    let n = text.len() as u32;
+    let segments =
+        vec![Segment { vaddr: TEXT, data: text, memsz: n, executable: true }, Segment { vaddr: DATA, data: vec![], memsz: 1 << 16, executable: false }];
+    let p = Program { name: "smt".into(), entry: TEXT, segments, sections: vec![], symbols: vec![] };
+    let mut s = System::new(p, &c, irqsim_mips::device::NoDevices);
+    s.start(0, 0, Context::at(TEXT, 0x7000_0000), 0);
+    s.start(0, 1, Context::at(TEXT + 0x1000, 0x6000_0000), 0);
+    s
+}
+
+#[test]
+fn threads_alone_in_the_slot_issue_as_cycle_by_cycle_sharing_would() {
+    // Instructions per thread, busy cycles and L1D misses after 20,000
+    // cycles in slices of 997, as the cycle-by-cycle loop (before threads
+    // ran alone while the others waited) gave them at commit d1c6aef.
+    let expected = [
+        (Policy::RoundRobin, None, (6846, 837, 7683, 168)),
+        (Policy::Icount, None, (6850, 837, 7687, 168)),
+        (Policy::RoundRobin, Some(1), (6843, 842, 7685, 169)),
+    ];
+    for (policy, interrupt_thread, want) in expected {
+        let mut s = stalling_pair(policy, interrupt_thread);
+        for until in (997..20_000).step_by(997).chain([20_000]) {
+            assert_eq!(s.run(until), Stop::Limit);
+        }
+        let misses = s.caches.as_ref().unwrap().l1d[0].total().misses;
+        let got = (s.cores[0].threads[0].instructions, s.cores[0].threads[1].instructions, s.cores[0].busy_cycles, misses);
+        assert_eq!(got, want, "{policy:?}, interrupt thread {interrupt_thread:?}");
+    }
+}

@@ -1,0 +1,158 @@
+//! Basic blocks of the predecoded text with their timing computed once.
+//!
+//! A block is the straight run of instructions from an entry address up to
+//! the first control transfer, `syscall`, `break` or undecodable word, plus
+//! the delay slot of a branch or jump when the slot is an ordinary
+//! instruction. Entered with nothing in flight in the thread's scoreboard
+//! and with no memory stall, each instruction's issue cycle relative to the
+//! block's entry is fixed by the pipeline's interlocks alone, so it is
+//! computed when the block is first entered and reused: the thread's slice
+//! then runs the block without per-instruction timing (see
+//! [`crate::system`]). The delay slot has two offsets, for the branch taken
+//! and not, since the taken-branch penalty comes before it.
+//!
+//! Blocks are built lazily by entry address and all dropped when the text
+//! is written (self-modifying code: [`Code::generation`] moves on).
+
+use crate::code::Code;
+use crate::decode::{Inst, Op};
+use crate::timing::Pipeline;
+
+/// Most ordinary instructions in a block: keeps its span small against a slice's limit.
+const MAX_ORDINARY: usize = 32;
+
+/// One instruction of a block with its issue offset from the block's entry.
+#[derive(Clone, Copy, Debug)]
+pub struct Step {
+    pub inst: Inst,
+    pub off: u32,
+}
+
+/// One block (copied out of [`Blocks`] when entered).
+#[derive(Clone, Copy, Debug)]
+pub struct Block {
+    /// The entry address.
+    pub pc: u32,
+    /// Instructions that go on in order before the end ([`Op::transfers`] is false).
+    pub ordinary: u32,
+    /// True if a control transfer ends the block (else it ends at the length
+    /// limit or the end of the text and the next block follows in order).
+    pub transfer: bool,
+    /// True if the transfer's delay slot belongs to the block.
+    pub slot: bool,
+    /// Where its steps start in [`Blocks`]: the ordinary instructions, the
+    /// transfer, then the slot's step after a fall-through and after a taken branch.
+    start: u32,
+    /// The latest issue offset: the block runs whole if entered before `limit - span`.
+    pub span: u32,
+}
+
+impl Block {
+    /// Where no block has been built yet.
+    const UNBUILT: Block = Block { pc: 0, ordinary: 0, transfer: false, slot: false, start: u32::MAX, span: 0 };
+}
+
+/// The blocks built so far, by entry index, for one [`Code`].
+#[derive(Default)]
+pub struct Blocks {
+    /// Per instruction index: the block entered there ([`Block::UNBUILT`] until first entered).
+    at: Vec<Block>,
+    steps: Vec<Step>,
+    /// The text's generation they were built from.
+    generation: u32,
+}
+
+/// A scoreboard of cycles relative to a block's entry, for [`Blocks::build`].
+struct Relative<'p> {
+    p: &'p Pipeline,
+    reg: [u32; 32],
+    hilo: u32,
+}
+
+impl Relative<'_> {
+    /// The issue offset of `i` fetched at `at`, as [`crate::timing::Scoreboard::ready`] would give.
+    fn issue(&self, i: Inst, at: u32) -> u32 {
+        let (a, b) = i.sources();
+        let t = at.max(self.reg[a as usize & 31]).max(self.reg[b as usize & 31]);
+        if i.class & Inst::USES_HILO != 0 { t.max(self.hilo) } else { t }
+    }
+
+    /// As [`crate::timing::Scoreboard::issued`] with no memory stall.
+    fn issued(&mut self, i: Inst, t: u32) {
+        if i.class & Inst::MULT != 0 {
+            self.hilo = t + self.p.mult_cycles;
+        } else if i.class & Inst::DIV != 0 {
+            self.hilo = t + self.p.div_cycles;
+        } else if i.class & Inst::LOAD != 0 && i.rt != 0 {
+            self.reg[i.rt as usize & 31] = t + 1 + self.p.load_use_cycles;
+        }
+    }
+}
+
+impl Blocks {
+    pub fn new(code: &Code) -> Self {
+        let mut b = Blocks::default();
+        b.renew(code);
+        b
+    }
+
+    /// The block entered at `pc`, built if need be; None where `code` has no instruction.
+    #[inline(always)]
+    pub fn get(&mut self, code: &Code, pc: u32, p: &Pipeline) -> Option<Block> {
+        if self.generation != code.generation() {
+            self.renew(code);
+        }
+        let k = code.index(pc)?;
+        let b = self.at[k];
+        Some(if b.start != Block::UNBUILT.start { b } else { self.build(k, pc, code.insts(), p) })
+    }
+
+    /// The steps of `b` (see [`Block::start`]).
+    #[inline(always)]
+    pub fn steps(&self, b: &Block) -> &[Step] {
+        &self.steps[b.start as usize..][..(b.ordinary + b.transfer as u32 + 2 * b.slot as u32) as usize]
+    }
+
+    /// Drops every block: the text changed (or is seen for the first time).
+    #[cold]
+    fn renew(&mut self, code: &Code) {
+        self.at.clear();
+        self.at.resize(code.insts().len(), Block::UNBUILT);
+        self.steps.clear();
+        self.generation = code.generation();
+    }
+
+    #[cold]
+    fn build(&mut self, first: usize, pc: u32, insts: &[Inst], p: &Pipeline) -> Block {
+        let mut rel = Relative { p, reg: [0; 32], hilo: 0 };
+        let start = self.steps.len() as u32;
+        let (mut at, mut span, mut len, mut end) = (0, 0, 0, None);
+        for &inst in insts[first..].iter().take(MAX_ORDINARY + 1) {
+            if len == MAX_ORDINARY && !inst.op.transfers() {
+                break;
+            }
+            let t = rel.issue(inst, at);
+            rel.issued(inst, t);
+            self.steps.push(Step { inst, off: t });
+            (span, len, at) = (t, len + 1, t + 1);
+            if inst.op.transfers() {
+                end = Some(inst.op);
+                break;
+            }
+        }
+        let transfer = end.is_some();
+        // The slot, if ordinary: its offsets after a fall-through and after a taken branch.
+        let slot = end.is_some_and(Op::has_delay_slot) && insts.get(first + len).is_some_and(|s| !s.op.transfers());
+        if slot {
+            let inst = insts[first + len];
+            for penalty in [0, p.branch_taken_cycles] {
+                let t = rel.issue(inst, at + penalty);
+                self.steps.push(Step { inst, off: t });
+                span = span.max(t);
+            }
+        }
+        let b = Block { pc, ordinary: (len - transfer as usize) as u32, transfer, slot, start, span };
+        self.at[first] = b;
+        b
+    }
+}
