@@ -21,7 +21,15 @@
 //! thread runs the highest started-or-pending level. The held queues (the
 //! interrupt lines) live here rather than in the thread, so a deferred
 //! handler, which arrived first, runs before any held one of its level. The
-//! state is `machine::Masking`; this file is what the CPU runs.
+//! state is `machine::Masking`, a mask per CPU; this file is what the CPU
+//! runs.
+//!
+//! Behind a controller (`Masking::wired`) a section masks every interrupt
+//! its CPU's controller delivers: conventional protection keeps the CPU
+//! from taking any (`Machine::accept`) until its mask drops; optimistic
+//! protection takes each, and the interrupt path's prologue
+//! ([`crate::kernel::IrqJob::Prologue`]) defers the whole path to the
+//! section's exit.
 
 use super::Job as Any;
 use crate::cpu::{Bin, IRQ, Label, Level, Work};
