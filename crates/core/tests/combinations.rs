@@ -69,10 +69,6 @@ fn key(set: &str) -> &str {
     set.split('=').next().unwrap_or(set)
 }
 
-fn try_pair(a: &Mechanism, b: &Mechanism) -> Outcome {
-    try_all(&[a, b])
-}
-
 /// Sets every mechanism's keys at once and runs the machine they make.
 fn try_all(ms: &[&Mechanism]) -> Outcome {
     let what = ms.iter().map(|m| m.name).collect::<Vec<_>>().join(" + ");
@@ -127,7 +123,7 @@ fn table() -> String {
     for i in 0..n {
         for j in i..n {
             let (a, b) = (&MECHANISMS[i], &MECHANISMS[j]);
-            let mark = match try_pair(a, b) {
+            let mark = match try_all(&[a, b]) {
                 Outcome::Runs => {
                     runs += 1;
                     'y'

@@ -54,10 +54,8 @@ impl Report {
         if m.masking.active() {
             add(masking(&m, &mut laws));
         }
-        if m.net.masked.is_some() {
+        if m.net.masked.is_some() || m.masking.wired {
             add(nic_masking(&m, &mut laws));
-        } else if m.masking.wired {
-            add(wired_masking(&m));
         }
         if let Some(code) = &m.code {
             add(code_metrics(code));
@@ -242,34 +240,26 @@ fn masking(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     ])
 }
 
-/// Critical sections in the NIC path: what masking cost per delivered frame,
-/// and what happened to the NIC's interrupts.
+/// Critical sections in the NIC path: what masking cost per delivered
+/// frame, and the interrupts the masks held or deferred: the NIC's on the
+/// bare wire (with their conservation law), every device's behind a
+/// controller (which keeps them until taken).
 fn nic_masking(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     let k = &m.masking;
     let c = k.counters;
     let frames = m.net.counters.rx_delivered;
+    let mut out = named([
+        ("masking_cycles", c.masking_cycles as f64),
+        ("masking_cycles_per_frame", if frames == 0 { f64::NAN } else { c.masking_cycles as f64 / frames as f64 }),
+    ]);
+    if k.wired {
+        out.extend(named([("interrupts_held", c.held as f64), ("interrupts_deferred", c.deferred as f64)]));
+        return out;
+    }
     let in_flight = k.in_flight();
     laws.push(Law { what: "masked NIC interrupts raised = handled + merged + in flight", lhs: c.raised, rhs: c.handled + c.merged + in_flight });
-    named([
-        ("masking_cycles", c.masking_cycles as f64),
-        ("masking_cycles_per_frame", if frames == 0 { f64::NAN } else { c.masking_cycles as f64 / frames as f64 }),
-        ("nic_interrupts_held", c.held as f64),
-        ("nic_interrupts_deferred", c.deferred as f64),
-        ("nic_interrupts_in_flight", in_flight as f64),
-    ])
-}
-
-/// Critical sections behind a controller: what masking cost per delivered
-/// frame, and the interrupts (of every device) the masks held or deferred.
-fn wired_masking(m: &Machine) -> Metrics {
-    let c = m.masking.counters;
-    let frames = m.net.counters.rx_delivered;
-    named([
-        ("masking_cycles", c.masking_cycles as f64),
-        ("masking_cycles_per_frame", if frames == 0 { f64::NAN } else { c.masking_cycles as f64 / frames as f64 }),
-        ("interrupts_held", c.held as f64),
-        ("interrupts_deferred", c.deferred as f64),
-    ])
+    out.extend(named([("nic_interrupts_held", c.held as f64), ("nic_interrupts_deferred", c.deferred as f64), ("nic_interrupts_in_flight", in_flight as f64)]));
+    out
 }
 
 /// What code did, summed over threads: instructions and misses per bin.
