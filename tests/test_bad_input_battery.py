@@ -147,10 +147,27 @@ STRACE = [
     ("strace-missing", lambda tmp: ["run", str(scenario(tmp, strace="nope.strace"))], r"nope\.strace"),
 ]
 
+EVENTS_FILE = '[cpu]\nclock_mhz = 200.0\n[workload]\nkind = "script"\nevents_file = "ev.csv"\n'
+
+
+def events_case(data: str | bytes) -> Callable[[Path], list[str]]:
+    """A script scenario whose events file ``ev.csv`` holds ``data``."""
+
+    def build(tmp: Path) -> list[str]:
+        (tmp / "ev.csv").write_bytes(data if isinstance(data, bytes) else data.encode())
+        (tmp / "s.toml").write_text(EVENTS_FILE)
+        return ["run", str(tmp / "s.toml")]
+
+    return build
+
+
 SCRIPT_EVENT = '[[workload.events]]\nat_cycle = 100\naction = "receive"\nbytes = 100\n'
 
 TOML = [
     ("toml-script-too-large", toml_case('[workload]\nkind = "script"\n' + SCRIPT_EVENT * 80_000), r"s\.toml: \d+ bytes, more than a scenario may hold \(4194304\)"),
+    ("script-events-file-out-of-order", events_case("10,receive,64\n5,send,64\n"), r"ev\.csv:2: `at_cycle`: 5 comes before the previous event's 10"),
+    ("script-events-file-binary", events_case(b"\xff\x1b[31m,receive\n"), r"ev\.csv:1: .*valid UTF-8"),
+    ("script-events-and-file", toml_case(EVENTS_FILE + SCRIPT_EVENT), r"s\.toml:5: `workload\.events_file`: give the events inline"),
     ("toml-syntax", toml_case("[cpu\nclock_mhz = 1\n"), r"s\.toml: line 1, column \d+: unclosed table"),
     ("toml-unknown-key", toml_case('[cpu]\nclock_mhz = 200.0\ncontext_polcy = "single"\n' + FLOOD), r"s\.toml:3: `cpu\.context_polcy`: unknown field"),
     ("toml-wrong-type", toml_case('[cpu]\nclock_mhz = "fast"\n' + FLOOD), r"s\.toml:2: `cpu\.clock_mhz`"),
@@ -269,9 +286,15 @@ def fifo_case(name: str, args: Callable[[Path], list[str]]) -> Callable[[Path], 
     return build
 
 
+def events_case_fifo(tmp: Path) -> list[str]:
+    (tmp / "s.toml").write_text(EVENTS_FILE)
+    return ["run", str(tmp / "s.toml")]
+
+
 FIFO = [
     ("fifo-scenario", fifo_case("f.toml", lambda tmp: ["run", str(tmp / "f.toml")]), r"f\.toml: not a regular file"),
     ("fifo-pcap", fifo_case("f.pcap", lambda tmp: ["run", str(scenario(tmp, "f.pcap"))]), r"f\.pcap: not a regular file \(a FIFO\)"),
+    ("fifo-events-file", fifo_case("ev.csv", events_case_fifo), r"ev\.csv: not a regular file \(a FIFO\)"),
     ("fifo-strace", fifo_case("f.strace", lambda tmp: ["run", str(scenario(tmp, strace="f.strace"))]), r"f\.strace: not a regular file \(a FIFO\)"),
     ("fifo-elf", fifo_case("f.elf", lambda tmp: ["exec", str(tmp / "f.elf")]), r"f\.elf: not a regular file"),
     ("fifo-sweep-spec", fifo_case("f.toml", lambda tmp: ["sweep", str(tmp / "f.toml"), "-o", str(tmp / "out")]), r"f\.toml: not a regular file"),

@@ -54,7 +54,7 @@ impl Scenario {
     pub fn from_toml(text: &str, file: &str, overrides: &[Override]) -> Result<Scenario> {
         if text.len() > MAX_SCENARIO_BYTES {
             let msg = format!(
-                "{} bytes, more than a scenario may hold ({MAX_SCENARIO_BYTES}); its parsed form takes some 35 times its size (1,000,000 script events took 2.4 GB): give long stimulus sequences as a `trace` workload",
+                "{} bytes, more than a scenario may hold ({MAX_SCENARIO_BYTES}); its parsed form takes some 35 times its size (1,000,000 script events took 2.4 GB): give a long script as `workload.events_file`, read as the run advances",
                 text.len()
             );
             return Err(Error::Syntax { file: file.into(), msg });

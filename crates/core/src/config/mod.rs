@@ -247,24 +247,18 @@ impl Scenario {
                     return err("workload.host", format!("`{host}` is not an IPv4 address"));
                 }
             }
-            WorkloadConfig::Script(ScriptConfig { events }) => {
-                let mut last = 0;
-                for (i, e) in events.iter().enumerate() {
-                    if e.at_cycle < last {
-                        return err(&format!("workload.events[{i}].at_cycle"), format!("{} comes before the previous event's {last}", e.at_cycle));
-                    }
-                    last = e.at_cycle;
-                    if e.action != Action::Syscall {
-                        if e.bytes == 0 {
-                            return err(
-                                &format!("workload.events[{i}].bytes"),
-                                format!("a `{}` needs a frame size of 1..={MAX_PACKET_BYTES} bytes", if e.action == Action::Send { "send" } else { "receive" }),
-                            );
-                        }
-                        size(&format!("workload.events[{i}].bytes"), e.bytes)?;
+            WorkloadConfig::Script(ScriptConfig { events, events_file }) => match (events, events_file) {
+                (Some(_), Some(_)) => return err("workload.events_file", "give the events inline (`events`) or in a file (`events_file`), not both".into()),
+                (None, None) => return err("workload.events", "required: the events inline, or `events_file` naming a file of them".into()),
+                (Some(events), None) => {
+                    let mut last = 0;
+                    for (i, e) in events.iter().enumerate() {
+                        crate::workload::check_event(e, last, self.nic.rx_buffer_bytes).map_err(|(key, msg)| (format!("workload.events[{i}].{key}"), msg))?;
+                        last = e.at_cycle;
                     }
                 }
-            }
+                (None, Some(_)) => {}
+            },
             WorkloadConfig::Synthetic(SyntheticConfig { rx_mbps, packet_interrupts_per_s, syscalls_per_s, tx_share, tx_packet_bytes }) => {
                 size("workload.tx_packet_bytes", *tx_packet_bytes)?;
                 per_cycle("workload.packet_interrupts_per_s", *packet_interrupts_per_s as f64)?;

@@ -62,7 +62,7 @@ pub const VARIANTS: &[Variant] = &[
         kind: "script",
         help: "stimuli at exact cycles (the paper's Figures 4 and 5)",
         params: ScriptConfig::PARAMS,
-        notes: "Events must be in time order; a `receive` or `send` needs `bytes` of 1..=9216.",
+        notes: "Exactly one of `events` and `events_file`. Events must be in time order; a `receive` or `send` needs `bytes` of 1..=9216. An events file has one event a line, `at_cycle,action,bytes` (`bytes` may be left out of a `syscall`); blank lines, lines starting with `#` and a first line `at_cycle,action,bytes` are skipped.",
     },
     Variant {
         kind: "synthetic",
@@ -204,12 +204,20 @@ impl TraceConfig {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScriptConfig {
-    pub events: Vec<ScriptEvent>,
+    pub events: Option<Vec<ScriptEvent>>,
+    pub events_file: Option<String>,
 }
 
 impl ScriptConfig {
     /// The section's keys.
-    pub const PARAMS: &'static [Param] = &[Param::items("events", ScriptEvent::PARAMS, REQ, "stimuli in time order, one `[[workload.events]]` table each")];
+    pub const PARAMS: &'static [Param] = &[
+        Param::items("events", ScriptEvent::PARAMS, absent("none: `events_file` gives them"), "stimuli in time order, one `[[workload.events]]` table each"),
+        Param::text(
+            "events_file",
+            absent("none: `events` gives them"),
+            "stimuli in time order in a CSV file, one `at_cycle,action,bytes` line each, relative to the scenario file; read as the run advances, so any number of events takes bounded memory",
+        ),
+    ];
 }
 
 /// `kind = "synthetic"`; keys: [`SyntheticConfig::PARAMS`].

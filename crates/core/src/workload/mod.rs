@@ -5,15 +5,17 @@
 //! closed-loop flood generates nothing on its own: it is driven by feedback
 //! from the driver (`rx_serviced`) or by the sending application.
 
+mod script;
 mod synthetic;
 mod trace;
 
-use crate::config::{Action, ArrivalsConfig, FloodConfig, Process, Scenario, ScriptConfig, ScriptEvent, TraceConfig, WorkloadConfig};
+use crate::config::{ArrivalsConfig, FloodConfig, Process, Scenario, ScriptConfig, TraceConfig, WorkloadConfig};
 use crate::engine::Time;
 use crate::error::Result;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+pub use script::{Script, check_event};
 pub use synthetic::Synthetic;
 pub use trace::TraceSource;
 
@@ -53,10 +55,7 @@ pub enum Workload {
         bytes: u32,
         next: f64,
     },
-    Script {
-        events: Vec<ScriptEvent>,
-        at: usize,
-    },
+    Script(Box<Script>),
     Trace(Box<TraceSource>),
     Synthetic(Box<Synthetic>),
 }
@@ -75,7 +74,10 @@ impl Workload {
                     Process::Poisson => Workload::Poisson { mean_gap, bytes: *packet_bytes, next: 0.0, rng },
                 }
             }
-            WorkloadConfig::Script(ScriptConfig { events }) => Workload::Script { events: events.clone(), at: 0 },
+            WorkloadConfig::Script(ScriptConfig { events: Some(events), .. }) => Workload::Script(Box::new(Script::inline(events))),
+            WorkloadConfig::Script(ScriptConfig { events_file: Some(file), .. }) => Workload::Script(Box::new(Script::file(&base_dir.join(file), s.nic.rx_buffer_bytes)?)),
+            // `Scenario::check` requires one of the two.
+            WorkloadConfig::Script(_) => Workload::Idle,
             WorkloadConfig::Trace(TraceConfig { pcap, strace, host }) => {
                 Workload::Trace(Box::new(TraceSource::open(s, base_dir, pcap, strace.as_deref(), host)?))
             }
@@ -123,18 +125,7 @@ impl Workload {
                 *started = true;
                 first.then_some((0, Stimulus::Receive { bytes: *bytes }))
             }
-            Workload::Script { events, at } => {
-                let e = events.get(*at);
-                *at += 1;
-                e.map(|e| {
-                    let s = match e.action {
-                        Action::Receive => Stimulus::Receive { bytes: e.bytes },
-                        Action::Send => Stimulus::Send { bytes: e.bytes },
-                        Action::Syscall => Stimulus::Syscall,
-                    };
-                    (e.at_cycle, s)
-                })
-            }
+            Workload::Script(s) => s.next_stimulus()?,
             Workload::Trace(t) => t.next_stimulus()?,
             Workload::Synthetic(g) => g.next_stimulus(),
         })
