@@ -1,6 +1,6 @@
 """`irqsim exec` against programs that misbehave on purpose
-(programs/hostile/): output is streamed and capped under --json, the stack
-is bounded, write() checks its buffer, output before a trap is kept, and
+(programs/hostile/): output is streamed and capped under --json, every
+thread's stack is bounded, write() checks its buffer, output before a trap is kept, and
 Ctrl-C stops a program that never exits."""
 
 from __future__ import annotations
@@ -54,10 +54,21 @@ def test_unbounded_recursion_faults_at_the_stacks_limit():
     p = irqsim_exec("hostile/overflow")
     err = p.stderr.decode()
     assert p.returncode == 2 and p.stdout == b"recursing\n"
-    assert err.count("\n") == 1 and "stack overflow (segmentation fault: write to 0x7fe" in err and " in deeper+0x" in err, err
+    assert err.count("\n") == 1 and "stack overflow (segmentation fault: write to 0x7ff0" in err and " in deeper+0x" in err, err
     _, peak = peak_rss_mb("exec", "hostile/overflow")
     _, quiet = peak_rss_mb("exec", "arith")
     assert peak < quiet + 32, (peak, quiet)
+
+
+@pytest.mark.parametrize("sets", [["core.threads=2"], ["core.cores=2", "core.threads=3"]])
+def test_each_threads_stack_faults_at_its_own_limit(sets):
+    """Thread 0 recurses while the others wait: it faults in the guard page at
+    the bottom of its own 1 MiB (0x7fef_f000..0x7fff_f000), never reaching
+    the stack below it (that stack's top page is in use)."""
+    p = irqsim_exec("hostile/overflow_thread", *(a for s in sets for a in ("--set", s)))
+    err = p.stderr.decode()
+    assert p.returncode == 2 and p.stdout == b"recursing\n", err
+    assert err.count("\n") == 1 and "stack overflow (segmentation fault: write to 0x7ff0" in err, err
 
 
 def test_write_with_a_bad_buffer_is_efault():

@@ -1,7 +1,7 @@
 //! Physical memory shared by every core: a flat 4 GiB big-endian address
 //! space stored as 64 KiB pages allocated on first touch, so a program's
-//! text, data and stacks cost only what they use. A guarded range of pages
-//! is never allocated: a write there fails (the stack's limit, see
+//! text, data and stacks cost only what they use. Guarded ranges of pages
+//! are never allocated: a write there fails (the stacks' limits, see
 //! [`crate::run`]); the check is made only when a page is first touched.
 //!
 //! Memory is functional only (values); time is charged by the cache model.
@@ -16,8 +16,8 @@ const PAGES: usize = 1 << (32 - PAGE_BITS);
 /// is to an aligned word; bytes and halfwords are lanes of it).
 pub struct Memory {
     pages: Box<[Option<Box<[u32; PAGE_WORDS]>>; PAGES]>,
-    /// Pages `guard.0..guard.1` are never allocated.
-    guard: (usize, usize),
+    /// Page ranges `lo..hi` that are never allocated.
+    guards: Vec<(usize, usize)>,
 }
 
 impl Default for Memory {
@@ -34,16 +34,23 @@ fn split(addr: u32) -> (usize, usize) {
 impl Memory {
     pub fn new() -> Self {
         let pages: Vec<_> = (0..PAGES).map(|_| None).collect();
-        Memory { pages: pages.into_boxed_slice().try_into().unwrap_or_else(|_| unreachable!()), guard: (0, 0) }
+        Memory { pages: pages.into_boxed_slice().try_into().unwrap_or_else(|_| unreachable!()), guards: Vec::new() }
     }
 
-    /// Guards the whole pages within `lo..hi`: writes there fail from now on.
+    /// Guards the whole pages within `lo..hi` (besides those guarded
+    /// before): writes there fail from now on.
     pub fn guard(&mut self, lo: u32, hi: u32) {
-        let first = (lo as usize).div_ceil(PAGE_BYTES as usize);
-        self.guard = (first, (hi >> PAGE_BITS) as usize);
-        for p in self.guard.0..self.guard.1 {
+        let pages = ((lo as usize).div_ceil(PAGE_BYTES as usize), (hi >> PAGE_BITS) as usize);
+        for p in pages.0..pages.1 {
             self.pages[p] = None;
         }
+        self.guards.push(pages);
+    }
+
+    /// Whether `addr` is in a guarded page.
+    pub fn guarded(&self, addr: u32) -> bool {
+        let p = split(addr).0;
+        self.guards.iter().any(|g| (g.0..g.1).contains(&p))
     }
 
     /// Whether the page holding `addr` has been written (it exists).
@@ -79,10 +86,10 @@ impl Memory {
     #[cold]
     #[inline(never)]
     fn first_write(&mut self, addr: u32, value: u32, mask: u32) -> bool {
-        let (p, w) = split(addr);
-        if (self.guard.0..self.guard.1).contains(&p) {
+        if self.guarded(addr) {
             return false;
         }
+        let (p, w) = split(addr);
         let page = self.pages[p].insert(Box::new([0; PAGE_WORDS]));
         page[w] = value & mask;
         true
@@ -157,5 +164,9 @@ mod tests {
         assert!(!m.write_masked(0x2_0004, 1, u32::MAX) && m.read_u32(0x2_0000) == 0);
         assert!(!m.allocated(0x2_0000));
         assert!(m.write_masked(0x1_8000, 1, u32::MAX) && m.write_masked(0x3_0000, 1, u32::MAX));
+        // A second range adds to the first.
+        m.guard(0x5_0000, 0x6_0000);
+        assert!(!m.write_masked(0x5_fffc, 1, u32::MAX) && !m.write_masked(0x2_0000, 1, u32::MAX));
+        assert!(m.guarded(0x5_0000) && !m.guarded(0x6_0000) && !m.guarded(0x4_fffc));
     }
 }

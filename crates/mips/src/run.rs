@@ -6,9 +6,11 @@
 //! 0's, or the first thread's to exit.
 //!
 //! Memory stays bounded whatever the program does: output is streamed (the
-//! [`Captured`] host keeps at most a cap and counts the rest), and the
-//! stacks are a bounded segment with a guard below it, whose first write is
-//! a fault, as a stack overflow is a SIGSEGV under qemu. The run goes in
+//! [`Captured`] host keeps at most a cap and counts the rest), and each
+//! hardware thread's stack is a bounded segment whose lowest page is a guard
+//! (and a larger guard lies below the lowest stack): the first write there
+//! is a fault, as a stack overflow is a SIGSEGV under qemu, so no thread's
+//! stack grows into another's. The run goes in
 //! slices of [`POLL_CYCLES`] so that the host can stop it (Ctrl-C) without
 //! a check per instruction.
 
@@ -18,13 +20,16 @@ use crate::device::NoDevices;
 use crate::elf::Program;
 use crate::error::Error;
 use crate::hierarchy::Level;
+use crate::mem::PAGE_BYTES;
 use crate::system::{Stop, System};
 use serde_json::{Value, json};
 
 /// Top of hardware thread 0's stack; thread `g` gets the 1 MiB below thread `g - 1`'s.
 pub const STACK_TOP: u32 = 0x7FFF_F000;
 const STACK_BYTES: u32 = 0x10_0000;
-/// The guard below the lowest stack: a write there is a stack overflow.
+/// The guard below the lowest stack: a write there is a stack overflow. Each
+/// stack's own guard is the lowest whole page of its 1 MiB (a frame larger
+/// than a page could step over that one, as over qemu's one-page guard).
 const GUARD_BYTES: u32 = 16 << 20;
 
 /// Simulated cycles between two polls of the host: a few milliseconds of
@@ -108,6 +113,9 @@ pub fn run_with(program: Program, config: &ExecConfig, host: &mut dyn Host) -> R
     let stacks = (cores * threads) as u32 * STACK_BYTES;
     let bottom = STACK_TOP - stacks;
     sys.mem.guard(bottom.saturating_sub(GUARD_BYTES), bottom);
+    for lo in (bottom..STACK_TOP).step_by(STACK_BYTES as usize) {
+        sys.mem.guard(lo, lo.next_multiple_of(PAGE_BYTES) + PAGE_BYTES);
+    }
     for k in 0..cores {
         for t in (0..threads).filter(|&t| Some(t) != config.system.interrupt_thread) {
             let sp = STACK_TOP - (k * threads + t) as u32 * STACK_BYTES;
@@ -199,10 +207,10 @@ fn readable<D: crate::device::Devices>(sys: &System<D>, addr: u32, len: u32) -> 
     // Page by page: a buffer may span a segment and pages the program wrote.
     let mut a = addr;
     loop {
-        if !(in_segment(a) || in_stacks(a) || sys.mem.allocated(a)) {
+        if !(in_segment(a) || (in_stacks(a) && !sys.mem.guarded(a)) || sys.mem.allocated(a)) {
             return false;
         }
-        let next = (a | (crate::mem::PAGE_BYTES - 1)).saturating_add(1);
+        let next = (a | (PAGE_BYTES - 1)).saturating_add(1);
         if next >= end {
             return true;
         }
