@@ -65,7 +65,7 @@ def test_each_threads_stack_faults_at_its_own_limit(sets):
     """Thread 0 recurses while the others wait: it faults in the guard page at
     the bottom of its own 1 MiB (0x7fef_f000..0x7fff_f000), never reaching
     the stack below it (that stack's top page is in use)."""
-    p = irqsim_exec("hostile/overflow_thread", *(a for s in sets for a in ("--set", s)))
+    p = irqsim_exec("hostile/overflow", *(a for s in sets for a in ("--set", s)))
     err = p.stderr.decode()
     assert p.returncode == 2 and p.stdout == b"recursing\n", err
     assert err.count("\n") == 1 and "stack overflow (segmentation fault: write to 0x7ff0" in err, err

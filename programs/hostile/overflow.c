@@ -1,6 +1,12 @@
 /* Unbounded recursion: the stack must fault at its limit, as qemu-mips
-   dies of SIGSEGV, instead of growing through the address space. */
+   dies of SIGSEGV, instead of growing through the address space. With
+   several hardware threads (core.threads = 2), thread 0 recurses while the
+   others wait: it must fault at its own stack's limit, not grow into the
+   stack below it. */
 #include "../rt/rt.h"
+
+/* Thread 1's stack starts 1 MiB below thread 0's (crates/mips/src/run.rs). */
+#define THREAD0_STACK_BOTTOM 0x7FEFF000u
 
 static volatile int forever = 1;
 
@@ -16,6 +22,14 @@ static int __attribute__((noinline)) deeper(volatile int *above)
 int main(void)
 {
 	int top = 0;
+	if ((unsigned)&top < THREAD0_STACK_BOTTOM) {
+		/* Not thread 0: use this stack's top page, then wait. */
+		volatile int mine[64];
+		mine[0] = 1;
+		while (forever)
+			mine[1] = mine[0];
+		return 0;
+	}
 	put_str("recursing\n");
 	return deeper(&top);
 }
