@@ -3,12 +3,14 @@ summary's confidence intervals, failed runs, resuming, the SLURM wiring."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
 import statistics
 import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -272,9 +274,9 @@ def test_batches_are_about_a_second_and_keep_every_worker_busy():
     from irqsim.sweeps.compute import batches
 
     jobs = list(range(100))
-    assert [len(b) for b in batches(jobs, 0.25, 2)] == [4] * 25  # a second a batch
-    assert [len(b) for b in batches(jobs, 0.001, 2)] == [13] * 7 + [9]  # at least 4 batches per worker
-    assert [len(b) for b in batches(jobs[:3], 5.0, 2)] == [1, 1, 1]
+    assert [len(b) for b in batches(iter(jobs), 100, 0.25, 2)] == [4] * 25  # a second a batch
+    assert [len(b) for b in batches(iter(jobs), 100, 0.001, 2)] == [13] * 7 + [9]  # at least 4 batches per worker
+    assert [len(b) for b in batches(iter(jobs[:3]), 3, 5.0, 2)] == [1, 1, 1]
 
 
 def test_local_cluster_serves_no_dashboard(tmp_path):
@@ -311,3 +313,51 @@ def test_progress_off_a_terminal_prints_plain_lines():
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("sweep: 2 of 4 runs, 0 failed") and lines[1].startswith("sweep: 3 of 4 runs, 1 failed")
     assert lines[-1].startswith("sweep: 3 of 4 runs, 1 failed") and "\x1b" not in out.getvalue()
+
+
+def test_runs_are_generated_not_listed():
+    """A 1000 × 1000 grid with max_runs raised: the spec holds its 2,000
+    values and a seed range, and its first runs come at once; listing the
+    1,000,000 runs would take hundreds of MB."""
+    import tracemalloc
+
+    values = list(range(1, 1001))
+    doc = {"scenario": "bench/rx-overload", "seeds": 1_000_000, "max_runs": 10_000_000}
+    tracemalloc.start()
+    try:
+        s = Spec.from_dict({**doc, "grid": {"cpu.clock_mhz": [float(v) for v in values], "workload.packet_bytes": values}, "seeds": 1, "max_runs": 10_000_000}, Path("."), "sweep")
+        first = list(itertools.islice(s.runs("sha", "build"), 1000))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert s.count() == 1_000_000 and len(first) == 1000 and first[1].params == {"cpu.clock_mhz": 1.0, "workload.packet_bytes": 2}
+    assert peak < 8 << 20, peak
+    many = Spec.from_dict(doc, Path("."), "sweep")
+    assert many.seeds == range(1, 1_000_001) and many.to_dict()["seeds"] == 1_000_000
+
+
+@pytest.mark.parametrize(
+    ("spec", "needle"),
+    [
+        ("seeds = 1000000000000\n", "1,000,000,000,000 seeds are more runs than max_runs = 100,000"),
+        ("[grid]\n\"cpu.clock_mhz\" = [" + ", ".join(f"{i}.0" for i in range(1, 1001)) + "]\n\"workload.packet_bytes\" = [" + ", ".join(str(i) for i in range(100, 1100)) + "]\n", "1,000 × 1,000 grid points × 1 seed = 1,000,000 runs, more than max_runs"),
+    ],
+)
+def test_too_many_runs_is_one_line_in_small_memory(tmp_path, spec, needle):
+    """The count is checked before any run exists: one line, exit 2, and the
+    process's peak no higher than a spec of one run (a MemoryError and 4.4 GB before)."""
+    path = tmp_path / "big.toml"
+    path.write_text('scenario = "bench/rx-overload"\n' + spec)
+
+    def peak(args):
+        code = f"import sys; from irqsim.cli import main\ntry:\n    main({args!r})\nexcept SystemExit as e:\n    print('exit', e.code, file=sys.stderr)\nprint(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')), file=sys.stderr)"
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+        *lines, kb = p.stderr.strip().splitlines()
+        return lines, int(kb) / 1024
+
+    lines, big = peak(["sweep", str(path), "-o", str(tmp_path / "out")])
+    assert len(lines) == 2 and lines[0].startswith("error: ") and needle in lines[0] and lines[1] == "exit 2", lines
+    (tmp_path / "one.toml").write_text('scenario = "bench/rx-overload"\nmax_runs = 0\n')
+    _, small = peak(["sweep", str(tmp_path / "one.toml"), "-o", str(tmp_path / "out")])
+    assert big < small + 20, (big, small)
+    assert not (tmp_path / "out").exists()

@@ -9,15 +9,18 @@ dask in batches of about ``TASK_SECONDS`` each, so that dask's cost per task
 batches to keep every worker busy to the end. On a remote scheduler or SLURM
 each run is its own task. The client writes every part file (workers only
 compute), a batch's runs as one part file, so the workers need no access
-to the output directory.
+to the output directory. Jobs come from a generator and only a bounded
+number of batches is submitted at once, so a sweep of millions of runs
+never has them all in memory.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +37,8 @@ TASK_SECONDS = 1.0
 IN_PROCESS_SECONDS = 2.0
 #: Batches per worker at least, so that no worker idles while another finishes a long batch.
 BATCHES_PER_WORKER = 4
+#: Runs submitted at once to a remote scheduler or SLURM (one task each); more wait in the client, ungenerated.
+REMOTE_IN_FLIGHT = 1024
 
 
 @dataclass(frozen=True)
@@ -90,54 +95,62 @@ def not_run(job: Job, error: str) -> dict[str, Any]:
     return _row(job, None, error, {**prov.build(), "host": None, "cpu_model": None, "started_utc": None, "wall_seconds": 0.0, "cpu_seconds": 0.0})
 
 
-def batches(jobs: list[Job], seconds_per_run: float, workers: int) -> Iterator[list[Job]]:
-    """``jobs`` in batches of about ``TASK_SECONDS``, at least ``BATCHES_PER_WORKER`` per worker."""
-    size = max(1, min(round(TASK_SECONDS / max(seconds_per_run, 1e-6)), math.ceil(len(jobs) / (workers * BATCHES_PER_WORKER))))
-    for i in range(0, len(jobs), size):
-        yield jobs[i : i + size]
+def batches(jobs: Iterable[Job], n: int, seconds_per_run: float, workers: int) -> Iterator[list[Job]]:
+    """The ``n`` ``jobs`` in batches of about ``TASK_SECONDS``, at least
+    ``BATCHES_PER_WORKER`` per worker; taken from ``jobs`` as they are needed."""
+    size = max(1, min(round(TASK_SECONDS / max(seconds_per_run, 1e-6)), math.ceil(n / (workers * BATCHES_PER_WORKER))))
+    jobs = iter(jobs)
+    while batch := list(itertools.islice(jobs, size)):
+        yield batch
 
 
-def _record(out: Path, rows: list[dict[str, Any]], bar) -> None:
+def _record(out: Path, rows: list[dict[str, Any]], bar) -> int:
     dataset.write_parts(out, rows)
     for row in rows:
         bar.advance(row["status"] == "ok")
+    return len(rows)
 
 
-def compute(todo: list[Job], out: Path, cluster: Cluster, bar) -> None:
-    """Runs ``todo``, writing each batch's parts as it finishes.
+def compute(todo: Iterable[Job], n: int, out: Path, cluster: Cluster, bar) -> int:
+    """Runs the jobs of ``todo`` (about ``n``, generated as they are needed),
+    writing each batch's parts as it finishes; returns how many ran.
 
     A batch whose worker keeps dying (``KilledWorker``: a run crashed the
     process or ran out of memory) is split into single runs; a single run
     that kills its worker is recorded as failed. Losing the cluster itself
     stops the sweep with nothing recorded for the runs not finished."""
+    todo = iter(todo)
+    pilot_job = next(todo, None)
+    if pilot_job is None:
+        return 0
     if cluster.local:
-        pilot = execute(todo[0])
+        pilot = execute(pilot_job)
         _record(out, [pilot], bar)
-        todo = todo[1:]
+        n -= 1
         # A failed pilot says nothing of how long the others take.
         seconds = max(pilot["wall_seconds"], 1e-4) if pilot["status"] == "ok" else TASK_SECONDS
         workers = cluster.workers or os.cpu_count() or 1
-        if seconds * len(todo) <= IN_PROCESS_SECONDS:
-            for b in batches(todo, seconds, 1):
-                _record(out, execute_batch(b), bar)
-            return
-        groups = list(batches(todo, seconds, workers))
-    else:
-        groups = [[j] for j in todo]
-    if groups:
-        _on_dask(groups, out, cluster, bar)
+        if seconds * n <= IN_PROCESS_SECONDS:
+            return 1 + sum(_record(out, execute_batch(b), bar) for b in batches(todo, n, seconds, 1))
+        return 1 + _on_dask(batches(todo, n, seconds, workers), out, cluster, bar, workers * BATCHES_PER_WORKER * 2)
+    return _on_dask(([j] for j in itertools.chain([pilot_job], todo)), out, cluster, bar, REMOTE_IN_FLIGHT)
 
 
-def _on_dask(groups: list[list[Job]], out: Path, cluster: Cluster, bar) -> None:
+def _on_dask(groups: Iterator[list[Job]], out: Path, cluster: Cluster, bar, in_flight: int) -> int:
+    """Runs ``groups`` on dask, at most ``in_flight`` of them submitted at
+    once (the next is taken from ``groups`` as one finishes); returns the runs recorded."""
     from distributed import KilledWorker, as_completed
 
+    recorded = 0
     with cluster.client() as client:
 
         def submit(group: list[Job]):
-            return client.submit(execute_batch, group, pure=False, key=f"irqsim-{group[0].run.id}-{len(group)}")
+            f = client.submit(execute_batch, group, pure=False, key=f"irqsim-{group[0].run.id}-{len(group)}")
+            futures[f] = group
+            return f
 
-        futures = {submit(g): g for g in groups}
-        pending = as_completed(list(futures))
+        futures: dict = {}
+        pending = as_completed([submit(g) for g in itertools.islice(groups, in_flight)])
         for f in pending:
             group = futures.pop(f)
             try:
@@ -145,11 +158,12 @@ def _on_dask(groups: list[list[Job]], out: Path, cluster: Cluster, bar) -> None:
             except KilledWorker as e:
                 if len(group) > 1:
                     for j in group:
-                        single = submit([j])
-                        futures[single] = [j]
-                        pending.add(single)
+                        pending.add(submit([j]))
                     continue
                 rows = [not_run(group[0], f"KilledWorker: {e}")]
             except Exception as e:
                 raise IrqsimError(f"sweep stopped: lost the cluster ({type(e).__name__}: {e}); rerun to resume") from None
-            _record(out, rows, bar)
+            recorded += _record(out, rows, bar)
+            for g in itertools.islice(groups, 1):
+                pending.add(submit(g))
+    return recorded

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,7 +71,18 @@ def finished(out: Path) -> set[str]:
     return {i for p in _parts(out) for i in pq.read_table(p, columns=["run_id"]).column(0).to_pylist()}
 
 
-def read_parts(out: Path, ids: list[str]):
+def failed(out: Path) -> set[str]:
+    """Ids of the runs whose newest row is a failure."""
+    import pyarrow.parquet as pq
+
+    status = {}
+    for p in _parts(out):
+        t = pq.read_table(p, columns=["run_id", "status"])
+        status.update(zip(t.column(0).to_pylist(), t.column(1).to_pylist()))
+    return {i for i, st in status.items() if st != "ok"}
+
+
+def read_parts(out: Path, ids: Iterable[str]):
     """The rows of ``ids`` (each from the newest part holding it), in that
     order, as one pyarrow table of unified schema."""
     import pyarrow as pa
@@ -107,7 +119,7 @@ def summarize(results: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return g[[*keys, "metric", "n", "mean", "ci95_low", "ci95_high"]]
 
 
-def consolidate(out: Path, ids: list[str], keys: list[str]) -> pd.DataFrame:
+def consolidate(out: Path, ids: Iterable[str], keys: list[str]) -> pd.DataFrame:
     """Gathers the parts of ``ids`` into results.parquet and the summary; returns the results."""
     import pyarrow.parquet as pq
 

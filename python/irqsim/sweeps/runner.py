@@ -7,7 +7,9 @@ build of irqsim (``build.json``): another build is refused unless asked for
 extending a sweep computes just the new runs. A run whose scenario is invalid at
 its grid point, or that fails, is recorded with its error; if every run of
 the sweep is invalid, the spec itself is wrong and the sweep stops with the
-first error instead.
+first error instead. Runs are generated, never listed: the memory a sweep
+takes does not grow with its number of runs (but for the set of finished
+run ids and the results table gathered at the end).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from irqsim import IrqsimError, _core
@@ -34,6 +37,8 @@ if TYPE_CHECKING:
 
 SPEC = "sweep.toml"
 BUILD = "build.json"
+#: Invalid runs recorded in one part file.
+INVALID_BATCH = 1000
 
 
 def _check_output(out: Path, spec: Spec, new_build: bool) -> None:
@@ -63,35 +68,35 @@ class Done:
     results: Any  # pandas.DataFrame
 
 
-def _jobs(s: Spec) -> list[Job]:
+def _jobs(s: Spec) -> Iterator[Job]:
+    """Every run of ``s`` as a job, one at a time (a sweep may have millions)."""
     name, text, base = s.source()
     sha = hashlib.sha256(text.encode()).hexdigest()
     provenance = {"scenario": name, "scenario_sha256": sha, "command": prov.where()["command"]}
     build = prov.build_id()
-    return [Job(r, name, text, str(base), s.origin, provenance, build) for r in s.runs(sha, build)]
+    return (Job(r, name, text, str(base), s.origin, provenance, build) for r in s.runs(sha, build))
 
 
-def _invalid(jobs: list[Job]) -> dict[str, IrqsimError]:
-    """The runs whose scenario does not validate at their grid point; if that
-    is every run, the spec itself is wrong and its first error is raised."""
-    invalid = {}
+def _invalid(j: Job) -> IrqsimError | None:
+    """Why ``j``'s scenario does not validate at its grid point, if it does not."""
+    try:
+        _core.validate(text=j.text, name=j.name, sets=j.run.overrides, origin=j.label)
+    except IrqsimError as e:
+        return e
+    return None
+
+
+def _check_some_valid(jobs: Iterator[Job]) -> None:
+    """Raises the first run's error if no run of the sweep validates: then
+    the spec itself is wrong. Stops at the first valid run (usually the first)."""
+    first = None
     for j in jobs:
-        try:
-            _core.validate(text=j.text, name=j.name, sets=j.run.overrides, origin=j.label)
-        except IrqsimError as e:
-            invalid[j.run.id] = e
-    if len(invalid) == len(jobs):
-        raise next(iter(invalid.values()))
-    return invalid
-
-
-def _missing(out: Path, jobs: list[Job], retry_failed: bool) -> list[Job]:
-    """The jobs without a part file (or with a failed one, to retry)."""
-    done = dataset.finished(out)
-    if retry_failed and done:
-        parts = dataset.read_parts(out, [j.run.id for j in jobs if j.run.id in done]).to_pandas()
-        done -= set(parts.loc[parts["status"] != "ok", "run_id"])
-    return [j for j in jobs if j.run.id not in done]
+        e = _invalid(j)
+        if e is None:
+            return
+        first = first or e
+    if first is not None:
+        raise first
 
 
 def run_sweep(
@@ -108,34 +113,56 @@ def run_sweep(
     s = Spec.load(spec)
     if sets:
         s = s.with_sets(sets)
-    jobs = _jobs(s)
     out = Path(out)
     _check_output(out, s, new_build)
-    invalid = _invalid(jobs)
+    _check_some_valid(_jobs(s))
     output_dir(out / dataset.RUNS)
     with locked(out):
-        return _run_locked(s, out, jobs, invalid, cluster, progress, retry_failed, new_build)
+        return _run_locked(s, out, cluster, progress, retry_failed, new_build)
 
 
-def _run_locked(s: Spec, out: Path, jobs: list[Job], invalid: dict, cluster: Cluster | None, progress: bool, retry_failed: bool, new_build: bool) -> Done:
+def _run_locked(s: Spec, out: Path, cluster: Cluster | None, progress: bool, retry_failed: bool, new_build: bool) -> Done:
     """The rest of :func:`run_sweep`, holding the directory's lock (the
-    directory is checked again: another sweep may have written it meanwhile)."""
+    directory is checked again: another sweep may have written it meanwhile).
+    The jobs are generated, never listed: once to count the missing runs,
+    once to run them, once to gather the results."""
     import tomli_w
 
     _check_output(out, s, new_build)
     atomic_write(out / SPEC, tomli_w.dumps(s.to_dict()).encode())
     atomic_write(out / BUILD, json.dumps({"build": prov.build_id(), **prov.build()}, indent=1).encode())
 
-    missing = _missing(out, jobs, retry_failed)
-    dataset.write_parts(out, [not_run(j, f"{type(e).__name__}: {e}") for j in missing if (e := invalid.get(j.run.id))])
-    todo = [j for j in missing if j.run.id not in invalid]
-    if todo:
+    done = dataset.finished(out)
+    if retry_failed:
+        done -= dataset.failed(out)
+    missing = sum(j.run.id not in done for j in _jobs(s))
+    total = s.count()
+    computed = 0
+    if missing:
         from irqsim.progress import SweepProgress
 
-        with SweepProgress(len(jobs), len(jobs) - len(todo), enabled=progress) as bar:
-            compute(todo, out, cluster or Cluster(), bar)
-    results = dataset.consolidate(out, [j.run.id for j in jobs], [*s.grid, *s.zip])
-    return Done(len(jobs), int((results["status"] != "ok").sum()), len(todo), results)
+        with SweepProgress(total, total - missing, enabled=progress) as bar:
+            todo = _valid(out, (j for j in _jobs(s) if j.run.id not in done), bar)
+            computed = compute(todo, missing, out, cluster or Cluster(), bar)
+    results = dataset.consolidate(out, (j.run.id for j in _jobs(s)), [*s.grid, *s.zip])
+    return Done(total, int((results["status"] != "ok").sum()), computed, results)
+
+
+def _valid(out: Path, jobs: Iterator[Job], bar) -> Iterator[Job]:
+    """``jobs`` that validate; the others are recorded as not run (a part
+    file per ``INVALID_BATCH`` of them, the last when the jobs run out)."""
+    invalid = []
+    for j in jobs:
+        e = _invalid(j)
+        if e is None:
+            yield j
+            continue
+        invalid.append(not_run(j, f"{type(e).__name__}: {e}"))
+        bar.advance(False)
+        if len(invalid) == INVALID_BATCH:
+            dataset.write_parts(out, invalid)
+            invalid = []
+    dataset.write_parts(out, invalid)
 
 
 def sweep(

@@ -17,8 +17,9 @@ max_runs = 100000                             # the default; a larger sweep is r
 Every run is identified by a hash of what determines its numbers: the
 scenario's content, the resolved overrides (seed included) and the build of
 irqsim (its commit). Seeds must differ (a repeated seed is the same run, not
-another sample). The number of runs is counted before any is listed, and runs
-are generated one at a time.
+another sample). Nothing is listed: a seed count stays a ``range``, the
+number of runs is counted from the lengths before any run exists (a spec with
+more than ``max_runs`` is refused), and runs are generated one at a time.
 """
 
 from __future__ import annotations
@@ -96,7 +97,8 @@ class Run:
 @dataclass
 class Spec:
     scenario: str
-    seeds: list[int]
+    #: ``range(1, n + 1)`` for ``seeds = n``, never listed.
+    seeds: list[int] | range
     grid: dict[str, list] = field(default_factory=dict)
     zip: dict[str, list] = field(default_factory=dict)
     set: dict[str, Any] = field(default_factory=dict)
@@ -131,10 +133,10 @@ class Spec:
         if isinstance(seeds, int) and not isinstance(seeds, bool) and seeds >= 1:
             if seeds > max_runs:
                 raise _error(origin, "seeds", f"{seeds:,} seeds are more runs than max_runs = {max_runs:,}")
-            seeds = list(range(1, seeds + 1))
+            seeds = range(1, seeds + 1)
         elif not (isinstance(seeds, list) and seeds and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds)):
             raise _error(origin, "seeds", "must be a count >= 1 or a list of seeds")
-        repeated = [(s, n) for s, n in Counter(seeds).items() if n > 1]
+        repeated = [] if isinstance(seeds, range) else [(s, n) for s, n in Counter(seeds).items() if n > 1]
         if repeated:
             seed, n = repeated[0]
             raise _error(origin, "seeds", f"seed {seed} is listed {n} times; a seed gives the same run each time, not another sample")
@@ -156,7 +158,7 @@ class Spec:
                 if k in seen:
                     raise _error(origin, f"{name}.{k}", f"also in [{seen[k]}]")
                 seen[k] = name
-        spec = cls(doc["scenario"], list(seeds), grid, zipped, tables["set"], base, origin, max_runs)
+        spec = cls(doc["scenario"], seeds, grid, zipped, tables["set"], base, origin, max_runs)
         if spec.count() > max_runs:
             shape = " × ".join(f"{len(v):,}" for v in grid.values()) or "1"
             rows = f" × {len(next(iter(zipped.values()))):,} zip rows" if zipped else ""
@@ -169,8 +171,9 @@ class Spec:
         return math.prod(len(v) for v in self.grid.values()) * rows * len(self.seeds)
 
     def to_dict(self) -> dict:
-        """The spec as TOML would hold it (seeds as a list)."""
-        doc: dict[str, Any] = {"scenario": self.scenario, "seeds": self.seeds}
+        """The spec as TOML would hold it (a seed count as the count)."""
+        seeds = len(self.seeds) if isinstance(self.seeds, range) else self.seeds
+        doc: dict[str, Any] = {"scenario": self.scenario, "seeds": seeds}
         for name in ("set", "grid", "zip"):
             if getattr(self, name):
                 doc[name] = dict(getattr(self, name))
