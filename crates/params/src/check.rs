@@ -112,10 +112,22 @@ fn not_used(t: &Table, sections: &[Section], path: &str, w: &When) -> String {
     format!("only used when `{}` is {} (it is `{value}`); remove the key", join(path, w.key), quoted(w.is))
 }
 
-/// A default's TOML text as a value.
+/// A default's TOML text as a value. Parsed once per thread and text:
+/// every scenario load asks for every default, and parsing them took most
+/// of a load.
 pub fn literal(text: &str) -> Value {
-    let mut t: Table = format!("v = {text}").parse().expect("a parameter's default is valid TOML");
-    t.remove("v").expect("parsed")
+    thread_local! {
+        static PARSED: std::cell::RefCell<std::collections::HashMap<String, Value>> = Default::default();
+    }
+    PARSED.with_borrow_mut(|parsed| {
+        if let Some(v) = parsed.get(text) {
+            return v.clone();
+        }
+        let mut t: Table = format!("v = {text}").parse().expect("a parameter's default is valid TOML");
+        let v = t.remove("v").expect("parsed");
+        parsed.insert(text.to_string(), v.clone());
+        v
+    })
 }
 
 pub fn join(path: &str, key: &str) -> String {
