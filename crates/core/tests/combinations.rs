@@ -58,6 +58,8 @@ const MECHANISMS: &[Mechanism] = &[
     // A second controller: a disk on the IO-APIC whatever the NIC's is.
     m("ioapic-disk", &["sources.others=[{rate_per_s = 2000.0, isr_cycles = 3000, intc = \"ioapic\"}]"]),
     Mechanism { name: "code", base: Some("code/rx-min"), sets: &["run.duration_ms=2"] },
+    // Code's own sections (spin_lock_irqsave) under optimistic protection.
+    Mechanism { name: "code-optimistic", base: Some("code/rx-min"), sets: &["run.duration_ms=2", "masking.code_sections=true", "masking.scheme=\"optimistic\""] },
 ];
 
 enum Outcome {

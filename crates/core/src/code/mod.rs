@@ -153,6 +153,9 @@ pub struct Code {
     pub softirq_pending: Vec<bool>,
     /// Each NIC's interrupt is posted and not yet ended (EOI).
     pub irq_posted: [bool; NICS],
+    /// A NIC's interrupt on the bare wire waits for its CPU's mask to drop
+    /// (a critical section of code was open when it came).
+    pub irq_held: [bool; NICS],
     /// A NIC is sending a frame.
     pub tx_busy: [bool; NICS],
     pub flows: u32,
@@ -220,6 +223,7 @@ impl Code {
             syscall_args: [0; 3],
             softirq_pending: vec![false; threads],
             irq_posted: [false; NICS],
+            irq_held: [false; NICS],
             tx_busy: [false; NICS],
             flows: c.flows,
             next_tag: 1,

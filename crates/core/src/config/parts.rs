@@ -151,7 +151,7 @@ pub const PARTS: &[Info] = &[
         title: "the kernel's code",
         help: "the NIC's handlers, bottom half, receive call and application as MIPS code on execution-driven cores (docs/models/cores.md)",
         params: crate::code::CodeConfig::PARAMS,
-        notes: "With `program` set, `[driver]`, `[stack]`, `[app]` and `[masking]` are refused (code is the driver, stack and application; the programs have no critical sections yet), as are workloads other than `arrivals`; without it every other `code` key is refused.",
+        notes: "With `program` set, `[driver]`, `[stack]`, `[app]`, `[napi]`, `[rss]` and the masking part's section keys are refused (code is the driver, stack and application, and its critical sections are its own `local_irq_save`s: `masking.code_sections` gives them the masking part's scheme and costs), as are workloads other than `arrivals`; without it every other `code` key is refused.",
     },
     Info {
         part: Part::Napi,
@@ -226,14 +226,14 @@ fn masking_needs_sections(explicit: &[String], kind: &str) -> Result<(), Problem
         return Ok(());
     }
     let masking = || explicit.iter().filter(|k| k.starts_with("masking."));
-    if masking().any(|k| k.ends_with("_section_cycles")) {
+    if masking().any(|k| k.ends_with("_section_cycles") || k == "masking.code_sections") {
         return Ok(());
     }
     match masking().next() {
         Some(k) => Err((
             k.clone(),
             format!(
-                "the NIC path has no critical section to mask (workload kind `{kind}`); set masking.driver_section_cycles, protocol_section_cycles or syscall_section_cycles, or remove the key"
+                "the NIC path has no critical section to mask (workload kind `{kind}`); set masking.driver_section_cycles, protocol_section_cycles or syscall_section_cycles (or, with kernel code, code_sections), or remove the key"
             ),
         )),
         None => Ok(()),
@@ -251,9 +251,15 @@ fn code_excludes(explicit: &[String], kind: &str) -> Result<(), Problem> {
         };
     }
     // The receive-path parts model what code's own driver does (its ring is code's too).
-    const ABSTRACT: &[&str] = &["driver.", "stack.", "app.", "masking.", "napi.", "rss.", "nic.rx_ring_frames"];
+    const ABSTRACT: &[&str] = &["driver.", "stack.", "app.", "napi.", "rss.", "nic.rx_ring_frames"];
     if let Some(k) = explicit.iter().find(|k| ABSTRACT.iter().any(|p| k.starts_with(p))) {
         return Err((k.clone(), "the kernel's software is code (`code.program`): this part is not used; remove the key".into()));
+    }
+    // The abstract kernel's sections and priority levels; code has its own.
+    const SECTIONS: &[&str] = &["_section_cycles", "nic_priority", "section_level"];
+    if let Some(k) = explicit.iter().find(|k| k.starts_with("masking.") && SECTIONS.iter().any(|p| k.ends_with(p))) {
+        let msg = "the kernel's software is code (`code.program`): its critical sections are its own `local_irq_save`s, each masking every interrupt of its CPU (`masking.code_sections` gives them this part's scheme and costs); remove the key";
+        return Err((k.clone(), msg.into()));
     }
     if kind != "arrivals" {
         return Err(("workload.kind".into(), format!("`{kind}` with code (`code.program`): code receives open-loop frames only (`arrivals`)")));

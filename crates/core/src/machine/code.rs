@@ -136,9 +136,50 @@ impl Machine {
                         self.code_transmit(now, nic);
                     }
                 }
+                Action::IrqSave { thread } => self.code_irq_save(thread),
+                Action::IrqRestore { thread } => self.code_irq_restore(now, thread),
             }
         }
         self.code().sys.devices.actions = actions;
+    }
+
+    /// Code on `thread` opened a critical section (`local_irq_save`): its
+    /// CPU's mask goes up (conventional) or its software mask does
+    /// (optimistic, `masking.code_sections`), as the masking part's
+    /// sections do (`kernel/masking.rs`). The stall is the service's.
+    fn code_irq_save(&mut self, thread: usize) {
+        let Some(level) = self.code().on_cpu(thread) else { return };
+        self.masking.counters.masking_cycles += u64::from(self.code().sys.devices.mask_cycles[0]);
+        self.section_enter(thread, level, 1);
+    }
+
+    /// Code on `thread` closed its innermost section: what the mask held
+    /// is taken now (a deferred interrupt's continuation runs, then the
+    /// hardware mask drops; its lower is charged to the continuation's
+    /// entry), and the thread dispatches, so it preempts the code.
+    fn code_irq_restore(&mut self, now: Time, thread: usize) {
+        let Some(level) = self.code().on_cpu(thread) else { return };
+        if self.masking.cpus[thread].open[level as usize].is_empty() {
+            let code = self.code();
+            code.fault = Some(format!("{}: local_irq_restore on thread {thread} with no section open (IRQ_RESTORE without IRQ_SAVE)", code.sys.program.name));
+            return;
+        }
+        self.masking.counters.masking_cycles += u64::from(self.code().sys.devices.mask_cycles[1]);
+        let last = self.masking.cpus[thread].open[level as usize].len() == 1;
+        if last && self.masking.cpus[thread].deferred_input.is_some() {
+            let lower = self.masking.costs.conventional_lower;
+            self.masking.counters.masking_cycles += lower;
+            self.delivery.step[thread] += lower;
+        }
+        if self.section_exit(thread, level) {
+            self.section_restore(thread);
+        }
+        for nic in 0..crate::code::ports::NICS {
+            if std::mem::take(&mut self.code().irq_held[nic]) {
+                self.code_interrupt(now, nic);
+            }
+        }
+        self.dispatch(thread);
     }
 
     /// NIC `nic` may interrupt: at once, or, for the receiving NIC 0 under
@@ -179,8 +220,19 @@ impl Machine {
     /// controller, NIC 0 signals it (INTx or MSI) and the Linux path calls
     /// the handler from its chain; NIC 1 is always on the direct wire.
     pub(crate) fn code_interrupt(&mut self, now: Time, nic: usize) {
-        let code = self.code();
+        let (wired, irq_thread) = (nic == 0 && self.net.wired, self.net.irq_thread);
+        let masked = |t| self.masking.masks(t);
+        let code = self.code.as_mut().expect("code part selected");
         if code.irq_posted[nic] || !code.sys.devices.nics[nic].asserted() {
+            return;
+        }
+        let t = if nic == 1 { code.tx_irq_thread.unwrap_or(irq_thread) } else { irq_thread };
+        if !wired && masked(t) {
+            // Held until the section closes (`code_irq_restore`); behind a
+            // controller, the controller keeps it (`Machine::accept`).
+            if !std::mem::replace(&mut code.irq_held[nic], true) {
+                self.masking.counters.held += 1;
+            }
             return;
         }
         code.irq_posted[nic] = true;
@@ -191,11 +243,10 @@ impl Machine {
         }
         self.net.counters.interrupts += 1;
         self.timeline.mark(now, "NIC interrupt");
-        if nic == 0 && self.net.wired {
+        if wired {
             self.signal_interrupt(now, 0, 0);
             return;
         }
-        let t = if nic == 1 { self.code().tx_irq_thread.unwrap_or(self.net.irq_thread) } else { self.net.irq_thread };
         self.post(t, IRQ, Job::Code(Activity::Isr { irq: nic as u8 }));
         self.dispatch(t);
     }

@@ -54,7 +54,7 @@ impl Report {
         if m.masking.active() {
             add(masking(&m, &mut laws));
         }
-        if m.net.masked.is_some() || m.masking.wired {
+        if m.net.masked.is_some() || m.masking.wired || m.code.is_some() {
             add(nic_masking(&m, &mut laws));
         }
         if let Some(code) = &m.code {
@@ -257,7 +257,7 @@ fn nic_masking(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         ("masking_cycles", c.masking_cycles as f64),
         ("masking_cycles_per_frame", if frames == 0 { f64::NAN } else { c.masking_cycles as f64 / frames as f64 }),
     ]);
-    if k.wired {
+    if k.wired || m.code.is_some() {
         out.extend(named([("interrupts_held", c.held as f64), ("interrupts_deferred", c.deferred as f64)]));
         return out;
     }
