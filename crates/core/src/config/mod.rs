@@ -13,6 +13,7 @@ mod docs;
 mod load;
 pub mod params;
 mod parts;
+mod rules;
 pub(crate) mod sections;
 mod workload;
 
@@ -139,7 +140,9 @@ impl Scenario {
     pub fn parts(&self) -> PartSet {
         let mut parts = selected_parts(self.workload.kind()).0;
         if parts.contains(Part::Nic) {
-            let wire = self.intc.kind == crate::intc::IntcKind::Direct;
+            // Only the direct wire, for the NIC and every source beside it.
+            let direct = crate::intc::IntcKind::Direct;
+            let wire = self.intc.kind == direct && self.sources.others.iter().all(|o| o.intc.is_none_or(|k| k == direct));
             let linux = self.irq_path.kind.is_some_and(|k| k != crate::delivery::IrqPathKind::Mt);
             let napi = self.irq_path.kind == Some(crate::delivery::IrqPathKind::Napi);
             let sections = self.masking.nic_sections();
@@ -187,7 +190,7 @@ impl Scenario {
             rss: pick(Part::Rss).then_some(&self.rss),
         };
         let mut doc = serde_json::to_value(&selected).expect("a scenario is plain data");
-        parts::drop_unused(&mut doc, self.workload.kind());
+        rules::drop_unused(&mut doc, self.workload.kind());
         doc.to_string()
     }
 

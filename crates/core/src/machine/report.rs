@@ -177,6 +177,11 @@ fn delivery(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         ("interrupts_in_flight", in_flight as f64),
     ]);
     laws.push(Law { what: "interrupts raised = serviced + lost + in flight", lhs: raised, rhs: serviced + lost + in_flight });
+    if d.sources.len() > 1 {
+        for (i, s) in d.sources.iter().enumerate() {
+            metrics.extend([("raised", s.raised), ("serviced", s.serviced), ("lost", s.lost)].map(|(what, n)| (format!("source{i}_{what}"), n as f64)));
+        }
+    }
     let exercisers = || d.sources.iter().filter(|s| s.kind == Kind::Exerciser);
     if exercisers().next().is_none() {
         metrics.extend(named([("spurious_interrupts", c.spurious as f64), ("cpu_cycles_per_interrupt", per_irq)]));
