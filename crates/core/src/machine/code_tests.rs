@@ -179,5 +179,5 @@ fn the_timer_tick_reaches_every_thread() {
     };
     // Every 1 ms from the first at 1 ms: 4 ticks before the end at 5 ms.
     assert_eq!(run(&["run.duration_ms=5", "code.tick_hz=1000"]), (4, 4, 4));
-    assert_eq!(run(&["run.duration_ms=5"]), (0, 0, 0));
+    assert_eq!(run(&["run.duration_ms=5", "code.tick_hz=0"]), (0, 0, 0));
 }
