@@ -172,10 +172,11 @@ VARIANTS = {
 }
 
 
-def sensitivity() -> list[tuple[str, float, float, float]]:
-    """(variant, baseline peak Mb/s, hot-thread peak Mb/s, gain %) for netperf."""
+def sensitivity(variants: dict | None = None) -> list[tuple[str, float, float, float]]:
+    """(variant, baseline peak Mb/s, hot-thread peak Mb/s, gain %) for
+    netperf, over ``variants`` (``VARIANTS``; ``PLUS_MINUS_20`` for ±20%)."""
     out = []
-    for name, (extra, core) in VARIANTS.items():
+    for name, (extra, core) in (variants or VARIANTS).items():
         base, hot = (peak(sweep("netperf", h, extra=extra, settings=core)).delivered_mbps for h in (False, True))
         out.append((name, base, hot, change(hot, base)))
     return out
@@ -188,15 +189,6 @@ PLUS_MINUS_20 = {
     **{f"code.mmio_read_cycles x{f}": ({"code.mmio_read_cycles": round(228 * f)}, []) for f in (0.8, 1.2)},
     **{f"cpu.save_restore_cycles x{f}": ({"cpu.save_restore_cycles": round(78 * f)}, []) for f in (0.8, 1.2)},
 }
-
-
-def sensitivity_20() -> list[tuple[str, float, float, float]]:
-    """(input x factor, baseline peak Mb/s, hot-thread peak Mb/s, gain %) for netperf."""
-    out = []
-    for name, (extra, core) in PLUS_MINUS_20.items():
-        base, hot = (peak(sweep("netperf", h, extra=extra, settings=core)).delivered_mbps for h in (False, True))
-        out.append((name, base, hot, change(hot, base)))
-    return out
 
 
 def change(new: float, old: float) -> float:
