@@ -53,8 +53,8 @@ impl Machine {
                 if s.code.selected() {
                     let code = crate::code::Code::new(&s.code, s.cpu.threads, levels, base_dir);
                     let mut code = code.map_err(|(key, msg)| crate::Error::Config { file: s.file.clone(), key, line: None, msg })?;
-                    if s.code.tick_hz > 0.0 {
-                        code.tick = ((s.cpu.clock_mhz * 1e6 / s.code.tick_hz).round() as u64).max(1);
+                    if s.code.ticks_per_s > 0.0 {
+                        code.tick = ((s.cpu.clock_mhz * 1e6 / s.code.ticks_per_s).round() as u64).max(1);
                     }
                     m.code = Some(Box::new(code));
                     // The application is code: no abstract one runs beside it.

@@ -162,7 +162,7 @@ fn the_list_form_and_the_table_form_are_one_machine() {
     assert_ne!(from_list, json(&defaults));
 }
 
-/// `code.tick_hz`: every hardware thread takes each tick, the kernel's
+/// `code.ticks_per_s`: every hardware thread takes each tick, the kernel's
 /// `nic_isr(2 + t)` counts it, and thread 0's advances `jiffies`; none
 /// without the key.
 #[test]
@@ -178,6 +178,6 @@ fn the_timer_tick_reaches_every_thread() {
         (word("jiffies", 0), word("ticks", 0), word("ticks", 1))
     };
     // Every 1 ms from the first at 1 ms: 4 ticks before the end at 5 ms.
-    assert_eq!(run(&["run.duration_ms=5", "code.tick_hz=1000"]), (4, 4, 4));
-    assert_eq!(run(&["run.duration_ms=5", "code.tick_hz=0"]), (0, 0, 0));
+    assert_eq!(run(&["run.duration_ms=5", "code.ticks_per_s=1000"]), (4, 4, 4));
+    assert_eq!(run(&["run.duration_ms=5", "code.ticks_per_s=0"]), (0, 0, 0));
 }

@@ -69,7 +69,7 @@ pub(crate) enum Event {
     AtDevice { src: u32 },
     /// NIC `nic` has sent the frame of its next transmit descriptor (code).
     CodeSent { nic: u8 },
-    /// The timer tick for code (`code.tick_hz`).
+    /// The timer tick for code (`code.ticks_per_s`).
     CodeTick,
     /// The NIC's coalescing timer of this generation expires.
     CoalesceTimer(u32),
