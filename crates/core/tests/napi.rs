@@ -215,7 +215,7 @@ fn busy_polling_refusals() {
 fn receive_path_parts_are_refused_with_code() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios/code/rx-min.toml");
     for (set, key) in [
-        ("coalesce.rx_usecs=10", "coalesce.rx_usecs"),
+        ("coalesce.adaptive_rx=true", "coalesce.adaptive_rx"),
         ("rss.kind=\"toeplitz\"", "rss.kind"),
         ("nic.rx_ring_frames=64", "nic.rx_ring_frames"),
         ("irq_path.kind=\"napi\"", "irq_path.kind"),

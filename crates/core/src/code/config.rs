@@ -81,7 +81,7 @@ impl CodeConfig {
         Param::sections(
             "core",
             irqsim_mips::config::MACHINE_SECTIONS,
-            "settings of the execution-driven cores, one sub-table per section below (`[code.core.l1d]`); `irqsim exec --set` takes the same keys as `section.key=value`, and so does the older list form `core = [\"l1d.size_bytes=8192\", ...]`; cores x threads must equal `cpu.threads`",
+            "settings of the execution-driven cores, one sub-table per section below (`[code.core.l1d]`); `irqsim exec --set` takes the same keys as `section.key=value`, and so does the older list form `core = [\"l1d.size_bytes=8192\", ...]`; cores x threads must equal `cpu.threads` (without `[code.core.core]`, one single-threaded core per hardware thread)",
         ),
         Param::of(
             "poke",

@@ -251,7 +251,7 @@ fn code_excludes(explicit: &[String], kind: &str) -> Result<(), Problem> {
         };
     }
     // The receive-path parts model what code's own driver does (its ring is code's too).
-    const ABSTRACT: &[&str] = &["driver.", "stack.", "app.", "masking.", "napi.", "coalesce.", "rss.", "nic.rx_ring_frames"];
+    const ABSTRACT: &[&str] = &["driver.", "stack.", "app.", "masking.", "napi.", "rss.", "nic.rx_ring_frames"];
     if let Some(k) = explicit.iter().find(|k| ABSTRACT.iter().any(|p| k.starts_with(p))) {
         return Err((k.clone(), "the kernel's software is code (`code.program`): this part is not used; remove the key".into()));
     }
@@ -259,6 +259,26 @@ fn code_excludes(explicit: &[String], kind: &str) -> Result<(), Problem> {
         return Err(("workload.kind".into(), format!("`{kind}` with code (`code.program`): code receives open-loop frames only (`arrivals`)")));
     }
     Ok(())
+}
+
+/// Code's cores follow `cpu.threads` unless `[code.core.core]` says how
+/// they are made: one single-threaded core per hardware thread (an SMP).
+fn code_cores_follow_threads(root: &mut Table, explicit: &[String]) {
+    let topology = |k: &String| k == "code.core.core.cores" || k == "code.core.core.threads";
+    let Some(threads) = lookup_int(root, "cpu.threads") else { return };
+    if !explicit.iter().any(|k| k == "code.program") || explicit.iter().any(topology) || threads <= 1 {
+        return;
+    }
+    let core = ["code", "core", "core"].iter().try_fold(&mut *root, |t, seg| t.entry(*seg).or_insert_with(|| Value::Table(Table::new())).as_table_mut());
+    if let Some(core) = core {
+        core.insert("cores".into(), Value::Integer(threads));
+    }
+}
+
+/// An integer at a dotted path of a table not yet checked.
+fn lookup_int(root: &Table, path: &str) -> Option<i64> {
+    let (section, key) = path.split_once('.')?;
+    root.get(section)?.get(key)?.as_integer()
 }
 
 /// Keys renamed when rates took one spelling (`_per_s`), with their new names.
@@ -308,6 +328,7 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
     }
     // After the part check: a key of an unselected part is named as such.
     code_excludes(&explicit, &kind)?;
+    code_cores_follow_threads(root, &explicit);
     if kind != "exerciser" && explicit.iter().any(|k| k == "intc.vectors") {
         return Err(("intc.vectors".into(), format!("the exerciser's vectors; the NIC (workload kind `{kind}`) takes one vector per RSS queue (`rss.queues`); remove the key")));
     }

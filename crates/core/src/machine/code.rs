@@ -160,16 +160,54 @@ impl Machine {
         self.code().sys.devices.actions = actions;
     }
 
+    /// NIC `nic` may interrupt: at once, or, for the receiving NIC 0 under
+    /// coalescing (`[coalesce]`), once the frames waiting meet its rules.
+    fn code_raise(&mut self, now: Time, nic: usize) {
+        if nic == 0 && self.net.coalesce.is_some() {
+            let waiting = self.code_rx_waiting();
+            return self.code_coalesce(waiting);
+        }
+        self.code_interrupt(now, nic);
+    }
+
+    /// Frames NIC 0 wrote that software has not taken: the ring from the
+    /// descriptor after RDT (software's next) up to RDH.
+    fn code_rx_waiting(&mut self) -> u64 {
+        let n = self.code().sys.devices.nics[0];
+        if n.rdlen == 0 { 0 } else { u64::from((n.rdh + 2 * n.rdlen - n.rdt - 1) % n.rdlen) }
+    }
+
+    /// Coalescing counts `frames` for NIC 0 while its receive interrupt is
+    /// enabled and not already raised (at least one: a pending cause always
+    /// interrupts in the end).
+    fn code_coalesce(&mut self, frames: u64) {
+        if !self.code_rx_irq_off() {
+            self.coalesce_count(0, frames.max(1));
+        }
+    }
+
+    /// NIC 0's receive interrupt cannot fire now: raised and not yet ended,
+    /// or no enabled cause pending.
+    pub(crate) fn code_rx_irq_off(&mut self) -> bool {
+        let code = self.code();
+        code.irq_posted[0] || !code.sys.devices.nics[0].asserted()
+    }
+
     /// Posts NIC `nic`'s handler if the NIC asserts its interrupt and its
     /// handler is not already posted or running (until its EOI). Behind a
     /// controller, NIC 0 signals it (INTx or MSI) and the Linux path calls
     /// the handler from its chain; NIC 1 is always on the direct wire.
-    fn code_raise(&mut self, now: Time, nic: usize) {
+    pub(crate) fn code_interrupt(&mut self, now: Time, nic: usize) {
         let code = self.code();
         if code.irq_posted[nic] || !code.sys.devices.nics[nic].asserted() {
             return;
         }
         code.irq_posted[nic] = true;
+        if nic == 0
+            && let Some(c) = &mut self.net.coalesce
+        {
+            c.fired();
+        }
         self.net.counters.interrupts += 1;
         self.timeline.mark(now, "NIC interrupt");
         if nic == 0 && self.net.wired {
@@ -209,7 +247,10 @@ impl Machine {
         let n = &mut code.sys.devices.nics[0];
         n.rdh = (n.rdh + 1) % n.rdlen;
         n.icr |= CAUSE_RX;
-        self.code_raise(now, 0);
+        if self.net.coalesce.is_some() {
+            return self.code_coalesce(1);
+        }
+        self.code_interrupt(now, 0);
     }
 
     /// NIC `nic` sends the frame of its next queued descriptor, if any.
