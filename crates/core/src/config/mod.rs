@@ -229,6 +229,10 @@ impl Scenario {
                 Ok(())
             }
         };
+        let spread = &self.driver.isr_rx_spread;
+        if !spread.is_empty() && spread.iter().sum::<f64>() == 0.0 {
+            return err("driver.isr_rx_spread", "all 0: the spread is scaled to a mean of 1, so give at least one positive multiple (or [] for none)".into());
+        }
         let offered = self.stimuli_per_s() * self.run.duration_ms / 1e3;
         if offered > self.run.max_events as f64 {
             return err(

@@ -64,6 +64,9 @@ impl Machine {
                     if code_sections {
                         code.sys.devices.mask_cycles = m.masking.raise_lower();
                     }
+                    if s.code.ticks_per_s > 0.0 {
+                        code.tick = ((s.cpu.clock_mhz * 1e6 / s.code.ticks_per_s).round() as u64).max(1);
+                    }
                     m.code = Some(Box::new(code));
                     // The application is code: no abstract one runs beside it.
                     m.net.background = false;

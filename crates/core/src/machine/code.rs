@@ -34,6 +34,35 @@ impl Machine {
     pub(super) fn start_code(&mut self) {
         if self.code.is_some() {
             self.post(0, SOFT, Job::Code(Activity::Init));
+            if self.code().tick > 0 {
+                let first = self.code().tick;
+                self.queue.schedule(first, Event::CodeTick);
+            }
+        }
+    }
+
+    /// The timer tick: every hardware thread takes it at interrupt level
+    /// (unless its last tick has not run yet), then the next is armed.
+    pub(super) fn code_tick(&mut self, now: Time) {
+        for t in 0..self.threads.len() {
+            self.code_post_tick(t);
+        }
+        let next = now + self.code().tick;
+        if next < self.end {
+            self.queue.schedule(next, Event::CodeTick);
+        }
+    }
+
+    /// Thread `t` takes the tick, unless its last one has not run yet or a
+    /// critical section of its code is open (the tick then waits for it).
+    fn code_post_tick(&mut self, t: usize) {
+        if self.masking.cpus.get(t).is_some_and(|m| m.hw > 0 || m.level() > 0) {
+            self.code().tick_held[t] = true;
+            return;
+        }
+        if !std::mem::replace(&mut self.code().tick_posted[t], true) {
+            self.post(t, IRQ, Job::Code(Activity::Tick));
+            self.dispatch(t);
         }
     }
 
@@ -178,6 +207,9 @@ impl Machine {
             if std::mem::take(&mut self.code().irq_held[nic]) {
                 self.code_interrupt(now, nic);
             }
+        }
+        if std::mem::take(&mut self.code().tick_held[thread]) {
+            self.code_post_tick(thread);
         }
         self.dispatch(thread);
     }
@@ -379,6 +411,10 @@ impl Machine {
     /// and that behind a controller the interrupt path goes on after the
     /// NIC's handler (the next handler on a shared line, then the exit).
     pub(crate) fn code_after(&mut self, thread: usize, activity: Activity) -> Option<Job> {
+        if activity == Activity::Tick {
+            self.code().tick_posted[thread] = false;
+            return None;
+        }
         if activity == (Activity::Isr { irq: 0 }) && self.net.wired {
             let now = self.queue.now();
             return Some(Job::Irq(self.nic_handler_done(now, thread)));
