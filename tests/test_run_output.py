@@ -117,3 +117,20 @@ def test_reusing_an_output_directory_removes_the_earlier_runs_files(cli, tmp_pat
     names = {f.name for f in out.iterdir()}
     assert "timeline.json" not in names and "code_bins.parquet" not in names and "notes.txt" in names
     assert json.loads((out / "metrics.json").read_text())["provenance"]["scenario"] == "mt-interrupts/driver-rx-single"
+
+
+def test_script_events_file_is_named_absolutely_and_reruns(cli, tmp_path):
+    """A script's `events_file` runs as the same events inline, and config.toml
+    names it by an absolute path, so the written scenario runs from anywhere."""
+    (tmp_path / "ev.csv").write_text("at_cycle,action,bytes\n0,receive,512\n100,send,64\n200,syscall\n")
+    head = '[run]\nduration_ms = 0.1\n[cpu]\nclock_mhz = 200.0\n[workload]\nkind = "script"\n'
+    (tmp_path / "file.toml").write_text(head + 'events_file = "ev.csv"\n')
+    inline = "".join(f'[[workload.events]]\nat_cycle = {c}\naction = "{a}"\nbytes = {b}\n' for c, a, b in [(0, "receive", 512), (100, "send", 64), (200, "syscall", 0)])
+    (tmp_path / "inline.toml").write_text(head + inline)
+    from_file = irqsim.run(tmp_path / "file.toml").metrics
+    assert from_file == irqsim.run(tmp_path / "inline.toml").metrics and from_file["rx_offered"] == 1
+    p = cli("run", str(tmp_path / "file.toml"), "-o", str(tmp_path / "out"))
+    assert p.returncode == 0, p.stderr
+    written = (tmp_path / "out" / "config.toml").read_text()
+    assert f'events_file = "{tmp_path / "ev.csv"}"' in written
+    assert irqsim.run(tmp_path / "out" / "config.toml").metrics == from_file
