@@ -119,27 +119,18 @@ impl<D: Devices> System<D> {
 
     fn run_with<T: Timing>(&mut self, timing: &mut T, until: u64) -> Stop {
         loop {
-            // The laggard core runs next, up to just past the next laggard, so
-            // cores interleave in cycle order (ties: lowest index first).
-            let (mut best, mut second) = (None, u64::MAX);
-            for c in self.cores.iter().filter(|c| c.has_work()) {
-                match best {
-                    Some((_, t)) if c.now >= t => second = second.min(c.now),
-                    _ => {
-                        if let Some((_, t)) = best {
-                            second = second.min(t);
-                        }
-                        best = Some((c.id, c.now));
-                    }
-                }
-            }
-            let Some((k, now)) = best else {
+            // The laggard core runs next, until another core's turn: cores
+            // interleave in cycle order, and within a cycle in index order
+            // (core k may issue at another's cycle only if its index is lower),
+            // as if every core were stepped one cycle at a time.
+            let Some(k) = self.cores.iter().filter(|c| c.has_work()).min_by_key(|c| (c.now, c.id)).map(|c| c.id) else {
                 return Stop::Idle;
             };
-            if now >= until {
+            if self.cores[k].now >= until {
                 return Stop::Limit;
             }
-            if let Some(stop) = self.run_core(k, until.min(second.saturating_add(1)), timing) {
+            let next = self.cores.iter().filter(|c| c.id != k && c.has_work()).map(|c| c.now + (c.id > k) as u64).min().unwrap_or(u64::MAX);
+            if let Some(stop) = self.run_core(k, until.min(next), timing) {
                 return stop;
             }
         }
@@ -257,8 +248,9 @@ impl<D: Devices> System<D> {
 /// cycle from which the thread's next instruction may issue.
 #[inline(always)]
 pub(crate) fn step<T: Timing, D: Devices>(th: &mut HwThread, inst: Inst, bus: &mut DataBus<'_, T, D>, p: &Pipeline) -> Result<(Flow, u64), Fault> {
-    let now = bus.who.now;
+    let (now, pc) = (bus.who.now, th.ctx.pc);
     let flow = execute(&mut th.ctx, inst, bus)?;
+    bus.devices.issued(bus.who.id, pc, now);
     let done = now + 1 + bus.stall as u64;
     th.board.issued(p, inst, now, done);
     // A match, not a table indexed by the flow: the table was rebuilt on the stack for every instruction.
