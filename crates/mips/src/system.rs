@@ -118,20 +118,34 @@ impl<D: Devices> System<D> {
     }
 
     fn run_with<T: Timing>(&mut self, timing: &mut T, until: u64) -> Stop {
+        // The laggard core runs next, until another core's turn: cores
+        // interleave in cycle order, and within a cycle in index order
+        // (core k may issue at another's cycle only if its index is lower),
+        // as if every core were stepped one cycle at a time. Cores with work
+        // are kept by (cycle, index); only the core that ran moves.
+        let mut order: Vec<(u64, usize)> = self.cores.iter().filter(|c| c.has_work()).map(|c| (c.now, c.id)).collect();
+        order.sort_unstable();
         loop {
-            // The laggard core runs next, until another core's turn: cores
-            // interleave in cycle order, and within a cycle in index order
-            // (core k may issue at another's cycle only if its index is lower),
-            // as if every core were stepped one cycle at a time.
-            let Some(k) = self.cores.iter().filter(|c| c.has_work()).min_by_key(|c| (c.now, c.id)).map(|c| c.id) else {
+            let Some(&(now, k)) = order.first() else {
                 return Stop::Idle;
             };
-            if self.cores[k].now >= until {
+            if now >= until {
                 return Stop::Limit;
             }
-            let next = self.cores.iter().filter(|c| c.id != k && c.has_work()).map(|c| c.now + (c.id > k) as u64).min().unwrap_or(u64::MAX);
+            // The turn is the next laggard's: the first by (cycle, index) after k.
+            let next = order.get(1).map_or(u64::MAX, |&(t, j)| t + (j > k) as u64);
             if let Some(stop) = self.run_core(k, until.min(next), timing) {
                 return stop;
+            }
+            if !self.cores[k].has_work() {
+                order.remove(0);
+                continue;
+            }
+            order[0].0 = self.cores[k].now;
+            let mut i = 0;
+            while i + 1 < order.len() && order[i + 1] < order[i] {
+                order.swap(i, i + 1);
+                i += 1;
             }
         }
     }
