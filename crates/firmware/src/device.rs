@@ -7,7 +7,8 @@
 //!   whatever implements [`HostMemory`]; the DMA engines read and write it
 //!   at the cycle their descriptors complete.
 //! - [`Nic::frame_arrives`] and [`Nic::host_writes_mailbox`] are the wire's
-//!   and the host driver's inputs, at the device's current cycle.
+//!   and the host driver's inputs: a frame at its arrival cycle, now or
+//!   later (the wire knows it ahead), a mailbox write now.
 //!
 //! Time: the device is at the start of cycle [`Nic::now`], its hardware
 //! having retired what is due by then and its cores not yet having run
@@ -17,8 +18,10 @@
 //! first), and every core runs to the event before the hardware acts on
 //! it, so cores and hardware see one another in cycle order, cores within
 //! a cycle in index order. `advance` returns at its target or at the end
-//! of the first cycle that had effects, whichever is first, so the host
-//! can act on them at that cycle.
+//! of the first cycle in which a frame left or an interrupt was asked for,
+//! whichever is first, so the host can act on them at that cycle (DMA
+//! writes are reported with their cycle but do not end it: their bytes are
+//! in host memory from that cycle on).
 
 use crate::config::{NicConfig, Organisation};
 use crate::error::Error;
@@ -112,9 +115,13 @@ impl Nic {
         self.sys.cores.iter().map(|c| c.threads[0].instructions).sum()
     }
 
-    /// A frame from the wire, now: accepted into a receive slot (true) or dropped.
-    pub fn frame_arrives(&mut self, len: u32, stamp: u32) -> bool {
-        self.sys.devices.frame_arrives(len, stamp)
+    /// A frame of `len` bytes from the wire, arriving at the start of cycle
+    /// `at` (now or later, in order): it lands in a receive slot, stamped
+    /// with its number among those accepted, or is dropped if the firmware
+    /// has freed none.
+    pub fn frame_arrives(&mut self, at: u64, len: u32) {
+        debug_assert!(at >= self.now, "a frame arriving at {at}, before {}", self.now);
+        self.sys.devices.frame_arrives(at, len);
     }
 
     /// The host driver writes a mailbox (its producer index), now.
@@ -123,7 +130,8 @@ impl Nic {
     }
 
     /// Runs to cycle `to` (later than [`Nic::now`]), or to the end of the
-    /// first cycle with effects, appending them to `effects` in time order.
+    /// first cycle in which a frame left or an interrupt was asked for,
+    /// appending the effects to `effects` in time order.
     pub fn advance(&mut self, to: u64, host: &mut dyn HostMemory, effects: &mut Vec<Effect>) -> Result<(), Error> {
         debug_assert!(to > self.now, "advance to {to} from {}", self.now);
         loop {
@@ -146,10 +154,12 @@ impl Nic {
                 }
             }
             self.now = until;
+            let hw = &mut self.sys.devices;
             let before = effects.len();
-            effects.extend(self.sys.devices.interrupts.drain(..).map(|(at, vector)| Effect::Interrupt { at, vector }));
-            self.sys.devices.retire(until, host, effects);
-            if until == to || effects.len() > before {
+            effects.extend(hw.interrupts.drain(..).map(|(at, vector)| Effect::Interrupt { at, vector }));
+            hw.retire(until, host, effects);
+            hw.arrive_by(until);
+            if until == to || effects[before..].iter().any(|e| !matches!(e, Effect::DmaWrite { .. })) {
                 return Ok(());
             }
         }

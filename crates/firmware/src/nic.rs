@@ -6,11 +6,15 @@
 //!
 //! Time: the hardware acts at whole core cycles. [`Hardware::retire`]
 //! finishes what is due by a cycle before the cores run it (DMA
-//! descriptors, frames on the wire), [`Hardware::frame_arrives`] fills a
-//! receive slot; register accesses happen during a cycle and queue new
-//! work, which is never due before the next cycle. A register write that
-//! queues work asks the cores to stop ([`Devices::take_stop`]) so the
-//! device can bring its next event forward (see [`crate::device`]).
+//! descriptors, frames on the wire); register accesses happen during a
+//! cycle and queue new work, which is never due before the next cycle. A
+//! register write that queues work asks the cores to stop
+//! ([`Devices::take_stop`]) so the device can bring its next event forward
+//! (see [`crate::device`]). Frames from the wire are given ahead of their
+//! arrival ([`Hardware::frame_arrives`]) and land in a receive slot when
+//! anything next looks (a register access in or after their cycle, or
+//! [`Hardware::arrive_by`]), as if they had landed at the start of their
+//! cycle: the cores need not stop for each one.
 
 use crate::config::NicConfig;
 use crate::device::{Effect, HostMemory};
@@ -105,6 +109,8 @@ pub struct Hardware {
     pub accepted: u64,
     pub dropped: u64,
     rx_freed: u64,
+    /// Frames on their way in: (arrival cycle, length), in order.
+    arriving: VecDeque<(u64, u32)>,
     /// The host's producer indices (send frames, receive buffers).
     mailbox: [u64; 2],
     /// Host interrupts the cores asked for, not yet handed on: (cycle, vector).
@@ -132,6 +138,7 @@ impl Hardware {
             accepted: 0,
             dropped: 0,
             rx_freed: 0,
+            arriving: VecDeque::new(),
             mailbox: [0; 2],
             interrupts: Vec::new(),
             stop: false,
@@ -194,21 +201,35 @@ impl Hardware {
         }
     }
 
-    /// A frame of `len` bytes stamped `stamp` arrives from the wire at the
-    /// start of a cycle: into the next receive slot, or dropped when the
-    /// firmware has freed none. Returns whether it was accepted.
-    pub fn frame_arrives(&mut self, len: u32, stamp: u32) -> bool {
+    /// A frame of `len` bytes arrives from the wire at the start of cycle
+    /// `at` (no earlier than any given before it, nor than the cycle the
+    /// device is at).
+    pub fn frame_arrives(&mut self, at: u64, len: u32) {
+        self.arriving.push_back((at, len));
+    }
+
+    /// Frames that arrived by the start of cycle `now` land: each in the
+    /// next receive slot, stamped with its number, or dropped when the
+    /// firmware has freed none.
+    #[inline(always)]
+    pub fn arrive_by(&mut self, now: u64) {
+        while self.arriving.front().is_some_and(|&(at, _)| at <= now) {
+            let (_, len) = self.arriving.pop_front().expect("front exists");
+            self.land(len);
+        }
+    }
+
+    fn land(&mut self, len: u32) {
         if self.accepted - self.rx_freed >= RING {
             self.dropped += 1;
-            return false;
+            return;
         }
-        let s = (self.accepted % RING) as u32;
+        let (k, s) = (self.accepted as u32, (self.accepted % RING) as u32);
         let w = |off: u32| (off / 4) as usize;
         self.sram.words[w(RX_STATUS + 8 * s)] = len;
-        self.sram.words[w(RX_STATUS + 8 * s + 4)] = stamp;
-        self.sram.words[w(RX_BUFS + s * BUF)] = stamp;
+        self.sram.words[w(RX_STATUS + 8 * s + 4)] = k;
+        self.sram.words[w(RX_BUFS + s * BUF)] = k;
         self.accepted += 1;
-        true
     }
 
     /// The host writes its producer index to a mailbox (the count of its event source).
@@ -247,6 +268,7 @@ impl Hardware {
 
 impl Devices for Hardware {
     fn read(&mut self, addr: u32, at: Access) -> Result<(u32, u32), String> {
+        self.arrive_by(at.cycle);
         let off = addr - DEVICE_BASE;
         if off >= SRAM_OFFSET {
             let w = Sram::index(off - SRAM_OFFSET)?;
@@ -261,6 +283,7 @@ impl Devices for Hardware {
     }
 
     fn write(&mut self, addr: u32, value: u32, mask: u32, at: Access) -> Result<u32, String> {
+        self.arrive_by(at.cycle);
         let off = addr - DEVICE_BASE;
         if off >= SRAM_OFFSET {
             let w = Sram::index(off - SRAM_OFFSET)?;

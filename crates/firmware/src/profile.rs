@@ -126,64 +126,67 @@ impl Profile {
 /// Per text word, the handler a core is in once it runs there: its own
 /// handler, the dispatch loop, or (a function they call) the one it was in.
 const KEEP: u8 = u8::MAX;
+/// Handler slots per word: [`DISPATCH`] + 1 rounded up to a power of two,
+/// so a slot is picked by a mask, not a bounds check.
+const SLOTS: usize = 16;
+const _: () = assert!(DISPATCH < SLOTS);
+
+/// One text word's counts: per handler, (executions, cycles).
+#[derive(Clone, Copy)]
+struct Word {
+    cells: [[u64; 2]; SLOTS],
+    enter: u8,
+}
+
+/// One core's place: the cycle of its last issue and the handler it is in.
+#[derive(Clone, Copy)]
+struct Place {
+    last: u64,
+    current: u8,
+}
 
 /// Gathers a [`Profile`] as instructions issue: per core, the cycle of its
-/// last issue and the handler it is in; per (handler, word), executions
-/// and cycles.
+/// last issue and the handler it is in; per (word, handler), executions
+/// and cycles. The hot path is one word's lookup and two additions.
 pub struct Recorder {
     on: bool,
     base: u32,
-    words: usize,
-    enter: Vec<u8>,
-    last: Vec<u64>,
-    current: Vec<u8>,
-    /// Indexed by `handler * words + word`: (executions, cycles).
-    cells: Vec<[u64; 2]>,
+    words: Vec<Word>,
+    places: Vec<Place>,
 }
 
 impl Recorder {
     pub fn new(f: &Functions, cores: usize) -> Self {
-        let enter = (0..f.words())
-            .map(|w| match f.of(w) {
-                NO_FUNCTION => KEEP,
-                id if f.dispatch == Some(id) => DISPATCH as u8,
-                id => f.handler[id as usize].map_or(KEEP, |h| h as u8),
-            })
-            .collect();
-        let words = f.words();
-        Recorder {
-            on: false,
-            base: f.base,
-            words,
-            enter,
-            last: vec![0; cores],
-            current: vec![DISPATCH as u8; cores],
-            cells: vec![[0; 2]; (DISPATCH + 1) * words],
-        }
+        let enter = |w| match f.of(w) {
+            NO_FUNCTION => KEEP,
+            id if f.dispatch == Some(id) => DISPATCH as u8,
+            id => f.handler[id as usize].map_or(KEEP, |h| h as u8),
+        };
+        let words = (0..f.words()).map(|w| Word { cells: [[0; 2]; SLOTS], enter: enter(w) }).collect();
+        Recorder { on: false, base: f.base, words, places: vec![Place { last: 0, current: DISPATCH as u8 }; cores] }
     }
 
     /// Starts charging at cycle `at` (no core has issued in it yet); every
     /// core is taken to be in the dispatch loop until it runs elsewhere.
     pub fn begin(&mut self, at: u64) {
         self.on = true;
-        self.last.fill(at.wrapping_sub(1));
-        self.current.fill(DISPATCH as u8);
+        self.places.fill(Place { last: at.wrapping_sub(1), current: DISPATCH as u8 });
     }
 
-    /// Charges `cycles` to the instruction at `pc` on `core` (executed or stalled on).
+    /// Charges `cycles` since `core`'s last issue to the instruction at `pc`
+    /// (`executed`: it issued at `now`, else the core waits on it).
     #[inline(always)]
-    fn charge(&mut self, core: usize, pc: u32, cycles: u64, executed: u64) {
-        let w = (pc.wrapping_sub(self.base) / 4) as usize;
-        if pc < self.base || w >= self.words {
+    fn charge(&mut self, core: usize, pc: u32, now: u64, executed: u64) {
+        let (Some(word), Some(p)) = (self.words.get_mut((pc.wrapping_sub(self.base) / 4) as usize), self.places.get_mut(core)) else {
             return;
+        };
+        if word.enter != KEEP {
+            p.current = word.enter;
         }
-        let e = self.enter[w];
-        if e != KEEP {
-            self.current[core] = e;
-        }
-        let c = &mut self.cells[self.current[core] as usize * self.words + w];
-        c[0] += executed;
-        c[1] += cycles;
+        let cell = &mut word.cells[p.current as usize & (SLOTS - 1)];
+        cell[0] += executed;
+        cell[1] += now - p.last;
+        p.last = now;
     }
 
     /// The instruction at `pc` issued at `cycle` on hardware thread `core`:
@@ -191,9 +194,7 @@ impl Recorder {
     #[inline(always)]
     pub fn issued(&mut self, core: usize, pc: u32, cycle: u64) {
         if self.on {
-            let cycles = cycle - self.last[core];
-            self.last[core] = cycle;
-            self.charge(core, pc, cycles, 1);
+            self.charge(core, pc, cycle, 1);
         }
     }
 
@@ -202,15 +203,14 @@ impl Recorder {
     /// `pcs[core]`. Returns the profile.
     pub fn finish(&mut self, at: u64, pcs: &[u32], f: &Functions) -> Profile {
         for (k, &pc) in pcs.iter().enumerate() {
-            let cycles = (at - 1) - self.last[k];
-            if cycles > 0 {
-                self.charge(k, pc, cycles, 0);
+            if at - 1 > self.places[k].last {
+                self.charge(k, pc, at - 1, 0);
             }
         }
         self.on = false;
         let mut p = Profile {
-            executed: vec![0; self.words],
-            cycles: vec![0; self.words],
+            executed: vec![0; self.words.len()],
+            cycles: vec![0; self.words.len()],
             handler_cycles: [0; DISPATCH + 1],
             handler_instructions: [0; DISPATCH + 1],
             invocations: [0; DISPATCH + 1],
@@ -220,22 +220,24 @@ impl Recorder {
             handler_work: 0,
             dispatch_work: 0,
         };
-        for (i, &[n, c]) in self.cells.iter().enumerate() {
-            let (h, w) = (i / self.words, i % self.words);
-            p.executed[w] += n;
-            p.cycles[w] += c;
-            p.handler_cycles[h] += c;
-            p.handler_instructions[h] += n;
+        for (w, word) in self.words.iter().enumerate() {
             let id = f.of(w);
-            if id != NO_FUNCTION && f.handler[id as usize].is_some() && f.entry[id as usize] == f.base + 4 * w as u32 {
-                p.invocations[h] += n;
-            }
-            match if id == NO_FUNCTION { Kind::Work } else { f.kinds[id as usize] } {
-                Kind::Lock => p.lock += c,
-                Kind::Ordering => p.ordering += c,
-                Kind::DmaWait => p.dma_wait += c,
-                Kind::Work if h == DISPATCH => p.dispatch_work += c,
-                Kind::Work => p.handler_work += c,
+            let entry = id != NO_FUNCTION && f.handler[id as usize].is_some() && f.entry[id as usize] == f.base + 4 * w as u32;
+            for (h, &[n, c]) in word.cells[..=DISPATCH].iter().enumerate() {
+                p.executed[w] += n;
+                p.cycles[w] += c;
+                p.handler_cycles[h] += c;
+                p.handler_instructions[h] += n;
+                if entry {
+                    p.invocations[h] += n;
+                }
+                match if id == NO_FUNCTION { Kind::Work } else { f.kinds[id as usize] } {
+                    Kind::Lock => p.lock += c,
+                    Kind::Ordering => p.ordering += c,
+                    Kind::DmaWait => p.dma_wait += c,
+                    Kind::Work if h == DISPATCH => p.dispatch_work += c,
+                    Kind::Work => p.handler_work += c,
+                }
             }
         }
         p

@@ -16,6 +16,9 @@ use crate::host::Host;
 use crate::profile::{Functions, HANDLERS, Profile};
 use irqsim_mips::Program;
 
+/// Cycles the wire gives the NIC its frames ahead (any number gives the same run).
+const LOOK_AHEAD: u64 = 1 << 16;
+
 /// One measured run.
 pub struct Outcome {
     pub cores: usize,
@@ -72,25 +75,17 @@ struct Wire {
     /// When the next frame arrives, in thousandths of a cycle (u64::MAX: no flood).
     next: u64,
     frame_time: u64,
-    /// Frames the NIC accepted (each stamped with its number).
-    accepted: u64,
     /// The sequence number the next transmitted frame must carry.
     expect: u64,
 }
 
 impl Wire {
-    /// The cycle the next frame arrives in.
-    fn next_cycle(&self) -> u64 {
-        self.next.div_ceil(1000)
-    }
-
-    /// Frames due by the start of cycle `now` go to the NIC.
-    fn deliver(&mut self, now: u64, nic: &mut Nic) {
-        while self.next <= now * 1000 {
+    /// Gives the NIC every frame arriving by the start of cycle `to`, ahead
+    /// (it lands at its cycle: the first whose start is not before its last bit).
+    fn send_by(&mut self, to: u64, nic: &mut Nic) {
+        while self.next <= to.saturating_mul(1000) {
+            nic.frame_arrives(self.next.div_ceil(1000), self.frame_bytes);
             self.next += self.frame_time;
-            if nic.frame_arrives(self.frame_bytes, self.accepted as u32) {
-                self.accepted += 1;
-            }
         }
     }
 
@@ -109,14 +104,14 @@ pub fn run(program: &Program, cfg: &NicConfig, owners: Option<&[u32]>) -> Result
     let (mut nic, owners) = Nic::new(program, cfg, owners)?;
     let mut host = Host::new(cfg.frame_bytes, cfg.cycles(cfg.host_ns), cfg.traffic.sends(), cfg.traffic.receives());
     let frame_time = cfg.millicycles(cfg.wire_bytes(), cfg.line_gbps);
-    let mut wire = Wire { frame_bytes: cfg.frame_bytes, next: if cfg.traffic.receives() { frame_time } else { u64::MAX }, frame_time, accepted: 0, expect: 0 };
+    let mut wire = Wire { frame_bytes: cfg.frame_bytes, next: if cfg.traffic.receives() { frame_time } else { u64::MAX }, frame_time, expect: 0 };
     let (target_start, target_end) = (cfg.warmup_frames, cfg.warmup_frames + cfg.frames);
     let mut start: Option<(u64, u64, u64, u64, u64)> = None;
     let mut effects = Vec::new();
     let invariant = |now: u64, e: String| Error::Invariant(format!("{}: at cycle {now}: {e}", program.name));
     loop {
-        // The start of cycle `now`: the NIC's hardware has acted; the wire,
-        // then the host, act before the cores run it.
+        // The start of cycle `now`: the NIC's hardware has acted and the
+        // frames due have landed; the host acts before the cores run it.
         let now = nic.now();
         for e in effects.drain(..) {
             match e {
@@ -125,7 +120,6 @@ pub fn run(program: &Program, cfg: &NicConfig, owners: Option<&[u32]>) -> Result
                 Effect::DmaWrite { .. } => {}
             }
         }
-        wire.deliver(now, &mut nic);
         host.advance(now).map_err(|e| invariant(now, e))?;
         for (mailbox, value) in host.mailboxes() {
             nic.host_writes_mailbox(mailbox, value);
@@ -163,7 +157,8 @@ pub fn run(program: &Program, cfg: &NicConfig, owners: Option<&[u32]>) -> Result
             return Err(Error::Stopped(format!("max_cycles: {done} of {target_end} frames done after {now} cycles (the firmware stalled or is too slow)")));
         }
         // The host's wake-up is never before the next cycle (it has acted in this one).
-        let to = wire.next_cycle().min(host.wake_at().map_or(u64::MAX, |t| t.max(now + 1))).min(cfg.max_cycles);
+        let to = (now + LOOK_AHEAD).min(host.wake_at().map_or(u64::MAX, |t| t.max(now + 1))).min(cfg.max_cycles);
+        wire.send_by(to, &mut nic);
         nic.advance(to, &mut host.mem, &mut effects)?;
     }
 }
@@ -174,7 +169,7 @@ mod tests {
 
     #[test]
     fn the_wire_check_catches_a_frame_out_of_order() {
-        let mut wire = Wire { frame_bytes: 1518, next: u64::MAX, frame_time: 1, accepted: 0, expect: 0 };
+        let mut wire = Wire { frame_bytes: 1518, next: u64::MAX, frame_time: 1, expect: 0 };
         wire.transmitted(0, 1518).unwrap();
         assert_eq!(wire.transmitted(2, 1518).unwrap_err(), "wire: frame 1 expected next, got frame 2 of 1518 bytes");
         assert!(wire.transmitted(2, 64).unwrap_err().contains("frame 2 expected next, got frame 2 of 64 bytes"));
