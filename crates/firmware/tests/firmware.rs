@@ -146,3 +146,17 @@ fn host_interrupts_are_msis_that_merge_while_pending() {
     assert_eq!((h.interrupts, h.merged), (3, 1));
     h.advance(250).unwrap();
 }
+
+#[test]
+fn the_profile_charges_every_core_cycle_and_instruction_of_the_window_once() {
+    for cores in ["cores=1", "cores=3"] {
+        let o = go(&[cores, "frames=500", "warmup_frames=100"], None);
+        let p = &o.profile;
+        let all = o.cycles * o.cores as u64;
+        assert_eq!(p.handler_cycles.iter().sum::<u64>(), all, "{cores}");
+        assert_eq!(p.cycles.iter().sum::<u64>(), all, "{cores}");
+        assert_eq!(p.lock + p.ordering + p.dma_wait + p.handler_work + p.dispatch_work, all, "{cores}");
+        assert_eq!(p.executed.iter().sum::<u64>(), o.instructions, "{cores}");
+        assert_eq!(p.handler_instructions.iter().sum::<u64>(), o.instructions, "{cores}");
+    }
+}
