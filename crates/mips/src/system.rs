@@ -154,6 +154,11 @@ impl<D: Devices> System<D> {
     fn run_core<T: Timing>(&mut self, k: usize, limit: u64, timing: &mut T) -> Option<Stop> {
         // A thread alone with work (the others idle) runs as on a core of its own.
         if let Some(t) = if self.threads == 1 { Some(0) } else { self.cores[k].alone() } {
+            // Cores in lockstep get slices of one cycle: with free fetches one
+            // step gives what the slice would, without the slice's set-up.
+            if T::FREE_FETCH && limit == self.cores[k].now + 1 {
+                return self.step_alone(k, t, timing);
+            }
             return self.run_thread(k, t, limit, timing);
         }
         loop {
@@ -185,6 +190,23 @@ impl<D: Devices> System<D> {
                 None => c.now = c.next_ready().unwrap_or(limit).min(limit).max(c.now + 1),
             }
         }
+    }
+
+    /// Issues the next instruction of thread `t`, alone with work on core
+    /// `k`, if it is ready this cycle; else moves the core on to when it is.
+    fn step_alone<T: Timing>(&mut self, k: usize, t: usize, timing: &mut T) -> Option<Stop> {
+        if !self.cores[k].threads[t].active {
+            return None;
+        }
+        if let Some(s) = self.prepare(k, t, timing) {
+            return Some(s);
+        }
+        let c = &mut self.cores[k];
+        if c.threads[t].ready > c.now {
+            c.now = c.threads[t].ready;
+            return None;
+        }
+        self.issue(k, t, timing)
     }
 
     pub(crate) fn fault(&mut self, k: usize, t: usize, pc: u32, f: Fault, device: &str) -> Stop {
