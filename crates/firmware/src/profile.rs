@@ -126,17 +126,6 @@ impl Profile {
 /// Per text word, the handler a core is in once it runs there: its own
 /// handler, the dispatch loop, or (a function they call) the one it was in.
 const KEEP: u8 = u8::MAX;
-/// Handler slots per word: [`DISPATCH`] + 1 rounded up to a power of two,
-/// so a slot is picked by a mask, not a bounds check.
-const SLOTS: usize = 16;
-const _: () = assert!(DISPATCH < SLOTS);
-
-/// One text word's counts: per handler, (executions, cycles).
-#[derive(Clone, Copy)]
-struct Word {
-    cells: [[u64; 2]; SLOTS],
-    enter: u8,
-}
 
 /// One core's place: the cycle of its last issue and the handler it is in.
 #[derive(Clone, Copy)]
@@ -146,24 +135,29 @@ struct Place {
 }
 
 /// Gathers a [`Profile`] as instructions issue: per core, the cycle of its
-/// last issue and the handler it is in; per (word, handler), executions
-/// and cycles. The hot path is one word's lookup and two additions.
+/// last issue and the handler it is in; per (handler, word), executions
+/// and cycles, each handler's words side by side (a handler's hot words
+/// share cache lines).
 pub struct Recorder {
     on: bool,
     base: u32,
-    words: Vec<Word>,
+    enter: Vec<u8>,
     places: Vec<Place>,
+    /// Indexed by `handler * words + word`: (executions, cycles).
+    cells: Vec<[u64; 2]>,
 }
 
 impl Recorder {
     pub fn new(f: &Functions, cores: usize) -> Self {
-        let enter = |w| match f.of(w) {
-            NO_FUNCTION => KEEP,
-            id if f.dispatch == Some(id) => DISPATCH as u8,
-            id => f.handler[id as usize].map_or(KEEP, |h| h as u8),
-        };
-        let words = (0..f.words()).map(|w| Word { cells: [[0; 2]; SLOTS], enter: enter(w) }).collect();
-        Recorder { on: false, base: f.base, words, places: vec![Place { last: 0, current: DISPATCH as u8 }; cores] }
+        let enter = (0..f.words())
+            .map(|w| match f.of(w) {
+                NO_FUNCTION => KEEP,
+                id if f.dispatch == Some(id) => DISPATCH as u8,
+                id => f.handler[id as usize].map_or(KEEP, |h| h as u8),
+            })
+            .collect();
+        let places = vec![Place { last: 0, current: DISPATCH as u8 }; cores];
+        Recorder { on: false, base: f.base, enter, places, cells: vec![[0; 2]; (DISPATCH + 1) * f.words()] }
     }
 
     /// Starts charging at cycle `at` (no core has issued in it yet); every
@@ -173,19 +167,21 @@ impl Recorder {
         self.places.fill(Place { last: at.wrapping_sub(1), current: DISPATCH as u8 });
     }
 
-    /// Charges `cycles` since `core`'s last issue to the instruction at `pc`
-    /// (`executed`: it issued at `now`, else the core waits on it).
+    /// Charges the cycles since `core`'s last issue, up to `now`, to the
+    /// instruction at `pc` (`executed`: it issued at `now`, else the core waits on it).
     #[inline(always)]
     fn charge(&mut self, core: usize, pc: u32, now: u64, executed: u64) {
-        let (Some(word), Some(p)) = (self.words.get_mut((pc.wrapping_sub(self.base) / 4) as usize), self.places.get_mut(core)) else {
+        let w = (pc.wrapping_sub(self.base) / 4) as usize;
+        let (Some(&enter), Some(p)) = (self.enter.get(w), self.places.get_mut(core)) else {
             return;
         };
-        if word.enter != KEEP {
-            p.current = word.enter;
+        if enter != KEEP {
+            p.current = enter;
         }
-        let cell = &mut word.cells[p.current as usize & (SLOTS - 1)];
-        cell[0] += executed;
-        cell[1] += now - p.last;
+        if let Some(cell) = self.cells.get_mut(p.current as usize * self.enter.len() + w) {
+            cell[0] += executed;
+            cell[1] += now - p.last;
+        }
         p.last = now;
     }
 
@@ -208,9 +204,10 @@ impl Recorder {
             }
         }
         self.on = false;
+        let words = self.enter.len();
         let mut p = Profile {
-            executed: vec![0; self.words.len()],
-            cycles: vec![0; self.words.len()],
+            executed: vec![0; words],
+            cycles: vec![0; words],
             handler_cycles: [0; DISPATCH + 1],
             handler_instructions: [0; DISPATCH + 1],
             invocations: [0; DISPATCH + 1],
@@ -220,24 +217,22 @@ impl Recorder {
             handler_work: 0,
             dispatch_work: 0,
         };
-        for (w, word) in self.words.iter().enumerate() {
+        for (i, &[n, c]) in self.cells.iter().enumerate() {
+            let (h, w) = (i / words, i % words);
+            p.executed[w] += n;
+            p.cycles[w] += c;
+            p.handler_cycles[h] += c;
+            p.handler_instructions[h] += n;
             let id = f.of(w);
-            let entry = id != NO_FUNCTION && f.handler[id as usize].is_some() && f.entry[id as usize] == f.base + 4 * w as u32;
-            for (h, &[n, c]) in word.cells[..=DISPATCH].iter().enumerate() {
-                p.executed[w] += n;
-                p.cycles[w] += c;
-                p.handler_cycles[h] += c;
-                p.handler_instructions[h] += n;
-                if entry {
-                    p.invocations[h] += n;
-                }
-                match if id == NO_FUNCTION { Kind::Work } else { f.kinds[id as usize] } {
-                    Kind::Lock => p.lock += c,
-                    Kind::Ordering => p.ordering += c,
-                    Kind::DmaWait => p.dma_wait += c,
-                    Kind::Work if h == DISPATCH => p.dispatch_work += c,
-                    Kind::Work => p.handler_work += c,
-                }
+            if id != NO_FUNCTION && f.handler[id as usize].is_some() && f.entry[id as usize] == f.base + 4 * w as u32 {
+                p.invocations[h] += n;
+            }
+            match if id == NO_FUNCTION { Kind::Work } else { f.kinds[id as usize] } {
+                Kind::Lock => p.lock += c,
+                Kind::Ordering => p.ordering += c,
+                Kind::DmaWait => p.dma_wait += c,
+                Kind::Work if h == DISPATCH => p.dispatch_work += c,
+                Kind::Work => p.handler_work += c,
             }
         }
         p

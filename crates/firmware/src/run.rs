@@ -3,11 +3,11 @@
 //! and checks what it sends. The run measures the frames completed between
 //! a warm-up and a target count, with the profile of that window.
 //!
-//! The driver steps from one host or wire event to the next: the device
-//! runs its cores in between and returns early when it has effects (a
-//! frame sent, a DMA write, an interrupt request), so every check and the
-//! window's edges fall on the cycle they did when the cores were stepped
-//! one cycle at a time.
+//! The driver steps from one host event to the next, giving the device the
+//! wire's frames ahead: the device runs its cores in between and returns
+//! early when a frame has left or an interrupt was asked for, so every
+//! check and the window's edges fall on the cycle they did when the cores
+//! were stepped one cycle at a time.
 
 use crate::config::{NicConfig, Organisation};
 use crate::device::{Effect, Nic};
