@@ -87,7 +87,7 @@ impl CoalesceConfig {
             let msg = "DIM samples at napi_complete_done, which the kernel's code does not report to the machine; set rx_usecs and rx_frames instead";
             return Err(("coalesce.adaptive_rx".into(), msg.into()));
         }
-        if self.adaptive_rx && s.irq_path.kind != Some(crate::delivery::IrqPathKind::Napi) {
+        if self.adaptive_rx && s.irq_path.kind != Some(crate::kernel::IrqPathKind::Napi) {
             return Err(("coalesce.adaptive_rx".into(), "DIM samples at napi_complete_done: needs irq_path.kind = \"napi\"".into()));
         }
         Ok(())

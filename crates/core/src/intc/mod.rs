@@ -23,19 +23,21 @@
 //! its delay, for the model to schedule. All costs are cycles of the CPU
 //! clock, converted once from the scenario's nanoseconds.
 
+pub mod config;
 mod direct;
 mod ioapic;
 mod msi;
 mod set;
 mod xtpic;
 
-use crate::delivery::SourceConfig;
+use crate::device::sources::SourceConfig;
 use crate::engine::Time;
 use serde::{Deserialize, Serialize};
 
 pub use direct::Direct;
 pub use ioapic::{IoApic, PINS as IOAPIC_PINS};
 pub use msi::Msi;
+pub use config::{BusConfig, EXERCISER_LINK_MBPS, IntcConfig, check_nic, nic_wiring};
 pub use set::Controllers;
 pub use xtpic::XtPic;
 

@@ -11,7 +11,7 @@
 use super::{Delivery, Machine, Masking, Net, Record};
 use crate::config::{Scenario, WorkloadConfig};
 use crate::cpu::{EntryCosts, IRQ, Thread};
-use crate::delivery::IrqPathKind;
+use crate::kernel::IrqPathKind;
 use crate::engine::EventQueue;
 use crate::error::Result;
 use crate::kernel::Job;

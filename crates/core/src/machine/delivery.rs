@@ -11,7 +11,8 @@
 
 use super::{Event, Machine};
 use crate::config::Scenario;
-use crate::delivery::{ExerciserConfig, IrqPathConfig, SourceConfig, SourceKind};
+use crate::device::sources::{ExerciserConfig, SourceConfig, SourceKind};
+use crate::kernel::IrqPathConfig;
 use crate::device::source::{Kind, Source, Write};
 use crate::engine::Time;
 use crate::intc::{self, Controllers, Intc, IntcKind, Rec, Route, Signal};
@@ -132,7 +133,7 @@ impl Delivery {
     /// the Linux path the top half acknowledges and schedules NET_RX.
     pub fn nic(s: &Scenario, linux: bool) -> Self {
         let others = &s.sources.others;
-        let wiring = crate::delivery::nic_wiring(s).expect("wiring checked at load");
+        let wiring = crate::intc::nic_wiring(s).expect("wiring checked at load");
         let top_half = if linux { s.irq_path.isr_cycles + s.irq_path.tasklet_schedule_cycles } else { 0 };
         let mut sources = vec![Source::new(wiring.exerciser, Kind::Nic, top_half, crate::config::Process::Periodic, 1.0, 1.0)];
         sources.extend(self::others(s, others, &wiring.others));
@@ -215,7 +216,7 @@ fn others<'a>(s: &'a Scenario, others: &'a [SourceConfig], lines: &'a [u32]) -> 
 
 /// Cycles `bytes` of DMA data take over the link.
 fn dma_cycles(s: &Scenario, bytes: u32) -> u64 {
-    cycles(s, f64::from(bytes) * 8e3 / s.bus.link_mbps.unwrap_or(crate::delivery::EXERCISER_LINK_MBPS))
+    cycles(s, f64::from(bytes) * 8e3 / s.bus.link_mbps.unwrap_or(crate::intc::EXERCISER_LINK_MBPS))
 }
 
 /// Nanoseconds as CPU cycles.
