@@ -15,7 +15,7 @@ use crate::device::sources::{ExerciserConfig, SourceConfig, SourceKind};
 use crate::kernel::IrqPathConfig;
 use crate::device::source::{Kind, Source, Write};
 use crate::engine::Time;
-use crate::intc::{self, Controllers, Intc, IntcKind, Rec, Route, Signal};
+use crate::intc::{self, Controllers, IntcKind, Rec, Route, Signal};
 use crate::kernel::{IrqJob, Job};
 use crate::stats::Distribution;
 use rand::SeedableRng;
@@ -85,7 +85,7 @@ pub(crate) struct Delivery {
 impl Delivery {
     /// No interrupt sources: nothing is delivered through a controller.
     pub fn idle() -> Self {
-        let wire = Intc::new(IntcKind::Direct, intc::Trigger::Edge, Vec::new(), intc::Costs::default());
+        let wire = intc::build(IntcKind::Direct, intc::Trigger::Edge, Vec::new(), intc::Costs::default());
         Self::with(Controllers::new(&[IntcKind::Direct], vec![wire]), 0, IrqPathConfig::default(), 0, 0)
     }
 
@@ -181,7 +181,7 @@ impl Delivery {
             k => BusCycles { mmio_read: cycles(s, s.bus.mmio_read_ns), posted: costs(k).posted },
         });
         let bus = bus.collect();
-        let intcs = kinds.iter().zip(routes).map(|(&k, r)| Intc::new(k, s.intc.trigger, r, costs(k))).collect();
+        let intcs = kinds.iter().zip(routes).map(|(&k, r)| intc::build(k, s.intc.trigger, r, costs(k))).collect();
         let mut d = Self::with(Controllers::new(kinds, intcs), s.cpu.threads, s.irq_path.clone(), s.run.seed, s.stats.max_packet_records);
         // Only exercisers' signature writes are timed.
         if sources.iter().any(|x| x.kind == Kind::Exerciser) {
