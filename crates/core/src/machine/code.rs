@@ -165,6 +165,7 @@ impl Machine {
                         self.code_transmit(now, nic);
                     }
                 }
+                Action::RxEnabled => self.dim_sample(0),
                 Action::IrqSave { thread } => self.code_irq_save(thread),
                 Action::IrqRestore { thread } => self.code_irq_restore(now, thread),
             }
