@@ -176,7 +176,7 @@ impl Machine {
     /// Code on `thread` opened a critical section (`local_irq_save`): its
     /// CPU's mask goes up (conventional) or its software mask does
     /// (optimistic, `masking.code_sections`), as the masking part's
-    /// sections do (`kernel/masking.rs`). The stall is the service's.
+    /// sections do (`masking/jobs.rs`). The stall is the service's.
     fn code_irq_save(&mut self, thread: usize) {
         let Some(level) = self.code().on_cpu(thread) else { return };
         self.masking.counters.masking_cycles += u64::from(self.code().sys.devices.mask_cycles[0]);

@@ -424,7 +424,7 @@ impl Machine {
         self.timeline.flow_from(cpu, crate::cpu::IRQ, from.unwrap_or(now), "interrupt");
         d.step[cpu] = d.path.entry_cycles + taken.ack_cycles;
         let (input, cpu) = (taken.input as u16, cpu as u16);
-        let optimistic = self.masking.wired && self.masking.scheme == crate::kernel::masking::Scheme::Optimistic;
+        let optimistic = self.masking.wired && self.masking.scheme == crate::masking::Scheme::Optimistic;
         Some(Job::Irq(if optimistic { IrqJob::Prologue { input, cpu } } else { IrqJob::Entry { input, cpu } }))
     }
 
