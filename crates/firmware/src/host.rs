@@ -16,7 +16,7 @@
 
 use crate::device::HostMemory;
 use crate::nic::Mailbox;
-use irqsim_core::intc::{Costs, Intc, IntcKind, Rec, Route, Trigger};
+use irqsim_core::intc::{self, Costs, Intc, IntcKind, Rec, Route, Trigger};
 use std::collections::HashMap;
 
 /// Host addresses, shared with programs/firmware/nic.h.
@@ -113,7 +113,7 @@ impl Host {
             received: 0,
             interrupts: 0,
             merged: 0,
-            intc: Intc::new(IntcKind::Msi, Trigger::Edge, vec![Route { cpu: 0, priority: 0 }], Costs::default()),
+            intc: intc::build(IntcKind::Msi, Trigger::Edge, vec![Route { cpu: 0, priority: 0 }], Costs::default()),
             wake_at: None,
         };
         h.post();
