@@ -168,7 +168,7 @@ impl Costs {
         };
         // The ISR and bottom-half paths take the first frame's cost drawn
         // ahead; NAPI draws as each frame is polled.
-        if s.irq_path.kind != Some(crate::delivery::IrqPathKind::Napi) {
+        if s.irq_path.kind != Some(crate::kernel::IrqPathKind::Napi) {
             costs.redraw();
         }
         costs
