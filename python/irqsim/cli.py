@@ -280,14 +280,14 @@ def sweep(
     spec: Annotated[Path, typer.Argument(help="Sweep spec TOML (docs/sweeps.md).")],
     out: Annotated[Path, typer.Option("-o", "--output", help="Results directory; rerun to resume.")],
     set: Sets = None,
-    workers: Annotated[Optional[int], typer.Option(help="Local worker processes (default: one per core).")] = None,
+    workers: Annotated[Optional[int], typer.Option(help="Local threads (default: one per core; with --dashboard, dask worker processes).")] = None,
     scheduler: Annotated[Optional[str], typer.Option(help="Address of a running dask scheduler, e.g. tcp://10.0.0.5:8786.")] = None,
     slurm: Annotated[bool, typer.Option("--slurm", help="Run on SLURM through dask-jobqueue (pip install 'irqsim[slurm]').")] = False,
     slurm_jobs: Annotated[int, typer.Option(help="SLURM jobs to start (with --slurm).")] = 1,
     slurm_opt: Annotated[Optional[list[str]], typer.Option(help="SLURMCluster option KEY=VALUE, e.g. queue=\"normal\" (repeatable).")] = None,
     retry_failed: Annotated[bool, typer.Option(help="Run again the runs recorded as failed.")] = False,
     new_build: Annotated[bool, typer.Option(help="OUT was computed by another build of irqsim: compute its runs again with this one.")] = False,
-    dashboard: Annotated[bool, typer.Option("--dashboard", help="Serve dask's dashboard (local workers: http://127.0.0.1:8787).")] = False,
+    dashboard: Annotated[bool, typer.Option("--dashboard", help="Run on a local dask cluster and serve its dashboard on http://127.0.0.1:8787 (needs bokeh).")] = False,
 ) -> None:
     """Run a scenario over a grid of keys and seeds on dask; results as Parquet in OUT."""
     from irqsim.sweeps import Cluster, run_sweep
