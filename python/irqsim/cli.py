@@ -250,16 +250,24 @@ def bench(
     scenario: Annotated[str, typer.Option(help="Scenario to time (default: the saturated receive path).")] = "bench/rx-overload",
     scaling: Annotated[Optional[str], typer.Option(help="Instead: events per CPU-second on bench/msix-scaling at these CPU counts, e.g. 1,8,64.")] = None,
     iss: Annotated[bool, typer.Option("--iss", help="Instead: the MIPS simulator's instructions per CPU-second (bench/kernels; bench/long beside qemu-mips).")] = False,
+    overhead: Annotated[bool, typer.Option("--overhead", help="Instead: µs per tiny irqsim.run (10 simulated µs), the core's and Python's.")] = False,
 ) -> None:
     """Measure simulator speed, per wall second and per CPU-second (docs/performance.md)."""
-    from irqsim.bench import iss as iss_bench, measure, parse_counts, scaling as scaling_bench
+    from irqsim.bench import iss as iss_bench, measure, overhead as overhead_bench, parse_counts, scaling as scaling_bench
 
-    if scaling is not None or iss:
-        rows = iss_bench(repeat=repeat) if iss else scaling_bench(parse_counts(scaling), repeat=repeat)
+    if sum([scaling is not None, iss, overhead]) > 1:
+        raise IrqsimError("choose one of --scaling, --iss and --overhead")
+    if scaling is not None or iss or overhead:
+        if iss:
+            rows, what = iss_bench(repeat=repeat), "instruction-set simulator"
+        elif overhead:
+            rows, what = overhead_bench(repeat=repeat), "overhead per tiny run"
+        else:
+            rows, what = scaling_bench(parse_counts(scaling), repeat=repeat), "scaling"
         if as_json:
             print(json.dumps(rows, indent=1))
             return
-        t = _table(f"irqsim bench: {'instruction-set simulator' if iss else 'scaling'} (best of {repeat})", tuple(rows[0]), right=tuple(rows[0]))
+        t = _table(f"irqsim bench: {what} (best of {repeat})", tuple(rows[0]), right=tuple(rows[0]))
         for row in rows:
             t.add_row(*(v if isinstance(v, str) else "-" if v is None else _fmt(v) for v in row.values()))
         _console().print(t)
@@ -289,7 +297,7 @@ def sweep(
     new_build: Annotated[bool, typer.Option(help="OUT was computed by another build of irqsim: compute its runs again with this one.")] = False,
     dashboard: Annotated[bool, typer.Option("--dashboard", help="Run on a local dask cluster and serve its dashboard on http://127.0.0.1:8787 (needs bokeh).")] = False,
 ) -> None:
-    """Run a scenario over a grid of keys and seeds on dask; results as Parquet in OUT."""
+    """Run a scenario over a grid of keys and seeds on every core (or dask); results as Parquet in OUT."""
     from irqsim.sweeps import Cluster, run_sweep
 
     cluster = Cluster(workers=workers, scheduler=scheduler, slurm=slurm, slurm_jobs=slurm_jobs, slurm_options=slurm_opt or [], dashboard=dashboard)

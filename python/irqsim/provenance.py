@@ -32,6 +32,7 @@ def build() -> dict[str, Any]:
     return {"irqsim_version": __version__, "irqsim_commit": _core.BUILD["commit"], "irqsim_dirty": _core.BUILD["dirty"]}
 
 
+@functools.cache
 def build_id() -> str:
     """One string naming this build (``<commit>``, ``<commit>+dirty``, or
     ``<version>+unknown`` without git): part of every sweep run's id."""

@@ -158,9 +158,11 @@ def sweep(
     new_build: bool = False,
 ) -> pd.DataFrame:
     """Runs a sweep (a spec file or dict, docs/sweeps.md) into directory
-    ``out`` and returns its results, one row per run. Rerunning completes
-    only what is missing; adding seeds or values computes only the new runs.
-    A directory computed by another build of irqsim is refused unless ``new_build``."""
+    ``out`` and returns its results, one row per run, on ``workers``
+    threads of this process (default: one per core) or on the dask
+    ``scheduler`` at that address. Rerunning completes only what is missing;
+    adding seeds or values computes only the new runs. A directory computed
+    by another build of irqsim is refused unless ``new_build``."""
     _check_arguments(spec=spec, out=out, workers=workers, scheduler=scheduler, sets=sets, progress=progress, retry_failed=retry_failed, new_build=new_build)
     cluster = Cluster(workers=workers, scheduler=scheduler)
     return run_sweep(spec, out, sets=sets, cluster=cluster, progress=progress, retry_failed=retry_failed, new_build=new_build).results
@@ -172,7 +174,7 @@ def _check_arguments(**given: Any) -> None:
     expected = {
         "spec": ((*path, dict), "a spec file's path or a dict"),
         "out": (path, "a directory path"),
-        "workers": ((int, type(None)), "a number of workers >= 1, or None"),
+        "workers": ((int, type(None)), "a number of threads >= 1, or None"),
         "scheduler": ((str, type(None)), "a scheduler address such as 'tcp://host:8786', or None"),
         "sets": ((list, tuple, type(None)), "a list of 'key=value' strings, or None"),
         "progress": ((bool,), "True or False"),
