@@ -98,7 +98,8 @@ def source(scenario: str | os.PathLike) -> dict:
         return {"path": scenario}
     if not isinstance(scenario, str):
         raise ArgumentError(f"scenario must be a path, TOML text or a bundled scenario name, not {type(scenario).__name__}")
-    if "\n" not in scenario and "\0" not in scenario and os.path.isfile(scenario):
+    # os.access first: it answers a missing file without raising (isfile raises and catches).
+    if "\n" not in scenario and "\0" not in scenario and os.access(scenario, os.F_OK) and os.path.isfile(scenario):
         return {"path": scenario}
     if "\n" in scenario or ("=" in scenario and not scenario.endswith(".toml")):
         return {"text": scenario}
@@ -207,7 +208,7 @@ def run(
             **source(scenario), sets=sets(overrides, _label), timeline=_flag(timeline, "timeline"), progress=progress, origin=_label
         )
     return Result(
-        metrics=dict(rep.metrics()),
+        metrics=rep.metrics(),
         clock_mhz=rep.clock_mhz,
         elapsed_cycles=rep.elapsed_cycles,
         contexts=list(rep.contexts),

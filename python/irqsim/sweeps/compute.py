@@ -97,7 +97,7 @@ def execute(job: Job, stop: threading.Event | None = None) -> dict[str, Any]:
             if prov.build_id() != job.build:
                 raise IrqsimError(f"this worker runs irqsim {prov.build_id()}, the sweep {job.build}: install the same build on every worker")
             rep = _core.run(text=job.text, name=job.name, sets=job.run.overrides, base=job.base, origin=job.label, progress=check if stop else None)
-            metrics, error = dict(rep.metrics()), None
+            metrics, error = rep.metrics(), None
         except Exception as e:  # recorded, never fatal: one bad point must not stop a sweep
             metrics, error = None, f"{type(e).__name__}: {e}"
     return _row(job, metrics, error, {**_here(), **timing})
