@@ -13,6 +13,7 @@ mod docs;
 mod load;
 pub mod params;
 mod parts;
+mod rules;
 pub(crate) mod sections;
 mod workload;
 
@@ -139,10 +140,12 @@ impl Scenario {
     pub fn parts(&self) -> PartSet {
         let mut parts = selected_parts(self.workload.kind()).0;
         if parts.contains(Part::Nic) {
-            let wire = self.intc.kind == crate::intc::IntcKind::Direct;
+            // Only the direct wire, for the NIC and every source beside it.
+            let direct = crate::intc::IntcKind::Direct;
+            let wire = self.intc.kind == direct && self.sources.others.iter().all(|o| o.intc.is_none_or(|k| k == direct));
             let linux = self.irq_path.kind.is_some_and(|k| k != crate::delivery::IrqPathKind::Mt);
             let napi = self.irq_path.kind == Some(crate::delivery::IrqPathKind::Napi);
-            let sections = self.masking.nic_sections();
+            let sections = self.masking.nic_sections() || self.masking.code();
             let others = self.sources.others.is_empty();
             for (part, idle) in [(Part::Bus, wire), (Part::IrqPath, wire && !linux && others), (Part::Masking, !sections), (Part::Sources, others), (Part::Napi, !napi), (Part::Coalesce, !self.coalesce.active()), (Part::Rss, !self.rss.active())] {
                 if idle {
@@ -187,7 +190,7 @@ impl Scenario {
             rss: pick(Part::Rss).then_some(&self.rss),
         };
         let mut doc = serde_json::to_value(&selected).expect("a scenario is plain data");
-        parts::drop_unused(&mut doc, self.workload.kind());
+        rules::drop_unused(&mut doc, self.workload.kind());
         doc.to_string()
     }
 
@@ -226,6 +229,10 @@ impl Scenario {
                 Ok(())
             }
         };
+        let spread = &self.driver.isr_rx_spread;
+        if !spread.is_empty() && spread.iter().sum::<f64>() == 0.0 {
+            return err("driver.isr_rx_spread", "all 0: the spread is scaled to a mean of 1, so give at least one positive multiple (or [] for none)".into());
+        }
         let offered = self.stimuli_per_s() * self.run.duration_ms / 1e3;
         if offered > self.run.max_events as f64 {
             return err(

@@ -215,6 +215,8 @@ pub struct SourceConfig {
     pub priority: u8,
     pub isr_cycles: u64,
     pub dma_bytes: u32,
+    /// Its own controller (absent: `intc.kind`'s).
+    pub intc: Option<IntcKind>,
 }
 
 /// What another source's handler does.
@@ -256,6 +258,12 @@ impl SourceConfig {
         Param::int("priority", "", d("4"), 0, 13, "vector priority class").when("intc.kind", VECTORED),
         Param::cycles("isr_cycles", d("1000"), "its ISR's work besides its status read and clear"),
         Param::int("dma_bytes", "bytes", d("0"), 0, 1 << 24, "an exerciser's data DMA-written to memory before each interrupt, over `bus.link_mbps`"),
+        Param::choice(
+            "intc",
+            &["direct", "xtpic", "ioapic", "msi", "msix"],
+            absent("`intc.kind`"),
+            "its own controller beside the first device's: e.g. a legacy device on the IO-APIC or the 8259s while the NIC uses MSI-X; sources naming one kind share one controller (MSI and MSI-X share the local APIC); `line` and `priority` are that controller's",
+        ),
     ];
 }
 
@@ -328,6 +336,10 @@ pub fn check(s: &Scenario) -> Result<(), (String, String)> {
         );
     }
     let v = s.intc.vectors;
+    if v > 1 && !matches!(kind, IntcKind::Msi | IntcKind::Msix) {
+        // Allowed by the key's rule when another source's controller is MSI.
+        return err("intc.vectors", format!("the exerciser's vectors need intc.kind = \"msi\" or \"msix\" (it is `{}`); the other sources' controllers take one input each", kind.name()));
+    }
     if kind == IntcKind::Msi && (v > 32 || !v.is_power_of_two()) {
         return err("intc.vectors", format!("MSI grants 1, 2, 4, 8, 16 or 32 vectors per function, got {v}"));
     }

@@ -26,10 +26,19 @@ impl Direct {
         Ok(self.routes[input as usize].cpu)
     }
 
-    pub fn take(&mut self, cpu: usize) -> Option<Taken> {
-        let input = (0..self.pending.len())
+    /// The most urgent input pending for `cpu`: highest priority, then lowest input.
+    fn best(&self, cpu: usize) -> Option<usize> {
+        (0..self.pending.len())
             .filter(|&i| self.pending[i].is_some() && self.routes[i].cpu == cpu)
-            .max_by_key(|&i| (self.routes[i].priority, std::cmp::Reverse(i)))?;
+            .max_by_key(|&i| (self.routes[i].priority, std::cmp::Reverse(i)))
+    }
+
+    pub fn urgent(&self, cpu: usize) -> Option<u32> {
+        self.best(cpu).map(|i| self.routes[i].priority)
+    }
+
+    pub fn take(&mut self, cpu: usize) -> Option<Taken> {
+        let input = self.best(cpu)?;
         Some(Taken { input: input as u32, rec: self.pending[input].take(), ack_cycles: 0 })
     }
 

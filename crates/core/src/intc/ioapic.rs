@@ -64,10 +64,19 @@ impl IoApic {
         Some(self.routes[pin as usize].cpu)
     }
 
-    pub fn take(&mut self, cpu: usize) -> Option<Taken> {
-        let pin = (0..PINS)
+    /// The most urgent pin pending at `cpu`'s local APIC.
+    fn best(&self, cpu: usize) -> Option<u32> {
+        (0..PINS)
             .filter(|&p| self.lapic_irr[p as usize] && self.routes[p as usize].cpu == cpu)
-            .max_by_key(|&p| (self.routes[p as usize].priority, std::cmp::Reverse(p)))?;
+            .max_by_key(|&p| (self.routes[p as usize].priority, std::cmp::Reverse(p)))
+    }
+
+    pub fn urgent(&self, cpu: usize) -> Option<u32> {
+        self.best(cpu).map(|p| self.routes[p as usize].priority)
+    }
+
+    pub fn take(&mut self, cpu: usize) -> Option<Taken> {
+        let pin = self.best(cpu)?;
         self.lapic_irr[pin as usize] = false;
         let ack_cycles = if self.trigger == Trigger::Edge { self.costs.lapic_eoi } else { 0 };
         Some(Taken { input: pin, rec: None, ack_cycles })

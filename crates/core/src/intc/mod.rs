@@ -10,6 +10,9 @@
 //!   for the EOI broadcast.
 //! - `msi.rs`: the device writes the vector to the local APIC itself.
 //!
+//! A machine may hold several at once (`set.rs`, [`Controllers`]): MSI-X
+//! for the NIC beside an IO-APIC or the 8259s for legacy devices, as on a PC.
+//!
 //! The controller sees the device side as arrivals: a level change on a
 //! line ([`Intc::level`], from Assert/Deassert_INTx) or a message
 //! ([`Intc::message`], an MSI write). The CPU side asks it for the most
@@ -23,6 +26,7 @@
 mod direct;
 mod ioapic;
 mod msi;
+mod set;
 mod xtpic;
 
 use crate::delivery::SourceConfig;
@@ -32,6 +36,7 @@ use serde::{Deserialize, Serialize};
 pub use direct::Direct;
 pub use ioapic::{IoApic, PINS as IOAPIC_PINS};
 pub use msi::Msi;
+pub use set::Controllers;
 pub use xtpic::XtPic;
 
 /// Which delivery mechanism.
@@ -60,6 +65,22 @@ impl IntcKind {
     /// its device's status, and the interrupt is not ordered behind DMA data.
     pub fn legacy(self) -> bool {
         matches!(self, IntcKind::Xtpic | IntcKind::Ioapic)
+    }
+
+    /// Inputs the controller numbers: lines, pins or vectors.
+    pub fn inputs(self) -> u32 {
+        match self {
+            IntcKind::Xtpic => 16,
+            IntcKind::Ioapic => ioapic::PINS,
+            IntcKind::Msi | IntcKind::Msix | IntcKind::Direct => msi::INPUTS,
+        }
+    }
+
+    /// MSI and MSI-X both write to the local APIC: one controller, one
+    /// vector space, whichever a device uses.
+    fn same_controller(self, other: IntcKind) -> bool {
+        let msi = |k| matches!(k, IntcKind::Msi | IntcKind::Msix);
+        self == other || (msi(self) && msi(other))
     }
 }
 
@@ -167,6 +188,16 @@ impl Intc {
         }
     }
 
+    /// The priority of the most urgent input pending for `cpu`, if any.
+    pub fn urgent(&self, cpu: usize) -> Option<u32> {
+        match self {
+            Intc::XtPic(c) => c.urgent(cpu),
+            Intc::IoApic(c) => c.urgent(cpu),
+            Intc::Msi(c) => c.urgent(cpu),
+            Intc::Direct(c) => c.urgent(cpu),
+        }
+    }
+
     /// The CPU, interrupts enabled, accepts its most urgent pending input.
     pub fn take(&mut self, cpu: usize) -> Option<Taken> {
         match self {
@@ -197,10 +228,14 @@ impl Intc {
     }
 }
 
-/// Which controller input each source uses: the first device's (the
-/// exerciser's vectors, or the NIC's line), then one per other source.
+/// Which controllers the machine has and which inputs each source uses,
+/// numbered across the machine ([`Controllers`]): the first device's (the
+/// exerciser's vectors, or the NIC's), then one per other source.
 #[derive(Debug, Clone)]
 pub struct Wiring {
+    /// The first device's controller (`intc.kind`), then each other kind a
+    /// source names, in order.
+    pub controllers: Vec<IntcKind>,
     pub exerciser: Vec<u32>,
     pub others: Vec<u32>,
 }
@@ -213,52 +248,72 @@ pub struct First<'a> {
     pub vectors: u32,
 }
 
-/// Assigns inputs (explicit or first free) and checks the controller's
-/// limits; errors name the offending key.
+/// Where controller `c` of `kinds` starts in the machine's numbering.
+pub fn bases(kinds: &[IntcKind]) -> Vec<u32> {
+    kinds.iter().scan(0, |next, k| Some(std::mem::replace(next, *next + k.inputs()))).collect()
+}
+
+/// Assigns inputs (explicit or first free) on each source's controller
+/// (its `intc`, else `kind`) and checks the controllers' limits; errors
+/// name the offending key.
 pub fn assign(kind: IntcKind, first: First, others: &[SourceConfig], others_key: &str) -> Result<Wiring, (String, String)> {
-    let (limit, auto): (u32, Vec<u32>) = match kind {
-        IntcKind::Xtpic => (16, xtpic::AUTO_ORDER.to_vec()),
-        IntcKind::Ioapic => (ioapic::PINS, ioapic::auto_order()),
-        IntcKind::Msi | IntcKind::Msix | IntcKind::Direct => (msi::INPUTS, (0..msi::INPUTS).collect()),
-    };
-    let shared_ok = kind.legacy();
-    let mut used: Vec<u32> = Vec::new();
-    let mut pick = |key: &str, line: Option<u32>, n: u32| -> Result<Vec<u32>, (String, String)> {
-        let first = match line {
-            Some(l) => {
-                if l >= limit || (kind == IntcKind::Xtpic && l == xtpic::CASCADE) {
-                    return Err((key.into(), range_msg(kind, l)));
-                }
-                l
-            }
-            None => {
-                let free = auto.iter().copied().find(|&l| (0..n).all(|k| l + k < limit && !used.contains(&(l + k))));
-                free.ok_or_else(|| {
-                    (
-                        key.to_string(),
-                        format!("no free {} input left for this device ({} usable, {} taken); give `line` to share one", kind.name(), auto.len(), used.len()),
-                    )
-                })?
-            }
-        };
-        let lines: Vec<u32> = (first..first + n).collect();
-        if let Some(&last) = lines.last()
-            && last >= limit
-        {
-            return Err((key.into(), format!("vectors {first}..={last} run past the {} limit of {limit}", kind.name())));
-        }
-        if !shared_ok && let Some(l) = lines.iter().find(|l| used.contains(l)) {
-            return Err((key.into(), format!("{} vector {l} is already taken: message-signaled interrupts are never shared", kind.name())));
-        }
-        used.extend(&lines);
-        Ok(lines)
-    };
-    let exerciser = pick(first.key, first.line, first.vectors)?;
+    let mut controllers = vec![kind];
+    let mut used: Vec<Vec<u32>> = vec![Vec::new()];
+    let exerciser = pick(kind, &mut used[0], first.key, first.line, first.vectors)?;
     let mut wired = Vec::with_capacity(others.len());
     for (i, o) in others.iter().enumerate() {
-        wired.push(pick(&format!("{others_key}[{i}].line"), o.line, 1)?[0]);
+        let own = o.intc.unwrap_or(kind);
+        let c = match controllers.iter().position(|k| k.same_controller(own)) {
+            Some(c) => c,
+            None => {
+                controllers.push(own);
+                used.push(Vec::new());
+                controllers.len() - 1
+            }
+        };
+        if controllers[c] == IntcKind::Xtpic && o.cpu != 0 {
+            return Err((format!("{others_key}[{i}].cpu"), format!("the XT-PIC delivers to CPU 0 only, not {}; use an IO-APIC or MSI to route elsewhere", o.cpu)));
+        }
+        let base = bases(&controllers)[c];
+        wired.push(base + pick(controllers[c], &mut used[c], &format!("{others_key}[{i}].line"), o.line, 1)?[0]);
     }
-    Ok(Wiring { exerciser, others: wired })
+    Ok(Wiring { controllers, exerciser, others: wired })
+}
+
+/// `n` inputs of a `kind` controller for one device: from `line`, or the
+/// first free ones; never shared on a message-signaled controller.
+fn pick(kind: IntcKind, used: &mut Vec<u32>, key: &str, line: Option<u32>, n: u32) -> Result<Vec<u32>, (String, String)> {
+    let limit = kind.inputs();
+    let auto: Vec<u32> = match kind {
+        IntcKind::Xtpic => xtpic::AUTO_ORDER.to_vec(),
+        IntcKind::Ioapic => ioapic::auto_order(),
+        IntcKind::Msi | IntcKind::Msix | IntcKind::Direct => (0..limit).collect(),
+    };
+    let first = match line {
+        Some(l) => {
+            if l >= limit || (kind == IntcKind::Xtpic && l == xtpic::CASCADE) {
+                return Err((key.into(), range_msg(kind, l)));
+            }
+            l
+        }
+        None => {
+            let free = auto.iter().copied().find(|&l| (0..n).all(|k| l + k < limit && !used.contains(&(l + k))));
+            free.ok_or_else(|| {
+                (key.to_string(), format!("no free {} input left for this device ({} usable, {} taken); give `line` to share one", kind.name(), auto.len(), used.len()))
+            })?
+        }
+    };
+    let lines: Vec<u32> = (first..first + n).collect();
+    if let Some(&last) = lines.last()
+        && last >= limit
+    {
+        return Err((key.into(), format!("vectors {first}..={last} run past the {} limit of {limit}", kind.name())));
+    }
+    if !kind.legacy() && let Some(l) = lines.iter().find(|l| used.contains(l)) {
+        return Err((key.into(), format!("{} vector {l} is already taken: message-signaled interrupts are never shared", kind.name())));
+    }
+    used.extend(&lines);
+    Ok(lines)
 }
 
 fn range_msg(kind: IntcKind, l: u32) -> String {

@@ -47,12 +47,20 @@ impl Msi {
     }
 
     /// The most urgent vector pending for `cpu` (highest priority class,
-    /// then lowest vector).
-    pub fn take(&mut self, cpu: usize) -> Option<Taken> {
-        let pending = self.pending.get_mut(cpu)?;
+    /// then lowest vector) and its place in `pending`.
+    fn best(&self, cpu: usize) -> Option<(usize, u32)> {
         let routes = &self.routes;
-        let (i, &v) = pending.iter().enumerate().max_by_key(|&(_, &v)| (routes[v as usize].priority, std::cmp::Reverse(v)))?;
-        pending.swap_remove(i);
+        let (i, &v) = self.pending.get(cpu)?.iter().enumerate().max_by_key(|&(_, &v)| (routes[v as usize].priority, std::cmp::Reverse(v)))?;
+        Some((i, v))
+    }
+
+    pub fn urgent(&self, cpu: usize) -> Option<u32> {
+        self.best(cpu).map(|(_, v)| self.routes[v as usize].priority)
+    }
+
+    pub fn take(&mut self, cpu: usize) -> Option<Taken> {
+        let (i, v) = self.best(cpu)?;
+        self.pending[cpu].swap_remove(i);
         let rec = self.irr[v as usize].take();
         Some(Taken { input: v, rec, ack_cycles: self.costs.lapic_eoi })
     }

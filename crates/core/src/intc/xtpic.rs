@@ -24,6 +24,9 @@ use super::{Costs, Signal, Taken};
 pub const CASCADE: u32 = 2;
 /// First-free order for PCI devices, the lines BIOSes usually route PIRQs to.
 pub const AUTO_ORDER: [u32; 15] = [11, 10, 9, 5, 7, 3, 4, 6, 12, 14, 15, 1, 8, 13, 0];
+/// Above every vector priority class (0..=15).
+const URGENCY: u32 = 16;
+
 /// Service order, most urgent first.
 const PRIORITY: [u32; 15] = [0, 1, 8, 9, 10, 11, 12, 13, 14, 15, 3, 4, 5, 6, 7];
 
@@ -50,7 +53,17 @@ impl XtPic {
         self.pending(line).then_some(0)
     }
 
-    pub fn take(&mut self, _cpu: usize) -> Option<Taken> {
+    /// A request on the INTR pin, which only CPU 0 has: the 8259 drives
+    /// ExtINT outside the local APIC's priority arbitration, so beside an
+    /// APIC it is served before any vector class.
+    pub fn urgent(&self, cpu: usize) -> Option<u32> {
+        (cpu == 0 && PRIORITY.iter().any(|&l| self.pending(l))).then_some(URGENCY)
+    }
+
+    pub fn take(&mut self, cpu: usize) -> Option<Taken> {
+        if cpu != 0 {
+            return None;
+        }
         let line = PRIORITY.iter().copied().find(|&l| self.pending(l))?;
         // mask_and_ack_8259A masks the line and ends it in the 8259 at once.
         self.masked[line as usize] = true;

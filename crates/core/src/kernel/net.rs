@@ -7,6 +7,8 @@
 use super::Job;
 use crate::config::Scenario;
 use crate::cpu::{Bin, Work};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
 
 /// A critical section's steps: the mask raise, the protected work, the mask
 /// lower, and (optimistic, after deferred handlers ran) the hardware mask's
@@ -62,6 +64,33 @@ pub struct Sections {
     pub level: u8,
 }
 
+/// The driver's per-frame receive cost as a drawn value: `isr_rx` scaled by
+/// each multiple (their mean 1), one drawn per frame from its own stream of
+/// `run.seed`, so arrivals draw the same numbers with or without it.
+#[derive(Debug, Clone)]
+struct Spread {
+    cycles: Vec<u64>,
+    rng: Pcg64Mcg,
+}
+
+impl Spread {
+    /// Added to `run.seed` for this stream: any fixed odd constant.
+    const STREAM: u64 = 0x9e37_79b9_7f4a_7c15;
+
+    fn new(isr_rx: u64, multiples: &[f64], seed: u64) -> Option<Self> {
+        if multiples.is_empty() {
+            return None;
+        }
+        let mean = multiples.iter().sum::<f64>() / multiples.len() as f64;
+        let cycles = multiples.iter().map(|m| (isr_rx as f64 * m / mean).round() as u64).collect();
+        Some(Self { cycles, rng: Pcg64Mcg::seed_from_u64(seed.wrapping_add(Self::STREAM)) })
+    }
+
+    fn draw(&mut self) -> u64 {
+        self.cycles[self.rng.random_range(0..self.cycles.len())]
+    }
+}
+
 /// Cycle costs of every job, fixed at configuration time.
 #[derive(Debug, Clone, Default)]
 pub struct Costs {
@@ -85,6 +114,8 @@ pub struct Costs {
     driver_send: u64,
     isr_tx: u64,
     isr_rx: u64,
+    /// Per-frame receive costs to draw from (`driver.isr_rx_spread`), if any.
+    rx_spread: Option<Spread>,
     softirq_entry: u64,
     syscall: u64,
     think: u64,
@@ -126,6 +157,7 @@ impl Costs {
             isr_tx: s.driver.isr_tx_done_cycles,
             // The section's part of the work is its own job.
             isr_rx: s.driver.isr_rx_done_cycles - sections.driver,
+            rx_spread: Spread::new(s.driver.isr_rx_done_cycles - sections.driver, &s.driver.isr_rx_spread, s.run.seed),
             softirq_entry: s.irq_path.softirq_entry_cycles,
             syscall: s.app.syscall_cycles,
             think,
@@ -156,10 +188,10 @@ impl Costs {
             Job::SendIp { bytes } => (self.ip + self.copy(bytes), Bin::Kernel),
             Job::DriverSend { .. } => (self.driver_send, Bin::Kernel),
             Job::IsrTx => (self.isr_tx, Bin::Interrupt),
-            Job::IsrRx => (self.isr_rx, Bin::Interrupt),
+            Job::IsrRx => (self.driver_rx_cycles(), Bin::Interrupt),
             Job::Softirq => (self.softirq_entry, Bin::BottomHalf),
             Job::PollTx => (self.isr_tx, Bin::BottomHalf),
-            Job::PollRx => (self.isr_rx, Bin::BottomHalf),
+            Job::PollRx => (self.driver_rx_cycles(), Bin::BottomHalf),
             Job::Section { phase, site, .. } => {
                 let sec = &self.sections;
                 match (phase, site) {
@@ -187,7 +219,7 @@ impl Costs {
     /// A NAPI poll's work for one received frame: the driver's, then (with
     /// the stack) every receive layer's, run to completion.
     pub fn napi_rx_cycles(&mut self, bytes: u32) -> u64 {
-        self.isr_rx + self.stack_rx_cycles(bytes)
+        self.driver_rx_cycles() + self.stack_rx_cycles(bytes)
     }
 
     /// The receive layers' part of a frame (RPS runs it on another CPU).
@@ -196,9 +228,13 @@ impl Costs {
         if self.stack { self.ip + self.udp + self.copy(bytes) + self.recv_wakeup + self.socket - self.sections.protocol } else { 0 }
     }
 
-    /// The driver's part of a received frame.
-    pub fn driver_rx_cycles(&self) -> u64 {
-        self.isr_rx
+    /// The driver's part of a received frame (drawn, with a spread).
+    #[inline]
+    pub fn driver_rx_cycles(&mut self) -> u64 {
+        match &mut self.rx_spread {
+            None => self.isr_rx,
+            Some(s) => s.draw(),
+        }
     }
 
     /// The first job of a send system call of `bytes`.

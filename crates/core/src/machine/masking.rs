@@ -30,6 +30,8 @@ pub(crate) struct Masking {
     /// the Linux and NAPI paths): the CPU takes none while its hardware
     /// mask is up. Otherwise they mask priority levels on the direct wire.
     pub wired: bool,
+    /// The kernel code's sections are this part's (`masking.code_sections`).
+    pub code: bool,
     pub next_id: u32,
     pub levels: u8,
     pub counters: Counters,
@@ -87,6 +89,7 @@ impl Masking {
             costs: Costs::default(),
             cpus: Vec::new(),
             wired: false,
+            code: false,
             next_id: 0,
             levels: 0,
             counters: Counters::default(),
@@ -126,6 +129,17 @@ impl Masking {
         let levels = s.masking.machine.profile().interrupt_levels;
         let m = Self::new(s.cpu.threads, levels, Vec::new(), Box::new(std::iter::empty()), s.masking.scheme, s.masking.costs());
         Self { wired, ..m.expect("levels checked at load") }
+    }
+
+    /// The stall of a section's mask raise and lower under the scheme, for
+    /// code's `local_irq_save` and `restore`.
+    pub fn raise_lower(&self) -> [u32; 2] {
+        let c = &self.costs;
+        let pair = match self.scheme {
+            Scheme::Conventional => (c.conventional_raise, c.conventional_lower),
+            Scheme::Optimistic => (c.optimistic_enter.unwrap_or(0), c.optimistic_leave.unwrap_or(0)),
+        };
+        [pair.0, pair.1].map(|x| u32::try_from(x).unwrap_or(u32::MAX))
     }
 
     /// Whether the masking study's programs run (the null RPC).
