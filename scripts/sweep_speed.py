@@ -12,7 +12,7 @@ cases, all on bench/rx-overload:
 - ``issue-warm``: the same in one interpreter that has run one of each
   before (a notebook's second sweep): ``irqsim.sweeps.run_sweep`` against the loop;
 - ``long``: the same 24 runs of 600 simulated s each, fresh interpreters;
-- ``tiny``: 500 runs of 1 simulated ms (``seeds = 500``), fresh interpreters:
+- ``tiny``: 2,000 runs of 1 simulated ms (``seeds = 2000``), fresh interpreters:
   runs per second.
 
 Both sides alternate, into fresh directories. CPU-seconds are those of the
@@ -36,7 +36,7 @@ GRID = """[grid]
 "workload.packet_bytes" = [500, 1500]
 """
 #: name: (seeds, simulated ms per run, grid)
-CASES = {"issue": (3, 20000.0, GRID), "issue-warm": (3, 20000.0, GRID), "long": (3, 600000.0, GRID), "tiny": (500, 1.0, "")}
+CASES = {"issue": (3, 20000.0, GRID), "issue-warm": (3, 20000.0, GRID), "long": (3, 600000.0, GRID), "tiny": (2000, 1.0, "")}
 
 LOOP = """import sys, irqsim
 from irqsim.sweeps import Spec
