@@ -215,7 +215,6 @@ fn busy_polling_refusals() {
 fn receive_path_parts_are_refused_with_code() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios/code/rx-min.toml");
     for (set, key) in [
-        ("coalesce.adaptive_rx=true", "coalesce.adaptive_rx"),
         ("rss.kind=\"toeplitz\"", "rss.kind"),
         ("nic.rx_ring_frames=64", "nic.rx_ring_frames"),
         ("irq_path.kind=\"napi\"", "irq_path.kind"),

@@ -93,6 +93,9 @@ pub enum Action {
     Eoi {
         irq: u32,
     },
+    /// The driver enabled NIC 0's receive cause again: its poll completed
+    /// (napi_complete_done), where DIM takes a sample.
+    RxEnabled,
     /// NIC `nic` may now assert its interrupt (causes were enabled).
     Unmask {
         nic: usize,
@@ -138,6 +141,8 @@ pub struct Ports {
     pub read_cycles: u32,
     /// Hardware threads per core of the simulated cores (to name a thread).
     pub threads_per_core: usize,
+    /// Report each enabling of NIC 0's receive cause (DIM samples there).
+    pub report_rx_enable: bool,
     /// Cycles the mask's raise and lower stall the thread (`[masking]`'s
     /// profile and scheme; 0 without it: the store is the cost).
     pub mask_cycles: [u32; 2],
@@ -153,6 +158,7 @@ impl Ports {
             outcomes: Vec::new(),
             read_cycles,
             threads_per_core,
+            report_rx_enable: false,
             mask_cycles: [0, 0],
             stop: false,
         }
@@ -178,7 +184,11 @@ impl Ports {
         match off {
             reg::IMS => {
                 n.ims |= v;
-                if n.asserted() {
+                let asserted = n.asserted();
+                if k == 0 && v & CAUSE_RX != 0 && self.report_rx_enable {
+                    self.act(Action::RxEnabled);
+                }
+                if asserted {
                     self.act(Action::Unmask { nic: k });
                 }
             }

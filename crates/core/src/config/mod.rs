@@ -51,13 +51,13 @@ pub struct Scenario {
     /// Interrupt masking (the `null_rpc` workload): machine profile and scheme.
     pub masking: crate::masking::MaskingConfig,
     /// Interrupt controller (the `exerciser` workload): XT-PIC, IO-APIC, MSI.
-    pub intc: crate::delivery::IntcConfig,
+    pub intc: crate::intc::IntcConfig,
     /// Fabric latencies between CPU, chipset and device (`exerciser`).
-    pub bus: crate::delivery::BusConfig,
+    pub bus: crate::intc::BusConfig,
     /// Cycle costs of the Linux interrupt path (`exerciser`).
-    pub irq_path: crate::delivery::IrqPathConfig,
+    pub irq_path: crate::kernel::IrqPathConfig,
     /// Interrupt sources beside the NIC.
-    pub sources: crate::delivery::SourcesConfig,
+    pub sources: crate::device::sources::SourcesConfig,
     /// The kernel's network software as code on execution-driven cores.
     pub code: crate::code::CodeConfig,
     /// The NAPI path (`irq_path.kind = "napi"`).
@@ -91,13 +91,13 @@ struct Selected<'s> {
     #[serde(skip_serializing_if = "Option::is_none")]
     masking: Option<&'s crate::masking::MaskingConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    intc: Option<&'s crate::delivery::IntcConfig>,
+    intc: Option<&'s crate::intc::IntcConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    bus: Option<&'s crate::delivery::BusConfig>,
+    bus: Option<&'s crate::intc::BusConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    irq_path: Option<&'s crate::delivery::IrqPathConfig>,
+    irq_path: Option<&'s crate::kernel::IrqPathConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    sources: Option<&'s crate::delivery::SourcesConfig>,
+    sources: Option<&'s crate::device::sources::SourcesConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
     code: Option<&'s crate::code::CodeConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -130,7 +130,7 @@ impl Scenario {
     /// any but the bare wire, the Linux or NAPI path, or other interrupt
     /// sources beside it.
     pub fn nic_wired(&self) -> bool {
-        let linux = self.irq_path.kind.is_some_and(|k| k != crate::delivery::IrqPathKind::Mt);
+        let linux = self.irq_path.kind.is_some_and(|k| k != crate::kernel::IrqPathKind::Mt);
         self.intc.kind != crate::intc::IntcKind::Direct || linux || !self.sources.others.is_empty()
     }
 
@@ -143,8 +143,8 @@ impl Scenario {
             // Only the direct wire, for the NIC and every source beside it.
             let direct = crate::intc::IntcKind::Direct;
             let wire = self.intc.kind == direct && self.sources.others.iter().all(|o| o.intc.is_none_or(|k| k == direct));
-            let linux = self.irq_path.kind.is_some_and(|k| k != crate::delivery::IrqPathKind::Mt);
-            let napi = self.irq_path.kind == Some(crate::delivery::IrqPathKind::Napi);
+            let linux = self.irq_path.kind.is_some_and(|k| k != crate::kernel::IrqPathKind::Mt);
+            let napi = self.irq_path.kind == Some(crate::kernel::IrqPathKind::Napi);
             let sections = self.masking.nic_sections() || self.masking.code();
             let others = self.sources.others.is_empty();
             for (part, idle) in [(Part::Bus, wire), (Part::IrqPath, wire && !linux && others), (Part::Masking, !sections), (Part::Sources, others), (Part::Napi, !napi), (Part::Coalesce, !self.coalesce.active()), (Part::Rss, !self.rss.active())] {
@@ -287,9 +287,9 @@ impl Scenario {
                 }
             }
             WorkloadConfig::NullRpc(w) => return crate::masking::check(self, w),
-            WorkloadConfig::Exerciser(_) => return crate::delivery::check(self),
+            WorkloadConfig::Exerciser(_) => return crate::intc::config::check(self),
         }
-        crate::delivery::check_nic(self)?;
+        crate::intc::check_nic(self)?;
         self.code.check()?;
         self.coalesce.check(self)?;
         self.napi.check(self)?;

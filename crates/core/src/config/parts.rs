@@ -11,7 +11,9 @@ use super::params::{self, Param, Problem, join, plain};
 use super::rules::{check_cancelled, check_when};
 use super::sections::{AppConfig, CpuConfig, DriverConfig, NicConfig, RunConfig, StackConfig, StatsConfig};
 use super::workload::{KINDS, VARIANTS, variant};
-use crate::delivery::{BusConfig, IntcConfig, IrqPathConfig, SourcesConfig};
+use crate::device::sources::SourcesConfig;
+use crate::intc::{BusConfig, IntcConfig};
+use crate::kernel::IrqPathConfig;
 use crate::masking::MaskingConfig;
 use toml::{Table, Value};
 

@@ -59,7 +59,6 @@ pub(super) fn check_cancelled(root: &Table, explicit: &[String]) -> Result<(), P
     Ok(())
 }
 
-
 /// Refuses an explicit key whose [`When`](params::When) does not hold.
 pub(super) fn check_when(root: &Table, key: &str, kind: &str) -> Result<(), Problem> {
     let Some(p) = param_of(key, kind) else { return Ok(()) };
@@ -70,7 +69,11 @@ pub(super) fn check_when(root: &Table, key: &str, kind: &str) -> Result<(), Prob
     if values.iter().any(|v| w.is.contains(&v.as_str())) {
         return Ok(());
     }
-    let is = if values.len() == 1 { format!("it is `{}`", values[0]) } else { format!("the machine's controllers are {}", params::quoted(&values.iter().map(String::as_str).collect::<Vec<_>>())) };
+    let is = if values.len() == 1 {
+        format!("it is `{}`", values[0])
+    } else {
+        format!("the machine's controllers are {}", params::quoted(&values.iter().map(String::as_str).collect::<Vec<_>>()))
+    };
     Err((key.into(), format!("only used when `{}` is {} ({is}); remove the key", w.key, params::quoted(w.is))))
 }
 
@@ -151,7 +154,9 @@ pub fn drop_unused(doc: &mut serde_json::Value, kind: &str) {
         // And within each table of an array of tables (`[[sources.others]]`).
         let mut in_items = Vec::new();
         for p in params {
-            let (params::Type::Items(item_params), Some(items)) = (p.ty, doc.get(section).and_then(|t| t.get(p.key)).and_then(|v| v.as_array())) else { continue };
+            let (params::Type::Items(item_params), Some(items)) = (p.ty, doc.get(section).and_then(|t| t.get(p.key)).and_then(|v| v.as_array())) else {
+                continue;
+            };
             for (i, x) in items.iter().enumerate() {
                 in_items.push((p.key, i, unused(doc, item_params, Some(x))));
             }
@@ -177,6 +182,13 @@ pub fn drop_unused(doc: &mut serde_json::Value, kind: &str) {
         {
             t.remove(key);
         }
+    }
+    // Kernel code's sections are its own: the abstract kernel's section
+    // lengths and priority levels are refused with it (`code_excludes`).
+    if doc.get("code").and_then(|c| c.get("program")).is_some_and(|p| !p.is_null())
+        && let Some(m) = doc.get_mut("masking").and_then(|t| t.as_object_mut())
+    {
+        m.retain(|k, _| !(k.ends_with("_section_cycles") || k == "nic_priority" || k == "section_level"));
     }
     // The NIC takes one vector per RSS queue and the loader refuses the key
     // (`check_table`), so a written scenario must not carry it.
@@ -209,4 +221,3 @@ fn lookup<'t>(root: &'t Table, path: &str) -> Option<&'t Value> {
     }
     Some(v)
 }
-

@@ -62,7 +62,7 @@ impl CoalesceConfig {
         Param::flag(
             "adaptive_rx",
             d("false"),
-            "DIM chooses rx-usecs and rx-frames from lib/dim's five profiles as the traffic changes (ethtool adaptive-rx; needs the NAPI path)",
+            "DIM chooses rx-usecs and rx-frames from lib/dim's five profiles as the traffic changes (ethtool adaptive-rx; needs the NAPI path, or kernel code, whose driver's re-enable of its receive cause is the sample point)",
         ),
         Param::choice(
             "dim_mode",
@@ -83,11 +83,9 @@ impl CoalesceConfig {
         if !self.adaptive_rx && self.rx_usecs == 0 && self.rx_frames == 0 {
             return Err(("coalesce.rx_frames".into(), "rx_usecs and rx_frames are both 0: the NIC would never interrupt (ethtool refuses it)".into()));
         }
-        if self.adaptive_rx && s.code.selected() {
-            let msg = "DIM samples at napi_complete_done, which the kernel's code does not report to the machine; set rx_usecs and rx_frames instead";
-            return Err(("coalesce.adaptive_rx".into(), msg.into()));
-        }
-        if self.adaptive_rx && s.irq_path.kind != Some(crate::delivery::IrqPathKind::Napi) {
+        // Kernel code's driver is its own: DIM samples where it enables its
+        // receive cause again (its napi_complete_done).
+        if self.adaptive_rx && !s.code.selected() && s.irq_path.kind != Some(crate::kernel::IrqPathKind::Napi) {
             return Err(("coalesce.adaptive_rx".into(), "DIM samples at napi_complete_done: needs irq_path.kind = \"napi\"".into()));
         }
         Ok(())

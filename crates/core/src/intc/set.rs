@@ -116,8 +116,8 @@ mod tests {
     /// MSI-X vectors 0..4096, then the IO-APIC's pins from 4096.
     fn msix_and_ioapic(msi_priority: u32, pin_priority: u32) -> Controllers {
         let kinds = [IntcKind::Msix, IntcKind::Ioapic];
-        let msi = Intc::new(IntcKind::Msix, Trigger::Edge, vec![Route { cpu: 0, priority: msi_priority }; 24], COSTS);
-        let ioapic = Intc::new(IntcKind::Ioapic, Trigger::Level, vec![Route { cpu: 0, priority: pin_priority }; 24], COSTS);
+        let msi = super::super::build(IntcKind::Msix, Trigger::Edge, vec![Route { cpu: 0, priority: msi_priority }; 24], COSTS);
+        let ioapic = super::super::build(IntcKind::Ioapic, Trigger::Level, vec![Route { cpu: 0, priority: pin_priority }; 24], COSTS);
         Controllers::new(&kinds, vec![msi, ioapic])
     }
 

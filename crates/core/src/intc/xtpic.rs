@@ -18,7 +18,7 @@
 //! Priority is fixed by line: 0, 1, then the slave's 8..=15 (through the
 //! cascade on line 2), then 3..=7. There is one INTR pin: uniprocessor only.
 
-use super::{Costs, Signal, Taken};
+use super::{Controller, Costs, Signal, Taken};
 
 /// The master's input wired to the slave 8259.
 pub const CASCADE: u32 = 2;
@@ -46,21 +46,30 @@ impl XtPic {
     fn pending(&self, line: u32) -> bool {
         self.asserted[line as usize] > 0 && !self.masked[line as usize]
     }
+}
 
-    pub fn level(&mut self, line: u32, assert: bool) -> Option<usize> {
+impl Controller for XtPic {
+    fn level(&mut self, line: u32, assert: bool) -> (Option<usize>, Option<(u64, Signal)>) {
         let a = &mut self.asserted[line as usize];
         *a = if assert { *a + 1 } else { a.saturating_sub(1) };
-        self.pending(line).then_some(0)
+        (self.pending(line).then_some(0), None)
+    }
+
+    /// The kernel's unmask reached the 8259: a line still asserted asks again.
+    fn signal(&mut self, s: Signal) -> (Option<usize>, Option<(u64, Signal)>) {
+        let Signal::Unmask(line) = s else { return (None, None) };
+        self.masked[line as usize] = false;
+        (self.pending(line).then_some(0), None)
     }
 
     /// A request on the INTR pin, which only CPU 0 has: the 8259 drives
     /// ExtINT outside the local APIC's priority arbitration, so beside an
     /// APIC it is served before any vector class.
-    pub fn urgent(&self, cpu: usize) -> Option<u32> {
+    fn urgent(&self, cpu: usize) -> Option<u32> {
         (cpu == 0 && PRIORITY.iter().any(|&l| self.pending(l))).then_some(URGENCY)
     }
 
-    pub fn take(&mut self, cpu: usize) -> Option<Taken> {
+    fn take(&mut self, cpu: usize) -> Option<Taken> {
         if cpu != 0 {
             return None;
         }
@@ -72,12 +81,7 @@ impl XtPic {
     }
 
     /// The unmask OUT: the CPU waits for its round trip; the 8259 sees it halfway.
-    pub fn finish(&mut self, line: u32) -> (u64, Option<(u64, Signal)>) {
+    fn finish(&mut self, line: u32) -> (u64, Option<(u64, Signal)>) {
         (self.costs.port_io, Some((self.costs.port_io / 2, Signal::Unmask(line))))
-    }
-
-    pub fn unmask(&mut self, line: u32) -> Option<usize> {
-        self.masked[line as usize] = false;
-        self.pending(line).then_some(0)
     }
 }

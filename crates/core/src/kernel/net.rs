@@ -113,6 +113,9 @@ pub struct Costs {
     recv_fixed: u64,
     driver_send: u64,
     isr_tx: u64,
+    /// The driver's receive cost of the next frame on the ISR or bottom-half
+    /// path: fixed, or with a spread drawn ahead (`redraw`), so the jobs'
+    /// cost lookup on the hot path stays one load.
     isr_rx: u64,
     /// Per-frame receive costs to draw from (`driver.isr_rx_spread`), if any.
     rx_spread: Option<Spread>,
@@ -143,7 +146,7 @@ impl Costs {
         } else {
             Sections::default()
         };
-        Self {
+        let mut costs = Self {
             stack: s.stack.enabled,
             layered,
             socket: s.stack.socket_cycles,
@@ -162,7 +165,13 @@ impl Costs {
             syscall: s.app.syscall_cycles,
             think,
             sections,
+        };
+        // The ISR and bottom-half paths take the first frame's cost drawn
+        // ahead; NAPI draws as each frame is polled.
+        if s.irq_path.kind != Some(crate::kernel::IrqPathKind::Napi) {
+            costs.redraw();
         }
+        costs
     }
 
     #[inline]
@@ -188,10 +197,10 @@ impl Costs {
             Job::SendIp { bytes } => (self.ip + self.copy(bytes), Bin::Kernel),
             Job::DriverSend { .. } => (self.driver_send, Bin::Kernel),
             Job::IsrTx => (self.isr_tx, Bin::Interrupt),
-            Job::IsrRx => (self.driver_rx_cycles(), Bin::Interrupt),
+            Job::IsrRx => (self.isr_rx, Bin::Interrupt),
             Job::Softirq => (self.softirq_entry, Bin::BottomHalf),
             Job::PollTx => (self.isr_tx, Bin::BottomHalf),
-            Job::PollRx => (self.driver_rx_cycles(), Bin::BottomHalf),
+            Job::PollRx => (self.isr_rx, Bin::BottomHalf),
             Job::Section { phase, site, .. } => {
                 let sec = &self.sections;
                 match (phase, site) {
@@ -228,7 +237,21 @@ impl Costs {
         if self.stack { self.ip + self.udp + self.copy(bytes) + self.recv_wakeup + self.socket - self.sections.protocol } else { 0 }
     }
 
-    /// The driver's part of a received frame (drawn, with a spread).
+    /// Whether the driver's receive cost is drawn per frame.
+    pub fn spread(&self) -> bool {
+        self.rx_spread.is_some()
+    }
+
+    /// The ISR or bottom half took a frame: the next one's cost is drawn
+    /// (the draws go to the frames in the order they are taken, as if each
+    /// were drawn when its job starts).
+    pub fn redraw(&mut self) {
+        if let Some(s) = &mut self.rx_spread {
+            self.isr_rx = s.draw();
+        }
+    }
+
+    /// The driver's part of a received frame on the NAPI path (drawn, with a spread).
     #[inline]
     pub fn driver_rx_cycles(&mut self) -> u64 {
         match &mut self.rx_spread {

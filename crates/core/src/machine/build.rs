@@ -11,7 +11,7 @@
 use super::{Delivery, Machine, Masking, Net, Record};
 use crate::config::{Scenario, WorkloadConfig};
 use crate::cpu::{EntryCosts, IRQ, Thread};
-use crate::delivery::IrqPathKind;
+use crate::kernel::IrqPathKind;
 use crate::engine::EventQueue;
 use crate::error::Result;
 use crate::kernel::Job;
@@ -64,6 +64,7 @@ impl Machine {
                     if code_sections {
                         code.sys.devices.mask_cycles = m.masking.raise_lower();
                     }
+                    code.sys.devices.report_rx_enable = s.coalesce.adaptive_rx;
                     if s.code.ticks_per_s > 0.0 {
                         code.tick = ((s.cpu.clock_mhz * 1e6 / s.code.ticks_per_s).round() as u64).max(1);
                     }

@@ -56,7 +56,7 @@ impl Machine {
     /// Thread `t` takes the tick, unless its last one has not run yet or a
     /// critical section of its code is open (the tick then waits for it).
     fn code_post_tick(&mut self, t: usize) {
-        if self.masking.cpus.get(t).is_some_and(|m| m.hw > 0 || m.level() > 0) {
+        if self.masking.holds(t) {
             self.code().tick_held[t] = true;
             return;
         }
@@ -165,6 +165,7 @@ impl Machine {
                         self.code_transmit(now, nic);
                     }
                 }
+                Action::RxEnabled => self.dim_sample(0),
                 Action::IrqSave { thread } => self.code_irq_save(thread),
                 Action::IrqRestore { thread } => self.code_irq_restore(now, thread),
             }
@@ -175,7 +176,7 @@ impl Machine {
     /// Code on `thread` opened a critical section (`local_irq_save`): its
     /// CPU's mask goes up (conventional) or its software mask does
     /// (optimistic, `masking.code_sections`), as the masking part's
-    /// sections do (`kernel/masking.rs`). The stall is the service's.
+    /// sections do (`masking/jobs.rs`). The stall is the service's.
     fn code_irq_save(&mut self, thread: usize) {
         let Some(level) = self.code().on_cpu(thread) else { return };
         self.masking.counters.masking_cycles += u64::from(self.code().sys.devices.mask_cycles[0]);
@@ -253,7 +254,7 @@ impl Machine {
     /// the handler from its chain; NIC 1 is always on the direct wire.
     pub(crate) fn code_interrupt(&mut self, now: Time, nic: usize) {
         let (wired, irq_thread) = (nic == 0 && self.net.wired, self.net.irq_thread);
-        let masked = |t| self.masking.masks(t);
+        let masked = |t| self.masking.holds(t);
         let code = self.code.as_mut().expect("code part selected");
         if code.irq_posted[nic] || !code.sys.devices.nics[nic].asserted() {
             return;

@@ -11,10 +11,11 @@
 
 use super::{Event, Machine};
 use crate::config::Scenario;
-use crate::delivery::{ExerciserConfig, IrqPathConfig, SourceConfig, SourceKind};
+use crate::device::sources::{ExerciserConfig, SourceConfig, SourceKind};
+use crate::kernel::IrqPathConfig;
 use crate::device::source::{Kind, Source, Write};
 use crate::engine::Time;
-use crate::intc::{self, Controllers, Intc, IntcKind, Rec, Route, Signal};
+use crate::intc::{self, Controllers, IntcKind, Rec, Route, Signal};
 use crate::kernel::{IrqJob, Job};
 use crate::stats::Distribution;
 use rand::SeedableRng;
@@ -84,7 +85,7 @@ pub(crate) struct Delivery {
 impl Delivery {
     /// No interrupt sources: nothing is delivered through a controller.
     pub fn idle() -> Self {
-        let wire = Intc::new(IntcKind::Direct, intc::Trigger::Edge, Vec::new(), intc::Costs::default());
+        let wire = intc::build(IntcKind::Direct, intc::Trigger::Edge, Vec::new(), intc::Costs::default());
         Self::with(Controllers::new(&[IntcKind::Direct], vec![wire]), 0, IrqPathConfig::default(), 0, 0)
     }
 
@@ -132,7 +133,7 @@ impl Delivery {
     /// the Linux path the top half acknowledges and schedules NET_RX.
     pub fn nic(s: &Scenario, linux: bool) -> Self {
         let others = &s.sources.others;
-        let wiring = crate::delivery::nic_wiring(s).expect("wiring checked at load");
+        let wiring = crate::intc::nic_wiring(s).expect("wiring checked at load");
         let top_half = if linux { s.irq_path.isr_cycles + s.irq_path.tasklet_schedule_cycles } else { 0 };
         let mut sources = vec![Source::new(wiring.exerciser, Kind::Nic, top_half, crate::config::Process::Periodic, 1.0, 1.0)];
         sources.extend(self::others(s, others, &wiring.others));
@@ -180,7 +181,7 @@ impl Delivery {
             k => BusCycles { mmio_read: cycles(s, s.bus.mmio_read_ns), posted: costs(k).posted },
         });
         let bus = bus.collect();
-        let intcs = kinds.iter().zip(routes).map(|(&k, r)| Intc::new(k, s.intc.trigger, r, costs(k))).collect();
+        let intcs = kinds.iter().zip(routes).map(|(&k, r)| intc::build(k, s.intc.trigger, r, costs(k))).collect();
         let mut d = Self::with(Controllers::new(kinds, intcs), s.cpu.threads, s.irq_path.clone(), s.run.seed, s.stats.max_packet_records);
         // Only exercisers' signature writes are timed.
         if sources.iter().any(|x| x.kind == Kind::Exerciser) {
@@ -215,7 +216,7 @@ fn others<'a>(s: &'a Scenario, others: &'a [SourceConfig], lines: &'a [u32]) -> 
 
 /// Cycles `bytes` of DMA data take over the link.
 fn dma_cycles(s: &Scenario, bytes: u32) -> u64 {
-    cycles(s, f64::from(bytes) * 8e3 / s.bus.link_mbps.unwrap_or(crate::delivery::EXERCISER_LINK_MBPS))
+    cycles(s, f64::from(bytes) * 8e3 / s.bus.link_mbps.unwrap_or(crate::intc::EXERCISER_LINK_MBPS))
 }
 
 /// Nanoseconds as CPU cycles.
@@ -423,7 +424,7 @@ impl Machine {
         self.timeline.flow_from(cpu, crate::cpu::IRQ, from.unwrap_or(now), "interrupt");
         d.step[cpu] = d.path.entry_cycles + taken.ack_cycles;
         let (input, cpu) = (taken.input as u16, cpu as u16);
-        let optimistic = self.masking.wired && self.masking.scheme == crate::kernel::masking::Scheme::Optimistic;
+        let optimistic = self.masking.wired && self.masking.scheme == crate::masking::Scheme::Optimistic;
         Some(Job::Irq(if optimistic { IrqJob::Prologue { input, cpu } } else { IrqJob::Entry { input, cpu } }))
     }
 

@@ -24,13 +24,12 @@ mod code;
 #[cfg(test)]
 mod code_tests;
 mod delivery;
-pub(crate) mod masking;
 mod net;
 mod report;
 mod timers;
 
 pub(crate) use delivery::Delivery;
-pub(crate) use masking::Masking;
+pub(crate) use crate::masking::state::Masking;
 pub(crate) use net::Net;
 
 use crate::cpu::Thread;

@@ -4,9 +4,11 @@
 //!
 //! - [`profiles`]: the machines of Tables 1 and 2 and the cost of every
 //!   masking step, idealized or with the modelled memory-system effects.
-//! - `kernel/masking.rs`: activities with nested critical sections under
-//!   conventional or optimistic protection; `machine/masking.rs`: the
-//!   masking state and the priority-level interrupt sources.
+//! - [`jobs`]: what the CPU runs for activities with nested critical
+//!   sections under conventional or optimistic protection, and the
+//!   sections of the NIC path and of kernel code.
+//! - [`state`]: the masking state (a mask per CPU) and the priority-level
+//!   interrupt sources.
 //! - This file: the scenario keys (`[masking]` and the `null_rpc` workload),
 //!   their checks and the null-RPC program.
 //!
@@ -15,10 +17,12 @@
 //! paper, after Draves et al. 1991). Interrupts arrive by a Poisson or
 //! periodic process with a priority mix; each runs a handler of fixed cost.
 
+pub mod jobs;
 pub mod profiles;
+pub mod state;
 
-pub use crate::kernel::masking::{Arrival, Counters, HandlerRun, Program, Scheme, Step};
-pub use crate::machine::masking::Model;
+pub use jobs::{Arrival, Counters, HandlerRun, Program, Scheme, Step};
+pub use state::Model;
 pub use profiles::{Costs, Effects, Machine, Profile, Sequence};
 
 use crate::config::params::{Param, REQ, Range, Type, absent, d};

@@ -3,17 +3,17 @@
 //!
 //! The sources raise interrupts by a Poisson or periodic process with a
 //! priority mix; each runs a handler program on thread 0. What the CPU runs
-//! for sections, prologues and continuations is `kernel/masking.rs`.
+//! for sections, prologues and continuations is `masking/jobs.rs`.
 //! [`Model`] runs programs and arrivals given directly (the property tests).
 
-use super::{Event, Machine};
+use super::jobs::{Arrival, Counters, HandlerRun, Irq, MAX_WAITING, Program, Scheme, Step, check_programs};
+use super::{Costs, NullRpcConfig};
 use crate::config::{Process, Scenario};
 use crate::cpu::{EntryCosts, IRQ, Thread, USER};
 use crate::engine::Time;
 use crate::error::Result;
 use crate::kernel::Job;
-use crate::kernel::masking::{Arrival, Counters, HandlerRun, Irq, MAX_WAITING, Program, Scheme, Step, check_programs};
-use crate::masking::{Costs, NullRpcConfig};
+use crate::machine::{Event, Machine};
 use crate::timeline::Timeline;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -161,6 +161,13 @@ impl Masking {
         self.cpus.iter().map(CpuMask::waiting).sum::<u64>() + self.counters.posted
     }
 
+    /// Whether anything on `cpu` masks it: its hardware mask, or an open
+    /// section (the software mask, optimistic). What has no prologue to
+    /// test the software mask (code's bare-wire devices, the tick) waits.
+    pub fn holds(&self, cpu: usize) -> bool {
+        self.cpus.get(cpu).is_some_and(|c| c.hw > 0 || c.level() > 0)
+    }
+
     /// Whether `cpu`'s hardware mask keeps it from taking an interrupt from
     /// its controller (`wired`; without sections no CPU has a mask).
     #[inline(always)]
@@ -170,7 +177,7 @@ impl Masking {
 }
 
 impl Machine {
-    pub(super) fn start_masking(&mut self) {
+    pub(crate) fn start_masking(&mut self) {
         if !self.masking.active() {
             return;
         }
@@ -192,7 +199,7 @@ impl Machine {
     /// An interrupt arrives. Stops the run at a priority outside
     /// `1..=levels` or an unknown program.
     #[inline(never)]
-    pub(super) fn arrive(&mut self, now: Time, priority: u8, program: u32) -> Result<()> {
+    pub(crate) fn arrive(&mut self, now: Time, priority: u8, program: u32) -> Result<()> {
         let m = &mut self.masking;
         if priority == 0 || priority > m.levels || program as usize >= m.programs.len() {
             let msg = format!("arrival at {now}: priority {priority} (levels 1..={}), program {program}", m.levels);
