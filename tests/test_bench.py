@@ -1,4 +1,4 @@
-"""`irqsim bench`'s scaling, instruction-set-simulator and overhead benches: what they
+"""`irqsim bench`'s scaling, instruction-set-simulator, NIC-firmware and overhead benches: what they
 report and that they run what they say (never how fast: speed is measured,
 not tested)."""
 
@@ -66,4 +66,15 @@ def test_cli_overhead_json_and_one_bench_at_a_time(cli):
     assert p.returncode == 0, p.stderr
     assert [r["run"] for r in json.loads(p.stdout)] == ["abstract", "code"]
     p = cli("bench", "--overhead", "--iss")
-    assert p.returncode == 2 and p.stderr == "error: choose one of --scaling, --iss and --overhead\n", p.stderr
+    assert p.returncode == 2 and p.stderr == "error: choose one of --scaling, --iss, --overhead and --nic-firmware\n", p.stderr
+
+
+def test_nic_firmware_reports_core_cycles_per_cpu_second_beside_the_fast_path():
+    rows = bench.nic_firmware(repeat=1, frames=200, cores=(1, 2), fast_program="arith")
+    assert [r["cores"] for r in rows] == [1, 1, 2]
+    assert rows[0]["of_fast_path"] == 1 and rows[0]["run"].startswith("ISS fast path (arith")
+    for r in rows[1:]:
+        assert r["core_cycles"] > 0 and r["core_cycles_per_cpu_s"] > 0
+        assert r["of_fast_path"] == r["core_cycles_per_cpu_s"] / rows[0]["core_cycles_per_cpu_s"]
+    # Two cores simulate twice the core-cycles of each cycle.
+    assert rows[2]["core_cycles"] % 2 == 0

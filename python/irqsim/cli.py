@@ -251,23 +251,28 @@ def bench(
     scaling: Annotated[Optional[str], typer.Option(help="Instead: events per CPU-second on bench/msix-scaling at these CPU counts, e.g. 1,8,64.")] = None,
     iss: Annotated[bool, typer.Option("--iss", help="Instead: the MIPS simulator's instructions per CPU-second (bench/kernels; bench/long beside qemu-mips).")] = False,
     overhead: Annotated[bool, typer.Option("--overhead", help="Instead: µs per tiny irqsim.run (10 simulated µs), the core's and Python's.")] = False,
+    nic_firmware: Annotated[
+        bool, typer.Option("--nic-firmware", help="Instead: the programmable NIC's core-cycles per CPU-second on 1-6 cores, beside the MIPS simulator's fast path.")
+    ] = False,
 ) -> None:
     """Measure simulator speed, per wall second and per CPU-second (docs/performance.md)."""
-    from irqsim.bench import iss as iss_bench, measure, overhead as overhead_bench, parse_counts, scaling as scaling_bench
+    from irqsim.bench import iss as iss_bench, measure, nic_firmware as nic_bench, overhead as overhead_bench, parse_counts, scaling as scaling_bench
 
-    if sum([scaling is not None, iss, overhead]) > 1:
-        raise IrqsimError("choose one of --scaling, --iss and --overhead")
-    if scaling is not None or iss or overhead:
-        if iss:
-            rows, what = iss_bench(repeat=repeat), "instruction-set simulator"
+    if sum([scaling is not None, iss, overhead, nic_firmware]) > 1:
+        raise IrqsimError("choose one of --scaling, --iss, --overhead and --nic-firmware")
+    if scaling is not None or iss or overhead or nic_firmware:
+        if nic_firmware:
+            rows, title = nic_bench(repeat=repeat), "programmable NIC"
+        elif iss:
+            rows, title = iss_bench(repeat=repeat), "instruction-set simulator"
         elif overhead:
-            rows, what = overhead_bench(repeat=repeat), "overhead per tiny run"
+            rows, title = overhead_bench(repeat=repeat), "overhead per tiny run"
         else:
-            rows, what = scaling_bench(parse_counts(scaling), repeat=repeat), "scaling"
+            rows, title = scaling_bench(parse_counts(scaling), repeat=repeat), "scaling"
         if as_json:
             print(json.dumps(rows, indent=1))
             return
-        t = _table(f"irqsim bench: {what} (best of {repeat})", tuple(rows[0]), right=tuple(rows[0]))
+        t = _table(f"irqsim bench: {title} (best of {repeat})", tuple(rows[0]), right=tuple(rows[0]))
         for row in rows:
             t.add_row(*(v if isinstance(v, str) else "-" if v is None else _fmt(v) for v in row.values()))
         _console().print(t)

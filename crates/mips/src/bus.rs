@@ -11,6 +11,8 @@ use crate::mem::Memory;
 
 /// How memory accesses are timed: perfect memory or a cache hierarchy.
 pub trait Timing {
+    /// True if a fetch costs nothing and changes nothing, whenever it is made.
+    const FREE_FETCH: bool = false;
     /// Stall cycles to fetch the instruction at `pc`.
     fn fetch(&mut self, core: usize, who: usize, pc: u32) -> u32;
     /// Stall cycles of a data access.
@@ -23,6 +25,7 @@ pub trait Timing {
 pub struct Perfect;
 
 impl Timing for Perfect {
+    const FREE_FETCH: bool = true;
     #[inline(always)]
     fn fetch(&mut self, _: usize, _: usize, _: u32) -> u32 {
         0

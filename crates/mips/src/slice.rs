@@ -80,6 +80,7 @@ impl<D: Devices> System<D> {
                         Ok(flow) => flow,
                         Err(f) => break 'block (Leave::Fault(f), last, at, true),
                     };
+                    bus.devices.issued(id, pc, at);
                     instret += 1;
                     fetch_from = at + 1 + penalty(flow);
                     // Then its delay slot: the step after a fall-through, or after a taken branch.
@@ -231,10 +232,12 @@ impl Ordinary<'_> {
             if inst.class != 0 {
                 th.board.issued(self.pipeline, inst, at, at + 1);
             }
+            bus.devices.issued(self.id, pc, at);
             return Ok(());
         }
         (bus.who.now, bus.who.instret, bus.stall) = (at, instret, 0);
         access(&mut th.ctx, inst, bus).map_err(Leave::Fault)?;
+        bus.devices.issued(self.id, pc, at);
         let stall = bus.stall;
         th.board.issued(self.pipeline, inst, at, at + 1 + u64::from(stall));
         let stop = bus.devices.take_stop();

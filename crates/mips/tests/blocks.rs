@@ -4,8 +4,9 @@
 
 mod common;
 use common::*;
+use irqsim_mips::device::{Access, Devices};
 use irqsim_mips::hierarchy::HierarchyConfig;
-use irqsim_mips::{Stop, SystemConfig};
+use irqsim_mips::{Context, Stop, System, SystemConfig};
 
 fn bnel(s: u32, t: u32, words: i32) -> u32 {
     i(21, s, t, words)
@@ -102,4 +103,42 @@ fn a_block_run_before_is_rebuilt_when_its_text_changes() {
     ];
     let (regs, ..) = run_in_slices(&words, &SystemConfig::default(), 1_000_000);
     assert_eq!(regs[4], 3);
+}
+
+/// Records every issue the [`Devices::issued`] hook reports.
+#[derive(Default)]
+struct Issues(Vec<(usize, u32, u64)>);
+
+impl Devices for Issues {
+    fn read(&mut self, _: u32, _: Access) -> Result<(u32, u32), String> {
+        Err("none".into())
+    }
+    fn write(&mut self, _: u32, _: u32, _: u32, _: Access) -> Result<u32, String> {
+        Err("none".into())
+    }
+    fn issued(&mut self, thread: usize, pc: u32, cycle: u64) {
+        self.0.push((thread, pc, cycle));
+    }
+}
+
+#[test]
+fn every_issue_is_reported_once_with_its_cycle_whole_or_in_slices() {
+    let issues = |step: u64| {
+        let mut s = System::new(program(&mixed(), 4096), &SystemConfig::default(), Issues::default());
+        s.start(0, 0, Context::at(TEXT, 0x7000_0000), 0);
+        let mut until = step;
+        while s.run(until) == Stop::Limit {
+            until += step;
+        }
+        let th = &s.cores[0].threads[0];
+        assert_eq!(s.devices.0.len() as u64, th.instructions);
+        // One issue per cycle at most, in order; the last is the exit's syscall.
+        assert!(s.devices.0.windows(2).all(|w| w[0].2 < w[1].2));
+        assert_eq!(s.devices.0.last().map(|i| i.1), Some(TEXT + 4 * (mixed().len() as u32 + 1)));
+        std::mem::take(&mut s.devices.0)
+    };
+    let whole = issues(1_000_000);
+    for step in [1, 2, 3, 5] {
+        assert_eq!(issues(step), whole, "slices of {step} cycles");
+    }
 }
