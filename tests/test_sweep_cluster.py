@@ -52,19 +52,20 @@ def wait_for(cond, timeout: float, what: str) -> None:
 
 
 def test_killed_sweep_resumes_without_losing_or_duplicating(tmp_path):
-    """SIGKILL the sweep and its workers after the first runs; the rerun finishes
-    exactly grid × seeds, and the parts written before the kill are untouched."""
-    s, out = spec(tmp_path, LONG_MS), tmp_path / "out"
+    """SIGKILL the sweep after its first part file (written about a second
+    after the first run ends); the rerun finishes exactly grid × seeds, and
+    the parts written before the kill are untouched."""
+    s, out = spec(tmp_path, 2 * LONG_MS), tmp_path / "out"
     p = subprocess.Popen(irqsim("sweep", str(s), "-o", str(out), "--workers", "2"), start_new_session=True, stderr=subprocess.PIPE)
     parts = out / "runs"
     try:
-        wait_for(lambda: len(list(parts.glob("*.parquet"))) >= 2 or p.poll() is not None, 120, "the first runs")
+        wait_for(lambda: len(list(parts.glob("*.parquet"))) >= 1 or p.poll() is not None, 120, "the first runs")
     finally:
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
     before = {q.name: q.stat().st_mtime_ns for q in parts.glob("*.parquet")}
     kept = len(dataset.finished(out))
-    assert 2 <= kept < len(expected()), "the sweep finished before it could be killed: lengthen run.duration_ms"
+    assert 1 <= kept < len(expected()), "the sweep finished before it could be killed: lengthen run.duration_ms"
     done = subprocess.run(irqsim("sweep", str(s), "-o", str(out), "--workers", "2"), capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert f"{len(expected()) - kept} computed now" in done.stderr
