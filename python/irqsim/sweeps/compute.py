@@ -1,26 +1,31 @@
-"""Computing a sweep's missing runs: one run on a worker (:func:`execute`),
-and how runs are spread over the cores (:func:`compute`).
+"""Computing a sweep's missing runs: one run (:func:`execute`), and how runs
+are spread over the cores (:func:`compute`).
 
-On a local cluster the first run is computed in the client as a pilot.
-When the rest would take less than starting worker processes costs
-(``IN_PROCESS_SECONDS``), they run in the client too; otherwise they go to
-dask in batches of about ``TASK_SECONDS`` each, so that dask's cost per task
-(scheduling, pickling, a round trip) vanishes beside the runs, with enough
-batches to keep every worker busy to the end. On a remote scheduler or SLURM
-each run is its own task. The client writes every part file (workers only
-compute), a batch's runs as one part file, so the workers need no access
-to the output directory. Jobs come from a generator and only a bounded
-number of batches is submitted at once, so a sweep of millions of runs
-never has them all in memory.
+On this machine (the default) the runs go to threads of the ``irqsim
+sweep`` process, one per core. The core releases the GIL while it
+simulates, so the threads use every core with nothing to start, pickle or
+schedule: each takes the next run as it finishes one, and the finished rows
+are written as one part file about every ``PART_SECONDS``.
+
+On a dask cluster (a running scheduler, SLURM, or a local one with
+``--dashboard``) each worker thread's first run is its own task; the first
+run back tells how long a run takes, and the rest go in batches of about
+``TASK_SECONDS`` each, so that dask's cost per task (scheduling, pickling, a
+round trip) vanishes beside the runs, with enough batches to keep every
+worker busy to the end. The client writes every part file (workers only
+compute), a batch's runs as one part file, so the workers need no access to
+the output directory.
 """
 
 from __future__ import annotations
 
-import itertools
+import functools
 import json
 import math
-import os
-from collections.abc import Iterable, Iterator
+import queue
+import threading
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,14 +36,12 @@ from irqsim.sweeps import dataset
 from irqsim.sweeps.cluster import Cluster
 from irqsim.sweeps.spec import Run
 
+#: Threads: finished rows are written as one part file about this often; a killed sweep loses at most that much.
+PART_SECONDS = 1.0
 #: A batch (one dask task) should take about this long: a killed sweep loses at most that much per worker.
 TASK_SECONDS = 1.0
-#: Below this estimated time the remaining runs are computed in the client.
-IN_PROCESS_SECONDS = 2.0
 #: Batches per worker at least, so that no worker idles while another finishes a long batch.
 BATCHES_PER_WORKER = 4
-#: Runs submitted at once to a remote scheduler or SLURM (one task each); more wait in the client, ungenerated.
-REMOTE_IN_FLIGHT = 1024
 
 
 @dataclass(frozen=True)
@@ -70,19 +73,34 @@ def _row(job: Job, metrics: dict[str, Any] | None, error: str | None, measured: 
     }
 
 
-def execute(job: Job) -> dict[str, Any]:
-    """Runs one job (on a worker); a failure becomes the row's error. The
-    row records the worker's build, host and the run's time."""
-    here = {**prov.build(), "host": prov.where()["host"], "cpu_model": prov.cpu_model()}
+@functools.cache
+def _here() -> dict[str, Any]:
+    """The build, host and CPU of this process (a worker's, on dask)."""
+    return {**prov.build(), "host": prov.where()["host"], "cpu_model": prov.cpu_model()}
+
+
+class Stopped(BaseException):
+    """Raised into a running run (through its progress callback) when the sweep stops; never recorded."""
+
+
+def execute(job: Job, stop: threading.Event | None = None) -> dict[str, Any]:
+    """Runs one job; a failure becomes the row's error. The row records the
+    worker's build, host and the run's time. When ``stop`` is set the run
+    ends within 65,536 events, raising :class:`Stopped`."""
+
+    def check(_now: int, _end: int) -> None:
+        if stop.is_set():
+            raise Stopped
+
     with prov.timed() as timing:
         try:
             if prov.build_id() != job.build:
                 raise IrqsimError(f"this worker runs irqsim {prov.build_id()}, the sweep {job.build}: install the same build on every worker")
-            rep = _core.run(text=job.text, name=job.name, sets=job.run.overrides, base=job.base, origin=job.label)
-            metrics, error = dict(rep.metrics()), None
+            rep = _core.run(text=job.text, name=job.name, sets=job.run.overrides, base=job.base, origin=job.label, progress=check if stop else None)
+            metrics, error = rep.metrics(), None
         except Exception as e:  # recorded, never fatal: one bad point must not stop a sweep
             metrics, error = None, f"{type(e).__name__}: {e}"
-    return _row(job, metrics, error, {**here, **timing})
+    return _row(job, metrics, error, {**_here(), **timing})
 
 
 def execute_batch(jobs: list[Job]) -> list[dict[str, Any]]:
@@ -95,62 +113,103 @@ def not_run(job: Job, error: str) -> dict[str, Any]:
     return _row(job, None, error, {**prov.build(), "host": None, "cpu_model": None, "started_utc": None, "wall_seconds": 0.0, "cpu_seconds": 0.0})
 
 
-def batches(jobs: Iterable[Job], n: int, seconds_per_run: float, workers: int) -> Iterator[list[Job]]:
-    """The ``n`` ``jobs`` in batches of about ``TASK_SECONDS``, at least
-    ``BATCHES_PER_WORKER`` per worker; taken from ``jobs`` as they are needed."""
-    size = max(1, min(round(TASK_SECONDS / max(seconds_per_run, 1e-6)), math.ceil(n / (workers * BATCHES_PER_WORKER))))
-    jobs = iter(jobs)
-    while batch := list(itertools.islice(jobs, size)):
-        yield batch
+def batches(jobs: list[Job], seconds_per_run: float, workers: int) -> Iterator[list[Job]]:
+    """``jobs`` in batches of about ``TASK_SECONDS``, at least ``BATCHES_PER_WORKER`` per worker."""
+    size = max(1, min(round(TASK_SECONDS / max(seconds_per_run, 1e-6)), math.ceil(len(jobs) / (workers * BATCHES_PER_WORKER))))
+    for i in range(0, len(jobs), size):
+        yield jobs[i : i + size]
 
 
-def _record(out: Path, rows: list[dict[str, Any]], bar) -> int:
+def _record(out: Path, rows: list[dict[str, Any]], bar) -> None:
     dataset.write_parts(out, rows)
     for row in rows:
         bar.advance(row["status"] == "ok")
-    return len(rows)
 
 
-def compute(todo: Iterable[Job], n: int, out: Path, cluster: Cluster, bar) -> int:
-    """Runs the jobs of ``todo`` (about ``n``, generated as they are needed),
-    writing each batch's parts as it finishes; returns how many ran.
+def compute(todo: list[Job], out: Path, cluster: Cluster, bar) -> None:
+    """Runs ``todo``, writing the finished runs' parts as it goes."""
+    if cluster.threads:
+        _on_threads(todo, out, cluster.local_workers(), bar)
+    else:
+        _on_dask(todo, out, cluster, bar)
+
+
+def _on_threads(todo: list[Job], out: Path, n: int, bar) -> None:
+    """``n`` threads take the runs in turn; this thread writes their rows.
+
+    On any exception here (Ctrl-C, a part that cannot be written) the
+    threads stop their runs and end; the rows already finished are written
+    on Ctrl-C, so that a rerun does not compute them again."""
+    pending = iter(todo)
+    take = threading.Lock()
+    finished: queue.SimpleQueue = queue.SimpleQueue()
+    stop = threading.Event()
+
+    def work() -> None:
+        try:
+            while not stop.is_set():
+                with take:
+                    job = next(pending, None)
+                if job is None:
+                    break
+                finished.put(execute(job, stop))
+        except Stopped:
+            pass
+        finally:
+            finished.put(None)
+
+    threads = [threading.Thread(target=work, name=f"irqsim-sweep-{i}", daemon=True) for i in range(min(n, len(todo)))]
+    for t in threads:
+        t.start()
+    rows: list[dict[str, Any]] = []
+    running, last = len(threads), time.monotonic()
+    try:
+        while running:
+            row = finished.get()
+            if row is None:
+                running -= 1
+                continue
+            rows.append(row)
+            if time.monotonic() - last >= PART_SECONDS:
+                _record(out, rows, bar)
+                rows, last = [], time.monotonic()
+    except KeyboardInterrupt:
+        stop.set()
+        for t in threads:
+            t.join()
+        while not finished.empty():
+            if (row := finished.get()) is not None:
+                rows.append(row)
+        _record(out, rows, bar)
+        raise
+    finally:
+        stop.set()
+    _record(out, rows, bar)
+
+
+def _on_dask(todo: list[Job], out: Path, cluster: Cluster, bar) -> None:
+    """One task per worker thread first, then the rest in batches sized by
+    the first run back.
 
     A batch whose worker keeps dying (``KilledWorker``: a run crashed the
     process or ran out of memory) is split into single runs; a single run
     that kills its worker is recorded as failed. Losing the cluster itself
     stops the sweep with nothing recorded for the runs not finished."""
-    todo = iter(todo)
-    pilot_job = next(todo, None)
-    if pilot_job is None:
-        return 0
-    if cluster.local:
-        pilot = execute(pilot_job)
-        _record(out, [pilot], bar)
-        n -= 1
-        # A failed pilot says nothing of how long the others take.
-        seconds = max(pilot["wall_seconds"], 1e-4) if pilot["status"] == "ok" else TASK_SECONDS
-        workers = cluster.workers or os.cpu_count() or 1
-        if seconds * n <= IN_PROCESS_SECONDS:
-            return 1 + sum(_record(out, execute_batch(b), bar) for b in batches(todo, n, seconds, 1))
-        return 1 + _on_dask(batches(todo, n, seconds, workers), out, cluster, bar, workers * BATCHES_PER_WORKER * 2)
-    return _on_dask(([j] for j in itertools.chain([pilot_job], todo)), out, cluster, bar, REMOTE_IN_FLIGHT)
-
-
-def _on_dask(groups: Iterator[list[Job]], out: Path, cluster: Cluster, bar, in_flight: int) -> int:
-    """Runs ``groups`` on dask, at most ``in_flight`` of them submitted at
-    once (the next is taken from ``groups`` as one finishes); returns the runs recorded."""
     from distributed import KilledWorker, as_completed
 
-    recorded = 0
     with cluster.client() as client:
+        workers = max(1, sum(client.nthreads().values()), cluster.slurm_jobs if cluster.slurm else 1)
+        futures: dict = {}
+        pending = as_completed()
 
-        def submit(group: list[Job]):
+        def submit(group: list[Job]) -> None:
             f = client.submit(execute_batch, group, pure=False, key=f"irqsim-{group[0].run.id}-{len(group)}")
             futures[f] = group
-            return f
+            pending.add(f)
 
-        futures: dict = {}
-        pending = as_completed([submit(g) for g in itertools.islice(groups, in_flight)])
+        for j in todo[:workers]:
+            submit([j])
+        rest = todo[workers:]
         for f in pending:
             group = futures.pop(f)
             try:
@@ -158,12 +217,15 @@ def _on_dask(groups: Iterator[list[Job]], out: Path, cluster: Cluster, bar, in_f
             except KilledWorker as e:
                 if len(group) > 1:
                     for j in group:
-                        pending.add(submit([j]))
+                        submit([j])
                     continue
                 rows = [not_run(group[0], f"KilledWorker: {e}")]
             except Exception as e:
                 raise IrqsimError(f"sweep stopped: lost the cluster ({type(e).__name__}: {e}); rerun to resume") from None
-            recorded += _record(out, rows, bar)
-            for g in itertools.islice(groups, 1):
-                pending.add(submit(g))
-    return recorded
+            _record(out, rows, bar)
+            ok = [r["wall_seconds"] for r in rows if r["status"] == "ok"]
+            if rest and (ok or not futures):
+                # A failed run says nothing of how long the others take.
+                for g in batches(rest, max(ok) if ok else TASK_SECONDS, workers):
+                    submit(g)
+                rest = []

@@ -7,19 +7,17 @@ build of irqsim (``build.json``): another build is refused unless asked for
 extending a sweep computes just the new runs. A run whose scenario is invalid at
 its grid point, or that fails, is recorded with its error; if every run of
 the sweep is invalid, the spec itself is wrong and the sweep stops with the
-first error instead. Runs are generated, never listed: the memory a sweep
-takes does not grow with its number of runs (but for the set of finished
-run ids and the results table gathered at the end).
+first error instead.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from irqsim import IrqsimError, _core
@@ -28,7 +26,7 @@ from irqsim.api import ArgumentError
 from irqsim.output import atomic_write, output_dir, read_text
 from irqsim.sweeps import dataset
 from irqsim.sweeps.cluster import Cluster
-from irqsim.sweeps.compute import Job, compute, not_run
+from irqsim.sweeps.compute import Job, compute
 from irqsim.sweeps.lock import locked
 from irqsim.sweeps.spec import Spec
 
@@ -37,8 +35,6 @@ if TYPE_CHECKING:
 
 SPEC = "sweep.toml"
 BUILD = "build.json"
-#: Invalid runs recorded in one part file.
-INVALID_BATCH = 1000
 
 
 def _check_output(out: Path, spec: Spec, new_build: bool) -> None:
@@ -60,43 +56,51 @@ def _check_output(out: Path, spec: Spec, new_build: bool) -> None:
         )
 
 
-@dataclass(frozen=True)
+@dataclass
 class Done:
     runs: int
     failed: int
     computed: int
-    results: Any  # pandas.DataFrame
+    #: The results as a pyarrow table (:attr:`results` as pandas, made on first use).
+    table: Any
+
+    @functools.cached_property
+    def results(self) -> pd.DataFrame:
+        return dataset.to_pandas(self.table)
 
 
-def _jobs(s: Spec) -> Iterator[Job]:
-    """Every run of ``s`` as a job, one at a time (a sweep may have millions)."""
+def _jobs(s: Spec) -> list[Job]:
     name, text, base = s.source()
     sha = hashlib.sha256(text.encode()).hexdigest()
     provenance = {"scenario": name, "scenario_sha256": sha, "command": prov.where()["command"]}
     build = prov.build_id()
-    return (Job(r, name, text, str(base), s.origin, provenance, build) for r in s.runs(sha, build))
+    return [Job(r, name, text, str(base), s.origin, provenance, build) for r in s.runs(sha, build)]
 
 
-def _invalid(j: Job) -> IrqsimError | None:
-    """Why ``j``'s scenario does not validate at its grid point, if it does not."""
-    try:
-        _core.validate(text=j.text, name=j.name, sets=j.run.overrides, origin=j.label)
-    except IrqsimError as e:
-        return e
-    return None
+def _check_spec(jobs: list[Job]) -> None:
+    """Raises the first run's error if no run of the spec validates (the
+    spec itself is wrong). Only when the first run is invalid are the others
+    loaded: one invalid at its grid point fails as it runs, with the same error."""
 
+    def error(j: Job) -> IrqsimError | None:
+        try:
+            _core.validate(text=j.text, name=j.name, sets=j.run.overrides, origin=j.label)
+        except IrqsimError as e:
+            return e
+        return None
 
-def _check_some_valid(jobs: Iterator[Job]) -> None:
-    """Raises the first run's error if no run of the sweep validates: then
-    the spec itself is wrong. Stops at the first valid run (usually the first)."""
-    first = None
-    for j in jobs:
-        e = _invalid(j)
-        if e is None:
-            return
-        first = first or e
-    if first is not None:
+    first = error(jobs[0])
+    if first is not None and all(error(j) is not None for j in jobs[1:]):
         raise first
+
+
+def _missing(out: Path, jobs: list[Job], retry_failed: bool) -> list[Job]:
+    """The jobs without a part file (or with a failed one, to retry)."""
+    done = dataset.finished(out)
+    if retry_failed and done:
+        parts = dataset.read_parts(out, [j.run.id for j in jobs if j.run.id in done]).to_pandas()
+        done -= set(parts.loc[parts["status"] != "ok", "run_id"])
+    return [j for j in jobs if j.run.id not in done]
 
 
 def run_sweep(
@@ -113,56 +117,33 @@ def run_sweep(
     s = Spec.load(spec)
     if sets:
         s = s.with_sets(sets)
+    jobs = _jobs(s)
     out = Path(out)
     _check_output(out, s, new_build)
-    _check_some_valid(_jobs(s))
+    _check_spec(jobs)
     output_dir(out / dataset.RUNS)
     with locked(out):
-        return _run_locked(s, out, cluster, progress, retry_failed, new_build)
+        return _run_locked(s, out, jobs, cluster, progress, retry_failed, new_build)
 
 
-def _run_locked(s: Spec, out: Path, cluster: Cluster | None, progress: bool, retry_failed: bool, new_build: bool) -> Done:
+def _run_locked(s: Spec, out: Path, jobs: list[Job], cluster: Cluster | None, progress: bool, retry_failed: bool, new_build: bool) -> Done:
     """The rest of :func:`run_sweep`, holding the directory's lock (the
-    directory is checked again: another sweep may have written it meanwhile).
-    The jobs are generated, never listed: once to count the missing runs,
-    once to run them, once to gather the results."""
+    directory is checked again: another sweep may have written it meanwhile)."""
     import tomli_w
 
     _check_output(out, s, new_build)
     atomic_write(out / SPEC, tomli_w.dumps(s.to_dict()).encode())
     atomic_write(out / BUILD, json.dumps({"build": prov.build_id(), **prov.build()}, indent=1).encode())
 
-    done = dataset.finished(out)
-    if retry_failed:
-        done -= dataset.failed(out)
-    missing = sum(j.run.id not in done for j in _jobs(s))
-    total = s.count()
-    computed = 0
-    if missing:
+    todo = _missing(out, jobs, retry_failed)
+    if todo:
         from irqsim.progress import SweepProgress
 
-        with SweepProgress(total, total - missing, enabled=progress) as bar:
-            todo = _valid(out, (j for j in _jobs(s) if j.run.id not in done), bar)
-            computed = compute(todo, missing, out, cluster or Cluster(), bar)
-    results = dataset.consolidate(out, (j.run.id for j in _jobs(s)), [*s.grid, *s.zip])
-    return Done(total, int((results["status"] != "ok").sum()), computed, results)
-
-
-def _valid(out: Path, jobs: Iterator[Job], bar) -> Iterator[Job]:
-    """``jobs`` that validate; the others are recorded as not run (a part
-    file per ``INVALID_BATCH`` of them, the last when the jobs run out)."""
-    invalid = []
-    for j in jobs:
-        e = _invalid(j)
-        if e is None:
-            yield j
-            continue
-        invalid.append(not_run(j, f"{type(e).__name__}: {e}"))
-        bar.advance(False)
-        if len(invalid) == INVALID_BATCH:
-            dataset.write_parts(out, invalid)
-            invalid = []
-    dataset.write_parts(out, invalid)
+        with SweepProgress(len(jobs), len(jobs) - len(todo), enabled=progress) as bar:
+            compute(todo, out, cluster or Cluster(), bar)
+    table = dataset.consolidate(out, [j.run.id for j in jobs], [*s.grid, *s.zip])
+    failed = len(table) - table["status"].to_pylist().count("ok")
+    return Done(len(jobs), failed, len(todo), table)
 
 
 def sweep(
@@ -177,9 +158,11 @@ def sweep(
     new_build: bool = False,
 ) -> pd.DataFrame:
     """Runs a sweep (a spec file or dict, docs/sweeps.md) into directory
-    ``out`` and returns its results, one row per run. Rerunning completes
-    only what is missing; adding seeds or values computes only the new runs.
-    A directory computed by another build of irqsim is refused unless ``new_build``."""
+    ``out`` and returns its results, one row per run, on ``workers``
+    threads of this process (default: one per core) or on the dask
+    ``scheduler`` at that address. Rerunning completes only what is missing;
+    adding seeds or values computes only the new runs. A directory computed
+    by another build of irqsim is refused unless ``new_build``."""
     _check_arguments(spec=spec, out=out, workers=workers, scheduler=scheduler, sets=sets, progress=progress, retry_failed=retry_failed, new_build=new_build)
     cluster = Cluster(workers=workers, scheduler=scheduler)
     return run_sweep(spec, out, sets=sets, cluster=cluster, progress=progress, retry_failed=retry_failed, new_build=new_build).results
@@ -191,7 +174,7 @@ def _check_arguments(**given: Any) -> None:
     expected = {
         "spec": ((*path, dict), "a spec file's path or a dict"),
         "out": (path, "a directory path"),
-        "workers": ((int, type(None)), "a number of workers >= 1, or None"),
+        "workers": ((int, type(None)), "a number of threads >= 1, or None"),
         "scheduler": ((str, type(None)), "a scheduler address such as 'tcp://host:8786', or None"),
         "sets": ((list, tuple, type(None)), "a list of 'key=value' strings, or None"),
         "progress": ((bool,), "True or False"),
