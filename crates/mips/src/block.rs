@@ -26,6 +26,10 @@ const MAX_ORDINARY: usize = 32;
 pub struct Step {
     pub inst: Inst,
     pub off: u32,
+    /// Its fetch may miss: the block's first instruction or the first in
+    /// its instruction-cache line. The others hit the line fetched before
+    /// them (within a block only data accesses come between two fetches).
+    pub fetch: bool,
 }
 
 /// One block.
@@ -48,6 +52,8 @@ pub struct Block {
 pub struct Blocks {
     /// Per instruction index: the block entered there (no steps until first entered).
     at: Vec<Block>,
+    /// Bytes in an instruction-cache line (0: no cache, every step fetches).
+    line_bytes: u32,
     /// The text's generation they were built from.
     generation: u32,
 }
@@ -80,8 +86,8 @@ impl Relative<'_> {
 }
 
 impl Blocks {
-    pub fn new(code: &Code) -> Self {
-        let mut b = Blocks::default();
+    pub fn new(code: &Code, line_bytes: u32) -> Self {
+        let mut b = Blocks { line_bytes, ..Blocks::default() };
         b.renew(code);
         b
     }
@@ -94,7 +100,7 @@ impl Blocks {
         }
         let k = code.index(pc)?;
         if self.at[k].steps.is_empty() {
-            self.build(k, code.insts(), p);
+            self.build(k, pc, code.insts(), p);
         }
         Some(&self.at[k])
     }
@@ -108,7 +114,9 @@ impl Blocks {
     }
 
     #[cold]
-    fn build(&mut self, first: usize, insts: &[Inst], p: &Pipeline) {
+    fn build(&mut self, first: usize, pc: u32, insts: &[Inst], p: &Pipeline) {
+        // Whether the instruction `k` places after the entry starts a new line.
+        let line = |k: usize| k == 0 || self.line_bytes == 0 || (pc + 4 * k as u32).is_multiple_of(self.line_bytes);
         let mut rel = Relative { p, reg: [0; 32], hilo: 0 };
         let mut steps = Vec::new();
         let (mut at, mut span, mut len, mut end) = (0, 0, 0, None);
@@ -118,7 +126,7 @@ impl Blocks {
             }
             let t = rel.issue(inst, at);
             rel.issued(inst, t);
-            steps.push(Step { inst, off: t });
+            steps.push(Step { inst, off: t, fetch: line(len) });
             (span, len, at) = (t, len + 1, t + 1);
             if inst.op.transfers() {
                 end = Some(inst.op);
@@ -132,7 +140,7 @@ impl Blocks {
             let inst = insts[first + len];
             for penalty in [0, p.branch_taken_cycles] {
                 let t = rel.issue(inst, at + penalty);
-                steps.push(Step { inst, off: t });
+                steps.push(Step { inst, off: t, fetch: line(len) });
                 span = span.max(t);
             }
         }

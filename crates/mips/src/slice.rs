@@ -72,7 +72,7 @@ impl<D: Devices> System<D> {
                         // The transfer (never a memory access), decided before its slot runs.
                         let at = t0 + u64::from(last.off);
                         (th.ctx.pc, th.ctx.npc) = (pc, pc.wrapping_add(4));
-                        let f = bus.timing.fetch(k, id, pc);
+                        let f = run.fetch(last, pc, &mut bus);
                         if f != 0 {
                             break Some((Leave::Fetch(f), last.inst, at, from));
                         }
@@ -104,7 +104,7 @@ impl<D: Devices> System<D> {
                             continue 'run;
                         };
                         let at = t0 + u64::from(s.off);
-                        if let Err(leave) = run.step(th, s.inst, at, pc, instret, &mut bus) {
+                        if let Err(leave) = run.step(th, s, at, pc, instret, &mut bus) {
                             break Some((leave, s.inst, at, from));
                         }
                         instret += 1;
@@ -178,6 +178,7 @@ impl<D: Devices> System<D> {
                 break Ok(Some(Stop::Device { core: k, thread: t }));
             }
         };
+        bus.settle();
         th.ready = ready;
         // One instruction issued per busy cycle.
         let issued = instret - th.instructions;
@@ -233,7 +234,7 @@ impl Ordinary<'_> {
         bus: &mut DataBus<'_, T, D>,
     ) -> Result<(), (usize, Leave)> {
         for (j, s) in body.iter().enumerate() {
-            let f = bus.timing.fetch(self.core, self.id, pc.wrapping_add(4 * j as u32));
+            let f = self.fetch(s, pc.wrapping_add(4 * j as u32), bus);
             if f != 0 {
                 return Err((j, Leave::Fetch(f)));
             }
@@ -248,11 +249,23 @@ impl Ordinary<'_> {
         Ok(())
     }
 
-    /// Runs `inst` (at `pc`, not a control transfer) at cycle `at` of a block:
+    /// Stall cycles of the fetch of step `s` at `pc`: none if it hits the
+    /// line of the fetch before it (counted in [`DataBus::hits`]).
+    #[inline(always)]
+    fn fetch<T: Timing, D: Devices>(&self, s: &Step, pc: u32, bus: &mut DataBus<'_, T, D>) -> u32 {
+        if !T::CACHED || s.fetch {
+            return bus.timing.fetch(self.core, self.id, pc);
+        }
+        bus.hits += 1;
+        0
+    }
+
+    /// Runs `s` (at `pc`, not a control transfer) at cycle `at` of a block:
     /// fetch, execute and what it leaves in flight.
     #[inline(always)]
-    fn step<T: Timing, D: Devices>(&self, th: &mut HwThread, inst: Inst, at: u64, pc: u32, instret: u64, bus: &mut DataBus<'_, T, D>) -> Result<(), Leave> {
-        let f = bus.timing.fetch(self.core, self.id, pc);
+    fn step<T: Timing, D: Devices>(&self, th: &mut HwThread, s: &Step, at: u64, pc: u32, instret: u64, bus: &mut DataBus<'_, T, D>) -> Result<(), Leave> {
+        let inst = s.inst;
+        let f = self.fetch(s, pc, bus);
         if f != 0 {
             return Err(Leave::Fetch(f));
         }
@@ -275,6 +288,10 @@ impl Ordinary<'_> {
         let stall = bus.stall;
         th.board.issued(self.pipeline, inst, at, at + 1 + u64::from(stall));
         let stop = bus.devices.take_stop();
-        if stall != 0 || stop || bus.code.generation() != self.generation { Err(Leave::After { stall, stop }) } else { Ok(()) }
+        if stall != 0 || stop || bus.relocked || bus.code.generation() != self.generation {
+            bus.relocked = false;
+            return Err(Leave::After { stall, stop });
+        }
+        Ok(())
     }
 }

@@ -4,7 +4,8 @@
 
 mod common;
 use common::*;
-use irqsim_mips::hierarchy::HierarchyConfig;
+use irqsim_mips::device::MMIO_BASE;
+use irqsim_mips::hierarchy::{HierarchyConfig, Level};
 use irqsim_mips::{Stop, SystemConfig};
 
 fn bnel(s: u32, t: u32, words: i32) -> u32 {
@@ -37,8 +38,9 @@ fn mixed() -> Vec<u32> {
     ]
 }
 
-/// Registers, instructions and cycles at the exit, running in slices of `step` cycles.
-fn run_in_slices(words: &[u32], config: &SystemConfig, step: u64) -> ([u32; 32], u64, u64) {
+/// Registers, instructions, cycles and cache counts (accesses and misses of
+/// each cache) at the exit, running in slices of `step` cycles.
+fn run_in_slices(words: &[u32], config: &SystemConfig, step: u64) -> ([u32; 32], u64, u64, Vec<(u64, u64)>) {
     let mut s = system(program(words, 4096), config);
     let mut until = step;
     loop {
@@ -49,7 +51,8 @@ fn run_in_slices(words: &[u32], config: &SystemConfig, step: u64) -> ([u32; 32],
         }
     }
     let th = &s.cores[0].threads[0];
-    (th.ctx.r, th.instructions, s.cores[0].now)
+    let counts = s.caches.as_ref().map_or(vec![], |h| Level::ALL.iter().map(|&l| h.level(l)[0].total()).map(|c| (c.accesses, c.misses)).collect());
+    (th.ctx.r, th.instructions, s.cores[0].now, counts)
 }
 
 #[test]
@@ -102,4 +105,39 @@ fn a_block_run_before_is_rebuilt_when_its_text_changes() {
     ];
     let (regs, ..) = run_in_slices(&words, &SystemConfig::default(), 1_000_000);
     assert_eq!(regs[4], 3);
+}
+
+#[test]
+fn code_reading_its_fetch_count_sees_every_fetch_before_it() {
+    // Straight-line code reads its instruction cache's access count (L1I
+    // block at 0x100, accesses at +0x20) in the middle of a block, where
+    // the fetches before it in the same line are counted, not looked up.
+    let words = [lui(8, MMIO_BASE >> 16), addiu(9, 0, 1), addiu(9, 9, 1), addiu(9, 9, 1), lw(4, 0x120, 8), addiu(9, 9, 1), addiu(9, 9, 1), lw(5, 0x120, 8)];
+    let config = SystemConfig { caches: Some(HierarchyConfig::default()), ..Default::default() };
+    let whole = run_in_slices(&words, &config, 1_000_000);
+    assert_eq!((whole.0[4], whole.0[5]), (5, 8));
+    assert_eq!(run_in_slices(&words, &config, 1), whole);
+}
+
+#[test]
+fn a_line_locked_over_the_running_code_is_fetched_again() {
+    // A direct-mapped 1 KiB L1I: code locks the line 1 KiB above its own
+    // (range base at 0x10C, length at 0x110 of the L1I block), which takes
+    // the set of the line it runs in; its next instruction misses. With
+    // memory at no cost, the lock itself does not stall.
+    let words = [
+        lui(8, MMIO_BASE >> 16),
+        lui(9, TEXT >> 16),
+        addiu(9, 9, 0x400),
+        sw(9, 0x10C, 8),
+        addiu(10, 0, 32),
+        sw(10, 0x110, 8),
+        addiu(11, 0, 1),
+        addiu(11, 11, 1),
+    ];
+    let l1i = irqsim_mips::cache::Geometry { size_bytes: 1024, ways: 1, line_bytes: 32, hit_cycles: 0 };
+    let config = SystemConfig { caches: Some(HierarchyConfig { l1i, memory_cycles: 0, ..Default::default() }), ..Default::default() };
+    let whole = run_in_slices(&words, &config, 1_000_000);
+    assert_eq!(whole.3[0].1, 3, "the first line, the first again, the exit's line");
+    assert_eq!(run_in_slices(&words, &config, 1), whole);
 }
