@@ -24,6 +24,7 @@ pub mod elf;
 pub mod error;
 pub mod exec;
 pub mod hierarchy;
+mod interleave;
 pub mod mem;
 pub mod pin;
 pub mod run;
