@@ -121,16 +121,17 @@ pub struct DataBus<'a, T, D> {
     /// change): counted here, added to the cache's counts before code reads
     /// them and when the slice ends ([`DataBus::settle`]).
     pub hits: u64,
-    /// Set when code locks a range into a cache (its last-line memo is
-    /// reset): a block leaves, so that the next fetch looks the line up.
-    pub relocked: bool,
+    /// Set by a device-register access: a block leaves after it (a device
+    /// may ask the caller to act, a range locked into the instruction
+    /// cache resets its last-line memo), and only then asks [`Devices::take_stop`].
+    pub mmio: bool,
     /// Why the last [`Fault::Device`] happened.
     pub device_error: String,
 }
 
 impl<'a, T, D> DataBus<'a, T, D> {
     pub fn new(mem: &'a mut Memory, code: &'a mut Code, links: &'a mut Links, timing: &'a mut T, devices: &'a mut D, who: Who) -> Self {
-        DataBus { mem, code, links, timing, devices, who, stall: 0, hits: 0, relocked: false, device_error: String::new() }
+        DataBus { mem, code, links, timing, devices, who, stall: 0, hits: 0, mmio: false, device_error: String::new() }
     }
 }
 
@@ -159,11 +160,13 @@ impl<T: Timing, D: Devices> DataBus<'_, T, D> {
     }
 
     fn mmio_read(&mut self, addr: u32) -> Result<u32, Fault> {
+        self.mmio = true;
         let r = self.mmio_read_inner(addr);
         self.refused(r)
     }
 
     fn mmio_write(&mut self, addr: u32, value: u32, mask: u32) -> Result<(), Fault> {
+        self.mmio = true;
         let r = self.mmio_write_inner(addr, value, mask);
         self.refused(r)
     }
@@ -227,7 +230,6 @@ impl<T: Timing, D: Devices> DataBus<'_, T, D> {
             regs::RANGE_LEN => {
                 let base = c.pin.stage(w.id).1;
                 self.stall += c.lock_range(base, value, w.id).map_err(dev)? * memory_cycles;
-                self.relocked = true;
             }
             regs::TRACE => c.pin.set_trace(w.id, value != 0),
             regs::UNLOCK => c.unlock_all(),

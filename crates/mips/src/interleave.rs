@@ -109,7 +109,7 @@ impl<D: Devices> System<D> {
             if flow == Flow::Syscall {
                 return Ended::Stop(Stop::Syscall { core: k, thread: t });
             }
-            if bus.devices.take_stop() {
+            if std::mem::take(&mut bus.mmio) && bus.devices.take_stop() {
                 return Ended::Stop(Stop::Device { core: k, thread: t });
             }
             if core.now >= limit {

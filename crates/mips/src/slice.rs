@@ -174,7 +174,7 @@ impl<D: Devices> System<D> {
             if flow == Flow::Syscall {
                 break Ok(Some(Stop::Syscall { core: k, thread: t }));
             }
-            if bus.devices.take_stop() {
+            if std::mem::take(&mut bus.mmio) && bus.devices.take_stop() {
                 break Ok(Some(Stop::Device { core: k, thread: t }));
             }
         };
@@ -287,9 +287,9 @@ impl Ordinary<'_> {
         access(&mut th.ctx, inst, bus).map_err(Leave::Fault)?;
         let stall = bus.stall;
         th.board.issued(self.pipeline, inst, at, at + 1 + u64::from(stall));
-        let stop = bus.devices.take_stop();
-        if stall != 0 || stop || bus.relocked || bus.code.generation() != self.generation {
-            bus.relocked = false;
+        // Only a store can write the text; only a device access can ask to stop.
+        if stall != 0 || bus.mmio || (inst.class & Inst::STORE != 0 && bus.code.generation() != self.generation) {
+            let stop = std::mem::take(&mut bus.mmio) && bus.devices.take_stop();
             return Err(Leave::After { stall, stop });
         }
         Ok(())
