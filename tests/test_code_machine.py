@@ -76,7 +76,7 @@ CASES = [
     ("missing-program", lambda t: [str(no_code(t)), "--set", 'code.program="nope.elf"'], r"`code\.program`: .*nope\.elf"),
     ("not-an-elf", lambda t: [str(no_code(t)), "--set", f'code.program="{no_code(t)}"'], r"`code\.program`: .*n\.toml"),
     ("missing-symbol", lambda t: [str(SCENARIO), "--set", 'code.isr="no_such_isr"'], r"`code\.isr`: no symbol `no_such_isr`"),
-    ("topology", lambda t: [str(SCENARIO), "--set", "cpu.threads=2"], r"`code\.core\.core\.threads`: 1 core\(s\) x 1 thread\(s\) is 1, but cpu\.threads is 2"),
+    ("topology", lambda t: [str(SCENARIO), "--set", "cpu.threads=2", "--set", "code.core.core.threads=1"], r"`code\.core\.core\.threads`: 1 core\(s\) x 1 thread\(s\) is 1, but cpu\.threads is 2"),
     ("app-thread", lambda t: [str(SCENARIO), "--set", "code.app_thread=3"], r"`code\.app_thread`"),
     ("tx-irq-thread", lambda t: [str(SCENARIO), "--set", "code.tx_irq_thread=1"], r"`code\.tx_irq_thread`: thread 1 does not exist"),
     ("bad-core-key", lambda t: [str(SCENARIO), "--set", 'code.core=["l9.size_bytes=1"]'], r"`code\.core`: .*l9\.size_bytes"),

@@ -139,3 +139,19 @@ def test_e1000_variants_bracket_the_rows():
     assert rows[1024]["fixed_rate"] == 1_000_000
     # The 512 B row is knife-edge on the forwarding cost.
     assert rows[512]["cost_x0.8"] == 1_000_000 and rows[512]["cost_x1.2"] < rows[512]["fixed_rate"]
+
+
+def test_cost_spread_is_the_code_kernels_measurement():
+    # E1000_SPREAD is what kernel/measure-nat measures (mean 1 by construction).
+    assert livelock.measured_spread() == livelock.E1000_SPREAD
+    assert abs(sum(livelock.E1000_SPREAD) / len(livelock.E1000_SPREAD) - 1) < 0.005
+
+
+def test_rows_are_means_over_seeds_and_the_table_gives_their_spread(rows):
+    by_size = {t["size"]: t for t in livelock.spread_table()}
+    for size in livelock.E1000:
+        t = by_size[size]
+        assert t["rx_interrupts_least"] <= t["rx_interrupts_mean"] <= t["rx_interrupts_most"]
+        assert pick(rows, size, "RX interrupts").simulated == t["rx_interrupts_mean"]
+    # The draws differ by seed: the overloaded rows' forwarded counts spread.
+    assert by_size[60]["forwarded_least"] < by_size[60]["forwarded_most"]

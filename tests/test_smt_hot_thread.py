@@ -69,7 +69,10 @@ def test_the_hot_thread_never_runs_application_code(overloaded):
     assert code.loc[(hot, "user"), "instructions"] == 0 == code.loc[(hot, "kernel"), "instructions"]
     assert bins.loc[hot, "user"] == 0 == bins.loc[hot, "kernel"]
     assert code.loc[(hot, "bottom_half"), "instructions"] > 0 and code.loc[(hot, "interrupt"), "instructions"] > 0
-    assert code.loc[(app, "interrupt"), "instructions"] == 0 == code.loc[(app, "bottom_half"), "instructions"]
+    # The NIC's handlers never run on the application's thread; its one
+    # interrupt is the timer tick every thread takes (code.ticks_per_s).
+    assert code.loc[(app, "bottom_half"), "instructions"] == 0
+    assert code.loc[(app, "interrupt"), "instructions"] < 0.01 * code.loc[(hot, "interrupt"), "instructions"]
     assert code.loc[(app, "user"), "instructions"] > 0
 
 

@@ -178,7 +178,9 @@ struct netdev {
 	};
 };
 extern struct netdev netdevs[NNETDEV];
-extern volatile u32 jiffies; /* no timer tick advances it (the machine has none) */
+extern volatile u32 jiffies; /* advanced by thread 0's timer tick (code.ticks_per_s), if any */
+#define TICK_THREADS 8
+extern volatile u32 ticks[TICK_THREADS];
 
 /* skb.c */
 void skb_pool_init(void);

@@ -33,6 +33,7 @@
 /* NIC indices = IRQ numbers. */
 #define NIC_RX 0  /* the receiving NIC */
 #define NIC_FWD 1 /* the NAT's transmit side */
+#define TICK_IRQ 2 /* nic_isr(TICK_IRQ + t): hardware thread t's timer tick (code.ticks_per_s) */
 
 /* Kernel services. */
 #define KSVC_BASE 0xBF01F000u

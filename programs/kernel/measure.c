@@ -9,7 +9,10 @@
    frames after them:
      ACT.calls ACT.instructions ACT.cycles ACT.l1i ACT.l1d ACT.l2 ACT.accesses
    prefixed warm. and steady.; with caches too large to evict, the warm.
-   misses are the lines the activity touched first (its footprint). Run
+   misses are the lines the activity touched first (its footprint). Then
+   each steady frame's cycles after its interrupt (net_rx_action and, through
+   the NAT, the TX-done cleanup) as frame_cycles_N: the spread of a
+   frame's cost that livelock's driver.isr_rx_spread takes. Run
    with --set core.cores=2 so that core 1 is the NIC's DMA engine (its
    stores invalidate core 0's L1 data lines, as DMA does); with one core
    the NIC's copies go through core 0's caches. kernel_init's data lines
@@ -34,6 +37,7 @@ static u8 ubuf[PAYLOAD] __attribute__((aligned(64)));
 /* What a wrapped register access adds around the device, and an empty
    measuring window: instructions and cycles (calibrate()). */
 static struct meter overhead, window;
+static u32 frame_cycles[MEASURED];
 
 /* Runs one activity, charging its counts (less the device's) to tally[a]. */
 #define MEASURE_CALL(a, call)                                                                       \
@@ -153,6 +157,7 @@ static void run(const char *workload, u32 forward)
 		if (i == WARMUP)
 			print_tallies(workload, ".warm.");
 		u32 len = make_frame(forward ? tag % NAT_FLOWS : 0, tag);
+		u32 before = tally[NET_RX].m.cycles + tally[ISR_TX].m.cycles;
 		fake_receive(frame + NET_IP_ALIGN, len, tag);
 		MEASURE_CALL(ISR_RX, nic_isr(NIC_RX));
 		while (fake.softirq_pending) {
@@ -168,8 +173,15 @@ static void run(const char *workload, u32 forward)
 			if (n != PAYLOAD)
 				sys_exit(1);
 		}
+		if (i >= WARMUP)
+			frame_cycles[i - WARMUP] = tally[NET_RX].m.cycles + tally[ISR_TX].m.cycles - before;
 	}
 	print_tallies(workload, ".steady.");
+	for (u32 i = 0; i < MEASURED; i++) {
+		put_str("frame_cycles_");
+		put_uint(i);
+		put_kv("", (int)frame_cycles[i]);
+	}
 }
 
 int main(void)

@@ -70,8 +70,26 @@ static void tx_clean(void)
 	}
 }
 
+/* Hardware thread `cpu`'s timer tick: 2.6's do_timer advances jiffies on
+   one CPU only, and every CPU accounts the tick (update_process_times);
+   here the tick counts per thread stand for that accounting. The rest of
+   2.6's tick (scheduler_tick, the timer softirq) is not modelled. */
+volatile u32 ticks[TICK_THREADS];
+
+static void timer_tick(u32 cpu)
+{
+	if (cpu == 0)
+		jiffies++;
+	if (cpu < TICK_THREADS)
+		ticks[cpu]++;
+}
+
 void nic_isr(u32 irq)
 {
+	if (irq >= TICK_IRQ) {
+		timer_tick(irq - TICK_IRQ);
+		return;
+	}
 	u32 icr = nic_read(irq, NIC_ICR);
 	if (irq == NIC_RX && (icr & ICR_RX)) {
 		nic_write(NIC_RX, NIC_IMC, ICR_RX);

@@ -10,7 +10,7 @@
 #define NIC(k, off) (*(volatile u32 *)(0xBF010000u + (k) * 0x100u + (off)))
 #define SVC(off) (*(volatile u32 *)(0xBF01F000u + (off)))
 enum { ICR = 0x00, IMS = 0x04, IMC = 0x08, RDBA = 0x10, RDLEN = 0x14, RDH = 0x18, RDT = 0x1C };
-enum { SOFTIRQ_RAISE = 0x00, WAKE = 0x04, DELIVERED = 0x08, DROPPED = 0x0C, EOI = 0x10 };
+enum { SOFTIRQ_RAISE = 0x00, WAKE = 0x04, DELIVERED = 0x08, DROPPED = 0x0C, EOI = 0x10, IRQ_SAVE = 0x14, IRQ_RESTORE = 0x18 };
 enum { CAUSE_RX = 1, DD = 1 };
 
 #ifndef RING
@@ -47,15 +47,23 @@ u32 received, dropped, delivered;
 
 /* The pool and the socket queue are shared by the bottom half and recv(),
    which may run on two hardware threads at once: an ll/sc spinlock guards
-   them, as spin_lock_bh guards a socket's receive queue in Linux. */
+   them with this CPU's interrupts masked, as spin_lock_irqsave guards a
+   socket's receive queue (skb_queue_tail, skb_dequeue) and the slab's
+   free lists in Linux 2.6. The machine's masking part decides what the
+   mask costs and how it is kept (conventional or optimistic). */
 static volatile u32 lock;
 static void lock_take(void)
 {
+	SVC(IRQ_SAVE) = 0;
 	while (__sync_lock_test_and_set(&lock, 1))
 		while (lock)
 			;
 }
-static void lock_give(void) { __sync_lock_release(&lock); }
+static void lock_give(void)
+{
+	__sync_lock_release(&lock);
+	SVC(IRQ_RESTORE) = 0;
+}
 
 static u8 *buf_get(void)
 {

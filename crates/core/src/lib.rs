@@ -8,14 +8,15 @@
 //!   policies (single context, multithreaded contexts) and cycle bins.
 //! - [`device`]: the NIC (receive buffer, transmitter, DMA) and the
 //!   interrupt sources (PCIe exerciser, timer, disk, ...).
-//! - [`intc`]: interrupt delivery: the ideal wire, 8259 XT-PIC, IO-APIC, MSI.
+//! - [`intc`]: interrupt delivery: the ideal wire, 8259 XT-PIC, IO-APIC,
+//!   MSI, several at once, with the bus's and the controllers' parameters.
 //! - [`kernel`]: the software that runs on the CPU: application, system calls,
 //!   drivers, protocol layers, the interrupt paths, critical sections.
 //! - [`workload`]: floods, arrival processes, scripts, traces, generators.
 //! - [`trace`]: pcap and strace readers.
 //! - [`machine`]: one run, every selected part in one event loop;
 //!   [`report`]: what it yields; [`metrics`]: every metric it can hold, declared.
-//! - [`delivery`], [`masking`]: the parameters of the delivery and masking parts.
+//! - [`masking`]: the masking part's parameters and machine profiles.
 //!
 //! ```
 //! let text = "[cpu]\nclock_mhz = 200.0\n[workload]\nkind = \"flood\"\ndirection = \"rx\"\npacket_bytes = 1500\n";
@@ -26,7 +27,6 @@
 pub mod code;
 pub mod config;
 pub mod cpu;
-pub mod delivery;
 pub mod device;
 pub mod engine;
 pub mod error;

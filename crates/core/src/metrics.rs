@@ -37,6 +37,7 @@ const fn family(name: &'static str, values: &'static [&'static str], unit: &'sta
 
 const NET: &str = "nic, driver, stack, app (every NIC workload)";
 const DELIVERY: &str = "intc, bus, irq_path, sources (interrupt delivery)";
+const SOURCES: &str = "sources (more than one interrupt source)";
 const EXERCISER: &str = "sources (the `exerciser` workload, or `sources.others` of kind `exerciser`)";
 
 /// Every metric, in the order a report lists them.
@@ -80,6 +81,10 @@ pub const METRICS: &[Metric] = &[
     m("interrupts_serviced", "interrupts", "interrupts a handler serviced", DELIVERY),
     m("interrupts_lost", "interrupts", "interrupts lost (raised again while still pending on an edge line)", DELIVERY),
     m("interrupts_in_flight", "interrupts", "interrupts raised but not yet serviced when the run ended", "intc or masking"),
+    // Per device, with more than one: 0 is the NIC or the exerciser, then each of `others` in order.
+    family("source{}_raised", &[], "interrupts", "interrupts device N raised (0: the NIC or the exerciser, then each of `others`)", SOURCES),
+    family("source{}_serviced", &[], "interrupts", "interrupts of device N a handler serviced", SOURCES),
+    family("source{}_lost", &[], "interrupts", "interrupts of device N lost", SOURCES),
     m("spurious_interrupts", "interrupts", "interrupts taken in which no handler found its device's bit", DELIVERY),
     m("cpu_cycles_per_interrupt", "cycles", "CPU cycles of interrupt, bottom-half and overhead work per serviced interrupt", DELIVERY),
     m("cpu_us_per_interrupt", "µs", "`cpu_cycles_per_interrupt` in microseconds", EXERCISER),
@@ -109,11 +114,11 @@ pub const METRICS: &[Metric] = &[
     m("optimistic_pair_cycles", "cycles", "cost of one optimistic raise/lower pair (NaN where the profile has none)", "masking (workload kind `null_rpc`)"),
     m("continuation_cycles", "cycles", "cost of the optimistic scheme's continuation", "masking (workload kind `null_rpc`)"),
     m("interrupts_handled", "interrupts", "interrupts handled", "masking (workload kind `null_rpc`)"),
-    m("interrupts_held", "interrupts", "interrupts that arrived while the hardware mask held them (behind a controller: taken at a section's exit)", "masking (workload kind `null_rpc`, or NIC sections behind a controller)"),
-    m("interrupts_deferred", "interrupts", "interrupts the optimistic prologue deferred", "masking (workload kind `null_rpc`, or NIC sections behind a controller)"),
+    m("interrupts_held", "interrupts", "interrupts that arrived while the hardware mask held them (behind a controller: taken at a section's exit)", "masking (workload kind `null_rpc`, NIC sections behind a controller), code"),
+    m("interrupts_deferred", "interrupts", "interrupts the optimistic prologue deferred", "masking (workload kind `null_rpc`, NIC sections behind a controller), code"),
     m("interrupts_merged", "interrupts", "interrupts merged into one already waiting", "masking (workload kind `null_rpc`)"),
-    m("masking_cycles", "cycles", "cycles of mask manipulation in the NIC path's critical sections", "masking (NIC sections)"),
-    m("masking_cycles_per_frame", "cycles", "`masking_cycles` per delivered frame", "masking (NIC sections)"),
+    m("masking_cycles", "cycles", "cycles of mask manipulation in the NIC path's critical sections (kernel code's: the raise and lower stalls of `masking.code_sections`)", "masking (NIC sections), code"),
+    m("masking_cycles_per_frame", "cycles", "`masking_cycles` per delivered frame", "masking (NIC sections), code"),
     m("nic_interrupts_held", "interrupts", "NIC interrupts that arrived while the mask held them", "masking (NIC sections)"),
     m("nic_interrupts_deferred", "interrupts", "NIC interrupts the optimistic prologue deferred", "masking (NIC sections)"),
     m("nic_interrupts_in_flight", "interrupts", "masked NIC interrupts not yet handled when the run ended", "masking (NIC sections)"),

@@ -55,7 +55,11 @@ const MECHANISMS: &[Mechanism] = &[
     m("optimistic", &["masking.driver_section_cycles=300", "masking.protocol_section_cycles=500", "masking.scheme=\"optimistic\""]),
     m("timer", &["sources.others=[{process = \"periodic\", rate_per_s = 1000.0, isr_cycles = 3000}]"]),
     m("exerciser", &["sources.others=[{kind = \"exerciser\", rate_per_s = 5000.0, dma_bytes = 4096}]"]),
+    // A second controller: a disk on the IO-APIC whatever the NIC's is.
+    m("ioapic-disk", &["sources.others=[{rate_per_s = 2000.0, isr_cycles = 3000, intc = \"ioapic\"}]"]),
     Mechanism { name: "code", base: Some("code/rx-min"), sets: &["run.duration_ms=2"] },
+    // Code's own sections (spin_lock_irqsave) under optimistic protection.
+    Mechanism { name: "code-optimistic", base: Some("code/rx-min"), sets: &["run.duration_ms=2", "masking.code_sections=true", "masking.scheme=\"optimistic\""] },
 ];
 
 enum Outcome {

@@ -11,7 +11,7 @@
 //! pending merges with it, as at a local APIC; the driver takes the vector
 //! when it wakes.
 
-use irqsim_core::intc::{Costs, Intc, IntcKind, Rec, Route, Trigger};
+use irqsim_core::intc::{self, Costs, Intc, IntcKind, Rec, Route, Trigger};
 use std::collections::HashMap;
 
 /// Host addresses, shared with programs/firmware/nic.h.
@@ -62,7 +62,7 @@ impl Host {
             received: 0,
             interrupts: 0,
             merged: 0,
-            intc: Intc::new(IntcKind::Msi, Trigger::Edge, vec![Route { cpu: 0, priority: 0 }], Costs::default()),
+            intc: intc::build(IntcKind::Msi, Trigger::Edge, vec![Route { cpu: 0, priority: 0 }], Costs::default()),
             wake_at: None,
         };
         h.post();

@@ -172,13 +172,23 @@ VARIANTS = {
 }
 
 
-def sensitivity() -> list[tuple[str, float, float, float]]:
-    """(variant, baseline peak Mb/s, hot-thread peak Mb/s, gain %) for netperf."""
+def sensitivity(variants: dict | None = None) -> list[tuple[str, float, float, float]]:
+    """(variant, baseline peak Mb/s, hot-thread peak Mb/s, gain %) for
+    netperf, over ``variants`` (``VARIANTS``; ``PLUS_MINUS_20`` for ±20%)."""
     out = []
-    for name, (extra, core) in VARIANTS.items():
+    for name, (extra, core) in (variants or VARIANTS).items():
         base, hot = (peak(sweep("netperf", h, extra=extra, settings=core)).delivered_mbps for h in (False, True))
         out.append((name, base, hot, change(hot, base)))
     return out
+
+
+# Each assumed input of the netperf gain at 0.8x and 1.2x (issue 25): the
+# memory latency (228 cycles), the register read (228), the save/restore (78).
+PLUS_MINUS_20 = {
+    **{f"memory.latency_cycles x{f}": ({}, [f"memory.latency_cycles={round(228 * f)}"]) for f in (0.8, 1.2)},
+    **{f"code.mmio_read_cycles x{f}": ({"code.mmio_read_cycles": round(228 * f)}, []) for f in (0.8, 1.2)},
+    **{f"cpu.save_restore_cycles x{f}": ({"cpu.save_restore_cycles": round(78 * f)}, []) for f in (0.8, 1.2)},
+}
 
 
 def change(new: float, old: float) -> float:

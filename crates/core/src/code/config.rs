@@ -25,6 +25,7 @@ pub struct CodeConfig {
     pub tx_irq_thread: Option<usize>,
     pub flows: u32,
     pub mmio_read_cycles: u32,
+    pub ticks_per_s: f64,
     pub core: toml::Table,
     pub poke: Vec<String>,
     pub dma: String,
@@ -68,10 +69,19 @@ impl CodeConfig {
             "what the NIC's DMA writes do to cached copies: `invalidate` every level (coherent DMA by snooping), or `update` the lines the L2 holds in place (locks kept) and invalidate the L1s, as Intel's Data Direct I/O writes into the last-level cache",
         ),
         Param::cycles("mmio_read_cycles", d("0"), "cycles a device-register read stalls the thread (an uncached bus read)"),
+        Param::float(
+            "ticks_per_s",
+            "/s",
+            d("0.0"),
+            false,
+            0.0,
+            1e6,
+            "the timer tick: this many times a second every hardware thread t runs `isr(2 + t)` at interrupt level (Linux's per-CPU local timer interrupt); 0: no tick",
+        ),
         Param::sections(
             "core",
             irqsim_mips::config::MACHINE_SECTIONS,
-            "settings of the execution-driven cores, one sub-table per section below (`[code.core.l1d]`); `irqsim exec --set` takes the same keys as `section.key=value`, and so does the older list form `core = [\"l1d.size_bytes=8192\", ...]`; cores x threads must equal `cpu.threads`",
+            "settings of the execution-driven cores, one sub-table per section below (`[code.core.l1d]`); `irqsim exec --set` takes the same keys as `section.key=value`, and so does the older list form `core = [\"l1d.size_bytes=8192\", ...]`; cores x threads must equal `cpu.threads` (without `[code.core.core]`, one single-threaded core per hardware thread)",
         ),
         Param::of(
             "poke",

@@ -36,6 +36,10 @@ pub const UNTIL_RETURN: u64 = u64::MAX / 4;
 const STACK_TOP: u32 = 0x7FF0_0000;
 const STACK_BYTES: u32 = 64 * 1024;
 
+/// The first interrupt number of the timer ticks: thread `t`'s tick calls
+/// the `isr` entry with `TICK_IRQ + t` (the NICs are 0 and 1).
+pub const TICK_IRQ: u32 = 2;
+
 /// The system-call number of `read`, which the application's `recv` uses.
 pub const SYS_READ: u32 = 4003;
 /// What the receive system call returns when nothing is queued.
@@ -76,6 +80,8 @@ fn restart(ctx: &mut Context) {
 pub enum Activity {
     Init,
     Isr { irq: u8 },
+    /// The timer tick of a thread: the interrupt entry with [`TICK_IRQ`] + its index.
+    Tick,
     BottomHalf,
     Syscall,
     App,
@@ -85,7 +91,7 @@ impl Activity {
     pub fn bin(self) -> Bin {
         match self {
             Activity::Init | Activity::Syscall => Bin::Kernel,
-            Activity::Isr { .. } => Bin::Interrupt,
+            Activity::Isr { .. } | Activity::Tick => Bin::Interrupt,
             Activity::BottomHalf => Bin::BottomHalf,
             Activity::App => Bin::User,
         }
@@ -95,6 +101,7 @@ impl Activity {
         match self {
             Activity::Init => "kernel init",
             Activity::Isr { .. } => "NIC ISR (code)",
+            Activity::Tick => "timer tick (code)",
             Activity::BottomHalf => "NET_RX (code)",
             Activity::Syscall => "recv (code)",
             Activity::App => "application (code)",
@@ -151,8 +158,17 @@ pub struct Code {
     pub syscall_args: [u32; 3],
     /// NET_RX raised and not yet started, per thread.
     pub softirq_pending: Vec<bool>,
+    /// Cycles between timer ticks (0: none), and each thread's tick posted and not yet returned.
+    pub tick: u64,
+    pub tick_posted: Vec<bool>,
+    /// A tick came while the thread's critical section was open: it runs
+    /// when the section closes.
+    pub tick_held: Vec<bool>,
     /// Each NIC's interrupt is posted and not yet ended (EOI).
     pub irq_posted: [bool; NICS],
+    /// A NIC's interrupt on the bare wire waits for its CPU's mask to drop
+    /// (a critical section of code was open when it came).
+    pub irq_held: [bool; NICS],
     /// A NIC is sending a frame.
     pub tx_busy: [bool; NICS],
     pub flows: u32,
@@ -219,7 +235,11 @@ impl Code {
             app_blocked: None,
             syscall_args: [0; 3],
             softirq_pending: vec![false; threads],
+            tick: 0,
+            tick_posted: vec![false; threads],
+            tick_held: vec![false; threads],
             irq_posted: [false; NICS],
+            irq_held: [false; NICS],
             tx_busy: [false; NICS],
             flows: c.flows,
             next_tag: 1,
@@ -324,6 +344,7 @@ impl Code {
         match activity {
             Activity::Init => Context::call(e.init, sp, &[]),
             Activity::Isr { irq } => Context::call(e.isr, sp, &[u32::from(irq)]),
+            Activity::Tick => Context::call(e.isr, sp, &[TICK_IRQ + t as u32]),
             Activity::BottomHalf => Context::call(e.bottom_half, sp, &[]),
             Activity::Syscall => Context::call(e.syscall, sp, &self.syscall_args),
             Activity::App => Context::call(e.app.expect("an application"), sp, &[]),

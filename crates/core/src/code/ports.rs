@@ -43,6 +43,8 @@ pub mod service {
     pub const DELIVERED: u32 = 0x08;
     pub const DROPPED: u32 = 0x0C;
     pub const EOI: u32 = 0x10;
+    pub const IRQ_SAVE: u32 = 0x14;
+    pub const IRQ_RESTORE: u32 = 0x18;
 }
 
 /// Interrupt causes (ICR and IMS bits).
@@ -91,6 +93,9 @@ pub enum Action {
     Eoi {
         irq: u32,
     },
+    /// The driver enabled NIC 0's receive cause again: its poll completed
+    /// (napi_complete_done), where DIM takes a sample.
+    RxEnabled,
     /// NIC `nic` may now assert its interrupt (causes were enabled).
     Unmask {
         nic: usize,
@@ -98,6 +103,15 @@ pub enum Action {
     /// Software queued frames for NIC `nic` to send.
     Transmit {
         nic: usize,
+    },
+    /// `local_irq_save` (`spin_lock_irqsave`) on machine thread `thread`:
+    /// its critical section opens, masking what its controllers deliver.
+    IrqSave {
+        thread: usize,
+    },
+    /// `local_irq_restore`: the innermost section of `thread` closes.
+    IrqRestore {
+        thread: usize,
     },
 }
 
@@ -127,6 +141,11 @@ pub struct Ports {
     pub read_cycles: u32,
     /// Hardware threads per core of the simulated cores (to name a thread).
     pub threads_per_core: usize,
+    /// Report each enabling of NIC 0's receive cause (DIM samples there).
+    pub report_rx_enable: bool,
+    /// Cycles the mask's raise and lower stall the thread (`[masking]`'s
+    /// profile and scheme; 0 without it: the store is the cost).
+    pub mask_cycles: [u32; 2],
     stop: bool,
 }
 
@@ -139,6 +158,8 @@ impl Ports {
             outcomes: Vec::new(),
             read_cycles,
             threads_per_core,
+            report_rx_enable: false,
+            mask_cycles: [0, 0],
             stop: false,
         }
     }
@@ -163,7 +184,11 @@ impl Ports {
         match off {
             reg::IMS => {
                 n.ims |= v;
-                if n.asserted() {
+                let asserted = n.asserted();
+                if k == 0 && v & CAUSE_RX != 0 && self.report_rx_enable {
+                    self.act(Action::RxEnabled);
+                }
+                if asserted {
                     self.act(Action::Unmask { nic: k });
                 }
             }
@@ -183,9 +208,19 @@ impl Ports {
         Ok(())
     }
 
-    fn service(&mut self, off: u32, v: u32, at: Access) -> Result<(), String> {
+    /// A kernel service; returns the cycles it stalls the thread.
+    fn service(&mut self, off: u32, v: u32, at: Access) -> Result<u32, String> {
+        let thread = at.core * self.threads_per_core + at.thread;
         match off {
-            service::SOFTIRQ_RAISE if v == 0 => self.act(Action::SoftIrq { thread: at.core * self.threads_per_core + at.thread }),
+            service::IRQ_SAVE => {
+                self.act(Action::IrqSave { thread });
+                return Ok(self.mask_cycles[0]);
+            }
+            service::IRQ_RESTORE => {
+                self.act(Action::IrqRestore { thread });
+                return Ok(self.mask_cycles[1]);
+            }
+            service::SOFTIRQ_RAISE if v == 0 => self.act(Action::SoftIrq { thread }),
             service::SOFTIRQ_RAISE => return Err(format!("softirq {v}: only NET_RX (0) exists")),
             service::WAKE => self.act(Action::Wake { socket: v }),
             service::DELIVERED => self.finish(v, at.cycle, true)?,
@@ -194,7 +229,7 @@ impl Ports {
             service::EOI => return Err(format!("EOI of irq {v}: only NIC interrupts 0..{NICS} exist")),
             _ => return Err("no such kernel service".into()),
         }
-        Ok(())
+        Ok(0)
     }
 }
 
@@ -232,12 +267,12 @@ impl Devices for Ports {
             return Err("device registers take aligned 32-bit stores only".into());
         }
         if addr >= SERVICES {
-            self.service(addr - SERVICES, value, at)?;
-        } else if let Some((k, off)) = nic_of(addr) {
-            self.nic_write(k, off, value)?;
-        } else {
-            return Err("no device register here".into());
+            return self.service(addr - SERVICES, value, at);
         }
+        let Some((k, off)) = nic_of(addr) else {
+            return Err("no device register here".into());
+        };
+        self.nic_write(k, off, value)?;
         Ok(0)
     }
 

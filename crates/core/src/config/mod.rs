@@ -13,6 +13,7 @@ mod docs;
 mod load;
 pub mod params;
 mod parts;
+mod rules;
 pub(crate) mod sections;
 mod workload;
 
@@ -50,13 +51,13 @@ pub struct Scenario {
     /// Interrupt masking (the `null_rpc` workload): machine profile and scheme.
     pub masking: crate::masking::MaskingConfig,
     /// Interrupt controller (the `exerciser` workload): XT-PIC, IO-APIC, MSI.
-    pub intc: crate::delivery::IntcConfig,
+    pub intc: crate::intc::IntcConfig,
     /// Fabric latencies between CPU, chipset and device (`exerciser`).
-    pub bus: crate::delivery::BusConfig,
+    pub bus: crate::intc::BusConfig,
     /// Cycle costs of the Linux interrupt path (`exerciser`).
-    pub irq_path: crate::delivery::IrqPathConfig,
+    pub irq_path: crate::kernel::IrqPathConfig,
     /// Interrupt sources beside the NIC.
-    pub sources: crate::delivery::SourcesConfig,
+    pub sources: crate::device::sources::SourcesConfig,
     /// The kernel's network software as code on execution-driven cores.
     pub code: crate::code::CodeConfig,
     /// The NAPI path (`irq_path.kind = "napi"`).
@@ -90,13 +91,13 @@ struct Selected<'s> {
     #[serde(skip_serializing_if = "Option::is_none")]
     masking: Option<&'s crate::masking::MaskingConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    intc: Option<&'s crate::delivery::IntcConfig>,
+    intc: Option<&'s crate::intc::IntcConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    bus: Option<&'s crate::delivery::BusConfig>,
+    bus: Option<&'s crate::intc::BusConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    irq_path: Option<&'s crate::delivery::IrqPathConfig>,
+    irq_path: Option<&'s crate::kernel::IrqPathConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    sources: Option<&'s crate::delivery::SourcesConfig>,
+    sources: Option<&'s crate::device::sources::SourcesConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
     code: Option<&'s crate::code::CodeConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -129,7 +130,7 @@ impl Scenario {
     /// any but the bare wire, the Linux or NAPI path, or other interrupt
     /// sources beside it.
     pub fn nic_wired(&self) -> bool {
-        let linux = self.irq_path.kind.is_some_and(|k| k != crate::delivery::IrqPathKind::Mt);
+        let linux = self.irq_path.kind.is_some_and(|k| k != crate::kernel::IrqPathKind::Mt);
         self.intc.kind != crate::intc::IntcKind::Direct || linux || !self.sources.others.is_empty()
     }
 
@@ -139,10 +140,12 @@ impl Scenario {
     pub fn parts(&self) -> PartSet {
         let mut parts = selected_parts(self.workload.kind()).0;
         if parts.contains(Part::Nic) {
-            let wire = self.intc.kind == crate::intc::IntcKind::Direct;
-            let linux = self.irq_path.kind.is_some_and(|k| k != crate::delivery::IrqPathKind::Mt);
-            let napi = self.irq_path.kind == Some(crate::delivery::IrqPathKind::Napi);
-            let sections = self.masking.nic_sections();
+            // Only the direct wire, for the NIC and every source beside it.
+            let direct = crate::intc::IntcKind::Direct;
+            let wire = self.intc.kind == direct && self.sources.others.iter().all(|o| o.intc.is_none_or(|k| k == direct));
+            let linux = self.irq_path.kind.is_some_and(|k| k != crate::kernel::IrqPathKind::Mt);
+            let napi = self.irq_path.kind == Some(crate::kernel::IrqPathKind::Napi);
+            let sections = self.masking.nic_sections() || self.masking.code();
             let others = self.sources.others.is_empty();
             for (part, idle) in [(Part::Bus, wire), (Part::IrqPath, wire && !linux && others), (Part::Masking, !sections), (Part::Sources, others), (Part::Napi, !napi), (Part::Coalesce, !self.coalesce.active()), (Part::Rss, !self.rss.active())] {
                 if idle {
@@ -187,7 +190,7 @@ impl Scenario {
             rss: pick(Part::Rss).then_some(&self.rss),
         };
         let mut doc = serde_json::to_value(&selected).expect("a scenario is plain data");
-        parts::drop_unused(&mut doc, self.workload.kind());
+        rules::drop_unused(&mut doc, self.workload.kind());
         doc.to_string()
     }
 
@@ -226,6 +229,10 @@ impl Scenario {
                 Ok(())
             }
         };
+        let spread = &self.driver.isr_rx_spread;
+        if !spread.is_empty() && spread.iter().sum::<f64>() == 0.0 {
+            return err("driver.isr_rx_spread", "all 0: the spread is scaled to a mean of 1, so give at least one positive multiple (or [] for none)".into());
+        }
         let offered = self.stimuli_per_s() * self.run.duration_ms / 1e3;
         if offered > self.run.max_events as f64 {
             return err(
@@ -280,9 +287,9 @@ impl Scenario {
                 }
             }
             WorkloadConfig::NullRpc(w) => return crate::masking::check(self, w),
-            WorkloadConfig::Exerciser(_) => return crate::delivery::check(self),
+            WorkloadConfig::Exerciser(_) => return crate::intc::config::check(self),
         }
-        crate::delivery::check_nic(self)?;
+        crate::intc::check_nic(self)?;
         self.code.check()?;
         self.coalesce.check(self)?;
         self.napi.check(self)?;

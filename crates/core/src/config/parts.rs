@@ -8,9 +8,12 @@
 //! refused when that variant is not chosen.
 
 use super::params::{self, Param, Problem, join, plain};
+use super::rules::{check_cancelled, check_when};
 use super::sections::{AppConfig, CpuConfig, DriverConfig, NicConfig, RunConfig, StackConfig, StatsConfig};
 use super::workload::{KINDS, VARIANTS, variant};
-use crate::delivery::{BusConfig, IntcConfig, IrqPathConfig, SourcesConfig};
+use crate::device::sources::SourcesConfig;
+use crate::intc::{BusConfig, IntcConfig};
+use crate::kernel::IrqPathConfig;
 use crate::masking::MaskingConfig;
 use toml::{Table, Value};
 
@@ -150,7 +153,7 @@ pub const PARTS: &[Info] = &[
         title: "the kernel's code",
         help: "the NIC's handlers, bottom half, receive call and application as MIPS code on execution-driven cores (docs/models/cores.md)",
         params: crate::code::CodeConfig::PARAMS,
-        notes: "With `program` set, `[driver]`, `[stack]`, `[app]` and `[masking]` are refused (code is the driver, stack and application; the programs have no critical sections yet), as are workloads other than `arrivals`; without it every other `code` key is refused.",
+        notes: "With `program` set, `[driver]`, `[stack]`, `[app]`, `[napi]`, `[rss]` and the masking part's section keys are refused (code is the driver, stack and application, and its critical sections are its own `local_irq_save`s: `masking.code_sections` gives them the masking part's scheme and costs), as are workloads other than `arrivals`; without it every other `code` key is refused.",
     },
     Info {
         part: Part::Napi,
@@ -225,14 +228,14 @@ fn masking_needs_sections(explicit: &[String], kind: &str) -> Result<(), Problem
         return Ok(());
     }
     let masking = || explicit.iter().filter(|k| k.starts_with("masking."));
-    if masking().any(|k| k.ends_with("_section_cycles")) {
+    if masking().any(|k| k.ends_with("_section_cycles") || k == "masking.code_sections") {
         return Ok(());
     }
     match masking().next() {
         Some(k) => Err((
             k.clone(),
             format!(
-                "the NIC path has no critical section to mask (workload kind `{kind}`); set masking.driver_section_cycles, protocol_section_cycles or syscall_section_cycles, or remove the key"
+                "the NIC path has no critical section to mask (workload kind `{kind}`); set masking.driver_section_cycles, protocol_section_cycles or syscall_section_cycles (or, with kernel code, code_sections), or remove the key"
             ),
         )),
         None => Ok(()),
@@ -250,14 +253,40 @@ fn code_excludes(explicit: &[String], kind: &str) -> Result<(), Problem> {
         };
     }
     // The receive-path parts model what code's own driver does (its ring is code's too).
-    const ABSTRACT: &[&str] = &["driver.", "stack.", "app.", "masking.", "napi.", "coalesce.", "rss.", "nic.rx_ring_frames"];
+    const ABSTRACT: &[&str] = &["driver.", "stack.", "app.", "napi.", "rss.", "nic.rx_ring_frames"];
     if let Some(k) = explicit.iter().find(|k| ABSTRACT.iter().any(|p| k.starts_with(p))) {
         return Err((k.clone(), "the kernel's software is code (`code.program`): this part is not used; remove the key".into()));
+    }
+    // The abstract kernel's sections and priority levels; code has its own.
+    const SECTIONS: &[&str] = &["_section_cycles", "nic_priority", "section_level"];
+    if let Some(k) = explicit.iter().find(|k| k.starts_with("masking.") && SECTIONS.iter().any(|p| k.ends_with(p))) {
+        let msg = "the kernel's software is code (`code.program`): its critical sections are its own `local_irq_save`s, each masking every interrupt of its CPU (`masking.code_sections` gives them this part's scheme and costs); remove the key";
+        return Err((k.clone(), msg.into()));
     }
     if kind != "arrivals" {
         return Err(("workload.kind".into(), format!("`{kind}` with code (`code.program`): code receives open-loop frames only (`arrivals`)")));
     }
     Ok(())
+}
+
+/// Code's cores follow `cpu.threads` unless `[code.core.core]` says how
+/// they are made: one single-threaded core per hardware thread (an SMP).
+fn code_cores_follow_threads(root: &mut Table, explicit: &[String]) {
+    let topology = |k: &String| k == "code.core.core.cores" || k == "code.core.core.threads";
+    let Some(threads) = lookup_int(root, "cpu.threads") else { return };
+    if !explicit.iter().any(|k| k == "code.program") || explicit.iter().any(topology) || threads <= 1 {
+        return;
+    }
+    let core = ["code", "core", "core"].iter().try_fold(&mut *root, |t, seg| t.entry(*seg).or_insert_with(|| Value::Table(Table::new())).as_table_mut());
+    if let Some(core) = core {
+        core.insert("cores".into(), Value::Integer(threads));
+    }
+}
+
+/// An integer at a dotted path of a table not yet checked.
+fn lookup_int(root: &Table, path: &str) -> Option<i64> {
+    let (section, key) = path.split_once('.')?;
+    root.get(section)?.get(key)?.as_integer()
 }
 
 /// Keys renamed when rates took one spelling (`_per_s`), with their new names.
@@ -307,6 +336,7 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
     }
     // After the part check: a key of an unselected part is named as such.
     code_excludes(&explicit, &kind)?;
+    code_cores_follow_threads(root, &explicit);
     if kind != "exerciser" && explicit.iter().any(|k| k == "intc.vectors") {
         return Err(("intc.vectors".into(), format!("the exerciser's vectors; the NIC (workload kind `{kind}`) takes one vector per RSS queue (`rss.queues`); remove the key")));
     }
@@ -343,51 +373,6 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
     Ok(selected)
 }
 
-/// A key whose effect another key's value cancels: `key` (when written, and
-/// not 0) changes nothing while `by` is `is`.
-struct Cancel {
-    key: &'static str,
-    by: &'static str,
-    is: i64,
-    why: &'static str,
-}
-
-/// Linux's own semantics make these no-ops (ethtool.h's `struct
-/// ethtool_coalesce`; napi.rst, "Software IRQ coalescing" and "Busy
-/// polling"); a sweep over the first key alone would silently measure
-/// nothing, so each is refused naming both keys.
-const CANCELS: &[Cancel] = &[
-    Cancel {
-        key: "coalesce.rx_usecs",
-        by: "coalesce.rx_frames",
-        is: 1,
-        why: "the first frame interrupts at once, before any rx_usecs timer could expire; set coalesce.rx_frames to 0 (the timer alone) or above 1",
-    },
-    Cancel {
-        key: "napi.gro_flush_timeout_ns",
-        by: "napi.defer_hard_irqs",
-        is: 0,
-        why: "a completing poll enables the interrupt again at once, so no timer polls again (Linux arms it then only to flush GRO, not modelled); set napi.defer_hard_irqs above 0",
-    },
-    Cancel {
-        key: "napi.defer_hard_irqs",
-        by: "napi.gro_flush_timeout_ns",
-        is: 0,
-        why: "without a timeout no timer polls again, so a completing poll enables the interrupt at once; set napi.gro_flush_timeout_ns above 0",
-    },
-    Cancel { key: "napi.busy_poll_budget", by: "napi.busy_poll_usecs", is: 0, why: "no application busy-polls; set napi.busy_poll_usecs above 0" },
-];
-
-fn check_cancelled(root: &Table, explicit: &[String]) -> Result<(), Problem> {
-    let int = |path: &str| lookup(root, path).and_then(Value::as_integer);
-    for c in CANCELS {
-        if explicit.iter().any(|k| k == c.key) && int(c.key) != Some(0) && int(c.by) == Some(c.is) {
-            return Err((c.key.into(), format!("changes nothing while `{}` is {}: {}; or remove the key", c.by, c.is, c.why)));
-        }
-    }
-    Ok(())
-}
-
 /// Each table of an array-of-tables key, checked against its own keys.
 fn check_items(t: &mut Table, path: &str, params: &[Param]) -> Result<(), Problem> {
     for p in params {
@@ -408,87 +393,6 @@ fn other_kind(key: &str, kind: &str) -> Option<String> {
         return None;
     }
     Some(format!("a key of workload kind {}, not of `{kind}`", params::quoted(&owners)))
-}
-
-/// Refuses an explicit key whose [`When`](params::When) does not hold.
-fn check_when(root: &Table, key: &str, kind: &str) -> Result<(), Problem> {
-    let Some(p) = param_of(key, kind) else { return Ok(()) };
-    let Some(w) = p.when else { return Ok(()) };
-    let value = lookup(root, w.key).map(plain).unwrap_or_else(|| implied(w.key, kind).to_string());
-    if w.is.contains(&value.as_str()) {
-        return Ok(());
-    }
-    Err((key.into(), format!("only used when `{}` is {} (it is `{value}`); remove the key", w.key, params::quoted(w.is))))
-}
-
-/// The declaration of a dotted key (`stack.ip_cycles`, `workload.others[0].priority`).
-fn param_of(key: &str, kind: &str) -> Option<&'static Param> {
-    let bare = strip_indices(key);
-    let mut segs = bare.split('.');
-    let (first, leaf) = (segs.next()?, segs.next()?);
-    let params = if first == "workload" { variant(kind)?.params } else { PARTS.iter().find(|i| i.section == first)?.params };
-    descend(params::find(params, leaf)?, segs)
-}
-
-fn descend<'a>(mut p: &'static Param, segs: impl Iterator<Item = &'a str>) -> Option<&'static Param> {
-    for s in segs {
-        let params::Type::Items(item) = p.ty else { return None };
-        p = params::find(item, s)?;
-    }
-    Some(p)
-}
-
-/// The value at a dotted path.
-/// Removes from a scenario's JSON (`Scenario::to_json`) every key that
-/// another key's value leaves unused, so that what is printed loads back.
-pub fn drop_unused(doc: &mut serde_json::Value, kind: &str) {
-    let value_of = |doc: &serde_json::Value, path: &str| {
-        let v = path.split('.').try_fold(doc, |v, seg| v.get(seg));
-        v.map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)).unwrap_or_else(|| implied(path, kind).to_string())
-    };
-    let sections = PARTS.iter().map(|i| (i.section, i.params)).chain(variant(kind).map(|v| ("workload", v.params)));
-    for (section, params) in sections {
-        let unused: Vec<&str> = params.iter().filter(|p| p.when.is_some_and(|w| !w.is.contains(&value_of(doc, w.key).as_str()))).map(|p| p.key).collect();
-        if let Some(t) = doc.get_mut(section).and_then(|t| t.as_object_mut()) {
-            for key in unused {
-                t.remove(key);
-            }
-        }
-    }
-    // A key another cancels, at its default (any other value is refused).
-    for c in CANCELS {
-        let (section, key) = c.key.split_once('.').expect("a dotted key");
-        if value_of(doc, c.by) == c.is.to_string()
-            && value_of(doc, c.key) != "0"
-            && let Some(t) = doc.get_mut(section).and_then(|t| t.as_object_mut())
-        {
-            t.remove(key);
-        }
-    }
-    // The NIC takes one vector per RSS queue and the loader refuses the key
-    // (`check_table`), so a written scenario must not carry it.
-    if let Some(intc) = doc.get_mut("intc").and_then(|t| t.as_object_mut()).filter(|_| kind != "exerciser") {
-        intc.remove("vectors");
-    }
-}
-
-/// The value an optional deciding key takes when it is not written: the
-/// interrupt path is the exerciser's Linux path, and the mt path for the NIC.
-fn implied(key: &str, kind: &str) -> &'static str {
-    match (key, kind) {
-        ("irq_path.kind", "exerciser") => "linux",
-        ("irq_path.kind", _) => "mt",
-        _ => "",
-    }
-}
-
-fn lookup<'t>(root: &'t Table, path: &str) -> Option<&'t Value> {
-    let mut segs = path.split('.');
-    let mut v = root.get(segs.next()?)?;
-    for s in segs {
-        v = v.as_table()?.get(s)?;
-    }
-    Some(v)
 }
 
 /// Every leaf key written in `t`, dotted, with `[i]` for array items.

@@ -167,6 +167,7 @@ pub struct DriverConfig {
     pub send_cycles: u64,
     pub isr_tx_done_cycles: u64,
     pub isr_rx_done_cycles: u64,
+    pub isr_rx_spread: Vec<f64>,
 }
 
 impl DriverConfig {
@@ -175,6 +176,14 @@ impl DriverConfig {
         Param::cycles("send_cycles", d("2756"), "Driver Send: check the NIC, set up the DMA (or queue the frame), start the transmit"),
         Param::cycles("isr_tx_done_cycles", d("536"), "Driver ISR, transmit-done part (also starts the next queued frame)"),
         Param::cycles("isr_rx_done_cycles", d("2228"), "Driver ISR, receive part, per frame taken from the NIC buffer"),
+        Param::of(
+            "isr_rx_spread",
+            Type::FloatList,
+            "",
+            d("[]"),
+            Range::Float { min: 0.0, min_open: false, max: 1000.0, max_open: false },
+            "per-frame receive cost as multiples of `isr_rx_done_cycles`, scaled to a mean of 1: each frame draws one (seeded by `run.seed`), a measured spread such as cache misses'; empty: every frame costs the same",
+        ),
     ];
 }
 

@@ -28,8 +28,8 @@ pub enum WorkloadConfig {
     /// interrupt arrivals (the masking model; keys in `masking::NullRpcConfig`).
     NullRpc(crate::masking::NullRpcConfig),
     /// A PCIe exerciser raising interrupts through `[intc]`, serviced by an
-    /// ISR and a tasklet (the delivery model; keys in `delivery::ExerciserConfig`).
-    Exerciser(crate::delivery::ExerciserConfig),
+    /// ISR and a tasklet (the delivery model; keys in `device::sources::ExerciserConfig`).
+    Exerciser(crate::device::sources::ExerciserConfig),
 }
 
 pub const KINDS: &[&str] = &["flood", "arrivals", "trace", "script", "synthetic", "null_rpc", "exerciser"];
@@ -79,7 +79,7 @@ pub const VARIANTS: &[Variant] = &[
     Variant {
         kind: "exerciser",
         help: "a PCIe exerciser raising interrupts through `[intc]`, serviced by an ISR and a tasklet (the interrupt-delivery model)",
-        params: crate::delivery::ExerciserConfig::PARAMS,
+        params: crate::device::sources::ExerciserConfig::PARAMS,
         notes: "Refused with the key named: a line out of range or the XT-PIC cascade line (`workload.line`, `workload.others[i].line`), no free line left for a device (share one by giving `line`), two MSI sources on one vector (never shared), a CPU that does not exist.",
     },
 ];

@@ -12,6 +12,11 @@
 //!    timer: the handler takes every frame waiting. An interrupt enabled
 //!    again with frames waiting (NAPI) counts them at once.
 //!
+//! The receiving NIC of kernel code (`machine/code.rs`) coalesces the same
+//! way: its receive cause waits for these rules before it asserts the
+//! interrupt, and a cause left pending at the handler's end or at the
+//! driver's unmask counts the frames the ring holds.
+//!
 //! With `adaptive_rx` (DIM, `device/dim.rs`) the two keys are DIM's current
 //! profile, changed at each decision; in DIM's CQE mode the timer restarts
 //! at every counted frame instead of running from the first.
@@ -57,7 +62,7 @@ impl CoalesceConfig {
         Param::flag(
             "adaptive_rx",
             d("false"),
-            "DIM chooses rx-usecs and rx-frames from lib/dim's five profiles as the traffic changes (ethtool adaptive-rx; needs the NAPI path)",
+            "DIM chooses rx-usecs and rx-frames from lib/dim's five profiles as the traffic changes (ethtool adaptive-rx; needs the NAPI path, or kernel code, whose driver's re-enable of its receive cause is the sample point)",
         ),
         Param::choice(
             "dim_mode",
@@ -78,7 +83,9 @@ impl CoalesceConfig {
         if !self.adaptive_rx && self.rx_usecs == 0 && self.rx_frames == 0 {
             return Err(("coalesce.rx_frames".into(), "rx_usecs and rx_frames are both 0: the NIC would never interrupt (ethtool refuses it)".into()));
         }
-        if self.adaptive_rx && s.irq_path.kind != Some(crate::delivery::IrqPathKind::Napi) {
+        // Kernel code's driver is its own: DIM samples where it enables its
+        // receive cause again (its napi_complete_done).
+        if self.adaptive_rx && !s.code.selected() && s.irq_path.kind != Some(crate::kernel::IrqPathKind::Napi) {
             return Err(("coalesce.adaptive_rx".into(), "DIM samples at napi_complete_done: needs irq_path.kind = \"napi\"".into()));
         }
         Ok(())
@@ -169,7 +176,14 @@ impl Machine {
 
     /// Queue `q`'s interrupt fires.
     fn coalesced_interrupt(&mut self, q: usize) {
-        if self.net.rss.is_some() { self.rss_raise(q) } else { self.raise_nic_irq() }
+        if self.code.is_some() {
+            let now = self.queue.now();
+            self.code_interrupt(now, 0)
+        } else if self.net.rss.is_some() {
+            self.rss_raise(q)
+        } else {
+            self.raise_nic_irq()
+        }
     }
 
     /// `frames` landed in queue `q` (or wait there at a re-enable) while
@@ -212,7 +226,7 @@ impl Machine {
     #[inline(never)]
     pub(crate) fn coalesce_timer(&mut self, _now: Time, tag: u32) {
         let q = (tag >> GENERATION_BITS) as usize;
-        let off = self.queue_irq_off(q);
+        let off = if self.code.is_some() { self.code_rx_irq_off() } else { self.queue_irq_off(q) };
         let Some(c) = self.coalescer(q) else { return };
         if c.armed != Some(tag & ((1 << GENERATION_BITS) - 1)) {
             return;

@@ -7,7 +7,8 @@
 //! - [`rss`]: receive-side scaling: Toeplitz hash, indirection table, a ring
 //!   and an MSI-X vector per queue.
 //! - [`source`]: interrupt sources as the delivery path sees them (the PCIe
-//!   exerciser, timer, disk, the NIC behind a controller).
+//!   exerciser, timer, disk, the NIC behind a controller); [`sources`]: how
+//!   a scenario configures those beside the NIC.
 
 pub mod coalesce;
 pub mod dim;
@@ -15,3 +16,4 @@ pub mod nic;
 pub(crate) mod ring;
 pub mod rss;
 pub mod source;
+pub mod sources;

@@ -92,7 +92,7 @@ pub fn check(s: &crate::config::Scenario) -> Result<(), (String, String)> {
         return Ok(());
     }
     let err = |msg: String| Err(("rss.kind".to_string(), msg));
-    if s.irq_path.kind != Some(crate::delivery::IrqPathKind::Napi) {
+    if s.irq_path.kind != Some(crate::kernel::IrqPathKind::Napi) {
         return err("RSS queues are polled by NAPI instances: needs irq_path.kind = \"napi\"".into());
     }
     if s.intc.kind.legacy() {

@@ -5,7 +5,7 @@
 //! An input is pending or not, like a vector's IRR bit: a second interrupt
 //! on a pending input merges with it.
 
-use super::{Rec, Route, Taken};
+use super::{Controller, Rec, Route, Taken};
 
 pub struct Direct {
     routes: Vec<Route>,
@@ -17,7 +17,16 @@ impl Direct {
         Self { pending: vec![None; routes.len()], routes }
     }
 
-    pub fn message(&mut self, input: u32, rec: Rec) -> Result<usize, Rec> {
+    /// The most urgent input pending for `cpu`: highest priority, then lowest input.
+    fn best(&self, cpu: usize) -> Option<usize> {
+        (0..self.pending.len())
+            .filter(|&i| self.pending[i].is_some() && self.routes[i].cpu == cpu)
+            .max_by_key(|&i| (self.routes[i].priority, std::cmp::Reverse(i)))
+    }
+}
+
+impl Controller for Direct {
+    fn message(&mut self, input: u32, rec: Rec) -> Result<usize, Rec> {
         let slot = &mut self.pending[input as usize];
         if slot.is_some() {
             return Err(rec);
@@ -26,14 +35,16 @@ impl Direct {
         Ok(self.routes[input as usize].cpu)
     }
 
-    pub fn take(&mut self, cpu: usize) -> Option<Taken> {
-        let input = (0..self.pending.len())
-            .filter(|&i| self.pending[i].is_some() && self.routes[i].cpu == cpu)
-            .max_by_key(|&i| (self.routes[i].priority, std::cmp::Reverse(i)))?;
+    fn urgent(&self, cpu: usize) -> Option<u32> {
+        self.best(cpu).map(|i| self.routes[i].priority)
+    }
+
+    fn take(&mut self, cpu: usize) -> Option<Taken> {
+        let input = self.best(cpu)?;
         Some(Taken { input: input as u32, rec: self.pending[input].take(), ack_cycles: 0 })
     }
 
-    pub fn holding(&self) -> u64 {
+    fn holding(&self) -> u64 {
         self.pending.iter().filter(|r| r.is_some()).count() as u64
     }
 }

@@ -15,7 +15,7 @@
 //!    and a pin still asserted (the device's Deassert not yet arrived, or
 //!    another sharer) is delivered again.
 
-use super::{Costs, Route, Signal, Taken, Trigger};
+use super::{Controller, Costs, Route, Signal, Taken, Trigger};
 
 pub const PINS: u32 = 24;
 
@@ -40,16 +40,6 @@ impl IoApic {
         Self { routes, trigger, asserted: vec![0; n], remote_irr: vec![false; n], lapic_irr: vec![false; n], costs }
     }
 
-    pub fn level(&mut self, pin: u32, assert: bool) -> Option<(u64, Signal)> {
-        let p = pin as usize;
-        let was = self.asserted[p];
-        self.asserted[p] = if assert { was + 1 } else { was.saturating_sub(1) };
-        match self.trigger {
-            Trigger::Edge => (was == 0 && assert).then_some((self.costs.posted, Signal::Lapic(pin))),
-            Trigger::Level => self.send_if_due(pin),
-        }
-    }
-
     fn send_if_due(&mut self, pin: u32) -> Option<(u64, Signal)> {
         let p = pin as usize;
         if self.asserted[p] == 0 || self.remote_irr[p] {
@@ -59,29 +49,58 @@ impl IoApic {
         Some((self.costs.posted, Signal::Lapic(pin)))
     }
 
-    pub fn lapic(&mut self, pin: u32) -> Option<usize> {
-        self.lapic_irr[pin as usize] = true;
-        Some(self.routes[pin as usize].cpu)
+    /// The most urgent pin pending at `cpu`'s local APIC.
+    fn best(&self, cpu: usize) -> Option<u32> {
+        (0..PINS)
+            .filter(|&p| self.lapic_irr[p as usize] && self.routes[p as usize].cpu == cpu)
+            .max_by_key(|&p| (self.routes[p as usize].priority, std::cmp::Reverse(p)))
+    }
+}
+
+impl Controller for IoApic {
+    /// Assert_INTx or Deassert_INTx reached the pin: the message to the
+    /// local APIC it sends, if any.
+    fn level(&mut self, pin: u32, assert: bool) -> (Option<usize>, Option<(u64, Signal)>) {
+        let p = pin as usize;
+        let was = self.asserted[p];
+        self.asserted[p] = if assert { was + 1 } else { was.saturating_sub(1) };
+        let next = match self.trigger {
+            Trigger::Edge => (was == 0 && assert).then_some((self.costs.posted, Signal::Lapic(pin))),
+            Trigger::Level => self.send_if_due(pin),
+        };
+        (None, next)
     }
 
-    pub fn take(&mut self, cpu: usize) -> Option<Taken> {
-        let pin = (0..PINS)
-            .filter(|&p| self.lapic_irr[p as usize] && self.routes[p as usize].cpu == cpu)
-            .max_by_key(|&p| (self.routes[p as usize].priority, std::cmp::Reverse(p)))?;
+    /// The pin's message reached the local APIC, or the EOI broadcast the IO-APIC.
+    fn signal(&mut self, s: Signal) -> (Option<usize>, Option<(u64, Signal)>) {
+        match s {
+            Signal::Lapic(pin) => {
+                self.lapic_irr[pin as usize] = true;
+                (Some(self.routes[pin as usize].cpu), None)
+            }
+            Signal::Eoi(pin) => {
+                self.remote_irr[pin as usize] = false;
+                (None, self.send_if_due(pin))
+            }
+            Signal::Unmask(_) => (None, None),
+        }
+    }
+
+    fn urgent(&self, cpu: usize) -> Option<u32> {
+        self.best(cpu).map(|p| self.routes[p as usize].priority)
+    }
+
+    fn take(&mut self, cpu: usize) -> Option<Taken> {
+        let pin = self.best(cpu)?;
         self.lapic_irr[pin as usize] = false;
         let ack_cycles = if self.trigger == Trigger::Edge { self.costs.lapic_eoi } else { 0 };
         Some(Taken { input: pin, rec: None, ack_cycles })
     }
 
-    pub fn finish(&mut self, pin: u32) -> (u64, Option<(u64, Signal)>) {
+    fn finish(&mut self, pin: u32) -> (u64, Option<(u64, Signal)>) {
         match self.trigger {
             Trigger::Edge => (0, None),
             Trigger::Level => (self.costs.lapic_eoi, Some((self.costs.lapic_eoi + self.costs.posted, Signal::Eoi(pin)))),
         }
-    }
-
-    pub fn eoi(&mut self, pin: u32) -> Option<(u64, Signal)> {
-        self.remote_irr[pin as usize] = false;
-        self.send_if_due(pin)
     }
 }

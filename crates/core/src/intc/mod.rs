@@ -1,7 +1,7 @@
 //! Interrupt controllers: how a device's request becomes a vector on a CPU.
 //!
 //! The ideal wire and three generations of controllers, one module each,
-//! behind one enum ([`Intc`]):
+//! each a [`Controller`] built by [`build`] (the registry of kinds):
 //! - `direct.rs`: no controller; the interrupt reaches its CPU at once, free.
 //! - `xtpic.rs`: two cascaded 8259As; 15 lines, fixed priority, vector
 //!   fetched by an INTA cycle, mask and EOI by port I/O; one CPU.
@@ -10,28 +10,35 @@
 //!   for the EOI broadcast.
 //! - `msi.rs`: the device writes the vector to the local APIC itself.
 //!
+//! A machine may hold several at once (`set.rs`, [`Controllers`]): MSI-X
+//! for the NIC beside an IO-APIC or the 8259s for legacy devices, as on a PC.
+//!
 //! The controller sees the device side as arrivals: a level change on a
-//! line ([`Intc::level`], from Assert/Deassert_INTx) or a message
-//! ([`Intc::message`], an MSI write). The CPU side asks it for the most
-//! urgent pending input ([`Intc::take`]) when interrupts are enabled, and
-//! tells it when the kernel's handling ends ([`Intc::finish`]). What the CPU
+//! line ([`Controller::level`], from Assert/Deassert_INTx) or a message
+//! ([`Controller::message`], an MSI write). The CPU side asks it for the most
+//! urgent pending input ([`Controller::take`]) when interrupts are enabled, and
+//! tells it when the kernel's handling ends ([`Controller::finish`]). What the CPU
 //! pays on the way in and out (INTA, port I/O, EOI writes) is returned as
 //! cycles; what travels on the bus later is returned as a [`Signal`] with
 //! its delay, for the model to schedule. All costs are cycles of the CPU
 //! clock, converted once from the scenario's nanoseconds.
 
+pub mod config;
 mod direct;
 mod ioapic;
 mod msi;
+mod set;
 mod xtpic;
 
-use crate::delivery::SourceConfig;
+use crate::device::sources::SourceConfig;
 use crate::engine::Time;
 use serde::{Deserialize, Serialize};
 
+pub use config::{BusConfig, EXERCISER_LINK_MBPS, IntcConfig, check_nic, nic_wiring};
 pub use direct::Direct;
 pub use ioapic::{IoApic, PINS as IOAPIC_PINS};
 pub use msi::Msi;
+pub use set::Controllers;
 pub use xtpic::XtPic;
 
 /// Which delivery mechanism.
@@ -60,6 +67,22 @@ impl IntcKind {
     /// its device's status, and the interrupt is not ordered behind DMA data.
     pub fn legacy(self) -> bool {
         matches!(self, IntcKind::Xtpic | IntcKind::Ioapic)
+    }
+
+    /// Inputs the controller numbers: lines, pins or vectors.
+    pub fn inputs(self) -> u32 {
+        match self {
+            IntcKind::Xtpic => 16,
+            IntcKind::Ioapic => ioapic::PINS,
+            IntcKind::Msi | IntcKind::Msix | IntcKind::Direct => msi::INPUTS,
+        }
+    }
+
+    /// MSI and MSI-X both write to the local APIC: one controller, one
+    /// vector space, whichever a device uses.
+    fn same_controller(self, other: IntcKind) -> bool {
+        let msi = |k| matches!(k, IntcKind::Msi | IntcKind::Msix);
+        self == other || (msi(self) && msi(other))
     }
 }
 
@@ -118,89 +141,68 @@ pub struct Route {
     pub priority: u32,
 }
 
-/// One controller of the scenario's kind.
-pub enum Intc {
-    Direct(Direct),
-    XtPic(XtPic),
-    IoApic(IoApic),
-    Msi(Msi),
-}
-
-impl Intc {
-    pub fn new(kind: IntcKind, trigger: Trigger, routes: Vec<Route>, costs: Costs) -> Self {
-        match kind {
-            IntcKind::Direct => Intc::Direct(Direct::new(routes)),
-            IntcKind::Xtpic => Intc::XtPic(XtPic::new(costs)),
-            IntcKind::Ioapic => Intc::IoApic(IoApic::new(routes, trigger, costs)),
-            IntcKind::Msi | IntcKind::Msix => Intc::Msi(Msi::new(routes, costs)),
-        }
-    }
-
-    /// Assert_INTx (`assert`) or Deassert_INTx reached the controller.
-    /// Returns the CPU to offer an interrupt to, and a signal to schedule.
-    pub fn level(&mut self, input: u32, assert: bool) -> (Option<usize>, Option<(u64, Signal)>) {
-        match self {
-            Intc::XtPic(c) => (c.level(input, assert), None),
-            Intc::IoApic(c) => (None, c.level(input, assert)),
-            Intc::Msi(_) | Intc::Direct(_) => (None, None),
-        }
+/// What a controller does, as the machine sees it (`set.rs` holds every
+/// controller of a machine and numbers their inputs). A controller has the
+/// device side it needs (lines, messages, its own bus signals) and the CPU
+/// side every controller has; the defaults are "not this kind's".
+pub trait Controller {
+    /// Assert_INTx (`assert`) or Deassert_INTx reached the controller:
+    /// the CPU to offer an interrupt to, and a signal to schedule.
+    fn level(&mut self, _input: u32, _assert: bool) -> (Option<usize>, Option<(u64, Signal)>) {
+        (None, None)
     }
 
     /// An MSI write reached the local APIC: `Ok(cpu)` to offer it to, or
     /// `Err(rec)` when the vector was already pending and the two merged.
-    pub fn message(&mut self, input: u32, rec: Rec) -> Result<usize, Rec> {
-        match self {
-            Intc::Msi(c) => c.message(input, rec),
-            Intc::Direct(c) => c.message(input, rec),
-            _ => Err(rec),
-        }
+    fn message(&mut self, _input: u32, rec: Rec) -> Result<usize, Rec> {
+        Err(rec)
     }
 
-    /// A scheduled signal arrived. Returns the CPU to offer an interrupt to,
-    /// and a follow-up signal.
-    pub fn signal(&mut self, s: Signal) -> (Option<usize>, Option<(u64, Signal)>) {
-        match (self, s) {
-            (Intc::XtPic(c), Signal::Unmask(i)) => (c.unmask(i), None),
-            (Intc::IoApic(c), Signal::Lapic(i)) => (c.lapic(i), None),
-            (Intc::IoApic(c), Signal::Eoi(i)) => (None, c.eoi(i)),
-            _ => (None, None),
-        }
+    /// A scheduled signal arrived: the CPU to offer an interrupt to, and a
+    /// follow-up signal.
+    fn signal(&mut self, _s: Signal) -> (Option<usize>, Option<(u64, Signal)>) {
+        (None, None)
     }
+
+    /// The priority of the most urgent input pending for `cpu`, if any.
+    fn urgent(&self, cpu: usize) -> Option<u32>;
 
     /// The CPU, interrupts enabled, accepts its most urgent pending input.
-    pub fn take(&mut self, cpu: usize) -> Option<Taken> {
-        match self {
-            Intc::XtPic(c) => c.take(cpu),
-            Intc::IoApic(c) => c.take(cpu),
-            Intc::Msi(c) => c.take(cpu),
-            Intc::Direct(c) => c.take(cpu),
-        }
-    }
+    fn take(&mut self, cpu: usize) -> Option<Taken>;
 
     /// The kernel finished the handlers of `input`: CPU cycles of the
-    /// unmask/EOI, and the signal it sends.
-    pub fn finish(&mut self, input: u32) -> (u64, Option<(u64, Signal)>) {
-        match self {
-            Intc::XtPic(c) => c.finish(input),
-            Intc::IoApic(c) => c.finish(input),
-            Intc::Msi(_) | Intc::Direct(_) => (0, None),
-        }
+    /// unmask or EOI, and the signal it sends.
+    fn finish(&mut self, _input: u32) -> (u64, Option<(u64, Signal)>) {
+        (0, None)
     }
 
-    /// Interrupt identities held by the controller (conservation).
-    pub fn holding(&self) -> u64 {
-        match self {
-            Intc::Msi(c) => c.holding(),
-            Intc::Direct(c) => c.holding(),
-            _ => 0,
-        }
+    /// Interrupt identities the controller holds (conservation).
+    fn holding(&self) -> u64 {
+        0
     }
 }
 
-/// Which controller input each source uses: the first device's (the
-/// exerciser's vectors, or the NIC's line), then one per other source.
+/// One controller, of any kind.
+pub type Intc = Box<dyn Controller>;
+
+/// A controller of `kind`: the registry of kinds.
+pub fn build(kind: IntcKind, trigger: Trigger, routes: Vec<Route>, costs: Costs) -> Intc {
+    match kind {
+        IntcKind::Direct => Box::new(Direct::new(routes)),
+        IntcKind::Xtpic => Box::new(XtPic::new(costs)),
+        IntcKind::Ioapic => Box::new(IoApic::new(routes, trigger, costs)),
+        IntcKind::Msi | IntcKind::Msix => Box::new(Msi::new(routes, costs)),
+    }
+}
+
+/// Which controllers the machine has and which inputs each source uses,
+/// numbered across the machine ([`Controllers`]): the first device's (the
+/// exerciser's vectors, or the NIC's), then one per other source.
 #[derive(Debug, Clone)]
 pub struct Wiring {
+    /// The first device's controller (`intc.kind`), then each other kind a
+    /// source names, in order.
+    pub controllers: Vec<IntcKind>,
     pub exerciser: Vec<u32>,
     pub others: Vec<u32>,
 }
@@ -213,52 +215,80 @@ pub struct First<'a> {
     pub vectors: u32,
 }
 
-/// Assigns inputs (explicit or first free) and checks the controller's
-/// limits; errors name the offending key.
+/// Where controller `c` of `kinds` starts in the machine's numbering.
+pub fn bases(kinds: &[IntcKind]) -> Vec<u32> {
+    kinds.iter().scan(0, |next, k| Some(std::mem::replace(next, *next + k.inputs()))).collect()
+}
+
+/// Assigns inputs (explicit or first free) on each source's controller
+/// (its `intc`, else `kind`) and checks the controllers' limits; errors
+/// name the offending key.
 pub fn assign(kind: IntcKind, first: First, others: &[SourceConfig], others_key: &str) -> Result<Wiring, (String, String)> {
-    let (limit, auto): (u32, Vec<u32>) = match kind {
-        IntcKind::Xtpic => (16, xtpic::AUTO_ORDER.to_vec()),
-        IntcKind::Ioapic => (ioapic::PINS, ioapic::auto_order()),
-        IntcKind::Msi | IntcKind::Msix | IntcKind::Direct => (msi::INPUTS, (0..msi::INPUTS).collect()),
-    };
-    let shared_ok = kind.legacy();
-    let mut used: Vec<u32> = Vec::new();
-    let mut pick = |key: &str, line: Option<u32>, n: u32| -> Result<Vec<u32>, (String, String)> {
-        let first = match line {
-            Some(l) => {
-                if l >= limit || (kind == IntcKind::Xtpic && l == xtpic::CASCADE) {
-                    return Err((key.into(), range_msg(kind, l)));
-                }
-                l
-            }
-            None => {
-                let free = auto.iter().copied().find(|&l| (0..n).all(|k| l + k < limit && !used.contains(&(l + k))));
-                free.ok_or_else(|| {
-                    (
-                        key.to_string(),
-                        format!("no free {} input left for this device ({} usable, {} taken); give `line` to share one", kind.name(), auto.len(), used.len()),
-                    )
-                })?
-            }
-        };
-        let lines: Vec<u32> = (first..first + n).collect();
-        if let Some(&last) = lines.last()
-            && last >= limit
-        {
-            return Err((key.into(), format!("vectors {first}..={last} run past the {} limit of {limit}", kind.name())));
-        }
-        if !shared_ok && let Some(l) = lines.iter().find(|l| used.contains(l)) {
-            return Err((key.into(), format!("{} vector {l} is already taken: message-signaled interrupts are never shared", kind.name())));
-        }
-        used.extend(&lines);
-        Ok(lines)
-    };
-    let exerciser = pick(first.key, first.line, first.vectors)?;
+    let mut controllers = vec![kind];
+    let mut used: Vec<Vec<u32>> = vec![Vec::new()];
+    let exerciser = pick(kind, &mut used[0], first.key, first.line, first.vectors)?;
     let mut wired = Vec::with_capacity(others.len());
     for (i, o) in others.iter().enumerate() {
-        wired.push(pick(&format!("{others_key}[{i}].line"), o.line, 1)?[0]);
+        let own = o.intc.unwrap_or(kind);
+        let c = match controllers.iter().position(|k| k.same_controller(own)) {
+            Some(c) => c,
+            None => {
+                controllers.push(own);
+                used.push(Vec::new());
+                controllers.len() - 1
+            }
+        };
+        if controllers[c] == IntcKind::Xtpic && o.cpu != 0 {
+            return Err((
+                format!("{others_key}[{i}].cpu"),
+                format!("the XT-PIC delivers to CPU 0 only, not {}; use an IO-APIC or MSI to route elsewhere", o.cpu),
+            ));
+        }
+        let base = bases(&controllers)[c];
+        wired.push(base + pick(controllers[c], &mut used[c], &format!("{others_key}[{i}].line"), o.line, 1)?[0]);
     }
-    Ok(Wiring { exerciser, others: wired })
+    Ok(Wiring { controllers, exerciser, others: wired })
+}
+
+/// `n` inputs of a `kind` controller for one device: from `line`, or the
+/// first free ones; never shared on a message-signaled controller.
+fn pick(kind: IntcKind, used: &mut Vec<u32>, key: &str, line: Option<u32>, n: u32) -> Result<Vec<u32>, (String, String)> {
+    let limit = kind.inputs();
+    let auto: Vec<u32> = match kind {
+        IntcKind::Xtpic => xtpic::AUTO_ORDER.to_vec(),
+        IntcKind::Ioapic => ioapic::auto_order(),
+        IntcKind::Msi | IntcKind::Msix | IntcKind::Direct => (0..limit).collect(),
+    };
+    let first = match line {
+        Some(l) => {
+            if l >= limit || (kind == IntcKind::Xtpic && l == xtpic::CASCADE) {
+                return Err((key.into(), range_msg(kind, l)));
+            }
+            l
+        }
+        None => {
+            let free = auto.iter().copied().find(|&l| (0..n).all(|k| l + k < limit && !used.contains(&(l + k))));
+            free.ok_or_else(|| {
+                (
+                    key.to_string(),
+                    format!("no free {} input left for this device ({} usable, {} taken); give `line` to share one", kind.name(), auto.len(), used.len()),
+                )
+            })?
+        }
+    };
+    let lines: Vec<u32> = (first..first + n).collect();
+    if let Some(&last) = lines.last()
+        && last >= limit
+    {
+        return Err((key.into(), format!("vectors {first}..={last} run past the {} limit of {limit}", kind.name())));
+    }
+    if !kind.legacy()
+        && let Some(l) = lines.iter().find(|l| used.contains(l))
+    {
+        return Err((key.into(), format!("{} vector {l} is already taken: message-signaled interrupts are never shared", kind.name())));
+    }
+    used.extend(&lines);
+    Ok(lines)
 }
 
 fn range_msg(kind: IntcKind, l: u32) -> String {
@@ -278,7 +308,7 @@ mod tests {
 
     #[test]
     fn xtpic_serves_the_slave_between_lines_1_and_3() {
-        let mut c = Intc::new(IntcKind::Xtpic, Trigger::Level, Vec::new(), COSTS);
+        let mut c = build(IntcKind::Xtpic, Trigger::Level, Vec::new(), COSTS);
         for line in [3, 9, 1] {
             c.level(line, true);
         }
@@ -293,7 +323,7 @@ mod tests {
     #[test]
     fn ioapic_level_pin_waits_for_the_eoi_and_redelivers_if_still_asserted() {
         let routes = vec![Route { cpu: 0, priority: 4 }; IOAPIC_PINS as usize];
-        let mut c = Intc::new(IntcKind::Ioapic, Trigger::Level, routes, COSTS);
+        let mut c = build(IntcKind::Ioapic, Trigger::Level, routes, COSTS);
         assert_eq!(c.level(16, true), (None, Some((100, Signal::Lapic(16)))));
         assert_eq!(c.level(16, true), (None, None), "Remote IRR holds further messages");
         assert_eq!(c.signal(Signal::Lapic(16)), (Some(0), None));
@@ -305,7 +335,7 @@ mod tests {
     #[test]
     fn msi_merges_a_second_write_to_a_pending_vector_and_serves_priority_first() {
         let routes = vec![Route { cpu: 0, priority: 4 }, Route { cpu: 0, priority: 9 }];
-        let mut c = Intc::new(IntcKind::Msi, Trigger::Edge, routes, COSTS);
+        let mut c = build(IntcKind::Msi, Trigger::Edge, routes, COSTS);
         let rec = |seq| Rec { src: 0, seq, sent: 0, data: 0 };
         assert_eq!(c.message(0, rec(0)), Ok(0));
         assert_eq!(c.message(0, rec(1)), Err(rec(1)));

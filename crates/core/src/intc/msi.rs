@@ -15,7 +15,7 @@
 //! its own destination. The model numbers vectors globally (x86 has 224
 //! device vectors per CPU; that per-CPU limit is not modelled).
 
-use super::{Costs, Rec, Route, Taken};
+use super::{Controller, Costs, Rec, Route, Taken};
 
 /// Message inputs the model numbers (room for a full MSI-X table and more).
 pub const INPUTS: u32 = 4096;
@@ -35,7 +35,17 @@ impl Msi {
         Self { irr: vec![None; routes.len()], routes, pending: vec![Vec::new(); cpus], costs }
     }
 
-    pub fn message(&mut self, v: u32, rec: Rec) -> Result<usize, Rec> {
+    /// The most urgent vector pending for `cpu` (highest priority class,
+    /// then lowest vector) and its place in `pending`.
+    fn best(&self, cpu: usize) -> Option<(usize, u32)> {
+        let routes = &self.routes;
+        let (i, &v) = self.pending.get(cpu)?.iter().enumerate().max_by_key(|&(_, &v)| (routes[v as usize].priority, std::cmp::Reverse(v)))?;
+        Some((i, v))
+    }
+}
+
+impl Controller for Msi {
+    fn message(&mut self, v: u32, rec: Rec) -> Result<usize, Rec> {
         let slot = &mut self.irr[v as usize];
         if slot.is_some() {
             return Err(rec);
@@ -46,18 +56,18 @@ impl Msi {
         Ok(cpu)
     }
 
-    /// The most urgent vector pending for `cpu` (highest priority class,
-    /// then lowest vector).
-    pub fn take(&mut self, cpu: usize) -> Option<Taken> {
-        let pending = self.pending.get_mut(cpu)?;
-        let routes = &self.routes;
-        let (i, &v) = pending.iter().enumerate().max_by_key(|&(_, &v)| (routes[v as usize].priority, std::cmp::Reverse(v)))?;
-        pending.swap_remove(i);
+    fn urgent(&self, cpu: usize) -> Option<u32> {
+        self.best(cpu).map(|(_, v)| self.routes[v as usize].priority)
+    }
+
+    fn take(&mut self, cpu: usize) -> Option<Taken> {
+        let (i, v) = self.best(cpu)?;
+        self.pending[cpu].swap_remove(i);
         let rec = self.irr[v as usize].take();
         Some(Taken { input: v, rec, ack_cycles: self.costs.lapic_eoi })
     }
 
-    pub fn holding(&self) -> u64 {
+    fn holding(&self) -> u64 {
         self.irr.iter().filter(|r| r.is_some()).count() as u64
     }
 }

@@ -18,12 +18,15 @@
 //! Priority is fixed by line: 0, 1, then the slave's 8..=15 (through the
 //! cascade on line 2), then 3..=7. There is one INTR pin: uniprocessor only.
 
-use super::{Costs, Signal, Taken};
+use super::{Controller, Costs, Signal, Taken};
 
 /// The master's input wired to the slave 8259.
 pub const CASCADE: u32 = 2;
 /// First-free order for PCI devices, the lines BIOSes usually route PIRQs to.
 pub const AUTO_ORDER: [u32; 15] = [11, 10, 9, 5, 7, 3, 4, 6, 12, 14, 15, 1, 8, 13, 0];
+/// Above every vector priority class (0..=15).
+const URGENCY: u32 = 16;
+
 /// Service order, most urgent first.
 const PRIORITY: [u32; 15] = [0, 1, 8, 9, 10, 11, 12, 13, 14, 15, 3, 4, 5, 6, 7];
 
@@ -43,14 +46,33 @@ impl XtPic {
     fn pending(&self, line: u32) -> bool {
         self.asserted[line as usize] > 0 && !self.masked[line as usize]
     }
+}
 
-    pub fn level(&mut self, line: u32, assert: bool) -> Option<usize> {
+impl Controller for XtPic {
+    fn level(&mut self, line: u32, assert: bool) -> (Option<usize>, Option<(u64, Signal)>) {
         let a = &mut self.asserted[line as usize];
         *a = if assert { *a + 1 } else { a.saturating_sub(1) };
-        self.pending(line).then_some(0)
+        (self.pending(line).then_some(0), None)
     }
 
-    pub fn take(&mut self, _cpu: usize) -> Option<Taken> {
+    /// The kernel's unmask reached the 8259: a line still asserted asks again.
+    fn signal(&mut self, s: Signal) -> (Option<usize>, Option<(u64, Signal)>) {
+        let Signal::Unmask(line) = s else { return (None, None) };
+        self.masked[line as usize] = false;
+        (self.pending(line).then_some(0), None)
+    }
+
+    /// A request on the INTR pin, which only CPU 0 has: the 8259 drives
+    /// ExtINT outside the local APIC's priority arbitration, so beside an
+    /// APIC it is served before any vector class.
+    fn urgent(&self, cpu: usize) -> Option<u32> {
+        (cpu == 0 && PRIORITY.iter().any(|&l| self.pending(l))).then_some(URGENCY)
+    }
+
+    fn take(&mut self, cpu: usize) -> Option<Taken> {
+        if cpu != 0 {
+            return None;
+        }
         let line = PRIORITY.iter().copied().find(|&l| self.pending(l))?;
         // mask_and_ack_8259A masks the line and ends it in the 8259 at once.
         self.masked[line as usize] = true;
@@ -59,12 +81,7 @@ impl XtPic {
     }
 
     /// The unmask OUT: the CPU waits for its round trip; the 8259 sees it halfway.
-    pub fn finish(&mut self, line: u32) -> (u64, Option<(u64, Signal)>) {
+    fn finish(&mut self, line: u32) -> (u64, Option<(u64, Signal)>) {
         (self.costs.port_io, Some((self.costs.port_io / 2, Signal::Unmask(line))))
-    }
-
-    pub fn unmask(&mut self, line: u32) -> Option<usize> {
-        self.masked[line as usize] = false;
-        self.pending(line).then_some(0)
     }
 }

@@ -178,6 +178,7 @@ impl Machine {
             self.protocol_takes(thread, frame);
             return self.nic_step(bottom);
         }
+        self.net.costs.redraw();
         if self.net.costs.stack {
             self.protocol_takes(thread, frame);
         } else {

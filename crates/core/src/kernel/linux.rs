@@ -107,7 +107,7 @@ impl Machine {
             Job::Entry { cpu, .. } | Job::Read { cpu, .. } | Job::Exit { cpu } => (d.step[cpu as usize], Bin::Interrupt),
             Job::Claim { input, h } => {
                 let s = &d.sources[d.chains[input as usize][h as usize]];
-                let clear = if d.legacy { p.mmio_write_cycles } else { 0 };
+                let clear = if d.intc.legacy(u32::from(input)) { p.mmio_write_cycles } else { 0 };
                 let exerciser = if s.kind == Kind::Exerciser { p.mmio_write_cycles + p.tasklet_schedule_cycles } else { 0 };
                 (clear + exerciser + s.isr_cycles, Bin::Interrupt)
             }
@@ -152,7 +152,7 @@ impl Machine {
                     }
                     return Some(Any::Irq(self.nic_handler_done(now, cpu)));
                 }
-                let next = if self.delivery.legacy { h + 1 } else { u32::MAX };
+                let next = if self.delivery.intc.legacy(input) { h + 1 } else { u32::MAX };
                 self.next_handler(now, cpu, input, next)
             }
             Job::Exit { .. } | Job::Defer => return None,
@@ -178,7 +178,7 @@ impl Machine {
     /// The NIC's handler on `cpu` is done: the chain goes on after it.
     pub(crate) fn nic_handler_done(&mut self, now: Time, cpu: usize) -> Job {
         let (input, h) = self.delivery.serving[cpu];
-        let next = if self.delivery.legacy { h + 1 } else { u32::MAX };
+        let next = if self.delivery.intc.legacy(input) { h + 1 } else { u32::MAX };
         self.next_handler(now, cpu, input, next)
     }
 
@@ -189,9 +189,10 @@ impl Machine {
             // The request queues behind earlier writes to the device; the
             // completion cannot pass any DMA data the device wrote before
             // it, so it waits for the latest (it flushes it).
-            let half = d.bus.mmio_read / 2;
+            let read = d.bus[src].mmio_read;
+            let half = read / 2;
             let at = (now + half).max(s.downstream_tail);
-            let back = (at + d.bus.mmio_read - half).max(s.data_visible);
+            let back = (at + read - half).max(s.data_visible);
             self.queue.schedule(at, Event::ReadAtDevice { cpu: cpu as u32, src: src as u32 });
             self.timeline.bus(now, back, "status read");
             self.delivery.step[cpu] = back - now;
@@ -212,7 +213,7 @@ impl Machine {
     /// tasklet (exerciser).
     fn claim(&mut self, now: Time, cpu: usize, input: u32, h: u32, rec: Rec) -> Option<Any> {
         let src = rec.src;
-        let legacy = self.delivery.legacy;
+        let legacy = self.delivery.intc.legacy(input);
         self.delivery.handled[cpu] = true;
         let s = &mut self.delivery.sources[src];
         s.serviced += 1;

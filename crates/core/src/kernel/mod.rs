@@ -15,14 +15,15 @@
 //! activity does next.
 
 mod driver;
+pub mod irq_path;
 pub mod linux;
-pub mod masking;
 pub mod napi;
 pub mod net;
 mod stack;
 
+pub use irq_path::{IrqPathConfig, IrqPathKind};
 pub use linux::Job as IrqJob;
-pub use masking::Job as MaskJob;
+pub use crate::masking::jobs::Job as MaskJob;
 pub use napi::Job as NapiJob;
 
 use crate::cpu::{Label, Level, Work};

@@ -7,6 +7,8 @@
 use super::Job;
 use crate::config::Scenario;
 use crate::cpu::{Bin, Work};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
 
 /// A critical section's steps: the mask raise, the protected work, the mask
 /// lower, and (optimistic, after deferred handlers ran) the hardware mask's
@@ -62,6 +64,33 @@ pub struct Sections {
     pub level: u8,
 }
 
+/// The driver's per-frame receive cost as a drawn value: `isr_rx` scaled by
+/// each multiple (their mean 1), one drawn per frame from its own stream of
+/// `run.seed`, so arrivals draw the same numbers with or without it.
+#[derive(Debug, Clone)]
+struct Spread {
+    cycles: Vec<u64>,
+    rng: Pcg64Mcg,
+}
+
+impl Spread {
+    /// Added to `run.seed` for this stream: any fixed odd constant.
+    const STREAM: u64 = 0x9e37_79b9_7f4a_7c15;
+
+    fn new(isr_rx: u64, multiples: &[f64], seed: u64) -> Option<Self> {
+        if multiples.is_empty() {
+            return None;
+        }
+        let mean = multiples.iter().sum::<f64>() / multiples.len() as f64;
+        let cycles = multiples.iter().map(|m| (isr_rx as f64 * m / mean).round() as u64).collect();
+        Some(Self { cycles, rng: Pcg64Mcg::seed_from_u64(seed.wrapping_add(Self::STREAM)) })
+    }
+
+    fn draw(&mut self) -> u64 {
+        self.cycles[self.rng.random_range(0..self.cycles.len())]
+    }
+}
+
 /// Cycle costs of every job, fixed at configuration time.
 #[derive(Debug, Clone, Default)]
 pub struct Costs {
@@ -84,7 +113,12 @@ pub struct Costs {
     recv_fixed: u64,
     driver_send: u64,
     isr_tx: u64,
+    /// The driver's receive cost of the next frame on the ISR or bottom-half
+    /// path: fixed, or with a spread drawn ahead (`redraw`), so the jobs'
+    /// cost lookup on the hot path stays one load.
     isr_rx: u64,
+    /// Per-frame receive costs to draw from (`driver.isr_rx_spread`), if any.
+    rx_spread: Option<Spread>,
     softirq_entry: u64,
     syscall: u64,
     think: u64,
@@ -112,7 +146,7 @@ impl Costs {
         } else {
             Sections::default()
         };
-        Self {
+        let mut costs = Self {
             stack: s.stack.enabled,
             layered,
             socket: s.stack.socket_cycles,
@@ -126,11 +160,18 @@ impl Costs {
             isr_tx: s.driver.isr_tx_done_cycles,
             // The section's part of the work is its own job.
             isr_rx: s.driver.isr_rx_done_cycles - sections.driver,
+            rx_spread: Spread::new(s.driver.isr_rx_done_cycles - sections.driver, &s.driver.isr_rx_spread, s.run.seed),
             softirq_entry: s.irq_path.softirq_entry_cycles,
             syscall: s.app.syscall_cycles,
             think,
             sections,
+        };
+        // The ISR and bottom-half paths take the first frame's cost drawn
+        // ahead; NAPI draws as each frame is polled.
+        if s.irq_path.kind != Some(crate::kernel::IrqPathKind::Napi) {
+            costs.redraw();
         }
+        costs
     }
 
     #[inline]
@@ -187,7 +228,7 @@ impl Costs {
     /// A NAPI poll's work for one received frame: the driver's, then (with
     /// the stack) every receive layer's, run to completion.
     pub fn napi_rx_cycles(&mut self, bytes: u32) -> u64 {
-        self.isr_rx + self.stack_rx_cycles(bytes)
+        self.driver_rx_cycles() + self.stack_rx_cycles(bytes)
     }
 
     /// The receive layers' part of a frame (RPS runs it on another CPU).
@@ -196,9 +237,27 @@ impl Costs {
         if self.stack { self.ip + self.udp + self.copy(bytes) + self.recv_wakeup + self.socket - self.sections.protocol } else { 0 }
     }
 
-    /// The driver's part of a received frame.
-    pub fn driver_rx_cycles(&self) -> u64 {
-        self.isr_rx
+    /// Whether the driver's receive cost is drawn per frame.
+    pub fn spread(&self) -> bool {
+        self.rx_spread.is_some()
+    }
+
+    /// The ISR or bottom half took a frame: the next one's cost is drawn
+    /// (the draws go to the frames in the order they are taken, as if each
+    /// were drawn when its job starts).
+    pub fn redraw(&mut self) {
+        if let Some(s) = &mut self.rx_spread {
+            self.isr_rx = s.draw();
+        }
+    }
+
+    /// The driver's part of a received frame on the NAPI path (drawn, with a spread).
+    #[inline]
+    pub fn driver_rx_cycles(&mut self) -> u64 {
+        match &mut self.rx_spread {
+            None => self.isr_rx,
+            Some(s) => s.draw(),
+        }
     }
 
     /// The first job of a send system call of `bytes`.

@@ -11,7 +11,7 @@
 use super::{Delivery, Machine, Masking, Net, Record};
 use crate::config::{Scenario, WorkloadConfig};
 use crate::cpu::{EntryCosts, IRQ, Thread};
-use crate::delivery::IrqPathKind;
+use crate::kernel::IrqPathKind;
 use crate::engine::EventQueue;
 use crate::error::Result;
 use crate::kernel::Job;
@@ -41,7 +41,11 @@ impl Machine {
             WorkloadConfig::NullRpc(w) => m.masking = Masking::null_rpc(s, w).map_err(invalid)?,
             _ => {
                 m.net = Net::new(s, base_dir, record)?;
-                let (linux, wired) = (matches!(s.irq_path.kind, Some(IrqPathKind::Linux | IrqPathKind::Napi)), s.nic_wired());
+                // Code's sections under the masking part's optimistic scheme
+                // need the interrupt path's prologue: through a controller
+                // (the direct one on the bare wire).
+                let code_sections = s.code.selected() && s.masking.code();
+                let (linux, wired) = (matches!(s.irq_path.kind, Some(IrqPathKind::Linux | IrqPathKind::Napi)), s.nic_wired() || code_sections);
                 if sections {
                     // Behind a controller a section masks what the controller
                     // delivers to its CPU; on the bare wire, priority levels.
@@ -51,8 +55,20 @@ impl Machine {
                     }
                 }
                 if s.code.selected() {
-                    let code = crate::code::Code::new(&s.code, s.cpu.threads, levels, base_dir);
-                    m.code = Some(Box::new(code.map_err(|(key, msg)| crate::Error::Config { file: s.file.clone(), key, line: None, msg })?));
+                    let mut code = crate::code::Code::new(&s.code, s.cpu.threads, levels, base_dir)
+                        .map_err(|(key, msg)| crate::Error::Config { file: s.file.clone(), key, line: None, msg })?;
+                    // Code's own sections (`local_irq_save`) mask every
+                    // interrupt of their CPU, a mask per CPU.
+                    m.masking = Masking::nic(s, wired);
+                    m.masking.code = code_sections;
+                    if code_sections {
+                        code.sys.devices.mask_cycles = m.masking.raise_lower();
+                    }
+                    code.sys.devices.report_rx_enable = s.coalesce.adaptive_rx;
+                    if s.code.ticks_per_s > 0.0 {
+                        code.tick = ((s.cpu.clock_mhz * 1e6 / s.code.ticks_per_s).round() as u64).max(1);
+                    }
+                    m.code = Some(Box::new(code));
                     // The application is code: no abstract one runs beside it.
                     m.net.background = false;
                 }

@@ -34,6 +34,35 @@ impl Machine {
     pub(super) fn start_code(&mut self) {
         if self.code.is_some() {
             self.post(0, SOFT, Job::Code(Activity::Init));
+            if self.code().tick > 0 {
+                let first = self.code().tick;
+                self.queue.schedule(first, Event::CodeTick);
+            }
+        }
+    }
+
+    /// The timer tick: every hardware thread takes it at interrupt level
+    /// (unless its last tick has not run yet), then the next is armed.
+    pub(super) fn code_tick(&mut self, now: Time) {
+        for t in 0..self.threads.len() {
+            self.code_post_tick(t);
+        }
+        let next = now + self.code().tick;
+        if next < self.end {
+            self.queue.schedule(next, Event::CodeTick);
+        }
+    }
+
+    /// Thread `t` takes the tick, unless its last one has not run yet or a
+    /// critical section of its code is open (the tick then waits for it).
+    fn code_post_tick(&mut self, t: usize) {
+        if self.masking.cpus.get(t).is_some_and(|m| m.hw > 0 || m.level() > 0) {
+            self.code().tick_held[t] = true;
+            return;
+        }
+        if !std::mem::replace(&mut self.code().tick_posted[t], true) {
+            self.post(t, IRQ, Job::Code(Activity::Tick));
+            self.dispatch(t);
         }
     }
 
@@ -136,28 +165,121 @@ impl Machine {
                         self.code_transmit(now, nic);
                     }
                 }
+                Action::RxEnabled => self.dim_sample(0),
+                Action::IrqSave { thread } => self.code_irq_save(thread),
+                Action::IrqRestore { thread } => self.code_irq_restore(now, thread),
             }
         }
         self.code().sys.devices.actions = actions;
+    }
+
+    /// Code on `thread` opened a critical section (`local_irq_save`): its
+    /// CPU's mask goes up (conventional) or its software mask does
+    /// (optimistic, `masking.code_sections`), as the masking part's
+    /// sections do (`masking/jobs.rs`). The stall is the service's.
+    fn code_irq_save(&mut self, thread: usize) {
+        let Some(level) = self.code().on_cpu(thread) else { return };
+        self.masking.counters.masking_cycles += u64::from(self.code().sys.devices.mask_cycles[0]);
+        self.section_enter(thread, level, 1);
+    }
+
+    /// Code on `thread` closed its innermost section: what the mask held
+    /// is taken now (a deferred interrupt's continuation runs, then the
+    /// hardware mask drops; its lower is charged to the continuation's
+    /// entry), and the thread dispatches, so it preempts the code.
+    fn code_irq_restore(&mut self, now: Time, thread: usize) {
+        let Some(level) = self.code().on_cpu(thread) else { return };
+        if self.masking.cpus[thread].open[level as usize].is_empty() {
+            let code = self.code();
+            code.fault = Some(format!("{}: local_irq_restore on thread {thread} with no section open (IRQ_RESTORE without IRQ_SAVE)", code.sys.program.name));
+            return;
+        }
+        self.masking.counters.masking_cycles += u64::from(self.code().sys.devices.mask_cycles[1]);
+        let last = self.masking.cpus[thread].open[level as usize].len() == 1;
+        if last && self.masking.cpus[thread].deferred_input.is_some() {
+            let lower = self.masking.costs.conventional_lower;
+            self.masking.counters.masking_cycles += lower;
+            self.delivery.step[thread] += lower;
+        }
+        if self.section_exit(thread, level) {
+            self.section_restore(thread);
+        }
+        for nic in 0..crate::code::ports::NICS {
+            if std::mem::take(&mut self.code().irq_held[nic]) {
+                self.code_interrupt(now, nic);
+            }
+        }
+        if std::mem::take(&mut self.code().tick_held[thread]) {
+            self.code_post_tick(thread);
+        }
+        self.dispatch(thread);
+    }
+
+    /// NIC `nic` may interrupt: at once, or, for the receiving NIC 0 under
+    /// coalescing (`[coalesce]`), once the frames waiting meet its rules.
+    fn code_raise(&mut self, now: Time, nic: usize) {
+        if nic == 0 && self.net.coalesce.is_some() {
+            let waiting = self.code_rx_waiting();
+            return self.code_coalesce(waiting);
+        }
+        self.code_interrupt(now, nic);
+    }
+
+    /// Frames NIC 0 wrote that software has not taken: the ring from the
+    /// descriptor after RDT (software's next) up to RDH.
+    fn code_rx_waiting(&mut self) -> u64 {
+        let n = self.code().sys.devices.nics[0];
+        if n.rdlen == 0 { 0 } else { u64::from((n.rdh + 2 * n.rdlen - n.rdt - 1) % n.rdlen) }
+    }
+
+    /// Coalescing counts `frames` for NIC 0 while its receive interrupt is
+    /// enabled and not already raised (at least one: a pending cause always
+    /// interrupts in the end).
+    fn code_coalesce(&mut self, frames: u64) {
+        if !self.code_rx_irq_off() {
+            self.coalesce_count(0, frames.max(1));
+        }
+    }
+
+    /// NIC 0's receive interrupt cannot fire now: raised and not yet ended,
+    /// or no enabled cause pending.
+    pub(crate) fn code_rx_irq_off(&mut self) -> bool {
+        let code = self.code();
+        code.irq_posted[0] || !code.sys.devices.nics[0].asserted()
     }
 
     /// Posts NIC `nic`'s handler if the NIC asserts its interrupt and its
     /// handler is not already posted or running (until its EOI). Behind a
     /// controller, NIC 0 signals it (INTx or MSI) and the Linux path calls
     /// the handler from its chain; NIC 1 is always on the direct wire.
-    fn code_raise(&mut self, now: Time, nic: usize) {
-        let code = self.code();
+    pub(crate) fn code_interrupt(&mut self, now: Time, nic: usize) {
+        let (wired, irq_thread) = (nic == 0 && self.net.wired, self.net.irq_thread);
+        let masked = |t| self.masking.masks(t);
+        let code = self.code.as_mut().expect("code part selected");
         if code.irq_posted[nic] || !code.sys.devices.nics[nic].asserted() {
             return;
         }
+        let t = if nic == 1 { code.tx_irq_thread.unwrap_or(irq_thread) } else { irq_thread };
+        if !wired && masked(t) {
+            // Held until the section closes (`code_irq_restore`); behind a
+            // controller, the controller keeps it (`Machine::accept`).
+            if !std::mem::replace(&mut code.irq_held[nic], true) {
+                self.masking.counters.held += 1;
+            }
+            return;
+        }
         code.irq_posted[nic] = true;
+        if nic == 0
+            && let Some(c) = &mut self.net.coalesce
+        {
+            c.fired();
+        }
         self.net.counters.interrupts += 1;
         self.timeline.mark(now, "NIC interrupt");
-        if nic == 0 && self.net.wired {
+        if wired {
             self.signal_interrupt(now, 0, 0);
             return;
         }
-        let t = if nic == 1 { self.code().tx_irq_thread.unwrap_or(self.net.irq_thread) } else { self.net.irq_thread };
         self.post(t, IRQ, Job::Code(Activity::Isr { irq: nic as u8 }));
         self.dispatch(t);
     }
@@ -190,7 +312,10 @@ impl Machine {
         let n = &mut code.sys.devices.nics[0];
         n.rdh = (n.rdh + 1) % n.rdlen;
         n.icr |= CAUSE_RX;
-        self.code_raise(now, 0);
+        if self.net.coalesce.is_some() {
+            return self.code_coalesce(1);
+        }
+        self.code_interrupt(now, 0);
     }
 
     /// NIC `nic` sends the frame of its next queued descriptor, if any.
@@ -287,6 +412,10 @@ impl Machine {
     /// and that behind a controller the interrupt path goes on after the
     /// NIC's handler (the next handler on a shared line, then the exit).
     pub(crate) fn code_after(&mut self, thread: usize, activity: Activity) -> Option<Job> {
+        if activity == Activity::Tick {
+            self.code().tick_posted[thread] = false;
+            return None;
+        }
         if activity == (Activity::Isr { irq: 0 }) && self.net.wired {
             let now = self.queue.now();
             return Some(Job::Irq(self.nic_handler_done(now, thread)));

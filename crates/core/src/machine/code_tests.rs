@@ -161,3 +161,23 @@ fn the_list_form_and_the_table_form_are_one_machine() {
     assert_eq!(from_list, json(&table));
     assert_ne!(from_list, json(&defaults));
 }
+
+/// `code.ticks_per_s`: every hardware thread takes each tick, the kernel's
+/// `nic_isr(2 + t)` counts it, and thread 0's advances `jiffies`; none
+/// without the key.
+#[test]
+fn the_timer_tick_reaches_every_thread() {
+    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/irqsim/scenarios/smt-hot-thread/netperf-hot.toml"));
+    let run = |sets: &[&str]| {
+        let overrides: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
+        let s = Scenario::from_file(path, &overrides).unwrap();
+        let mut m = Machine::new(&s, path.parent().unwrap(), Record::default()).unwrap();
+        m.simulate(&mut crate::monitor::Unwatched).unwrap();
+        let code = m.code.as_ref().unwrap();
+        let word = |name: &str, i: u32| code.sys.mem.read_u32(code.sys.program.symbol(name).unwrap() + 4 * i);
+        (word("jiffies", 0), word("ticks", 0), word("ticks", 1))
+    };
+    // Every 1 ms from the first at 1 ms: 4 ticks before the end at 5 ms.
+    assert_eq!(run(&["run.duration_ms=5", "code.ticks_per_s=1000"]), (4, 4, 4));
+    assert_eq!(run(&["run.duration_ms=5", "code.ticks_per_s=0"]), (0, 0, 0));
+}

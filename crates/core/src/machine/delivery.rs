@@ -11,10 +11,11 @@
 
 use super::{Event, Machine};
 use crate::config::Scenario;
-use crate::delivery::{ExerciserConfig, IrqPathConfig, SourceConfig, SourceKind};
+use crate::device::sources::{ExerciserConfig, SourceConfig, SourceKind};
+use crate::kernel::IrqPathConfig;
 use crate::device::source::{Kind, Source, Write};
 use crate::engine::Time;
-use crate::intc::{self, Intc, IntcKind, Rec, Route, Signal};
+use crate::intc::{self, Controllers, IntcKind, Rec, Route, Signal};
 use crate::kernel::{IrqJob, Job};
 use crate::stats::Distribution;
 use rand::SeedableRng;
@@ -48,13 +49,14 @@ pub(crate) struct Counters {
 }
 
 pub(crate) struct Delivery {
-    pub intc: Intc,
-    pub legacy: bool,
+    /// Every controller on the machine; inputs are numbered across them.
+    pub intc: Controllers,
     pub sources: Vec<Source>,
     /// Handlers registered on each input, in registration order.
     pub chains: Vec<Vec<usize>>,
     pub rng: Pcg64Mcg,
-    pub bus: BusCycles,
+    /// Each source's bus costs: none on the direct wire.
+    pub bus: Vec<BusCycles>,
     pub path: IrqPathConfig,
     /// A CPU is inside an interrupt (entry to exit): interrupts disabled.
     pub in_irq: Vec<bool>,
@@ -83,17 +85,17 @@ pub(crate) struct Delivery {
 impl Delivery {
     /// No interrupt sources: nothing is delivered through a controller.
     pub fn idle() -> Self {
-        Self::with(Intc::new(IntcKind::Direct, intc::Trigger::Edge, Vec::new(), intc::Costs::default()), false, 0, IrqPathConfig::default(), 0, 0)
+        let wire = intc::build(IntcKind::Direct, intc::Trigger::Edge, Vec::new(), intc::Costs::default());
+        Self::with(Controllers::new(&[IntcKind::Direct], vec![wire]), 0, IrqPathConfig::default(), 0, 0)
     }
 
-    fn with(intc: Intc, legacy: bool, cpus: usize, path: IrqPathConfig, seed: u64, max_records: usize) -> Self {
+    fn with(intc: Controllers, cpus: usize, path: IrqPathConfig, seed: u64, max_records: usize) -> Self {
         Self {
             intc,
-            legacy,
             sources: Vec::new(),
             chains: Vec::new(),
             rng: Pcg64Mcg::seed_from_u64(seed),
-            bus: BusCycles::default(),
+            bus: Vec::new(),
             path,
             in_irq: vec![false; cpus],
             reads: vec![None; cpus],
@@ -119,7 +121,7 @@ impl Delivery {
         exerciser.dma_transfer = dma_cycles(s, w.dma_bytes);
         let mut sources = vec![exerciser];
         sources.extend(others(s, &w.others, &wiring.others));
-        let mut d = Self::wired(s, sources, |i| if i == 0 { (w.cpu, w.priority) } else { (w.others[i - 1].cpu, w.others[i - 1].priority) });
+        let mut d = Self::wired(s, &wiring.controllers, sources, |i| if i == 0 { (w.cpu, w.priority) } else { (w.others[i - 1].cpu, w.others[i - 1].priority) });
         d.busy_user = w.busy_user;
         Ok(d)
     }
@@ -131,45 +133,56 @@ impl Delivery {
     /// the Linux path the top half acknowledges and schedules NET_RX.
     pub fn nic(s: &Scenario, linux: bool) -> Self {
         let others = &s.sources.others;
-        let wiring = crate::delivery::nic_wiring(s).expect("wiring checked at load");
+        let wiring = crate::intc::nic_wiring(s).expect("wiring checked at load");
         let top_half = if linux { s.irq_path.isr_cycles + s.irq_path.tasklet_schedule_cycles } else { 0 };
         let mut sources = vec![Source::new(wiring.exerciser, Kind::Nic, top_half, crate::config::Process::Periodic, 1.0, 1.0)];
         sources.extend(self::others(s, others, &wiring.others));
-        let mut d = Self::wired(s, sources, |i| if i == 0 { (s.nic.irq_thread, DEFAULT_PRIORITY) } else { (others[i - 1].cpu, others[i - 1].priority) });
+        let mut d = Self::wired(s, &wiring.controllers, sources, |i| if i == 0 { (s.nic.irq_thread, DEFAULT_PRIORITY) } else { (others[i - 1].cpu, others[i - 1].priority) });
         if !linux {
             (d.path.entry_cycles, d.path.exit_cycles) = (0, 0);
         }
         d
     }
 
-    /// Builds the controller for `sources`, routing source `i`'s inputs to
-    /// `route(i) = (cpu, priority)`; the first source's handler ends each
-    /// shared chain (its driver loads last).
-    fn wired(s: &Scenario, sources: Vec<Source>, route: impl Fn(usize) -> (usize, u8)) -> Self {
-        let used = sources.iter().flat_map(|x| x.inputs.iter().copied()).max().map_or(1, |m| m as usize + 1);
-        let inputs = used.max(intc::IOAPIC_PINS as usize);
-        let mut routes = vec![Route::default(); inputs];
-        let mut chains = vec![Vec::new(); inputs];
+    /// Builds the controllers of `kinds` for `sources` (inputs numbered
+    /// across them), routing source `i`'s inputs to `route(i) = (cpu,
+    /// priority)`; the first source's handler ends each shared chain (its
+    /// driver loads last).
+    fn wired(s: &Scenario, kinds: &[IntcKind], sources: Vec<Source>, route: impl Fn(usize) -> (usize, u8)) -> Self {
+        let bases = intc::bases(kinds);
+        // Each controller's routes, by its own input number; as many as it
+        // has inputs in use, and at least an IO-APIC's pins.
+        let mut routes: Vec<Vec<Route>> = vec![vec![Route::default(); intc::IOAPIC_PINS as usize]; kinds.len()];
+        let mut chains = Vec::new();
         for (i, src) in sources.iter().enumerate().skip(1).chain(sources.iter().enumerate().take(1)) {
             let (cpu, prio) = route(i);
             for (k, &input) in src.inputs.iter().enumerate() {
-                routes[input as usize] = Route { cpu: (cpu + k) % s.cpu.threads, priority: u32::from(prio) };
+                let c = bases.iter().rposition(|&b| b <= input).expect("input 0 is the first controller's");
+                let local = (input - bases[c]) as usize;
+                if routes[c].len() <= local {
+                    routes[c].resize(local + 1, Route::default());
+                }
+                routes[c][local] = Route { cpu: (cpu + k) % s.cpu.threads, priority: u32::from(prio) };
+                if chains.len() <= input as usize {
+                    chains.resize(input as usize + 1, Vec::new());
+                }
                 chains[input as usize].push(i);
             }
         }
+        chains.resize(chains.len().max(intc::IOAPIC_PINS as usize), Vec::new());
         // The direct wire has no bus: its interrupts arrive at once.
-        let costs = match s.intc.kind {
+        let costs = |kind| match kind {
             IntcKind::Direct => intc::Costs::default(),
             _ => intc::Costs { port_io: cycles(s, s.bus.port_io_ns), posted: cycles(s, s.bus.posted_write_ns), lapic_eoi: s.irq_path.lapic_eoi_cycles },
         };
-        let mut d = Self::with(
-            Intc::new(s.intc.kind, s.intc.trigger, routes, costs),
-            s.intc.kind.legacy(),
-            s.cpu.threads,
-            s.irq_path.clone(),
-            s.run.seed,
-            s.stats.max_packet_records,
-        );
+        let kind_of = |input: u32| kinds[bases.iter().rposition(|&b| b <= input).expect("input 0 is the first controller's")];
+        let bus = sources.iter().map(|x| match kind_of(x.inputs[0]) {
+            IntcKind::Direct => BusCycles::default(),
+            k => BusCycles { mmio_read: cycles(s, s.bus.mmio_read_ns), posted: costs(k).posted },
+        });
+        let bus = bus.collect();
+        let intcs = kinds.iter().zip(routes).map(|(&k, r)| intc::build(k, s.intc.trigger, r, costs(k))).collect();
+        let mut d = Self::with(Controllers::new(kinds, intcs), s.cpu.threads, s.irq_path.clone(), s.run.seed, s.stats.max_packet_records);
         // Only exercisers' signature writes are timed.
         if sources.iter().any(|x| x.kind == Kind::Exerciser) {
             (d.isr_hist, d.tasklet_hist) = (Distribution::default(), Distribution::default());
@@ -177,9 +190,7 @@ impl Delivery {
         d.tasklets = vec![None; sources.len()];
         d.sources = sources;
         d.chains = chains;
-        if s.intc.kind != IntcKind::Direct {
-            d.bus = BusCycles { mmio_read: cycles(s, s.bus.mmio_read_ns), posted: costs.posted };
-        }
+        d.bus = bus;
         d
     }
 
@@ -205,7 +216,7 @@ fn others<'a>(s: &'a Scenario, others: &'a [SourceConfig], lines: &'a [u32]) -> 
 
 /// Cycles `bytes` of DMA data take over the link.
 fn dma_cycles(s: &Scenario, bytes: u32) -> u64 {
-    cycles(s, f64::from(bytes) * 8e3 / s.bus.link_mbps.unwrap_or(crate::delivery::EXERCISER_LINK_MBPS))
+    cycles(s, f64::from(bytes) * 8e3 / s.bus.link_mbps.unwrap_or(crate::intc::EXERCISER_LINK_MBPS))
 }
 
 /// Nanoseconds as CPU cycles.
@@ -244,7 +255,7 @@ impl Machine {
         // crossed the link and the fabric.
         let transfer = self.delivery.sources[src].dma_transfer;
         if transfer > 0 {
-            let visible = now + transfer + self.delivery.bus.posted;
+            let visible = now + transfer + self.delivery.bus[src].posted;
             self.delivery.sources[src].data_visible = visible;
             self.timeline.bus(now, visible, "DMA data");
         }
@@ -263,9 +274,9 @@ impl Machine {
     }
 
     fn signal_on(&mut self, now: Time, src: usize, behind: u64, vector: Option<usize>) {
-        let posted = self.delivery.bus.posted;
+        let posted = self.delivery.bus[src].posted;
         let s = &mut self.delivery.sources[src];
-        if self.delivery.legacy {
+        if self.delivery.intc.legacy(s.inputs[0]) {
             let rec = s.next_rec(src, now);
             if s.set_status(rec) {
                 let input = s.inputs[0];
@@ -333,7 +344,7 @@ impl Machine {
     /// A CPU write to device `src` issued now; posted writes stay in order.
     pub(crate) fn write_to_device(&mut self, now: Time, src: usize, write: Write, label: &'static str) {
         let s = &mut self.delivery.sources[src];
-        let at = (now + self.delivery.bus.posted).max(s.downstream_tail);
+        let at = (now + self.delivery.bus[src].posted).max(s.downstream_tail);
         s.downstream_tail = at;
         s.writes.push_back(write);
         self.queue.schedule(at, Event::AtDevice { src: src as u32 });
@@ -348,7 +359,7 @@ impl Machine {
             Write::Clear => {
                 if d.sources[src].clear_status() && d.sources[src].status.is_none() {
                     let input = d.sources[src].inputs[0];
-                    let posted = d.bus.posted;
+                    let posted = d.bus[src].posted;
                     self.queue.schedule(now + posted, Event::Line { input, assert: false });
                     self.timeline.bus(now, now + posted, "Deassert_INTx");
                 }
@@ -400,9 +411,10 @@ impl Machine {
         // The device event this interrupt answers: its MSI leaving the
         // device, or the first raised status bit on the shared line.
         let mut from = taken.rec.map(|r| r.sent);
+        let legacy = d.intc.legacy(taken.input);
         for &src in &d.chains[taken.input as usize] {
             let s = &d.sources[src];
-            if d.legacy && !s.claimed && s.status.is_some_and(|r| r.data > now) {
+            if legacy && !s.claimed && s.status.is_some_and(|r| r.data > now) {
                 d.counters.overtook_data += 1;
             }
             if !s.claimed {
@@ -412,7 +424,7 @@ impl Machine {
         self.timeline.flow_from(cpu, crate::cpu::IRQ, from.unwrap_or(now), "interrupt");
         d.step[cpu] = d.path.entry_cycles + taken.ack_cycles;
         let (input, cpu) = (taken.input as u16, cpu as u16);
-        let optimistic = self.masking.wired && self.masking.scheme == crate::kernel::masking::Scheme::Optimistic;
+        let optimistic = self.masking.wired && self.masking.scheme == crate::masking::Scheme::Optimistic;
         Some(Job::Irq(if optimistic { IrqJob::Prologue { input, cpu } } else { IrqJob::Entry { input, cpu } }))
     }
 

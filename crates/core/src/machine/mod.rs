@@ -24,13 +24,12 @@ mod code;
 #[cfg(test)]
 mod code_tests;
 mod delivery;
-pub(crate) mod masking;
 mod net;
 mod report;
 mod timers;
 
 pub(crate) use delivery::Delivery;
-pub(crate) use masking::Masking;
+pub(crate) use crate::masking::state::Masking;
 pub(crate) use net::Net;
 
 use crate::cpu::Thread;
@@ -69,6 +68,8 @@ pub(crate) enum Event {
     AtDevice { src: u32 },
     /// NIC `nic` has sent the frame of its next transmit descriptor (code).
     CodeSent { nic: u8 },
+    /// The timer tick for code (`code.ticks_per_s`).
+    CodeTick,
     /// The NIC's coalescing timer of this generation expires.
     CoalesceTimer(u32),
     /// A NAPI instance's deferral timer (gro_flush_timeout) expires.
@@ -186,6 +187,7 @@ impl Machine {
                 Event::NapiTimer(tag) => self.napi_timer(tag),
                 Event::Arrive { priority, program } => self.arrive(now, priority, program)?,
                 Event::CodeSent { nic } => self.code_sent(now, nic as usize),
+                Event::CodeTick => self.code_tick(now),
                 Event::End => break,
             }
         }

@@ -47,7 +47,7 @@ pub(crate) struct Net {
     pub direct: bool,
     /// A frame the driver takes goes to the protocol stack and nothing else
     /// follows from it: no closed-loop sender, no critical section in the
-    /// driver. One test per frame instead of three.
+    /// driver, no drawn receive cost. One test per frame instead of three.
     pub rx_plain: bool,
     /// `app.max_waiting_calls`.
     pub max_waiting_calls: u64,
@@ -87,7 +87,7 @@ impl Net {
             r
         });
         let costs = Costs::new(s, think, record.timeline);
-        let rx_plain = costs.stack && costs.sections.driver == 0 && workload.rx_serviced(0).is_none();
+        let rx_plain = costs.stack && costs.sections.driver == 0 && !costs.spread() && workload.rx_serviced(0).is_none();
         Ok(Self {
             nic,
             costs,

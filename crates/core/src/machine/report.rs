@@ -54,7 +54,7 @@ impl Report {
         if m.masking.active() {
             add(masking(&m, &mut laws));
         }
-        if m.net.masked.is_some() || m.masking.wired {
+        if m.net.masked.is_some() || m.masking.wired || m.code.is_some() {
             add(nic_masking(&m, &mut laws));
         }
         if let Some(code) = &m.code {
@@ -177,6 +177,11 @@ fn delivery(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         ("interrupts_in_flight", in_flight as f64),
     ]);
     laws.push(Law { what: "interrupts raised = serviced + lost + in flight", lhs: raised, rhs: serviced + lost + in_flight });
+    if d.sources.len() > 1 {
+        for (i, s) in d.sources.iter().enumerate() {
+            metrics.extend([("raised", s.raised), ("serviced", s.serviced), ("lost", s.lost)].map(|(what, n)| (format!("source{i}_{what}"), n as f64)));
+        }
+    }
     let exercisers = || d.sources.iter().filter(|s| s.kind == Kind::Exerciser);
     if exercisers().next().is_none() {
         metrics.extend(named([("spurious_interrupts", c.spurious as f64), ("cpu_cycles_per_interrupt", per_irq)]));
@@ -252,7 +257,7 @@ fn nic_masking(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         ("masking_cycles", c.masking_cycles as f64),
         ("masking_cycles_per_frame", if frames == 0 { f64::NAN } else { c.masking_cycles as f64 / frames as f64 }),
     ]);
-    if k.wired {
+    if k.wired || m.code.is_some() {
         out.extend(named([("interrupts_held", c.held as f64), ("interrupts_deferred", c.deferred as f64)]));
         return out;
     }

@@ -4,9 +4,11 @@
 //!
 //! - [`profiles`]: the machines of Tables 1 and 2 and the cost of every
 //!   masking step, idealized or with the modelled memory-system effects.
-//! - `kernel/masking.rs`: activities with nested critical sections under
-//!   conventional or optimistic protection; `machine/masking.rs`: the
-//!   masking state and the priority-level interrupt sources.
+//! - [`jobs`]: what the CPU runs for activities with nested critical
+//!   sections under conventional or optimistic protection, and the
+//!   sections of the NIC path and of kernel code.
+//! - [`state`]: the masking state (a mask per CPU) and the priority-level
+//!   interrupt sources.
 //! - This file: the scenario keys (`[masking]` and the `null_rpc` workload),
 //!   their checks and the null-RPC program.
 //!
@@ -15,10 +17,12 @@
 //! paper, after Draves et al. 1991). Interrupts arrive by a Poisson or
 //! periodic process with a priority mix; each runs a handler of fixed cost.
 
+pub mod jobs;
 pub mod profiles;
+pub mod state;
 
-pub use crate::kernel::masking::{Arrival, Counters, HandlerRun, Program, Scheme, Step};
-pub use crate::machine::masking::Model;
+pub use jobs::{Arrival, Counters, HandlerRun, Program, Scheme, Step};
+pub use state::Model;
 pub use profiles::{Costs, Effects, Machine, Profile, Sequence};
 
 use crate::config::params::{Param, REQ, Range, Type, absent, d};
@@ -49,6 +53,9 @@ pub struct MaskingConfig {
     pub nic_priority: u8,
     /// The priority those sections mask up to (absent: the NIC's).
     pub section_level: Option<u8>,
+    /// The kernel code's own sections (`spin_lock_irqsave`) use this
+    /// part's scheme and costs.
+    pub code_sections: bool,
 }
 
 /// Workload kinds that drive the NIC: the ones whose path can hold sections.
@@ -117,6 +124,12 @@ impl MaskingConfig {
         Param::int("nic_priority", "", d("1"), 1, MAX_LEVEL, "the priority of the NIC's interrupt (one of the machine's levels; behind a controller every section masks every interrupt)").when("workload.kind", NIC_KINDS),
         Param::int("section_level", "", absent("`nic_priority`: the sections hold off the NIC"), 1, MAX_LEVEL, "the sections mask priorities at or below this one")
             .when("workload.kind", NIC_KINDS),
+        Param::flag(
+            "code_sections",
+            d("false"),
+            "with kernel code (`code.program`): its own critical sections (`local_irq_save` / `restore`, the kernel services IRQ_SAVE and IRQ_RESTORE) use this part's scheme and the machine profile's raise and lower costs; false: they mask every interrupt of their CPU at the cost of their own instructions",
+        )
+        .when("workload.kind", &["arrivals"]),
     ];
 
     pub fn effects(&self) -> Effects {
@@ -129,6 +142,11 @@ impl MaskingConfig {
     }
 
     /// Whether the NIC path has critical sections (and so uses this part).
+    /// Whether the kernel code's sections are this part's (`code_sections`).
+    pub fn code(&self) -> bool {
+        self.code_sections
+    }
+
     pub fn nic_sections(&self) -> bool {
         self.driver_section_cycles > 0 || self.protocol_section_cycles > 0 || self.syscall_section_cycles > 0
     }
@@ -259,6 +277,12 @@ fn check_costs(m: &MaskingConfig) -> std::result::Result<(), (String, String)> {
 /// on any controller, path and number of threads, with a mask per CPU.
 pub fn check_nic(s: &Scenario) -> std::result::Result<(), (String, String)> {
     let m = &s.masking;
+    if m.code_sections && !s.code.selected() {
+        return Err(("masking.code_sections".into(), "only kernel code has sections of its own: set code.program, or use driver_section_cycles and friends".into()));
+    }
+    if m.code_sections {
+        return check_costs(m);
+    }
     if !m.nic_sections() {
         return Ok(());
     }

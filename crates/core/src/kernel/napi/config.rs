@@ -89,7 +89,7 @@ impl NapiConfig {
 
     /// Busy polling's combinations: `(key, message)`.
     pub fn check(&self, s: &crate::config::Scenario) -> Result<(), (String, String)> {
-        if s.irq_path.kind != Some(crate::delivery::IrqPathKind::Napi) {
+        if s.irq_path.kind != Some(crate::kernel::IrqPathKind::Napi) {
             return Ok(());
         }
         if s.code.selected() {

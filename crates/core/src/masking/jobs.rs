@@ -31,9 +31,9 @@
 //! ([`crate::kernel::IrqJob::Prologue`]) defers the whole path to the
 //! section's exit.
 
-use super::Job as Any;
 use crate::cpu::{Bin, IRQ, Label, Level, Work};
 use crate::engine::Time;
+use crate::kernel::Job as Any;
 use crate::machine::Machine;
 use serde::{Deserialize, Serialize};
 
@@ -264,7 +264,7 @@ impl Machine {
     /// What the activity at `level` does after `job`: `None` ends it.
     // Out of line: the network hot path inlines only its own arm of `work` and `after`.
     #[inline(never)]
-    pub(super) fn mask_after(&mut self, now: Time, cpu: usize, level: Level, job: Job) -> Option<Any> {
+    pub(crate) fn mask_after(&mut self, now: Time, cpu: usize, level: Level, job: Job) -> Option<Any> {
         let cost = self.mask_work(job).cycles;
         if !matches!(job.what, What::Run) {
             self.masking.counters.masking_cycles += cost;
@@ -385,7 +385,7 @@ impl Machine {
         self.masking.counters.masking_cycles += self.masking.costs.prologue_check;
         let masking = self.masking_level(cpu);
         if masking == 0 {
-            return Some(Any::Irq(super::IrqJob::Entry { input, cpu: cpu as u16 }));
+            return Some(Any::Irq(crate::kernel::IrqJob::Entry { input, cpu: cpu as u16 }));
         }
         let c = &mut self.masking.counters;
         c.deferred += 1;
@@ -393,7 +393,7 @@ impl Machine {
         let m = &mut self.masking.cpus[cpu];
         m.deferred_input = Some(input);
         m.hw = m.hw.max(masking);
-        Some(Any::Irq(super::IrqJob::Defer))
+        Some(Any::Irq(crate::kernel::IrqJob::Defer))
     }
 
     /// The NIC's Driver ISR, run as a masked interrupt's handler, is done.
@@ -411,7 +411,7 @@ impl Machine {
                 return false;
             }
             let Some(input) = self.masking.cpus[cpu].deferred_input.take() else { return false };
-            self.post(cpu, IRQ, Any::Irq(super::IrqJob::Entry { input, cpu: cpu as u16 }));
+            self.post(cpu, IRQ, Any::Irq(crate::kernel::IrqJob::Entry { input, cpu: cpu as u16 }));
             return true;
         }
         let mut any = false;
@@ -476,7 +476,7 @@ impl Machine {
 
     // Out of line: the network hot path inlines only its own arm of `work` and `after`.
     #[inline(never)]
-    pub(super) fn mask_work(&self, job: Job) -> Work<Any> {
+    pub(crate) fn mask_work(&self, job: Job) -> Work<Any> {
         let m = &self.masking;
         let c = &m.costs;
         let opt = m.scheme == Scheme::Optimistic;

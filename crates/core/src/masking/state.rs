@@ -3,17 +3,17 @@
 //!
 //! The sources raise interrupts by a Poisson or periodic process with a
 //! priority mix; each runs a handler program on thread 0. What the CPU runs
-//! for sections, prologues and continuations is `kernel/masking.rs`.
+//! for sections, prologues and continuations is `masking/jobs.rs`.
 //! [`Model`] runs programs and arrivals given directly (the property tests).
 
-use super::{Event, Machine};
+use super::jobs::{Arrival, Counters, HandlerRun, Irq, MAX_WAITING, Program, Scheme, Step, check_programs};
+use super::{Costs, NullRpcConfig};
 use crate::config::{Process, Scenario};
 use crate::cpu::{EntryCosts, IRQ, Thread, USER};
 use crate::engine::Time;
 use crate::error::Result;
 use crate::kernel::Job;
-use crate::kernel::masking::{Arrival, Counters, HandlerRun, Irq, MAX_WAITING, Program, Scheme, Step, check_programs};
-use crate::masking::{Costs, NullRpcConfig};
+use crate::machine::{Event, Machine};
 use crate::timeline::Timeline;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -30,6 +30,8 @@ pub(crate) struct Masking {
     /// the Linux and NAPI paths): the CPU takes none while its hardware
     /// mask is up. Otherwise they mask priority levels on the direct wire.
     pub wired: bool,
+    /// The kernel code's sections are this part's (`masking.code_sections`).
+    pub code: bool,
     pub next_id: u32,
     pub levels: u8,
     pub counters: Counters,
@@ -87,6 +89,7 @@ impl Masking {
             costs: Costs::default(),
             cpus: Vec::new(),
             wired: false,
+            code: false,
             next_id: 0,
             levels: 0,
             counters: Counters::default(),
@@ -128,6 +131,17 @@ impl Masking {
         Self { wired, ..m.expect("levels checked at load") }
     }
 
+    /// The stall of a section's mask raise and lower under the scheme, for
+    /// code's `local_irq_save` and `restore`.
+    pub fn raise_lower(&self) -> [u32; 2] {
+        let c = &self.costs;
+        let pair = match self.scheme {
+            Scheme::Conventional => (c.conventional_raise, c.conventional_lower),
+            Scheme::Optimistic => (c.optimistic_enter.unwrap_or(0), c.optimistic_leave.unwrap_or(0)),
+        };
+        [pair.0, pair.1].map(|x| u32::try_from(x).unwrap_or(u32::MAX))
+    }
+
     /// Whether the masking study's programs run (the null RPC).
     pub fn active(&self) -> bool {
         !self.programs.is_empty()
@@ -156,7 +170,7 @@ impl Masking {
 }
 
 impl Machine {
-    pub(super) fn start_masking(&mut self) {
+    pub(crate) fn start_masking(&mut self) {
         if !self.masking.active() {
             return;
         }
@@ -178,7 +192,7 @@ impl Machine {
     /// An interrupt arrives. Stops the run at a priority outside
     /// `1..=levels` or an unknown program.
     #[inline(never)]
-    pub(super) fn arrive(&mut self, now: Time, priority: u8, program: u32) -> Result<()> {
+    pub(crate) fn arrive(&mut self, now: Time, priority: u8, program: u32) -> Result<()> {
         let m = &mut self.masking;
         if priority == 0 || priority > m.levels || program as usize >= m.programs.len() {
             let msg = format!("arrival at {now}: priority {priority} (levels 1..={}), program {program}", m.levels);

@@ -1,0 +1,216 @@
+//! Rules between keys that one key's table cannot state: a key only one
+//! variant of a part uses ([`When`](params::When)), refused when that variant
+//! is not chosen, and a key whose effect another key cancels ([`CANCELS`]).
+//! The same rules drop such keys from a scenario written back out
+//! ([`drop_unused`]), so that what is written loads again.
+//!
+//! `intc.kind` as a deciding key stands for every controller on the machine
+//! (a source's own `intc` included: `bus.*` is used when any controller has
+//! a bus), except in a source's own table, where that source's controller
+//! decides (its `priority` needs a vectored controller).
+
+use super::params::{self, Param, Problem, plain};
+use super::parts::{PARTS, strip_indices};
+use super::workload::variant;
+use toml::{Table, Value};
+
+/// A key whose effect another key's value cancels: `key` (when written, and
+/// not 0) changes nothing while `by` is `is`.
+struct Cancel {
+    key: &'static str,
+    by: &'static str,
+    is: i64,
+    why: &'static str,
+}
+
+/// Linux's own semantics make these no-ops (ethtool.h's `struct
+/// ethtool_coalesce`; napi.rst, "Software IRQ coalescing" and "Busy
+/// polling"); a sweep over the first key alone would silently measure
+/// nothing, so each is refused naming both keys.
+const CANCELS: &[Cancel] = &[
+    Cancel {
+        key: "coalesce.rx_usecs",
+        by: "coalesce.rx_frames",
+        is: 1,
+        why: "the first frame interrupts at once, before any rx_usecs timer could expire; set coalesce.rx_frames to 0 (the timer alone) or above 1",
+    },
+    Cancel {
+        key: "napi.gro_flush_timeout_ns",
+        by: "napi.defer_hard_irqs",
+        is: 0,
+        why: "a completing poll enables the interrupt again at once, so no timer polls again (Linux arms it then only to flush GRO, not modelled); set napi.defer_hard_irqs above 0",
+    },
+    Cancel {
+        key: "napi.defer_hard_irqs",
+        by: "napi.gro_flush_timeout_ns",
+        is: 0,
+        why: "without a timeout no timer polls again, so a completing poll enables the interrupt at once; set napi.gro_flush_timeout_ns above 0",
+    },
+    Cancel { key: "napi.busy_poll_budget", by: "napi.busy_poll_usecs", is: 0, why: "no application busy-polls; set napi.busy_poll_usecs above 0" },
+];
+
+pub(super) fn check_cancelled(root: &Table, explicit: &[String]) -> Result<(), Problem> {
+    let int = |path: &str| lookup(root, path).and_then(Value::as_integer);
+    for c in CANCELS {
+        if explicit.iter().any(|k| k == c.key) && int(c.key) != Some(0) && int(c.by) == Some(c.is) {
+            return Err((c.key.into(), format!("changes nothing while `{}` is {}: {}; or remove the key", c.by, c.is, c.why)));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses an explicit key whose [`When`](params::When) does not hold.
+pub(super) fn check_when(root: &Table, key: &str, kind: &str) -> Result<(), Problem> {
+    let Some(p) = param_of(key, kind) else { return Ok(()) };
+    let Some(w) = p.when else { return Ok(()) };
+    let value = lookup(root, w.key).map(plain).unwrap_or_else(|| implied(w.key, kind).to_string());
+    let item = item_of(root, key).map(|t| t.get("intc").map(plain));
+    let values = deciding(value, w.key, item, || own_controllers(root.get("sources")).chain(own_controllers(root.get("workload"))).map(plain).collect());
+    if values.iter().any(|v| w.is.contains(&v.as_str())) {
+        return Ok(());
+    }
+    let is = if values.len() == 1 {
+        format!("it is `{}`", values[0])
+    } else {
+        format!("the machine's controllers are {}", params::quoted(&values.iter().map(String::as_str).collect::<Vec<_>>()))
+    };
+    Err((key.into(), format!("only used when `{}` is {} ({is}); remove the key", w.key, params::quoted(w.is))))
+}
+
+/// The values `deciding_key` (whose own value is `value`) takes for a key:
+/// for `intc.kind`, the source's own controller in a source's table
+/// (`item`: `Some(its intc)`), else every controller on the machine
+/// (`own`: the sources' own `intc`s).
+fn deciding(value: String, deciding_key: &str, item: Option<Option<String>>, own: impl FnOnce() -> Vec<String>) -> Vec<String> {
+    if deciding_key != "intc.kind" {
+        return vec![value];
+    }
+    match item {
+        Some(own) => vec![own.unwrap_or(value)],
+        None => {
+            let mut all = vec![value];
+            for k in own() {
+                if !all.contains(&k) {
+                    all.push(k);
+                }
+            }
+            all
+        }
+    }
+}
+
+/// The `intc` of each source in a section's `others` list (`[sources]`,
+/// the exerciser's `[workload]`).
+fn own_controllers(section: Option<&Value>) -> impl Iterator<Item = &Value> {
+    let items = section.and_then(|s| s.get("others")).and_then(Value::as_array);
+    items.into_iter().flatten().filter_map(|x| x.get("intc"))
+}
+
+/// The table of an array item a key is in (`sources.others[1].line`).
+fn item_of<'t>(root: &'t Table, key: &str) -> Option<&'t Table> {
+    let (list, rest) = key.split_once('[')?;
+    let index: usize = rest.split_once(']')?.0.parse().ok()?;
+    lookup(root, list)?.as_array()?.get(index)?.as_table()
+}
+
+/// The declaration of a dotted key (`stack.ip_cycles`, `workload.others[0].priority`).
+fn param_of(key: &str, kind: &str) -> Option<&'static Param> {
+    let bare = strip_indices(key);
+    let mut segs = bare.split('.');
+    let (first, leaf) = (segs.next()?, segs.next()?);
+    let params = if first == "workload" { variant(kind)?.params } else { PARTS.iter().find(|i| i.section == first)?.params };
+    descend(params::find(params, leaf)?, segs)
+}
+
+fn descend<'a>(mut p: &'static Param, segs: impl Iterator<Item = &'a str>) -> Option<&'static Param> {
+    for s in segs {
+        let params::Type::Items(item) = p.ty else { return None };
+        p = params::find(item, s)?;
+    }
+    Some(p)
+}
+
+/// Removes from a scenario's JSON (`Scenario::to_json`) every key that
+/// another key's value leaves unused, so that what is printed loads back.
+pub fn drop_unused(doc: &mut serde_json::Value, kind: &str) {
+    let value_of = |doc: &serde_json::Value, path: &str| {
+        let v = path.split('.').try_fold(doc, |v, seg| v.get(seg));
+        v.filter(|v| !v.is_null()).map(json_plain).unwrap_or_else(|| implied(path, kind).to_string())
+    };
+    let own: Vec<String> = ["sources", "workload"]
+        .iter()
+        .filter_map(|s| doc.get(s)?.get("others")?.as_array())
+        .flatten()
+        .filter_map(|x| x.get("intc").filter(|v| !v.is_null()).map(json_plain))
+        .collect();
+    let unused = |doc: &serde_json::Value, params: &[Param], item: Option<&serde_json::Value>| -> Vec<&'static str> {
+        let item = item.map(|x| x.get("intc").filter(|v| !v.is_null()).map(json_plain));
+        let used = |w: params::When| deciding(value_of(doc, w.key), w.key, item.clone(), || own.clone()).iter().any(|v| w.is.contains(&v.as_str()));
+        params.iter().filter(|p| p.when.is_some_and(|w| !used(w))).map(|p| p.key).collect()
+    };
+    let sections = PARTS.iter().map(|i| (i.section, i.params)).chain(variant(kind).map(|v| ("workload", v.params)));
+    for (section, params) in sections {
+        let drop = unused(doc, params, None);
+        // And within each table of an array of tables (`[[sources.others]]`).
+        let mut in_items = Vec::new();
+        for p in params {
+            let (params::Type::Items(item_params), Some(items)) = (p.ty, doc.get(section).and_then(|t| t.get(p.key)).and_then(|v| v.as_array())) else {
+                continue;
+            };
+            for (i, x) in items.iter().enumerate() {
+                in_items.push((p.key, i, unused(doc, item_params, Some(x))));
+            }
+        }
+        let Some(t) = doc.get_mut(section).and_then(|t| t.as_object_mut()) else { continue };
+        for key in drop {
+            t.remove(key);
+        }
+        for (list, i, keys) in in_items {
+            if let Some(x) = t.get_mut(list).and_then(|v| v.get_mut(i)).and_then(|x| x.as_object_mut()) {
+                for key in keys {
+                    x.remove(key);
+                }
+            }
+        }
+    }
+    // A key another cancels, at its default (any other value is refused).
+    for c in CANCELS {
+        let (section, key) = c.key.split_once('.').expect("a dotted key");
+        if value_of(doc, c.by) == c.is.to_string()
+            && value_of(doc, c.key) != "0"
+            && let Some(t) = doc.get_mut(section).and_then(|t| t.as_object_mut())
+        {
+            t.remove(key);
+        }
+    }
+    // The NIC takes one vector per RSS queue and the loader refuses the key
+    // (`check_table`), so a written scenario must not carry it.
+    if let Some(intc) = doc.get_mut("intc").and_then(|t| t.as_object_mut()).filter(|_| kind != "exerciser") {
+        intc.remove("vectors");
+    }
+}
+
+/// A JSON value as [`plain`] shows a TOML one.
+fn json_plain(v: &serde_json::Value) -> String {
+    v.as_str().map_or_else(|| v.to_string(), str::to_string)
+}
+
+/// The value an optional deciding key takes when it is not written: the
+/// interrupt path is the exerciser's Linux path, and the mt path for the NIC.
+fn implied(key: &str, kind: &str) -> &'static str {
+    match (key, kind) {
+        ("irq_path.kind", "exerciser") => "linux",
+        ("irq_path.kind", _) => "mt",
+        _ => "",
+    }
+}
+
+/// The value at a dotted path.
+fn lookup<'t>(root: &'t Table, path: &str) -> Option<&'t Value> {
+    let mut segs = path.split('.');
+    let mut v = root.get(segs.next()?)?;
+    for s in segs {
+        v = v.as_table()?.get(s)?;
+    }
+    Some(v)
+}
