@@ -183,6 +183,13 @@ pub fn drop_unused(doc: &mut serde_json::Value, kind: &str) {
             t.remove(key);
         }
     }
+    // Kernel code's sections are its own: the abstract kernel's section
+    // lengths and priority levels are refused with it (`code_excludes`).
+    if doc.get("code").and_then(|c| c.get("program")).is_some_and(|p| !p.is_null())
+        && let Some(m) = doc.get_mut("masking").and_then(|t| t.as_object_mut())
+    {
+        m.retain(|k, _| !(k.ends_with("_section_cycles") || k == "nic_priority" || k == "section_level"));
+    }
     // The NIC takes one vector per RSS queue and the loader refuses the key
     // (`check_table`), so a written scenario must not carry it.
     if let Some(intc) = doc.get_mut("intc").and_then(|t| t.as_object_mut()).filter(|_| kind != "exerciser") {

@@ -56,7 +56,7 @@ impl Machine {
     /// Thread `t` takes the tick, unless its last one has not run yet or a
     /// critical section of its code is open (the tick then waits for it).
     fn code_post_tick(&mut self, t: usize) {
-        if self.masking.cpus.get(t).is_some_and(|m| m.hw > 0 || m.level() > 0) {
+        if self.masking.holds(t) {
             self.code().tick_held[t] = true;
             return;
         }
@@ -254,7 +254,7 @@ impl Machine {
     /// the handler from its chain; NIC 1 is always on the direct wire.
     pub(crate) fn code_interrupt(&mut self, now: Time, nic: usize) {
         let (wired, irq_thread) = (nic == 0 && self.net.wired, self.net.irq_thread);
-        let masked = |t| self.masking.masks(t);
+        let masked = |t| self.masking.holds(t);
         let code = self.code.as_mut().expect("code part selected");
         if code.irq_posted[nic] || !code.sys.devices.nics[nic].asserted() {
             return;

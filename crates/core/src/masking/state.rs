@@ -161,6 +161,13 @@ impl Masking {
         self.cpus.iter().map(CpuMask::waiting).sum::<u64>() + self.counters.posted
     }
 
+    /// Whether anything on `cpu` masks it: its hardware mask, or an open
+    /// section (the software mask, optimistic). What has no prologue to
+    /// test the software mask (code's bare-wire devices, the tick) waits.
+    pub fn holds(&self, cpu: usize) -> bool {
+        self.cpus.get(cpu).is_some_and(|c| c.hw > 0 || c.level() > 0)
+    }
+
     /// Whether `cpu`'s hardware mask keeps it from taking an interrupt from
     /// its controller (`wired`; without sections no CPU has a mask).
     #[inline(always)]
