@@ -135,7 +135,7 @@ impl<D: Devices> System<D> {
                 }
             }
             let t0 = ready.max(now);
-            // One instruction. A core of several threads fetches nothing at the limit (see run_core).
+            // One instruction. A core of several threads fetches nothing at the limit (see `crate::interleave`).
             if shared && now >= limit && pending.is_none() {
                 break Ok(None);
             }
