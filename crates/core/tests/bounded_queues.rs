@@ -29,7 +29,7 @@ fn interrupts_beyond_the_cap_merge() {
     let s = irqsim_core::Scenario::from_file(&path, &o).unwrap();
     let r = irqsim_core::simulate(&s, path.parent().unwrap(), irqsim_core::Record::default()).unwrap();
     assert!(r.metric("interrupts_merged").unwrap() > 10_000.0);
-    assert!(r.metric("interrupts_in_flight").unwrap() <= irqsim_core::kernel::masking::MAX_WAITING as f64);
+    assert!(r.metric("interrupts_in_flight").unwrap() <= irqsim_core::masking::jobs::MAX_WAITING as f64);
 }
 
 /// The exerciser at 10^9 interrupts a second, each behind 16 MiB of DMA:
