@@ -46,3 +46,14 @@ def test_cli_scaling_json_and_bad_counts(cli):
     for bad in ("0", "1,65", "x", ""):
         p = cli("bench", "--scaling", bad)
         assert p.returncode == 2 and "--scaling" in p.stderr and "Traceback" not in p.stderr, (bad, p.stderr)
+
+
+def test_nic_firmware_reports_core_cycles_per_cpu_second_beside_the_fast_path():
+    rows = bench.nic_firmware(repeat=1, frames=200, cores=(1, 2), fast_program="arith")
+    assert [r["cores"] for r in rows] == [1, 1, 2]
+    assert rows[0]["of_fast_path"] == 1 and rows[0]["run"].startswith("ISS fast path (arith")
+    for r in rows[1:]:
+        assert r["core_cycles"] > 0 and r["core_cycles_per_cpu_s"] > 0
+        assert r["of_fast_path"] == r["core_cycles_per_cpu_s"] / rows[0]["core_cycles_per_cpu_s"]
+    # Two cores simulate twice the core-cycles of each cycle.
+    assert rows[2]["core_cycles"] % 2 == 0

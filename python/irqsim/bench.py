@@ -9,6 +9,7 @@ never counted as throughput.
 
 from __future__ import annotations
 
+import json
 import time
 import timeit
 
@@ -160,4 +161,34 @@ def iss(repeat: int = 3, program: str = ISS_PROGRAM, long_program: str | None = 
             raise IrqsimError(f"qemu-mips printed other output than irqsim for {long_program}")
         # qemu counts no instructions: the count is irqsim's of the same program.
         rows.append(_row("qemu-mips", long_program, "perfect", "1", n, None, wall, cpu))
+    return rows
+
+
+#: Cores of the programmable NIC's rows in ``irqsim bench --nic-firmware``.
+NIC_CORES = (1, 2, 4, 6)
+
+
+def nic_firmware(repeat: int = 3, frames: int = 40_000, cores: tuple[int, ...] = NIC_CORES, fast_program: str = LONG_PROGRAM) -> list[dict]:
+    """The programmable NIC's cores against the instruction-set simulator's
+    fast path, in simulated core-cycles per CPU-second: ``fast_program``
+    with perfect memory (one core, blocks run whole), then the NIC firmware on
+    each of ``cores`` (64 B full-duplex floods, frame-level, ``frames``
+    measured after a tenth as many of warm-up; the whole run's cycles times
+    the cores), the best of ``repeat`` runs by CPU time each."""
+    from irqsim import exec as iss_exec
+    from irqsim._core import nic_firmware as run_nic
+    from irqsim.studies.nic_firmware import FIRMWARE
+
+    def row(what: str, n: int, core_cycles: int, wall: float, cpu: float, fast: float) -> dict:
+        rate = core_cycles / max(cpu, 1e-9)
+        return {"run": what, "cores": n, "core_cycles": core_cycles, "wall_seconds": wall, "cpu_seconds": cpu,
+                "core_cycles_per_cpu_s": rate, "of_fast_path": rate / fast}
+
+    wall, cpu, r = best_of(lambda: iss_exec.run(fast_program, ["memory.model=perfect"]), repeat)
+    fast = r["cycles"] / max(cpu, 1e-9)
+    rows = [row(f"ISS fast path ({fast_program}, perfect memory)", 1, r["cycles"], wall, cpu, fast)]
+    for n in cores:
+        sets = [f"cores={n}", f"frames={frames}", f"warmup_frames={frames // 10}", "frame_bytes=64", "traffic=duplex"]
+        wall, cpu, out = best_of(lambda: json.loads(run_nic(FIRMWARE, sets)), repeat)  # noqa: B023 (called at once)
+        rows.append(row("NIC firmware (64 B duplex, frame-level)", n, out["run_cycles"] * n, wall, cpu, fast))
     return rows

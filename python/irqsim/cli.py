@@ -250,16 +250,24 @@ def bench(
     scenario: Annotated[str, typer.Option(help="Scenario to time (default: the saturated receive path).")] = "bench/rx-overload",
     scaling: Annotated[Optional[str], typer.Option(help="Instead: events per CPU-second on bench/msix-scaling at these CPU counts, e.g. 1,8,64.")] = None,
     iss: Annotated[bool, typer.Option("--iss", help="Instead: the MIPS simulator's instructions per CPU-second (bench/kernels; bench/long beside qemu-mips).")] = False,
+    nic_firmware: Annotated[
+        bool, typer.Option("--nic-firmware", help="Instead: the programmable NIC's core-cycles per CPU-second on 1-6 cores, beside the MIPS simulator's fast path.")
+    ] = False,
 ) -> None:
     """Measure simulator speed, per wall second and per CPU-second (docs/performance.md)."""
-    from irqsim.bench import iss as iss_bench, measure, parse_counts, scaling as scaling_bench
+    from irqsim.bench import iss as iss_bench, measure, nic_firmware as nic_bench, parse_counts, scaling as scaling_bench
 
-    if scaling is not None or iss:
-        rows = iss_bench(repeat=repeat) if iss else scaling_bench(parse_counts(scaling), repeat=repeat)
+    if scaling is not None or iss or nic_firmware:
+        if nic_firmware:
+            rows, title = nic_bench(repeat=repeat), "programmable NIC"
+        elif iss:
+            rows, title = iss_bench(repeat=repeat), "instruction-set simulator"
+        else:
+            rows, title = scaling_bench(parse_counts(scaling), repeat=repeat), "scaling"
         if as_json:
             print(json.dumps(rows, indent=1))
             return
-        t = _table(f"irqsim bench: {'instruction-set simulator' if iss else 'scaling'} (best of {repeat})", tuple(rows[0]), right=tuple(rows[0]))
+        t = _table(f"irqsim bench: {title} (best of {repeat})", tuple(rows[0]), right=tuple(rows[0]))
         for row in rows:
             t.add_row(*(v if isinstance(v, str) else "-" if v is None else _fmt(v) for v in row.values()))
         _console().print(t)

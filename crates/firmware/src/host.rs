@@ -1,16 +1,21 @@
-//! The host side of the NIC, abstract: host memory (only the words the DMA
-//! engines touch), a driver that keeps the send and receive rings full,
-//! and the receive end's check that every frame arrives exactly once and
-//! in order. The driver wakes `host_ns` after a NIC interrupt, reads the
-//! status block the firmware wrote by DMA, checks the returned receive
+//! The host side of the NIC, abstract: one implementation of the host a
+//! [`crate::device::Nic`] is driven by (the study's, until the NIC is a
+//! part of irqsim-core's machine). Host memory ([`Memory`], only the words
+//! the DMA engines and the driver touch) is reached by the NIC through
+//! [`HostMemory`]; a driver keeps the send and receive rings full, and the
+//! receive end checks that every frame arrives exactly once and in order.
+//! The driver wakes `host_ns` after a NIC interrupt, reads the status
+//! block the firmware wrote by DMA, checks the returned receive
 //! descriptors, and posts new send frames and receive buffers (writing the
-//! mailbox counts the firmware polls).
+//! mailboxes the firmware polls).
 //!
 //! The NIC's interrupt is an MSI through irqsim-core's controller model
 //! (`irqsim_core::intc`): a second message while the vector is still
 //! pending merges with it, as at a local APIC; the driver takes the vector
 //! when it wakes.
 
+use crate::device::HostMemory;
+use crate::nic::Mailbox;
 use irqsim_core::intc::{self, Costs, Intc, IntcKind, Rec, Route, Trigger};
 use std::collections::HashMap;
 
@@ -25,8 +30,54 @@ pub const RECV_BUFS: u32 = 0x3000_0000;
 pub const RING: u64 = 256;
 const BUF: u32 = 2048;
 
+/// Host memory, sparse: 4 KiB pages made as they are first written
+/// (others read 0), the last one used looked up without hashing (the DMA
+/// engines copy runs of words).
+#[derive(Default)]
+pub struct Memory {
+    pages: Vec<Box<[u32; PAGE_WORDS]>>,
+    index: HashMap<u32, usize>,
+    /// (page number, its index in `pages`) of the last page used.
+    last: Option<(u32, usize)>,
+}
+
+const PAGE_WORDS: usize = 1024;
+
+impl Memory {
+    fn page(&mut self, addr: u32, make: bool) -> Option<usize> {
+        let n = addr >> 12;
+        if let Some((m, k)) = self.last
+            && m == n
+        {
+            return Some(k);
+        }
+        let k = match self.index.get(&n) {
+            Some(&k) => k,
+            None if make => {
+                self.pages.push(Box::new([0; PAGE_WORDS]));
+                self.index.insert(n, self.pages.len() - 1);
+                self.pages.len() - 1
+            }
+            None => return None,
+        };
+        self.last = Some((n, k));
+        Some(k)
+    }
+}
+
+impl HostMemory for Memory {
+    fn read(&mut self, addr: u32) -> u32 {
+        self.page(addr, false).map_or(0, |k| self.pages[k][(addr >> 2) as usize % PAGE_WORDS])
+    }
+
+    fn write(&mut self, addr: u32, v: u32) {
+        let k = self.page(addr, true).expect("made");
+        self.pages[k][(addr >> 2) as usize % PAGE_WORDS] = v;
+    }
+}
+
 pub struct Host {
-    mem: HashMap<u32, u32>,
+    pub mem: Memory,
     frame_bytes: u32,
     delay: u64,
     sends: bool,
@@ -51,7 +102,7 @@ fn slot(i: u64) -> u32 {
 impl Host {
     pub fn new(frame_bytes: u32, delay: u64, sends: bool, receives: bool) -> Self {
         let mut h = Host {
-            mem: HashMap::new(),
+            mem: Memory::default(),
             frame_bytes,
             delay,
             sends,
@@ -69,12 +120,22 @@ impl Host {
         h
     }
 
-    pub fn read(&self, addr: u32) -> u32 {
-        self.mem.get(&(addr & !3)).copied().unwrap_or(0)
+    pub fn read(&mut self, addr: u32) -> u32 {
+        self.mem.read(addr)
     }
 
     pub fn write(&mut self, addr: u32, v: u32) {
-        self.mem.insert(addr & !3, v);
+        self.mem.write(addr, v);
+    }
+
+    /// When the driver next wakes, if an interrupt is pending.
+    pub fn wake_at(&self) -> Option<u64> {
+        self.wake_at
+    }
+
+    /// The producer indices the driver has written to the NIC's mailboxes.
+    pub fn mailboxes(&self) -> [(Mailbox, u64); 2] {
+        [(Mailbox::Send, self.send_posted), (Mailbox::Receive, self.recv_posted)]
     }
 
     /// The NIC sent its MSI at `now`; the driver runs `delay` later unless one is pending.
@@ -113,7 +174,7 @@ impl Host {
     }
 
     /// Receive return descriptor `k` must be the `k`th frame the MAC accepted, in its buffer.
-    fn check_received(&self, k: u64) -> Result<(), String> {
+    fn check_received(&mut self, k: u64) -> Result<(), String> {
         let bd = RET_RING + slot(k) * 16;
         let (addr, len, stamp) = (self.read(bd), self.read(bd + 4), self.read(bd + 8) as u64);
         let expect = RECV_BUFS + slot(k) * BUF;

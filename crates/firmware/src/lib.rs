@@ -4,16 +4,23 @@
 //! a modelled NIC and host, and an offline VLIW scheduler over the same
 //! firmware's basic blocks.
 //!
-//! - [`config`]: the run's settings; [`nic`]: event flags, DMA engines,
-//!   MAC, SRAM, and the wire's order check; [`host`]: the driver, its
-//!   MSI and the receive side's order check.
-//! - [`run`]: steps the cores and the NIC; [`profile`]: cycles and
-//!   executions by PC, function and handler; [`report`]: a run as JSON.
+//! - [`config`]: the run's settings; [`device`]: the NIC as a device a
+//!   machine drives (advance to a cycle, frames in, mailbox writes; DMA
+//!   writes, transmissions and interrupt requests out; host memory behind
+//!   a trait); [`nic`]: its hardware as the cores see it (event flags,
+//!   DMA engines, MAC, SRAM, mailboxes).
+//! - [`host`]: the abstract host that drives the device in the study (its
+//!   memory, driver, MSI and the receive side's order check); [`run`]: the
+//!   study's run (the host, a wire flood and the measured window);
+//!   [`profile`]: cycles and executions by PC, function and handler;
+//!   [`report`]: a run as JSON; [`error`]: why a run failed.
 //! - [`blocks`]: basic blocks of the program text; [`ilp`]: the VLIW list
 //!   scheduler; [`vliw`]: Table 1 from a profile.
 
 pub mod blocks;
 pub mod config;
+pub mod device;
+pub mod error;
 pub mod host;
 pub mod ilp;
 pub mod nic;
@@ -23,4 +30,6 @@ pub mod run;
 pub mod vliw;
 
 pub use config::{NicConfig, Organisation, Traffic};
-pub use run::{Error, Outcome, run, task_owners};
+pub use device::{Effect, HostMemory, Nic};
+pub use error::Error;
+pub use run::{Outcome, run, task_owners};

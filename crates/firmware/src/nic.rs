@@ -1,15 +1,24 @@
 //! The programmable NIC's hardware as the firmware's cores see it: event
 //! sources with counts and acknowledgements (the event flags), two DMA
-//! engines with descriptor queues, a MAC at a line rate, banked SRAM, and
-//! the host interrupt. Registers and layout match programs/firmware/nic.h.
+//! engines with descriptor queues, a MAC at a line rate, receive slots and
+//! banked SRAM, the host's mailboxes and the host interrupt. Registers and
+//! layout match programs/firmware/nic.h.
 //!
-//! Time: [`Nic::advance`] is called at the start of every core cycle and
-//! retires what has finished by then (DMA descriptors, frames on the wire,
-//! frames arriving, the host driver). Register accesses happen during the
-//! cycle and queue new work from it.
+//! Time: the hardware acts at whole core cycles. [`Hardware::retire`]
+//! finishes what is due by a cycle before the cores run it (DMA
+//! descriptors, frames on the wire); register accesses happen during a
+//! cycle and queue new work, which is never due before the next cycle. A
+//! register write that queues work asks the cores to stop
+//! ([`Devices::take_stop`]) so the device can bring its next event forward
+//! (see [`crate::device`]). Frames from the wire are given ahead of their
+//! arrival ([`Hardware::frame_arrives`]) and land in a receive slot when
+//! anything next looks (a register access in or after their cycle, or
+//! [`Hardware::arrive_by`]), as if they had landed at the start of their
+//! cycle: the cores need not stop for each one.
 
 use crate::config::NicConfig;
-use crate::host::Host;
+use crate::device::{Effect, HostMemory};
+use crate::profile::Recorder;
 use irqsim_mips::device::{Access, DEVICE_BASE, Devices};
 use std::collections::VecDeque;
 
@@ -70,56 +79,71 @@ struct Dma {
     bytes: u64,
 }
 
-pub struct Nic {
-    cfg: NicConfig,
+/// A frame handed to the MAC: its header (sequence number) and length, and
+/// the cycle its last bit leaves.
+struct Sending {
+    seq: u32,
+    len: u32,
+    done_at: u64,
+}
+
+/// Which mailbox the host writes: its producer index of send frames or of receive buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mailbox {
+    Send,
+    Receive,
+}
+
+pub struct Hardware {
+    clock_mhz: f64,
     sram: Sram,
-    pub host: Host,
     rd: Dma,
     wr: Dma,
     acks: [u64; 6],
     tx_staged: [u32; 2],
-    tx_queue: VecDeque<u64>,
+    tx_queue: VecDeque<Sending>,
     wire_free: u64,
-    /// Frames fully on the wire; the sequence number the next must carry.
-    pub sent: u64,
-    tx_expect: u64,
     frame_time: u64,
-    rx_next: u64,
+    /// Frames fully on the wire.
+    pub sent: u64,
     pub accepted: u64,
     pub dropped: u64,
     rx_freed: u64,
-    /// The first violated invariant, if any.
-    pub error: Option<String>,
+    /// Frames on their way in: (arrival cycle, length), in order.
+    arriving: VecDeque<(u64, u32)>,
+    /// The host's producer indices (send frames, receive buffers).
+    mailbox: [u64; 2],
+    /// Host interrupts the cores asked for, not yet handed on: (cycle, vector).
+    pub(crate) interrupts: Vec<(u64, u32)>,
+    /// Work queued by a register access since the cores last stopped.
+    stop: bool,
+    /// Where the cores' instructions and cycles go (on in the measured window).
+    pub(crate) recorder: Recorder,
 }
 
-impl Nic {
-    pub fn new(cfg: &NicConfig) -> Self {
+impl Hardware {
+    pub fn new(cfg: &NicConfig, recorder: Recorder) -> Self {
         let dma = |ns| Dma { latency: cfg.cycles(ns), gbps: cfg.dma_gbps, staged: [0; 3], queue: VecDeque::new(), bus_free: 0, done: 0, bytes: 0 };
-        let frame_time = cfg.millicycles(cfg.wire_bytes(), cfg.line_gbps);
-        Nic {
-            cfg: cfg.clone(),
+        Hardware {
+            clock_mhz: cfg.clock_mhz,
             sram: Sram { words: vec![0; (SRAM_BYTES / 4) as usize], free_at: vec![0; cfg.sram_banks as usize], conflicts: 0 },
-            host: Host::new(cfg.frame_bytes, cfg.cycles(cfg.host_ns), cfg.traffic.sends(), cfg.traffic.receives()),
             rd: dma(cfg.dma_read_ns),
             wr: dma(cfg.dma_write_ns),
             acks: [0; 6],
             tx_staged: [0; 2],
             tx_queue: VecDeque::new(),
             wire_free: 0,
+            frame_time: cfg.millicycles(cfg.wire_bytes(), cfg.line_gbps),
             sent: 0,
-            tx_expect: 0,
-            frame_time,
-            rx_next: if cfg.traffic.receives() { frame_time } else { u64::MAX },
             accepted: 0,
             dropped: 0,
             rx_freed: 0,
-            error: None,
+            arriving: VecDeque::new(),
+            mailbox: [0; 2],
+            interrupts: Vec::new(),
+            stop: false,
+            recorder,
         }
-    }
-
-    /// Frames done: sent on the wire plus received and checked by the host.
-    pub fn frames_done(&self) -> u64 {
-        self.sent + self.host.received
     }
 
     pub fn sram_conflicts(&self) -> u64 {
@@ -137,13 +161,21 @@ impl Nic {
             1 => self.wr.done,
             2 => self.accepted,
             3 => self.sent,
-            4 => self.host.send_posted,
-            _ => self.host.recv_posted,
+            4 => self.mailbox[0],
+            _ => self.mailbox[1],
         }
     }
 
-    /// Retires everything finished by the start of cycle `now`.
-    pub fn advance(&mut self, now: u64) {
+    /// The first cycle at which queued work is due (u64::MAX: none).
+    pub fn next_event(&self) -> u64 {
+        let dma = |e: &Dma| e.queue.front().map_or(u64::MAX, |d| d.done_at);
+        dma(&self.rd).min(dma(&self.wr)).min(self.tx_queue.front().map_or(u64::MAX, |s| s.done_at))
+    }
+
+    /// Retires everything due by the start of cycle `now`: DMA reads copy
+    /// host memory into SRAM, DMA writes copy SRAM into host memory, frames
+    /// leave the wire. Each retirement is an [`Effect`].
+    pub fn retire(&mut self, now: u64, host: &mut dyn HostMemory, effects: &mut Vec<Effect>) {
         for to_host in [false, true] {
             let e = if to_host { &mut self.wr } else { &mut self.rd };
             while e.queue.front().is_some_and(|d| d.done_at <= now) {
@@ -152,33 +184,57 @@ impl Nic {
                 for k in 0..d.len.min(COPY_BYTES).div_ceil(4) {
                     let (h, s) = (d.host + 4 * k, ((d.local + 4 * k) / 4) as usize % self.sram.words.len());
                     if to_host {
-                        self.host.write(h, self.sram.words[s]);
+                        host.write(h, self.sram.words[s]);
                     } else {
-                        self.sram.words[s] = self.host.read(h);
+                        self.sram.words[s] = host.read(h);
                     }
+                }
+                if to_host {
+                    effects.push(Effect::DmaWrite { at: now, addr: d.host, len: d.len });
                 }
             }
         }
-        while self.tx_queue.front().is_some_and(|&t| t <= now) {
-            self.tx_queue.pop_front();
+        while self.tx_queue.front().is_some_and(|s| s.done_at <= now) {
+            let s = self.tx_queue.pop_front().expect("front exists");
             self.sent += 1;
+            effects.push(Effect::Transmit { at: now, seq: s.seq, len: s.len });
         }
-        while self.rx_next <= now * 1000 {
-            self.rx_next += self.frame_time;
-            if self.accepted - self.rx_freed >= RING {
-                self.dropped += 1;
-                continue;
-            }
-            let (k, s) = (self.accepted, (self.accepted % RING) as u32);
-            let w = |off: u32| (off / 4) as usize;
-            self.sram.words[w(RX_STATUS + 8 * s)] = self.cfg.frame_bytes;
-            self.sram.words[w(RX_STATUS + 8 * s + 4)] = k as u32;
-            self.sram.words[w(RX_BUFS + s * BUF)] = k as u32;
-            self.accepted += 1;
+    }
+
+    /// A frame of `len` bytes arrives from the wire at the start of cycle
+    /// `at` (no earlier than any given before it, nor than the cycle the
+    /// device is at).
+    pub fn frame_arrives(&mut self, at: u64, len: u32) {
+        self.arriving.push_back((at, len));
+    }
+
+    /// Frames that arrived by the start of cycle `now` land: each in the
+    /// next receive slot, stamped with its number, or dropped when the
+    /// firmware has freed none.
+    #[inline(always)]
+    pub fn arrive_by(&mut self, now: u64) {
+        while self.arriving.front().is_some_and(|&(at, _)| at <= now) {
+            let (_, len) = self.arriving.pop_front().expect("front exists");
+            self.land(len);
         }
-        if let Err(e) = self.host.advance(now) {
-            self.error.get_or_insert(e);
+    }
+
+    fn land(&mut self, len: u32) {
+        if self.accepted - self.rx_freed >= RING {
+            self.dropped += 1;
+            return;
         }
+        let (k, s) = (self.accepted as u32, (self.accepted % RING) as u32);
+        let w = |off: u32| (off / 4) as usize;
+        self.sram.words[w(RX_STATUS + 8 * s)] = len;
+        self.sram.words[w(RX_STATUS + 8 * s + 4)] = k;
+        self.sram.words[w(RX_BUFS + s * BUF)] = k;
+        self.accepted += 1;
+    }
+
+    /// The host writes its producer index to a mailbox (the count of its event source).
+    pub fn host_writes_mailbox(&mut self, mailbox: Mailbox, value: u64) {
+        self.mailbox[mailbox as usize] = value;
     }
 
     fn dma_go(&mut self, to_host: bool, now: u64) -> Result<(), String> {
@@ -189,29 +245,30 @@ impl Nic {
         let [host, local, len] = e.staged;
         Sram::index(local)?;
         let start = e.bus_free.max(now * 1000);
-        e.bus_free = start + (len as f64 * 8.0 / e.gbps * self.cfg.clock_mhz).round() as u64;
+        e.bus_free = start + (len as f64 * 8.0 / e.gbps * self.clock_mhz).round() as u64;
         e.bytes += len as u64;
-        e.queue.push_back(Desc { host, local, len, done_at: e.bus_free.div_ceil(1000) + e.latency });
+        // Never due in the cycle that queued it: the hardware acts before the cores in a cycle.
+        let done_at = (e.bus_free.div_ceil(1000) + e.latency).max(now + 1);
+        e.queue.push_back(Desc { host, local, len, done_at });
+        self.stop = true;
         Ok(())
     }
 
-    /// Hands a frame to the MAC; the wire end checks it is the next in order.
+    /// Hands a frame to the MAC: it goes on the wire after those before it.
     fn mac_go(&mut self, now: u64) -> Result<(), String> {
         let [local, len] = self.tx_staged;
-        let seq = self.sram.words[Sram::index(local)?] as u64;
-        if seq != self.tx_expect as u32 as u64 || len != self.cfg.frame_bytes {
-            self.error.get_or_insert(format!("wire: frame {} expected next, got frame {seq} of {len} bytes", self.tx_expect));
-        }
-        self.tx_expect += 1;
+        let seq = self.sram.words[Sram::index(local)?];
         let start = self.wire_free.max(now * 1000);
         self.wire_free = start + self.frame_time;
-        self.tx_queue.push_back(self.wire_free.div_ceil(1000));
+        self.tx_queue.push_back(Sending { seq, len, done_at: self.wire_free.div_ceil(1000) });
+        self.stop = true;
         Ok(())
     }
 }
 
-impl Devices for Nic {
+impl Devices for Hardware {
     fn read(&mut self, addr: u32, at: Access) -> Result<(u32, u32), String> {
+        self.arrive_by(at.cycle);
         let off = addr - DEVICE_BASE;
         if off >= SRAM_OFFSET {
             let w = Sram::index(off - SRAM_OFFSET)?;
@@ -226,6 +283,7 @@ impl Devices for Nic {
     }
 
     fn write(&mut self, addr: u32, value: u32, mask: u32, at: Access) -> Result<u32, String> {
+        self.arrive_by(at.cycle);
         let off = addr - DEVICE_BASE;
         if off >= SRAM_OFFSET {
             let w = Sram::index(off - SRAM_OFFSET)?;
@@ -254,9 +312,22 @@ impl Devices for Nic {
                 }
                 self.rx_freed = self.rx_freed.max(value as u64);
             }
-            0x400 => self.host.interrupt(at.cycle),
+            0x400 => {
+                self.interrupts.push((at.cycle, value));
+                self.stop = true;
+            }
             _ => return Err("no such NIC register (or read-only)".into()),
         }
         Ok(0)
+    }
+
+    #[inline(always)]
+    fn take_stop(&mut self) -> bool {
+        std::mem::take(&mut self.stop)
+    }
+
+    #[inline(always)]
+    fn issued(&mut self, thread: usize, pc: u32, cycle: u64) {
+        self.recorder.issued(thread, pc, cycle);
     }
 }

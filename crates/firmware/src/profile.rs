@@ -1,7 +1,10 @@
 //! Where the firmware's cycles go, by program counter: per-instruction
 //! execution counts (the basic-block weights of the VLIW study) and
 //! cycles, and their roll-up by function and by handler. A core's cycle is
-//! charged to the instruction it is issuing or stalled on.
+//! charged to the instruction it is issuing or stalled on: as each
+//! instruction issues, the [`Recorder`] charges it the cycles since the
+//! core's previous issue, so the cores run at the simulator's speed and
+//! nothing is done per cycle.
 
 use irqsim_mips::Program;
 
@@ -25,6 +28,7 @@ pub enum Kind {
 }
 
 /// Functions of a program, and which one each text word belongs to.
+#[derive(Clone)]
 pub struct Functions {
     pub base: u32,
     pub names: Vec<String>,
@@ -113,8 +117,95 @@ pub struct Profile {
 }
 
 impl Profile {
-    pub fn new(words: usize) -> Self {
-        Profile {
+    /// Executed-instruction counts by text address, nonzero only.
+    pub fn counts(&self, f: &Functions) -> Vec<(u32, u64)> {
+        self.executed.iter().enumerate().filter(|e| *e.1 > 0).map(|(w, &n)| (f.base + 4 * w as u32, n)).collect()
+    }
+}
+
+/// Per text word, the handler a core is in once it runs there: its own
+/// handler, the dispatch loop, or (a function they call) the one it was in.
+const KEEP: u8 = u8::MAX;
+
+/// One core's place: the cycle of its last issue and the handler it is in.
+#[derive(Clone, Copy)]
+struct Place {
+    last: u64,
+    current: u8,
+}
+
+/// Gathers a [`Profile`] as instructions issue: per core, the cycle of its
+/// last issue and the handler it is in; per (handler, word), executions
+/// and cycles, each handler's words side by side (a handler's hot words
+/// share cache lines).
+pub struct Recorder {
+    on: bool,
+    base: u32,
+    enter: Vec<u8>,
+    places: Vec<Place>,
+    /// Indexed by `handler * words + word`: (executions, cycles).
+    cells: Vec<[u64; 2]>,
+}
+
+impl Recorder {
+    pub fn new(f: &Functions, cores: usize) -> Self {
+        let enter = (0..f.words())
+            .map(|w| match f.of(w) {
+                NO_FUNCTION => KEEP,
+                id if f.dispatch == Some(id) => DISPATCH as u8,
+                id => f.handler[id as usize].map_or(KEEP, |h| h as u8),
+            })
+            .collect();
+        let places = vec![Place { last: 0, current: DISPATCH as u8 }; cores];
+        Recorder { on: false, base: f.base, enter, places, cells: vec![[0; 2]; (DISPATCH + 1) * f.words()] }
+    }
+
+    /// Starts charging at cycle `at` (no core has issued in it yet); every
+    /// core is taken to be in the dispatch loop until it runs elsewhere.
+    pub fn begin(&mut self, at: u64) {
+        self.on = true;
+        self.places.fill(Place { last: at.wrapping_sub(1), current: DISPATCH as u8 });
+    }
+
+    /// Charges the cycles since `core`'s last issue, up to `now`, to the
+    /// instruction at `pc` (`executed`: it issued at `now`, else the core waits on it).
+    #[inline(always)]
+    fn charge(&mut self, core: usize, pc: u32, now: u64, executed: u64) {
+        let w = (pc.wrapping_sub(self.base) / 4) as usize;
+        let (Some(&enter), Some(p)) = (self.enter.get(w), self.places.get_mut(core)) else {
+            return;
+        };
+        if enter != KEEP {
+            p.current = enter;
+        }
+        if let Some(cell) = self.cells.get_mut(p.current as usize * self.enter.len() + w) {
+            cell[0] += executed;
+            cell[1] += now - p.last;
+        }
+        p.last = now;
+    }
+
+    /// The instruction at `pc` issued at `cycle` on hardware thread `core`:
+    /// it is charged the cycles since that core's last issue.
+    #[inline(always)]
+    pub fn issued(&mut self, core: usize, pc: u32, cycle: u64) {
+        if self.on {
+            self.charge(core, pc, cycle, 1);
+        }
+    }
+
+    /// Stops at cycle `at` (no core has issued in it): each core's cycles
+    /// since its last issue go to the instruction it waits to issue, at
+    /// `pcs[core]`. Returns the profile.
+    pub fn finish(&mut self, at: u64, pcs: &[u32], f: &Functions) -> Profile {
+        for (k, &pc) in pcs.iter().enumerate() {
+            if at - 1 > self.places[k].last {
+                self.charge(k, pc, at - 1, 0);
+            }
+        }
+        self.on = false;
+        let words = self.enter.len();
+        let mut p = Profile {
             executed: vec![0; words],
             cycles: vec![0; words],
             handler_cycles: [0; DISPATCH + 1],
@@ -125,43 +216,25 @@ impl Profile {
             dma_wait: 0,
             handler_work: 0,
             dispatch_work: 0,
-        }
-    }
-
-    /// Charges one core's cycle at `pc` (`executed`: the instruction issued);
-    /// `current` is that core's running handler, updated here.
-    #[inline]
-    pub fn charge(&mut self, f: &Functions, pc: u32, executed: bool, current: &mut usize) {
-        let Some(w) = f.word(pc) else {
-            return;
         };
-        let id = f.of(w);
-        if id != NO_FUNCTION {
-            if let Some(h) = f.handler[id as usize] {
-                if executed && pc == f.entry[id as usize] {
-                    self.invocations[h] += 1;
-                }
-                *current = h;
-            } else if Some(id) == f.dispatch {
-                *current = DISPATCH;
+        for (i, &[n, c]) in self.cells.iter().enumerate() {
+            let (h, w) = (i / words, i % words);
+            p.executed[w] += n;
+            p.cycles[w] += c;
+            p.handler_cycles[h] += c;
+            p.handler_instructions[h] += n;
+            let id = f.of(w);
+            if id != NO_FUNCTION && f.handler[id as usize].is_some() && f.entry[id as usize] == f.base + 4 * w as u32 {
+                p.invocations[h] += n;
+            }
+            match if id == NO_FUNCTION { Kind::Work } else { f.kinds[id as usize] } {
+                Kind::Lock => p.lock += c,
+                Kind::Ordering => p.ordering += c,
+                Kind::DmaWait => p.dma_wait += c,
+                Kind::Work if h == DISPATCH => p.dispatch_work += c,
+                Kind::Work => p.handler_work += c,
             }
         }
-        self.executed[w] += executed as u64;
-        self.cycles[w] += 1;
-        self.handler_cycles[*current] += 1;
-        self.handler_instructions[*current] += executed as u64;
-        let kind = if id == NO_FUNCTION { Kind::Work } else { f.kinds[id as usize] };
-        match kind {
-            Kind::Lock => self.lock += 1,
-            Kind::Ordering => self.ordering += 1,
-            Kind::DmaWait => self.dma_wait += 1,
-            Kind::Work if *current == DISPATCH => self.dispatch_work += 1,
-            Kind::Work => self.handler_work += 1,
-        }
-    }
-
-    /// Executed-instruction counts by text address, nonzero only.
-    pub fn counts(&self, f: &Functions) -> Vec<(u32, u64)> {
-        self.executed.iter().enumerate().filter(|e| *e.1 > 0).map(|(w, &n)| (f.base + 4 * w as u32, n)).collect()
+        p
     }
 }

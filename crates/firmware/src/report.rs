@@ -51,6 +51,7 @@ impl Outcome {
             "organisation": if self.organisation == Organisation::Frame { "frame" } else { "task" },
             "owners": self.owners,
             "cycles": self.cycles,
+            "run_cycles": self.elapsed,
             "frames": self.frames,
             "sent": self.sent,
             "received": self.received,

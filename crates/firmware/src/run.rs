@@ -1,36 +1,23 @@
-//! Runs the firmware on N cores against the NIC and host: every core
-//! starts in `fw_main`, the system advances one cycle at a time (so each
-//! cycle is charged to the instruction it went to, see [`crate::profile`]),
-//! and the run measures the frames completed between a warm-up and a
-//! target count.
+//! The study's run: the NIC device ([`crate::device`]) driven by the
+//! abstract host ([`crate::host`]) and a wire that floods it at line rate
+//! and checks what it sends. The run measures the frames completed between
+//! a warm-up and a target count, with the profile of that window.
+//!
+//! The driver steps from one host event to the next, giving the device the
+//! wire's frames ahead: the device runs its cores in between and returns
+//! early when a frame has left or an interrupt was asked for, so every
+//! check and the window's edges fall on the cycle they did when the cores
+//! were stepped one cycle at a time.
 
 use crate::config::{NicConfig, Organisation};
-use crate::nic::Nic;
-use crate::profile::{DISPATCH, Functions, HANDLERS, Profile};
-use irqsim_mips::run::STACK_TOP;
-use irqsim_mips::{Context, Program, Stop, System, SystemConfig};
+use crate::device::{Effect, Nic};
+use crate::error::Error;
+use crate::host::Host;
+use crate::profile::{Functions, HANDLERS, Profile};
+use irqsim_mips::Program;
 
-const STACK_BYTES: u32 = 0x1_0000;
-
-/// Why a run failed, each one line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Error {
-    /// The program is not the NIC firmware.
-    Input(String),
-    /// A setting is invalid (names the key).
-    Config(String),
-    /// A frame was lost, duplicated or reordered (a firmware or model bug).
-    Invariant(String),
-    /// The firmware faulted, left its loop or made too little progress.
-    Stopped(String),
-}
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (Error::Input(m) | Error::Config(m) | Error::Invariant(m) | Error::Stopped(m)) = self;
-        f.write_str(m)
-    }
-}
+/// Cycles the wire gives the NIC its frames ahead (any number gives the same run).
+const LOOK_AHEAD: u64 = 1 << 16;
 
 /// One measured run.
 pub struct Outcome {
@@ -40,6 +27,8 @@ pub struct Outcome {
     pub owners: Vec<u32>,
     /// The measured window.
     pub cycles: u64,
+    /// The whole run, warm-up included: the cycle it ended at.
+    pub elapsed: u64,
     pub frames: u64,
     pub sent: u64,
     pub received: u64,
@@ -79,93 +68,110 @@ pub fn task_owners(handler_cycles: &[u64], cores: usize) -> Vec<u32> {
     owners
 }
 
-fn symbol(p: &Program, name: &str) -> Result<u32, Error> {
-    p.symbol(name).ok_or_else(|| Error::Input(format!("{}: no symbol {name} (is this the NIC firmware?)", p.name)))
+/// The wire: a receive flood at line rate into the NIC, and the far end
+/// of the NIC's transmissions, which checks that they come in order.
+struct Wire {
+    frame_bytes: u32,
+    /// When the next frame arrives, in thousandths of a cycle (u64::MAX: no flood).
+    next: u64,
+    frame_time: u64,
+    /// The sequence number the next transmitted frame must carry.
+    expect: u64,
+}
+
+impl Wire {
+    /// Gives the NIC every frame arriving by the start of cycle `to`, ahead
+    /// (it lands at its cycle: the first whose start is not before its last bit).
+    fn send_by(&mut self, to: u64, nic: &mut Nic) {
+        while self.next <= to.saturating_mul(1000) {
+            nic.frame_arrives(self.next.div_ceil(1000), self.frame_bytes);
+            self.next += self.frame_time;
+        }
+    }
+
+    fn transmitted(&mut self, seq: u32, len: u32) -> Result<(), String> {
+        let expect = self.expect;
+        self.expect += 1;
+        if seq != expect as u32 || len != self.frame_bytes {
+            return Err(format!("wire: frame {expect} expected next, got frame {seq} of {len} bytes"));
+        }
+        Ok(())
+    }
 }
 
 /// Runs `program` (the NIC firmware) as `cfg` says; `owners` is required for task-level.
 pub fn run(program: &Program, cfg: &NicConfig, owners: Option<&[u32]>) -> Result<Outcome, Error> {
-    let owners: Vec<u32> = match (cfg.organisation, owners) {
-        (Organisation::Task, Some(o)) => o.to_vec(),
-        (Organisation::Task, None) => return Err(Error::Config("organisation: task-level needs handler owners (from a 1-core profile)".into())),
-        (Organisation::Frame, _) => vec![0; HANDLERS.len()],
-    };
-    if let Some(k) = owners.iter().find(|&&k| k as usize >= cfg.cores) {
-        return Err(Error::Config(format!("owners: core {k} does not exist (cores is {})", cfg.cores)));
-    }
-    let (main, gp, fw_cfg) = (symbol(program, "fw_main")?, symbol(program, "_gp")?, symbol(program, "fw_cfg")?);
-    let functions = Functions::new(program);
-    let sys_cfg = SystemConfig { cores: cfg.cores, ..SystemConfig::default() };
-    let mut sys = System::new(program.clone(), &sys_cfg, Nic::new(cfg));
-    let words = [(cfg.organisation == Organisation::Frame) as u32, cfg.batch].into_iter().chain(owners.iter().copied());
-    for (i, w) in words.enumerate() {
-        sys.mem.write_u32(fw_cfg + 4 * i as u32, w);
-    }
-    for k in 0..cfg.cores {
-        let mut ctx = Context::call(main, STACK_TOP - k as u32 * STACK_BYTES, &[]);
-        ctx.r[28] = gp; // $gp: small data, as start.S sets it
-        sys.start(k, 0, ctx, 0);
-    }
-    let mut profile = Profile::new(functions.words());
-    let mut current = vec![DISPATCH; cfg.cores];
+    let (mut nic, owners) = Nic::new(program, cfg, owners)?;
+    let mut host = Host::new(cfg.frame_bytes, cfg.cycles(cfg.host_ns), cfg.traffic.sends(), cfg.traffic.receives());
+    let frame_time = cfg.millicycles(cfg.wire_bytes(), cfg.line_gbps);
+    let mut wire = Wire { frame_bytes: cfg.frame_bytes, next: if cfg.traffic.receives() { frame_time } else { u64::MAX }, frame_time, expect: 0 };
     let (target_start, target_end) = (cfg.warmup_frames, cfg.warmup_frames + cfg.frames);
     let mut start: Option<(u64, u64, u64, u64, u64)> = None;
-    let mut pcs = vec![(0u32, 0u64); cfg.cores];
-    let mut now = 0u64;
+    let mut effects = Vec::new();
+    let invariant = |now: u64, e: String| Error::Invariant(format!("{}: at cycle {now}: {e}", program.name));
     loop {
-        sys.devices.advance(now);
-        if let Some(e) = sys.devices.error.take() {
-            return Err(Error::Invariant(format!("{}: at cycle {now}: {e}", program.name)));
+        // The start of cycle `now`: the NIC's hardware has acted and the
+        // frames due have landed; the host acts before the cores run it.
+        let now = nic.now();
+        for e in effects.drain(..) {
+            match e {
+                Effect::Transmit { seq, len, .. } => wire.transmitted(seq, len).map_err(|e| invariant(now, e))?,
+                Effect::Interrupt { at, .. } => host.interrupt(at),
+                Effect::DmaWrite { .. } => {}
+            }
         }
-        let done = sys.devices.frames_done();
-        let instructions = || sys.cores.iter().map(|c| c.threads[0].instructions).sum::<u64>();
+        host.advance(now).map_err(|e| invariant(now, e))?;
+        for (mailbox, value) in host.mailboxes() {
+            nic.host_writes_mailbox(mailbox, value);
+        }
+        let hw = nic.hardware();
+        let done = hw.sent + host.received;
         if start.is_none() && done >= target_start {
-            let n = &sys.devices;
-            start = Some((now, done, instructions(), n.sent, n.host.received));
+            start = Some((now, done, nic.instructions(), hw.sent, host.received));
+            nic.begin_profile();
         }
         if let Some((t0, f0, i0, s0, r0)) = start
             && done >= target_end
         {
-            let n = &sys.devices;
+            let (profile, hw) = (nic.finish_profile(), nic.hardware());
             return Ok(Outcome {
                 cores: cfg.cores,
                 organisation: cfg.organisation,
                 owners,
                 cycles: now - t0,
+                elapsed: now,
                 frames: done - f0,
-                sent: n.sent - s0,
-                received: n.host.received - r0,
-                instructions: instructions() - i0,
-                dropped: n.dropped,
-                host_interrupts: n.host.interrupts,
-                host_interrupts_merged: n.host.merged,
-                sram_conflicts: n.sram_conflicts(),
-                dma_bytes: n.dma_bytes(),
+                sent: hw.sent - s0,
+                received: host.received - r0,
+                instructions: nic.instructions() - i0,
+                dropped: hw.dropped,
+                host_interrupts: host.interrupts,
+                host_interrupts_merged: host.merged,
+                sram_conflicts: hw.sram_conflicts(),
+                dma_bytes: hw.dma_bytes(),
                 profile,
-                functions,
+                functions: nic.functions().clone(),
             });
         }
         if now >= cfg.max_cycles {
             return Err(Error::Stopped(format!("max_cycles: {done} of {target_end} frames done after {now} cycles (the firmware stalled or is too slow)")));
         }
-        for (k, p) in pcs.iter_mut().enumerate() {
-            let t = &sys.cores[k].threads[0];
-            *p = (t.ctx.pc, t.instructions);
-        }
-        match sys.run(now + 1) {
-            Stop::Limit | Stop::Idle => {}
-            Stop::Fault { error, .. } => return Err(Error::Stopped(error.to_string())),
-            Stop::Returned { core, .. } | Stop::Syscall { core, .. } => {
-                return Err(Error::Stopped(format!("{}: core {core} left the dispatch loop at cycle {now}", program.name)));
-            }
-            // The NIC never asks a core to stop (`Devices::take_stop` is false).
-            Stop::Device { core, .. } => return Err(Error::Stopped(format!("{}: core {core} stopped for a device at cycle {now}", program.name))),
-        }
-        if start.is_some() {
-            for (k, &(pc, n)) in pcs.iter().enumerate() {
-                profile.charge(&functions, pc, sys.cores[k].threads[0].instructions > n, &mut current[k]);
-            }
-        }
-        now += 1;
+        // The host's wake-up is never before the next cycle (it has acted in this one).
+        let to = (now + LOOK_AHEAD).min(host.wake_at().map_or(u64::MAX, |t| t.max(now + 1))).min(cfg.max_cycles);
+        wire.send_by(to, &mut nic);
+        nic.advance(to, &mut host.mem, &mut effects)?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_wire_check_catches_a_frame_out_of_order() {
+        let mut wire = Wire { frame_bytes: 1518, next: u64::MAX, frame_time: 1, expect: 0 };
+        wire.transmitted(0, 1518).unwrap();
+        assert_eq!(wire.transmitted(2, 1518).unwrap_err(), "wire: frame 1 expected next, got frame 2 of 1518 bytes");
+        assert!(wire.transmitted(2, 64).unwrap_err().contains("frame 2 expected next, got frame 2 of 64 bytes"));
     }
 }

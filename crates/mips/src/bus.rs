@@ -12,7 +12,8 @@ use crate::mem::Memory;
 /// How memory accesses are timed: perfect memory or a cache hierarchy.
 pub trait Timing {
     /// True if fetches go through an instruction cache (whose counts
-    /// [`Timing::fetch_hits`] keeps up to date).
+    /// [`Timing::fetch_hits`] keeps up to date). If false, a fetch costs
+    /// nothing and changes nothing, whenever it is made.
     const CACHED: bool;
     /// Stall cycles to fetch the instruction at `pc`.
     fn fetch(&mut self, core: usize, who: usize, pc: u32) -> u32;

@@ -93,6 +93,7 @@ impl Core {
 
     /// The thread to issue this cycle among active, fetched threads whose
     /// `ready` has come; None if all wait (they must be fetched first).
+    #[inline(always)]
     pub(crate) fn select(&self) -> Option<usize> {
         let n = self.threads.len();
         let ready = |t: usize| {

@@ -77,6 +77,12 @@ pub trait Devices {
     fn take_stop(&mut self) -> bool {
         false
     }
+
+    /// Called as each instruction issues: the hardware thread (global
+    /// index, `core * threads + thread`), its PC and its issue cycle. A
+    /// profiler's hook (the programmable NIC's); nothing by default.
+    #[inline(always)]
+    fn issued(&mut self, _thread: usize, _pc: u32, _cycle: u64) {}
 }
 
 /// A machine with no devices: every access beyond the built-in registers faults.

@@ -1,7 +1,9 @@
 //! One hardware thread's slice: the hot path of [`System::run`]. Blocks
 //! (see [`crate::block`]) run whole at their precomputed issue cycles when
 //! entered with nothing in flight and fitting before the limit; anything
-//! else goes one instruction at a time, with the same result.
+//! else goes one instruction at a time, with the same result. Either way
+//! each instruction that issues is reported once to [`Devices::issued`],
+//! after it executes, with its PC and issue cycle.
 
 use crate::block::Step;
 use crate::bus::{DataBus, Timing, Who};
@@ -80,6 +82,7 @@ impl<D: Devices> System<D> {
                             Ok(exit) => exit,
                             Err(f) => break Some((Leave::Fault(f), last.inst, at, from)),
                         };
+                        bus.devices.issued(id, pc, at);
                         instret += 1;
                         let (s, next, from) = match exit {
                             Exit::Taken(target) => (slot.get(1), target, at + 1 + u64::from(pipeline.branch_taken_cycles)),
@@ -234,17 +237,19 @@ impl Ordinary<'_> {
         bus: &mut DataBus<'_, T, D>,
     ) -> Result<(), (usize, Leave)> {
         for (j, s) in body.iter().enumerate() {
-            let f = self.fetch(s, pc.wrapping_add(4 * j as u32), bus);
+            let pc = pc.wrapping_add(4 * j as u32);
+            let f = self.fetch(s, pc, bus);
             if f != 0 {
                 return Err((j, Leave::Fetch(f)));
             }
-            // Most instructions leave nothing in flight and need no cycle.
+            let at = t0 + u64::from(s.off);
+            // Most instructions leave nothing in flight (the cycle only for the device's hook).
             if s.inst.class == 0 {
                 compute(&mut th.ctx, s.inst).map_err(|f| (j, Leave::Fault(f)))?;
+                bus.devices.issued(self.id, pc, at);
                 continue;
             }
-            let at = t0 + u64::from(s.off);
-            self.timed(th, s.inst, at, instret + j as u64, bus).map_err(|leave| (j, leave))?;
+            self.timed(th, s.inst, at, pc, instret + j as u64, bus).map_err(|leave| (j, leave))?;
         }
         Ok(())
     }
@@ -270,21 +275,25 @@ impl Ordinary<'_> {
             return Err(Leave::Fetch(f));
         }
         if inst.class == 0 {
-            return compute(&mut th.ctx, inst).map_err(Leave::Fault);
+            compute(&mut th.ctx, inst).map_err(Leave::Fault)?;
+            bus.devices.issued(self.id, pc, at);
+            return Ok(());
         }
-        self.timed(th, inst, at, instret, bus)
+        self.timed(th, inst, at, pc, instret, bus)
     }
 
-    /// Executes `inst`, fetched, which may leave a result in flight or access memory.
+    /// Executes `inst` (at `pc`), fetched, which may leave a result in flight or access memory.
     #[inline(always)]
-    fn timed<T: Timing, D: Devices>(&self, th: &mut HwThread, inst: Inst, at: u64, instret: u64, bus: &mut DataBus<'_, T, D>) -> Result<(), Leave> {
+    fn timed<T: Timing, D: Devices>(&self, th: &mut HwThread, inst: Inst, at: u64, pc: u32, instret: u64, bus: &mut DataBus<'_, T, D>) -> Result<(), Leave> {
         if inst.class & Inst::MEMORY == 0 {
             compute(&mut th.ctx, inst).map_err(Leave::Fault)?;
+            bus.devices.issued(self.id, pc, at);
             th.board.issued(self.pipeline, inst, at, at + 1);
             return Ok(());
         }
         (bus.who.now, bus.who.instret, bus.stall) = (at, instret, 0);
         access(&mut th.ctx, inst, bus).map_err(Leave::Fault)?;
+        bus.devices.issued(self.id, pc, at);
         let stall = bus.stall;
         th.board.issued(self.pipeline, inst, at, at + 1 + u64::from(stall));
         // Only a store can write the text; only a device access can ask to stop.

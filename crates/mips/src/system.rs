@@ -6,7 +6,7 @@
 //! [`System::stop`] at instruction boundaries.
 
 use crate::block::Blocks;
-use crate::bus::{DataBus, Links, Perfect, Timing};
+use crate::bus::{DataBus, Links, Perfect, Timing, Who};
 use crate::code::Code;
 use crate::context::{Context, RETURN_ADDRESS};
 use crate::core::{Core, HwThread, Policy};
@@ -119,29 +119,34 @@ impl<D: Devices> System<D> {
     }
 
     fn run_with<T: Timing>(&mut self, timing: &mut T, until: u64) -> Stop {
+        // The laggard core runs next, until another core's turn: cores
+        // interleave in cycle order, and within a cycle in index order
+        // (core k may issue at another's cycle only if its index is lower),
+        // as if every core were stepped one cycle at a time. Cores with work
+        // are kept by (cycle, index); only the core that ran moves.
+        let mut order: Vec<(u64, usize)> = self.cores.iter().filter(|c| c.has_work()).map(|c| (c.now, c.id)).collect();
+        order.sort_unstable();
         loop {
-            // The laggard core runs next, up to just past the next laggard, so
-            // cores interleave in cycle order (ties: lowest index first).
-            let (mut best, mut second) = (None, u64::MAX);
-            for c in self.cores.iter().filter(|c| c.has_work()) {
-                match best {
-                    Some((_, t)) if c.now >= t => second = second.min(c.now),
-                    _ => {
-                        if let Some((_, t)) = best {
-                            second = second.min(t);
-                        }
-                        best = Some((c.id, c.now));
-                    }
-                }
-            }
-            let Some((k, now)) = best else {
+            let Some(&(now, k)) = order.first() else {
                 return Stop::Idle;
             };
             if now >= until {
                 return Stop::Limit;
             }
-            if let Some(stop) = self.run_core(k, until.min(second.saturating_add(1)), timing) {
+            // The turn is the next laggard's: the first by (cycle, index) after k.
+            let next = order.get(1).map_or(u64::MAX, |&(t, j)| t + (j > k) as u64);
+            if let Some(stop) = self.run_core(k, until.min(next), timing) {
                 return stop;
+            }
+            if !self.cores[k].has_work() {
+                order.remove(0);
+                continue;
+            }
+            order[0].0 = self.cores[k].now;
+            let mut i = 0;
+            while i + 1 < order.len() && order[i + 1] < order[i] {
+                order.swap(i, i + 1);
+                i += 1;
             }
         }
     }
@@ -150,9 +155,63 @@ impl<D: Devices> System<D> {
     fn run_core<T: Timing>(&mut self, k: usize, limit: u64, timing: &mut T) -> Option<Stop> {
         // A thread alone with work (the others idle) runs as on a core of its own.
         if let Some(t) = if self.threads == 1 { Some(0) } else { self.cores[k].alone() } {
+            // Cores in lockstep get slices of one cycle: with free fetches (no
+            // instruction cache) one step gives what the slice would, without
+            // the slice's set-up.
+            if !T::CACHED && limit == self.cores[k].now + 1 {
+                return self.step_alone(k, t, timing);
+            }
             return self.run_thread(k, t, limit, timing);
         }
         self.run_shared(k, limit, timing)
+    }
+
+    /// Issues the next instruction of thread `t`, alone with work on core
+    /// `k`, if it is ready this cycle; else moves the core on to when it is.
+    fn step_alone<T: Timing>(&mut self, k: usize, t: usize, timing: &mut T) -> Option<Stop> {
+        if !self.cores[k].threads[t].active {
+            return None;
+        }
+        if let Some(s) = self.prepare(k, t, timing) {
+            return Some(s);
+        }
+        let c = &mut self.cores[k];
+        if c.threads[t].ready > c.now {
+            c.now = c.threads[t].ready;
+            return None;
+        }
+        self.issue(k, t, timing)
+    }
+
+    /// Issues thread `t`'s fetched instruction at core `k`'s cycle.
+    fn issue<T: Timing>(&mut self, k: usize, t: usize, timing: &mut T) -> Option<Stop> {
+        let topology = ((self.cores.len() as u32) << 8) | self.threads as u32;
+        let id = self.thread_id(k, t);
+        let core = &mut self.cores[k];
+        let now = core.now;
+        let th = &mut core.threads[t];
+        let inst = th.next.take()?;
+        let pc = th.ctx.pc;
+        let who = Who { core: k, thread: t, id, now, instret: th.instructions, topology };
+        let mut bus = DataBus::new(&mut self.mem, &mut self.code, &mut self.links, timing, &mut self.devices, who);
+        let flow = match step(th, inst, &mut bus, &self.pipeline) {
+            Ok((f, ready)) => {
+                th.ready = ready;
+                f
+            }
+            Err(f) => {
+                let msg = std::mem::take(&mut bus.device_error);
+                return Some(self.fault(k, t, pc, f, &msg));
+            }
+        };
+        let stop = bus.mmio && bus.devices.take_stop();
+        th.instructions += 1;
+        core.issued(t);
+        core.now = now + 1;
+        if flow == Flow::Syscall {
+            return Some(Stop::Syscall { core: k, thread: t });
+        }
+        stop.then_some(Stop::Device { core: k, thread: t })
     }
 
     pub(crate) fn fault(&mut self, k: usize, t: usize, pc: u32, f: Fault, device: &str) -> Stop {
@@ -199,8 +258,9 @@ impl<D: Devices> System<D> {
 /// cycle from which the thread's next instruction may issue.
 #[inline(always)]
 pub(crate) fn step<T: Timing, D: Devices>(th: &mut HwThread, inst: Inst, bus: &mut DataBus<'_, T, D>, p: &Pipeline) -> Result<(Flow, u64), Fault> {
-    let now = bus.who.now;
+    let (now, pc) = (bus.who.now, th.ctx.pc);
     let flow = execute(&mut th.ctx, inst, bus)?;
+    bus.devices.issued(bus.who.id, pc, now);
     let done = now + 1 + bus.stall as u64;
     th.board.issued(p, inst, now, done);
     // A match, not a table indexed by the flow: the table was rebuilt on the stack for every instruction.

@@ -4,9 +4,9 @@
 
 mod common;
 use common::*;
-use irqsim_mips::device::MMIO_BASE;
+use irqsim_mips::device::{Access, Devices, MMIO_BASE};
 use irqsim_mips::hierarchy::{HierarchyConfig, Level};
-use irqsim_mips::{Stop, SystemConfig};
+use irqsim_mips::{Context, Stop, System, SystemConfig};
 
 fn bnel(s: u32, t: u32, words: i32) -> u32 {
     i(21, s, t, words)
@@ -140,4 +140,73 @@ fn a_line_locked_over_the_running_code_is_fetched_again() {
     let whole = run_in_slices(&words, &config, 1_000_000);
     assert_eq!(whole.3[0].1, 3, "the first line, the first again, the exit's line");
     assert_eq!(run_in_slices(&words, &config, 1), whole);
+}
+
+/// Records every issue the [`Devices::issued`] hook reports.
+#[derive(Default)]
+struct Issues(Vec<(usize, u32, u64)>);
+
+impl Devices for Issues {
+    fn read(&mut self, _: u32, _: Access) -> Result<(u32, u32), String> {
+        Err("none".into())
+    }
+    fn write(&mut self, _: u32, _: u32, _: u32, _: Access) -> Result<u32, String> {
+        Err("none".into())
+    }
+    fn issued(&mut self, thread: usize, pc: u32, cycle: u64) {
+        self.0.push((thread, pc, cycle));
+    }
+}
+
+#[test]
+fn every_issue_is_reported_once_with_its_cycle_whole_or_in_slices() {
+    // `mixed` between two reads of the cycle register (a block leaves after
+    // a device access), with a branch not taken and one taken, each with an
+    // arithmetic delay slot, before the second.
+    let mut words = vec![lui(16, MMIO_BASE >> 16), lw(17, 0, 16)];
+    words.extend(mixed());
+    words.extend([bne(0, 0, 5), addiu(19, 0, 1), beq(0, 0, 1), addiu(19, 19, 1), addiu(20, 0, 9), lw(18, 0, 16)]);
+    let exit = TEXT + 4 * (words.len() as u32 + 1);
+    let caches = Some(HierarchyConfig::default());
+    let configs = [
+        SystemConfig::default(),
+        SystemConfig { caches, ..Default::default() },
+        SystemConfig { threads: 2, ..Default::default() },
+        SystemConfig { threads: 2, caches, ..Default::default() },
+        SystemConfig { cores: 2, caches, ..Default::default() },
+    ];
+    for config in &configs {
+        let issues = |step: u64| {
+            let mut s = System::new(program(&words, 4096), config, Issues::default());
+            for k in 0..config.cores {
+                for t in 0..config.threads {
+                    let stack = 0x7000_0000 - 0x1000 * s.thread_id(k, t) as u32;
+                    s.start(k, t, Context::at(TEXT, stack), 3 * t as u64);
+                }
+            }
+            let mut until = step;
+            while s.run(until) == Stop::Limit {
+                until += step;
+            }
+            for k in 0..config.cores {
+                for t in 0..config.threads {
+                    let id = s.thread_id(k, t);
+                    let n = s.devices.0.iter().filter(|i| i.0 == id).count() as u64;
+                    assert_eq!(n, s.cores[k].threads[t].instructions, "{config:?}");
+                }
+            }
+            // In (cycle, thread) order, one issue per thread and cycle at most
+            // (one per core with one core); the last is an exit's syscall.
+            assert!(s.devices.0.windows(2).all(|w| (w[0].2, w[0].0) < (w[1].2, w[1].0)), "{config:?}");
+            if config.cores == 1 {
+                assert!(s.devices.0.windows(2).all(|w| w[0].2 < w[1].2), "{config:?}");
+            }
+            assert_eq!(s.devices.0.last().map(|i| i.1), Some(exit));
+            std::mem::take(&mut s.devices.0)
+        };
+        let whole = issues(1_000_000);
+        for step in [1, 2, 3, 5] {
+            assert_eq!(issues(step), whole, "{config:?} in slices of {step} cycles");
+        }
+    }
 }

@@ -1,0 +1,178 @@
+//! The programmable NIC as a device a machine drives: its firmware cores
+//! and its hardware ([`crate::nic`]) behind a small interface.
+//!
+//! - [`Nic::advance`] runs the cores and the hardware to a cycle and
+//!   reports what the host must see ([`Effect`]s): DMA writes into host
+//!   memory, frames put on the wire, interrupt requests. Host memory is
+//!   whatever implements [`HostMemory`]; the DMA engines read and write it
+//!   at the cycle their descriptors complete.
+//! - [`Nic::frame_arrives`] and [`Nic::host_writes_mailbox`] are the wire's
+//!   and the host driver's inputs: a frame at its arrival cycle, now or
+//!   later (the wire knows it ahead), a mailbox write now.
+//!
+//! Time: the device is at the start of cycle [`Nic::now`], its hardware
+//! having retired what is due by then and its cores not yet having run
+//! it; inputs given now act before the cores run this cycle. Between
+//! calls the cores run to the next hardware event, never cycle by cycle:
+//! a register write that queues work stops them (the new event may come
+//! first), and every core runs to the event before the hardware acts on
+//! it, so cores and hardware see one another in cycle order, cores within
+//! a cycle in index order. `advance` returns at its target or at the end
+//! of the first cycle in which a frame left or an interrupt was asked for,
+//! whichever is first, so the host can act on them at that cycle (DMA
+//! writes are reported with their cycle but do not end it: their bytes are
+//! in host memory from that cycle on).
+
+use crate::config::{NicConfig, Organisation};
+use crate::error::Error;
+use crate::nic::{Hardware, Mailbox};
+use crate::profile::{Functions, HANDLERS, Profile, Recorder};
+use irqsim_mips::run::STACK_TOP;
+use irqsim_mips::{Context, Program, Stop, System, SystemConfig};
+
+const STACK_BYTES: u32 = 0x1_0000;
+
+/// The host's memory as the NIC's DMA engines see it (32-bit words).
+pub trait HostMemory {
+    fn read(&mut self, addr: u32) -> u32;
+    fn write(&mut self, addr: u32, value: u32);
+}
+
+/// What the host must see, stamped with the core cycle it happened in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// The DMA write engine finished a descriptor: `len` bytes at host
+    /// address `addr` (already in host memory).
+    DmaWrite { at: u64, addr: u32, len: u32 },
+    /// A frame's last bit left on the wire: its header (sequence number) and length.
+    Transmit { at: u64, seq: u32, len: u32 },
+    /// The firmware asked for a host interrupt on `vector` (its register write's value).
+    Interrupt { at: u64, vector: u32 },
+}
+
+/// The NIC: N cores running the firmware against its hardware.
+pub struct Nic {
+    sys: System<Hardware>,
+    functions: Functions,
+    now: u64,
+}
+
+fn symbol(p: &Program, name: &str) -> Result<u32, Error> {
+    p.symbol(name).ok_or_else(|| Error::Input(format!("{}: no symbol {name} (is this the NIC firmware?)", p.name)))
+}
+
+/// The handler owners the firmware is given: `owners` for task-level
+/// (required), every handler on any core for frame-level.
+fn owners_of(cfg: &NicConfig, owners: Option<&[u32]>) -> Result<Vec<u32>, Error> {
+    let owners: Vec<u32> = match (cfg.organisation, owners) {
+        (Organisation::Task, Some(o)) => o.to_vec(),
+        (Organisation::Task, None) => return Err(Error::Config("organisation: task-level needs handler owners (from a 1-core profile)".into())),
+        (Organisation::Frame, _) => vec![0; HANDLERS.len()],
+    };
+    if let Some(k) = owners.iter().find(|&&k| k as usize >= cfg.cores) {
+        return Err(Error::Config(format!("owners: core {k} does not exist (cores is {})", cfg.cores)));
+    }
+    Ok(owners)
+}
+
+impl Nic {
+    /// Loads `program` (the NIC firmware) on `cfg.cores` cores, each
+    /// starting in `fw_main` at cycle 0; `owners` (task-level) assigns
+    /// handlers to cores. Returns the device and the owners it uses.
+    pub fn new(program: &Program, cfg: &NicConfig, owners: Option<&[u32]>) -> Result<(Nic, Vec<u32>), Error> {
+        let owners = owners_of(cfg, owners)?;
+        let (main, gp, fw_cfg) = (symbol(program, "fw_main")?, symbol(program, "_gp")?, symbol(program, "fw_cfg")?);
+        let functions = Functions::new(program);
+        let hw = Hardware::new(cfg, Recorder::new(&functions, cfg.cores));
+        let mut sys = System::new(program.clone(), &SystemConfig { cores: cfg.cores, ..SystemConfig::default() }, hw);
+        let words = [(cfg.organisation == Organisation::Frame) as u32, cfg.batch].into_iter().chain(owners.iter().copied());
+        for (i, w) in words.enumerate() {
+            sys.mem.write_u32(fw_cfg + 4 * i as u32, w);
+        }
+        for k in 0..cfg.cores {
+            let mut ctx = Context::call(main, STACK_TOP - k as u32 * STACK_BYTES, &[]);
+            ctx.r[28] = gp; // $gp: small data, as start.S sets it
+            sys.start(k, 0, ctx, 0);
+        }
+        Ok((Nic { sys, functions, now: 0 }, owners))
+    }
+
+    /// The cycle the device is at (see the module's note on time).
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    pub fn hardware(&self) -> &Hardware {
+        &self.sys.devices
+    }
+
+    pub fn functions(&self) -> &Functions {
+        &self.functions
+    }
+
+    /// Instructions the cores have completed.
+    pub fn instructions(&self) -> u64 {
+        self.sys.cores.iter().map(|c| c.threads[0].instructions).sum()
+    }
+
+    /// A frame of `len` bytes from the wire, arriving at the start of cycle
+    /// `at` (now or later, in order): it lands in a receive slot, stamped
+    /// with its number among those accepted, or is dropped if the firmware
+    /// has freed none.
+    pub fn frame_arrives(&mut self, at: u64, len: u32) {
+        debug_assert!(at >= self.now, "a frame arriving at {at}, before {}", self.now);
+        self.sys.devices.frame_arrives(at, len);
+    }
+
+    /// The host driver writes a mailbox (its producer index), now.
+    pub fn host_writes_mailbox(&mut self, mailbox: Mailbox, value: u64) {
+        self.sys.devices.host_writes_mailbox(mailbox, value);
+    }
+
+    /// Runs to cycle `to` (later than [`Nic::now`]), or to the end of the
+    /// first cycle in which a frame left or an interrupt was asked for,
+    /// appending the effects to `effects` in time order.
+    pub fn advance(&mut self, to: u64, host: &mut dyn HostMemory, effects: &mut Vec<Effect>) -> Result<(), Error> {
+        debug_assert!(to > self.now, "advance to {to} from {}", self.now);
+        loop {
+            let mut until = to.min(self.sys.devices.next_event());
+            loop {
+                match self.sys.run(until) {
+                    Stop::Limit | Stop::Idle => break,
+                    // A register write queued work or asked for an interrupt: the host sees it the next cycle.
+                    Stop::Device { .. } => {
+                        until = until.min(self.sys.devices.next_event());
+                        if let Some(&(at, _)) = self.sys.devices.interrupts.first() {
+                            until = until.min(at + 1);
+                        }
+                    }
+                    Stop::Fault { error, .. } => return Err(Error::Stopped(error.to_string())),
+                    Stop::Returned { core, .. } | Stop::Syscall { core, .. } => {
+                        let at = self.sys.cores[core].now;
+                        return Err(Error::Stopped(format!("{}: core {core} left the dispatch loop at cycle {at}", self.sys.program.name)));
+                    }
+                }
+            }
+            self.now = until;
+            let hw = &mut self.sys.devices;
+            let before = effects.len();
+            effects.extend(hw.interrupts.drain(..).map(|(at, vector)| Effect::Interrupt { at, vector }));
+            hw.retire(until, host, effects);
+            hw.arrive_by(until);
+            if until == to || effects[before..].iter().any(|e| !matches!(e, Effect::DmaWrite { .. })) {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Starts the profile now (see [`crate::profile`]).
+    pub fn begin_profile(&mut self) {
+        self.sys.devices.recorder.begin(self.now);
+    }
+
+    /// Ends the profile now and returns it.
+    pub fn finish_profile(&mut self) -> Profile {
+        let pcs: Vec<u32> = self.sys.cores.iter().map(|c| c.threads[0].ctx.pc).collect();
+        self.sys.devices.recorder.finish(self.now, &pcs, &self.functions)
+    }
+}
