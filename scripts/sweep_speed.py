@@ -1,33 +1,42 @@
-"""Wall time of `irqsim sweep` against a plain in-process loop over the same runs.
+"""Wall and CPU time of `irqsim sweep` against a plain loop of `irqsim.run` over the same runs.
 
-    python scripts/sweep_speed.py [--duration-ms 20000] [--repeat 1] [--workers N]
+    python scripts/sweep_speed.py [--repeat 1] [--workers N] [--case NAME ...]
 
-The sweep is issue 23's: bench/rx-overload, 3 seeds × 4 arrival rates × 2
-packet sizes = 24 runs of DURATION simulated ms each. Both sides are timed
-from a fresh interpreter (imports included), alternately, into fresh
-directories; the load average is printed beside them, since the kernel's
-autogroup scheduling gives one terminal session the same share of a busy
-machine however many processes it runs (docs/performance.md).
+One line per case and repeat, with everything needed to judge it: the wall
+seconds and CPU-seconds of each side, their ratio, and the load average
+before and after (other work on the machine takes the cores from both). The
+cases, all on bench/rx-overload:
+
+- ``issue``: issue 23's sweep, 3 seeds × 4 arrival rates × 2 packet sizes =
+  24 runs of 20 simulated s; each side a fresh interpreter (imports included);
+- ``issue-warm``: the same in one interpreter that has run one of each
+  before (a notebook's second sweep): ``irqsim.sweeps.run_sweep`` against the loop;
+- ``long``: the same 24 runs of 600 simulated s each, fresh interpreters;
+- ``tiny``: 2,000 runs of 1 simulated ms (``seeds = 2000``), fresh interpreters:
+  runs per second.
+
+Both sides alternate, into fresh directories. CPU-seconds are those of the
+child processes (user + system), threads included.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-SPEC = """scenario = "bench/rx-overload"
-seeds = 3
-[set]
-"run.duration_ms" = {duration}
-[grid]
+GRID = """[grid]
 "workload.rate_per_s" = [9000.0, 10000.0, 11000.0, 11500.0]
 "workload.packet_bytes" = [500, 1500]
 """
+#: name: (seeds, simulated ms per run, grid)
+CASES = {"issue": (3, 20000.0, GRID), "issue-warm": (3, 20000.0, GRID), "long": (3, 600000.0, GRID), "tiny": (2000, 1.0, "")}
 
 LOOP = """import sys, irqsim
 from irqsim.sweeps import Spec
@@ -36,28 +45,69 @@ for r in s.runs("loop"):
     irqsim.run(s.scenario, r.overrides)
 """
 
+WARM = """import json, sys, time, irqsim
+from irqsim.sweeps import Cluster, Spec, run_sweep
+spec, out, workers = sys.argv[1], sys.argv[2], int(sys.argv[3]) or None
+s = Spec.load(spec)
+def loop():
+    for r in s.runs("loop"):
+        irqsim.run(s.scenario, r.overrides)
+def timed(f):
+    w, c = time.perf_counter(), time.process_time()
+    f()
+    return time.perf_counter() - w, time.process_time() - c
+timed(loop), timed(lambda: run_sweep(spec, out + "/warm", cluster=Cluster(workers=workers)))
+print(json.dumps({"sweep": timed(lambda: run_sweep(spec, out + "/timed", cluster=Cluster(workers=workers))), "loop": timed(loop)}))
+"""
 
-def timed(cmd: list[str]) -> float:
+
+def child(cmd: list[str]) -> tuple[float, float, str]:
+    """Wall seconds, CPU-seconds and stdout of ``cmd``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - t
+    p = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), p.stdout
+
+
+def measure(case: str, tmp: Path, i: int, workers: int | None) -> dict:
+    seeds, ms, grid = CASES[case]
+    spec = tmp / f"{case}.toml"
+    spec.write_text(f'scenario = "bench/rx-overload"\nseeds = {seeds}\n[set]\n"run.duration_ms" = {ms}\n{grid}')
+    out = tmp / f"{case}-{i}"
+    if case == "issue-warm":
+        _, _, text = child([sys.executable, "-c", WARM, str(spec), str(out), str(workers or 0)])
+        r = json.loads(text)
+        return {"sweep": r["sweep"], "loop": r["loop"]}
+    extra = ["--workers", str(workers)] if workers else []
+    sweep = child([sys.executable, "-m", "irqsim.cli", "sweep", str(spec), "-o", str(out), *extra])[:2]
+    loop = child([sys.executable, "-c", LOOP, str(spec)])[:2]
+    return {"sweep": sweep, "loop": loop}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--duration-ms", type=float, default=20000.0)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--workers", type=int, default=None)
+    ap.add_argument("--case", action="append", choices=list(CASES), help="a case to measure (repeatable; default: all)")
     args = ap.parse_args()
+    cores = len(os.sched_getaffinity(0))
     with tempfile.TemporaryDirectory() as tmp:
-        spec = Path(tmp) / "s.toml"
-        spec.write_text(SPEC.format(duration=args.duration_ms))
-        workers = ["--workers", str(args.workers)] if args.workers else []
-        for i in range(args.repeat):
-            load = os.getloadavg()[0]
-            sweep = timed([sys.executable, "-m", "irqsim.cli", "sweep", str(spec), "-o", f"{tmp}/out{i}", *workers])
-            loop = timed([sys.executable, "-c", LOOP, str(spec)])
-            print(f"24 runs × {args.duration_ms / 1000:g} simulated s: sweep {sweep:.2f} s, loop {loop:.2f} s, ratio {sweep / loop:.2f} (load average {load:.1f})")
+        for case in args.case or list(CASES):
+            seeds, ms, grid = CASES[case]
+            runs = seeds * (8 if grid else 1)
+            for i in range(args.repeat):
+                load = os.getloadavg()[0]
+                r = measure(case, Path(tmp), i, args.workers)
+                (sw, sc), (lw, lc) = r["sweep"], r["loop"]
+                print(
+                    f"{case}: {runs} runs × {ms / 1000:g} simulated s, {cores} cores: "
+                    f"sweep {sw:.2f} s wall {sc:.2f} CPU-s ({runs / sw:,.0f} runs/s), "
+                    f"loop {lw:.2f} s wall {lc:.2f} CPU-s ({runs / lw:,.0f} runs/s), "
+                    f"wall ratio {sw / lw:.2f}, load average {load:.1f} → {os.getloadavg()[0]:.1f}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

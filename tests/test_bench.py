@@ -1,4 +1,4 @@
-"""`irqsim bench`'s scaling and instruction-set-simulator benches: what they
+"""`irqsim bench`'s scaling, instruction-set-simulator, NIC-firmware and overhead benches: what they
 report and that they run what they say (never how fast: speed is measured,
 not tested)."""
 
@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import shutil
+
+import pytest
 
 from irqsim import bench
 
@@ -46,6 +48,25 @@ def test_cli_scaling_json_and_bad_counts(cli):
     for bad in ("0", "1,65", "x", ""):
         p = cli("bench", "--scaling", bad)
         assert p.returncode == 2 and "--scaling" in p.stderr and "Traceback" not in p.stderr, (bad, p.stderr)
+
+
+def test_overhead_splits_a_tiny_run_into_the_core_and_python():
+    """Both tiny runs are a few events; the bench reports the core's and
+    Python's CPU time per run (never asserted: figures, not limits)."""
+    rows = bench.overhead(repeat=1, runs=20)
+    assert [(r["run"], r["scenario"]) for r in rows] == [("abstract", "bench/rx-overload"), ("code", "code/rx-min")]
+    for r in rows:
+        assert 0 < r["events"] < 100 and r["runs"] == 20
+        assert r["us_per_run_cpu"] > 0 and r["core_us_per_run_cpu"] > 0
+        assert r["python_us_per_run_cpu"] == pytest.approx(r["us_per_run_cpu"] - r["core_us_per_run_cpu"])
+
+
+def test_cli_overhead_json_and_one_bench_at_a_time(cli):
+    p = cli("bench", "--overhead", "--repeat", "1", "--json")
+    assert p.returncode == 0, p.stderr
+    assert [r["run"] for r in json.loads(p.stdout)] == ["abstract", "code"]
+    p = cli("bench", "--overhead", "--iss")
+    assert p.returncode == 2 and p.stderr == "error: choose one of --scaling, --iss, --overhead and --nic-firmware\n", p.stderr
 
 
 def test_nic_firmware_reports_core_cycles_per_cpu_second_beside_the_fast_path():

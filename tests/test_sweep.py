@@ -34,7 +34,7 @@ def test_one_row_per_grid_point_and_seed(swept):
     assert got == want
     assert {p.name for p in out.iterdir()} >= {"sweep.toml", "runs", "results.parquet", "summary.parquet", "summary.csv"}
     assert len(dataset.finished(out)) == 12 and set(df["run_id"]) == dataset.finished(out)
-    assert 1 < len(list((out / "runs").glob("*.parquet"))) < 12  # the pilot, then batches
+    assert len(list((out / "runs").glob("*.parquet"))) == 1  # rows are written about once a second: these take less
 
 
 def test_failing_point_is_recorded_and_the_rest_runs(swept):
@@ -247,25 +247,22 @@ def test_retry_failed_rewrites_only_the_failed_runs(swept):
     assert len(new) == 1 and set(pq.read_table(out / "runs" / new.pop()).column("run_id").to_pylist()) == failed
 
 
-def test_batched_on_dask_equals_in_process(tmp_path, monkeypatch):
-    """Runs batched into dask tasks give the numbers the in-process path gives;
-    a sweep of small runs starts no cluster at all."""
-    from irqsim.sweeps import compute
+def test_threads_give_the_numbers_of_one_thread_and_write_parts_as_they_go(tmp_path, monkeypatch):
+    """Two threads compute what one does; with no time between part files,
+    each run is written as it finishes. No dask is involved."""
+    from irqsim.sweeps import cluster, compute
 
     spec = {**SPEC, "seeds": 2, "grid": {"workload.packet_bytes": [500, 1000, 1500]}}
-    monkeypatch.setattr(Cluster, "client", lambda self: pytest.fail("a sweep of small runs started a cluster"))
-    here = irqsim.sweeps.run_sweep(spec, tmp_path / "here", cluster=Cluster(workers=2)).results
-    monkeypatch.undo()
-    monkeypatch.setattr(compute, "IN_PROCESS_SECONDS", 0.0)
-    sizes = []
-    real = compute.batches
-    monkeypatch.setattr(compute, "batches", lambda *a: [sizes.append(len(b)) or b for b in real(*a)])
-    there = irqsim.sweeps.run_sweep(spec, tmp_path / "there", cluster=Cluster(workers=2)).results
+    monkeypatch.setattr(cluster.Cluster, "client", lambda self: pytest.fail("a local sweep started a dask cluster"))
+    one = irqsim.sweeps.run_sweep(spec, tmp_path / "one", cluster=Cluster(workers=1)).results
+    monkeypatch.setattr(compute, "PART_SECONDS", 0.0)
+    two = irqsim.sweeps.run_sweep(spec, tmp_path / "two", cluster=Cluster(workers=2)).results
     metrics = ["rx_delivered", "events", "latency_p99_us", "busy_share"]
     key = ["workload.packet_bytes", "seed"]
-    a, b = (d.sort_values(key)[key + metrics].reset_index(drop=True) for d in (here, there))
+    a, b = (d.sort_values(key)[key + metrics].reset_index(drop=True) for d in (one, two))
     pd.testing.assert_frame_equal(a, b)
-    assert len(dataset.finished(tmp_path / "there")) == 6 and sizes == [1] * 5  # the pilot, then 5 runs: 4 batches a worker at most
+    assert len(list((tmp_path / "one" / "runs").glob("*.parquet"))) == 1
+    assert len(list((tmp_path / "two" / "runs").glob("*.parquet"))) == 6 == len(dataset.finished(tmp_path / "two"))
 
 
 def test_batches_are_about_a_second_and_keep_every_worker_busy():
@@ -277,26 +274,58 @@ def test_batches_are_about_a_second_and_keep_every_worker_busy():
     assert [len(b) for b in batches(jobs[:3], 5.0, 2)] == [1, 1, 1]
 
 
-def test_local_cluster_serves_no_dashboard(tmp_path):
-    """The dashboard is off unless asked for (--dashboard): no /status page,
-    and not on port 8787. In a fresh process, as `irqsim sweep` runs: a
-    scheduler once started with a dashboard changes dask's routes for good."""
+def test_local_sweep_listens_nowhere(tmp_path):
+    """Without --dashboard a sweep imports no dask and opens no listening
+    socket (so nothing on 127.0.0.1:8787): looked at from inside a run."""
     probe = tmp_path / "probe.py"
     probe.write_text(
-        "import urllib.error, urllib.request\n"
+        "import sys, psutil\n"
+        "from irqsim.sweeps import compute, run_sweep\n"
+        "seen = []\n"
+        "real = compute.execute\n"
+        "def execute(job, stop=None):\n"
+        "    seen.append(([c.laddr for c in psutil.Process().net_connections('all') if c.status == psutil.CONN_LISTEN], 'distributed' in sys.modules))\n"
+        "    return real(job, stop)\n"
+        "compute.execute = execute\n"
+        f"run_sweep({SPEC!r}, sys.argv[1])\n"
+        "print(seen)\n"
+    )
+    p = subprocess.run([sys.executable, str(probe), str(tmp_path / "out")], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == repr([([], False)] * 12)
+
+
+def test_dashboard_when_asked(tmp_path, cli):
+    """--dashboard runs on a local dask cluster serving its dashboard, on
+    127.0.0.1:8787 unless that port was taken; the sweep prints its address."""
+    pytest.importorskip("bokeh")
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import urllib.request\n"
         "from irqsim.sweeps import Cluster\n"
         "if __name__ == '__main__':\n"
-        "    with Cluster(workers=1).client() as client:\n"
-        "        port = client.scheduler_info()['services']['dashboard']\n"
+        "    with Cluster(workers=1, dashboard=True).client() as client:\n"
         "        web = urllib.request.build_opener(urllib.request.ProxyHandler({}))\n"
-        "        assert port != 8787 and web.open(f'http://127.0.0.1:{port}/health', timeout=10).read() == b'ok'\n"
-        "        try:\n"
-        "            web.open(f'http://127.0.0.1:{port}/status', timeout=10)\n"
-        "        except urllib.error.HTTPError as e:\n"
-        "            print(e.code)\n"
+        "        page = web.open(client.dashboard_link, timeout=30)\n"
+        "        print(client.dashboard_link, page.status)\n"
     )
-    p = subprocess.run([sys.executable, str(probe)], capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0 and p.stdout.strip() == "404", p.stderr
+    taken = socket_listening(8787)
+    p = subprocess.run([sys.executable, str(probe)], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    link, status = p.stdout.split()
+    assert status == "200" and link.startswith("http://127.0.0.1:") and link.endswith("/status")
+    assert taken or link == "http://127.0.0.1:8787/status"
+    (tmp_path / "s.toml").write_text('scenario = "bench/rx-overload"\nseeds = 2\n[set]\n"run.duration_ms" = 5.0\n')
+    done = cli("sweep", str(tmp_path / "s.toml"), "-o", str(tmp_path / "out"), "--dashboard", "--workers", "1")
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^dask dashboard: http://127\.0\.0\.1:\d+/status$", done.stderr, re.M) and len(dataset.finished(tmp_path / "out")) == 2
+
+
+def socket_listening(port: int) -> bool:
+    import socket
+
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 def test_progress_off_a_terminal_prints_plain_lines():

@@ -37,7 +37,8 @@ fn from_git(root: &Path) -> Option<(String, bool)> {
 fn main() {
     println!("cargo:rerun-if-env-changed=IRQSIM_GIT_COMMIT");
     println!("cargo:rerun-if-env-changed=IRQSIM_GIT_DIRTY");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    // Read when the script runs (Cargo sets it), so that tests/test_build_provenance.py can run it on trees of its own.
+    let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("Cargo sets CARGO_MANIFEST_DIR")).join("../..");
     let (commit, dirty, source) = match std::env::var("IRQSIM_GIT_COMMIT") {
         Ok(c) if !c.is_empty() => {
             (c, std::env::var("IRQSIM_GIT_DIRTY").map_or("false", |d| if d == "1" { "true" } else { "false" }).to_string(), "environment")

@@ -164,6 +164,46 @@ def iss(repeat: int = 3, program: str = ISS_PROGRAM, long_program: str | None = 
     return rows
 
 
+#: The tiny runs of the overhead bench: the simulation itself is a few events,
+#: so what is left is loading the scenario, building the machine and the report,
+#: and Python's share.
+TINY_RUNS = [("abstract", "bench/rx-overload"), ("code", "code/rx-min")]
+TINY_SETS = ["run.duration_ms=0.01"]
+
+
+def overhead(repeat: int = 3, runs: int = 1000) -> list[dict]:
+    """Cost per tiny run (10 simulated µs) of ``irqsim.run`` and of the core's
+    ``_core.run`` alone (load, machine, simulation, report), the best of
+    ``repeat`` loops of ``runs`` by CPU time; Python's share is the difference."""
+    from irqsim import _core
+
+    rows = []
+    for kind, scenario in TINY_RUNS:
+        path = api.scenario_path(scenario)
+        events = api.run(scenario, TINY_SETS).metrics["events"]
+
+        def loop(run) -> None:
+            for _ in range(runs):
+                run()
+
+        wall, cpu, _ = best_of(lambda: loop(lambda: api.run(scenario, TINY_SETS)), repeat)  # noqa: B023 (called at once)
+        core_wall, core_cpu, _ = best_of(lambda: loop(lambda: _core.run(path=path, sets=TINY_SETS)), repeat)  # noqa: B023
+        rows.append(
+            {
+                "run": kind,
+                "scenario": scenario,
+                "events": events,
+                "runs": runs,
+                "us_per_run_cpu": cpu / runs * 1e6,
+                "us_per_run_wall": wall / runs * 1e6,
+                "core_us_per_run_cpu": core_cpu / runs * 1e6,
+                "python_us_per_run_cpu": (cpu - core_cpu) / runs * 1e6,
+                "runs_per_cpu_s": runs / max(cpu, 1e-9),
+            }
+        )
+    return rows
+
+
 #: Cores of the programmable NIC's rows in ``irqsim bench --nic-firmware``.
 NIC_CORES = (1, 2, 4, 6)
 

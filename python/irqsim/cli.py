@@ -250,18 +250,23 @@ def bench(
     scenario: Annotated[str, typer.Option(help="Scenario to time (default: the saturated receive path).")] = "bench/rx-overload",
     scaling: Annotated[Optional[str], typer.Option(help="Instead: events per CPU-second on bench/msix-scaling at these CPU counts, e.g. 1,8,64.")] = None,
     iss: Annotated[bool, typer.Option("--iss", help="Instead: the MIPS simulator's instructions per CPU-second (bench/kernels; bench/long beside qemu-mips).")] = False,
+    overhead: Annotated[bool, typer.Option("--overhead", help="Instead: µs per tiny irqsim.run (10 simulated µs), the core's and Python's.")] = False,
     nic_firmware: Annotated[
         bool, typer.Option("--nic-firmware", help="Instead: the programmable NIC's core-cycles per CPU-second on 1-6 cores, beside the MIPS simulator's fast path.")
     ] = False,
 ) -> None:
     """Measure simulator speed, per wall second and per CPU-second (docs/performance.md)."""
-    from irqsim.bench import iss as iss_bench, measure, nic_firmware as nic_bench, parse_counts, scaling as scaling_bench
+    from irqsim.bench import iss as iss_bench, measure, nic_firmware as nic_bench, overhead as overhead_bench, parse_counts, scaling as scaling_bench
 
-    if scaling is not None or iss or nic_firmware:
+    if sum([scaling is not None, iss, overhead, nic_firmware]) > 1:
+        raise IrqsimError("choose one of --scaling, --iss, --overhead and --nic-firmware")
+    if scaling is not None or iss or overhead or nic_firmware:
         if nic_firmware:
             rows, title = nic_bench(repeat=repeat), "programmable NIC"
         elif iss:
             rows, title = iss_bench(repeat=repeat), "instruction-set simulator"
+        elif overhead:
+            rows, title = overhead_bench(repeat=repeat), "overhead per tiny run"
         else:
             rows, title = scaling_bench(parse_counts(scaling), repeat=repeat), "scaling"
         if as_json:
@@ -288,16 +293,16 @@ def sweep(
     spec: Annotated[Path, typer.Argument(help="Sweep spec TOML (docs/sweeps.md).")],
     out: Annotated[Path, typer.Option("-o", "--output", help="Results directory; rerun to resume.")],
     set: Sets = None,
-    workers: Annotated[Optional[int], typer.Option(help="Local worker processes (default: one per core).")] = None,
+    workers: Annotated[Optional[int], typer.Option(help="Local threads (default: one per core; with --dashboard, dask worker processes).")] = None,
     scheduler: Annotated[Optional[str], typer.Option(help="Address of a running dask scheduler, e.g. tcp://10.0.0.5:8786.")] = None,
     slurm: Annotated[bool, typer.Option("--slurm", help="Run on SLURM through dask-jobqueue (pip install 'irqsim[slurm]').")] = False,
     slurm_jobs: Annotated[int, typer.Option(help="SLURM jobs to start (with --slurm).")] = 1,
     slurm_opt: Annotated[Optional[list[str]], typer.Option(help="SLURMCluster option KEY=VALUE, e.g. queue=\"normal\" (repeatable).")] = None,
     retry_failed: Annotated[bool, typer.Option(help="Run again the runs recorded as failed.")] = False,
     new_build: Annotated[bool, typer.Option(help="OUT was computed by another build of irqsim: compute its runs again with this one.")] = False,
-    dashboard: Annotated[bool, typer.Option("--dashboard", help="Serve dask's dashboard (local workers: http://127.0.0.1:8787).")] = False,
+    dashboard: Annotated[bool, typer.Option("--dashboard", help="Run on a local dask cluster and serve its dashboard on http://127.0.0.1:8787 (needs bokeh).")] = False,
 ) -> None:
-    """Run a scenario over a grid of keys and seeds on dask; results as Parquet in OUT."""
+    """Run a scenario over a grid of keys and seeds on every core (or dask); results as Parquet in OUT."""
     from irqsim.sweeps import Cluster, run_sweep
 
     cluster = Cluster(workers=workers, scheduler=scheduler, slurm=slurm, slurm_jobs=slurm_jobs, slurm_options=slurm_opt or [], dashboard=dashboard)

@@ -3,6 +3,8 @@
 //! Messages use serde's words, so they read alike whoever checks.
 
 use crate::param::{Def, Param, Range, Section, Type, When};
+use std::cell::RefCell;
+use std::collections::HashMap;
 use toml::{Table, Value};
 
 /// A key that is wrong: `(dotted key, message)`.
@@ -112,10 +114,22 @@ fn not_used(t: &Table, sections: &[Section], path: &str, w: &When) -> String {
     format!("only used when `{}` is {} (it is `{value}`); remove the key", join(path, w.key), quoted(w.is))
 }
 
-/// A default's TOML text as a value.
-pub fn literal(text: &str) -> Value {
-    let mut t: Table = format!("v = {text}").parse().expect("a parameter's default is valid TOML");
-    t.remove("v").expect("parsed")
+/// A default's TOML text as a value. Parsed once per thread, cloned after:
+/// every load fills in some hundreds of defaults, and parsing each anew was
+/// 41% of a tiny run's instructions (docs/performance.md, "Python overhead").
+pub fn literal(text: &'static str) -> Value {
+    thread_local! {
+        static PARSED: RefCell<HashMap<&'static str, Value>> = RefCell::new(HashMap::new());
+    }
+    PARSED.with_borrow_mut(|parsed| {
+        parsed
+            .entry(text)
+            .or_insert_with(|| {
+                let mut t: Table = format!("v = {text}").parse().expect("a parameter's default is valid TOML");
+                t.remove("v").expect("parsed")
+            })
+            .clone()
+    })
 }
 
 pub fn join(path: &str, key: &str) -> String {

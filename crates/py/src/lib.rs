@@ -21,9 +21,14 @@ struct RunReport(Report);
 
 #[pymethods]
 impl RunReport {
-    /// `[(name, value)]` in a fixed order; counts are ints (`metric.rs`).
-    fn metrics<'py>(&self, py: Python<'py>) -> Vec<(String, Bound<'py, PyAny>)> {
-        self.0.metrics.iter().map(|(k, v)| (k.clone(), metric::to_py(py, k, *v))).collect()
+    /// `{name: value}` in a fixed order; counts are ints (`metric.rs`).
+    /// Built as a dict here, once: a list of pairs cost twice as much.
+    fn metrics<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (k, v) in &self.0.metrics {
+            d.set_item(k, metric::to_py(py, k, *v))?;
+        }
+        Ok(d)
     }
 
     /// `{"metrics": {...}, "bins": [...]}` as JSON text.

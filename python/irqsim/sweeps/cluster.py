@@ -1,7 +1,11 @@
-"""Where a sweep runs: one dask.distributed code path, three kinds of cluster.
+"""Where a sweep runs: threads in this process, or one of three kinds of
+dask.distributed cluster.
 
-- local (default): a ``LocalCluster`` on loopback, one single-threaded worker
-  process per core, no dashboard unless asked for (``--dashboard``);
+- local (default): one thread per core in the ``irqsim sweep`` process
+  (:mod:`irqsim.sweeps.compute`); no dask, nothing listens on any port;
+- local with a dashboard (``--dashboard``): a dask ``LocalCluster`` on
+  loopback, one single-threaded worker process per core, its dashboard on
+  127.0.0.1:8787;
 - an existing scheduler, by address (``tcp://host:8786``): its workers must
   have irqsim installed and see the scenario's trace files at the same paths;
 - SLURM, through dask-jobqueue's ``SLURMCluster``: options come from
@@ -31,7 +35,7 @@ class Cluster:
     slurm: bool = False
     slurm_jobs: int = 1
     slurm_options: list[str] = field(default_factory=list)
-    #: Serve dask's dashboard (local cluster: on 127.0.0.1:8787).
+    #: Run on a local dask cluster and serve its dashboard on 127.0.0.1:8787.
     dashboard: bool = False
 
     def __post_init__(self) -> None:
@@ -39,11 +43,24 @@ class Cluster:
             raise IrqsimError("choose one of --workers, --scheduler and --slurm")
         if self.workers is not None and self.workers < 1:
             raise IrqsimError(f"--workers: must be at least 1, not {self.workers}")
+        if self.dashboard and self.local and importlib.util.find_spec("bokeh") is None:
+            raise IrqsimError("--dashboard needs bokeh: pip install 'bokeh>=3.1'")
 
     @property
     def local(self) -> bool:
-        """Whether the workers are processes on this machine."""
+        """Whether the runs are computed on this machine."""
         return not (self.scheduler or self.slurm)
+
+    @property
+    def threads(self) -> bool:
+        """Whether the runs are computed by threads of this process (no dask)."""
+        return self.local and not self.dashboard
+
+    def local_workers(self) -> int:
+        """Threads or worker processes on this machine: ``workers``, else one per core this process may use."""
+        if self.workers:
+            return self.workers
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
     def slurm_cluster(self):
         """The SLURMCluster these options describe (no job submitted yet)."""
@@ -61,7 +78,7 @@ class Cluster:
 
     @contextlib.contextmanager
     def client(self) -> Iterator:
-        """A dask Client connected to this cluster, closed on exit."""
+        """A dask Client connected to this cluster (not :attr:`threads`), closed on exit."""
         from distributed import Client, LocalCluster
 
         # A run's own failure is recorded in its row; dask's logs (a worker
@@ -79,17 +96,13 @@ class Cluster:
                 cluster.scale(jobs=self.slurm_jobs)
                 client = stack.enter_context(Client(cluster))
             else:
-                n = self.workers or os.cpu_count() or 1
-                if self.dashboard and importlib.util.find_spec("bokeh") is None:
-                    raise IrqsimError("--dashboard needs bokeh: pip install 'bokeh>=3.1'")
-                # Without a dashboard the scheduler still serves health checks: on a free port, not 8787.
-                web = {"dashboard_address": "127.0.0.1:8787"} if self.dashboard else {"dashboard_address": "127.0.0.1:0", "scheduler_kwargs": {"dashboard": False}}
                 with _workers_ignore_ctrl_c():
-                    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1", silence_logs=logging.CRITICAL, **web)
+                    cluster = LocalCluster(
+                        n_workers=self.local_workers(), threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:8787", silence_logs=logging.CRITICAL
+                    )
                 stack.enter_context(cluster)
                 client = stack.enter_context(Client(cluster))
-                if self.dashboard:
-                    print(f"dask dashboard: {client.dashboard_link}", file=sys.stderr)
+                print(f"dask dashboard: {client.dashboard_link}", file=sys.stderr)
             yield client
 
 

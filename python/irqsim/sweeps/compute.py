@@ -1,22 +1,30 @@
-"""Computing a sweep's missing runs: one run on a worker (:func:`execute`),
-and how runs are spread over the cores (:func:`compute`).
+"""Computing a sweep's missing runs: one run (:func:`execute`), and how runs
+are spread over the cores (:func:`compute`).
 
-On a local cluster the first run is computed in the client as a pilot.
-When the rest would take less than starting worker processes costs
-(``IN_PROCESS_SECONDS``), they run in the client too; otherwise they go to
-dask in batches of about ``TASK_SECONDS`` each, so that dask's cost per task
-(scheduling, pickling, a round trip) vanishes beside the runs, with enough
-batches to keep every worker busy to the end. On a remote scheduler or SLURM
-each run is its own task. The client writes every part file (workers only
-compute), a batch's runs as one part file, so the workers need no access
-to the output directory.
+On this machine (the default) the runs go to threads of the ``irqsim
+sweep`` process, one per core. The core releases the GIL while it
+simulates, so the threads use every core with nothing to start, pickle or
+schedule: each takes the next run as it finishes one, and the finished rows
+are written as one part file about every ``PART_SECONDS``.
+
+On a dask cluster (a running scheduler, SLURM, or a local one with
+``--dashboard``) each worker thread's first run is its own task; the first
+run back tells how long a run takes, and the rest go in batches of about
+``TASK_SECONDS`` each, so that dask's cost per task (scheduling, pickling, a
+round trip) vanishes beside the runs, with enough batches to keep every
+worker busy to the end. The client writes every part file (workers only
+compute), a batch's runs as one part file, so the workers need no access to
+the output directory.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
-import os
+import queue
+import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,10 +36,10 @@ from irqsim.sweeps import dataset
 from irqsim.sweeps.cluster import Cluster
 from irqsim.sweeps.spec import Run
 
+#: Threads: finished rows are written as one part file about this often; a killed sweep loses at most that much.
+PART_SECONDS = 1.0
 #: A batch (one dask task) should take about this long: a killed sweep loses at most that much per worker.
 TASK_SECONDS = 1.0
-#: Below this estimated time the remaining runs are computed in the client.
-IN_PROCESS_SECONDS = 2.0
 #: Batches per worker at least, so that no worker idles while another finishes a long batch.
 BATCHES_PER_WORKER = 4
 
@@ -65,19 +73,34 @@ def _row(job: Job, metrics: dict[str, Any] | None, error: str | None, measured: 
     }
 
 
-def execute(job: Job) -> dict[str, Any]:
-    """Runs one job (on a worker); a failure becomes the row's error. The
-    row records the worker's build, host and the run's time."""
-    here = {**prov.build(), "host": prov.where()["host"], "cpu_model": prov.cpu_model()}
+@functools.cache
+def _here() -> dict[str, Any]:
+    """The build, host and CPU of this process (a worker's, on dask)."""
+    return {**prov.build(), "host": prov.where()["host"], "cpu_model": prov.cpu_model()}
+
+
+class Stopped(BaseException):
+    """Raised into a running run (through its progress callback) when the sweep stops; never recorded."""
+
+
+def execute(job: Job, stop: threading.Event | None = None) -> dict[str, Any]:
+    """Runs one job; a failure becomes the row's error. The row records the
+    worker's build, host and the run's time. When ``stop`` is set the run
+    ends within 65,536 events, raising :class:`Stopped`."""
+
+    def check(_now: int, _end: int) -> None:
+        if stop.is_set():
+            raise Stopped
+
     with prov.timed() as timing:
         try:
             if prov.build_id() != job.build:
                 raise IrqsimError(f"this worker runs irqsim {prov.build_id()}, the sweep {job.build}: install the same build on every worker")
-            rep = _core.run(text=job.text, name=job.name, sets=job.run.overrides, base=job.base, origin=job.label)
-            metrics, error = dict(rep.metrics()), None
+            rep = _core.run(text=job.text, name=job.name, sets=job.run.overrides, base=job.base, origin=job.label, progress=check if stop else None)
+            metrics, error = rep.metrics(), None
         except Exception as e:  # recorded, never fatal: one bad point must not stop a sweep
             metrics, error = None, f"{type(e).__name__}: {e}"
-    return _row(job, metrics, error, {**here, **timing})
+    return _row(job, metrics, error, {**_here(), **timing})
 
 
 def execute_batch(jobs: list[Job]) -> list[dict[str, Any]]:
@@ -104,40 +127,89 @@ def _record(out: Path, rows: list[dict[str, Any]], bar) -> None:
 
 
 def compute(todo: list[Job], out: Path, cluster: Cluster, bar) -> None:
-    """Runs ``todo``, writing each batch's parts as it finishes.
+    """Runs ``todo``, writing the finished runs' parts as it goes."""
+    if cluster.threads:
+        _on_threads(todo, out, cluster.local_workers(), bar)
+    else:
+        _on_dask(todo, out, cluster, bar)
+
+
+def _on_threads(todo: list[Job], out: Path, n: int, bar) -> None:
+    """``n`` threads take the runs in turn; this thread writes their rows.
+
+    On any exception here (Ctrl-C, a part that cannot be written) the
+    threads stop their runs and end; the rows already finished are written
+    on Ctrl-C, so that a rerun does not compute them again."""
+    pending = iter(todo)
+    take = threading.Lock()
+    finished: queue.SimpleQueue = queue.SimpleQueue()
+    stop = threading.Event()
+
+    def work() -> None:
+        try:
+            while not stop.is_set():
+                with take:
+                    job = next(pending, None)
+                if job is None:
+                    break
+                finished.put(execute(job, stop))
+        except Stopped:
+            pass
+        finally:
+            finished.put(None)
+
+    threads = [threading.Thread(target=work, name=f"irqsim-sweep-{i}", daemon=True) for i in range(min(n, len(todo)))]
+    for t in threads:
+        t.start()
+    rows: list[dict[str, Any]] = []
+    running, last = len(threads), time.monotonic()
+    try:
+        while running:
+            row = finished.get()
+            if row is None:
+                running -= 1
+                continue
+            rows.append(row)
+            if time.monotonic() - last >= PART_SECONDS:
+                _record(out, rows, bar)
+                rows, last = [], time.monotonic()
+    except KeyboardInterrupt:
+        stop.set()
+        for t in threads:
+            t.join()
+        while not finished.empty():
+            if (row := finished.get()) is not None:
+                rows.append(row)
+        _record(out, rows, bar)
+        raise
+    finally:
+        stop.set()
+    _record(out, rows, bar)
+
+
+def _on_dask(todo: list[Job], out: Path, cluster: Cluster, bar) -> None:
+    """One task per worker thread first, then the rest in batches sized by
+    the first run back.
 
     A batch whose worker keeps dying (``KilledWorker``: a run crashed the
     process or ran out of memory) is split into single runs; a single run
     that kills its worker is recorded as failed. Losing the cluster itself
     stops the sweep with nothing recorded for the runs not finished."""
-    if cluster.local:
-        pilot = execute(todo[0])
-        _record(out, [pilot], bar)
-        todo = todo[1:]
-        # A failed pilot says nothing of how long the others take.
-        seconds = max(pilot["wall_seconds"], 1e-4) if pilot["status"] == "ok" else TASK_SECONDS
-        workers = cluster.workers or os.cpu_count() or 1
-        if seconds * len(todo) <= IN_PROCESS_SECONDS:
-            for b in batches(todo, seconds, 1):
-                _record(out, execute_batch(b), bar)
-            return
-        groups = list(batches(todo, seconds, workers))
-    else:
-        groups = [[j] for j in todo]
-    if groups:
-        _on_dask(groups, out, cluster, bar)
-
-
-def _on_dask(groups: list[list[Job]], out: Path, cluster: Cluster, bar) -> None:
     from distributed import KilledWorker, as_completed
 
     with cluster.client() as client:
+        workers = max(1, sum(client.nthreads().values()), cluster.slurm_jobs if cluster.slurm else 1)
+        futures: dict = {}
+        pending = as_completed()
 
-        def submit(group: list[Job]):
-            return client.submit(execute_batch, group, pure=False, key=f"irqsim-{group[0].run.id}-{len(group)}")
+        def submit(group: list[Job]) -> None:
+            f = client.submit(execute_batch, group, pure=False, key=f"irqsim-{group[0].run.id}-{len(group)}")
+            futures[f] = group
+            pending.add(f)
 
-        futures = {submit(g): g for g in groups}
-        pending = as_completed(list(futures))
+        for j in todo[:workers]:
+            submit([j])
+        rest = todo[workers:]
         for f in pending:
             group = futures.pop(f)
             try:
@@ -145,11 +217,15 @@ def _on_dask(groups: list[list[Job]], out: Path, cluster: Cluster, bar) -> None:
             except KilledWorker as e:
                 if len(group) > 1:
                     for j in group:
-                        single = submit([j])
-                        futures[single] = [j]
-                        pending.add(single)
+                        submit([j])
                     continue
                 rows = [not_run(group[0], f"KilledWorker: {e}")]
             except Exception as e:
                 raise IrqsimError(f"sweep stopped: lost the cluster ({type(e).__name__}: {e}); rerun to resume") from None
             _record(out, rows, bar)
+            ok = [r["wall_seconds"] for r in rows if r["status"] == "ok"]
+            if rest and (ok or not futures):
+                # A failed run says nothing of how long the others take.
+                for g in batches(rest, max(ok) if ok else TASK_SECONDS, workers):
+                    submit(g)
+                rest = []

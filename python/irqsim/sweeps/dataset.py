@@ -89,39 +89,56 @@ def t975(df):
     return stdtrit(df, 0.975)
 
 
-def summarize(results: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Long table: per grid point and metric, ``n`` seeds, ``mean``, ``ci95_low``, ``ci95_high``.
+def summary_table(results, keys: list[str]):
+    """Long table (pyarrow): per grid point and metric, ``n`` seeds, ``mean``, ``ci95_low``, ``ci95_high``.
 
     The interval is mean ± t(0.975, n-1)·s/√n over the seeds whose value is
-    defined; with one seed it is undefined (NaN)."""
+    defined (NaN counts as undefined); with one seed it is undefined (NaN).
+    Metrics in column order, grid points in order of first appearance."""
     import numpy as np
-    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
 
-    ok = results[results["status"] == "ok"]
-    metrics = [c for c in ok.columns if c not in META and c not in keys and pd.api.types.is_numeric_dtype(ok[c])]
-    long = ok[keys].join(ok[metrics].astype("float64")).melt(id_vars=keys, value_vars=metrics, var_name="metric")
-    g = long.groupby([*keys, "metric"], sort=False, dropna=False)["value"].agg(n="count", mean="mean", sd="std").reset_index()
+    ok = results.filter(pc.equal(results["status"], "ok"))
+    metrics = [f.name for f in ok.schema if f.name not in META and f.name not in keys and (pa.types.is_integer(f.type) or pa.types.is_floating(f.type))]
+    parts = []
+    for m in metrics:
+        col = pc.cast(ok[m], pa.float64())
+        col = pc.if_else(pc.is_nan(col), pa.scalar(None, pa.float64()), col)
+        t = pa.table({**{k: ok[k] for k in keys}, "v": col})
+        g = t.group_by(keys, use_threads=False).aggregate([("v", "count"), ("v", "mean"), ("v", "stddev", pc.VarianceOptions(ddof=1))])
+        parts.append(g.append_column("metric", pa.array([m] * len(g), pa.string())))
+    if not parts:
+        return pa.table({**{k: results[k].slice(0, 0) for k in keys}, "metric": pa.array([], pa.string()), "n": pa.array([], pa.int64()), **{c: pa.array([], pa.float64()) for c in ("mean", "ci95_low", "ci95_high")}})
+    g = pa.concat_tables(parts)
+    n = g["v_count"].to_numpy()
+    mean = g["v_mean"].to_numpy(zero_copy_only=False).astype("float64")
+    sd = g["v_stddev"].to_numpy(zero_copy_only=False).astype("float64")
     with np.errstate(invalid="ignore"):
-        half = t975(np.where(g["n"] > 1, g["n"] - 1, np.nan)) * g["sd"] / np.sqrt(g["n"])
-    g["ci95_low"], g["ci95_high"] = g["mean"] - half, g["mean"] + half
-    return g[[*keys, "metric", "n", "mean", "ci95_low", "ci95_high"]]
+        half = t975(np.where(n > 1, n - 1, np.nan)) * sd / np.sqrt(n)
+    return pa.table({**{k: g[k] for k in keys}, "metric": g["metric"], "n": g["v_count"], "mean": mean, "ci95_low": mean - half, "ci95_high": mean + half})
 
 
-def consolidate(out: Path, ids: list[str], keys: list[str]) -> pd.DataFrame:
-    """Gathers the parts of ``ids`` into results.parquet and the summary; returns the results."""
+def summarize(results: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """:func:`summary_table` of a results DataFrame, as a DataFrame."""
+    import pyarrow as pa
+
+    return summary_table(pa.Table.from_pandas(results, preserve_index=False), keys).to_pandas()
+
+
+def consolidate(out: Path, ids: list[str], keys: list[str]):
+    """Gathers the parts of ``ids`` into results.parquet and the summary
+    (parquet and CSV); returns the results as a pyarrow table."""
+    import pyarrow.csv as pcsv
     import pyarrow.parquet as pq
 
     table = read_parts(out, ids)
-    buf = io.BytesIO()
-    pq.write_table(table, buf)
-    atomic_write(out / RESULTS, buf.getvalue())
-    results = to_pandas(table)
-    summary = summarize(results, keys)
-    buf = io.BytesIO()
-    summary.to_parquet(buf, index=False)
-    atomic_write(out / SUMMARY, buf.getvalue())
-    atomic_write(out / "summary.csv", summary.to_csv(index=False).encode())
-    return results
+    summary = summary_table(table, keys)
+    for name, write in ((RESULTS, lambda b: pq.write_table(table, b)), (SUMMARY, lambda b: pq.write_table(summary, b)), ("summary.csv", lambda b: pcsv.write_csv(summary, b))):
+        buf = io.BytesIO()
+        write(buf)
+        atomic_write(out / name, buf.getvalue())
+    return table
 
 
 def to_pandas(table) -> pd.DataFrame:

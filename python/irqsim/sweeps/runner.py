@@ -12,6 +12,7 @@ first error instead.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -25,7 +26,7 @@ from irqsim.api import ArgumentError
 from irqsim.output import atomic_write, output_dir, read_text
 from irqsim.sweeps import dataset
 from irqsim.sweeps.cluster import Cluster
-from irqsim.sweeps.compute import Job, compute, not_run
+from irqsim.sweeps.compute import Job, compute
 from irqsim.sweeps.lock import locked
 from irqsim.sweeps.spec import Spec
 
@@ -55,12 +56,17 @@ def _check_output(out: Path, spec: Spec, new_build: bool) -> None:
         )
 
 
-@dataclass(frozen=True)
+@dataclass
 class Done:
     runs: int
     failed: int
     computed: int
-    results: Any  # pandas.DataFrame
+    #: The results as a pyarrow table (:attr:`results` as pandas, made on first use).
+    table: Any
+
+    @functools.cached_property
+    def results(self) -> pd.DataFrame:
+        return dataset.to_pandas(self.table)
 
 
 def _jobs(s: Spec) -> list[Job]:
@@ -71,18 +77,21 @@ def _jobs(s: Spec) -> list[Job]:
     return [Job(r, name, text, str(base), s.origin, provenance, build) for r in s.runs(sha, build)]
 
 
-def _invalid(jobs: list[Job]) -> dict[str, IrqsimError]:
-    """The runs whose scenario does not validate at their grid point; if that
-    is every run, the spec itself is wrong and its first error is raised."""
-    invalid = {}
-    for j in jobs:
+def _check_spec(jobs: list[Job]) -> None:
+    """Raises the first run's error if no run of the spec validates (the
+    spec itself is wrong). Only when the first run is invalid are the others
+    loaded: one invalid at its grid point fails as it runs, with the same error."""
+
+    def error(j: Job) -> IrqsimError | None:
         try:
             _core.validate(text=j.text, name=j.name, sets=j.run.overrides, origin=j.label)
         except IrqsimError as e:
-            invalid[j.run.id] = e
-    if len(invalid) == len(jobs):
-        raise next(iter(invalid.values()))
-    return invalid
+            return e
+        return None
+
+    first = error(jobs[0])
+    if first is not None and all(error(j) is not None for j in jobs[1:]):
+        raise first
 
 
 def _missing(out: Path, jobs: list[Job], retry_failed: bool) -> list[Job]:
@@ -111,13 +120,13 @@ def run_sweep(
     jobs = _jobs(s)
     out = Path(out)
     _check_output(out, s, new_build)
-    invalid = _invalid(jobs)
+    _check_spec(jobs)
     output_dir(out / dataset.RUNS)
     with locked(out):
-        return _run_locked(s, out, jobs, invalid, cluster, progress, retry_failed, new_build)
+        return _run_locked(s, out, jobs, cluster, progress, retry_failed, new_build)
 
 
-def _run_locked(s: Spec, out: Path, jobs: list[Job], invalid: dict, cluster: Cluster | None, progress: bool, retry_failed: bool, new_build: bool) -> Done:
+def _run_locked(s: Spec, out: Path, jobs: list[Job], cluster: Cluster | None, progress: bool, retry_failed: bool, new_build: bool) -> Done:
     """The rest of :func:`run_sweep`, holding the directory's lock (the
     directory is checked again: another sweep may have written it meanwhile)."""
     import tomli_w
@@ -126,16 +135,15 @@ def _run_locked(s: Spec, out: Path, jobs: list[Job], invalid: dict, cluster: Clu
     atomic_write(out / SPEC, tomli_w.dumps(s.to_dict()).encode())
     atomic_write(out / BUILD, json.dumps({"build": prov.build_id(), **prov.build()}, indent=1).encode())
 
-    missing = _missing(out, jobs, retry_failed)
-    dataset.write_parts(out, [not_run(j, f"{type(e).__name__}: {e}") for j in missing if (e := invalid.get(j.run.id))])
-    todo = [j for j in missing if j.run.id not in invalid]
+    todo = _missing(out, jobs, retry_failed)
     if todo:
         from irqsim.progress import SweepProgress
 
         with SweepProgress(len(jobs), len(jobs) - len(todo), enabled=progress) as bar:
             compute(todo, out, cluster or Cluster(), bar)
-    results = dataset.consolidate(out, [j.run.id for j in jobs], [*s.grid, *s.zip])
-    return Done(len(jobs), int((results["status"] != "ok").sum()), len(todo), results)
+    table = dataset.consolidate(out, [j.run.id for j in jobs], [*s.grid, *s.zip])
+    failed = len(table) - table["status"].to_pylist().count("ok")
+    return Done(len(jobs), failed, len(todo), table)
 
 
 def sweep(
@@ -150,9 +158,11 @@ def sweep(
     new_build: bool = False,
 ) -> pd.DataFrame:
     """Runs a sweep (a spec file or dict, docs/sweeps.md) into directory
-    ``out`` and returns its results, one row per run. Rerunning completes
-    only what is missing; adding seeds or values computes only the new runs.
-    A directory computed by another build of irqsim is refused unless ``new_build``."""
+    ``out`` and returns its results, one row per run, on ``workers``
+    threads of this process (default: one per core) or on the dask
+    ``scheduler`` at that address. Rerunning completes only what is missing;
+    adding seeds or values computes only the new runs. A directory computed
+    by another build of irqsim is refused unless ``new_build``."""
     _check_arguments(spec=spec, out=out, workers=workers, scheduler=scheduler, sets=sets, progress=progress, retry_failed=retry_failed, new_build=new_build)
     cluster = Cluster(workers=workers, scheduler=scheduler)
     return run_sweep(spec, out, sets=sets, cluster=cluster, progress=progress, retry_failed=retry_failed, new_build=new_build).results
@@ -164,7 +174,7 @@ def _check_arguments(**given: Any) -> None:
     expected = {
         "spec": ((*path, dict), "a spec file's path or a dict"),
         "out": (path, "a directory path"),
-        "workers": ((int, type(None)), "a number of workers >= 1, or None"),
+        "workers": ((int, type(None)), "a number of threads >= 1, or None"),
         "scheduler": ((str, type(None)), "a scheduler address such as 'tcp://host:8786', or None"),
         "sets": ((list, tuple, type(None)), "a list of 'key=value' strings, or None"),
         "progress": ((bool,), "True or False"),

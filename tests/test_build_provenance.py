@@ -1,0 +1,104 @@
+"""The commit embedded at build time (crates/py/build.rs), in every state a
+source tree can be in: a clean or dirty git checkout, an archive without
+.git, an archive unpacked inside some other repository, a machine without
+git, and a packager's environment variables. The real build script is
+compiled once with rustc and run as Cargo runs it, on trees made here."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+BUILD_RS = Path(__file__).resolve().parents[1] / "crates" / "py" / "build.rs"
+GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"]
+
+pytestmark = pytest.mark.skipif(shutil.which("rustc") is None or shutil.which("git") is None, reason="needs rustc and git (the build's own tools)")
+
+
+@pytest.fixture(scope="module")
+def build_script(tmp_path_factory) -> Path:
+    exe = tmp_path_factory.mktemp("build-script") / "build-script"
+    subprocess.run(["rustc", "--edition", "2024", "-O", "-o", str(exe), str(BUILD_RS)], check=True, capture_output=True, timeout=300)
+    return exe
+
+
+def tree(root: Path) -> Path:
+    """A source tree shaped like irqsim's: ``root/crates/py`` holds the manifest."""
+    (root / "crates" / "py").mkdir(parents=True)
+    (root / "crates" / "py" / "Cargo.toml").write_text("[package]\n")
+    (root / "README.md").write_text("irqsim\n")
+    return root
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run([*GIT, "-C", str(root), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def commit(root: Path) -> str:
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "start")
+    return git(root, "rev-parse", "HEAD")
+
+
+def run(script: Path, root: Path, **env: str) -> dict[str, str]:
+    """The ``cargo:rustc-env`` settings the script prints for the tree at ``root``."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("IRQSIM_GIT_", "GIT_"))}
+    full = {**base, "CARGO_MANIFEST_DIR": str(root / "crates" / "py"), "GIT_CEILING_DIRECTORIES": str(root.parent), **env}
+    out = subprocess.run([str(script)], check=True, capture_output=True, text=True, env=full).stdout
+    return dict(line.removeprefix("cargo:rustc-env=").split("=", 1) for line in out.splitlines() if line.startswith("cargo:rustc-env="))
+
+
+def embedded(commit: str, dirty: str, source: str) -> dict[str, str]:
+    return {"IRQSIM_GIT_COMMIT": commit, "IRQSIM_GIT_DIRTY": dirty, "IRQSIM_GIT_SOURCE": source}
+
+
+def test_clean_checkout(build_script, tmp_path):
+    root = tree(tmp_path / "src")
+    head = commit(root)
+    assert run(build_script, root) == embedded(head, "false", "git")
+
+
+def test_dirty_checkout(build_script, tmp_path):
+    """A changed tracked file makes the tree dirty; an untracked file does not."""
+    root = tree(tmp_path / "src")
+    head = commit(root)
+    (root / "notes.txt").write_text("untracked\n")
+    assert run(build_script, root) == embedded(head, "false", "git")
+    (root / "README.md").write_text("irqsim, changed\n")
+    assert run(build_script, root) == embedded(head, "true", "git")
+
+
+def test_archive_without_git(build_script, tmp_path):
+    root = tree(tmp_path / "src")
+    assert run(build_script, root) == embedded("unknown", "unknown", "none")
+
+
+def test_archive_unpacked_inside_another_repository(build_script, tmp_path):
+    """The enclosing repository's commit is not irqsim's."""
+    outer = tmp_path / "outer"
+    outer.mkdir()
+    (outer / "other.txt").write_text("another project\n")
+    commit(outer)
+    root = tree(outer / "vendor" / "irqsim-0.1.0")
+    assert run(build_script, root, GIT_CEILING_DIRECTORIES=str(tmp_path)) == embedded("unknown", "unknown", "none")
+
+
+def test_no_git_installed(build_script, tmp_path):
+    root = tree(tmp_path / "src")
+    commit(root)
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    assert run(build_script, root, PATH=str(empty)) == embedded("unknown", "unknown", "none")
+
+
+def test_packager_sets_the_commit(build_script, tmp_path):
+    """The environment wins over git; the dirty flag is true only for 1."""
+    root = tree(tmp_path / "src")
+    commit(root)
+    assert run(build_script, root, IRQSIM_GIT_COMMIT="0123abc", IRQSIM_GIT_DIRTY="1") == embedded("0123abc", "true", "environment")
+    assert run(build_script, root, IRQSIM_GIT_COMMIT="0123abc") == embedded("0123abc", "false", "environment")
