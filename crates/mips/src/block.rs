@@ -26,38 +26,34 @@ const MAX_ORDINARY: usize = 32;
 pub struct Step {
     pub inst: Inst,
     pub off: u32,
+    /// Its fetch may miss: the block's first instruction or the first in
+    /// its instruction-cache line. The others hit the line fetched before
+    /// them (within a block only data accesses come between two fetches).
+    pub fetch: bool,
 }
 
-/// One block (copied out of [`Blocks`] when entered).
-#[derive(Clone, Copy, Debug)]
+/// One block.
+#[derive(Clone, Debug, Default)]
 pub struct Block {
-    /// The entry address.
-    pub pc: u32,
     /// Instructions that go on in order before the end ([`Op::transfers`] is false).
     pub ordinary: u32,
-    /// True if a control transfer ends the block (else it ends at the length
-    /// limit or the end of the text and the next block follows in order).
-    pub transfer: bool,
-    /// True if the transfer's delay slot belongs to the block.
-    pub slot: bool,
-    /// Where its steps start in [`Blocks`]: the ordinary instructions, the
-    /// transfer, then the slot's step after a fall-through and after a taken branch.
-    start: u32,
     /// The latest issue offset: the block runs whole if entered before `limit - span`.
     pub span: u32,
-}
-
-impl Block {
-    /// Where no block has been built yet.
-    const UNBUILT: Block = Block { pc: 0, ordinary: 0, transfer: false, slot: false, start: u32::MAX, span: 0 };
+    /// The ordinary instructions, then the control transfer ending the block
+    /// if any (else it ends at the length limit or the end of the text and
+    /// the next block follows in order), then, if the transfer's delay slot
+    /// belongs to the block, the slot's step after a fall-through and after
+    /// a taken branch. Empty until the block is built.
+    pub steps: Vec<Step>,
 }
 
 /// The blocks built so far, by entry index, for one [`Code`].
 #[derive(Default)]
 pub struct Blocks {
-    /// Per instruction index: the block entered there ([`Block::UNBUILT`] until first entered).
+    /// Per instruction index: the block entered there (no steps until first entered).
     at: Vec<Block>,
-    steps: Vec<Step>,
+    /// Bytes in an instruction-cache line (0: no cache, every step fetches).
+    line_bytes: u32,
     /// The text's generation they were built from.
     generation: u32,
 }
@@ -90,42 +86,39 @@ impl Relative<'_> {
 }
 
 impl Blocks {
-    pub fn new(code: &Code) -> Self {
-        let mut b = Blocks::default();
+    pub fn new(code: &Code, line_bytes: u32) -> Self {
+        let mut b = Blocks { line_bytes, ..Blocks::default() };
         b.renew(code);
         b
     }
 
     /// The block entered at `pc`, built if need be; None where `code` has no instruction.
     #[inline(always)]
-    pub fn get(&mut self, code: &Code, pc: u32, p: &Pipeline) -> Option<Block> {
+    pub fn get(&mut self, code: &Code, pc: u32, p: &Pipeline) -> Option<&Block> {
         if self.generation != code.generation() {
             self.renew(code);
         }
         let k = code.index(pc)?;
-        let b = self.at[k];
-        Some(if b.start != Block::UNBUILT.start { b } else { self.build(k, pc, code.insts(), p) })
-    }
-
-    /// The steps of `b` (see [`Block::start`]).
-    #[inline(always)]
-    pub fn steps(&self, b: &Block) -> &[Step] {
-        &self.steps[b.start as usize..][..(b.ordinary + b.transfer as u32 + 2 * b.slot as u32) as usize]
+        if self.at[k].steps.is_empty() {
+            self.build(k, pc, code.insts(), p);
+        }
+        Some(&self.at[k])
     }
 
     /// Drops every block: the text changed (or is seen for the first time).
     #[cold]
     fn renew(&mut self, code: &Code) {
         self.at.clear();
-        self.at.resize(code.insts().len(), Block::UNBUILT);
-        self.steps.clear();
+        self.at.resize(code.insts().len(), Block::default());
         self.generation = code.generation();
     }
 
     #[cold]
-    fn build(&mut self, first: usize, pc: u32, insts: &[Inst], p: &Pipeline) -> Block {
+    fn build(&mut self, first: usize, pc: u32, insts: &[Inst], p: &Pipeline) {
+        // Whether the instruction `k` places after the entry starts a new line.
+        let line = |k: usize| k == 0 || self.line_bytes == 0 || (pc + 4 * k as u32).is_multiple_of(self.line_bytes);
         let mut rel = Relative { p, reg: [0; 32], hilo: 0 };
-        let start = self.steps.len() as u32;
+        let mut steps = Vec::new();
         let (mut at, mut span, mut len, mut end) = (0, 0, 0, None);
         for &inst in insts[first..].iter().take(MAX_ORDINARY + 1) {
             if len == MAX_ORDINARY && !inst.op.transfers() {
@@ -133,7 +126,7 @@ impl Blocks {
             }
             let t = rel.issue(inst, at);
             rel.issued(inst, t);
-            self.steps.push(Step { inst, off: t });
+            steps.push(Step { inst, off: t, fetch: line(len) });
             (span, len, at) = (t, len + 1, t + 1);
             if inst.op.transfers() {
                 end = Some(inst.op);
@@ -147,12 +140,10 @@ impl Blocks {
             let inst = insts[first + len];
             for penalty in [0, p.branch_taken_cycles] {
                 let t = rel.issue(inst, at + penalty);
-                self.steps.push(Step { inst, off: t });
+                steps.push(Step { inst, off: t, fetch: line(len) });
                 span = span.max(t);
             }
         }
-        let b = Block { pc, ordinary: (len - transfer as usize) as u32, transfer, slot, start, span };
-        self.at[first] = b;
-        b
+        self.at[first] = Block { ordinary: (len - transfer as usize) as u32, span, steps };
     }
 }

@@ -11,10 +11,14 @@ use crate::mem::Memory;
 
 /// How memory accesses are timed: perfect memory or a cache hierarchy.
 pub trait Timing {
-    /// True if a fetch costs nothing and changes nothing, whenever it is made.
-    const FREE_FETCH: bool = false;
+    /// True if fetches go through an instruction cache (whose counts
+    /// [`Timing::fetch_hits`] keeps up to date). If false, a fetch costs
+    /// nothing and changes nothing, whenever it is made.
+    const CACHED: bool;
     /// Stall cycles to fetch the instruction at `pc`.
     fn fetch(&mut self, core: usize, who: usize, pc: u32) -> u32;
+    /// Counts `n` fetches that hit the line the last fetch brought (see [`DataBus::hits`]).
+    fn fetch_hits(&mut self, core: usize, who: usize, n: u64);
     /// Stall cycles of a data access.
     fn data(&mut self, core: usize, who: usize, addr: u32, write: bool) -> u32;
     /// The caches, for the pinning controls.
@@ -25,11 +29,12 @@ pub trait Timing {
 pub struct Perfect;
 
 impl Timing for Perfect {
-    const FREE_FETCH: bool = true;
+    const CACHED: bool = false;
     #[inline(always)]
     fn fetch(&mut self, _: usize, _: usize, _: u32) -> u32 {
         0
     }
+    fn fetch_hits(&mut self, _: usize, _: usize, _: u64) {}
     #[inline(always)]
     fn data(&mut self, _: usize, _: usize, _: u32, _: bool) -> u32 {
         0
@@ -40,9 +45,13 @@ impl Timing for Perfect {
 }
 
 impl Timing for Hierarchy {
+    const CACHED: bool = true;
     #[inline(always)]
     fn fetch(&mut self, core: usize, who: usize, pc: u32) -> u32 {
         Hierarchy::fetch(self, core, who, pc)
+    }
+    fn fetch_hits(&mut self, core: usize, who: usize, n: u64) {
+        self.l1i[core].counts[who].accesses += n;
     }
     #[inline(always)]
     fn data(&mut self, core: usize, who: usize, addr: u32, write: bool) -> u32 {
@@ -108,13 +117,22 @@ pub struct DataBus<'a, T, D> {
     pub who: Who,
     /// Stall cycles accumulated by this instruction's accesses.
     pub stall: u32,
+    /// Fetches of a block that hit the line of the fetch before them (the
+    /// instruction cache's last line, which nothing else in between can
+    /// change): counted here, added to the cache's counts before code reads
+    /// them and when the slice ends ([`DataBus::settle`]).
+    pub hits: u64,
+    /// Set by a device-register access: a block leaves after it (a device
+    /// may ask the caller to act, a range locked into the instruction
+    /// cache resets its last-line memo), and only then asks [`Devices::take_stop`].
+    pub mmio: bool,
     /// Why the last [`Fault::Device`] happened.
     pub device_error: String,
 }
 
 impl<'a, T, D> DataBus<'a, T, D> {
     pub fn new(mem: &'a mut Memory, code: &'a mut Code, links: &'a mut Links, timing: &'a mut T, devices: &'a mut D, who: Who) -> Self {
-        DataBus { mem, code, links, timing, devices, who, stall: 0, device_error: String::new() }
+        DataBus { mem, code, links, timing, devices, who, stall: 0, hits: 0, mmio: false, device_error: String::new() }
     }
 }
 
@@ -123,6 +141,13 @@ fn is_mmio(addr: u32) -> bool {
 }
 
 impl<T: Timing, D: Devices> DataBus<'_, T, D> {
+    /// Adds the fetches counted in [`DataBus::hits`] to the instruction cache's counts.
+    pub fn settle(&mut self) {
+        if self.hits != 0 {
+            self.timing.fetch_hits(self.who.core, self.who.id, std::mem::take(&mut self.hits));
+        }
+    }
+
     fn at(&self) -> Access {
         Access { core: self.who.core, thread: self.who.thread, cycle: self.who.now }
     }
@@ -136,11 +161,13 @@ impl<T: Timing, D: Devices> DataBus<'_, T, D> {
     }
 
     fn mmio_read(&mut self, addr: u32) -> Result<u32, Fault> {
+        self.mmio = true;
         let r = self.mmio_read_inner(addr);
         self.refused(r)
     }
 
     fn mmio_write(&mut self, addr: u32, value: u32, mask: u32) -> Result<(), Fault> {
+        self.mmio = true;
         let r = self.mmio_write_inner(addr, value, mask);
         self.refused(r)
     }
@@ -162,6 +189,7 @@ impl<T: Timing, D: Devices> DataBus<'_, T, D> {
             regs::TOPOLOGY => w.topology,
             _ => {
                 let (level, r) = cache_register(off).ok_or_else(|| dev("no such register".into()))?;
+                self.settle();
                 let Some(h) = self.timing.hierarchy() else {
                     return Ok(0);
                 };

@@ -88,17 +88,15 @@ impl Cache {
     }
 
     /// Looks `addr` up for requester `who`, allocating on a miss; true on a
-    /// hit. The repeat of the last line (most accesses) is inline.
+    /// hit. The repeat of the last line (most accesses) and a hit elsewhere
+    /// are inline; a miss is not.
     #[inline(always)]
     pub fn access(&mut self, addr: u32, who: usize) -> bool {
         let line = addr >> self.line_shift;
         self.counts[who].accesses += 1;
-        line == self.last || self.look_up(line, who)
-    }
-
-    /// [`Cache::access`] of a line other than the last.
-    #[inline(never)]
-    fn look_up(&mut self, line: u32, who: usize) -> bool {
+        if line == self.last {
+            return true;
+        }
         self.clock += 1;
         let base = (line & self.set_mask) as usize * self.ways;
         if let Some(w) = self.tags[base..base + self.ways].iter().position(|&t| t == line) {
@@ -106,6 +104,12 @@ impl Cache {
             self.last = line;
             return true;
         }
+        self.miss(line, who)
+    }
+
+    /// [`Cache::access`] of a line not cached.
+    #[inline(never)]
+    fn miss(&mut self, line: u32, who: usize) -> bool {
         self.counts[who].misses += 1;
         // A bypassed miss (reserved set) leaves nothing to hit next time.
         self.last = if self.allocate(line, who).is_some() { line } else { INVALID };

@@ -93,6 +93,7 @@ impl Core {
 
     /// The thread to issue this cycle among active, fetched threads whose
     /// `ready` has come; None if all wait (they must be fetched first).
+    #[inline(always)]
     pub(crate) fn select(&self) -> Option<usize> {
         let n = self.threads.len();
         let ready = |t: usize| {
@@ -102,11 +103,27 @@ impl Core {
         if let Some(k) = self.interrupt_thread.filter(|&k| ready(k)) {
             return Some(k);
         }
-        let order = (1..=n).map(|d| (self.last + d) % n);
-        match self.policy {
-            Policy::RoundRobin => order.into_iter().find(|&t| ready(t)),
-            Policy::Icount => order.filter(|&t| ready(t)).min_by_key(|&t| self.threads[t].board.in_flight(self.now)),
+        // The threads in round-robin order from the one after the last to issue
+        // (a wrap, not a remainder: this runs every cycle).
+        let mut t = self.last;
+        let mut best: Option<(usize, u32)> = None;
+        for _ in 0..n {
+            t = if t + 1 == n { 0 } else { t + 1 };
+            if !ready(t) {
+                continue;
+            }
+            match self.policy {
+                Policy::RoundRobin => return Some(t),
+                // The first of the fewest in flight.
+                Policy::Icount => {
+                    let load = self.threads[t].board.in_flight(self.now);
+                    if best.is_none_or(|(_, b)| load < b) {
+                        best = Some((t, load));
+                    }
+                }
+            }
         }
+        best.map(|(t, _)| t)
     }
 
     /// Records that `t` issued this cycle.

@@ -57,64 +57,93 @@ pub fn execute<B: Bus>(c: &mut Context, i: Inst, bus: &mut B) -> Result<Flow, Fa
 /// Executes a jump, branch, `syscall`, `break` or undecodable word.
 #[inline(always)]
 pub fn transfer(c: &mut Context, i: Inst) -> Result<Flow, Fault> {
+    Ok(match decide(c, i, c.pc)? {
+        Exit::Taken(target) => redirect(c, target),
+        Exit::NotTaken => {
+            sequential(c);
+            Flow::Next
+        }
+        Exit::Annulled => {
+            c.pc = c.npc.wrapping_add(4);
+            c.npc = c.npc.wrapping_add(8);
+            Flow::Annulled
+        }
+        Exit::Syscall => {
+            sequential(c);
+            Flow::Syscall
+        }
+    })
+}
+
+/// Where a control transfer goes, decided before its delay slot runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// To this address after the delay slot.
+    Taken(u32),
+    /// On in order: the delay slot, then the instruction after it.
+    NotTaken,
+    /// A branch-likely not taken: its delay slot is skipped.
+    Annulled,
+    /// `syscall`: the caller services it.
+    Syscall,
+}
+
+/// Decides the jump, branch, `syscall`, `break` or undecodable word `i` at
+/// `pc`, writing its link register, without moving the PC (a block keeps
+/// none). On a fault, the context is unchanged.
+#[inline(always)]
+pub fn decide(c: &mut Context, i: Inst, pc: u32) -> Result<Exit, Fault> {
     use Op::*;
     let (rs, rt) = (c.r[i.rs as usize & 31], c.r[i.rt as usize & 31]);
-    let (srs, link) = (rs as i32, c.pc.wrapping_add(8));
-    // A taken one redirects after the delay slot; a likely one that is not taken skips its slot.
-    macro_rules! branch {
-        ($cond:expr) => {
-            Ok(redirect(c, $cond, i.imm))
-        };
-        ($cond:expr, likely) => {
-            Ok(if $cond { redirect(c, true, i.imm) } else { annul(c) })
-        };
-    }
-    match i.op {
-        Jr => Ok(redirect(c, true, rs)),
+    let (srs, link) = (rs as i32, pc.wrapping_add(8));
+    let branch = |taken: bool| if taken { Exit::Taken(i.imm) } else { Exit::NotTaken };
+    // A likely one that is not taken skips its slot.
+    let likely = |taken: bool| if taken { Exit::Taken(i.imm) } else { Exit::Annulled };
+    let exit = match i.op {
+        Jr => Exit::Taken(rs),
         Jalr => {
             c.r[i.rd as usize & 31] = link;
-            Ok(redirect(c, true, rs))
+            Exit::Taken(rs)
         }
-        Syscall => {
-            sequential(c);
-            Ok(Flow::Syscall)
-        }
-        Break => Err(Fault::Break { code: i.imm }),
-        Bltz => branch!(srs < 0),
-        Bgez => branch!(srs >= 0),
+        Syscall => Exit::Syscall,
+        Break => return Err(Fault::Break { code: i.imm }),
+        Bltz => branch(srs < 0),
+        Bgez => branch(srs >= 0),
         Bltzal => {
             c.r[31] = link;
-            branch!(srs < 0)
+            branch(srs < 0)
         }
         Bgezal => {
             c.r[31] = link;
-            branch!(srs >= 0)
+            branch(srs >= 0)
         }
-        Beq => branch!(rs == rt),
-        Bne => branch!(rs != rt),
-        Blez => branch!(srs <= 0),
-        Bgtz => branch!(srs > 0),
-        Bltzl => branch!(srs < 0, likely),
-        Bgezl => branch!(srs >= 0, likely),
+        Beq => branch(rs == rt),
+        Bne => branch(rs != rt),
+        Blez => branch(srs <= 0),
+        Bgtz => branch(srs > 0),
+        Bltzl => likely(srs < 0),
+        Bgezl => likely(srs >= 0),
         Bltzall => {
             c.r[31] = link;
-            branch!(srs < 0, likely)
+            likely(srs < 0)
         }
         Bgezall => {
             c.r[31] = link;
-            branch!(srs >= 0, likely)
+            likely(srs >= 0)
         }
-        Beql => branch!(rs == rt, likely),
-        Bnel => branch!(rs != rt, likely),
-        Blezl => branch!(srs <= 0, likely),
-        Bgtzl => branch!(srs > 0, likely),
-        J => branch!(true),
+        Beql => likely(rs == rt),
+        Bnel => likely(rs != rt),
+        Blezl => likely(srs <= 0),
+        Bgtzl => likely(srs > 0),
+        J => Exit::Taken(i.imm),
         Jal => {
             c.r[31] = link;
-            branch!(true)
+            Exit::Taken(i.imm)
         }
-        _ => Err(Fault::Unsupported),
-    }
+        _ => return Err(Fault::Unsupported),
+    };
+    c.r[0] = 0;
+    Ok(exit)
 }
 
 /// Executes an instruction that goes on in order and does not touch
@@ -290,20 +319,10 @@ fn sequential(c: &mut Context) {
     c.npc = c.npc.wrapping_add(4);
 }
 
-/// Runs the delay slot next, then `target` if `taken`.
+/// Runs the delay slot next, then `target`.
 #[inline(always)]
-fn redirect(c: &mut Context, taken: bool, target: u32) -> Flow {
-    c.r[0] = 0;
+fn redirect(c: &mut Context, target: u32) -> Flow {
     c.pc = c.npc;
-    c.npc = if taken { target } else { c.npc.wrapping_add(4) };
-    if taken { Flow::Taken } else { Flow::Next }
-}
-
-/// A branch-likely not taken: its delay slot is skipped.
-#[inline(always)]
-fn annul(c: &mut Context) -> Flow {
-    c.r[0] = 0;
-    c.pc = c.npc.wrapping_add(4);
-    c.npc = c.npc.wrapping_add(8);
-    Flow::Annulled
+    c.npc = target;
+    Flow::Taken
 }

@@ -7,7 +7,8 @@
 //! - [`timing`] is the pipeline's interlocks; [`cache`], [`pin`] and
 //!   [`hierarchy`] the memory side; [`core`] shares an issue slot among
 //!   hardware threads; [`system`] runs N cores in shared memory, each
-//!   thread's slice by basic blocks ([`block`]) where it can.
+//!   thread's slice by basic blocks ([`block`]) where it can, the threads
+//!   of a core that share its issue slot cycle by cycle.
 //! - [`device`] maps device registers for code; [`run`] runs a
 //!   freestanding program to its `exit` (the `irqsim exec` command).
 
@@ -24,6 +25,7 @@ pub mod elf;
 pub mod error;
 pub mod exec;
 pub mod hierarchy;
+mod interleave;
 pub mod mem;
 pub mod pin;
 pub mod run;

@@ -1,14 +1,17 @@
 //! One hardware thread's slice: the hot path of [`System::run`]. Blocks
 //! (see [`crate::block`]) run whole at their precomputed issue cycles when
 //! entered with nothing in flight and fitting before the limit; anything
-//! else goes one instruction at a time, with the same result.
+//! else goes one instruction at a time, with the same result. Either way
+//! each instruction that issues is reported once to [`Devices::issued`],
+//! after it executes, with its PC and issue cycle.
 
+use crate::block::Step;
 use crate::bus::{DataBus, Timing, Who};
 use crate::core::HwThread;
 use crate::decode::Inst;
 use crate::device::Devices;
 use crate::error::Fault;
-use crate::exec::{Flow, access, compute, transfer};
+use crate::exec::{Exit, Flow, access, compute, decide};
 use crate::system::{Stop, System, step};
 use crate::timing::{Pipeline, Scoreboard};
 
@@ -36,105 +39,106 @@ impl<D: Devices> System<D> {
         let blocks = &mut self.blocks;
         let (mut now, mut ready, mut pending) = (core.now, th.ready, th.next.take());
         let mut instret = th.instructions;
-        let penalty = |flow| match flow {
-            Flow::Taken => u64::from(pipeline.branch_taken_cycles),
-            Flow::Annulled => 1,
-            Flow::Next | Flow::Syscall => 0,
-        };
         let end = 'run: loop {
-            let t0 = ready.max(now);
-            if pending.is_none()
-                && th.ctx.npc == th.ctx.pc.wrapping_add(4)
-                && th.board.drained() <= t0
-                && let Some(b) = blocks.get(bus.code, th.ctx.pc, &pipeline)
-                && t0 + u64::from(b.span) < limit
-            {
-                let steps = blocks.steps(&b);
-                let generation = bus.code.generation();
-                let (body, end) = steps.split_at(b.ordinary as usize);
-                let run = Ordinary { core: k, id, pipeline: &pipeline, generation };
-                // `pc` is the instruction's, `fetch_from` where its fetch starts.
-                let (mut pc, mut fetch_from) = (b.pc, t0);
-                // The body runs with no PC kept: it is set where the run leaves the block.
-                let (leave, s, at, in_slot) = 'block: {
-                    for s in body {
-                        let at = t0 + u64::from(s.off);
-                        match run.step(th, s.inst, at, pc, instret, &mut bus) {
-                            Ok(()) => instret += 1,
-                            Err(leave) => break 'block (leave, s, at, false),
+            // Blocks one after another, with the PC in a local, while each may run whole.
+            'blocks: {
+                if pending.is_none() && th.ctx.npc == th.ctx.pc.wrapping_add(4) {
+                    let mut pc = th.ctx.pc;
+                    // Where the run leaves a block early: why, the instruction, its
+                    // issue cycle and where its fetch started. The context's PC and
+                    // next PC are then the instruction's, as if it were to run next.
+                    let left = 'chain: loop {
+                        let t0 = ready.max(now);
+                        if th.board.drained() > t0 {
+                            break 'chain None;
                         }
-                        (pc, fetch_from) = (pc.wrapping_add(4), at + 1);
-                    }
-                    (th.ctx.pc, th.ctx.npc) = (pc, pc.wrapping_add(4));
-                    let Some((last, slot)) = end.split_first() else {
-                        (ready, now) = (fetch_from, fetch_from);
-                        continue 'run;
-                    };
-                    // The transfer (never a memory access).
-                    let at = t0 + u64::from(last.off);
-                    let f = bus.timing.fetch(k, id, pc);
-                    if f != 0 {
-                        break 'block (Leave::Fetch(f), last, at, true);
-                    }
-                    let flow = match transfer(&mut th.ctx, last.inst) {
-                        Ok(flow) => flow,
-                        Err(f) => break 'block (Leave::Fault(f), last, at, true),
-                    };
-                    bus.devices.issued(id, pc, at);
-                    instret += 1;
-                    fetch_from = at + 1 + penalty(flow);
-                    // Then its delay slot: the step after a fall-through, or after a taken branch.
-                    let s = match flow {
-                        Flow::Next if !slot.is_empty() => &slot[0],
-                        Flow::Taken if !slot.is_empty() => &slot[1],
-                        Flow::Syscall => {
-                            (ready, now) = (at + 1, at + 1);
-                            break 'run Ok(Some(Stop::Syscall { core: k, thread: t }));
+                        let Some(b) = blocks.get(bus.code, pc, &pipeline) else { break 'chain None };
+                        if t0 + u64::from(b.span) >= limit {
+                            break 'chain None;
                         }
-                        _ => {
-                            (ready, now) = (fetch_from, at + 1);
-                            continue 'run;
-                        }
-                    };
-                    let (at, pc) = (t0 + u64::from(s.off), pc.wrapping_add(4));
-                    match run.step(th, s.inst, at, pc, instret, &mut bus) {
-                        Ok(()) => instret += 1,
-                        Err(leave) => break 'block (leave, s, at, true),
-                    }
-                    (th.ctx.pc, th.ctx.npc) = (th.ctx.npc, th.ctx.npc.wrapping_add(4));
-                    (ready, now) = (at + 1, at + 1);
-                    continue 'run;
-                };
-                // Leaving the block early at `s`, the instruction at `pc`. In the
-                // body its PC is set here; the transfer and the slot have theirs.
-                match leave {
-                    Leave::Fetch(f) => {
-                        if !in_slot {
+                        let (body, end) = b.steps.split_at(b.ordinary as usize);
+                        let run = Ordinary { core: k, id, pipeline: &pipeline, generation: bus.code.generation() };
+                        if let Err((j, leave)) = run.body(th, body, t0, pc, instret, &mut bus) {
+                            let s = &body[j];
+                            let from = body[..j].last().map_or(t0, |p| t0 + u64::from(p.off) + 1);
+                            (pc, instret) = (pc.wrapping_add(4 * j as u32), instret + j as u64);
                             (th.ctx.pc, th.ctx.npc) = (pc, pc.wrapping_add(4));
+                            break Some((leave, s.inst, t0 + u64::from(s.off), from));
                         }
-                        (ready, now, pending) = (fetched(&th.board, fetch_from, f, s.inst), fetch_from, Some(s.inst));
-                        continue 'run;
-                    }
-                    Leave::Fault(f) => {
-                        if !in_slot {
-                            (th.ctx.pc, th.ctx.npc) = (pc, pc.wrapping_add(4));
+                        (pc, instret) = (pc.wrapping_add(4 * body.len() as u32), instret + body.len() as u64);
+                        let from = body.last().map_or(t0, |p| t0 + u64::from(p.off) + 1);
+                        let Some((last, slot)) = end.split_first() else {
+                            (ready, now) = (from, from);
+                            continue;
+                        };
+                        // The transfer (never a memory access), decided before its slot runs.
+                        let at = t0 + u64::from(last.off);
+                        (th.ctx.pc, th.ctx.npc) = (pc, pc.wrapping_add(4));
+                        let f = run.fetch(last, pc, &mut bus);
+                        if f != 0 {
+                            break Some((Leave::Fetch(f), last.inst, at, from));
                         }
-                        (ready, now) = (at, at);
-                        let pc = th.ctx.pc;
-                        break 'run Err(Some((pc, f, std::mem::take(&mut bus.device_error))));
-                    }
-                    Leave::After { stall, stop } => {
+                        let exit = match decide(&mut th.ctx, last.inst, pc) {
+                            Ok(exit) => exit,
+                            Err(f) => break Some((Leave::Fault(f), last.inst, at, from)),
+                        };
+                        bus.devices.issued(id, pc, at);
                         instret += 1;
-                        (th.ctx.pc, th.ctx.npc) = if in_slot { (th.ctx.npc, th.ctx.npc.wrapping_add(4)) } else { (pc.wrapping_add(4), pc.wrapping_add(8)) };
-                        (ready, now) = (at + 1 + u64::from(stall), at + 1);
-                        if stop {
-                            break 'run Ok(Some(Stop::Device { core: k, thread: t }));
+                        let (s, next, from) = match exit {
+                            Exit::Taken(target) => (slot.get(1), target, at + 1 + u64::from(pipeline.branch_taken_cycles)),
+                            Exit::NotTaken => (slot.first(), pc.wrapping_add(8), at + 1),
+                            Exit::Annulled => {
+                                pc = pc.wrapping_add(8);
+                                (ready, now) = (at + 2, at + 1);
+                                continue;
+                            }
+                            Exit::Syscall => {
+                                (th.ctx.pc, th.ctx.npc) = (pc.wrapping_add(4), pc.wrapping_add(8));
+                                (ready, now) = (at + 1, at + 1);
+                                break 'run Ok(Some(Stop::Syscall { core: k, thread: t }));
+                            }
+                        };
+                        // Then its delay slot, at its offset after a fall-through or a taken branch.
+                        (pc, th.ctx.npc) = (pc.wrapping_add(4), next);
+                        th.ctx.pc = pc;
+                        let Some(s) = s else {
+                            // The slot is not ordinary: it goes on alone.
+                            (ready, now) = (from, at + 1);
+                            continue 'run;
+                        };
+                        let at = t0 + u64::from(s.off);
+                        if let Err(leave) = run.step(th, s, at, pc, instret, &mut bus) {
+                            break Some((leave, s.inst, at, from));
                         }
-                        continue 'run;
+                        instret += 1;
+                        pc = next;
+                        (ready, now) = (at + 1, at + 1);
+                    };
+                    let Some((leave, inst, at, from)) = left else {
+                        // No block may run whole here: one instruction.
+                        (th.ctx.pc, th.ctx.npc) = (pc, pc.wrapping_add(4));
+                        break 'blocks;
+                    };
+                    match leave {
+                        Leave::Fetch(f) => (ready, now, pending) = (fetched(&th.board, from, f, inst), from, Some(inst)),
+                        Leave::Fault(f) => {
+                            (ready, now) = (at, at);
+                            break 'run Err(Some((th.ctx.pc, f, std::mem::take(&mut bus.device_error))));
+                        }
+                        Leave::After { stall, stop } => {
+                            instret += 1;
+                            (th.ctx.pc, th.ctx.npc) = (th.ctx.npc, th.ctx.npc.wrapping_add(4));
+                            (ready, now) = (at + 1 + u64::from(stall), at + 1);
+                            if stop {
+                                break 'run Ok(Some(Stop::Device { core: k, thread: t }));
+                            }
+                        }
                     }
+                    continue 'run;
                 }
             }
-            // One instruction. A core of several threads fetches nothing at the limit (see run_core).
+            let t0 = ready.max(now);
+            // One instruction. A core of several threads fetches nothing at the limit (see `crate::interleave`).
             if shared && now >= limit && pending.is_none() {
                 break Ok(None);
             }
@@ -173,10 +177,11 @@ impl<D: Devices> System<D> {
             if flow == Flow::Syscall {
                 break Ok(Some(Stop::Syscall { core: k, thread: t }));
             }
-            if bus.devices.take_stop() {
+            if std::mem::take(&mut bus.mmio) && bus.devices.take_stop() {
                 break Ok(Some(Stop::Device { core: k, thread: t }));
             }
         };
+        bus.settle();
         th.ready = ready;
         // One instruction issued per busy cycle.
         let issued = instret - th.instructions;
@@ -219,20 +224,71 @@ struct Ordinary<'p> {
 }
 
 impl Ordinary<'_> {
-    /// Runs `inst` (at `pc`, not a control transfer) at cycle `at` of a block:
+    /// Runs a block's body (`pc` is its first instruction's, `instret` the
+    /// count before it): on an early leave, the index of the step it left at.
+    #[inline(always)]
+    fn body<T: Timing, D: Devices>(
+        &self,
+        th: &mut HwThread,
+        body: &[Step],
+        t0: u64,
+        pc: u32,
+        instret: u64,
+        bus: &mut DataBus<'_, T, D>,
+    ) -> Result<(), (usize, Leave)> {
+        for (j, s) in body.iter().enumerate() {
+            let pc = pc.wrapping_add(4 * j as u32);
+            let f = self.fetch(s, pc, bus);
+            if f != 0 {
+                return Err((j, Leave::Fetch(f)));
+            }
+            let at = t0 + u64::from(s.off);
+            // Most instructions leave nothing in flight (the cycle only for the device's hook).
+            if s.inst.class == 0 {
+                compute(&mut th.ctx, s.inst).map_err(|f| (j, Leave::Fault(f)))?;
+                bus.devices.issued(self.id, pc, at);
+                continue;
+            }
+            self.timed(th, s.inst, at, pc, instret + j as u64, bus).map_err(|leave| (j, leave))?;
+        }
+        Ok(())
+    }
+
+    /// Stall cycles of the fetch of step `s` at `pc`: none if it hits the
+    /// line of the fetch before it (counted in [`DataBus::hits`]).
+    #[inline(always)]
+    fn fetch<T: Timing, D: Devices>(&self, s: &Step, pc: u32, bus: &mut DataBus<'_, T, D>) -> u32 {
+        if !T::CACHED || s.fetch {
+            return bus.timing.fetch(self.core, self.id, pc);
+        }
+        bus.hits += 1;
+        0
+    }
+
+    /// Runs `s` (at `pc`, not a control transfer) at cycle `at` of a block:
     /// fetch, execute and what it leaves in flight.
     #[inline(always)]
-    fn step<T: Timing, D: Devices>(&self, th: &mut HwThread, inst: Inst, at: u64, pc: u32, instret: u64, bus: &mut DataBus<'_, T, D>) -> Result<(), Leave> {
-        let f = bus.timing.fetch(self.core, self.id, pc);
+    fn step<T: Timing, D: Devices>(&self, th: &mut HwThread, s: &Step, at: u64, pc: u32, instret: u64, bus: &mut DataBus<'_, T, D>) -> Result<(), Leave> {
+        let inst = s.inst;
+        let f = self.fetch(s, pc, bus);
         if f != 0 {
             return Err(Leave::Fetch(f));
         }
+        if inst.class == 0 {
+            compute(&mut th.ctx, inst).map_err(Leave::Fault)?;
+            bus.devices.issued(self.id, pc, at);
+            return Ok(());
+        }
+        self.timed(th, inst, at, pc, instret, bus)
+    }
+
+    /// Executes `inst` (at `pc`), fetched, which may leave a result in flight or access memory.
+    #[inline(always)]
+    fn timed<T: Timing, D: Devices>(&self, th: &mut HwThread, inst: Inst, at: u64, pc: u32, instret: u64, bus: &mut DataBus<'_, T, D>) -> Result<(), Leave> {
         if inst.class & Inst::MEMORY == 0 {
             compute(&mut th.ctx, inst).map_err(Leave::Fault)?;
-            if inst.class != 0 {
-                th.board.issued(self.pipeline, inst, at, at + 1);
-            }
             bus.devices.issued(self.id, pc, at);
+            th.board.issued(self.pipeline, inst, at, at + 1);
             return Ok(());
         }
         (bus.who.now, bus.who.instret, bus.stall) = (at, instret, 0);
@@ -240,7 +296,11 @@ impl Ordinary<'_> {
         bus.devices.issued(self.id, pc, at);
         let stall = bus.stall;
         th.board.issued(self.pipeline, inst, at, at + 1 + u64::from(stall));
-        let stop = bus.devices.take_stop();
-        if stall != 0 || stop || bus.code.generation() != self.generation { Err(Leave::After { stall, stop }) } else { Ok(()) }
+        // Only a store can write the text; only a device access can ask to stop.
+        if stall != 0 || bus.mmio || (inst.class & Inst::STORE != 0 && bus.code.generation() != self.generation) {
+            let stop = std::mem::take(&mut bus.mmio) && bus.devices.take_stop();
+            return Err(Leave::After { stall, stop });
+        }
+        Ok(())
     }
 }

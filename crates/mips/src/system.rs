@@ -82,7 +82,8 @@ impl<D: Devices> System<D> {
             caches: config.caches.map(|c| Hierarchy::new(c, n, m)),
             devices,
             pipeline: config.pipeline,
-            blocks: Blocks::new(&code),
+            // Fetches within a line are counted, not looked up, where a hit costs nothing.
+            blocks: Blocks::new(&code, config.caches.filter(|c| c.l1i.hit_cycles == 0).map_or(0, |c| c.l1i.line_bytes)),
             code,
             links: Links::new(n * m),
             threads: m,
@@ -154,42 +155,15 @@ impl<D: Devices> System<D> {
     fn run_core<T: Timing>(&mut self, k: usize, limit: u64, timing: &mut T) -> Option<Stop> {
         // A thread alone with work (the others idle) runs as on a core of its own.
         if let Some(t) = if self.threads == 1 { Some(0) } else { self.cores[k].alone() } {
-            // Cores in lockstep get slices of one cycle: with free fetches one
-            // step gives what the slice would, without the slice's set-up.
-            if T::FREE_FETCH && limit == self.cores[k].now + 1 {
+            // Cores in lockstep get slices of one cycle: with free fetches (no
+            // instruction cache) one step gives what the slice would, without
+            // the slice's set-up.
+            if !T::CACHED && limit == self.cores[k].now + 1 {
                 return self.step_alone(k, t, timing);
             }
             return self.run_thread(k, t, limit, timing);
         }
-        loop {
-            if self.cores[k].now >= limit || !self.cores[k].has_work() {
-                return None;
-            }
-            for t in 0..self.threads {
-                if self.cores[k].threads[t].active
-                    && let Some(s) = self.prepare(k, t, timing)
-                {
-                    return Some(s);
-                }
-            }
-            let c = &mut self.cores[k];
-            match c.select() {
-                // Ready while every other thread waits (for a miss, a result, a
-                // fetch): it has the issue slot to itself until the first is ready.
-                Some(t) if c.others_ready(t) > c.now + 1 => {
-                    let until = limit.min(c.others_ready(t));
-                    if let Some(s) = self.run_thread(k, t, until, timing) {
-                        return Some(s);
-                    }
-                }
-                Some(t) => {
-                    if let Some(s) = self.issue(k, t, timing) {
-                        return Some(s);
-                    }
-                }
-                None => c.now = c.next_ready().unwrap_or(limit).min(limit).max(c.now + 1),
-            }
-        }
+        self.run_shared(k, limit, timing)
     }
 
     /// Issues the next instruction of thread `t`, alone with work on core
@@ -207,6 +181,37 @@ impl<D: Devices> System<D> {
             return None;
         }
         self.issue(k, t, timing)
+    }
+
+    /// Issues thread `t`'s fetched instruction at core `k`'s cycle.
+    fn issue<T: Timing>(&mut self, k: usize, t: usize, timing: &mut T) -> Option<Stop> {
+        let topology = ((self.cores.len() as u32) << 8) | self.threads as u32;
+        let id = self.thread_id(k, t);
+        let core = &mut self.cores[k];
+        let now = core.now;
+        let th = &mut core.threads[t];
+        let inst = th.next.take()?;
+        let pc = th.ctx.pc;
+        let who = Who { core: k, thread: t, id, now, instret: th.instructions, topology };
+        let mut bus = DataBus::new(&mut self.mem, &mut self.code, &mut self.links, timing, &mut self.devices, who);
+        let flow = match step(th, inst, &mut bus, &self.pipeline) {
+            Ok((f, ready)) => {
+                th.ready = ready;
+                f
+            }
+            Err(f) => {
+                let msg = std::mem::take(&mut bus.device_error);
+                return Some(self.fault(k, t, pc, f, &msg));
+            }
+        };
+        let stop = bus.mmio && bus.devices.take_stop();
+        th.instructions += 1;
+        core.issued(t);
+        core.now = now + 1;
+        if flow == Flow::Syscall {
+            return Some(Stop::Syscall { core: k, thread: t });
+        }
+        stop.then_some(Stop::Device { core: k, thread: t })
     }
 
     pub(crate) fn fault(&mut self, k: usize, t: usize, pc: u32, f: Fault, device: &str) -> Stop {
@@ -241,37 +246,6 @@ impl<D: Devices> System<D> {
         th.ready = fetched.max(th.board.ready(inst));
         th.next = Some(inst);
         None
-    }
-
-    /// Issues thread `t`'s fetched instruction at the core's current cycle.
-    #[inline(always)]
-    fn issue<T: Timing>(&mut self, k: usize, t: usize, timing: &mut T) -> Option<Stop> {
-        let who = k * self.threads + t;
-        let topology = ((self.cores.len() as u32) << 8) | self.threads as u32;
-        let core = &mut self.cores[k];
-        let now = core.now;
-        let th = &mut core.threads[t];
-        let inst = th.next.take()?;
-        let pc = th.ctx.pc;
-        let who = Who { core: k, thread: t, id: who, now, instret: th.instructions, topology };
-        let mut bus = DataBus::new(&mut self.mem, &mut self.code, &mut self.links, timing, &mut self.devices, who);
-        let flow = match step(th, inst, &mut bus, &self.pipeline) {
-            Ok((f, ready)) => {
-                th.ready = ready;
-                f
-            }
-            Err(f) => {
-                let msg = std::mem::take(&mut bus.device_error);
-                return Some(self.fault(k, t, pc, f, &msg));
-            }
-        };
-        th.instructions += 1;
-        core.issued(t);
-        core.now = now + 1;
-        if flow == Flow::Syscall {
-            return Some(Stop::Syscall { core: k, thread: t });
-        }
-        self.devices.take_stop().then_some(Stop::Device { core: k, thread: t })
     }
 
     /// Global index of a hardware thread (the requester id in cache statistics).

@@ -4,8 +4,8 @@
 
 mod common;
 use common::*;
-use irqsim_mips::device::{Access, Devices};
-use irqsim_mips::hierarchy::HierarchyConfig;
+use irqsim_mips::device::{Access, Devices, MMIO_BASE};
+use irqsim_mips::hierarchy::{HierarchyConfig, Level};
 use irqsim_mips::{Context, Stop, System, SystemConfig};
 
 fn bnel(s: u32, t: u32, words: i32) -> u32 {
@@ -38,8 +38,9 @@ fn mixed() -> Vec<u32> {
     ]
 }
 
-/// Registers, instructions and cycles at the exit, running in slices of `step` cycles.
-fn run_in_slices(words: &[u32], config: &SystemConfig, step: u64) -> ([u32; 32], u64, u64) {
+/// Registers, instructions, cycles and cache counts (accesses and misses of
+/// each cache) at the exit, running in slices of `step` cycles.
+fn run_in_slices(words: &[u32], config: &SystemConfig, step: u64) -> ([u32; 32], u64, u64, Vec<(u64, u64)>) {
     let mut s = system(program(words, 4096), config);
     let mut until = step;
     loop {
@@ -50,7 +51,8 @@ fn run_in_slices(words: &[u32], config: &SystemConfig, step: u64) -> ([u32; 32],
         }
     }
     let th = &s.cores[0].threads[0];
-    (th.ctx.r, th.instructions, s.cores[0].now)
+    let counts = s.caches.as_ref().map_or(vec![], |h| Level::ALL.iter().map(|&l| h.level(l)[0].total()).map(|c| (c.accesses, c.misses)).collect());
+    (th.ctx.r, th.instructions, s.cores[0].now, counts)
 }
 
 #[test]
@@ -105,6 +107,41 @@ fn a_block_run_before_is_rebuilt_when_its_text_changes() {
     assert_eq!(regs[4], 3);
 }
 
+#[test]
+fn code_reading_its_fetch_count_sees_every_fetch_before_it() {
+    // Straight-line code reads its instruction cache's access count (L1I
+    // block at 0x100, accesses at +0x20) in the middle of a block, where
+    // the fetches before it in the same line are counted, not looked up.
+    let words = [lui(8, MMIO_BASE >> 16), addiu(9, 0, 1), addiu(9, 9, 1), addiu(9, 9, 1), lw(4, 0x120, 8), addiu(9, 9, 1), addiu(9, 9, 1), lw(5, 0x120, 8)];
+    let config = SystemConfig { caches: Some(HierarchyConfig::default()), ..Default::default() };
+    let whole = run_in_slices(&words, &config, 1_000_000);
+    assert_eq!((whole.0[4], whole.0[5]), (5, 8));
+    assert_eq!(run_in_slices(&words, &config, 1), whole);
+}
+
+#[test]
+fn a_line_locked_over_the_running_code_is_fetched_again() {
+    // A direct-mapped 1 KiB L1I: code locks the line 1 KiB above its own
+    // (range base at 0x10C, length at 0x110 of the L1I block), which takes
+    // the set of the line it runs in; its next instruction misses. With
+    // memory at no cost, the lock itself does not stall.
+    let words = [
+        lui(8, MMIO_BASE >> 16),
+        lui(9, TEXT >> 16),
+        addiu(9, 9, 0x400),
+        sw(9, 0x10C, 8),
+        addiu(10, 0, 32),
+        sw(10, 0x110, 8),
+        addiu(11, 0, 1),
+        addiu(11, 11, 1),
+    ];
+    let l1i = irqsim_mips::cache::Geometry { size_bytes: 1024, ways: 1, line_bytes: 32, hit_cycles: 0 };
+    let config = SystemConfig { caches: Some(HierarchyConfig { l1i, memory_cycles: 0, ..Default::default() }), ..Default::default() };
+    let whole = run_in_slices(&words, &config, 1_000_000);
+    assert_eq!(whole.3[0].1, 3, "the first line, the first again, the exit's line");
+    assert_eq!(run_in_slices(&words, &config, 1), whole);
+}
+
 /// Records every issue the [`Devices::issued`] hook reports.
 #[derive(Default)]
 struct Issues(Vec<(usize, u32, u64)>);
@@ -123,22 +160,53 @@ impl Devices for Issues {
 
 #[test]
 fn every_issue_is_reported_once_with_its_cycle_whole_or_in_slices() {
-    let issues = |step: u64| {
-        let mut s = System::new(program(&mixed(), 4096), &SystemConfig::default(), Issues::default());
-        s.start(0, 0, Context::at(TEXT, 0x7000_0000), 0);
-        let mut until = step;
-        while s.run(until) == Stop::Limit {
-            until += step;
+    // `mixed` between two reads of the cycle register (a block leaves after
+    // a device access), with a branch not taken and one taken, each with an
+    // arithmetic delay slot, before the second.
+    let mut words = vec![lui(16, MMIO_BASE >> 16), lw(17, 0, 16)];
+    words.extend(mixed());
+    words.extend([bne(0, 0, 5), addiu(19, 0, 1), beq(0, 0, 1), addiu(19, 19, 1), addiu(20, 0, 9), lw(18, 0, 16)]);
+    let exit = TEXT + 4 * (words.len() as u32 + 1);
+    let caches = Some(HierarchyConfig::default());
+    let configs = [
+        SystemConfig::default(),
+        SystemConfig { caches, ..Default::default() },
+        SystemConfig { threads: 2, ..Default::default() },
+        SystemConfig { threads: 2, caches, ..Default::default() },
+        SystemConfig { cores: 2, caches, ..Default::default() },
+    ];
+    for config in &configs {
+        let issues = |step: u64| {
+            let mut s = System::new(program(&words, 4096), config, Issues::default());
+            for k in 0..config.cores {
+                for t in 0..config.threads {
+                    let stack = 0x7000_0000 - 0x1000 * s.thread_id(k, t) as u32;
+                    s.start(k, t, Context::at(TEXT, stack), 3 * t as u64);
+                }
+            }
+            let mut until = step;
+            while s.run(until) == Stop::Limit {
+                until += step;
+            }
+            for k in 0..config.cores {
+                for t in 0..config.threads {
+                    let id = s.thread_id(k, t);
+                    let n = s.devices.0.iter().filter(|i| i.0 == id).count() as u64;
+                    assert_eq!(n, s.cores[k].threads[t].instructions, "{config:?}");
+                }
+            }
+            // In (cycle, thread) order, one issue per thread and cycle at most
+            // (one per core with one core); the last is an exit's syscall.
+            assert!(s.devices.0.windows(2).all(|w| (w[0].2, w[0].0) < (w[1].2, w[1].0)), "{config:?}");
+            if config.cores == 1 {
+                assert!(s.devices.0.windows(2).all(|w| w[0].2 < w[1].2), "{config:?}");
+            }
+            assert_eq!(s.devices.0.last().map(|i| i.1), Some(exit));
+            std::mem::take(&mut s.devices.0)
+        };
+        let whole = issues(1_000_000);
+        for step in [1, 2, 3, 5] {
+            assert_eq!(issues(step), whole, "{config:?} in slices of {step} cycles");
         }
-        let th = &s.cores[0].threads[0];
-        assert_eq!(s.devices.0.len() as u64, th.instructions);
-        // One issue per cycle at most, in order; the last is the exit's syscall.
-        assert!(s.devices.0.windows(2).all(|w| w[0].2 < w[1].2));
-        assert_eq!(s.devices.0.last().map(|i| i.1), Some(TEXT + 4 * (mixed().len() as u32 + 1)));
-        std::mem::take(&mut s.devices.0)
-    };
-    let whole = issues(1_000_000);
-    for step in [1, 2, 3, 5] {
-        assert_eq!(issues(step), whole, "slices of {step} cycles");
     }
 }
