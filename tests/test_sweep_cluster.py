@@ -156,7 +156,9 @@ def test_worker_killed_mid_sweep_is_replaced(tmp_path, dask_cluster):
 def test_ctrl_c_stops_a_sweep_with_one_line(tmp_path):
     """SIGINT to the whole process group (as a terminal sends it): the
     threads stop their runs; exit 130, one line, no traceback, no partial part file."""
-    s, out = spec(tmp_path, LONG_MS), tmp_path / "out"
+    # Runs ten times as long as LONG_MS: the signal must come while runs
+    # remain, after the first part file (about a second), on any machine.
+    s, out = spec(tmp_path, 10 * LONG_MS), tmp_path / "out"
     p = subprocess.Popen(irqsim("sweep", str(s), "-o", str(out), "--workers", "2"), start_new_session=True, stderr=subprocess.PIPE, text=True)
     try:
         wait_for(lambda: len(list((out / "runs").glob("*.parquet"))) >= 1 or p.poll() is not None, 120, "the first run")
