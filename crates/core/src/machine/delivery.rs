@@ -1,6 +1,8 @@
 //! Interrupt delivery between the devices and the CPUs: the sources (the
 //! PCIe exerciser, other interrupt sources, the NIC when it is wired through
-//! a controller), the controller, and the bus between them.
+//! a controller), the machine's controllers (one, or several beside each
+//! other: `intc/set.rs`), and the bus between them; each source pays its
+//! own controller's bus costs.
 //!
 //! A legacy source keeps a status bit and asserts INTx on its own path, not
 //! ordered behind its DMA data; an MSI write queues behind the data in the
@@ -126,11 +128,12 @@ impl Delivery {
         Ok(d)
     }
 
-    /// The NIC as the one interrupt source, on the controller's first free
-    /// input, routed to `nic.irq_thread`. On the mt path the controller's
-    /// costs and the bus's are the only additions to the study's driver
-    /// costs (Linux's do_IRQ entry and exit are not part of that path); on
-    /// the Linux path the top half acknowledges and schedules NET_RX.
+    /// The NIC as interrupt source 0, on its controller's first free
+    /// input(s), routed to `nic.irq_thread`, and the sources beside it. On
+    /// the mt path the controller's costs and the bus's are the only
+    /// additions to the study's driver costs (Linux's do_IRQ entry and exit
+    /// are not part of that path); on the Linux path the top half
+    /// acknowledges and schedules NET_RX.
     pub fn nic(s: &Scenario, linux: bool) -> Self {
         let others = &s.sources.others;
         let wiring = crate::intc::nic_wiring(s).expect("wiring checked at load");
@@ -391,7 +394,7 @@ impl Machine {
         true
     }
 
-    /// `cpu` takes the controller's most urgent interrupt for it, if its
+    /// `cpu` takes its controllers' most urgent interrupt, if its
     /// interrupts are enabled and its mask is down: the first job of the
     /// interrupt path (the optimistic prologue's mask test, with critical
     /// sections under optimistic protection).
