@@ -145,7 +145,7 @@ impl Scenario {
             let wire = self.intc.kind == direct && self.sources.others.iter().all(|o| o.intc.is_none_or(|k| k == direct));
             let linux = self.irq_path.kind.is_some_and(|k| k != crate::kernel::IrqPathKind::Mt);
             let napi = self.irq_path.kind == Some(crate::kernel::IrqPathKind::Napi);
-            let sections = self.masking.nic_sections() || self.masking.code();
+            let sections = self.masking.nic_sections() || self.masking.code_sections;
             let others = self.sources.others.is_empty();
             for (part, idle) in [(Part::Bus, wire), (Part::IrqPath, wire && !linux && others), (Part::Masking, !sections), (Part::Sources, others), (Part::Napi, !napi), (Part::Coalesce, !self.coalesce.active()), (Part::Rss, !self.rss.active())] {
                 if idle {

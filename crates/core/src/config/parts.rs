@@ -242,6 +242,12 @@ fn masking_needs_sections(explicit: &[String], kind: &str) -> Result<(), Problem
     }
 }
 
+/// A `[masking]` key of the abstract kernel's sections and priority levels,
+/// which kernel code (with sections of its own) does not take.
+pub(super) fn abstract_section_key(key: &str) -> bool {
+    key.ends_with("_section_cycles") || key == "nic_priority" || key == "section_level"
+}
+
 /// Code replaces the abstract driver, stack and application, and is fed by
 /// open-loop arrivals. Without a program, no other `code` key means anything.
 fn code_excludes(explicit: &[String], kind: &str) -> Result<(), Problem> {
@@ -257,9 +263,7 @@ fn code_excludes(explicit: &[String], kind: &str) -> Result<(), Problem> {
     if let Some(k) = explicit.iter().find(|k| ABSTRACT.iter().any(|p| k.starts_with(p))) {
         return Err((k.clone(), "the kernel's software is code (`code.program`): this part is not used; remove the key".into()));
     }
-    // The abstract kernel's sections and priority levels; code has its own.
-    const SECTIONS: &[&str] = &["_section_cycles", "nic_priority", "section_level"];
-    if let Some(k) = explicit.iter().find(|k| k.starts_with("masking.") && SECTIONS.iter().any(|p| k.ends_with(p))) {
+    if let Some(k) = explicit.iter().find(|k| k.strip_prefix("masking.").is_some_and(abstract_section_key)) {
         let msg = "the kernel's software is code (`code.program`): its critical sections are its own `local_irq_save`s, each masking every interrupt of its CPU (`masking.code_sections` gives them this part's scheme and costs); remove the key";
         return Err((k.clone(), msg.into()));
     }

@@ -10,7 +10,7 @@
 //! decides (its `priority` needs a vectored controller).
 
 use super::params::{self, Param, Problem, plain};
-use super::parts::{PARTS, strip_indices};
+use super::parts::{PARTS, abstract_section_key, strip_indices};
 use super::workload::variant;
 use toml::{Table, Value};
 
@@ -188,7 +188,7 @@ pub fn drop_unused(doc: &mut serde_json::Value, kind: &str) {
     if doc.get("code").and_then(|c| c.get("program")).is_some_and(|p| !p.is_null())
         && let Some(m) = doc.get_mut("masking").and_then(|t| t.as_object_mut())
     {
-        m.retain(|k, _| !(k.ends_with("_section_cycles") || k == "nic_priority" || k == "section_level"));
+        m.retain(|k, _| !abstract_section_key(k));
     }
     // The NIC takes one vector per RSS queue and the loader refuses the key
     // (`check_table`), so a written scenario must not carry it.

@@ -220,6 +220,11 @@ pub fn bases(kinds: &[IntcKind]) -> Vec<u32> {
     kinds.iter().scan(0, |next, k| Some(std::mem::replace(next, *next + k.inputs()))).collect()
 }
 
+/// Which of the controllers starting at `bases` owns machine input `input`.
+pub fn owner(bases: &[u32], input: u32) -> usize {
+    bases.iter().rposition(|&b| b <= input).expect("input 0 is the first controller's")
+}
+
 /// Assigns inputs (explicit or first free) on each source's controller
 /// (its `intc`, else `kind`) and checks the controllers' limits; errors
 /// name the offending key.

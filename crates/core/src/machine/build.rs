@@ -44,7 +44,7 @@ impl Machine {
                 // Code's sections under the masking part's optimistic scheme
                 // need the interrupt path's prologue: through a controller
                 // (the direct one on the bare wire).
-                let code_sections = s.code.selected() && s.masking.code();
+                let code_sections = s.code.selected() && s.masking.code_sections;
                 let (linux, wired) = (matches!(s.irq_path.kind, Some(IrqPathKind::Linux | IrqPathKind::Napi)), s.nic_wired() || code_sections);
                 if sections {
                     // Behind a controller a section masks what the controller

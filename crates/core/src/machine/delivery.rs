@@ -160,7 +160,7 @@ impl Delivery {
         for (i, src) in sources.iter().enumerate().skip(1).chain(sources.iter().enumerate().take(1)) {
             let (cpu, prio) = route(i);
             for (k, &input) in src.inputs.iter().enumerate() {
-                let c = bases.iter().rposition(|&b| b <= input).expect("input 0 is the first controller's");
+                let c = intc::owner(&bases, input);
                 let local = (input - bases[c]) as usize;
                 if routes[c].len() <= local {
                     routes[c].resize(local + 1, Route::default());
@@ -178,7 +178,7 @@ impl Delivery {
             IntcKind::Direct => intc::Costs::default(),
             _ => intc::Costs { port_io: cycles(s, s.bus.port_io_ns), posted: cycles(s, s.bus.posted_write_ns), lapic_eoi: s.irq_path.lapic_eoi_cycles },
         };
-        let kind_of = |input: u32| kinds[bases.iter().rposition(|&b| b <= input).expect("input 0 is the first controller's")];
+        let kind_of = |input: u32| kinds[intc::owner(&bases, input)];
         let bus = sources.iter().map(|x| match kind_of(x.inputs[0]) {
             IntcKind::Direct => BusCycles::default(),
             k => BusCycles { mmio_read: cycles(s, s.bus.mmio_read_ns), posted: costs(k).posted },

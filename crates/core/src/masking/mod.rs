@@ -142,11 +142,6 @@ impl MaskingConfig {
     }
 
     /// Whether the NIC path has critical sections (and so uses this part).
-    /// Whether the kernel code's sections are this part's (`code_sections`).
-    pub fn code(&self) -> bool {
-        self.code_sections
-    }
-
     pub fn nic_sections(&self) -> bool {
         self.driver_section_cycles > 0 || self.protocol_section_cycles > 0 || self.syscall_section_cycles > 0
     }
