@@ -12,8 +12,7 @@ confidence interval across seeds of each metric at each grid point).
 
 from __future__ import annotations
 
-import io
-import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,15 +43,7 @@ def write_parts(out: Path, rows: list[dict[str, Any]]) -> None:
     kind = {**dict.fromkeys(TEXT, pa.string()), "irqsim_dirty": pa.bool_()}
     columns = dict.fromkeys(k for row in rows for k in row)
     table = pa.table({k: pa.array([row.get(k) for row in rows], type=kind.get(k)) for k in columns})
-    path = out / RUNS / f"{time.time_ns():020d}-{rows[0]['run_id']}.parquet"
-    tmp = path.with_name(f".{path.name}.tmp")
-    pq.write_table(table, tmp)
-    fd = os.open(tmp, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+    atomic_write(out / RUNS / f"{time.time_ns():020d}-{rows[0]['run_id']}.parquet", lambda tmp: pq.write_table(table, tmp))
 
 
 def _parts(out: Path) -> list[Path]:
@@ -70,15 +61,40 @@ def finished(out: Path) -> set[str]:
     return {i for p in _parts(out) for i in pq.read_table(p, columns=["run_id"]).column(0).to_pylist()}
 
 
-def read_parts(out: Path, ids: list[str]):
-    """The rows of ``ids`` (each from the newest part holding it), in that
-    order, as one pyarrow table of unified schema."""
-    import pyarrow as pa
+def failed(out: Path) -> set[str]:
+    """Ids of the runs whose newest row in a part file is not ``ok``."""
     import pyarrow.parquet as pq
 
-    table = pa.concat_tables([pq.read_table(p) for p in _parts(out)], promote_options="permissive")
-    newest = {i: n for n, i in enumerate(table.column("run_id").to_pylist())}
-    return table.take([newest[i] for i in ids])
+    status: dict[str, str] = {}
+    for p in _parts(out):
+        t = pq.read_table(p, columns=["run_id", "status"])
+        status.update(zip(t.column(0).to_pylist(), t.column(1).to_pylist()))
+    return {i for i, s in status.items() if s != "ok"}
+
+
+def read_parts(out: Path, ids: Iterable[str], count: int):
+    """The rows of the ``count`` runs ``ids`` yields (each from the newest
+    part holding it), in that order, as one pyarrow table of unified schema.
+    The ids are read into an Arrow array, not a Python list."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    # Newest part first: index_in finds an id's first row, its newest.
+    table = pa.concat_tables([pq.read_table(p) for p in reversed(_parts(out))], promote_options="permissive")
+    at = pc.index_in(pa.array(ids, pa.string(), size=count), value_set=table.column("run_id").combine_chunks())
+    if at.null_count:
+        from irqsim import IrqsimError
+
+        raise IrqsimError(f"{out / RUNS}: {at.null_count:,} of the sweep's runs have no part file (removed while the sweep ran?); rerun to compute them")
+    return table.take(at)
+
+
+def failures(table) -> int:
+    """How many of a results table's runs failed."""
+    import pyarrow.compute as pc
+
+    return pc.sum(pc.not_equal(table["status"], "ok")).as_py() or 0
 
 
 def t975(df):
@@ -107,7 +123,7 @@ def summary_table(results, keys: list[str]):
         col = pc.if_else(pc.is_nan(col), pa.scalar(None, pa.float64()), col)
         t = pa.table({**{k: ok[k] for k in keys}, "v": col})
         g = t.group_by(keys, use_threads=False).aggregate([("v", "count"), ("v", "mean"), ("v", "stddev", pc.VarianceOptions(ddof=1))])
-        parts.append(g.append_column("metric", pa.array([m] * len(g), pa.string())))
+        parts.append(g.append_column("metric", pa.repeat(pa.scalar(m, pa.string()), len(g))))
     if not parts:
         return pa.table({**{k: results[k].slice(0, 0) for k in keys}, "metric": pa.array([], pa.string()), "n": pa.array([], pa.int64()), **{c: pa.array([], pa.float64()) for c in ("mean", "ci95_low", "ci95_high")}})
     g = pa.concat_tables(parts)
@@ -126,18 +142,18 @@ def summarize(results: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return summary_table(pa.Table.from_pandas(results, preserve_index=False), keys).to_pandas()
 
 
-def consolidate(out: Path, ids: list[str], keys: list[str]):
-    """Gathers the parts of ``ids`` into results.parquet and the summary
-    (parquet and CSV); returns the results as a pyarrow table."""
+def consolidate(out: Path, ids: Iterable[str], count: int, keys: list[str]):
+    """Gathers the parts of the ``count`` runs ``ids`` yields into
+    results.parquet and the summary (parquet and CSV); returns the results
+    as a pyarrow table."""
     import pyarrow.csv as pcsv
     import pyarrow.parquet as pq
 
-    table = read_parts(out, ids)
+    table = read_parts(out, ids, count)
     summary = summary_table(table, keys)
-    for name, write in ((RESULTS, lambda b: pq.write_table(table, b)), (SUMMARY, lambda b: pq.write_table(summary, b)), ("summary.csv", lambda b: pcsv.write_csv(summary, b))):
-        buf = io.BytesIO()
-        write(buf)
-        atomic_write(out / name, buf.getvalue())
+    atomic_write(out / RESULTS, lambda tmp: pq.write_table(table, tmp))
+    atomic_write(out / SUMMARY, lambda tmp: pq.write_table(summary, tmp))
+    atomic_write(out / "summary.csv", lambda tmp: pcsv.write_csv(summary, tmp))
     return table
 
 
