@@ -111,6 +111,24 @@ fn more_nic_cores_take_more_small_frames() {
     assert!(six > 1.5 * one, "1 core: {one}, 6 cores: {six}");
 }
 
+/// The host sends through the firmware's send ring (a closed-loop sender:
+/// the next send when the last call returns): every frame posted goes on
+/// the wire once and in order (the wire's check would end the run), and
+/// the firmware's completions come back to the driver to clean.
+#[test]
+fn the_host_sends_through_the_firmware() {
+    let o: Vec<_> = ["run.duration_ms=1", "driver.send_cycles=500"].iter().map(|s| parse_override(s).unwrap()).collect();
+    let text = std::fs::read_to_string(dir().join("compose/rx-firmware.toml")).unwrap();
+    let text = text.replace("kind = \"arrivals\"\nprocess = \"periodic\"\nrate_per_s = 812743.8           # 10 Gb/s of 1518-byte frames: 1e10 / ((1518 + 20) x 8)", "kind = \"flood\"\ndirection = \"tx\"");
+    let s = Scenario::from_toml(&text, "tx.toml", &o).unwrap();
+    let r = simulate(&s, &dir().join("compose"), Record::default()).unwrap();
+    r.check_invariants().unwrap();
+    let sent = m(&r, "tx_sent");
+    assert!(sent > 500.0, "{sent}");
+    assert_eq!(m(&r, "tx_offered"), sent + m(&r, "tx_dropped") + m(&r, "tx_in_flight"));
+    assert!(m(&r, "tx_throughput_mbps") > 5000.0, "{}", m(&r, "tx_throughput_mbps"));
+}
+
 fn refused(sets: &[&str]) -> String {
     match load(sets) {
         Err(e) => e.to_string(),

@@ -296,7 +296,6 @@ impl Scenario {
         self.coalesce.check(self)?;
         self.napi.check(self)?;
         crate::device::rss::check(self)?;
-        crate::device::firmware::check(self)?;
         crate::masking::check_nic(self)
     }
 }

@@ -16,6 +16,11 @@
 //!   each frame it takes, it posts a fresh receive buffer (a descriptor in
 //!   the receive ring and the receive mailbox), so a slow host starves the
 //!   firmware of buffers and the MAC drops, as on real hardware.
+//! - To send, the driver writes a descriptor and the frame's header into
+//!   host memory and the send mailbox; the firmware fetches them by DMA and
+//!   hands the frame to its MAC. Each frame on the wire is checked against
+//!   the one posted next; when the status block gives send descriptors
+//!   back, the driver has a transmit completion to clean.
 //! - An interrupt the firmware asks for is the NIC's interrupt on the
 //!   machine ([`Effect::Interrupt`]).
 //!
@@ -27,7 +32,7 @@ use super::nic::Nic as HostQueue;
 use crate::config::params::{Param, absent};
 use crate::engine::Time;
 use irqsim_firmware::config as fw;
-use irqsim_firmware::memory::{BUF, Memory, RECV_BUFS, RECV_RING, RET_RING, RING, STATUS};
+use irqsim_firmware::memory::{BUF, Memory, RECV_BUFS, RECV_RING, RET_RING, RING, SEND_BUFS, SEND_RING, STATUS};
 use irqsim_firmware::nic::Mailbox;
 use irqsim_firmware::{Effect, HostMemory, Nic, NicConfig, Organisation};
 use irqsim_mips::Program;
@@ -105,6 +110,12 @@ pub struct Firmware {
     returned: u64,
     /// Receive buffers posted (the receive mailbox's value).
     posted: u64,
+    /// Frames posted to send (the send mailbox's value), the lengths of
+    /// those not yet on the wire, and the send consumer index the status
+    /// block last gave (descriptors the host may reuse).
+    send_posted: u64,
+    sending: VecDeque<u32>,
+    send_done: u64,
     /// Frames the MAC dropped: no receive slot free.
     pub dropped: u64,
     /// Interrupts the firmware asked for.
@@ -115,6 +126,16 @@ pub struct Firmware {
 
 /// A broken protocol: what the host found, for an invariant error.
 pub type Broken = String;
+
+/// What the host saw in one look ([`Firmware::effects`]).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Seen {
+    /// The firmware asked for an interrupt.
+    pub interrupt: bool,
+    /// Frames the MAC put on the wire, and their bytes.
+    pub sent: u64,
+    pub sent_bytes: u64,
+}
 
 impl Firmware {
     /// Loads the firmware; `host_mhz` is the machine's clock.
@@ -136,6 +157,9 @@ impl Firmware {
             accepted: VecDeque::new(),
             returned: 0,
             posted: 0,
+            send_posted: 0,
+            sending: VecDeque::new(),
+            send_done: 0,
             dropped: 0,
             interrupts: 0,
             due: false,
@@ -192,21 +216,69 @@ impl Firmware {
 
     /// What the host sees of the effects since the last call: the frames
     /// the status block now returns (checked, in order) go into `host`, at
-    /// `now`; returns whether the firmware asked for an interrupt.
-    pub fn effects(&mut self, now: Time, host: &mut HostQueue) -> Result<bool, Broken> {
-        let interrupt = self.effects.iter().any(|e| matches!(e, Effect::Interrupt { .. }));
-        self.interrupts += self.effects.iter().filter(|e| matches!(e, Effect::Interrupt { .. })).count() as u64;
-        if let Some(e) = self.effects.iter().find(|e| matches!(e, Effect::Transmit { .. })) {
-            return Err(format!("the NIC sent a frame ({e:?}) though the host posted none"));
+    /// `now`; frames the MAC sent are checked against those posted; send
+    /// descriptors the status block gives back leave a transmit completion
+    /// for the driver to clean (`host.tx_done_pending`).
+    pub fn effects(&mut self, now: Time, host: &mut HostQueue) -> Result<Seen, Broken> {
+        let mut seen = Seen::default();
+        for e in std::mem::take(&mut self.effects) {
+            match e {
+                Effect::Interrupt { .. } => {
+                    seen.interrupt = true;
+                    self.interrupts += 1;
+                }
+                Effect::Transmit { seq, len, .. } => {
+                    let k = self.send_posted - self.sending.len() as u64;
+                    let want = self.sending.pop_front().ok_or_else(|| format!("the NIC sent frame {seq} ({len} bytes), but the host posted none to send"))?;
+                    if u64::from(seq) != k % (1 << 32) || len != want {
+                        return Err(format!("the NIC sent frame {seq} of {len} bytes where frame {k} of {want} bytes was next"));
+                    }
+                    seen.sent += 1;
+                    seen.sent_bytes += u64::from(len);
+                }
+                Effect::DmaWrite { .. } => {}
+            }
         }
-        self.effects.clear();
+        let done = u64::from(self.mem.read(STATUS));
+        if done > self.send_done {
+            if done > self.send_posted - self.sending.len() as u64 {
+                return Err(format!("the status block gives back {done} send descriptors, but only {} frames were sent", self.send_posted - self.sending.len() as u64));
+            }
+            self.send_done = done;
+            host.tx_done_pending = true;
+        }
         let produced = u64::from(self.mem.read(STATUS + 4));
         while self.returned < produced {
             let (arrival, bytes) = self.check_returned()?;
             host.receive_from(arrival, now, bytes);
             self.returned += 1;
         }
-        Ok(interrupt)
+        Ok(seen)
+    }
+
+    /// The driver posts a frame of `bytes` to send (its number and length
+    /// in the buffer's first words, as the wire's check reads them);
+    /// `false` when the send ring is full of descriptors not yet given back.
+    pub fn send(&mut self, bytes: u32) -> bool {
+        if self.send_posted - self.send_done >= RING {
+            return false;
+        }
+        let i = self.send_posted;
+        let (bd, buf) = (SEND_RING + slot(i) * 16, SEND_BUFS + slot(i) * BUF);
+        for (k, v) in [buf, bytes, i as u32, 0].into_iter().enumerate() {
+            self.mem.write(bd + 4 * k as u32, v);
+        }
+        self.mem.write(buf, i as u32);
+        self.mem.write(buf + 4, bytes);
+        self.send_posted += 1;
+        self.sending.push_back(bytes);
+        self.nic.host_writes_mailbox(Mailbox::Send, self.send_posted);
+        true
+    }
+
+    /// Frames posted to send and not yet on the wire.
+    pub fn sending(&self) -> u64 {
+        self.sending.len() as u64
     }
 
     /// Return descriptor `returned` must be the frame the MAC accepted next,
@@ -272,7 +344,7 @@ const REPLACED: &[(&str, &str)] = &[
     ("nic.rx_buffer_bytes", "the firmware's receive slots in SRAM hold arriving frames"),
     ("nic.dma_bytes_per_cycle", "the firmware's DMA engines move frames (`nic_firmware.dma_gbps`)"),
     ("nic.rx_ring_frames", "the host ring is the firmware's (256 receive buffers)"),
-    ("nic.tx_queue_packets", "the firmware's send ring holds frames to send"),
+    ("nic.tx_queue_packets", "the firmware's send ring (256 descriptors) holds frames to send"),
     ("bus.link_mbps", "the firmware's DMA engines have their own bandwidth (`nic_firmware.dma_gbps`)"),
     ("coalesce.", "the firmware decides when to interrupt (after each batch of returned frames); the e1000's coalescing timers are not on it"),
     ("rss.", "the firmware returns frames on one ring"),
@@ -305,25 +377,6 @@ pub(crate) fn drop_replaced(doc: &mut serde_json::Value) {
         if let Some(t) = doc.get_mut(section).and_then(|t| t.as_object_mut()) {
             t.remove(leaf);
         }
-    }
-}
-
-/// Workloads that send are refused: the host driver does not post to the
-/// firmware's send ring yet.
-pub(crate) fn check(s: &crate::config::Scenario) -> Result<(), (String, String)> {
-    use crate::config::{Action, Direction, WorkloadConfig};
-    if !s.nic_firmware.selected() {
-        return Ok(());
-    }
-    let sends = match &s.workload {
-        WorkloadConfig::Flood(f) => (f.direction == Direction::Tx).then_some("workload.direction"),
-        WorkloadConfig::Synthetic(g) => (g.tx_share > 0.0).then_some("workload.tx_share"),
-        WorkloadConfig::Script(c) => c.events.as_ref().and_then(|e| e.iter().any(|e| e.action == Action::Send).then_some("workload.events")),
-        _ => None,
-    };
-    match sends {
-        Some(key) => Err((key.into(), "the programmable NIC on the machine receives only: its host driver does not post to the send ring yet".into())),
-        None => Ok(()),
     }
 }
 
@@ -368,7 +421,7 @@ mod tests {
         f.accepted.push_back((77, 64));
         plant(&mut f, 0, 64, 0, 0, RECV_BUFS);
         let mut q = host();
-        assert_eq!(f.effects(100, &mut q), Ok(false));
+        assert_eq!(f.effects(100, &mut q), Ok(Seen::default()));
         let (frame, in_memory) = q.take_rx(100).unwrap();
         assert_eq!((frame.arrival, frame.bytes, in_memory), (77, 64, 100));
         assert_eq!((f.returned(), f.in_flight()), (1, 0));
@@ -393,5 +446,18 @@ mod tests {
             let e = f.effects(0, &mut host()).unwrap_err();
             assert!(e.contains(want), "{want}: {e}");
         }
+    }
+
+    /// A frame on the wire that is not the one posted next is caught.
+    #[test]
+    fn the_wire_check_catches_a_wrong_frame_sent() {
+        let mut f = firmware();
+        assert!(f.send(100) && f.send(200));
+        f.effects.push(Effect::Transmit { at: 1, seq: 1, len: 200 });
+        let e = f.effects(0, &mut host()).unwrap_err();
+        assert!(e.contains("frame 1 of 200 bytes where frame 0 of 100 bytes"), "{e}");
+        let mut f = firmware();
+        f.effects.push(Effect::Transmit { at: 1, seq: 0, len: 64 });
+        assert!(f.effects(0, &mut host()).unwrap_err().contains("posted none"));
     }
 }

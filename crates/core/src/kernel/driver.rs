@@ -212,6 +212,9 @@ impl Machine {
     /// Driver Send finished: hand the frame to the NIC.
     pub(crate) fn driver_send(&mut self, now: Time, bytes: u32) {
         self.net.counters.tx_in_stack -= 1;
+        if self.net.firmware.is_some() {
+            return self.firmware_send(bytes);
+        }
         match self.net.nic.send(now, bytes) {
             Send::Started(out) => self.queue.schedule(out, Event::TxOut),
             Send::Queued => {}

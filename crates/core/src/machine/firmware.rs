@@ -57,16 +57,33 @@ impl Machine {
     }
 
     /// The host sees what the NIC did: returned frames join its receive
-    /// queue, and an interrupt the firmware asked for is the NIC's.
+    /// queue, frames on the wire count as sent, and an interrupt the
+    /// firmware asked for is the NIC's.
     fn firmware_effects(&mut self, now: Time) -> Result<()> {
         let f = self.net.firmware.as_mut().expect("firmware part selected");
         f.due = false;
-        match f.effects(now, &mut self.net.nic) {
-            Ok(true) => self.raise_nic_irq(),
-            Ok(false) => {}
+        let seen = match f.effects(now, &mut self.net.nic) {
+            Ok(seen) => seen,
             Err(msg) => return Err(Error::Invariant { file: self.name().to_string(), msg: format!("nic_firmware: {msg}") }),
+        };
+        if seen.sent > 0 {
+            self.net.counters.tx_sent += seen.sent;
+            self.net.counters.tx_sent_bytes += seen.sent_bytes;
+            self.timeline.mark(now, "frame sent");
+        }
+        if seen.interrupt {
+            self.raise_nic_irq();
         }
         Ok(())
+    }
+
+    /// Driver Send finished: the frame goes to the firmware's send ring,
+    /// or is dropped when the ring is full.
+    pub(crate) fn firmware_send(&mut self, bytes: u32) {
+        let f = self.net.firmware.as_mut().expect("firmware part selected");
+        if !f.send(bytes) {
+            self.net.counters.tx_dropped += 1;
+        }
     }
 
     /// A frame off the wire lands in the NIC's MAC (the NIC is at `now`).

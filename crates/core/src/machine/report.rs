@@ -112,7 +112,7 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     let (held, software) = m.code.as_ref().map_or((0, 0), |k| (k.sys.devices.frames.len() as u64, k.dropped_software));
     let rx_in_flight = n.nic.rx_waiting() as u64 + n.rss.as_ref().map_or(0, |r| r.waiting()) + n.napi.as_ref().map_or(0, |x| x.backlogged()) + c.rx_in_stack + c.rx_in_dma + n.wire_waiting + held + n.firmware.as_ref().map_or(0, |f| f.in_flight());
     let sending = m.code.as_ref().map_or(0, |k| k.tx_busy.iter().filter(|&&b| b).count() as u64);
-    let tx_in_flight = n.nic.tx_in_flight() as u64 + c.tx_in_stack + sending;
+    let tx_in_flight = n.nic.tx_in_flight() as u64 + c.tx_in_stack + sending + n.firmware.as_ref().map_or(0, |f| f.sending());
     let mut metrics = named([
         ("sim_seconds", s),
         ("sim_cycles", m.end as f64),
