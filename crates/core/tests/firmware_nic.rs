@@ -59,6 +59,14 @@ fn a_slow_host_makes_the_mac_drop() {
     assert_eq!(m(&r, "rx_dropped_backlog"), 0.0);
 }
 
+/// Giants (longer than Ethernet's 1,518 bytes) are dropped by the MAC.
+#[test]
+fn the_mac_drops_giants() {
+    let r = run(&["workload.packet_bytes=4000", "workload.rate_per_s=10000"]);
+    assert!(m(&r, "rx_offered") >= 9.0);
+    assert_eq!(m(&r, "rx_dropped_nic"), m(&r, "rx_offered"));
+}
+
 #[test]
 fn the_same_run_twice_is_the_same() {
     let a = run(&["nic_firmware.cores=4"]);

@@ -39,6 +39,9 @@ use irqsim_mips::Program;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
+/// The longest frame the MAC takes (Ethernet without jumbo frames).
+const MAX_FRAME_BYTES: u32 = 1518;
+
 /// `[nic_firmware]`; keys: [`FirmwareConfig::PARAMS`].
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -206,7 +209,8 @@ impl Firmware {
     /// A frame of `bytes` lands from the wire at host cycle `now` (the
     /// device has been advanced to it); `false` if the MAC dropped it.
     pub fn lands(&mut self, now: Time, bytes: u32) -> bool {
-        if self.nic.frame_lands(bytes) {
+        // The MAC takes Ethernet frames (no jumbo frames): a longer one is a giant, dropped.
+        if bytes <= MAX_FRAME_BYTES && self.nic.frame_lands(bytes) {
             self.accepted.push_back((now, bytes));
             return true;
         }
