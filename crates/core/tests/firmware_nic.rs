@@ -181,3 +181,25 @@ fn a_program_that_is_not_the_firmware_is_refused() {
     let e = refused(&["nic_firmware.program=\"rx-firmware.toml\""]);
     assert!(e.contains("nic_firmware.program") && !e.contains('\n'), "{e}");
 }
+
+/// A quiet stretch of firmware (no frames for a long time) still sees
+/// Ctrl-C: the machine pulses its monitor after each slice of NIC cycles,
+/// without counting them as events.
+#[test]
+fn ctrl_c_reaches_a_quiet_nic() {
+    struct StopAtPulse(u64);
+    impl irqsim_core::Monitor for StopAtPulse {
+        fn poll(&mut self, _: u64, _: u64) -> bool {
+            true
+        }
+        fn pulse(&mut self, _: u64, _: u64) -> bool {
+            self.0 += 1;
+            self.0 < 3
+        }
+    }
+    let s = load(&["workload.rate_per_s=10", "run.duration_ms=50"]).unwrap();
+    let mut stop = StopAtPulse(0);
+    let Err(e) = irqsim_core::simulate_with(&s, &dir().join("compose"), Record::default(), &mut stop) else { panic!("ran to its end") };
+    assert!(matches!(e, Error::Cancelled { at, .. } if at < 10_000_000), "{e}");
+    assert_eq!(stop.0, 3);
+}

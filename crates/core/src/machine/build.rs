@@ -113,6 +113,7 @@ impl Machine {
             masking: Masking::idle(),
             code: None,
             stepped: false,
+            sliced: false,
         }
     }
 }

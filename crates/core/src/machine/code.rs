@@ -79,6 +79,7 @@ impl Machine {
                 // Time moves on by the slice, so the loop's monitor sees
                 // progress (Ctrl-C, the event budget) in long stretches of code.
                 self.queue.advance_to(horizon);
+                self.sliced = true;
                 self.code_outcomes();
                 self.code_fault()?;
                 return Ok(true);

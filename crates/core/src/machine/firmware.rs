@@ -51,6 +51,7 @@ impl Machine {
         }
         if horizon < event {
             self.queue.advance_to(horizon);
+            self.sliced = true;
             return Ok(true);
         }
         Ok(false)

@@ -115,6 +115,8 @@ pub struct Machine {
     pub(crate) code: Option<Box<crate::code::Code>>,
     /// Parts run up to each event before it (kernel code, the programmable NIC).
     stepped: bool,
+    /// One of them ended its step at the slice's end, not at an event.
+    sliced: bool,
 }
 
 impl Machine {
@@ -163,6 +165,10 @@ impl Machine {
             }
             let (thread, key) = self.timers.first();
             if self.stepped && self.step_devices(key.min(self.queue.peek_key()))? {
+                // A stretch of code or NIC firmware without events: Ctrl-C must still reach it.
+                if std::mem::take(&mut self.sliced) && !monitor.pulse(self.queue.now(), self.end) {
+                    return Err(crate::Error::Cancelled { file: self.name.clone(), at: self.queue.now() });
+                }
                 continue;
             }
             if key < self.queue.peek_key() {
