@@ -2,7 +2,9 @@
    `code.program`): an e1000-style RX ring refilled from a buffer pool, an
    ISR that masks the NIC and raises NET_RX, a bottom half that checks each
    frame's IP header and queues it to the socket, and a recv() that copies
-   the payload out. The register map is the machine's (docs/models/cores.md,
+   the payload out. On the NAPI path (irq_path.kind = "napi") the same
+   driver as NAPI's: a top half that asks for a poll, and a poll with a
+   budget (nic_napi_isr and nic_napi_poll). The register map is the machine's (docs/models/cores.md,
    "Code on the machine"). Sizes are small on purpose: tests drive the
    pool, the ring and the socket queue to their limits. */
 #include "../rt/rt.h"
@@ -10,7 +12,8 @@
 #define NIC(k, off) (*(volatile u32 *)(0xBF010000u + (k) * 0x100u + (off)))
 #define SVC(off) (*(volatile u32 *)(0xBF01F000u + (off)))
 enum { ICR = 0x00, IMS = 0x04, IMC = 0x08, RDBA = 0x10, RDLEN = 0x14, RDH = 0x18, RDT = 0x1C };
-enum { SOFTIRQ_RAISE = 0x00, WAKE = 0x04, DELIVERED = 0x08, DROPPED = 0x0C, EOI = 0x10, IRQ_SAVE = 0x14, IRQ_RESTORE = 0x18 };
+enum { SOFTIRQ_RAISE = 0x00, WAKE = 0x04, DELIVERED = 0x08, DROPPED = 0x0C, EOI = 0x10, IRQ_SAVE = 0x14, IRQ_RESTORE = 0x18,
+       NAPI_SCHEDULE = 0x1C, NAPI_COMPLETE = 0x20 };
 enum { CAUSE_RX = 1, DD = 1 };
 
 #ifndef RING
@@ -124,46 +127,93 @@ static u16 ip_sum(const u8 *h)
 	return (u16)~s;
 }
 
-void net_rx_action(void)
+/* One frame off the ring into the socket queue (or dropped); the
+   descriptor goes back to the NIC with a fresh buffer when one is free. */
+static void rx_frame(u32 *tail)
 {
-	u32 tail = NIC(0, RDT);
-	while (ring[next_rx].status & DD) {
-		struct desc *d = &ring[next_rx];
-		u8 *b = owned[next_rx];
-		received++;
-		int queued = 0;
-		if (ip_sum(b + 14) == 0) {
-			lock_take();
-			if (q_count < QUEUE) {
-				struct entry *e = &queue[(q_head + q_count++) % QUEUE];
-				e->buf = b;
-				e->tag = d->tag;
-				e->len = d->len;
-				queued = 1;
-			}
-			lock_give();
+	struct desc *d = &ring[next_rx];
+	u8 *b = owned[next_rx];
+	received++;
+	int queued = 0;
+	if (ip_sum(b + 14) == 0) {
+		lock_take();
+		if (q_count < QUEUE) {
+			struct entry *e = &queue[(q_head + q_count++) % QUEUE];
+			e->buf = b;
+			e->tag = d->tag;
+			e->len = d->len;
+			queued = 1;
 		}
-		if (!queued) {
-			SVC(DROPPED) = d->tag;
-			dropped++;
-			buf_put(b);
-		}
-		d->status = 0;
-		next_rx = (next_rx + 1) % RING;
-		/* Hand the NIC a descriptor back for each one taken, if a buffer is free. */
-		if ((tail + 1) % RING != next_rx && refill(tail)) {
-			tail = (tail + 1) % RING;
-			NIC(0, RDT) = tail;
-		}
+		lock_give();
 	}
-	/* Descriptors left without a buffer get one now if the pool refilled. */
+	if (!queued) {
+		SVC(DROPPED) = d->tag;
+		dropped++;
+		buf_put(b);
+	}
+	d->status = 0;
+	next_rx = (next_rx + 1) % RING;
+	/* Hand the NIC a descriptor back for each one taken, if a buffer is free. */
+	if ((*tail + 1) % RING != next_rx && refill(*tail)) {
+		*tail = (*tail + 1) % RING;
+		NIC(0, RDT) = *tail;
+	}
+}
+
+/* Descriptors left without a buffer get one now if the pool refilled, and
+   the reader wakes if its queue holds frames. */
+static void rx_end(u32 tail)
+{
 	while ((tail + 1) % RING != next_rx && refill(tail)) {
 		tail = (tail + 1) % RING;
 		NIC(0, RDT) = tail;
 	}
 	if (q_count)
 		SVC(WAKE) = 0;
+}
+
+void net_rx_action(void)
+{
+	u32 tail = NIC(0, RDT);
+	while (ring[next_rx].status & DD)
+		rx_frame(&tail);
+	rx_end(tail);
 	NIC(0, IMS) = CAUSE_RX;
+}
+
+/* NAPI (Linux 5.x net/core/dev.c; e1000's e1000_intr and e1000_clean): the
+   top half masks the receive cause and asks the kernel for a poll of queue
+   0; the kernel's NAPI part decides when the poll runs (NET_RX, the NAPI
+   thread or a busy-polling recv). */
+void nic_napi_isr(u32 irq)
+{
+	u32 cause = NIC(irq, ICR);
+	if (cause & CAUSE_RX) {
+		NIC(irq, IMC) = CAUSE_RX;
+		SVC(NAPI_SCHEDULE) = 0;
+	}
+	SVC(EOI) = irq;
+}
+
+/* The poll: at most `budget` frames. Below the budget the ring is empty:
+   napi_complete_done, and the interrupt enabled again only if it answers
+   1 (it answers 0 when the kernel defers the interrupt or a busy poller
+   owns the queue). A poll that used its whole budget leaves the queue
+   scheduled and its interrupt masked. */
+u32 nic_napi_poll(u32 q, u32 budget)
+{
+	u32 tail = NIC(0, RDT), work = 0;
+	while (work < budget && (ring[next_rx].status & DD)) {
+		rx_frame(&tail);
+		work++;
+	}
+	rx_end(tail);
+	if (work < budget) {
+		SVC(NAPI_COMPLETE) = work;
+		if (SVC(NAPI_COMPLETE))
+			NIC(0, IMS) = CAUSE_RX;
+	}
+	return work;
 }
 
 int sys_recv(u32 sock, u8 *user, u32 len)
@@ -220,3 +270,4 @@ int main(void)
 	put_str("rx_min runs on the machine (scenario key code.program), not alone\n");
 	return 1;
 }
+

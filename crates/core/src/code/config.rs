@@ -17,6 +17,8 @@ pub struct CodeConfig {
     pub program: Option<String>,
     pub init: String,
     pub isr: String,
+    pub napi_isr: String,
+    pub napi_poll: String,
     pub bottom_half: String,
     pub syscall: String,
     pub app: String,
@@ -45,6 +47,18 @@ impl CodeConfig {
             "entry run once at cycle 0 on thread 0 (software-interrupt level) before anything else: sets up rings and tables",
         ),
         Param::text("isr", d("\"nic_isr\""), "entry `isr(irq)` run at interrupt level for NIC `irq`'s interrupt on `nic.irq_thread`"),
+        Param::text(
+            "napi_isr",
+            d("\"nic_napi_isr\""),
+            "on the NAPI path: entry `napi_isr(irq)` run at interrupt level for NIC 0's interrupt instead of `isr`, the top half: it masks its receive cause and asks for a poll (kernel service NAPI_SCHEDULE)",
+        )
+        .when("irq_path.kind", &["napi"]),
+        Param::text(
+            "napi_poll",
+            d("\"nic_napi_poll\""),
+            "on the NAPI path: entry `napi_poll(queue, budget)` the NAPI part calls to poll (from NET_RX, the NAPI thread or a busy-polling recv); returns the frames it took, at most `budget`, and below it calls napi_complete_done (kernel service NAPI_COMPLETE) and enables its interrupt only if the answer is 1",
+        )
+        .when("irq_path.kind", &["napi"]),
         Param::text("bottom_half", d("\"net_rx_action\""), "entry run at software-interrupt level when code raises NET_RX, on the thread that raised it"),
         Param::text(
             "syscall",

@@ -1,7 +1,8 @@
 //! Kernel activities that are code: the NIC's interrupt handler, the NET_RX
-//! bottom half, the receive system call and the application as entry points
-//! of a MIPS program, run instruction by instruction on the execution-driven
-//! cores of `irqsim-mips`, one simulated hardware thread per machine thread.
+//! bottom half or the NAPI poll, the receive system call and the application
+//! as entry points of a MIPS program, run instruction by instruction on the
+//! execution-driven cores of `irqsim-mips`, one simulated hardware thread per
+//! machine thread.
 //!
 //! The machine's CPU model still decides what runs (levels, preemption,
 //! entry and context costs, cycle bins); an activity that is code has no
@@ -83,6 +84,10 @@ pub enum Activity {
     /// The timer tick of a thread: the interrupt entry with [`TICK_IRQ`] + its index.
     Tick,
     BottomHalf,
+    /// The driver's NAPI poll of receive queue `q`, called by NET_RX or the NAPI thread.
+    Poll { q: u8 },
+    /// The same poll called by the application's recv, busy polling (process context).
+    BusyPoll { q: u8 },
     Syscall,
     App,
 }
@@ -90,9 +95,9 @@ pub enum Activity {
 impl Activity {
     pub fn bin(self) -> Bin {
         match self {
-            Activity::Init | Activity::Syscall => Bin::Kernel,
+            Activity::Init | Activity::Syscall | Activity::BusyPoll { .. } => Bin::Kernel,
             Activity::Isr { .. } | Activity::Tick => Bin::Interrupt,
-            Activity::BottomHalf => Bin::BottomHalf,
+            Activity::BottomHalf | Activity::Poll { .. } => Bin::BottomHalf,
             Activity::App => Bin::User,
         }
     }
@@ -103,6 +108,8 @@ impl Activity {
             Activity::Isr { .. } => "NIC ISR (code)",
             Activity::Tick => "timer tick (code)",
             Activity::BottomHalf => "NET_RX (code)",
+            Activity::Poll { .. } => "NAPI poll (code)",
+            Activity::BusyPoll { .. } => "busy poll (code)",
             Activity::Syscall => "recv (code)",
             Activity::App => "application (code)",
         }
@@ -133,6 +140,17 @@ struct Entries {
     bottom_half: u32,
     syscall: u32,
     app: Option<u32>,
+    /// On the NAPI path: the top half and the poll.
+    napi: Option<NapiEntries>,
+}
+
+/// The NAPI driver's entries and the budgets its polls get.
+struct NapiEntries {
+    isr: u32,
+    poll: u32,
+    /// `napi.weight` from NET_RX or the thread; `napi.busy_poll_budget` from recv.
+    weight: u32,
+    busy_budget: u32,
 }
 
 /// The simulated cores and what the machine keeps about their code.
@@ -182,14 +200,19 @@ pub struct Code {
     pub wake_pending: Option<u32>,
     /// An error code caused outside a register access, reported at the next look.
     pub fault: Option<String>,
+    /// What the last activity to return left in `$v0` (a poll's frames).
+    pub returned: u32,
+    /// The receive call found its socket empty and busy-polls before it sleeps.
+    pub busy_recv: bool,
 }
 
 /// A problem with `[code]`: the key and what is wrong.
 pub type Problem = (String, String);
 
 impl Code {
-    /// The cores for `threads` machine threads of `levels` levels each.
-    pub fn new(c: &CodeConfig, threads: usize, levels: usize, base_dir: &std::path::Path) -> Result<Code, Problem> {
+    /// The cores for `threads` machine threads of `levels` levels each;
+    /// `napi`: the NAPI path's weight and busy-poll budget, when it is chosen.
+    pub fn new(c: &CodeConfig, threads: usize, levels: usize, napi: Option<(u32, u32)>, base_dir: &std::path::Path) -> Result<Code, Problem> {
         let given = c.program.as_deref().expect("code part selected");
         let path = base_dir.join(given);
         let program = Program::load(&path).map_err(|e| ("code.program".to_string(), format!("{}: {e}", path.display())))?;
@@ -214,6 +237,12 @@ impl Code {
             bottom_half: symbol("bottom_half", &c.bottom_half)?,
             syscall: symbol("syscall", &c.syscall)?,
             app: if c.app.is_empty() { None } else { Some(symbol("app", &c.app)?) },
+            napi: match napi {
+                Some((weight, busy_budget)) => {
+                    Some(NapiEntries { isr: symbol("napi_isr", &c.napi_isr)?, poll: symbol("napi_poll", &c.napi_poll)?, weight, busy_budget })
+                }
+                None => None,
+            },
         };
         let mut sys = System::new(program, &exec.system, Ports::new(c.mmio_read_cycles, tpc));
         irqsim_mips::run::apply_pins(&mut sys, &exec.pins).map_err(core_problem)?;
@@ -249,6 +278,8 @@ impl Code {
             forwarded: 0,
             wake_pending: None,
             fault: None,
+            returned: 0,
+            busy_recv: false,
         })
     }
 
@@ -341,11 +372,16 @@ impl Code {
     fn fresh(&self, t: usize, level: Level, activity: Activity) -> Context {
         let sp = STACK_TOP - (t * self.levels + level as usize) as u32 * STACK_BYTES;
         let e = &self.entries;
+        let napi = || e.napi.as_ref().expect("polls run only on the NAPI path");
         match activity {
             Activity::Init => Context::call(e.init, sp, &[]),
+            // NIC 0's interrupt on the NAPI path runs the NAPI top half.
+            Activity::Isr { irq: 0 } if e.napi.is_some() => Context::call(napi().isr, sp, &[0]),
             Activity::Isr { irq } => Context::call(e.isr, sp, &[u32::from(irq)]),
             Activity::Tick => Context::call(e.isr, sp, &[TICK_IRQ + t as u32]),
             Activity::BottomHalf => Context::call(e.bottom_half, sp, &[]),
+            Activity::Poll { q } => Context::call(napi().poll, sp, &[u32::from(q), napi().weight]),
+            Activity::BusyPoll { q } => Context::call(napi().poll, sp, &[u32::from(q), napi().busy_budget]),
             Activity::Syscall => Context::call(e.syscall, sp, &self.syscall_args),
             Activity::App => Context::call(e.app.expect("an application"), sp, &[]),
         }

@@ -3,7 +3,9 @@
 //! the shape of Intel's e1000 (an interrupt cause register cleared by its
 //! read, mask set and clear registers, descriptor rings with head and tail),
 //! and the kernel services through which code asks the machine to post
-//! work, wake the application, count a frame or end an interrupt.
+//! work, wake the application, count a frame, end an interrupt, or ask the
+//! NAPI part to schedule a poll and to complete one (napi_schedule,
+//! napi_complete_done, whose answer code reads back).
 //!
 //! A register access happens inside a run of the instruction-set simulator;
 //! what needs the machine becomes an [`Action`] and, when it must happen at
@@ -45,6 +47,12 @@ pub mod service {
     pub const EOI: u32 = 0x10;
     pub const IRQ_SAVE: u32 = 0x14;
     pub const IRQ_RESTORE: u32 = 0x18;
+    /// napi_schedule(queue): the top half asks the NAPI part for a poll.
+    pub const NAPI_SCHEDULE: u32 = 0x1C;
+    /// napi_complete_done(work_done), written from a poll; its read is the
+    /// answer: 1 if the driver may enable the interrupt again, 0 if not
+    /// (the NAPI part deferred it, or a busy poller owns the instance).
+    pub const NAPI_COMPLETE: u32 = 0x20;
 }
 
 /// Interrupt causes (ICR and IMS bits).
@@ -113,6 +121,16 @@ pub enum Action {
     IrqRestore {
         thread: usize,
     },
+    /// napi_schedule of receive queue `queue`'s instance from `thread`.
+    NapiSchedule {
+        thread: usize,
+        queue: u32,
+    },
+    /// napi_complete_done of the instance `thread` polls, after `work` frames.
+    NapiComplete {
+        thread: usize,
+        work: u32,
+    },
 }
 
 /// A frame the machine put on a receive ring and has not seen leave.
@@ -146,6 +164,8 @@ pub struct Ports {
     /// Cycles the mask's raise and lower stall the thread (`[masking]`'s
     /// profile and scheme; 0 without it: the store is the cost).
     pub mask_cycles: [u32; 2],
+    /// napi_complete_done's answer, until code reads it.
+    pub napi_answer: Option<u32>,
     stop: bool,
 }
 
@@ -160,6 +180,7 @@ impl Ports {
             threads_per_core,
             report_rx_enable: false,
             mask_cycles: [0, 0],
+            napi_answer: None,
             stop: false,
         }
     }
@@ -227,6 +248,8 @@ impl Ports {
             service::DROPPED => self.finish(v, at.cycle, false)?,
             service::EOI if (v as usize) < NICS => self.act(Action::Eoi { irq: v }),
             service::EOI => return Err(format!("EOI of irq {v}: only NIC interrupts 0..{NICS} exist")),
+            service::NAPI_SCHEDULE => self.act(Action::NapiSchedule { thread, queue: v }),
+            service::NAPI_COMPLETE => self.act(Action::NapiComplete { thread, work: v }),
             _ => return Err("no such kernel service".into()),
         }
         Ok(0)
@@ -241,6 +264,11 @@ fn nic_of(addr: u32) -> Option<(usize, u32)> {
 
 impl Devices for Ports {
     fn read(&mut self, addr: u32, _: Access) -> Result<(u32, u32), String> {
+        if addr == SERVICES + service::NAPI_COMPLETE {
+            let answer =
+                self.napi_answer.take().ok_or("napi_complete_done's answer read before napi_complete_done was called (write the frames done first)")?;
+            return Ok((answer, 0));
+        }
         let Some((k, off)) = nic_of(addr) else {
             return Err("no readable device register here".into());
         };

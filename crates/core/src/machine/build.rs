@@ -55,7 +55,8 @@ impl Machine {
                     }
                 }
                 if s.code.selected() {
-                    let mut code = crate::code::Code::new(&s.code, s.cpu.threads, levels, base_dir)
+                    let napi = (s.irq_path.kind == Some(IrqPathKind::Napi)).then_some((s.napi.weight, s.napi.busy_poll_budget));
+                    let mut code = crate::code::Code::new(&s.code, s.cpu.threads, levels, napi, base_dir)
                         .map_err(|(key, msg)| crate::Error::Config { file: s.file.clone(), key, line: None, msg })?;
                     // Code's own sections (`local_irq_save`) mask every
                     // interrupt of their CPU, a mask per CPU.

@@ -168,6 +168,11 @@ impl Machine {
                 Action::RxEnabled => self.dim_sample(0),
                 Action::IrqSave { thread } => self.code_irq_save(thread),
                 Action::IrqRestore { thread } => self.code_irq_restore(now, thread),
+                Action::NapiSchedule { thread, queue } => self.code_napi_schedule(thread, queue),
+                Action::NapiComplete { thread, work } => {
+                    let answer = self.code_napi_complete(thread, work);
+                    self.code().sys.devices.napi_answer = Some(answer);
+                }
             }
         }
         self.code().sys.devices.actions = actions;
@@ -387,12 +392,17 @@ impl Machine {
         let (k, h) = code.hw(t);
         let v0 = code.sys.cores[k].threads[h].ctx.r[reg::V0];
         code.returned(t);
+        code.returned = v0;
+        let busy_polls = self.net.napi.as_ref().is_some_and(|n| n.busy.is_some());
         if let Some((_, Job::Code(Activity::Syscall), _, _)) = self.threads[t].running_work() {
             let code = self.code();
             let socket = code.syscall_args[0];
             if v0 == EAGAIN && code.wake_pending.take() == Some(socket) {
                 // Woken before it blocked: the call restarts at once.
                 code.restart_app();
+            } else if v0 == EAGAIN && busy_polls {
+                // It polls before it sleeps (`code_after`).
+                code.busy_recv = true;
             } else if v0 == EAGAIN {
                 if let Some(ctx) = code.take_app_context() {
                     code.block_app(socket, ctx);
@@ -412,12 +422,24 @@ impl Machine {
     /// and that behind a controller the interrupt path goes on after the
     /// NIC's handler (the next handler on a shared line, then the exit).
     pub(crate) fn code_after(&mut self, thread: usize, activity: Activity) -> Option<Job> {
-        if activity == Activity::Tick {
-            self.code().tick_posted[thread] = false;
-            return None;
+        let now = self.queue.now();
+        match activity {
+            Activity::Tick => {
+                self.code().tick_posted[thread] = false;
+                return None;
+            }
+            Activity::Poll { q } => {
+                let work = self.code().returned;
+                return self.code_poll_done(now, thread, q, work);
+            }
+            Activity::BusyPoll { q } => {
+                let work = self.code().returned;
+                return self.code_busy_poll_done(now, q, work);
+            }
+            Activity::Syscall if std::mem::take(&mut self.code().busy_recv) => return self.code_busy_start(now),
+            _ => {}
         }
         if activity == (Activity::Isr { irq: 0 }) && self.net.wired {
-            let now = self.queue.now();
             return Some(Job::Irq(self.nic_handler_done(now, thread)));
         }
         if activity == Activity::Init && self.code().has_app() {
