@@ -153,7 +153,7 @@ pub const PARTS: &[Info] = &[
         title: "the kernel's code",
         help: "the NIC's handlers, bottom half, receive call and application as MIPS code on execution-driven cores (docs/models/cores.md)",
         params: crate::code::CodeConfig::PARAMS,
-        notes: "With `program` set, `[driver]`, `[stack]`, `[app]`, `napi.complete_cycles`, `napi.rotting`, `[rss]` and the masking part's section keys are refused (code is the driver, stack and application, and its critical sections are its own `local_irq_save`s: `masking.code_sections` gives them the masking part's scheme and costs), as are workloads other than `arrivals`; without it every other `code` key is refused.",
+        notes: "With `program` set, `[driver]`, `[stack]`, `[app]`, `napi.complete_cycles`, `napi.rotting` and the masking part's section keys are refused (code is the driver, stack and application, and its critical sections are its own `local_irq_save`s: `masking.code_sections` gives them the masking part's scheme and costs), as are workloads other than `arrivals`; without it every other `code` key is refused.",
     },
     Info {
         part: Part::Napi,
@@ -261,7 +261,7 @@ fn code_excludes(explicit: &[String], kind: &str) -> Result<(), Problem> {
     // The receive-path parts model what code's own driver does (its ring is
     // code's too); the NAPI part decides when code polls, but the poll's and
     // the completion's costs are code's instructions.
-    const ABSTRACT: &[&str] = &["driver.", "stack.", "app.", "napi.complete_cycles", "rss.", "nic.rx_ring_frames"];
+    const ABSTRACT: &[&str] = &["driver.", "stack.", "app.", "napi.complete_cycles", "nic.rx_ring_frames"];
     if let Some(k) = explicit.iter().find(|k| ABSTRACT.iter().any(|p| k.starts_with(p))) {
         return Err((k.clone(), "the kernel's software is code (`code.program`): this part is not used; remove the key".into()));
     }

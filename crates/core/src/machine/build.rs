@@ -55,7 +55,12 @@ impl Machine {
                     }
                 }
                 if s.code.selected() {
-                    let napi = (s.irq_path.kind == Some(IrqPathKind::Napi)).then_some((s.napi.weight, s.napi.busy_poll_budget));
+                    let napi = (s.irq_path.kind == Some(IrqPathKind::Napi)).then_some(crate::code::NapiPath {
+                        weight: s.napi.weight,
+                        busy_budget: s.napi.busy_poll_budget,
+                        queues: s.rss.vectors() as usize,
+                        rps_cpus: if s.rss.rps() { s.rss.rps_cpus } else { 0 },
+                    });
                     let mut code = crate::code::Code::new(&s.code, s.cpu.threads, levels, napi, base_dir)
                         .map_err(|(key, msg)| crate::Error::Config { file: s.file.clone(), key, line: None, msg })?;
                     // Code's own sections (`local_irq_save`) mask every

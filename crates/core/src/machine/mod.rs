@@ -21,6 +21,7 @@
 
 mod build;
 mod code;
+mod code_rx;
 #[cfg(test)]
 mod code_tests;
 mod delivery;

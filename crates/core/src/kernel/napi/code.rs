@@ -35,7 +35,7 @@
 
 use super::Job;
 use crate::code::Activity;
-use crate::code::ports::CAUSE_RX;
+use crate::code::ports::rx_cause;
 use crate::engine::Time;
 use crate::kernel::Job as Any;
 use crate::machine::Machine;
@@ -45,7 +45,7 @@ impl Machine {
     /// cause the program's NIC register masks.
     pub(super) fn napi_irq_off(&self, q: usize) -> bool {
         match &self.code {
-            Some(c) if q < self.net.napi.as_ref().map_or(0, |n| n.device_queues) => c.sys.devices.nics[0].ims & CAUSE_RX == 0,
+            Some(c) if q < self.net.napi.as_ref().map_or(0, |n| n.device_queues) => c.sys.devices.nics[0].ims & rx_cause(q) == 0,
             Some(_) => true,
             None => self.queue_irq_off(q),
         }
@@ -57,14 +57,39 @@ impl Machine {
         code.fault = Some(format!("{}: {msg}", code.sys.program.name));
     }
 
-    /// The program's top half on `cpu` wrote NAPI_SCHEDULE for `queue`.
+    /// Code on `cpu` wrote NAPI_SCHEDULE for instance `queue`: a receive
+    /// queue's (its top half), scheduled on this CPU, or with RPS a CPU's
+    /// backlog (`queues + cpu`), scheduled on that CPU (an IPI when it is
+    /// another, whose cost is not modelled, as in `rps.rs`).
     pub(crate) fn code_napi_schedule(&mut self, cpu: usize, queue: u32) {
-        let queues = self.net.napi.as_ref().map_or(0, |n| n.device_queues);
-        if queue as usize >= queues {
-            return self.napi_fault(format!("napi_schedule of queue {queue}: the NIC has {queues} receive queue(s) on the NAPI path"));
-        }
-        self.napi_schedule(cpu, queue as usize);
-        self.dispatch(cpu);
+        let n = self.napi();
+        let (queues, backlogs) = (n.device_queues, n.rps.as_ref().map_or(0, |r| r.backlogs.len()));
+        let target = match (queue as usize).checked_sub(queues) {
+            None => cpu,
+            Some(c) if c < backlogs => c,
+            Some(_) => {
+                let rps = if backlogs > 0 { format!(" and {backlogs} RPS backlogs after them") } else { String::new() };
+                return self.napi_fault(format!("napi_schedule of instance {queue}: the NIC has {queues} receive queue(s){rps}"));
+            }
+        };
+        self.napi_schedule(target, queue as usize);
+        self.dispatch(target);
+    }
+
+    /// Code on `cpu` asked get_rps_cpu for frame `tag`: the CPU whose
+    /// backlog its flow goes to (`rss.rps_cpus` scaled from the flow's
+    /// hash, as `rps.rs`), or `u32::MAX` without RPS.
+    pub(crate) fn code_rps_cpu(&mut self, cpu: usize, tag: u32) -> u32 {
+        let flow = self.code.as_ref().and_then(|c| c.sys.devices.frames.get(&tag)).map(|f| f.flow);
+        let (Some(flow), Some(rss)) = (flow, self.net.rss.as_ref()) else {
+            self.napi_fault(format!("get_rps_cpu of frame tag {tag}, which is not in flight (never received, or already counted)"));
+            return u32::MAX;
+        };
+        let hash = rss.flow_hash(flow);
+        let Some(rps) = self.napi().rps.as_mut() else { return u32::MAX };
+        let target = rps.cpu(hash);
+        rps.remote += u64::from(target != cpu);
+        target as u32
     }
 
     /// The poll on `cpu` wrote NAPI_COMPLETE with `work` frames: the answer
@@ -126,6 +151,14 @@ impl Machine {
             self.napi().cpus[cpu].list.rotate_left(1);
         }
         self.next_poll(now, cpu).map(|j| self.napi_step(j))
+    }
+
+    /// A frame from receive queue `q` reached the application: its socket
+    /// busy-polls that queue's instance next (`sk_napi_id`).
+    pub(crate) fn code_busy_mark(&mut self, q: usize) {
+        if let Some(b) = self.net.napi.as_mut().and_then(|n| n.busy.as_mut()) {
+            b.napi_id = q;
+        }
     }
 
     /// The receive call on the application's thread found its socket
