@@ -99,3 +99,119 @@ fn kernel_code_sections_mask_on_the_bare_wire() {
     assert!(m(&r, "interrupts_held") > 0.0);
     assert_eq!(m(&r, "masking_cycles"), 0.0);
 }
+
+const NAPI: &str = "irq_path.kind=\"napi\"";
+/// An overload for rx_min's 200 MHz core (a frame every 10 µs).
+const FLOOD: &str = "workload.rate_per_s=100000";
+
+fn conserved(r: &Report) {
+    let out = m(r, "rx_delivered") + m(r, "rx_dropped_nic") + m(r, "rx_dropped_software") + m(r, "rx_in_flight") + m(r, "rx_dropped_wire");
+    assert_eq!(out, m(r, "rx_offered"));
+}
+
+/// NAPI with code: the program's top half asks for a poll (one schedule
+/// per interrupt), and the NAPI part calls the program's poll with the
+/// weight as its budget and counts what it returns. A poll that used its
+/// whole budget stays scheduled (`napi_not_done`), one that took less
+/// completed; under overload an interrupt serves several frames.
+#[test]
+fn napi_budgets_the_programs_polls() {
+    let napi = run(&[NAPI, FLOOD, "napi.weight=4"]);
+    assert_eq!(m(&napi, "napi_max_poll_frames"), 4.0, "a poll takes at most the weight");
+    assert!(m(&napi, "napi_not_done") > 100.0 && m(&napi, "napi_completes") > 0.0);
+    assert_eq!(m(&napi, "napi_polls"), m(&napi, "napi_not_done") + m(&napi, "napi_completes"));
+    assert_eq!(m(&napi, "napi_schedules"), m(&napi, "interrupts"));
+    let taken = m(&napi, "rx_delivered") + m(&napi, "rx_dropped_software");
+    assert!(taken > 1.5 * m(&napi, "interrupts"), "{taken} frames, {} interrupts", m(&napi, "interrupts"));
+    assert!(m(&napi, "code_bottom_half_instructions") > 0.0 && m(&napi, "code_interrupt_instructions") > 0.0);
+    conserved(&napi);
+}
+
+/// Threaded NAPI with code: the thread polls until its list is empty, with
+/// no netdev budget, so where NET_RX with a budget of 2 frames squeezes its
+/// runs, the thread never does.
+#[test]
+fn threaded_napi_runs_the_programs_polls_without_squeezes() {
+    let softirq = run(&[NAPI, FLOOD, "napi.weight=2", "napi.budget=2"]);
+    let threaded = run(&[NAPI, FLOOD, "napi.weight=2", "napi.budget=2", "napi.threaded=true"]);
+    assert!(m(&softirq, "napi_time_squeezes") > 100.0);
+    assert_eq!(m(&threaded, "napi_time_squeezes"), 0.0);
+    assert!(m(&threaded, "napi_max_run_frames") > 2.0);
+    conserved(&threaded);
+}
+
+/// napi_complete_done is the NAPI part's: with `defer_hard_irqs`, the
+/// program's completion answers 0 and the program leaves its interrupt
+/// masked, and the timer polls again, so fewer interrupts come.
+#[test]
+fn deferred_completions_keep_the_programs_interrupt_masked() {
+    let plain = run(&[NAPI]);
+    let defer = run(&[NAPI, "napi.defer_hard_irqs=2", "napi.gro_flush_timeout_ns=20000"]);
+    assert!(m(&defer, "napi_deferred") > 100.0 && m(&plain, "napi_deferred") == 0.0);
+    assert!(m(&defer, "interrupts") < 0.7 * m(&plain, "interrupts"), "{} vs {}", m(&defer, "interrupts"), m(&plain, "interrupts"));
+    assert!(m(&defer, "napi_schedules") > m(&defer, "interrupts"), "the timer schedules polls too");
+    conserved(&defer);
+}
+
+/// Busy polling with code: a recv that finds the socket empty polls the
+/// queue with the program's own poll before it sleeps; preferring busy
+/// polling (with deferrals) the interrupt stays masked and the receiver
+/// takes most frames itself.
+#[test]
+fn the_programs_recv_busy_polls() {
+    let busy = run(&[NAPI, "napi.busy_poll_usecs=50"]);
+    let prefer = run(&[NAPI, "napi.busy_poll_usecs=50", "napi.prefer_busy_poll=true", "napi.defer_hard_irqs=2", "napi.gro_flush_timeout_ns=200000"]);
+    assert!(m(&busy, "napi_busy_poll_frames") > 20.0 && m(&busy, "napi_busy_poll_sleeps") > 0.0);
+    assert!(m(&prefer, "interrupts") < 0.05 * m(&busy, "interrupts"), "{} vs {}", m(&prefer, "interrupts"), m(&busy, "interrupts"));
+    assert!(m(&prefer, "napi_busy_poll_frames") > 0.5 * m(&prefer, "rx_delivered"));
+    // The busy polls are kernel work on the application's thread.
+    assert!(m(&busy, "code_kernel_instructions") > m(&run(&[NAPI]), "code_kernel_instructions"));
+    for r in [&busy, &prefer] {
+        conserved(r);
+    }
+}
+
+/// DIM on the NAPI path with code: it samples where the program's poll,
+/// told by napi_complete_done, enables its queue's interrupt again.
+#[test]
+fn dim_samples_the_programs_completions() {
+    let r = run(&[NAPI, "coalesce.adaptive_rx=true", "run.duration_ms=50"]);
+    assert!(m(&r, "dim_decisions") > 0.0 && m(&r, "dim_profile_changes") > 0.0);
+    assert!(m(&r, "interrupts") < 0.9 * m(&r, "rx_offered"));
+}
+
+const RSS: [&str; 5] = [NAPI, "intc.kind=\"msix\"", "rss.kind=\"toeplitz\"", "rss.queues=4", "cpu.threads=2"];
+
+/// RSS with code: each queue has its own ring, vector and NAPI instance;
+/// vector k goes to CPU k mod 2, so both CPUs run top halves and polls,
+/// and each queue's interrupts are its own.
+#[test]
+fn rss_queues_each_interrupt_and_poll() {
+    let r = run(&RSS);
+    for q in 0..4 {
+        assert!(m(&r, &format!("rss_queue{q}_frames")) > 50.0, "queue {q}");
+        assert!(m(&r, &format!("rss_queue{q}_interrupts")) > 30.0, "queue {q}");
+    }
+    let sum: f64 = (0..4).map(|q| m(&r, &format!("rss_queue{q}_interrupts"))).sum();
+    assert_eq!(sum, m(&r, "interrupts"));
+    for t in 0..2 {
+        assert!(r.bins[t].get(Bin::Interrupt) > 0 && r.bins[t].get(Bin::BottomHalf) > 0, "thread {t}");
+    }
+    conserved(&r);
+}
+
+/// RPS with code: the polls hand each frame to the backlog of the CPU its
+/// flow hashes to, and that CPU's backlog poll (the program's, called by
+/// the NAPI part) runs the protocol's part. With one queue on CPU 0, CPU 1
+/// polls only with RPS.
+#[test]
+fn rps_moves_the_programs_protocol_work() {
+    let one = [NAPI, "intc.kind=\"msix\"", "rss.kind=\"toeplitz\"", "rss.queues=1", "cpu.threads=2"];
+    let plain = run(&one);
+    let rps = run(&[&one[..], &["rss.rps_cpus=2"]].concat());
+    assert_eq!(plain.bins[1].get(Bin::BottomHalf), 0);
+    assert!(rps.bins[1].get(Bin::BottomHalf) > 0);
+    assert!(m(&rps, "rps_remote_frames") > 0.3 * m(&rps, "rx_delivered"));
+    assert!(m(&rps, "napi_schedules") > 1.5 * m(&plain, "napi_schedules"), "backlogs are scheduled too");
+    conserved(&rps);
+}
