@@ -215,3 +215,106 @@ fn rps_moves_the_programs_protocol_work() {
     assert!(m(&rps, "napi_schedules") > 1.5 * m(&plain, "napi_schedules"), "backlogs are scheduled too");
     conserved(&rps);
 }
+
+/// A scenario of rx_min's machine (`code/rx-min`'s CPU and program) with
+/// `workload` as its `[workload]` table, written under the target dir.
+fn with_workload(name: &str, workload: &str) -> std::path::PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let program = root.join("python/irqsim/programs/system/rx_min.elf");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("code-workloads");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.toml"));
+    let text = format!(
+        "[run]\nduration_ms = 20.0\n[cpu]\nclock_mhz = 200.0\n[nic]\nlink_mbps = 1000.0\n[code]\nprogram = {:?}\n[workload]\n{workload}\n",
+        program.display().to_string()
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn run_file(path: &Path) -> Result<Report, String> {
+    let s = Scenario::from_file(path, &[]).map_err(|e| e.to_string())?;
+    let r = simulate(&s, path.parent().unwrap(), Record::default()).map_err(|e| e.to_string())?;
+    r.check_invariants().unwrap();
+    conserved(&r);
+    Ok(r)
+}
+
+/// A pcap of `n` UDP frames of `bytes` to 10.0.0.1, `gap_us` apart.
+fn received_pcap(path: &Path, n: u32, gap_us: u32, bytes: usize) {
+    let mut out: Vec<u8> = Vec::new();
+    for w in [0xa1b2_c3d4u32, 0x0004_0002, 0, 0, 65535, 1] {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    let (ip, udp) = ((bytes - 14) as u16, (bytes - 34) as u16);
+    for i in 0..n {
+        let t = i * gap_us;
+        for w in [t / 1_000_000, t % 1_000_000, bytes as u32, bytes as u32] {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        let mut f = vec![0u8; bytes];
+        f[12..14].copy_from_slice(&[0x08, 0x00]);
+        f[14] = 0x45;
+        f[16..18].copy_from_slice(&ip.to_be_bytes());
+        f[22] = 64;
+        f[23] = 17;
+        f[26..30].copy_from_slice(&[10, 0, 0, 2]);
+        f[30..34].copy_from_slice(&[10, 0, 0, 1]);
+        f[34..36].copy_from_slice(&5000u16.to_be_bytes());
+        f[36..38].copy_from_slice(&9u16.to_be_bytes());
+        f[38..40].copy_from_slice(&udp.to_be_bytes());
+        out.extend_from_slice(&f);
+    }
+    std::fs::write(path, out).unwrap();
+}
+
+/// Every workload that drives the NIC drives code as it drives the
+/// abstract kernel: a closed-loop flood offers its next frame as code
+/// finishes one (one frame in software at a time, the CPU never idle); a
+/// trace's and a script's received frames land on code's ring, a synthetic
+/// load's too; their other system calls cost `app.syscall_cycles` on the
+/// application's thread beside code's own recv.
+#[test]
+fn workloads_drive_code() {
+    let flood = run_file(&with_workload("flood", "kind = \"flood\"\ndirection = \"rx\"\npacket_bytes = 512")).unwrap();
+    assert!(m(&flood, "rx_delivered") > 500.0 && m(&flood, "rx_in_flight") <= 1.0);
+    assert_eq!(m(&flood, "idle_share"), 0.0, "the closed loop keeps the CPU busy");
+
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("code-workloads");
+    std::fs::create_dir_all(&dir).unwrap();
+    received_pcap(&dir.join("rx.pcap"), 200, 50, 600);
+    let trace = run_file(&with_workload("trace", &format!("kind = \"trace\"\npcap = {:?}\nhost = \"10.0.0.1\"", dir.join("rx.pcap").display().to_string()))).unwrap();
+    // The first frames come while kernel_init still builds the ring.
+    assert!(m(&trace, "rx_offered") == 200.0 && m(&trace, "rx_delivered") > 150.0, "{}", m(&trace, "rx_delivered"));
+
+    let synthetic = |syscalls: u32| {
+        let w = format!("kind = \"synthetic\"\nrx_mbps = 8.6\npacket_interrupts_per_s = 1080\nsyscalls_per_s = {syscalls}\ntx_share = 0.0");
+        run_file(&with_workload(&format!("synthetic-{syscalls}"), &w)).unwrap()
+    };
+    let (quiet, calls) = (synthetic(0), synthetic(5000));
+    assert!(m(&calls, "syscalls") > 50.0 && m(&calls, "rx_delivered") > 10.0);
+    let kernel = |r: &Report| r.bins[0].get(Bin::Kernel) as f64;
+    assert!(kernel(&calls) - kernel(&quiet) >= 400.0 * m(&calls, "syscalls") * 0.9, "each call costs app.syscall_cycles");
+
+    let script = "kind = \"script\"\nevents = [{at_cycle = 2000000, action = \"receive\", bytes = 600}, {at_cycle = 2100000, action = \"syscall\"}]";
+    let s = run_file(&with_workload("script", script)).unwrap();
+    assert_eq!((m(&s, "rx_delivered"), m(&s, "syscalls")), (1.0, 1.0));
+}
+
+/// What would make code's application send is refused, naming the key (or
+/// the capture's record): a send flood, transmitted packets, a `send`
+/// event, frames the traced host sent; so are the workloads with no NIC.
+#[test]
+fn workloads_that_send_for_code_are_refused() {
+    let loopback = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/traces/loopback-stream.pcap");
+    for (name, w, key) in [
+        ("tx-flood", "kind = \"flood\"\ndirection = \"tx\"\npacket_bytes = 100".to_string(), "workload.direction"),
+        ("tx-share", "kind = \"synthetic\"".into(), "workload.tx_share"),
+        ("send-event", "kind = \"script\"\nevents = [{at_cycle = 10, action = \"send\", bytes = 100}]".into(), "workload.events[0].action"),
+        ("sent-frames", format!("kind = \"trace\"\npcap = {:?}\nhost = \"127.0.0.1\"", loopback.display().to_string()), "record 1"),
+        ("exerciser", "kind = \"exerciser\"".into(), "code.program"),
+    ] {
+        let e = run_file(&with_workload(name, &w)).err().unwrap_or_else(|| panic!("{name} runs"));
+        assert!(e.contains(key) && !e.contains('\n'), "{name}: {e}");
+    }
+}

@@ -75,8 +75,10 @@ impl Machine {
                         code.tick = ((s.cpu.clock_mhz * 1e6 / s.code.ticks_per_s).round() as u64).max(1);
                     }
                     m.code = Some(Box::new(code));
-                    // The application is code: no abstract one runs beside it.
+                    // The application is code: no abstract one runs beside it;
+                    // a workload's other system calls interrupt code's.
                     m.net.background = false;
+                    m.net.app_thread = s.code.app_thread;
                 }
                 if s.irq_path.kind == Some(IrqPathKind::Napi) {
                     m.net.napi = Some(crate::kernel::napi::Napi::new(s));

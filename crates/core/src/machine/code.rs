@@ -121,10 +121,15 @@ impl Machine {
         }
     }
 
-    /// Frames software finished with since the last look.
+    /// Frames software finished with since the last look. A closed-loop
+    /// receive flood offers its next frame as each one leaves software.
     fn code_outcomes(&mut self) {
         let mut outcomes = std::mem::take(&mut self.code().sys.devices.outcomes);
+        let now = self.queue.now();
         for o in outcomes.drain(..) {
+            if let Some((t, s)) = self.net.workload.rx_serviced(now) {
+                self.queue.schedule(t, Event::Feedback(s));
+            }
             if let Some(r) = &mut self.net.rss {
                 // Off its queue's ring (the counts its DIM samples).
                 let t = &mut r.taken[usize::from(o.frame.queue)];

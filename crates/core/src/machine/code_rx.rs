@@ -12,7 +12,7 @@
 //! top half never reads a cause register another queue shares.
 //! Coalescing (and DIM) counts per queue.
 
-use super::Machine;
+use super::{Event, Machine};
 use crate::code::frame;
 use crate::code::ports::{DD, DESC_BYTES, EOP, InFlight, rx_cause};
 use crate::engine::Time;
@@ -34,6 +34,10 @@ impl Machine {
         if ring.len == 0 || ring.head == ring.tail {
             code.sys.devices.nics[0].rx_missed += 1;
             self.net.counters.rx_dropped_nic += 1;
+            // A closed-loop flood's sender tries again a frame's time later.
+            if let Some((t, s)) = self.net.workload.rx_serviced(now + self.net.nic.wire_cycles(bytes)) {
+                self.queue.schedule(t, Event::Feedback(s));
+            }
             return;
         }
         let tag = code.next_tag;
