@@ -385,6 +385,7 @@ impl Machine {
     /// exit), that a NAPI poll's frames go to the NAPI part
     /// (`kernel/napi/code.rs`), and that a receive call that found nothing
     /// busy-polls first when busy polling is on.
+    #[inline(never)]
     pub(crate) fn code_after(&mut self, thread: usize, level: Level, activity: Activity) -> Option<Job> {
         let now = self.queue.now();
         match activity {

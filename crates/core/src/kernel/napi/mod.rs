@@ -523,6 +523,9 @@ impl Machine {
             self.arm_napi_timer(now, q);
             return false;
         }
+        // The interrupt comes back: a deferral timer still armed (a busy
+        // poll took the instance meanwhile) is stale.
+        n.timer_generation[q] = n.timer_generation[q].wrapping_add(1) & ((1 << TIMER_GENERATION_BITS) - 1);
         true
     }
 }
