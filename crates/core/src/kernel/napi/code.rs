@@ -185,7 +185,7 @@ impl Machine {
             if let Some(q) = b.owned.take() {
                 return Some(self.code_busy_stop(now, q));
             }
-            return self.code_busy_end(now);
+            return self.code_busy_end();
         }
         if n.scheduled[q] {
             return Some(Any::Napi(Job::BusySpin));
@@ -208,7 +208,7 @@ impl Machine {
 
     /// The busy loop is over: recv runs again (the socket has data) or the
     /// application sleeps until the program wakes it.
-    fn code_busy_end(&mut self, _now: Time) -> Option<Any> {
+    fn code_busy_end(&mut self) -> Option<Any> {
         let b = self.napi().busy.as_mut().expect("busy polling");
         let data = b.stopping.take().expect("the loop is stopping");
         b.sleeps += u64::from(!data);
@@ -244,6 +244,6 @@ impl Machine {
             let cpu = self.net.app_thread;
             self.napi_schedule(cpu, q);
         }
-        self.code_busy_end(now)
+        self.code_busy_end()
     }
 }

@@ -23,7 +23,7 @@
 //!    raises NET_RX again, ending this run.
 //!
 //! With `defer_hard_irqs` and `gro_flush_timeout_ns` (napi.rst, "Software
-//! IRQ coalescing"; napi_complete_done in net/core/dev.c), a completion
+//! IRQ coalescing"; napi_complete_done in net/core/dev.c; `complete.rs`), a completion
 //! that took frames resets a count of deferrals; while it is above zero a
 //! completion spends one, leaves the interrupt masked and arms a timer that
 //! schedules the instance again, so a quiet queue is polled `defer_hard_irqs`
@@ -47,6 +47,7 @@
 
 mod busy;
 mod code;
+mod complete;
 mod config;
 mod rps;
 
@@ -420,31 +421,6 @@ impl Machine {
         self.net.costs.napi_rx_cycles(bytes)
     }
 
-    /// (Re)arms queue `q`'s timer, `gro_flush_timeout_ns` from now: a
-    /// timer armed before it is stale.
-    pub(super) fn arm_napi_timer(&mut self, now: Time, q: usize) {
-        let n = self.napi();
-        let generation = (n.timer_generation[q] + 1) & ((1 << TIMER_GENERATION_BITS) - 1);
-        n.timer_generation[q] = generation;
-        let at = now + n.flush_timeout;
-        if at < self.end {
-            self.queue.schedule(at, Event::NapiTimer((q as u32) << TIMER_GENERATION_BITS | generation));
-        }
-    }
-
-    /// The deferral timer of queue `q` expires: its instance is scheduled
-    /// again, with its interrupt still masked.
-    #[inline(never)]
-    pub(crate) fn napi_timer(&mut self, tag: u32) {
-        let q = (tag >> TIMER_GENERATION_BITS) as usize;
-        if self.napi().timer_generation[q] != tag & ((1 << TIMER_GENERATION_BITS) - 1) {
-            return;
-        }
-        let cpu = self.napi().home[q];
-        self.napi_schedule(cpu, q);
-        self.dispatch(cpu);
-    }
-
     /// A frame's receive work is done: the driver took it off the ring and,
     /// with the stack, the protocol delivered it in the same poll (no
     /// backlog between them); without it, it is delivered once in memory.
@@ -476,56 +452,4 @@ impl Machine {
         }
     }
 
-    /// napi_complete_done: off the poll list, the queue's interrupt enabled
-    /// again, or (deferring) left masked with a timer to poll again.
-    fn napi_complete(&mut self, cpu: usize, q: usize) {
-        if !self.complete_done(cpu, q) {
-            return;
-        }
-        self.dim_sample(q);
-        self.queue_irq_enable(q);
-        let waiting = self.waiting(q);
-        if waiting == 0 && !(q == 0 && self.net.nic.tx_done_pending) {
-            return;
-        }
-        if self.napi().rotting {
-            self.napi().counters.rotted += waiting;
-            return;
-        }
-        self.queue_interrupt(q, waiting);
-    }
-
-    /// napi_complete_done's decision (net/core/dev.c): the instance leaves
-    /// the poll list; a poll that took frames resets the deferral count,
-    /// and while deferrals remain one is spent and the timer armed instead
-    /// of the interrupt. Returns whether the driver may enable the
-    /// interrupt again (never for an RPS backlog, which has none).
-    fn complete_done(&mut self, cpu: usize, q: usize) -> bool {
-        let now = self.queue.now();
-        let n = self.napi();
-        n.scheduled[q] = false;
-        n.cpus[cpu].list.retain(|&x| x as usize != q);
-        n.counters.completes += 1;
-        if q >= n.device_queues {
-            // An RPS backlog: no interrupt; frames enqueued meanwhile reschedule it.
-            if self.waiting(q) > 0 {
-                self.napi_schedule(cpu, q);
-            }
-            return false;
-        }
-        let n = self.napi();
-        if n.poll_frames[q] > 0 {
-            n.defer_left[q] = n.defer_hard_irqs;
-        }
-        if n.defer_left[q] > 0 && n.flush_timeout > 0 {
-            n.defer_left[q] -= 1;
-            n.counters.deferred += 1;
-            self.arm_napi_timer(now, q);
-            return false;
-        }
-        // The interrupt comes back: a deferral timer still armed (a busy
-        // poll took the instance meanwhile) is stale.
-        n.timer_generation[q] = n.timer_generation[q].wrapping_add(1) & ((1 << TIMER_GENERATION_BITS) - 1);
-        true
-    }
 }
