@@ -248,6 +248,16 @@ pub(super) fn abstract_section_key(key: &str) -> bool {
     key.ends_with("_section_cycles") || key == "nic_priority" || key == "section_level"
 }
 
+/// A key of the abstract receive path that kernel code replaces: the
+/// driver, stack and application (their ring is code's too) and the NAPI
+/// part's completion cost (the NAPI part decides when code polls; the poll
+/// and the completion are code's instructions). The workload's other
+/// system calls (trace, script, synthetic) stay costs: `app.syscall_cycles`.
+pub(super) fn code_replaces(key: &str) -> bool {
+    const ABSTRACT: &[&str] = &["driver.", "stack.", "app.", "napi.complete_cycles", "nic.rx_ring_frames"];
+    key != "app.syscall_cycles" && ABSTRACT.iter().any(|p| key.starts_with(p))
+}
+
 /// Code replaces the abstract driver, stack and application; the NIC's
 /// workloads feed it (`CodeConfig::check` refuses those that would make its
 /// application send). Without a program, no other `code` key means anything.
@@ -259,13 +269,7 @@ fn code_excludes(explicit: &[String], kind: &str) -> Result<(), Problem> {
             None => Ok(()),
         };
     }
-    // The receive-path parts model what code's own driver does (its ring is
-    // code's too); the NAPI part decides when code polls, but the poll's and
-    // the completion's costs are code's instructions.
-    const ABSTRACT: &[&str] = &["driver.", "stack.", "app.", "napi.complete_cycles", "nic.rx_ring_frames"];
-    // The workload's other system calls (trace, script, synthetic) stay costs.
-    let used = |k: &&String| k.as_str() == "app.syscall_cycles";
-    if let Some(k) = explicit.iter().filter(|k| !used(k)).find(|k| ABSTRACT.iter().any(|p| k.starts_with(p))) {
+    if let Some(k) = explicit.iter().find(|k| code_replaces(k)) {
         return Err((k.clone(), "the kernel's software is code (`code.program`): this part is not used; remove the key".into()));
     }
     if let Some(k) = explicit.iter().find(|k| k.strip_prefix("masking.").is_some_and(abstract_section_key)) {
