@@ -89,6 +89,7 @@ impl Machine {
                 }
             }
         }
+        m.stepped = m.code.is_some() || m.net.firmware.is_some();
         Ok(m)
     }
 
@@ -119,6 +120,8 @@ impl Machine {
             delivery: Delivery::idle(),
             masking: Masking::idle(),
             code: None,
+            stepped: false,
+            sliced: false,
         }
     }
 }

@@ -15,7 +15,7 @@
 //! NIC 0's receive side (its queues, their interrupts, coalescing) is in
 //! `code_rx.rs`.
 
-use super::{Event, Machine};
+use super::{Event, Machine, SLICE};
 use crate::code::ports::{Action, CAUSE_TXDW, DD, DESC_BYTES, service};
 use crate::code::{Activity, Code, EAGAIN, SYS_READ};
 use crate::cpu::{IRQ, Level, SOFT, USER};
@@ -24,9 +24,6 @@ use crate::error::Result;
 use crate::kernel::Job;
 use irqsim_mips::Stop;
 use irqsim_mips::context::reg;
-
-/// Cycles the cores run at most before the loop looks again.
-const SLICE: Time = 1 << 20;
 
 impl Machine {
     fn code(&mut self) -> &mut Code {
@@ -84,6 +81,7 @@ impl Machine {
                 // Time moves on by the slice, so the loop's monitor sees
                 // progress (Ctrl-C, the event budget) in long stretches of code.
                 self.queue.advance_to(horizon);
+                self.sliced = true;
                 self.code_outcomes();
                 self.code_fault()?;
                 return Ok(true);
