@@ -29,7 +29,7 @@
 //! `ceil(c * ratio)` (`ratio` = host clock / NIC clock).
 
 use super::nic::Nic as HostQueue;
-use crate::config::params::{Param, absent};
+use irqsim_params::{Param, absent};
 use crate::engine::Time;
 use irqsim_firmware::config as fw;
 use irqsim_firmware::memory::{BUF, Memory, RECV_BUFS, RECV_RING, RET_RING, RING, SEND_BUFS, SEND_RING, STATUS};
@@ -145,7 +145,8 @@ impl Firmware {
     pub fn new(c: &FirmwareConfig, base_dir: &std::path::Path, host_mhz: f64) -> Result<Self, (String, String)> {
         let given = c.program.as_deref().expect("firmware part selected");
         let path = base_dir.join(given);
-        let program = Program::load(&path).map_err(|e| ("nic_firmware.program".to_string(), format!("{}: {e}", path.display())))?;
+        // The loader's errors name the file.
+        let program = Program::load(&path).map_err(|e| ("nic_firmware.program".to_string(), e.to_string()))?;
         let cfg = c.device();
         if cfg.organisation == Organisation::Task {
             let msg = "task-level firmware needs handler owners from a 1-core profile (`irqsim ilp`); on the machine use `frame`";
