@@ -111,6 +111,10 @@ def source(scenario: str | os.PathLike, *, read: bool = False) -> dict:
     return _file(os.path.join(_SCENARIOS, scenario + ".toml"), read) or {"path": scenario_path(scenario)}
 
 
+#: Files larger than this are read by the core each time (a long script stays out of memory).
+_CACHED_BYTES = 64 << 10
+
+
 def _file(path: str | os.PathLike, read: bool) -> dict | None:
     """``{"path": path}`` if ``path`` is a regular file, else None. With
     ``read``, its text instead, with the name and directory the core would
@@ -139,10 +143,6 @@ def _utf8(name: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
-
-
-#: Files larger than this are read by the core each time (a long script stays out of memory).
-_CACHED_BYTES = 64 << 10
 
 
 @lru_cache(maxsize=16)
