@@ -38,11 +38,13 @@ def write_parts(out: Path, rows: list[dict[str, Any]]) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from irqsim.sweeps.columns import column
+
     if not rows:
         return
     kind = {**dict.fromkeys(TEXT, pa.string()), "irqsim_dirty": pa.bool_()}
-    columns = dict.fromkeys(k for row in rows for k in row)
-    table = pa.table({k: pa.array([row.get(k) for row in rows], type=kind.get(k)) for k in columns})
+    names = dict.fromkeys(k for row in rows for k in row)
+    table = pa.table({k: column([row.get(k) for row in rows], kind.get(k)) for k in names})
     atomic_write(out / RUNS / f"{time.time_ns():020d}-{rows[0]['run_id']}.parquet", lambda tmp: pq.write_table(table, tmp))
 
 
@@ -54,35 +56,60 @@ def _parts(out: Path) -> list[Path]:
     return sorted(runs.glob("*.parquet"))
 
 
-def finished(out: Path) -> set[str]:
-    """Ids of the runs in a part file."""
+def preload() -> None:
+    """Imports what writing the results takes (pyarrow's Parquet and CSV
+    writers, numpy, scipy.special: about 0.45 CPU-s), for a thread to do
+    while the runs compute, instead of after the last one."""
+    import pyarrow.csv  # noqa: F401
+    import pyarrow.parquet  # noqa: F401
+    import scipy.special  # noqa: F401
+
+
+def _read(path: Path, columns: list[str] | None = None):
+    """One Parquet file as a pyarrow table (``pq.read_table`` would import
+    ``pyarrow.dataset``, and with it pandas: see :mod:`irqsim.sweeps.columns`)."""
     import pyarrow.parquet as pq
 
-    return {i for p in _parts(out) for i in pq.read_table(p, columns=["run_id"]).column(0).to_pylist()}
+    with pq.ParquetFile(path) as f:
+        return f.read(columns=columns)
+
+
+def finished(out: Path) -> set[str]:
+    """Ids of the runs in a part file (pyarrow is imported only if there is one)."""
+    return {i for p in _parts(out) for i in _read(p, ["run_id"]).column(0).to_pylist()}
 
 
 def failed(out: Path) -> set[str]:
     """Ids of the runs whose newest row in a part file is not ``ok``."""
-    import pyarrow.parquet as pq
-
     status: dict[str, str] = {}
     for p in _parts(out):
-        t = pq.read_table(p, columns=["run_id", "status"])
+        t = _read(p, ["run_id", "status"])
         status.update(zip(t.column(0).to_pylist(), t.column(1).to_pylist()))
     return {i for i, s in status.items() if s != "ok"}
 
 
-def read_parts(out: Path, ids: Iterable[str], count: int):
-    """The rows of the ``count`` runs ``ids`` yields (each from the newest
-    part holding it), in that order, as one pyarrow table of unified schema.
-    The ids are read into an Arrow array, not a Python list."""
+#: Ids turned into Arrow at a time by :func:`read_parts` (never all as Python strings).
+IDS_AT_ONCE = 65_536
+
+
+def read_parts(out: Path, ids: Iterable[str]):
+    """The rows of the runs ``ids`` yields (each from the newest part
+    holding it), in that order, as one pyarrow table of unified schema. The
+    ids go to Arrow ``IDS_AT_ONCE`` at a time: no list of them is made."""
+    import itertools
+
     import pyarrow as pa
     import pyarrow.compute as pc
-    import pyarrow.parquet as pq
+
+    from irqsim.sweeps.columns import column
 
     # Newest part first: index_in finds an id's first row, its newest.
-    table = pa.concat_tables([pq.read_table(p) for p in reversed(_parts(out))], promote_options="permissive")
-    at = pc.index_in(pa.array(ids, pa.string(), size=count), value_set=table.column("run_id").combine_chunks())
+    table = pa.concat_tables([_read(p) for p in reversed(_parts(out))], promote_options="permissive")
+    def chunks(ids=iter(ids)):
+        while chunk := list(itertools.islice(ids, IDS_AT_ONCE)):
+            yield column(chunk, pa.string())
+
+    at = pc.index_in(pa.chunked_array(chunks(), pa.string()), value_set=table.column("run_id").combine_chunks())
     if at.null_count:
         from irqsim import IrqsimError
 
@@ -94,7 +121,7 @@ def failures(table) -> int:
     """How many of a results table's runs failed."""
     import pyarrow.compute as pc
 
-    return pc.sum(pc.not_equal(table["status"], "ok")).as_py() or 0
+    return sum(c["counts"] for c in pc.value_counts(table["status"]).to_pylist() if c["values"] != "ok")
 
 
 def t975(df):
@@ -110,29 +137,40 @@ def summary_table(results, keys: list[str]):
 
     The interval is mean ± t(0.975, n-1)·s/√n over the seeds whose value is
     defined (NaN counts as undefined); with one seed it is undefined (NaN).
-    Metrics in column order, grid points in order of first appearance."""
+    Metrics in column order, grid points in order of first appearance.
+    Grouped by numpy (``np.add.at``), not pyarrow's group-by, which imports
+    pandas (:mod:`irqsim.sweeps.columns`)."""
     import numpy as np
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    ok = results.filter(pc.equal(results["status"], "ok"))
+    from irqsim.sweeps.columns import column, floats, from_numpy
+
+    ok = results.filter(column([s == "ok" for s in results["status"].to_pylist()], pa.bool_()))
     metrics = [f.name for f in ok.schema if f.name not in META and f.name not in keys and (pa.types.is_integer(f.type) or pa.types.is_floating(f.type))]
-    parts = []
-    for m in metrics:
-        col = pc.cast(ok[m], pa.float64())
-        col = pc.if_else(pc.is_nan(col), pa.scalar(None, pa.float64()), col)
-        t = pa.table({**{k: ok[k] for k in keys}, "v": col})
-        g = t.group_by(keys, use_threads=False).aggregate([("v", "count"), ("v", "mean"), ("v", "stddev", pc.VarianceOptions(ddof=1))])
-        parts.append(g.append_column("metric", pa.repeat(pa.scalar(m, pa.string()), len(g))))
-    if not parts:
-        return pa.table({**{k: results[k].slice(0, 0) for k in keys}, "metric": pa.array([], pa.string()), "n": pa.array([], pa.int64()), **{c: pa.array([], pa.float64()) for c in ("mean", "ci95_low", "ci95_high")}})
-    g = pa.concat_tables(parts)
-    n = g["v_count"].to_numpy()
-    mean = g["v_mean"].to_numpy(zero_copy_only=False).astype("float64")
-    sd = g["v_stddev"].to_numpy(zero_copy_only=False).astype("float64")
-    with np.errstate(invalid="ignore"):
-        half = t975(np.where(n > 1, n - 1, np.nan)) * sd / np.sqrt(n)
-    return pa.table({**{k: g[k] for k in keys}, "metric": g["metric"], "n": g["v_count"], "mean": mean, "ci95_low": mean - half, "ci95_high": mean + half})
+    points: dict[tuple, int] = {}
+    labels = zip(*(ok[k].to_pylist() for k in keys)) if keys else [()] * ok.num_rows
+    group = np.array([points.setdefault(p, len(points)) for p in labels], dtype=np.intp)
+    first = np.unique(group, return_index=True)[1].astype(np.int64)  # each point's first row, in order
+    values = np.array([floats(ok[m]) for m in metrics], dtype=np.float64).reshape(len(metrics), ok.num_rows).T
+    defined = ~np.isnan(values)
+    n, total, squares = (np.zeros((len(first), len(metrics))) for _ in range(3))
+    np.add.at(n, group, defined)
+    np.add.at(total, group, np.where(defined, values, 0.0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = total / n
+        np.add.at(squares, group, np.where(defined, values - mean[group], 0.0) ** 2)
+        half = t975(np.where(n > 1, n - 1, np.nan)) * np.sqrt(squares / (n - 1)) / np.sqrt(n)
+    # One row per (metric, point): metrics outside, points inside.
+    at = from_numpy(np.tile(first, len(metrics)))
+    flat = [np.ascontiguousarray(a.T).ravel() for a in (mean, mean - half, mean + half)]
+    return pa.table(
+        {
+            **{k: ok[k].take(at) for k in keys},
+            "metric": column([m for m in metrics for _ in range(len(first))], pa.string()),
+            "n": from_numpy(np.ascontiguousarray(n.T).ravel().astype(np.int64)),
+            **dict(zip(("mean", "ci95_low", "ci95_high"), map(from_numpy, flat))),
+        }
+    )
 
 
 def summarize(results: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -142,14 +180,14 @@ def summarize(results: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return summary_table(pa.Table.from_pandas(results, preserve_index=False), keys).to_pandas()
 
 
-def consolidate(out: Path, ids: Iterable[str], count: int, keys: list[str]):
-    """Gathers the parts of the ``count`` runs ``ids`` yields into
-    results.parquet and the summary (parquet and CSV); returns the results
-    as a pyarrow table."""
+def consolidate(out: Path, ids: Iterable[str], keys: list[str]):
+    """Gathers the parts of the runs ``ids`` yields into results.parquet and
+    the summary (parquet and CSV), written by Arrow straight to their files;
+    returns the results as a pyarrow table."""
     import pyarrow.csv as pcsv
     import pyarrow.parquet as pq
 
-    table = read_parts(out, ids, count)
+    table = read_parts(out, ids)
     summary = summary_table(table, keys)
     atomic_write(out / RESULTS, lambda tmp: pq.write_table(table, tmp))
     atomic_write(out / SUMMARY, lambda tmp: pq.write_table(summary, tmp))

@@ -154,7 +154,7 @@ def _run_locked(s: Spec, out: Path, jobs: _Jobs, cluster: Cluster | None, progre
 
         with SweepProgress(total, total - missing, enabled=progress) as bar:
             compute((j for j in jobs if j.run.id not in done), missing, out, cluster or Cluster(), bar)
-    table = dataset.consolidate(out, (j.run.id for j in jobs), total, [*s.grid, *s.zip])
+    table = dataset.consolidate(out, (j.run.id for j in jobs), [*s.grid, *s.zip])
     return Done(total, dataset.failures(table), missing, table)
 
 
