@@ -89,7 +89,9 @@ def failed(out: Path) -> set[str]:
 
 
 #: Ids turned into Arrow at a time by :func:`read_parts` (never all as Python strings).
-IDS_AT_ONCE = 65_536
+IDS_AT_ONCE = 4_096
+#: Results rows read into Python at a time by :func:`summary_table`.
+SUMMARY_ROWS = 4_096
 
 
 def read_parts(out: Path, ids: Iterable[str]):
@@ -142,23 +144,38 @@ def summary_table(results, keys: list[str]):
     pandas (:mod:`irqsim.sweeps.columns`)."""
     import numpy as np
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     from irqsim.sweeps.columns import column, floats, from_numpy
 
-    ok = results.filter(column([s == "ok" for s in results["status"].to_pylist()], pa.bool_()))
+    ok = results.filter(pc.equal(results["status"], column(["ok"], pa.string())[0]))
     metrics = [f.name for f in ok.schema if f.name not in META and f.name not in keys and (pa.types.is_integer(f.type) or pa.types.is_floating(f.type))]
+    # Rows are turned into Python values SUMMARY_ROWS at a time, so that what
+    # this holds grows with the grid points, not with the runs.
+    parts = [(start, ok.slice(start, SUMMARY_ROWS)) for start in range(0, ok.num_rows, SUMMARY_ROWS)]
+
+    def values(part):
+        v = np.array([floats(part[m]) for m in metrics], dtype=np.float64).reshape(len(metrics), part.num_rows).T
+        return v, ~np.isnan(v)
+
     points: dict[tuple, int] = {}
-    labels = zip(*(ok[k].to_pylist() for k in keys)) if keys else [()] * ok.num_rows
-    group = np.array([points.setdefault(p, len(points)) for p in labels], dtype=np.intp)
+    group = np.empty(ok.num_rows, dtype=np.intp)
+    for start, part in parts:
+        labels = zip(*(part[k].to_pylist() for k in keys)) if keys else [()] * part.num_rows
+        group[start : start + part.num_rows] = [points.setdefault(p, len(points)) for p in labels]
     first = np.unique(group, return_index=True)[1].astype(np.int64)  # each point's first row, in order
-    values = np.array([floats(ok[m]) for m in metrics], dtype=np.float64).reshape(len(metrics), ok.num_rows).T
-    defined = ~np.isnan(values)
     n, total, squares = (np.zeros((len(first), len(metrics))) for _ in range(3))
-    np.add.at(n, group, defined)
-    np.add.at(total, group, np.where(defined, values, 0.0))
+    for start, part in parts:
+        v, defined = values(part)
+        g = group[start : start + part.num_rows]
+        np.add.at(n, g, defined)
+        np.add.at(total, g, np.where(defined, v, 0.0))
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = total / n
-        np.add.at(squares, group, np.where(defined, values - mean[group], 0.0) ** 2)
+        for start, part in parts:
+            v, defined = values(part)
+            g = group[start : start + part.num_rows]
+            np.add.at(squares, g, np.where(defined, v - mean[g], 0.0) ** 2)
         half = t975(np.where(n > 1, n - 1, np.nan)) * np.sqrt(squares / (n - 1)) / np.sqrt(n)
     # One row per (metric, point): metrics outside, points inside.
     at = from_numpy(np.tile(first, len(metrics)))
