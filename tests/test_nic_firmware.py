@@ -108,16 +108,8 @@ def test_bad_frame_count_is_one_line():
     assert p.returncode == 2 and "IRQSIM_NIC_FRAMES: expected an integer" in p.stderr and len(p.stderr.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize(
-    "order,skip,needle",
-    [
-        ("deliver_in_order(&tx_order, t.first, t.n, transmit);", "transmit(t.first, t.n);", "wire: frame"),
-        ("deliver_in_order(&rx_order, first, n, host_deliver);", "host_deliver(first, n);", "host: receive descriptor"),
-    ],
-)
-def test_the_checks_catch_firmware_without_its_order(tmp_path, order, skip, needle):
-    """The firmware with one in-order section removed breaks the wire's or
-    the host's check on 4 cores (the checks can fail)."""
+def firmware_without(tmp_path: Path, order: str, skip: str) -> Path:
+    """The firmware built with its in-order section ``order`` replaced by ``skip``."""
     cc = "mips-linux-gnu-gcc"
     if shutil.which(cc) is None:
         if os.environ.get("CI") == "true":
@@ -133,6 +125,51 @@ def test_the_checks_catch_firmware_without_its_order(tmp_path, order, skip, need
     elf = tmp_path / "bad.elf"
     flags = "-march=r4000 -mabi=32 -mno-abicalls -fno-pic -O2 -static -nostdlib -ffreestanding -fno-builtin -fno-stack-protector".split()
     subprocess.run([cc, *flags, "-o", str(elf), str(src / "rt/start.S"), str(src / "rt/rt.c"), str(work / "fw.c"), str(work / "sync.c")], check=True)
+    return elf
+
+
+@pytest.mark.parametrize(
+    "order,skip,needle",
+    [
+        ("deliver_in_order(&tx_order, t.first, t.n, transmit);", "transmit(t.first, t.n);", "wire: frame"),
+        ("deliver_in_order(&rx_order, first, n, host_deliver);", "host_deliver(first, n);", "host: receive descriptor"),
+    ],
+)
+def test_the_checks_catch_firmware_without_its_order(tmp_path, order, skip, needle):
+    """The firmware with one in-order section removed breaks the wire's or
+    the host's check on 4 cores (the checks can fail)."""
+    elf = firmware_without(tmp_path, order, skip)
     with pytest.raises(InvariantError, match=needle):
         nic_firmware(elf, ["cores=4", "frames=2000", "frame_bytes=64"])
     nic_firmware(elf, ["cores=1", "frames=500", "frame_bytes=64"])  # one core keeps order by itself
+
+
+def test_the_machine_catches_firmware_without_its_receive_order(tmp_path):
+    """The same broken firmware as the NIC of irqsim's machine: the host's
+    check of the returned frames ends the run with an invariant error."""
+    from irqsim import api
+
+    elf = firmware_without(tmp_path, "deliver_in_order(&rx_order, first, n, host_deliver);", "host_deliver(first, n);")
+    sets = {"nic_firmware.program": str(elf), "workload.packet_bytes": 64, "workload.rate_per_s": 5e6, "driver.isr_rx_done_cycles": 20, "run.duration_ms": 1.0}
+    with pytest.raises(InvariantError, match="nic_firmware: .*(out of order|returned at)"):
+        api.run("compose/rx-firmware", {**sets, "nic_firmware.cores": 4})
+    api.run("compose/rx-firmware", {**sets, "nic_firmware.cores": 1})  # one core keeps order by itself
+
+
+def test_beyond_the_paper_on_a_host():
+    """The programmable NIC in front of a host: at 1518 bytes it interrupts
+    less than the e1000-like NIC and leaves the application more; at 64
+    bytes the host saturates and only the hot thread keeps the application."""
+    from irqsim.studies import nic_host
+
+    rows = {(r["frame_bytes"], r["nic"].split(" ")[0], r["host"]): r for r in nic_host.table()}
+    assert len(rows) == 8
+    prog, e1000 = rows[(1518, "programmable", "one thread")], rows[(1518, "e1000-like", "one thread")]
+    assert prog["dropped_share"] == 0 and e1000["dropped_share"] == 0
+    assert prog["interrupts_per_s"] < 0.7 * e1000["interrupts_per_s"]
+    assert prog["application_cpus"] > e1000["application_cpus"]
+    assert prog["latency_p50_us"] > e1000["latency_p50_us"]
+    for nic in ("programmable", "e1000-like"):
+        assert rows[(64, nic, "one thread")]["application_cpus"] < 0.05
+        assert rows[(64, nic, "hot thread")]["application_cpus"] > 0.99
+        assert rows[(64, nic, "one thread")]["dropped_share"] > 0.5

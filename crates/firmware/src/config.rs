@@ -11,29 +11,44 @@ use toml::Table;
 
 /// Every setting, for the docs: the programmable NIC's keys.
 pub const SECTION: Section = Section::new(
-    "nic_firmware",
-    "the programmable NIC: firmware in C on 1-8 MIPS cores, its DMA engines, MAC and host (docs/models/nic-firmware.md); its keys are set as `key=value` by `irqsim ilp --record --set` and `irqsim._core.nic_firmware(program, [\"cores=2\", ...])`",
+    "nic_firmware_study",
+    "the nic-firmware study's own run of the programmable NIC against an abstract host (docs/models/nic-firmware.md), set as `key=value` by `irqsim ilp --record --set` and `irqsim._core.nic_firmware(program, [\"cores=2\", ...])`: the device's keys as `[nic_firmware]` takes them on the machine, and the study's wire (`traffic`, `frame_bytes`), host (`host_ns`) and measured window",
     PARAMS,
 );
 
 /// Every setting.
 pub const PARAMS: &[Param] = &[
-    Param::int("cores", "", d("1"), 1, 8, "NIC cores running the firmware"),
-    Param::choice("organisation", &["frame", "task"], d("\"frame\""), "`frame`: any core runs any handler; `task`: one core per handler type"),
+    CORES,
+    ORGANISATION,
     Param::choice("traffic", &["send", "receive", "duplex"], d("\"duplex\""), "floods from the host (`send`), the wire (`receive`) or both"),
     Param::int("frame_bytes", "bytes", d("1518"), 64, 1518, "Ethernet frame size without preamble and gap"),
     Param::int("frames", "frames", d("2000"), 1, 100_000_000, "frames (sent plus received) measured"),
     Param::int("warmup_frames", "frames", d("200"), 0, 100_000_000, "frames completed before measuring starts"),
-    Param::int("batch", "", d("4"), 1, 16, "frames or descriptors a handler claims at a time"),
-    Param::float("clock_mhz", "MHz", d("166.0"), false, 1.0, 10_000.0, "core clock (Willmann et al. 2005: 166 MHz)"),
-    Param::float("line_gbps", "Gb/s", d("10.0"), false, 0.001, 1000.0, "MAC line rate per direction"),
-    Param::float("dma_gbps", "Gb/s", d("16.0"), false, 0.001, 1000.0, "bandwidth of each DMA engine (PCIe 1.0 x8 per direction)"),
-    Param::float("dma_read_ns", "ns", d("1000.0"), false, 0.0, 1e6, "latency of a DMA read (a host memory round trip)"),
-    Param::float("dma_write_ns", "ns", d("250.0"), false, 0.0, 1e6, "latency of a DMA write (posted)"),
+    BATCH,
+    CLOCK_MHZ,
+    LINE_GBPS,
+    DMA_GBPS,
+    DMA_READ_NS,
+    DMA_WRITE_NS,
     Param::float("host_ns", "ns", d("1000.0"), false, 0.0, 1e9, "host driver's delay from an interrupt to new descriptors"),
-    Param::int("sram_banks", "", d("4"), 1, 64, "SRAM banks; cores touching one bank in a cycle stall (Willmann: 4)"),
+    SRAM_BANKS,
     Param::int("max_cycles", "cycles", d("50000000"), 1, 1 << 40, "stop with an error if the frames are not done by then"),
 ];
+
+/// The device's own settings: what a machine that drives the NIC sets
+/// (the rest are the study's wire, host and window).
+pub const DEVICE: &[Param] = &[CORES, ORGANISATION, BATCH, CLOCK_MHZ, LINE_GBPS, DMA_GBPS, DMA_READ_NS, DMA_WRITE_NS, SRAM_BANKS];
+
+pub const CORES: Param = Param::int("cores", "", d("1"), 1, 8, "NIC cores running the firmware");
+pub const ORGANISATION: Param =
+    Param::choice("organisation", &["frame", "task"], d("\"frame\""), "`frame`: any core runs any handler; `task`: one core per handler type");
+pub const BATCH: Param = Param::int("batch", "", d("4"), 1, 16, "frames or descriptors a handler claims at a time");
+pub const CLOCK_MHZ: Param = Param::float("clock_mhz", "MHz", d("166.0"), false, 1.0, 10_000.0, "core clock (Willmann et al. 2005: 166 MHz)");
+pub const LINE_GBPS: Param = Param::float("line_gbps", "Gb/s", d("10.0"), false, 0.001, 1000.0, "MAC line rate per direction");
+pub const DMA_GBPS: Param = Param::float("dma_gbps", "Gb/s", d("16.0"), false, 0.001, 1000.0, "bandwidth of each DMA engine (PCIe 1.0 x8 per direction)");
+pub const DMA_READ_NS: Param = Param::float("dma_read_ns", "ns", d("1000.0"), false, 0.0, 1e6, "latency of a DMA read (a host memory round trip)");
+pub const DMA_WRITE_NS: Param = Param::float("dma_write_ns", "ns", d("250.0"), false, 0.0, 1e6, "latency of a DMA write (posted)");
+pub const SRAM_BANKS: Param = Param::int("sram_banks", "", d("4"), 1, 64, "SRAM banks; cores touching one bank in a cycle stall (Willmann: 4)");
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Organisation {

@@ -124,6 +124,18 @@ impl Nic {
         self.sys.devices.frame_arrives(at, len);
     }
 
+    /// A frame of `len` bytes from the wire lands now, at the start of
+    /// [`Nic::now`] (a machine that knows arrivals only as they happen
+    /// gives them so): `true` if it took a receive slot, `false` if the
+    /// firmware had freed none and the MAC dropped it.
+    pub fn frame_lands(&mut self, len: u32) -> bool {
+        let hw = &mut self.sys.devices;
+        let accepted = hw.accepted;
+        hw.frame_arrives(self.now, len);
+        hw.arrive_by(self.now);
+        hw.accepted > accepted
+    }
+
     /// The host driver writes a mailbox (its producer index), now.
     pub fn host_writes_mailbox(&mut self, mailbox: Mailbox, value: u64) {
         self.sys.devices.host_writes_mailbox(mailbox, value);

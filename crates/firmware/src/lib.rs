@@ -8,7 +8,8 @@
 //!   machine drives (advance to a cycle, frames in, mailbox writes; DMA
 //!   writes, transmissions and interrupt requests out; host memory behind
 //!   a trait); [`nic`]: its hardware as the cores see it (event flags,
-//!   DMA engines, MAC, SRAM, mailboxes).
+//!   DMA engines, MAC, SRAM, mailboxes); [`memory`]: host memory and the
+//!   rings' addresses.
 //! - [`host`]: the abstract host that drives the device in the study (its
 //!   memory, driver, MSI and the receive side's order check); [`run`]: the
 //!   study's run (the host, a wire flood and the measured window);
@@ -23,6 +24,7 @@ pub mod device;
 pub mod error;
 pub mod host;
 pub mod ilp;
+pub mod memory;
 pub mod nic;
 pub mod profile;
 pub mod report;

@@ -37,6 +37,7 @@ pub enum Part {
     Napi,
     Coalesce,
     Rss,
+    NicFirmware,
 }
 
 /// What [`Part`] says about itself: its section, name, keys and rules.
@@ -179,6 +180,14 @@ pub const PARTS: &[Info] = &[
         params: crate::device::rss::RssConfig::PARAMS,
         notes: "Refused (naming `rss.kind`): without `irq_path.kind = \"napi\"`, on a legacy controller (`xtpic`, `ioapic`); MSI `queues` not a power of two. `[coalesce]` applies to each queue, and DIM (`coalesce.adaptive_rx`) runs per queue on the queue's own counters.",
     },
+    Info {
+        part: Part::NicFirmware,
+        section: "nic_firmware",
+        title: "the programmable NIC",
+        help: "firmware in C on 1-8 MIPS cores with their own clock, SRAM, DMA engines and MAC, in place of the e1000-like NIC (docs/models/nic-firmware.md); the study's own keys (`traffic`, `frames`, ...) are `irqsim ilp --set` keys",
+        params: crate::device::firmware::FirmwareConfig::PARAMS,
+        notes: "With `program` set, the e1000-like NIC's buffer, DMA and ring keys (`nic.rx_buffer_bytes`, `dma_bytes_per_cycle`, `rx_ring_frames`, `tx_queue_packets`), `bus.link_mbps`, `[coalesce]` and `[rss]` are refused (the firmware's SRAM slots, DMA engines, one return ring and its own interrupt moderation take their place), as are kernel code (`code.program`), `organisation = \"task\"` and workloads that send; without it every other key is refused.",
+    },
 ];
 
 const WORKLOAD: &[Param] = &[Param::choice("kind", KINDS, params::REQ, "which workload drives the run, and so which model runs it")];
@@ -215,7 +224,7 @@ pub fn selected_parts(kind: &str) -> (PartSet, &'static str) {
             (PartSet::of(&[Run, Cpu, Intc, Bus, IrqPath, Stats, Workload]), "it runs the interrupt-delivery model: controller, fabric and Linux interrupt path")
         }
         _ => (
-            PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Intc, Bus, IrqPath, Masking, Sources, Code, Napi, Coalesce, Rss, Stats, Workload]),
+            PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Intc, Bus, IrqPath, Masking, Sources, Code, Napi, Coalesce, Rss, NicFirmware, Stats, Workload]),
             "it drives the NIC through its controller, driver, stack and application",
         ),
     }
@@ -340,6 +349,7 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
     }
     // After the part check: a key of an unselected part is named as such.
     code_excludes(&explicit, &kind)?;
+    crate::device::firmware::excludes(&explicit)?;
     code_cores_follow_threads(root, &explicit);
     if kind != "exerciser" && explicit.iter().any(|k| k == "intc.vectors") {
         return Err(("intc.vectors".into(), format!("the exerciser's vectors; the NIC (workload kind `{kind}`) takes one vector per RSS queue (`rss.queues`); remove the key")));
@@ -473,6 +483,7 @@ mod tests {
             ("_ms", "ms"),
             ("_mhz", "MHz"),
             ("_mbps", "Mb/s"),
+            ("_gbps", "Gb/s"),
             ("_bytes", "bytes"),
             ("_packets", "packets"),
             ("_records", "records"),

@@ -81,6 +81,7 @@ impl Machine {
                 }
             }
         }
+        m.stepped = m.code.is_some() || m.net.firmware.is_some();
         Ok(m)
     }
 
@@ -111,6 +112,8 @@ impl Machine {
             delivery: Delivery::idle(),
             masking: Masking::idle(),
             code: None,
+            stepped: false,
+            sliced: false,
         }
     }
 }

@@ -12,7 +12,7 @@
 //! at the instruction boundary and the new one's given, after the entry and
 //! context costs the CPU model charges.
 
-use super::{Event, Machine};
+use super::{Event, Machine, SLICE};
 use crate::code::frame;
 use crate::code::ports::{Action, CAUSE_RX, CAUSE_TXDW, DD, DESC_BYTES, EOP};
 use crate::code::{Activity, Code, EAGAIN, SYS_READ};
@@ -22,9 +22,6 @@ use crate::error::Result;
 use crate::kernel::Job;
 use irqsim_mips::Stop;
 use irqsim_mips::context::reg;
-
-/// Cycles the cores run at most before the loop looks again.
-const SLICE: Time = 1 << 20;
 
 impl Machine {
     fn code(&mut self) -> &mut Code {
@@ -82,6 +79,7 @@ impl Machine {
                 // Time moves on by the slice, so the loop's monitor sees
                 // progress (Ctrl-C, the event budget) in long stretches of code.
                 self.queue.advance_to(horizon);
+                self.sliced = true;
                 self.code_outcomes();
                 self.code_fault()?;
                 return Ok(true);
