@@ -150,6 +150,8 @@ pub const METRICS: &[Metric] = &[
     family("dim_time_share_profile_{}", &[], "share", "share of the run DIM spent in profile N (with RSS, of the queues' time)", "coalesce (`adaptive_rx`)"),
     m("rss_queues", "queues", "receive queues", "rss"),
     m("rss_busiest_queue_share", "share", "share of received frames that went to the busiest queue", "rss"),
+    family("rss_queue{}_frames", &[], "frames", "received frames the NIC steered to queue N (dropped there or not)", "rss"),
+    family("rss_queue{}_interrupts", &[], "interrupts", "interrupts queue N's vector raised", "rss"),
     // Code on the MIPS core.
     family("code_{}_instructions", CODE_BINS, "instructions", "instructions the kernel's code executed in the bin, all threads", "code"),
     family("code_{}_l1i_misses", CODE_BINS, "misses", "L1 instruction-cache misses in the bin, all threads", "code with caches"),

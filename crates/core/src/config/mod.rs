@@ -292,7 +292,7 @@ impl Scenario {
             WorkloadConfig::Exerciser(_) => return crate::intc::config::check(self),
         }
         crate::intc::check_nic(self)?;
-        self.code.check()?;
+        self.code.check(&self.workload)?;
         self.coalesce.check(self)?;
         self.napi.check(self)?;
         crate::device::rss::check(self)?;

@@ -29,7 +29,7 @@
 //! `ceil(c * ratio)` (`ratio` = host clock / NIC clock).
 
 use super::nic::Nic as HostQueue;
-use crate::config::params::{Param, absent};
+use irqsim_params::{Param, absent};
 use crate::engine::Time;
 use irqsim_firmware::config as fw;
 use irqsim_firmware::memory::{BUF, Memory, RECV_BUFS, RECV_RING, RET_RING, RING, SEND_BUFS, SEND_RING, STATUS};

@@ -22,6 +22,7 @@
 
 mod build;
 mod code;
+mod code_rx;
 #[cfg(test)]
 mod code_tests;
 mod delivery;

@@ -47,6 +47,8 @@ impl Report {
         if let Some(r) = &m.net.rss {
             let total = r.frames.iter().sum::<u64>().max(1) as f64;
             add(named([("rss_queues", r.frames.len() as f64), ("rss_busiest_queue_share", *r.frames.iter().max().unwrap_or(&0) as f64 / total)]));
+            let per_queue = |q: usize| [(format!("rss_queue{q}_frames"), r.frames[q] as f64), (format!("rss_queue{q}_interrupts"), r.interrupts[q] as f64)];
+            add((0..r.frames.len()).flat_map(per_queue).collect());
         }
         if let Some(n) = &m.net.napi {
             add(napi(n, &mut laws));
