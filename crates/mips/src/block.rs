@@ -95,9 +95,21 @@ impl Blocks {
     /// The block entered at `pc`, built if need be; None where `code` has no instruction.
     #[inline(always)]
     pub fn get(&mut self, code: &Code, pc: u32, p: &Pipeline) -> Option<&Block> {
+        self.sync(code);
+        self.get_synced(code, pc, p)
+    }
+
+    /// Drops the blocks if the text changed since they were built.
+    #[inline(always)]
+    pub(crate) fn sync(&mut self, code: &Code) {
         if self.generation != code.generation() {
             self.renew(code);
         }
+    }
+
+    /// [`Blocks::get`] where the text has not changed since the last [`Blocks::sync`].
+    #[inline(always)]
+    pub(crate) fn get_synced(&mut self, code: &Code, pc: u32, p: &Pipeline) -> Option<&Block> {
         let k = code.index(pc)?;
         if self.at[k].steps.is_empty() {
             self.build(k, pc, code.insts(), p);

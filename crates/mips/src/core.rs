@@ -126,6 +126,37 @@ impl Core {
         best.map(|(t, _)| t)
     }
 
+    /// The thread to issue this cycle ([`Core::select`]) and whether another
+    /// active thread may issue by the next cycle (if not, it has the slot alone).
+    #[inline(always)]
+    pub(crate) fn pick(&self) -> Option<(usize, bool)> {
+        let t = self.select()?;
+        let soon = self.now + 1;
+        let shared = self.threads.iter().enumerate().any(|(k, th)| k != t && th.active && th.ready <= soon);
+        Some((t, shared))
+    }
+
+    /// True if [`Core::pick_pair`] may stand for [`Core::pick`]: two threads
+    /// taking turns, none reserved (the common SMT core).
+    pub(crate) fn is_pair(&self) -> bool {
+        self.threads.len() == 2 && self.policy == Policy::RoundRobin && self.interrupt_thread.is_none()
+    }
+
+    /// [`Core::pick`] for a core that [`Core::is_pair`]: the thread that did not issue last, if ready, first.
+    #[inline(always)]
+    pub(crate) fn pick_pair(&self) -> Option<(usize, bool)> {
+        let [x, y] = &self.threads[..] else { return None };
+        let at = |th: &HwThread| if th.active { th.ready } else { u64::MAX };
+        let (a, ra, rb) = if self.last == 0 { (1, at(y), at(x)) } else { (0, at(x), at(y)) };
+        if ra <= self.now {
+            Some((a, rb <= self.now + 1))
+        } else if rb <= self.now {
+            Some((a ^ 1, ra <= self.now + 1))
+        } else {
+            None
+        }
+    }
+
     /// Records that `t` issued this cycle.
     pub(crate) fn issued(&mut self, t: usize) {
         self.last = t;

@@ -1,20 +1,30 @@
 //! Several hardware threads of one core taking turns at its issue slot,
 //! cycle by cycle: the path of [`System::run`] for a core with more than one
 //! thread at work. Each cycle every thread has its next instruction fetched
-//! (in thread order), the SMT policy picks a ready one ([`crate::core::Core::select`])
-//! and it issues. A thread ready while all others wait runs alone, by
-//! blocks, until the first of them is ready ([`crate::slice`]).
+//! (in thread order), the SMT policy picks a ready one ([`crate::core::Core::pick`];
+//! a pair under round-robin by [`crate::core::Core::pick_pair`]) and it
+//! issues. A thread ready while all others wait for at least
+//! [`ALONE_CYCLES`] runs alone, by blocks, until the first of them is ready
+//! ([`crate::slice`]); a shorter wait goes on here, as entering the slice
+//! costs more than the cycles it would save.
 //!
 //! Only the thread that issued lacks its next instruction afterwards, so
 //! it is fetched right after it issues (before any access of the next
 //! cycle, as the cycle's fetches would come first), and one data bus
-//! serves the run of cycles.
+//! serves the run of cycles. An instruction that touches no memory, leaves
+//! nothing in flight and goes on in order (most of them) issues without
+//! the general step's bookkeeping.
 
 use crate::bus::{DataBus, Timing, Who};
 use crate::device::Devices;
 use crate::error::Fault;
-use crate::exec::Flow;
+use crate::exec::{Flow, compute};
 use crate::system::{Stop, System, step};
+
+/// The fewest cycles a thread given the slot alone runs by blocks
+/// (`System::run_thread`); measured on two busy threads of `bench/kernels`
+/// (docs/performance.md, issue 24's third session).
+const ALONE_CYCLES: u64 = 16;
 
 /// Why a run of cycles on the shared bus ended.
 enum Ended {
@@ -75,8 +85,10 @@ impl<D: Devices> System<D> {
         let core = &mut self.cores[k];
         let who = Who { core: k, thread: 0, id: k * threads, now: core.now, instret: 0, topology };
         let mut bus = DataBus::new(&mut self.mem, &mut self.code, &mut self.links, timing, &mut self.devices, who);
+        let pair = core.is_pair();
         loop {
-            let Some(t) = core.select() else {
+            let picked = if pair { core.pick_pair() } else { core.pick() };
+            let Some((t, shared)) = picked else {
                 core.now = core.next_ready().unwrap_or(limit).min(limit).max(core.now + 1);
                 if core.now >= limit {
                     return Ended::Limit;
@@ -85,43 +97,66 @@ impl<D: Devices> System<D> {
             };
             // Ready while every other thread waits (for a miss, a result, a
             // fetch): it has the issue slot to itself until the first is ready.
-            let others = core.others_ready(t);
-            if others > core.now + 1 {
-                return Ended::Alone { t, until: limit.min(others) };
+            if !shared {
+                let until = limit.min(core.others_ready(t));
+                if until > core.now + ALONE_CYCLES {
+                    return Ended::Alone { t, until };
+                }
             }
             let now = core.now;
             let th = &mut core.threads[t];
-            let Some(inst) = th.next.take() else { return Ended::Fetch };
-            let pc = th.ctx.pc;
-            let id = k * threads + t;
-            bus.who = Who { core: k, thread: t, id, now, instret: th.instructions, topology };
-            bus.stall = 0;
-            let flow = match step(th, inst, &mut bus, &pipeline) {
-                Ok((f, ready)) => {
-                    th.ready = ready;
-                    f
+            let Some(inst) = th.next else { return Ended::Fetch };
+            let (pc, id) = (th.ctx.pc, k * threads + t);
+            // Most instructions touch no memory, leave nothing in flight and go on in order.
+            if inst.class == 0 && !inst.op.transfers() {
+                if let Err(f) = compute(&mut th.ctx, inst) {
+                    th.next = None;
+                    return Ended::Fault { t, pc, f, msg: String::new() };
                 }
-                Err(f) => return Ended::Fault { t, pc, f, msg: std::mem::take(&mut bus.device_error) },
-            };
-            th.instructions += 1;
+                (th.ctx.pc, th.ctx.npc) = (th.ctx.npc, th.ctx.npc.wrapping_add(4));
+                bus.devices.issued(id, pc, now);
+                (th.instructions, th.ready) = (th.instructions + 1, now + 1);
+            } else {
+                bus.who = Who { thread: t, id, now, instret: th.instructions, ..bus.who };
+                bus.stall = 0;
+                let flow = match step(th, inst, &mut bus, &pipeline) {
+                    Ok((flow, ready)) => {
+                        (th.instructions, th.ready) = (th.instructions + 1, ready);
+                        flow
+                    }
+                    Err(f) => {
+                        th.next = None;
+                        return Ended::Fault { t, pc, f, msg: std::mem::take(&mut bus.device_error) };
+                    }
+                };
+                let stop = if flow == Flow::Syscall {
+                    Some(Stop::Syscall { core: k, thread: t })
+                } else if std::mem::take(&mut bus.mmio) && bus.devices.take_stop() {
+                    Some(Stop::Device { core: k, thread: t })
+                } else {
+                    None
+                };
+                if let Some(stop) = stop {
+                    th.next = None;
+                    core.issued(t);
+                    core.now = now + 1;
+                    return Ended::Stop(stop);
+                }
+            }
             core.issued(t);
             core.now = now + 1;
-            if flow == Flow::Syscall {
-                return Ended::Stop(Stop::Syscall { core: k, thread: t });
-            }
-            if std::mem::take(&mut bus.mmio) && bus.devices.take_stop() {
-                return Ended::Stop(Stop::Device { core: k, thread: t });
-            }
-            if core.now >= limit {
+            let th = &mut core.threads[t];
+            // Its next instruction, fetched as the next cycle begins (none at the limit).
+            if now + 1 >= limit {
+                th.next = None;
                 return Ended::Limit;
             }
-            // Its next instruction, fetched as the next cycle begins.
-            let th = &mut core.threads[t];
             let pc = th.ctx.pc;
-            let Some(inst) = bus.code.get(pc) else { return Ended::Fetch };
-            let fetched = th.ready.max(core.now) + u64::from(bus.timing.fetch(k, id, pc));
-            th.ready = fetched.max(th.board.ready(inst));
-            th.next = Some(inst);
+            th.next = bus.code.get(pc);
+            let Some(next) = &th.next else { return Ended::Fetch };
+            let fetched = th.ready.max(now + 1) + u64::from(bus.timing.fetch(k, id, pc));
+            // Nothing in flight by then (the common case): no register to look up.
+            th.ready = if fetched >= th.board.drained() { fetched } else { fetched.max(th.board.ready(*next)) };
         }
     }
 }

@@ -44,6 +44,8 @@ impl<D: Devices> System<D> {
             'blocks: {
                 if pending.is_none() && th.ctx.npc == th.ctx.pc.wrapping_add(4) {
                     let mut pc = th.ctx.pc;
+                    // Only a store leaves the chain having written the text (see `Ordinary::timed`).
+                    blocks.sync(bus.code);
                     // Where the run leaves a block early: why, the instruction, its
                     // issue cycle and where its fetch started. The context's PC and
                     // next PC are then the instruction's, as if it were to run next.
@@ -52,7 +54,7 @@ impl<D: Devices> System<D> {
                         if th.board.drained() > t0 {
                             break 'chain None;
                         }
-                        let Some(b) = blocks.get(bus.code, pc, &pipeline) else { break 'chain None };
+                        let Some(b) = blocks.get_synced(bus.code, pc, &pipeline) else { break 'chain None };
                         if t0 + u64::from(b.span) >= limit {
                             break 'chain None;
                         }
