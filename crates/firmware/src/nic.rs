@@ -335,6 +335,13 @@ impl Devices for Hardware {
         std::mem::take(&mut self.stop)
     }
 
+    /// Only accesses that queue work stop the cores: blocks of firmware
+    /// code run on through SRAM and the event flags.
+    #[inline(always)]
+    fn wants_stop(&self) -> bool {
+        self.stop
+    }
+
     #[inline(always)]
     fn issued(&mut self, thread: usize, pc: u32, cycle: u64) {
         self.recorder.issued(thread, pc, cycle);
