@@ -38,8 +38,13 @@ use crate::profile::{Functions, HANDLERS, Profile, Recorder};
 use irqsim_mips::run::STACK_TOP;
 use irqsim_mips::{Context, Program, Stop, System, SystemConfig};
 use std::cell::RefCell;
+use std::ops::Range;
 
 const STACK_BYTES: u32 = 0x1_0000;
+
+/// Cycles a core may run ahead of the others through work they cannot see
+/// (irqsim-mips's `System::run_ahead`: its own stack and registers only).
+pub const AHEAD: u64 = 16;
 
 /// Cycles a core may run without reading the event flags before the run
 /// stops as an infinite loop. The dispatch loop reads them every pass; the
@@ -104,6 +109,10 @@ pub struct Nic {
     now: u64,
     /// When the watcher is next polled.
     poll_at: u64,
+    /// Per core, the memory no other core touches (its stack), when several cores run ahead.
+    private: Vec<Range<u32>>,
+    /// Cycles a core may run ahead ([`AHEAD`]; 0: in lockstep).
+    ahead: u64,
 }
 
 fn symbol(p: &Program, name: &str) -> Result<u32, Error> {
@@ -132,7 +141,7 @@ impl Nic {
         let owners = owners_of(cfg, owners)?;
         let (main, gp, fw_cfg) = (symbol(program, "fw_main")?, symbol(program, "_gp")?, symbol(program, "fw_cfg")?);
         let functions = Functions::new(program);
-        let hw = Hardware::new(cfg, Recorder::new(&functions, cfg.cores));
+        let hw = Hardware::new(cfg, Recorder::new(&functions, cfg.cores, cfg.cores > 1));
         let mut sys = System::new(program.clone(), &SystemConfig { cores: cfg.cores, ..SystemConfig::default() }, hw);
         let words = [(cfg.organisation == Organisation::Frame) as u32, cfg.batch].into_iter().chain(owners.iter().copied());
         for (i, w) in words.enumerate() {
@@ -143,7 +152,16 @@ impl Nic {
             ctx.r[28] = gp; // $gp: small data, as start.S sets it
             sys.start(k, 0, ctx, 0);
         }
-        Ok((Nic { sys, functions, now: 0, poll_at: POLL_CYCLES }, owners))
+        // Each core's stack, less its lowest bytes (the next core's outgoing arguments may reach them).
+        let private = (0..cfg.cores as u32).map(|k| STACK_TOP - (k + 1) * STACK_BYTES + 256..STACK_TOP - k * STACK_BYTES).collect();
+        Ok((Nic { sys, functions, now: 0, poll_at: POLL_CYCLES, private, ahead: AHEAD }, owners))
+    }
+
+    /// Lets cores run up to `cycles` ahead of one another through work the
+    /// others cannot see ([`AHEAD`] by default; 0 runs them in lockstep, as
+    /// before run-ahead): nothing the host, the wire or the profile sees changes.
+    pub fn set_ahead(&mut self, cycles: u64) {
+        self.ahead = cycles.min(AHEAD);
     }
 
     /// The cycle the device is at (see the module's note on time).
@@ -159,9 +177,10 @@ impl Nic {
         &self.functions
     }
 
-    /// Instructions the cores have completed.
+    /// Instructions the cores have completed before [`Nic::now`].
     pub fn instructions(&self) -> u64 {
-        self.sys.cores.iter().map(|c| c.threads[0].instructions).sum()
+        let all: u64 = self.sys.cores.iter().map(|c| c.threads[0].instructions).sum();
+        all - self.sys.devices.recorder.issued_since(self.now)
     }
 
     /// A frame of `len` bytes from the wire, arriving at the start of cycle
@@ -199,7 +218,8 @@ impl Nic {
             // Never past the next poll: an infinite loop is caught within a poll's cycles.
             let mut until = to.min(self.sys.devices.next_event()).min(self.poll_at);
             loop {
-                match self.sys.run(until) {
+                let stop = if self.private.len() > 1 { self.sys.run_ahead(until, &self.private, self.ahead) } else { self.sys.run(until) };
+                match stop {
                     Stop::Limit | Stop::Idle => break,
                     // A register write queued work or asked for an interrupt: the host sees it the next cycle.
                     Stop::Device { .. } => {

@@ -50,7 +50,7 @@ fn the_host_check_catches_a_frame_out_of_order() {
 #[test]
 fn a_frame_handed_to_the_mac_leaves_the_wire_with_its_header() {
     let cfg = NicConfig::from_sets(&["traffic=send"]).unwrap();
-    let mut hw = Hardware::new(&cfg, Recorder::new(&Functions::new(&firmware()), 1));
+    let mut hw = Hardware::new(&cfg, Recorder::new(&Functions::new(&firmware()), 1, false));
     let at = Access { core: 0, thread: 0, cycle: 10 };
     let w = |hw: &mut Hardware, off: u32, v: u32| hw.write(DEVICE_BASE + off, v, u32::MAX, at).unwrap();
     // Frame 1's header in transmit buffer 0, handed to the MAC first.

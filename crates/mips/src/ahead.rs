@@ -1,0 +1,87 @@
+//! Cores that run ahead of one another through work no other core sees.
+//!
+//! [`System::run`] interleaves cores in (cycle, index) order, the laggard
+//! first until the next core's turn: cores that share memory and run
+//! together get slices of one cycle each. [`System::run_ahead`] keeps that
+//! order for everything another core could observe and lets a core whose
+//! turn has ended go on, one instruction at a time, through what none can:
+//! instructions that access no memory outside the core's private range
+//! (its stack), no device register, and cannot trap or stop. It stops
+//! before the first other instruction (which then waits for its turn), at
+//! the limit, or `ahead` cycles past the next core. So every memory and
+//! device access, and every fault or stop, happens in the order
+//! [`System::run`] gives; only instructions invisible to the other cores
+//! issue earlier in host time, at their own cycles. A caller that counts
+//! instructions by cycle must allow for cores being past its horizon (at
+//! most `ahead` cycles' worth).
+
+use crate::bus::Perfect;
+use crate::context::Context;
+use crate::decode::{Inst, Op};
+use crate::device::Devices;
+use crate::system::{Stop, System};
+use std::ops::Range;
+
+impl<D: Devices> System<D> {
+    /// Runs until every core with work reaches cycle `until`, or a thread
+    /// stops, as [`System::run`] does; a core past its turn goes on through
+    /// private work (accesses within `private[core]` only) up to `ahead`
+    /// cycles past the next core (see the module's note). Only for cores of
+    /// one thread on perfect memory; anything else runs as [`System::run`].
+    pub fn run_ahead(&mut self, until: u64, private: &[Range<u32>], ahead: u64) -> Stop {
+        if self.threads != 1 || self.caches.is_some() || private.len() != self.cores.len() {
+            return self.run(until);
+        }
+        // A core's turn over, it goes on through private work up to `ahead` past the next core.
+        self.interleave(until, &mut Perfect, |sys, k, turns| sys.run_private(k, until.min(turns.others().saturating_add(ahead)), &private[k]))
+    }
+
+    /// Issues core `k`'s instructions while each is private to it (see
+    /// [`private`]) and issues before `limit`.
+    fn run_private(&mut self, k: usize, limit: u64, range: &Range<u32>) -> Option<Stop> {
+        loop {
+            let th = &self.cores[k].threads[0];
+            if !th.active {
+                return None;
+            }
+            // Only fetches within the text: a return or a bad fetch is reported in turn.
+            if th.next.is_none() && self.code.get(th.ctx.pc).is_none() {
+                return None;
+            }
+            if let Some(stop) = self.prepare(k, 0, &mut Perfect) {
+                return Some(stop);
+            }
+            let c = &mut self.cores[k];
+            let th = &c.threads[0];
+            let at = th.ready.max(c.now);
+            if at >= limit || !th.next.is_some_and(|i| private(i, &th.ctx, range)) {
+                return None;
+            }
+            c.now = at;
+            if let Some(stop) = self.issue(k, 0, &mut Perfect) {
+                return Some(stop);
+            }
+        }
+    }
+}
+
+/// Whether `i`, next for a thread in context `ctx`, is invisible to other
+/// cores: a memory access only if aligned and within `range`, no device
+/// register, and nothing that traps, stops or orders memory.
+#[inline(always)]
+fn private(i: Inst, ctx: &Context, range: &Range<u32>) -> bool {
+    use Op::*;
+    if i.class & Inst::MEMORY != 0 {
+        let ea = ctx.r[i.rs as usize & 31].wrapping_add(i.imm);
+        let aligned = match i.op {
+            Lw | Sw | Ll | Sc => ea & 3 == 0,
+            Lh | Lhu | Sh => ea & 1 == 0,
+            _ => true,
+        };
+        return aligned && range.contains(&(ea & !3));
+    }
+    !matches!(
+        i.op,
+        Sync | CacheOp | Syscall | Break | Unsupported | Add | Sub | Addi | Tge | Tgeu | Tlt | Tltu | Teq | Tne | Tgei | Tgeiu | Tlti | Tltiu | Teqi | Tnei
+    )
+}
