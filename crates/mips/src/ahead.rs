@@ -15,11 +15,11 @@
 //! instructions by cycle must allow for cores being past its horizon (at
 //! most `ahead` cycles' worth).
 
-use crate::bus::Perfect;
+use crate::bus::{DataBus, Perfect, Who};
 use crate::context::Context;
 use crate::decode::{Inst, Op};
 use crate::device::Devices;
-use crate::system::{Stop, System};
+use crate::system::{Stop, System, step};
 use std::ops::Range;
 
 impl<D: Devices> System<D> {
@@ -37,31 +37,49 @@ impl<D: Devices> System<D> {
     }
 
     /// Issues core `k`'s instructions while each is private to it (see
-    /// [`private`]) and issues before `limit`.
+    /// [`private`]) and issues before `limit`: one bus for the stretch, as
+    /// a slice has, and each step as [`System::run`]'s (fetches are free).
     fn run_private(&mut self, k: usize, limit: u64, range: &Range<u32>) -> Option<Stop> {
-        loop {
-            let th = &self.cores[k].threads[0];
-            if !th.active {
-                return None;
-            }
-            // Only fetches within the text: a return or a bad fetch is reported in turn.
-            if th.next.is_none() && self.code.get(th.ctx.pc).is_none() {
-                return None;
-            }
-            if let Some(stop) = self.prepare(k, 0, &mut Perfect) {
-                return Some(stop);
-            }
-            let c = &mut self.cores[k];
-            let th = &c.threads[0];
-            let at = th.ready.max(c.now);
-            if at >= limit || !th.next.is_some_and(|i| private(i, &th.ctx, range)) {
-                return None;
-            }
-            c.now = at;
-            if let Some(stop) = self.issue(k, 0, &mut Perfect) {
-                return Some(stop);
-            }
+        let topology = ((self.cores.len() as u32) << 8) | 1;
+        let pipeline = self.pipeline;
+        let core = &mut self.cores[k];
+        let th = &mut core.threads[0];
+        if !th.active {
+            return None;
         }
+        let who = Who { core: k, thread: 0, id: k, now: core.now, instret: 0, topology };
+        let mut perfect = Perfect;
+        let mut bus = DataBus::new(&mut self.mem, &mut self.code, &mut self.links, &mut perfect, &mut self.devices, who);
+        let (mut now, mut issued) = (core.now, 0);
+        let fault = loop {
+            let inst = match th.next {
+                Some(i) => i,
+                // Only fetches within the text: a return or a bad fetch is reported in turn.
+                None => {
+                    let Some(i) = bus.code.get(th.ctx.pc) else { break None };
+                    th.ready = th.ready.max(now).max(th.board.ready(i));
+                    th.next = Some(i);
+                    i
+                }
+            };
+            let at = th.ready.max(now);
+            if at >= limit || !private(inst, &th.ctx, range) {
+                break None;
+            }
+            let pc = th.ctx.pc;
+            (bus.who.now, bus.who.instret, bus.stall) = (at, th.instructions, 0);
+            th.next = None;
+            match step(th, inst, &mut bus, &pipeline) {
+                Ok((_, ready)) => th.ready = ready,
+                Err(f) => break Some((pc, f, std::mem::take(&mut bus.device_error))),
+            }
+            th.instructions += 1;
+            issued += 1;
+            now = at + 1;
+        };
+        core.issued_alone(0, issued);
+        core.now = now;
+        fault.map(|(pc, f, msg)| self.fault(k, 0, pc, f, &msg))
     }
 }
 

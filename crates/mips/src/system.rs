@@ -258,7 +258,9 @@ pub(crate) struct Turns(Vec<(u64, usize)>);
 
 impl Turns {
     pub(crate) fn new(cores: &[Core]) -> Self {
-        let mut order: Vec<(u64, usize)> = cores.iter().filter(|c| c.has_work()).map(|c| (c.now, c.id)).collect();
+        // Sized once: collected from a filter, the vector grew by reallocation on every run.
+        let mut order = Vec::with_capacity(cores.len());
+        order.extend(cores.iter().filter(|c| c.has_work()).map(|c| (c.now, c.id)));
         order.sort_unstable();
         Turns(order)
     }
