@@ -9,6 +9,8 @@ cases, all on bench/rx-overload:
 
 - ``issue``: issue 23's sweep, 3 seeds × 4 arrival rates × 2 packet sizes =
   24 runs of 20 simulated s; each side a fresh interpreter (imports included);
+- ``issue-parquet``: the same, the loop also writing its rows to a Parquet
+  file as a script would (pandas' ``DataFrame.to_parquet``), as the sweep does;
 - ``issue-warm``: the same in one interpreter that has run one of each
   before (a notebook's second sweep): ``irqsim.sweeps.run_sweep`` against the loop;
 - ``long``: the same 24 runs of 600 simulated s each, fresh interpreters;
@@ -36,13 +38,15 @@ GRID = """[grid]
 "workload.packet_bytes" = [500, 1500]
 """
 #: name: (seeds, simulated ms per run, grid)
-CASES = {"issue": (3, 20000.0, GRID), "issue-warm": (3, 20000.0, GRID), "long": (3, 600000.0, GRID), "tiny": (2000, 1.0, "")}
+CASES = {"issue": (3, 20000.0, GRID), "issue-parquet": (3, 20000.0, GRID), "issue-warm": (3, 20000.0, GRID), "long": (3, 600000.0, GRID), "tiny": (2000, 1.0, "")}
 
 LOOP = """import sys, irqsim
 from irqsim.sweeps import Spec
 s = Spec.load(sys.argv[1])
-for r in s.runs("loop"):
-    irqsim.run(s.scenario, r.overrides)
+rows = [{**r.params, "seed": r.seed, **irqsim.run(s.scenario, r.overrides).metrics} for r in s.runs("loop")]
+if len(sys.argv) > 2:
+    import pandas as pd
+    pd.DataFrame(rows).to_parquet(sys.argv[2])
 """
 
 WARM = """import json, sys, time, irqsim
@@ -82,7 +86,8 @@ def measure(case: str, tmp: Path, i: int, workers: int | None) -> dict:
         return {"sweep": r["sweep"], "loop": r["loop"]}
     extra = ["--workers", str(workers)] if workers else []
     sweep = child([sys.executable, "-m", "irqsim.cli", "sweep", str(spec), "-o", str(out), *extra])[:2]
-    loop = child([sys.executable, "-c", LOOP, str(spec)])[:2]
+    saved = [str(tmp / f"{case}-{i}.parquet")] if case == "issue-parquet" else []
+    loop = child([sys.executable, "-c", LOOP, str(spec), *saved])[:2]
     return {"sweep": sweep, "loop": loop}
 
 

@@ -82,3 +82,19 @@ def test_validate_fills_defaults():
     s = irqsim.validate("mt-interrupts/driver-rx-single")
     assert s["cpu"]["save_restore_cycles"] == 186
     assert s["nic"]["tx_queue_packets"] == 64
+
+
+def test_a_scenario_file_is_read_again_once_written(tmp_path):
+    """irqsim.run keeps a file's text from one run to the next (the core read
+    it on every run), and reads it again once it is written, at the same size
+    too; errors still name the file and line."""
+    f = tmp_path / "s.toml"
+    text = '[cpu]\nclock_mhz = 100.0\n[run]\nduration_ms = 5.0\nseed = 1\n[workload]\nkind = "arrivals"\nrate_per_s = 9000.0\npacket_bytes = 200\n'
+    f.write_text(text)
+    first = irqsim.run(f).metrics
+    assert irqsim.run(str(f)).metrics == first
+    f.write_text(text.replace("seed = 1", "seed = 2"))
+    assert irqsim.run(f).metrics["rx_offered"] != first["rx_offered"]
+    f.write_text(text.replace("9000.0", "9000.x"))
+    with pytest.raises(irqsim.ConfigError, match=rf"^{f}: line 8, column"):
+        irqsim.run(f)

@@ -48,7 +48,7 @@ def test_output_directory_keeps_code_bins_and_reloads(tmp_path, capsys):
 def plain_scenario(tmp: Path, kind: str = "arrivals") -> Path:
     workload = {
         "arrivals": 'kind = "arrivals"\nprocess = "poisson"\nrate_per_s = 1000.0\npacket_bytes = 512\n',
-        "flood": 'kind = "flood"\ndirection = "rx"\npacket_bytes = 512\n',
+        "send-flood": 'kind = "flood"\ndirection = "tx"\npacket_bytes = 512\n',
     }[kind]
     program = (SCENARIO.parent / "../../programs/system/rx_min.elf").resolve()
     p = tmp / "s.toml"
@@ -90,7 +90,7 @@ CASES = [
     ("driver-key", lambda t: [str(SCENARIO), "--set", "driver.send_cycles=5"], r"`driver\.send_cycles`: the kernel's software is code"),
     ("app-key", lambda t: [str(SCENARIO), "--set", "app.thread=0"], r"`app\.thread`: the kernel's software is code"),
     ("masking", lambda t: [str(SCENARIO), "--set", "masking.driver_section_cycles=100"], r"`masking\.driver_section_cycles`: the kernel's software is code"),
-    ("closed-loop", lambda t: [str(plain_scenario(t, "flood"))], r"`workload\.kind`: `flood` with code"),
+    ("send-flood", lambda t: [str(plain_scenario(t, "send-flood"))], r"`workload\.direction`: a send flood with code"),
     ("kernel-syscall", lambda t: [str(SCENARIO), "--set", 'code.isr="main"'], r"rx-min\.toml: .*kernel code made system call 4004 in put_str\+0x[0-9a-f]+ at pc 0x"),
 ]
 

@@ -185,3 +185,34 @@ def test_ctrl_c_stops_a_long_firmware_run(tmp_path):
     p = subprocess.Popen([sys.executable, "-c", go], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     err = interrupt(p, b"go\n", delay=1.0)  # well inside the run (it would take hours)
     assert p.returncode == 130 and err == "error: interrupted\n"
+
+
+def test_the_machine_catches_firmware_without_its_receive_order(tmp_path):
+    """The same broken firmware as the NIC of irqsim's machine: the host's
+    check of the returned frames ends the run with an invariant error."""
+    from irqsim import api
+
+    elf = compiled(tmp_path, "deliver_in_order(&rx_order, first, n, host_deliver);", "host_deliver(first, n);")
+    sets = {"nic_firmware.program": str(elf), "workload.packet_bytes": 64, "workload.rate_per_s": 5e6, "driver.isr_rx_done_cycles": 20, "run.duration_ms": 1.0}
+    with pytest.raises(InvariantError, match="nic_firmware: .*(out of order|returned at)"):
+        api.run("compose/rx-firmware", {**sets, "nic_firmware.cores": 4})
+    api.run("compose/rx-firmware", {**sets, "nic_firmware.cores": 1})  # one core keeps order by itself
+
+
+def test_beyond_the_paper_on_a_host():
+    """The programmable NIC in front of a host: at 1518 bytes it interrupts
+    less than the e1000-like NIC and leaves the application more; at 64
+    bytes the host saturates and only the hot thread keeps the application."""
+    from irqsim.studies import nic_host
+
+    rows = {(r["frame_bytes"], r["nic"].split(" ")[0], r["host"]): r for r in nic_host.table()}
+    assert len(rows) == 8
+    prog, e1000 = rows[(1518, "programmable", "one thread")], rows[(1518, "e1000-like", "one thread")]
+    assert prog["dropped_share"] == 0 and e1000["dropped_share"] == 0
+    assert prog["interrupts_per_s"] < 0.7 * e1000["interrupts_per_s"]
+    assert prog["application_cpus"] > e1000["application_cpus"]
+    assert prog["latency_p50_us"] > e1000["latency_p50_us"]
+    for nic in ("programmable", "e1000-like"):
+        assert rows[(64, nic, "one thread")]["application_cpus"] < 0.05
+        assert rows[(64, nic, "hot thread")]["application_cpus"] > 0.99
+        assert rows[(64, nic, "one thread")]["dropped_share"] > 0.5

@@ -73,6 +73,7 @@ def test_study_figures(tmp_path):
         "msi-latency-normalized.png",
         "masking-break-even.png",
         "nic-firmware-cores.png",
+        "nic-on-host.png",
         "smt-hot-thread.png",
         "livelock.png",
         "coalescing.png",

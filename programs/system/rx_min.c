@@ -2,16 +2,25 @@
    `code.program`): an e1000-style RX ring refilled from a buffer pool, an
    ISR that masks the NIC and raises NET_RX, a bottom half that checks each
    frame's IP header and queues it to the socket, and a recv() that copies
-   the payload out. The register map is the machine's (docs/models/cores.md,
-   "Code on the machine"). Sizes are small on purpose: tests drive the
-   pool, the ring and the socket queue to their limits. */
+   the payload out. On the NAPI path (irq_path.kind = "napi") the same
+   driver as NAPI's, for every receive queue the NIC has (RSS): a top half
+   that asks for a poll and a poll with a budget, which hands each frame to
+   another CPU's backlog when the kernel steers it there (RPS). The
+   register map is the machine's (docs/models/cores.md, "Code on the
+   machine"). Sizes are small on purpose: tests drive the pool, the ring
+   and the socket queue to their limits. */
 #include "../rt/rt.h"
 
 #define NIC(k, off) (*(volatile u32 *)(0xBF010000u + (k) * 0x100u + (off)))
+/* Receive queue q's registers (queue 0's are also NIC 0's RDBA..RDT). */
+#define RXQ(q, off) (*(volatile u32 *)(0xBF011000u + (q) * 0x40u + (off)))
 #define SVC(off) (*(volatile u32 *)(0xBF01F000u + (off)))
-enum { ICR = 0x00, IMS = 0x04, IMC = 0x08, RDBA = 0x10, RDLEN = 0x14, RDH = 0x18, RDT = 0x1C };
-enum { SOFTIRQ_RAISE = 0x00, WAKE = 0x04, DELIVERED = 0x08, DROPPED = 0x0C, EOI = 0x10, IRQ_SAVE = 0x14, IRQ_RESTORE = 0x18 };
+enum { ICR = 0x00, IMS = 0x04, IMC = 0x08, QUEUES = 0x34 };
+enum { Q_RDBA = 0x00, Q_RDLEN = 0x08, Q_RDT = 0x18 };
+enum { SOFTIRQ_RAISE = 0x00, WAKE = 0x04, DELIVERED = 0x08, DROPPED = 0x0C, EOI = 0x10, IRQ_SAVE = 0x14, IRQ_RESTORE = 0x18,
+       NAPI_SCHEDULE = 0x1C, NAPI_COMPLETE = 0x20, RPS_CPU = 0x24, RPS_CPUS = 0x28 };
 enum { CAUSE_RX = 1, DD = 1 };
+#define NO_CPU 0xFFFFFFFFu
 
 #ifndef RING
 #define RING 16
@@ -23,6 +32,9 @@ enum { CAUSE_RX = 1, DD = 1 };
 #define QUEUE 8
 #endif
 #define BUF 2048
+#define MAXQ 16      /* rss.queues at most */
+#define MAXCPU 64    /* cpu.threads at most */
+#define BACKLOG 8    /* frames each CPU's RPS backlog holds */
 
 struct desc {
 	u32 addr, tag;
@@ -30,12 +42,14 @@ struct desc {
 	u8 status, pad[3];
 };
 
-static struct desc ring[RING] __attribute__((aligned(16)));
+static struct desc ring[MAXQ][RING] __attribute__((aligned(16)));
 static u8 buffers[POOL][BUF];
-static u8 *free_list[POOL];
+static u8 extra[(MAXQ - 1) * RING][BUF]; /* the other queues' buffers */
+static u8 *free_list[POOL + (MAXQ - 1) * RING];
 static u32 free_count;
-static u32 next_rx;           /* next descriptor the driver looks at */
-static u8 *owned[RING];       /* the buffer each descriptor carries */
+static u32 next_rx[MAXQ];     /* next descriptor the driver looks at */
+static u8 *owned[MAXQ][RING]; /* the buffer each descriptor carries */
+static u32 nqueues, rps;
 
 struct entry {
 	u8 *buf;
@@ -52,17 +66,25 @@ u32 received, dropped, delivered;
    free lists in Linux 2.6. The machine's masking part decides what the
    mask costs and how it is kept (conventional or optimistic). */
 static volatile u32 lock;
-static void lock_take(void)
+static void spin_lock_irqsave(volatile u32 *l)
 {
 	SVC(IRQ_SAVE) = 0;
-	while (__sync_lock_test_and_set(&lock, 1))
-		while (lock)
+	while (__sync_lock_test_and_set(l, 1))
+		while (*l)
 			;
+}
+static void spin_unlock_irqrestore(volatile u32 *l)
+{
+	__sync_lock_release(l);
+	SVC(IRQ_RESTORE) = 0;
+}
+static void lock_take(void)
+{
+	spin_lock_irqsave(&lock);
 }
 static void lock_give(void)
 {
-	__sync_lock_release(&lock);
-	SVC(IRQ_RESTORE) = 0;
+	spin_unlock_irqrestore(&lock);
 }
 
 static u8 *buf_get(void)
@@ -79,29 +101,42 @@ static void buf_put(u8 *b)
 	lock_give();
 }
 
-/* Gives descriptor i a fresh buffer; 0 if the pool is empty. */
-static int refill(u32 i)
+/* Gives descriptor i of queue q a fresh buffer; 0 if the pool is empty. */
+static int refill(u32 q, u32 i)
 {
 	u8 *b = buf_get();
 	if (!b)
 		return 0;
-	owned[i] = b;
-	ring[i].addr = (u32)b;
-	ring[i].status = 0;
+	owned[q][i] = b;
+	ring[q][i].addr = (u32)b;
+	ring[q][i].status = 0;
 	return 1;
+}
+
+static u32 rx_cause(u32 q)
+{
+	return q ? 1u << (15 + q) : CAUSE_RX;
 }
 
 void kernel_init(void)
 {
+	nqueues = NIC(0, QUEUES);
+	rps = SVC(RPS_CPUS);
 	for (u32 i = 0; i < POOL; i++)
 		buf_put(buffers[i]);
-	u32 n = 0;
-	while (n < RING - 1 && refill(n))
-		n++;
-	NIC(0, RDBA) = (u32)ring;
-	NIC(0, RDLEN) = RING;
-	NIC(0, RDT) = n;
-	NIC(0, IMS) = CAUSE_RX;
+	for (u32 i = 0; i < (nqueues - 1) * RING; i++)
+		buf_put(extra[i]);
+	u32 causes = 0;
+	for (u32 q = 0; q < nqueues; q++) {
+		u32 n = 0;
+		while (n < RING - 1 && refill(q, n))
+			n++;
+		RXQ(q, Q_RDBA) = (u32)ring[q];
+		RXQ(q, Q_RDLEN) = RING;
+		RXQ(q, Q_RDT) = n;
+		causes |= rx_cause(q);
+	}
+	NIC(0, IMS) = causes;
 }
 
 void nic_isr(u32 irq)
@@ -124,46 +159,162 @@ static u16 ip_sum(const u8 *h)
 	return (u16)~s;
 }
 
-void net_rx_action(void)
+/* The driver's part of a frame: off queue q's ring; the descriptor goes
+   back to the NIC with a fresh buffer when one is free. */
+static struct entry rx_take(u32 q, u32 *tail)
 {
-	u32 tail = NIC(0, RDT);
-	while (ring[next_rx].status & DD) {
-		struct desc *d = &ring[next_rx];
-		u8 *b = owned[next_rx];
-		received++;
-		int queued = 0;
-		if (ip_sum(b + 14) == 0) {
-			lock_take();
-			if (q_count < QUEUE) {
-				struct entry *e = &queue[(q_head + q_count++) % QUEUE];
-				e->buf = b;
-				e->tag = d->tag;
-				e->len = d->len;
-				queued = 1;
-			}
-			lock_give();
-		}
-		if (!queued) {
-			SVC(DROPPED) = d->tag;
-			dropped++;
-			buf_put(b);
-		}
-		d->status = 0;
-		next_rx = (next_rx + 1) % RING;
-		/* Hand the NIC a descriptor back for each one taken, if a buffer is free. */
-		if ((tail + 1) % RING != next_rx && refill(tail)) {
-			tail = (tail + 1) % RING;
-			NIC(0, RDT) = tail;
-		}
+	struct desc *d = &ring[q][next_rx[q]];
+	struct entry e = { owned[q][next_rx[q]], d->tag, d->len };
+	__sync_fetch_and_add(&received, 1);
+	d->status = 0;
+	next_rx[q] = (next_rx[q] + 1) % RING;
+	if ((*tail + 1) % RING != next_rx[q] && refill(q, *tail)) {
+		*tail = (*tail + 1) % RING;
+		RXQ(q, Q_RDT) = *tail;
 	}
-	/* Descriptors left without a buffer get one now if the pool refilled. */
-	while ((tail + 1) % RING != next_rx && refill(tail)) {
+	return e;
+}
+
+/* The protocol's part: a frame whose IP header checks joins the socket
+   queue; the rest, and what a full queue cannot take, are dropped. */
+static void rx_deliver(const struct entry *e)
+{
+	int queued = 0;
+	if (ip_sum(e->buf + 14) == 0) {
+		lock_take();
+		if (q_count < QUEUE) {
+			queue[(q_head + q_count++) % QUEUE] = *e;
+			queued = 1;
+		}
+		lock_give();
+	}
+	if (!queued) {
+		SVC(DROPPED) = e->tag;
+		__sync_fetch_and_add(&dropped, 1);
+		buf_put(e->buf);
+	}
+}
+
+/* Descriptors left without a buffer get one now if the pool refilled, and
+   the reader wakes if its queue holds frames. */
+static void rx_end(u32 q, u32 tail)
+{
+	while ((tail + 1) % RING != next_rx[q] && refill(q, tail)) {
 		tail = (tail + 1) % RING;
-		NIC(0, RDT) = tail;
+		RXQ(q, Q_RDT) = tail;
 	}
 	if (q_count)
 		SVC(WAKE) = 0;
+}
+
+void net_rx_action(void)
+{
+	u32 tail = RXQ(0, Q_RDT);
+	while (ring[0][next_rx[0]].status & DD) {
+		struct entry e = rx_take(0, &tail);
+		rx_deliver(&e);
+	}
+	rx_end(0, tail);
 	NIC(0, IMS) = CAUSE_RX;
+}
+
+/* NAPI (Linux 5.x net/core/dev.c; e1000e's and ixgbe's interrupt handlers
+   and polls). The top half of queue q masks its cause and asks the kernel
+   for a poll; the kernel's NAPI part decides when the poll runs (NET_RX,
+   the NAPI thread or a busy-polling recv). With one queue the NIC's cause
+   register is read (and cleared) as e1000's single vector does; with
+   several, each queue's vector clears its own cause (MSI-X auto-clear). */
+void nic_napi_isr(u32 q)
+{
+	if (nqueues == 1 && !(NIC(0, ICR) & CAUSE_RX))
+		return;
+	NIC(0, IMC) = rx_cause(q);
+	SVC(NAPI_SCHEDULE) = q;
+}
+
+/* RPS: each CPU's backlog (softnet_data's input_pkt_queue), filled by the
+   polls of the receive queues and emptied by that CPU's backlog poll
+   (enqueue_to_backlog, process_backlog). Its lock is held while the
+   backlog is scheduled or completed, so no frame slips between. */
+static struct entry backlog[MAXCPU][BACKLOG];
+static u32 bl_head[MAXCPU], bl_count[MAXCPU];
+static volatile u32 bl_lock[MAXCPU];
+
+static void backlog_enqueue(u32 cpu, const struct entry *e)
+{
+	int queued = 0;
+	spin_lock_irqsave(&bl_lock[cpu]);
+	if (bl_count[cpu] < BACKLOG) {
+		backlog[cpu][(bl_head[cpu] + bl_count[cpu]++) % BACKLOG] = *e;
+		SVC(NAPI_SCHEDULE) = nqueues + cpu;
+		queued = 1;
+	}
+	spin_unlock_irqrestore(&bl_lock[cpu]);
+	if (!queued) {
+		SVC(DROPPED) = e->tag;
+		__sync_fetch_and_add(&dropped, 1);
+		buf_put(e->buf);
+	}
+}
+
+/* The backlog poll of `cpu`: the protocol's part of at most `budget`
+   frames; emptied, it completes under the backlog's lock. */
+static u32 process_backlog(u32 cpu, u32 budget)
+{
+	u32 work = 0;
+	for (;;) {
+		spin_lock_irqsave(&bl_lock[cpu]);
+		if (work == budget)
+			break;
+		if (!bl_count[cpu]) {
+			SVC(NAPI_COMPLETE) = work;
+			(void)SVC(NAPI_COMPLETE);
+			break;
+		}
+		struct entry e = backlog[cpu][bl_head[cpu]];
+		bl_head[cpu] = (bl_head[cpu] + 1) % BACKLOG;
+		bl_count[cpu]--;
+		spin_unlock_irqrestore(&bl_lock[cpu]);
+		rx_deliver(&e);
+		work++;
+	}
+	spin_unlock_irqrestore(&bl_lock[cpu]);
+	if (q_count)
+		SVC(WAKE) = 0;
+	return work;
+}
+
+/* The poll of instance q: a receive queue, or past them a CPU's backlog.
+   At most `budget` frames. Below the budget the ring is empty:
+   napi_complete_done, and the interrupt enabled again only if it answers
+   1 (it answers 0 when the kernel defers the interrupt or a busy poller
+   owns the queue). A poll that used its whole budget leaves the queue
+   scheduled and its interrupt masked. */
+u32 nic_napi_poll(u32 q, u32 budget)
+{
+	if (q >= nqueues)
+		return process_backlog(q - nqueues, budget);
+	u32 tail = RXQ(q, Q_RDT), work = 0;
+	while (work < budget && (ring[q][next_rx[q]].status & DD)) {
+		struct entry e = rx_take(q, &tail);
+		u32 cpu = NO_CPU;
+		if (rps) {
+			SVC(RPS_CPU) = e.tag;
+			cpu = SVC(RPS_CPU);
+		}
+		if (cpu == NO_CPU)
+			rx_deliver(&e);
+		else
+			backlog_enqueue(cpu, &e);
+		work++;
+	}
+	rx_end(q, tail);
+	if (work < budget) {
+		SVC(NAPI_COMPLETE) = work;
+		if (SVC(NAPI_COMPLETE))
+			NIC(0, IMS) = rx_cause(q);
+	}
+	return work;
 }
 
 int sys_recv(u32 sock, u8 *user, u32 len)
@@ -220,3 +371,4 @@ int main(void)
 	put_str("rx_min runs on the machine (scenario key code.program), not alone\n");
 	return 1;
 }
+

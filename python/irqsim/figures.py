@@ -79,6 +79,12 @@ def nic_firmware(path: Path) -> None:
     nic_firmware.figure(path)
 
 
+def nic_on_host(path: Path) -> None:
+    from irqsim.studies import nic_host
+
+    nic_host.figure(path)
+
+
 def smt_hot_thread(path: Path) -> None:
     from irqsim.studies import smt_hot_thread as smt
 
@@ -114,6 +120,7 @@ FIGURES = {
     "msi-latency-normalized.png": msi_latency,
     "masking-break-even.png": masking,
     "nic-firmware-cores.png": nic_firmware,
+    "nic-on-host.png": nic_on_host,
     "smt-hot-thread.png": smt_hot_thread,
     "livelock.png": livelock,
     "coalescing.png": coalescing,

@@ -30,7 +30,7 @@ from irqsim.api import OutputError
 #: Every file a run may write.
 OUTPUTS = ("config.toml", "metrics.json", "bins.parquet", "context_bins.parquet", "latencies.parquet", "code_bins.parquet", "timeline.json")
 #: Keys holding a path relative to the scenario's file, made absolute when it is written elsewhere.
-PATH_KEYS = (("code", "program"), ("workload", "pcap"), ("workload", "strace"), ("workload", "events_file"))
+PATH_KEYS = (("code", "program"), ("nic_firmware", "program"), ("workload", "pcap"), ("workload", "strace"), ("workload", "events_file"))
 
 
 @contextmanager

@@ -61,6 +61,9 @@ pub const METRICS: &[Metric] = &[
     m("rx_dropped_nic", "frames", "frames dropped because the NIC's receive buffer or ring was full", NET),
     m("rx_dropped_backlog", "frames", "frames dropped because the protocol backlog was full", NET),
     m("rx_dropped_wire", "frames", "frames dropped on the link before the NIC (its queue full)", NET),
+    m("nic_firmware_instructions", "instructions", "instructions the programmable NIC's cores completed, all cores", "nic_firmware"),
+    m("nic_firmware_interrupts", "interrupts", "host interrupts the NIC's firmware asked for (the host's `interrupts` counts those that were not already pending)", "nic_firmware"),
+    m("nic_firmware_cycles", "cycles", "cycles of the NIC's own clock the run lasted (`nic_firmware.clock_mhz`); IPC is instructions / (cores x cycles)", "nic_firmware"),
     m("rx_dropped_software", "frames", "frames the kernel's code dropped (socket or ring full)", "code"),
     m("rx_oversize_frames", "frames", "captured frames larger than the NIC's buffer (GRO/TSO), dropped", "workload kind `trace`"),
     m("rx_in_flight", "frames", "frames received but not yet delivered nor dropped when the run ended", NET),
@@ -147,6 +150,8 @@ pub const METRICS: &[Metric] = &[
     family("dim_time_share_profile_{}", &[], "share", "share of the run DIM spent in profile N (with RSS, of the queues' time)", "coalesce (`adaptive_rx`)"),
     m("rss_queues", "queues", "receive queues", "rss"),
     m("rss_busiest_queue_share", "share", "share of received frames that went to the busiest queue", "rss"),
+    family("rss_queue{}_frames", &[], "frames", "received frames the NIC steered to queue N (dropped there or not)", "rss"),
+    family("rss_queue{}_interrupts", &[], "interrupts", "interrupts queue N's vector raised", "rss"),
     // Code on the MIPS core.
     family("code_{}_instructions", CODE_BINS, "instructions", "instructions the kernel's code executed in the bin, all threads", "code"),
     family("code_{}_l1i_misses", CODE_BINS, "misses", "L1 instruction-cache misses in the bin, all threads", "code with caches"),

@@ -3,7 +3,9 @@
 //! The event loop calls [`Monitor::poll`] once every [`POLL_EVERY`] events
 //! (a few milliseconds of wall time), so a binding can check for Ctrl-C or
 //! draw a progress bar without the core knowing of either. Returning `false`
-//! stops the run with [`crate::Error::Cancelled`].
+//! stops the run with [`crate::Error::Cancelled`]. Parts that run long
+//! stretches between events (kernel code, the programmable NIC) also
+//! [`Monitor::pulse`] once per stretch, so Ctrl-C reaches them too.
 
 use crate::engine::Time;
 
@@ -14,6 +16,13 @@ pub const POLL_EVERY: u64 = 1 << 16;
 pub trait Monitor {
     /// The run has reached cycle `now` of `end`; `false` stops it.
     fn poll(&mut self, now: Time, end: Time) -> bool;
+
+    /// A part that runs on its own (kernel code, the programmable NIC) ran
+    /// a long stretch between events: the same question, without counting
+    /// as events (`run.max_events`). By default, as [`Monitor::poll`].
+    fn pulse(&mut self, now: Time, end: Time) -> bool {
+        self.poll(now, end)
+    }
 }
 
 /// Watches nothing: the run always goes on.
@@ -54,5 +63,9 @@ impl Monitor for Budget<'_> {
         }
         self.polls_left -= 1;
         self.inner.poll(now, end)
+    }
+
+    fn pulse(&mut self, now: Time, end: Time) -> bool {
+        self.inner.pulse(now, end)
     }
 }

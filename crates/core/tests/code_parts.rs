@@ -99,3 +99,222 @@ fn kernel_code_sections_mask_on_the_bare_wire() {
     assert!(m(&r, "interrupts_held") > 0.0);
     assert_eq!(m(&r, "masking_cycles"), 0.0);
 }
+
+const NAPI: &str = "irq_path.kind=\"napi\"";
+/// An overload for rx_min's 200 MHz core (a frame every 10 µs).
+const FLOOD: &str = "workload.rate_per_s=100000";
+
+fn conserved(r: &Report) {
+    let out = m(r, "rx_delivered") + m(r, "rx_dropped_nic") + m(r, "rx_dropped_software") + m(r, "rx_in_flight") + m(r, "rx_dropped_wire");
+    assert_eq!(out, m(r, "rx_offered"));
+}
+
+/// NAPI with code: the program's top half asks for a poll (one schedule
+/// per interrupt), and the NAPI part calls the program's poll with the
+/// weight as its budget and counts what it returns. A poll that used its
+/// whole budget stays scheduled (`napi_not_done`), one that took less
+/// completed; under overload an interrupt serves several frames.
+#[test]
+fn napi_budgets_the_programs_polls() {
+    let napi = run(&[NAPI, FLOOD, "napi.weight=4"]);
+    assert_eq!(m(&napi, "napi_max_poll_frames"), 4.0, "a poll takes at most the weight");
+    assert!(m(&napi, "napi_not_done") > 100.0 && m(&napi, "napi_completes") > 0.0);
+    assert_eq!(m(&napi, "napi_polls"), m(&napi, "napi_not_done") + m(&napi, "napi_completes"));
+    assert_eq!(m(&napi, "napi_schedules"), m(&napi, "interrupts"));
+    let taken = m(&napi, "rx_delivered") + m(&napi, "rx_dropped_software");
+    assert!(taken > 1.5 * m(&napi, "interrupts"), "{taken} frames, {} interrupts", m(&napi, "interrupts"));
+    assert!(m(&napi, "code_bottom_half_instructions") > 0.0 && m(&napi, "code_interrupt_instructions") > 0.0);
+    conserved(&napi);
+}
+
+/// Threaded NAPI with code: the thread polls until its list is empty, with
+/// no netdev budget, so where NET_RX with a budget of 2 frames squeezes its
+/// runs, the thread never does.
+#[test]
+fn threaded_napi_runs_the_programs_polls_without_squeezes() {
+    let softirq = run(&[NAPI, FLOOD, "napi.weight=2", "napi.budget=2"]);
+    let threaded = run(&[NAPI, FLOOD, "napi.weight=2", "napi.budget=2", "napi.threaded=true"]);
+    assert!(m(&softirq, "napi_time_squeezes") > 100.0);
+    assert_eq!(m(&threaded, "napi_time_squeezes"), 0.0);
+    assert!(m(&threaded, "napi_max_run_frames") > 2.0);
+    conserved(&threaded);
+}
+
+/// napi_complete_done is the NAPI part's: with `defer_hard_irqs`, the
+/// program's completion answers 0 and the program leaves its interrupt
+/// masked, and the timer polls again, so fewer interrupts come.
+#[test]
+fn deferred_completions_keep_the_programs_interrupt_masked() {
+    let plain = run(&[NAPI]);
+    let defer = run(&[NAPI, "napi.defer_hard_irqs=2", "napi.gro_flush_timeout_ns=20000"]);
+    assert!(m(&defer, "napi_deferred") > 100.0 && m(&plain, "napi_deferred") == 0.0);
+    assert!(m(&defer, "interrupts") < 0.7 * m(&plain, "interrupts"), "{} vs {}", m(&defer, "interrupts"), m(&plain, "interrupts"));
+    assert!(m(&defer, "napi_schedules") > m(&defer, "interrupts"), "the timer schedules polls too");
+    conserved(&defer);
+}
+
+/// Busy polling with code: a recv that finds the socket empty polls the
+/// queue with the program's own poll before it sleeps; preferring busy
+/// polling (with deferrals) the interrupt stays masked and the receiver
+/// takes most frames itself.
+#[test]
+fn the_programs_recv_busy_polls() {
+    let busy = run(&[NAPI, "napi.busy_poll_usecs=50"]);
+    let prefer = run(&[NAPI, "napi.busy_poll_usecs=50", "napi.prefer_busy_poll=true", "napi.defer_hard_irqs=2", "napi.gro_flush_timeout_ns=200000"]);
+    assert!(m(&busy, "napi_busy_poll_frames") > 20.0 && m(&busy, "napi_busy_poll_sleeps") > 0.0);
+    assert!(m(&prefer, "interrupts") < 0.05 * m(&busy, "interrupts"), "{} vs {}", m(&prefer, "interrupts"), m(&busy, "interrupts"));
+    assert!(m(&prefer, "napi_busy_poll_frames") > 0.5 * m(&prefer, "rx_delivered"));
+    // The busy polls are kernel work on the application's thread.
+    assert!(m(&busy, "code_kernel_instructions") > m(&run(&[NAPI]), "code_kernel_instructions"));
+    for r in [&busy, &prefer] {
+        conserved(r);
+    }
+}
+
+/// DIM on the NAPI path with code: it samples where the program's poll,
+/// told by napi_complete_done, enables its queue's interrupt again.
+#[test]
+fn dim_samples_the_programs_completions() {
+    let r = run(&[NAPI, "coalesce.adaptive_rx=true", "run.duration_ms=50"]);
+    assert!(m(&r, "dim_decisions") > 0.0 && m(&r, "dim_profile_changes") > 0.0);
+    assert!(m(&r, "interrupts") < 0.9 * m(&r, "rx_offered"));
+}
+
+const RSS: [&str; 5] = [NAPI, "intc.kind=\"msix\"", "rss.kind=\"toeplitz\"", "rss.queues=4", "cpu.threads=2"];
+
+/// RSS with code: each queue has its own ring, vector and NAPI instance;
+/// vector k goes to CPU k mod 2, so both CPUs run top halves and polls,
+/// and each queue's interrupts are its own.
+#[test]
+fn rss_queues_each_interrupt_and_poll() {
+    let r = run(&RSS);
+    for q in 0..4 {
+        assert!(m(&r, &format!("rss_queue{q}_frames")) > 50.0, "queue {q}");
+        assert!(m(&r, &format!("rss_queue{q}_interrupts")) > 30.0, "queue {q}");
+    }
+    let sum: f64 = (0..4).map(|q| m(&r, &format!("rss_queue{q}_interrupts"))).sum();
+    assert_eq!(sum, m(&r, "interrupts"));
+    for t in 0..2 {
+        assert!(r.bins[t].get(Bin::Interrupt) > 0 && r.bins[t].get(Bin::BottomHalf) > 0, "thread {t}");
+    }
+    conserved(&r);
+}
+
+/// RPS with code: the polls hand each frame to the backlog of the CPU its
+/// flow hashes to, and that CPU's backlog poll (the program's, called by
+/// the NAPI part) runs the protocol's part. With one queue on CPU 0, CPU 1
+/// polls only with RPS.
+#[test]
+fn rps_moves_the_programs_protocol_work() {
+    let one = [NAPI, "intc.kind=\"msix\"", "rss.kind=\"toeplitz\"", "rss.queues=1", "cpu.threads=2"];
+    let plain = run(&one);
+    let rps = run(&[&one[..], &["rss.rps_cpus=2"]].concat());
+    assert_eq!(plain.bins[1].get(Bin::BottomHalf), 0);
+    assert!(rps.bins[1].get(Bin::BottomHalf) > 0);
+    assert!(m(&rps, "rps_remote_frames") > 0.3 * m(&rps, "rx_delivered"));
+    assert!(m(&rps, "napi_schedules") > 1.5 * m(&plain, "napi_schedules"), "backlogs are scheduled too");
+    conserved(&rps);
+}
+
+/// A scenario of rx_min's machine (`code/rx-min`'s CPU and program) with
+/// `workload` as its `[workload]` table, written under the target dir.
+fn with_workload(name: &str, workload: &str) -> std::path::PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let program = root.join("python/irqsim/programs/system/rx_min.elf");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("code-workloads");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.toml"));
+    let text = format!(
+        "[run]\nduration_ms = 20.0\n[cpu]\nclock_mhz = 200.0\n[nic]\nlink_mbps = 1000.0\n[code]\nprogram = {:?}\n[workload]\n{workload}\n",
+        program.display().to_string()
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn run_file(path: &Path) -> Result<Report, String> {
+    let s = Scenario::from_file(path, &[]).map_err(|e| e.to_string())?;
+    let r = simulate(&s, path.parent().unwrap(), Record::default()).map_err(|e| e.to_string())?;
+    r.check_invariants().unwrap();
+    conserved(&r);
+    Ok(r)
+}
+
+/// A pcap of `n` UDP frames of `bytes` to 10.0.0.1, `gap_us` apart.
+fn received_pcap(path: &Path, n: u32, gap_us: u32, bytes: usize) {
+    let mut out: Vec<u8> = Vec::new();
+    for w in [0xa1b2_c3d4u32, 0x0004_0002, 0, 0, 65535, 1] {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    let (ip, udp) = ((bytes - 14) as u16, (bytes - 34) as u16);
+    for i in 0..n {
+        let t = i * gap_us;
+        for w in [t / 1_000_000, t % 1_000_000, bytes as u32, bytes as u32] {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        let mut f = vec![0u8; bytes];
+        f[12..14].copy_from_slice(&[0x08, 0x00]);
+        f[14] = 0x45;
+        f[16..18].copy_from_slice(&ip.to_be_bytes());
+        f[22] = 64;
+        f[23] = 17;
+        f[26..30].copy_from_slice(&[10, 0, 0, 2]);
+        f[30..34].copy_from_slice(&[10, 0, 0, 1]);
+        f[34..36].copy_from_slice(&5000u16.to_be_bytes());
+        f[36..38].copy_from_slice(&9u16.to_be_bytes());
+        f[38..40].copy_from_slice(&udp.to_be_bytes());
+        out.extend_from_slice(&f);
+    }
+    std::fs::write(path, out).unwrap();
+}
+
+/// Every workload that drives the NIC drives code as it drives the
+/// abstract kernel: a closed-loop flood offers its next frame as code
+/// finishes one (one frame in software at a time, the CPU never idle); a
+/// trace's and a script's received frames land on code's ring, a synthetic
+/// load's too; their other system calls cost `app.syscall_cycles` on the
+/// application's thread beside code's own recv.
+#[test]
+fn workloads_drive_code() {
+    let flood = run_file(&with_workload("flood", "kind = \"flood\"\ndirection = \"rx\"\npacket_bytes = 512")).unwrap();
+    assert!(m(&flood, "rx_delivered") > 500.0 && m(&flood, "rx_in_flight") <= 1.0);
+    assert_eq!(m(&flood, "idle_share"), 0.0, "the closed loop keeps the CPU busy");
+
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("code-workloads");
+    std::fs::create_dir_all(&dir).unwrap();
+    received_pcap(&dir.join("rx.pcap"), 200, 50, 600);
+    let trace = run_file(&with_workload("trace", &format!("kind = \"trace\"\npcap = {:?}\nhost = \"10.0.0.1\"", dir.join("rx.pcap").display().to_string()))).unwrap();
+    // The first frames come while kernel_init still builds the ring.
+    assert!(m(&trace, "rx_offered") == 200.0 && m(&trace, "rx_delivered") > 150.0, "{}", m(&trace, "rx_delivered"));
+
+    let synthetic = |syscalls: u32| {
+        let w = format!("kind = \"synthetic\"\nrx_mbps = 8.6\npacket_interrupts_per_s = 1080\nsyscalls_per_s = {syscalls}\ntx_share = 0.0");
+        run_file(&with_workload(&format!("synthetic-{syscalls}"), &w)).unwrap()
+    };
+    let (quiet, calls) = (synthetic(0), synthetic(5000));
+    assert!(m(&calls, "syscalls") > 50.0 && m(&calls, "rx_delivered") > 10.0);
+    let kernel = |r: &Report| r.bins[0].get(Bin::Kernel) as f64;
+    assert!(kernel(&calls) - kernel(&quiet) >= 400.0 * m(&calls, "syscalls") * 0.9, "each call costs app.syscall_cycles");
+
+    let script = "kind = \"script\"\nevents = [{at_cycle = 2000000, action = \"receive\", bytes = 600}, {at_cycle = 2100000, action = \"syscall\"}]";
+    let s = run_file(&with_workload("script", script)).unwrap();
+    assert_eq!((m(&s, "rx_delivered"), m(&s, "syscalls")), (1.0, 1.0));
+}
+
+/// What would make code's application send is refused, naming the key (or
+/// the capture's record): a send flood, transmitted packets, a `send`
+/// event, frames the traced host sent; so are the workloads with no NIC.
+#[test]
+fn workloads_that_send_for_code_are_refused() {
+    let loopback = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/traces/loopback-stream.pcap");
+    for (name, w, key) in [
+        ("tx-flood", "kind = \"flood\"\ndirection = \"tx\"\npacket_bytes = 100".to_string(), "workload.direction"),
+        ("tx-share", "kind = \"synthetic\"".into(), "workload.tx_share"),
+        ("send-event", "kind = \"script\"\nevents = [{at_cycle = 10, action = \"send\", bytes = 100}]".into(), "workload.events[0].action"),
+        ("sent-frames", format!("kind = \"trace\"\npcap = {:?}\nhost = \"127.0.0.1\"", loopback.display().to_string()), "record 1"),
+        ("exerciser", "kind = \"exerciser\"".into(), "code.program"),
+    ] {
+        let e = run_file(&with_workload(name, &w)).err().unwrap_or_else(|| panic!("{name} runs"));
+        assert!(e.contains(key) && !e.contains('\n'), "{name}: {e}");
+    }
+}

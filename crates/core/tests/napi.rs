@@ -209,17 +209,19 @@ fn busy_polling_refusals() {
     assert!(e.contains("napi.busy_poll_usecs") && e.contains("app.background"), "{e}");
 }
 
-/// With the kernel's software as code, the abstract receive-path parts are
-/// refused, naming the key.
+/// With the kernel's software as code, the abstract receive path's costs
+/// and its rotting NIC are refused, naming the key: the NAPI part decides
+/// when code polls, code's instructions are the poll (`code_parts.rs`).
 #[test]
 fn receive_path_parts_are_refused_with_code() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios/code/rx-min.toml");
-    for (set, key) in [
-        ("rss.kind=\"toeplitz\"", "rss.kind"),
-        ("nic.rx_ring_frames=64", "nic.rx_ring_frames"),
-        ("irq_path.kind=\"napi\"", "irq_path.kind"),
+    for (sets, key) in [
+        (&["nic.rx_ring_frames=64"][..], "nic.rx_ring_frames"),
+        (&["irq_path.kind=\"napi\"", "napi.complete_cycles=100"], "napi.complete_cycles"),
+        (&["irq_path.kind=\"napi\"", "napi.rotting=true"], "napi.rotting"),
     ] {
-        let e = Scenario::from_file(&path, &[parse_override(set).unwrap()]).expect_err("refused").to_string();
+        let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
+        let e = Scenario::from_file(&path, &o).expect_err("refused").to_string();
         assert!(e.contains(key) && e.contains("code") && !e.contains('\n'), "{e}");
     }
 }

@@ -11,8 +11,8 @@ use toml::Table;
 
 /// Every setting, for the docs: the programmable NIC's keys.
 pub const SECTION: Section = Section::new(
-    "nic_firmware",
-    "the programmable NIC: firmware in C on 1-8 MIPS cores, its DMA engines, MAC and host (docs/models/nic-firmware.md); its keys are set as `key=value` by `irqsim ilp --record --set` and `irqsim._core.nic_firmware(program, [\"cores=2\", ...])`",
+    "nic_firmware_study",
+    "the nic-firmware study's own run of the programmable NIC against an abstract host (docs/models/nic-firmware.md), set as `key=value` by `irqsim ilp --record --set` and `irqsim._core.nic_firmware(program, [\"cores=2\", ...])`: the device's keys as `[nic_firmware]` takes them on the machine, and the study's wire (`traffic`, `frame_bytes`), host (`host_ns`) and measured window",
     PARAMS,
 );
 

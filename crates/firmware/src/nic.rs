@@ -103,7 +103,8 @@ pub struct Hardware {
     tx_staged: [u32; 2],
     tx_queue: VecDeque<Sending>,
     wire_free: u64,
-    frame_time: u64,
+    /// The line rate, for each frame's time on the wire.
+    line_gbps: f64,
     /// Frames fully on the wire.
     pub sent: u64,
     pub accepted: u64,
@@ -136,7 +137,7 @@ impl Hardware {
             tx_staged: [0; 2],
             tx_queue: VecDeque::new(),
             wire_free: 0,
-            frame_time: cfg.millicycles(cfg.wire_bytes(), cfg.line_gbps),
+            line_gbps: cfg.line_gbps,
             sent: 0,
             accepted: 0,
             dropped: 0,
@@ -263,7 +264,8 @@ impl Hardware {
         let [local, len] = self.tx_staged;
         let seq = self.sram.words[Sram::index(local)?];
         let start = self.wire_free.max(now * 1000);
-        self.wire_free = start + self.frame_time;
+        // Preamble, start delimiter and inter-frame gap besides the frame (IEEE 802.3).
+        self.wire_free = start + (f64::from(len + 20) * 8.0 / self.line_gbps * self.clock_mhz).round() as u64;
         self.tx_queue.push_back(Sending { seq, len, done_at: self.wire_free.div_ceil(1000) });
         self.stop = true;
         Ok(())

@@ -1,7 +1,7 @@
 //! Watching a run from Python: Ctrl-C and progress.
 //!
-//! The core polls a [`Monitor`] every 65,536 events while the GIL is
-//! released. Each poll takes the GIL back just long enough to run Python's
+//! The core polls a [`Monitor`] every 65,536 events, and pulses it after
+//! each long stretch of code or NIC firmware, while the GIL is released. Each poll takes the GIL back just long enough to run Python's
 //! signal handlers (so Ctrl-C stops the run within milliseconds) and to hand
 //! `(now_cycle, end_cycle)` to an optional progress callback. Whatever either
 //! raises stops the run and is re-raised in place of the core's `Cancelled`.

@@ -24,7 +24,7 @@ import os
 from pathlib import Path
 
 from irqsim._core import ConfigError, nic_firmware, vliw_table
-from irqsim.studies import Row
+from irqsim.studies import Row, nic_host
 
 STUDY = "nic-firmware"
 TITLE = "NIC firmware on 1-6 MIPS cores and on VLIW cores (Brogioli, Willmann, Rixner)"
@@ -221,6 +221,7 @@ def tables() -> list[tuple[str, list[dict]]]:
         ("nic-firmware: Table 2's 1-core row against batch (frames a handler claims at once; 4 is the default, no source gives it)", batch_table()),
         ("nic-firmware: handlers in a 1-core run (instructions include what each handler calls)", handlers_table()),
         ("nic-firmware: where the cores' cycles went (shares of all core cycles; *_order_busy: share of time an in-order section is held)", bins_table()),
+        ("nic-firmware, beyond the paper: the NIC in front of a 3 GHz NAPI host, against the e1000-like NIC (docs/models/nic-firmware.md, \"On a host\")", nic_host.table()),
     ]
 
 

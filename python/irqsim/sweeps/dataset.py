@@ -39,11 +39,13 @@ def write_parts(out: Path, rows: list[dict[str, Any]]) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from irqsim.sweeps.columns import column
+
     if not rows:
         return
     kind = {**dict.fromkeys(TEXT, pa.string()), "irqsim_dirty": pa.bool_()}
-    columns = dict.fromkeys(k for row in rows for k in row)
-    table = pa.table({k: pa.array([row.get(k) for row in rows], type=kind.get(k)) for k in columns})
+    names = dict.fromkeys(k for row in rows for k in row)
+    table = pa.table({k: column([row.get(k) for row in rows], kind.get(k)) for k in names})
     path = out / RUNS / f"{time.time_ns():020d}-{rows[0]['run_id']}.parquet"
     tmp = path.with_name(f".{path.name}.tmp")
     pq.write_table(table, tmp)
@@ -63,22 +65,39 @@ def _parts(out: Path) -> list[Path]:
     return sorted(runs.glob("*.parquet"))
 
 
-def finished(out: Path) -> set[str]:
-    """Ids of the runs in a part file."""
+def preload() -> None:
+    """Imports what writing the results takes (pyarrow's Parquet and CSV
+    writers, numpy, scipy.special: about 0.45 CPU-s), for a thread to do
+    while the runs compute, instead of after the last one."""
+    import pyarrow.csv  # noqa: F401
+    import pyarrow.parquet  # noqa: F401
+    import scipy.special  # noqa: F401
+
+
+def _read(path: Path, columns: list[str] | None = None):
+    """One Parquet file as a pyarrow table (``pq.read_table`` would import
+    ``pyarrow.dataset``, and with it pandas: see :mod:`irqsim.sweeps.columns`)."""
     import pyarrow.parquet as pq
 
-    return {i for p in _parts(out) for i in pq.read_table(p, columns=["run_id"]).column(0).to_pylist()}
+    with pq.ParquetFile(path) as f:
+        return f.read(columns=columns)
+
+
+def finished(out: Path) -> set[str]:
+    """Ids of the runs in a part file (pyarrow is imported only if there is one)."""
+    return {i for p in _parts(out) for i in _read(p, ["run_id"]).column(0).to_pylist()}
 
 
 def read_parts(out: Path, ids: list[str]):
     """The rows of ``ids`` (each from the newest part holding it), in that
     order, as one pyarrow table of unified schema."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
-    table = pa.concat_tables([pq.read_table(p) for p in _parts(out)], promote_options="permissive")
+    from irqsim.sweeps.columns import column
+
+    table = pa.concat_tables([_read(p) for p in _parts(out)], promote_options="permissive")
     newest = {i: n for n, i in enumerate(table.column("run_id").to_pylist())}
-    return table.take([newest[i] for i in ids])
+    return table.take(column([newest[i] for i in ids], pa.int64()))
 
 
 def t975(df):
@@ -94,29 +113,40 @@ def summary_table(results, keys: list[str]):
 
     The interval is mean ± t(0.975, n-1)·s/√n over the seeds whose value is
     defined (NaN counts as undefined); with one seed it is undefined (NaN).
-    Metrics in column order, grid points in order of first appearance."""
+    Metrics in column order, grid points in order of first appearance.
+    Grouped by numpy (``np.add.at``), not pyarrow's group-by, which imports
+    pandas (:mod:`irqsim.sweeps.columns`)."""
     import numpy as np
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    ok = results.filter(pc.equal(results["status"], "ok"))
+    from irqsim.sweeps.columns import column, floats, from_numpy
+
+    ok = results.filter(column([s == "ok" for s in results["status"].to_pylist()], pa.bool_()))
     metrics = [f.name for f in ok.schema if f.name not in META and f.name not in keys and (pa.types.is_integer(f.type) or pa.types.is_floating(f.type))]
-    parts = []
-    for m in metrics:
-        col = pc.cast(ok[m], pa.float64())
-        col = pc.if_else(pc.is_nan(col), pa.scalar(None, pa.float64()), col)
-        t = pa.table({**{k: ok[k] for k in keys}, "v": col})
-        g = t.group_by(keys, use_threads=False).aggregate([("v", "count"), ("v", "mean"), ("v", "stddev", pc.VarianceOptions(ddof=1))])
-        parts.append(g.append_column("metric", pa.array([m] * len(g), pa.string())))
-    if not parts:
-        return pa.table({**{k: results[k].slice(0, 0) for k in keys}, "metric": pa.array([], pa.string()), "n": pa.array([], pa.int64()), **{c: pa.array([], pa.float64()) for c in ("mean", "ci95_low", "ci95_high")}})
-    g = pa.concat_tables(parts)
-    n = g["v_count"].to_numpy()
-    mean = g["v_mean"].to_numpy(zero_copy_only=False).astype("float64")
-    sd = g["v_stddev"].to_numpy(zero_copy_only=False).astype("float64")
-    with np.errstate(invalid="ignore"):
-        half = t975(np.where(n > 1, n - 1, np.nan)) * sd / np.sqrt(n)
-    return pa.table({**{k: g[k] for k in keys}, "metric": g["metric"], "n": g["v_count"], "mean": mean, "ci95_low": mean - half, "ci95_high": mean + half})
+    points: dict[tuple, int] = {}
+    labels = zip(*(ok[k].to_pylist() for k in keys)) if keys else [()] * ok.num_rows
+    group = np.array([points.setdefault(p, len(points)) for p in labels], dtype=np.intp)
+    first = np.unique(group, return_index=True)[1].astype(np.int64)  # each point's first row, in order
+    values = np.array([floats(ok[m]) for m in metrics], dtype=np.float64).reshape(len(metrics), ok.num_rows).T
+    defined = ~np.isnan(values)
+    n, total, squares = (np.zeros((len(first), len(metrics))) for _ in range(3))
+    np.add.at(n, group, defined)
+    np.add.at(total, group, np.where(defined, values, 0.0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = total / n
+        np.add.at(squares, group, np.where(defined, values - mean[group], 0.0) ** 2)
+        half = t975(np.where(n > 1, n - 1, np.nan)) * np.sqrt(squares / (n - 1)) / np.sqrt(n)
+    # One row per (metric, point): metrics outside, points inside.
+    at = from_numpy(np.tile(first, len(metrics)))
+    flat = [np.ascontiguousarray(a.T).ravel() for a in (mean, mean - half, mean + half)]
+    return pa.table(
+        {
+            **{k: ok[k].take(at) for k in keys},
+            "metric": column([m for m in metrics for _ in range(len(first))], pa.string()),
+            "n": from_numpy(np.ascontiguousarray(n.T).ravel().astype(np.int64)),
+            **dict(zip(("mean", "ci95_low", "ci95_high"), map(from_numpy, flat))),
+        }
+    )
 
 
 def summarize(results: pd.DataFrame, keys: list[str]) -> pd.DataFrame:

@@ -7,6 +7,7 @@
 //! still loads: the checks read it as that table.
 
 use crate::config::params::{Param, Type, absent, d};
+use crate::config::{Action, Direction, ScriptConfig, WorkloadConfig};
 use serde::{Deserialize, Serialize};
 
 /// `[code]`; keys: [`CodeConfig::PARAMS`].
@@ -17,6 +18,8 @@ pub struct CodeConfig {
     pub program: Option<String>,
     pub init: String,
     pub isr: String,
+    pub napi_isr: String,
+    pub napi_poll: String,
     pub bottom_half: String,
     pub syscall: String,
     pub app: String,
@@ -45,6 +48,18 @@ impl CodeConfig {
             "entry run once at cycle 0 on thread 0 (software-interrupt level) before anything else: sets up rings and tables",
         ),
         Param::text("isr", d("\"nic_isr\""), "entry `isr(irq)` run at interrupt level for NIC `irq`'s interrupt on `nic.irq_thread`"),
+        Param::text(
+            "napi_isr",
+            d("\"nic_napi_isr\""),
+            "on the NAPI path: entry `napi_isr(irq)` run at interrupt level for NIC 0's interrupt instead of `isr`, the top half: it masks its receive cause and asks for a poll (kernel service NAPI_SCHEDULE)",
+        )
+        .when("irq_path.kind", &["napi"]),
+        Param::text(
+            "napi_poll",
+            d("\"nic_napi_poll\""),
+            "on the NAPI path: entry `napi_poll(queue, budget)` the NAPI part calls to poll (from NET_RX, the NAPI thread or a busy-polling recv); returns the frames it took, at most `budget`, and below it calls napi_complete_done (kernel service NAPI_COMPLETE) and enables its interrupt only if the answer is 1",
+        )
+        .when("irq_path.kind", &["napi"]),
         Param::text("bottom_half", d("\"net_rx_action\""), "entry run at software-interrupt level when code raises NET_RX, on the thread that raised it"),
         Param::text(
             "syscall",
@@ -98,11 +113,26 @@ impl CodeConfig {
     }
 
     /// Checks between the cores' keys (a thread a pin names, a cache's
-    /// geometry, a pin's syntax) at load, where errors get their line.
-    pub fn check(&self) -> Result<(), (String, String)> {
+    /// geometry, a pin's syntax) at load, where errors get their line, and
+    /// the workload's sends: code's application is the program's, which
+    /// sends when its code does, so a workload that makes it send is
+    /// refused (its received frames and other system calls drive code as
+    /// they drive the abstract kernel; a trace's sent frames are refused
+    /// when the capture is read, a script file's when its line is).
+    pub fn check(&self, workload: &WorkloadConfig) -> Result<(), (String, String)> {
         if !self.selected() {
             return Ok(());
         }
-        irqsim_mips::config::ExecConfig::from_table(&self.core).map(|_| ()).map_err(super::core_problem)
+        irqsim_mips::config::ExecConfig::from_table(&self.core).map_err(super::core_problem)?;
+        let sends = |key: String, what: &str| Err((key, format!("{what} with code (`code.program`): the program's application sends when its code does, not when the workload says")));
+        match workload {
+            WorkloadConfig::Flood(f) if f.direction == Direction::Tx => sends("workload.direction".into(), "a send flood"),
+            WorkloadConfig::Synthetic(g) if g.tx_share > 0.0 => sends("workload.tx_share".into(), "transmitted packets"),
+            WorkloadConfig::Script(ScriptConfig { events: Some(events), .. }) => match events.iter().position(|e| e.action == Action::Send) {
+                Some(i) => sends(format!("workload.events[{i}].action"), "a `send` event"),
+                None => Ok(()),
+            },
+            _ => Ok(()),
+        }
     }
 }

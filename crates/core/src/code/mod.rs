@@ -1,7 +1,8 @@
 //! Kernel activities that are code: the NIC's interrupt handler, the NET_RX
-//! bottom half, the receive system call and the application as entry points
-//! of a MIPS program, run instruction by instruction on the execution-driven
-//! cores of `irqsim-mips`, one simulated hardware thread per machine thread.
+//! bottom half or the NAPI poll, the receive system call and the application
+//! as entry points of a MIPS program, run instruction by instruction on the
+//! execution-driven cores of `irqsim-mips`, one simulated hardware thread per
+//! machine thread.
 //!
 //! The machine's CPU model still decides what runs (levels, preemption,
 //! entry and context costs, cycle bins); an activity that is code has no
@@ -80,9 +81,15 @@ fn restart(ctx: &mut Context) {
 pub enum Activity {
     Init,
     Isr { irq: u8 },
+    /// On the NAPI path, the top half of NIC 0's receive queue `q` (its vector).
+    QueueIsr { q: u8 },
     /// The timer tick of a thread: the interrupt entry with [`TICK_IRQ`] + its index.
     Tick,
     BottomHalf,
+    /// The driver's NAPI poll of receive queue `q`, called by NET_RX or the NAPI thread.
+    Poll { q: u8 },
+    /// The same poll called by the application's recv, busy polling (process context).
+    BusyPoll { q: u8 },
     Syscall,
     App,
 }
@@ -90,9 +97,9 @@ pub enum Activity {
 impl Activity {
     pub fn bin(self) -> Bin {
         match self {
-            Activity::Init | Activity::Syscall => Bin::Kernel,
-            Activity::Isr { .. } | Activity::Tick => Bin::Interrupt,
-            Activity::BottomHalf => Bin::BottomHalf,
+            Activity::Init | Activity::Syscall | Activity::BusyPoll { .. } => Bin::Kernel,
+            Activity::Isr { .. } | Activity::QueueIsr { .. } | Activity::Tick => Bin::Interrupt,
+            Activity::BottomHalf | Activity::Poll { .. } => Bin::BottomHalf,
             Activity::App => Bin::User,
         }
     }
@@ -101,8 +108,11 @@ impl Activity {
         match self {
             Activity::Init => "kernel init",
             Activity::Isr { .. } => "NIC ISR (code)",
+            Activity::QueueIsr { .. } => "NIC queue top half (code)",
             Activity::Tick => "timer tick (code)",
             Activity::BottomHalf => "NET_RX (code)",
+            Activity::Poll { .. } => "NAPI poll (code)",
+            Activity::BusyPoll { .. } => "busy poll (code)",
             Activity::Syscall => "recv (code)",
             Activity::App => "application (code)",
         }
@@ -133,6 +143,27 @@ struct Entries {
     bottom_half: u32,
     syscall: u32,
     app: Option<u32>,
+    /// On the NAPI path: the top half and the poll.
+    napi: Option<NapiEntries>,
+}
+
+/// The NAPI path as code sees it: the budgets its polls get, NIC 0's
+/// receive queues (RSS) and the CPUs RPS steers to.
+#[derive(Debug, Clone, Copy)]
+pub struct NapiPath {
+    pub weight: u32,
+    pub busy_budget: u32,
+    pub queues: usize,
+    pub rps_cpus: u32,
+}
+
+/// The NAPI driver's entries and the budgets its polls get.
+struct NapiEntries {
+    isr: u32,
+    poll: u32,
+    /// `napi.weight` from NET_RX or the thread; `napi.busy_poll_budget` from recv.
+    weight: u32,
+    busy_budget: u32,
 }
 
 /// The simulated cores and what the machine keeps about their code.
@@ -166,6 +197,9 @@ pub struct Code {
     pub tick_held: Vec<bool>,
     /// Each NIC's interrupt is posted and not yet ended (EOI).
     pub irq_posted: [bool; NICS],
+    /// On the NAPI path: each receive queue's top half is posted and has
+    /// not returned (which ends its interrupt).
+    pub rxq_posted: Vec<bool>,
     /// A NIC's interrupt on the bare wire waits for its CPU's mask to drop
     /// (a critical section of code was open when it came).
     pub irq_held: [bool; NICS],
@@ -182,14 +216,20 @@ pub struct Code {
     pub wake_pending: Option<u32>,
     /// An error code caused outside a register access, reported at the next look.
     pub fault: Option<String>,
+    /// What the last activity to return at each (thread, level) left in
+    /// `$v0` (a poll's frames), kept until its completion reads it.
+    results: Vec<u32>,
+    /// The receive call found its socket empty and busy-polls before it sleeps.
+    pub busy_recv: bool,
 }
 
 /// A problem with `[code]`: the key and what is wrong.
 pub type Problem = (String, String);
 
 impl Code {
-    /// The cores for `threads` machine threads of `levels` levels each.
-    pub fn new(c: &CodeConfig, threads: usize, levels: usize, base_dir: &std::path::Path) -> Result<Code, Problem> {
+    /// The cores for `threads` machine threads of `levels` levels each;
+    /// `napi`: the NAPI path's weight and busy-poll budget, when it is chosen.
+    pub fn new(c: &CodeConfig, threads: usize, levels: usize, napi: Option<NapiPath>, base_dir: &std::path::Path) -> Result<Code, Problem> {
         let given = c.program.as_deref().expect("code part selected");
         let path = base_dir.join(given);
         let program = Program::load(&path).map_err(|e| ("code.program".to_string(), format!("{}: {e}", path.display())))?;
@@ -214,8 +254,19 @@ impl Code {
             bottom_half: symbol("bottom_half", &c.bottom_half)?,
             syscall: symbol("syscall", &c.syscall)?,
             app: if c.app.is_empty() { None } else { Some(symbol("app", &c.app)?) },
+            napi: match napi {
+                Some(p) => {
+                    Some(NapiEntries { isr: symbol("napi_isr", &c.napi_isr)?, poll: symbol("napi_poll", &c.napi_poll)?, weight: p.weight, busy_budget: p.busy_budget })
+                }
+                None => None,
+            },
         };
-        let mut sys = System::new(program, &exec.system, Ports::new(c.mmio_read_cycles, tpc));
+        let mut ports = Ports::new(c.mmio_read_cycles, tpc);
+        let queues = napi.map_or(1, |p| p.queues);
+        ports.rx_queues = vec![Default::default(); queues - 1];
+        ports.rps_cpus = napi.map_or(0, |p| p.rps_cpus);
+        ports.answers = vec![None; threads];
+        let mut sys = System::new(program, &exec.system, ports);
         irqsim_mips::run::apply_pins(&mut sys, &exec.pins).map_err(core_problem)?;
         for (i, p) in c.poke.iter().enumerate() {
             let (addr, value) = poke(&sys.program, p).map_err(|msg| (format!("code.poke[{i}]"), format!("{p:?}: {msg}")))?;
@@ -239,6 +290,7 @@ impl Code {
             tick_posted: vec![false; threads],
             tick_held: vec![false; threads],
             irq_posted: [false; NICS],
+            rxq_posted: vec![false; queues],
             irq_held: [false; NICS],
             tx_busy: [false; NICS],
             flows: c.flows,
@@ -249,6 +301,8 @@ impl Code {
             forwarded: 0,
             wake_pending: None,
             fault: None,
+            results: vec![0; threads * levels],
+            busy_recv: false,
         })
     }
 
@@ -292,9 +346,17 @@ impl Code {
         self.settle(t);
     }
 
-    /// Thread `t`'s activity returned (its hardware thread is idle).
-    pub fn returned(&mut self, t: usize) {
+    /// Thread `t`'s activity returned `v0` (its hardware thread is idle).
+    pub fn returned(&mut self, t: usize, v0: u32) {
+        if let Some(level) = self.on_cpu(t) {
+            self.results[t * self.levels + level as usize] = v0;
+        }
         self.settle(t);
+    }
+
+    /// What the activity at `level` of thread `t` returned last.
+    pub fn result(&self, t: usize, level: Level) -> u32 {
+        self.results[t * self.levels + level as usize]
     }
 
     /// Counts what thread `t` did since its stretch began, in its bin.
@@ -341,11 +403,15 @@ impl Code {
     fn fresh(&self, t: usize, level: Level, activity: Activity) -> Context {
         let sp = STACK_TOP - (t * self.levels + level as usize) as u32 * STACK_BYTES;
         let e = &self.entries;
+        let napi = || e.napi.as_ref().expect("polls run only on the NAPI path");
         match activity {
             Activity::Init => Context::call(e.init, sp, &[]),
+            Activity::QueueIsr { q } => Context::call(napi().isr, sp, &[u32::from(q)]),
             Activity::Isr { irq } => Context::call(e.isr, sp, &[u32::from(irq)]),
             Activity::Tick => Context::call(e.isr, sp, &[TICK_IRQ + t as u32]),
             Activity::BottomHalf => Context::call(e.bottom_half, sp, &[]),
+            Activity::Poll { q } => Context::call(napi().poll, sp, &[u32::from(q), napi().weight]),
+            Activity::BusyPoll { q } => Context::call(napi().poll, sp, &[u32::from(q), napi().busy_budget]),
             Activity::Syscall => Context::call(e.syscall, sp, &self.syscall_args),
             Activity::App => Context::call(e.app.expect("an application"), sp, &[]),
         }

@@ -3,7 +3,9 @@
 //! the shape of Intel's e1000 (an interrupt cause register cleared by its
 //! read, mask set and clear registers, descriptor rings with head and tail),
 //! and the kernel services through which code asks the machine to post
-//! work, wake the application, count a frame or end an interrupt.
+//! work, wake the application, count a frame, end an interrupt, or ask the
+//! NAPI part to schedule a poll and to complete one (napi_schedule,
+//! napi_complete_done, whose answer code reads back).
 //!
 //! A register access happens inside a run of the instruction-set simulator;
 //! what needs the machine becomes an [`Action`] and, when it must happen at
@@ -20,6 +22,15 @@ pub const SERVICES: u32 = 0xBF01_F000;
 /// NICs the window holds (receive NIC 0, a second one for forwarding).
 pub const NICS: usize = 2;
 
+/// NIC 0's receive queues' registers (RSS) start at `DEVICE_BASE +
+/// RXQ_BASE + q * RXQ_STRIDE`, as ixgbe's RDBAL(n) = 0x01000 + 0x40 n
+/// (drivers/net/ethernet/intel/ixgbe/ixgbe_type.h): RDBA, RDLEN, RDH and RDT
+/// at 0x00, 0x08, 0x10 and 0x18. Queue 0 is the ring of the registers below.
+pub const RXQ_BASE: u32 = 0x1000;
+pub const RXQ_STRIDE: u32 = 0x40;
+/// The most receive queues NIC 0 has (`rss.queues`' range).
+pub const MAX_QUEUES: usize = 16;
+
 /// NIC register offsets.
 pub mod reg {
     pub const ICR: u32 = 0x00;
@@ -34,6 +45,16 @@ pub mod reg {
     pub const TDH: u32 = 0x28;
     pub const TDT: u32 = 0x2C;
     pub const RX_MISSED: u32 = 0x30;
+    /// Read-only: NIC 0's receive queues (`rss.queues`, or 1).
+    pub const QUEUES: u32 = 0x34;
+}
+
+/// Offsets in a receive queue's register block.
+pub mod rxq {
+    pub const RDBA: u32 = 0x00;
+    pub const RDLEN: u32 = 0x08;
+    pub const RDH: u32 = 0x10;
+    pub const RDT: u32 = 0x18;
 }
 
 /// Kernel-service offsets from [`SERVICES`].
@@ -45,11 +66,29 @@ pub mod service {
     pub const EOI: u32 = 0x10;
     pub const IRQ_SAVE: u32 = 0x14;
     pub const IRQ_RESTORE: u32 = 0x18;
+    /// napi_schedule(queue): the top half asks the NAPI part for a poll.
+    pub const NAPI_SCHEDULE: u32 = 0x1C;
+    /// napi_complete_done(work_done), written from a poll; its read is the
+    /// answer: 1 if the driver may enable the interrupt again, 0 if not
+    /// (the NAPI part deferred it, or a busy poller owns the instance).
+    pub const NAPI_COMPLETE: u32 = 0x20;
+    /// get_rps_cpu(tag), written from a poll; its read is the CPU whose
+    /// backlog the frame's flow goes to (`u32::MAX`: no RPS, stay here).
+    pub const RPS_CPU: u32 = 0x24;
+    /// Read-only: the CPUs RPS steers to (`rss.rps_cpus`; 0: off).
+    pub const RPS_CPUS: u32 = 0x28;
 }
 
-/// Interrupt causes (ICR and IMS bits).
+/// Interrupt causes (ICR and IMS bits): receive queue 0 and transmit done;
+/// receive queue q >= 1 has bit 15 + q ([`rx_cause`]), a bit per MSI-X
+/// vector as ixgbe's EICR has.
 pub const CAUSE_RX: u32 = 1;
 pub const CAUSE_TXDW: u32 = 2;
+
+/// The interrupt cause of NIC 0's receive queue `q`.
+pub const fn rx_cause(q: usize) -> u32 {
+    if q == 0 { CAUSE_RX } else { 1 << (15 + q) }
+}
 /// Descriptor status bits.
 pub const DD: u8 = 1;
 pub const EOP: u8 = 2;
@@ -57,15 +96,31 @@ pub const EOP: u8 = 2;
 pub const DESC_BYTES: u32 = 16;
 pub const MAX_RING: u32 = 4096;
 
+/// A descriptor ring's registers: base, length (descriptors), head (the
+/// NIC's next) and tail (software's last given).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Ring {
+    pub base: u32,
+    pub len: u32,
+    pub head: u32,
+    pub tail: u32,
+}
+
+impl Ring {
+    /// Frames the NIC wrote that software has not taken: from the
+    /// descriptor after the tail (software's next) up to the head.
+    pub fn waiting(&self) -> u64 {
+        if self.len == 0 { 0 } else { u64::from((self.head + 2 * self.len - self.tail - 1) % self.len) }
+    }
+}
+
 /// One NIC's register file.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NicRegs {
     pub icr: u32,
     pub ims: u32,
-    pub rdba: u32,
-    pub rdlen: u32,
-    pub rdh: u32,
-    pub rdt: u32,
+    /// The receive ring (queue 0 of NIC 0).
+    pub rx: Ring,
     pub tdba: u32,
     pub tdlen: u32,
     pub tdh: u32,
@@ -93,9 +148,11 @@ pub enum Action {
     Eoi {
         irq: u32,
     },
-    /// The driver enabled NIC 0's receive cause again: its poll completed
-    /// (napi_complete_done), where DIM takes a sample.
-    RxEnabled,
+    /// The driver enabled receive queue `queue`'s cause again: its poll
+    /// completed (napi_complete_done), where DIM takes a sample.
+    RxEnabled {
+        queue: usize,
+    },
     /// NIC `nic` may now assert its interrupt (causes were enabled).
     Unmask {
         nic: usize,
@@ -113,6 +170,21 @@ pub enum Action {
     IrqRestore {
         thread: usize,
     },
+    /// napi_schedule of receive queue `queue`'s instance from `thread`.
+    NapiSchedule {
+        thread: usize,
+        queue: u32,
+    },
+    /// napi_complete_done of the instance `thread` polls, after `work` frames.
+    NapiComplete {
+        thread: usize,
+        work: u32,
+    },
+    /// get_rps_cpu of frame `tag` on `thread`.
+    RpsCpu {
+        thread: usize,
+        tag: u32,
+    },
 }
 
 /// A frame the machine put on a receive ring and has not seen leave.
@@ -120,6 +192,9 @@ pub enum Action {
 pub struct InFlight {
     pub arrival: u64,
     pub bytes: u32,
+    /// The receive queue it came through, and its flow (RSS).
+    pub queue: u8,
+    pub flow: u32,
 }
 
 /// A frame software finished with: delivered to the application or dropped.
@@ -133,6 +208,8 @@ pub struct Outcome {
 /// The registers behind the window, and what accesses asked for.
 pub struct Ports {
     pub nics: [NicRegs; NICS],
+    /// NIC 0's receive queues past the first (RSS).
+    pub rx_queues: Vec<Ring>,
     /// Frames in flight by tag.
     pub frames: HashMap<u32, InFlight>,
     pub actions: Vec<Action>,
@@ -146,6 +223,11 @@ pub struct Ports {
     /// Cycles the mask's raise and lower stall the thread (`[masking]`'s
     /// profile and scheme; 0 without it: the store is the cost).
     pub mask_cycles: [u32; 2],
+    /// Per machine thread, the answer of the last service it asked (the
+    /// service's offset and the value), until it reads it.
+    pub answers: Vec<Option<(u32, u32)>>,
+    /// `rss.rps_cpus` (0: no RPS).
+    pub rps_cpus: u32,
     stop: bool,
 }
 
@@ -153,6 +235,7 @@ impl Ports {
     pub fn new(read_cycles: u32, threads_per_core: usize) -> Self {
         Ports {
             nics: [NicRegs::default(); NICS],
+            rx_queues: Vec::new(),
             frames: HashMap::new(),
             actions: Vec::new(),
             outcomes: Vec::new(),
@@ -160,8 +243,26 @@ impl Ports {
             threads_per_core,
             report_rx_enable: false,
             mask_cycles: [0, 0],
+            answers: Vec::new(),
+            rps_cpus: 0,
             stop: false,
         }
+    }
+
+    /// NIC 0's receive queues.
+    pub fn queues(&self) -> usize {
+        1 + self.rx_queues.len()
+    }
+
+    /// Receive queue `q`'s ring.
+    pub fn rx_ring(&mut self, q: usize) -> &mut Ring {
+        if q == 0 { &mut self.nics[0].rx } else { &mut self.rx_queues[q - 1] }
+    }
+
+    /// Whether NIC 0 asserts receive queue `q`'s interrupt (its vector).
+    pub fn rx_asserted(&self, q: usize) -> bool {
+        let n = &self.nics[0];
+        n.icr & n.ims & rx_cause(q) != 0
     }
 
     fn act(&mut self, a: Action) {
@@ -177,32 +278,28 @@ impl Ports {
 
     fn nic_write(&mut self, k: usize, off: u32, v: u32) -> Result<(), String> {
         let n = &mut self.nics[k];
-        let ring =
-            |v: u32| if v.is_power_of_two() && v <= MAX_RING { Ok(v) } else { Err(format!("ring length {v}: expected a power of two up to {MAX_RING}")) };
-        let index = |v: u32, len: u32| if v < len { Ok(v) } else { Err(format!("tail {v} beyond the ring of {len} descriptors")) };
-        let aligned = |v: u32| if v.is_multiple_of(DESC_BYTES) { Ok(v) } else { Err(format!("ring base {v:#x} is not {DESC_BYTES}-byte aligned")) };
         match off {
             reg::IMS => {
                 n.ims |= v;
                 let asserted = n.asserted();
-                if k == 0 && v & CAUSE_RX != 0 && self.report_rx_enable {
-                    self.act(Action::RxEnabled);
+                if k == 0 && self.report_rx_enable {
+                    for queue in (0..self.queues()).filter(|&q| v & rx_cause(q) != 0) {
+                        self.act(Action::RxEnabled { queue });
+                    }
                 }
                 if asserted {
                     self.act(Action::Unmask { nic: k });
                 }
             }
             reg::IMC => n.ims &= !v,
-            reg::RDBA => n.rdba = aligned(v)?,
-            reg::RDLEN => (n.rdlen, n.rdh, n.rdt) = (ring(v)?, 0, 0),
-            reg::RDT => n.rdt = index(v, n.rdlen)?,
+            reg::RDBA | reg::RDLEN | reg::RDT => ring_write(&mut n.rx, off - reg::RDBA, v)?,
             reg::TDBA => n.tdba = aligned(v)?,
-            reg::TDLEN => (n.tdlen, n.tdh, n.tdt) = (ring(v)?, 0, 0),
+            reg::TDLEN => (n.tdlen, n.tdh, n.tdt) = (ring_len(v)?, 0, 0),
             reg::TDT => {
                 n.tdt = index(v, n.tdlen)?;
                 self.act(Action::Transmit { nic: k });
             }
-            reg::ICR | reg::RDH | reg::TDH | reg::RX_MISSED => return Err("read-only register".into()),
+            reg::ICR | reg::RDH | reg::TDH | reg::RX_MISSED | reg::QUEUES => return Err("read-only register".into()),
             _ => return Err("no such NIC register".into()),
         }
         Ok(())
@@ -227,10 +324,37 @@ impl Ports {
             service::DROPPED => self.finish(v, at.cycle, false)?,
             service::EOI if (v as usize) < NICS => self.act(Action::Eoi { irq: v }),
             service::EOI => return Err(format!("EOI of irq {v}: only NIC interrupts 0..{NICS} exist")),
+            service::NAPI_SCHEDULE => self.act(Action::NapiSchedule { thread, queue: v }),
+            service::NAPI_COMPLETE => self.act(Action::NapiComplete { thread, work: v }),
+            service::RPS_CPU => self.act(Action::RpsCpu { thread, tag: v }),
             _ => return Err("no such kernel service".into()),
         }
         Ok(0)
     }
+}
+
+fn ring_len(v: u32) -> Result<u32, String> {
+    if v.is_power_of_two() && v <= MAX_RING { Ok(v) } else { Err(format!("ring length {v}: expected a power of two up to {MAX_RING}")) }
+}
+
+fn index(v: u32, len: u32) -> Result<u32, String> {
+    if v < len { Ok(v) } else { Err(format!("tail {v} beyond the ring of {len} descriptors")) }
+}
+
+fn aligned(v: u32) -> Result<u32, String> {
+    if v.is_multiple_of(DESC_BYTES) { Ok(v) } else { Err(format!("ring base {v:#x} is not {DESC_BYTES}-byte aligned")) }
+}
+
+/// A write to a receive ring's register, `off` in the queue block's
+/// spacing halved (base 0, length 4, tail 0xC: the legacy registers').
+fn ring_write(r: &mut Ring, off: u32, v: u32) -> Result<(), String> {
+    match off {
+        0x0 => r.base = aligned(v)?,
+        0x4 => (r.len, r.head, r.tail) = (ring_len(v)?, 0, 0),
+        0xC => r.tail = index(v, r.len)?,
+        _ => return Err("read-only register".into()),
+    }
+    Ok(())
 }
 
 /// Which NIC and register an address is, if any.
@@ -239,19 +363,45 @@ fn nic_of(addr: u32) -> Option<(usize, u32)> {
     (k < NICS).then_some((k, (addr - DEVICE_BASE) % NIC_STRIDE))
 }
 
+/// Which receive queue of NIC 0 and register an address is, if any (the
+/// offset halved to the legacy registers' spacing).
+fn rxq_of(addr: u32, queues: usize) -> Option<(usize, u32)> {
+    let off = (addr - DEVICE_BASE).checked_sub(RXQ_BASE)?;
+    let q = (off / RXQ_STRIDE) as usize;
+    let reg = off % RXQ_STRIDE;
+    (q < queues && reg <= rxq::RDT && reg % 8 == 0).then_some((q, reg / 2))
+}
+
 impl Devices for Ports {
-    fn read(&mut self, addr: u32, _: Access) -> Result<(u32, u32), String> {
+    fn read(&mut self, addr: u32, at: Access) -> Result<(u32, u32), String> {
+        if let Some(off) = addr.checked_sub(SERVICES) {
+            let thread = at.core * self.threads_per_core + at.thread;
+            return match off {
+                service::RPS_CPUS => Ok((self.rps_cpus, 0)),
+                service::NAPI_COMPLETE | service::RPS_CPU => match self.answers.get_mut(thread).and_then(Option::take) {
+                    Some((asked, v)) if asked == off => Ok((v, 0)),
+                    _ => Err("a service's answer read before the service was asked (write its argument first)".into()),
+                },
+                _ => Err("no readable kernel service here".into()),
+            };
+        }
+        if let Some((q, off)) = rxq_of(addr, self.queues()) {
+            let r = *self.rx_ring(q);
+            return Ok(([r.base, r.len, r.head, r.tail][off as usize / 4], self.read_cycles));
+        }
         let Some((k, off)) = nic_of(addr) else {
             return Err("no readable device register here".into());
         };
+        let queues = if k == 0 { self.queues() as u32 } else { 1 };
         let n = &mut self.nics[k];
         let v = match off {
             reg::ICR => std::mem::take(&mut n.icr),
             reg::IMS => n.ims,
-            reg::RDBA => n.rdba,
-            reg::RDLEN => n.rdlen,
-            reg::RDH => n.rdh,
-            reg::RDT => n.rdt,
+            reg::RDBA => n.rx.base,
+            reg::RDLEN => n.rx.len,
+            reg::RDH => n.rx.head,
+            reg::RDT => n.rx.tail,
+            reg::QUEUES => queues,
             reg::TDBA => n.tdba,
             reg::TDLEN => n.tdlen,
             reg::TDH => n.tdh,
@@ -268,6 +418,10 @@ impl Devices for Ports {
         }
         if addr >= SERVICES {
             return self.service(addr - SERVICES, value, at);
+        }
+        if let Some((q, off)) = rxq_of(addr, self.queues()) {
+            ring_write(self.rx_ring(q), off, value)?;
+            return Ok(0);
         }
         let Some((k, off)) = nic_of(addr) else {
             return Err("no device register here".into());

@@ -4,6 +4,8 @@
 
 use super::{Scenario, parts};
 use crate::error::{Error, Result};
+use serde::Deserialize;
+use std::cell::RefCell;
 use toml::{Table, Value};
 
 /// One `key.path=value` override.
@@ -59,10 +61,6 @@ impl Scenario {
             );
             return Err(Error::Syntax { file: file.into(), msg });
         }
-        let mut table: Table = text.parse().map_err(|e: toml::de::Error| syntax(text, file, &e))?;
-        for o in overrides {
-            set(&mut table, o).map_err(|msg| Error::Config { file: o.origin.clone(), key: o.path.join("."), line: None, msg })?;
-        }
         let config_error = |key: String, msg: String| {
             // A key set by an override is blamed on the override, not the file.
             let bare = parts::strip_indices(&key);
@@ -72,17 +70,50 @@ impl Scenario {
             let line = line_of(text, &key);
             Error::Config { file: file.into(), key, line, msg }
         };
-        parts::check_table(&mut table).map_err(|(key, msg)| config_error(key, msg))?;
-        let mut scenario: Scenario = serde_path_to_error::deserialize(Value::Table(table)).map_err(|e| {
-            // The tables agree with the structs (a test loads every part), so
-            // this is a bug; it still names the key.
-            let key = e.path().to_string();
-            config_error(key, e.into_inner().to_string().lines().next().unwrap_or_default().to_string())
-        })?;
+        let checked = || -> Result<Table> {
+            let mut table = parse(text, file)?;
+            for o in overrides {
+                set(&mut table, o).map_err(|msg| Error::Config { file: o.origin.clone(), key: o.path.join("."), line: None, msg })?;
+            }
+            parts::check_table(&mut table).map_err(|(key, msg)| config_error(key, msg))?;
+            Ok(table)
+        };
+        // The tables agree with the structs (a test loads every part), so a
+        // failure here is a bug; it still names the key, found by doing it
+        // again with the path tracked (which costs a fifth of a tiny run).
+        let mut scenario = match Scenario::deserialize(Value::Table(checked()?)) {
+            Ok(s) => s,
+            Err(_) => {
+                let e = serde_path_to_error::deserialize::<_, Scenario>(Value::Table(checked()?)).expect_err("failed once");
+                return Err(config_error(e.path().to_string(), e.into_inner().to_string().lines().next().unwrap_or_default().to_string()));
+            }
+        };
         scenario.file = file.to_string();
         scenario.check().map_err(|(key, msg)| config_error(key, msg))?;
         Ok(scenario)
     }
+}
+
+/// The largest text [`parse`] keeps: a long script's table would stay in memory.
+const CACHED_BYTES: usize = 64 << 10;
+
+/// `text` as a TOML table, from a one-entry cache per thread: a sweep or a
+/// loop loads one scenario many times with other overrides, and parsing it
+/// took a seventh of a tiny run's instructions (docs/performance.md).
+fn parse(text: &str, file: &str) -> Result<Table> {
+    thread_local! {
+        static LAST: RefCell<Option<(String, Table)>> = const { RefCell::new(None) };
+    }
+    LAST.with_borrow_mut(|last| {
+        if let Some((_, table)) = last.as_ref().filter(|(t, _)| t == text) {
+            return Ok(table.clone());
+        }
+        let table: Table = text.parse().map_err(|e: toml::de::Error| syntax(text, file, &e))?;
+        if text.len() <= CACHED_BYTES {
+            *last = Some((text.to_string(), table.clone()));
+        }
+        Ok(table)
+    })
 }
 
 /// One line: the file, the line and column, and what the parser expected.
@@ -215,6 +246,17 @@ mod tests {
         let s = Scenario::from_toml(MIN, "s.toml", &o).unwrap();
         assert_eq!(s.cpu.context_policy, crate::cpu::ContextPolicy::Multithreaded);
         assert_eq!(s.run.seed, 7);
+    }
+
+    #[test]
+    fn a_cached_text_loads_as_parsed_anew() {
+        let o = [parse_override("cpu.save_restore_cycles=5").unwrap()];
+        assert_eq!(Scenario::from_toml(MIN, "s.toml", &o).unwrap().cpu.save_restore_cycles, 5);
+        // The override went into a copy: the cached table is the text's.
+        assert_eq!(Scenario::from_toml(MIN, "s.toml", &[]).unwrap().cpu.save_restore_cycles, 186);
+        let e = err(&MIN.replace("[workload]", "[workload"), &[]);
+        assert!(e.starts_with("s.toml: line 4, column"), "{e}");
+        assert_eq!(Scenario::from_toml(MIN, "s.toml", &[]).unwrap().cpu.save_restore_cycles, 186);
     }
 
     #[test]

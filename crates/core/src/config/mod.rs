@@ -66,6 +66,8 @@ pub struct Scenario {
     pub coalesce: crate::device::coalesce::CoalesceConfig,
     /// Receive-side scaling.
     pub rss: crate::device::rss::RssConfig,
+    /// The programmable NIC in place of the e1000-like one.
+    pub nic_firmware: crate::device::firmware::FirmwareConfig,
 }
 
 /// Largest frame a scenario may name (jumbo frames included).
@@ -106,6 +108,8 @@ struct Selected<'s> {
     coalesce: Option<&'s crate::device::coalesce::CoalesceConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
     rss: Option<&'s crate::device::rss::RssConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nic_firmware: Option<&'s crate::device::firmware::FirmwareConfig>,
 }
 
 impl Scenario {
@@ -154,7 +158,7 @@ impl Scenario {
             }
             // Code replaces the abstract driver, stack and application.
             let code = self.code.selected();
-            for (part, idle) in [(Part::Code, !code), (Part::Driver, code), (Part::Stack, code), (Part::App, code)] {
+            for (part, idle) in [(Part::Code, !code), (Part::Driver, code), (Part::Stack, code), (Part::App, code), (Part::NicFirmware, !self.nic_firmware.selected())] {
                 if idle {
                     parts.remove(part);
                 }
@@ -188,9 +192,13 @@ impl Scenario {
             napi: pick(Part::Napi).then_some(&self.napi),
             coalesce: pick(Part::Coalesce).then_some(&self.coalesce),
             rss: pick(Part::Rss).then_some(&self.rss),
+            nic_firmware: pick(Part::NicFirmware).then_some(&self.nic_firmware),
         };
         let mut doc = serde_json::to_value(&selected).expect("a scenario is plain data");
         rules::drop_unused(&mut doc, self.workload.kind());
+        if self.nic_firmware.selected() {
+            crate::device::firmware::drop_replaced(&mut doc);
+        }
         doc.to_string()
     }
 
@@ -284,7 +292,7 @@ impl Scenario {
             WorkloadConfig::Exerciser(_) => return crate::intc::config::check(self),
         }
         crate::intc::check_nic(self)?;
-        self.code.check()?;
+        self.code.check(&self.workload)?;
         self.coalesce.check(self)?;
         self.napi.check(self)?;
         crate::device::rss::check(self)?;

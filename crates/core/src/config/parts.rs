@@ -37,6 +37,7 @@ pub enum Part {
     Napi,
     Coalesce,
     Rss,
+    NicFirmware,
 }
 
 /// What [`Part`] says about itself: its section, name, keys and rules.
@@ -153,7 +154,7 @@ pub const PARTS: &[Info] = &[
         title: "the kernel's code",
         help: "the NIC's handlers, bottom half, receive call and application as MIPS code on execution-driven cores (docs/models/cores.md)",
         params: crate::code::CodeConfig::PARAMS,
-        notes: "With `program` set, `[driver]`, `[stack]`, `[app]`, `[napi]`, `[rss]` and the masking part's section keys are refused (code is the driver, stack and application, and its critical sections are its own `local_irq_save`s: `masking.code_sections` gives them the masking part's scheme and costs), as are workloads other than `arrivals`; without it every other `code` key is refused.",
+        notes: "With `program` set, `[driver]`, `[stack]`, `[app]`, `napi.complete_cycles`, `napi.rotting` and the masking part's section keys are refused (code is the driver, stack and application, and its critical sections are its own `local_irq_save`s: `masking.code_sections` gives them the masking part's scheme and costs), as are the workloads without a NIC (`exerciser`, `null_rpc`) and a workload's sends (a send flood, `tx_share`, `send` events, frames a trace's host sent: the program's application sends by itself); the other system calls of a trace, script or synthetic load cost `app.syscall_cycles` beside the program; without `program` every other `code` key is refused.",
     },
     Info {
         part: Part::Napi,
@@ -178,6 +179,14 @@ pub const PARTS: &[Info] = &[
         help: "a multi-queue NIC: Toeplitz hash over a flow mix, 128-entry indirection table, one MSI-X vector and NAPI instance per queue (docs/models/napi-coalescing.md)",
         params: crate::device::rss::RssConfig::PARAMS,
         notes: "Refused (naming `rss.kind`): without `irq_path.kind = \"napi\"`, on a legacy controller (`xtpic`, `ioapic`); MSI `queues` not a power of two. `[coalesce]` applies to each queue, and DIM (`coalesce.adaptive_rx`) runs per queue on the queue's own counters.",
+    },
+    Info {
+        part: Part::NicFirmware,
+        section: "nic_firmware",
+        title: "the programmable NIC",
+        help: "firmware in C on 1-8 MIPS cores with their own clock, SRAM, DMA engines and MAC, in place of the e1000-like NIC (docs/models/nic-firmware.md); the study's own keys (`traffic`, `frames`, ...) are `irqsim ilp --set` keys",
+        params: crate::device::firmware::FirmwareConfig::PARAMS,
+        notes: "With `program` set, the e1000-like NIC's buffer, DMA and ring keys (`nic.rx_buffer_bytes`, `dma_bytes_per_cycle`, `rx_ring_frames`, `tx_queue_packets`), `bus.link_mbps`, `[coalesce]` and `[rss]` are refused (the firmware's SRAM slots, DMA engines, one return ring and its own interrupt moderation take their place), as are kernel code (`code.program`), `organisation = \"task\"` and workloads that send; without it every other key is refused.",
     },
 ];
 
@@ -215,7 +224,7 @@ pub fn selected_parts(kind: &str) -> (PartSet, &'static str) {
             (PartSet::of(&[Run, Cpu, Intc, Bus, IrqPath, Stats, Workload]), "it runs the interrupt-delivery model: controller, fabric and Linux interrupt path")
         }
         _ => (
-            PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Intc, Bus, IrqPath, Masking, Sources, Code, Napi, Coalesce, Rss, Stats, Workload]),
+            PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Intc, Bus, IrqPath, Masking, Sources, Code, Napi, Coalesce, Rss, NicFirmware, Stats, Workload]),
             "it drives the NIC through its controller, driver, stack and application",
         ),
     }
@@ -248,8 +257,19 @@ pub(super) fn abstract_section_key(key: &str) -> bool {
     key.ends_with("_section_cycles") || key == "nic_priority" || key == "section_level"
 }
 
-/// Code replaces the abstract driver, stack and application, and is fed by
-/// open-loop arrivals. Without a program, no other `code` key means anything.
+/// A key of the abstract receive path that kernel code replaces: the
+/// driver, stack and application (their ring is code's too) and the NAPI
+/// part's completion cost (the NAPI part decides when code polls; the poll
+/// and the completion are code's instructions). The workload's other
+/// system calls (trace, script, synthetic) stay costs: `app.syscall_cycles`.
+pub(super) fn code_replaces(key: &str) -> bool {
+    const ABSTRACT: &[&str] = &["driver.", "stack.", "app.", "napi.complete_cycles", "nic.rx_ring_frames"];
+    key != "app.syscall_cycles" && ABSTRACT.iter().any(|p| key.starts_with(p))
+}
+
+/// Code replaces the abstract driver, stack and application; the NIC's
+/// workloads feed it (`CodeConfig::check` refuses those that would make its
+/// application send). Without a program, no other `code` key means anything.
 fn code_excludes(explicit: &[String], kind: &str) -> Result<(), Problem> {
     let code = |k: &&String| k.starts_with("code.");
     if !explicit.iter().any(|k| k == "code.program") {
@@ -258,17 +278,15 @@ fn code_excludes(explicit: &[String], kind: &str) -> Result<(), Problem> {
             None => Ok(()),
         };
     }
-    // The receive-path parts model what code's own driver does (its ring is code's too).
-    const ABSTRACT: &[&str] = &["driver.", "stack.", "app.", "napi.", "rss.", "nic.rx_ring_frames"];
-    if let Some(k) = explicit.iter().find(|k| ABSTRACT.iter().any(|p| k.starts_with(p))) {
+    if let Some(k) = explicit.iter().find(|k| code_replaces(k)) {
         return Err((k.clone(), "the kernel's software is code (`code.program`): this part is not used; remove the key".into()));
     }
     if let Some(k) = explicit.iter().find(|k| k.strip_prefix("masking.").is_some_and(abstract_section_key)) {
         let msg = "the kernel's software is code (`code.program`): its critical sections are its own `local_irq_save`s, each masking every interrupt of its CPU (`masking.code_sections` gives them this part's scheme and costs); remove the key";
         return Err((k.clone(), msg.into()));
     }
-    if kind != "arrivals" {
-        return Err(("workload.kind".into(), format!("`{kind}` with code (`code.program`): code receives open-loop frames only (`arrivals`)")));
+    if matches!(kind, "exerciser" | "null_rpc") {
+        return Err(("workload.kind".into(), format!("`{kind}` with code (`code.program`): this workload drives no NIC, and code is the NIC's software")));
     }
     Ok(())
 }
@@ -340,6 +358,7 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
     }
     // After the part check: a key of an unselected part is named as such.
     code_excludes(&explicit, &kind)?;
+    crate::device::firmware::excludes(&explicit)?;
     code_cores_follow_threads(root, &explicit);
     if kind != "exerciser" && explicit.iter().any(|k| k == "intc.vectors") {
         return Err(("intc.vectors".into(), format!("the exerciser's vectors; the NIC (workload kind `{kind}`) takes one vector per RSS queue (`rss.queues`); remove the key")));
@@ -473,6 +492,7 @@ mod tests {
             ("_ms", "ms"),
             ("_mhz", "MHz"),
             ("_mbps", "Mb/s"),
+            ("_gbps", "Gb/s"),
             ("_bytes", "bytes"),
             ("_packets", "packets"),
             ("_records", "records"),

@@ -10,7 +10,7 @@
 //! decides (its `priority` needs a vectored controller).
 
 use super::params::{self, Param, Problem, plain};
-use super::parts::{PARTS, abstract_section_key, strip_indices};
+use super::parts::{PARTS, abstract_section_key, code_replaces, strip_indices};
 use super::workload::variant;
 use toml::{Table, Value};
 
@@ -184,11 +184,14 @@ pub fn drop_unused(doc: &mut serde_json::Value, kind: &str) {
         }
     }
     // Kernel code's sections are its own: the abstract kernel's section
-    // lengths and priority levels are refused with it (`code_excludes`).
+    // lengths and priority levels are refused with it, and the abstract
+    // receive path's keys it replaces (`code_excludes`).
     if doc.get("code").and_then(|c| c.get("program")).is_some_and(|p| !p.is_null())
-        && let Some(m) = doc.get_mut("masking").and_then(|t| t.as_object_mut())
+        && let Some(sections) = doc.as_object_mut()
     {
-        m.retain(|k, _| !abstract_section_key(k));
+        for (name, t) in sections.iter_mut().filter_map(|(n, t)| Some((n.clone(), t.as_object_mut()?))) {
+            t.retain(|k, _| !(name == "masking" && abstract_section_key(k)) && !code_replaces(&format!("{name}.{k}")));
+        }
     }
     // The NIC takes one vector per RSS queue and the loader refuses the key
     // (`check_table`), so a written scenario must not carry it.

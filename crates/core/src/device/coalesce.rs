@@ -167,7 +167,7 @@ const GENERATION_BITS: u32 = 24;
 
 impl Machine {
     /// Queue `q`'s coalescing (one per RSS queue, or the NIC's own).
-    fn coalescer(&mut self, q: usize) -> Option<&mut Coalesce> {
+    pub(crate) fn coalescer(&mut self, q: usize) -> Option<&mut Coalesce> {
         match &mut self.net.rss {
             Some(r) => r.coalesce.get_mut(q),
             None => self.net.coalesce.as_mut(),
@@ -178,7 +178,7 @@ impl Machine {
     fn coalesced_interrupt(&mut self, q: usize) {
         if self.code.is_some() {
             let now = self.queue.now();
-            self.code_interrupt(now, 0)
+            self.code_rx_interrupt(now, q)
         } else if self.net.rss.is_some() {
             self.rss_raise(q)
         } else {
@@ -226,7 +226,7 @@ impl Machine {
     #[inline(never)]
     pub(crate) fn coalesce_timer(&mut self, _now: Time, tag: u32) {
         let q = (tag >> GENERATION_BITS) as usize;
-        let off = if self.code.is_some() { self.code_rx_irq_off() } else { self.queue_irq_off(q) };
+        let off = if self.code.is_some() { self.code_rx_irq_off(q) } else { self.queue_irq_off(q) };
         let Some(c) = self.coalescer(q) else { return };
         if c.armed != Some(tag & ((1 << GENERATION_BITS) - 1)) {
             return;

@@ -1,6 +1,7 @@
 //! Devices: where interrupts come from.
 //!
 //! - [`nic`]: the network interface: receive buffer, transmitter, DMA.
+//! - [`firmware`]: the programmable NIC (firmware on MIPS cores) in its place.
 //! - [`ring`]: the growable FIFO of the NIC's receive buffer.
 //! - [`coalesce`]: the NIC's receive-interrupt coalescing (rx-usecs, rx-frames).
 //! - [`dim`]: dynamic interrupt moderation (adaptive-rx) over lib/dim's profiles.
@@ -12,6 +13,7 @@
 
 pub mod coalesce;
 pub mod dim;
+pub mod firmware;
 pub mod nic;
 pub(crate) mod ring;
 pub mod rss;

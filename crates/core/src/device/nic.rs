@@ -132,6 +132,13 @@ impl Nic {
     /// only frees space), and most frames skip the loop.
     #[inline(always)]
     pub fn receive(&mut self, now: Time, bytes: u32) -> Accept {
+        self.receive_from(now, now, bytes)
+    }
+
+    /// A frame that arrived at `arrival` enters the buffer at `now` (a
+    /// device in front of this queue held it meanwhile).
+    #[inline(always)]
+    pub fn receive_from(&mut self, arrival: Time, now: Time, bytes: u32) -> Accept {
         if !self.fits(bytes) || self.rx.is_full() {
             self.reclaim(now);
             if !self.fits(bytes) {
@@ -142,7 +149,7 @@ impl Nic {
             }
         }
         self.rx_used += u64::from(bytes);
-        self.rx.push_back(Slot { frame: RxFrame { arrival: now, bytes }, dma_end: 0 });
+        self.rx.push_back(Slot { frame: RxFrame { arrival, bytes }, dma_end: 0 });
         Accept::Stored
     }
 

@@ -107,8 +107,11 @@ pub fn check(s: &crate::config::Scenario) -> Result<(), (String, String)> {
     if c.rps_cpus as usize > s.cpu.threads {
         return Err(("rss.rps_cpus".into(), format!("{} CPUs do not exist (cpu.threads = {})", c.rps_cpus, s.cpu.threads)));
     }
-    if c.rps_cpus > 0 && !s.stack.enabled {
+    if c.rps_cpus > 0 && !s.stack.enabled && !s.code.selected() {
         return Err(("rss.rps_cpus".into(), "RPS hands the protocol's part to other CPUs: needs stack.enabled = true".into()));
+    }
+    if s.code.selected() && s.code.flows != 1 {
+        return Err(("code.flows".into(), "with RSS the frames' flows are `rss.flows` (the flow mix the NIC hashes): remove code.flows".into()));
     }
     Ok(())
 }
@@ -197,6 +200,11 @@ impl Rss {
         let q = self.flow_queue[flow] as usize;
         self.frames[q] += 1;
         (q, flow as u32)
+    }
+
+    /// The hash of flow `flow`.
+    pub fn flow_hash(&self, flow: u32) -> u32 {
+        self.flow_hash[flow as usize]
     }
 
     /// The hash of the flow of the frame leaving ring `q` (its oldest).

@@ -50,6 +50,9 @@ impl Machine {
         if self.code.is_some() {
             return self.code_land(now, bytes);
         }
+        if self.net.firmware.is_some() {
+            return self.firmware_land(now, bytes);
+        }
         if self.net.rss.is_some() {
             return self.rss_land(now, bytes);
         }
@@ -77,7 +80,7 @@ impl Machine {
 
     /// The NIC's buffer had no room for a frame.
     #[cold]
-    fn nic_dropped(&mut self, now: Time) {
+    pub(crate) fn nic_dropped(&mut self, now: Time) {
         self.net.counters.rx_dropped_nic += 1;
         // A closed-loop sender keeps one frame outstanding: it tries again
         // when DMA frees buffer space (a frame waiting for the ISR would
@@ -209,6 +212,9 @@ impl Machine {
     /// Driver Send finished: hand the frame to the NIC.
     pub(crate) fn driver_send(&mut self, now: Time, bytes: u32) {
         self.net.counters.tx_in_stack -= 1;
+        if self.net.firmware.is_some() {
+            return self.firmware_send(bytes);
+        }
         match self.net.nic.send(now, bytes) {
             Send::Started(out) => self.queue.schedule(out, Event::TxOut),
             Send::Queued => {}

@@ -138,12 +138,15 @@ impl Machine {
                 let src = self.delivery.chains[input as usize][h as usize];
                 if self.delivery.sources[src].kind == Kind::Nic {
                     self.delivery.serving[cpu] = (input, h);
+                    // The queue whose vector this is (RSS), for NAPI.
+                    let q = || self.delivery.sources[src].inputs.iter().position(|&i| i == input).unwrap_or(0);
                     if self.code.is_some() {
                         // The handler is code; the chain goes on when it returns.
-                        return Some(Any::Code(crate::code::Activity::Isr { irq: 0 }));
+                        let top = if self.net.napi.is_some() { crate::code::Activity::QueueIsr { q: q() as u8 } } else { crate::code::Activity::Isr { irq: 0 } };
+                        return Some(Any::Code(top));
                     }
                     if self.net.napi.is_some() {
-                        let q = self.delivery.sources[src].inputs.iter().position(|&i| i == input).unwrap_or(0);
+                        let q = q();
                         self.napi_schedule(cpu, q);
                     } else if self.net.linux {
                         self.post(cpu, SOFT, Any::Softirq);

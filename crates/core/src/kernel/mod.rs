@@ -205,7 +205,7 @@ impl Machine {
             Job::PollRx => self.rx_step(now, thread, true),
             Job::Irq(j) => self.irq_after(now, thread, j),
             Job::Mask(j) => self.mask_after(now, thread, level, j),
-            Job::Code(a) => self.code_after(thread, a),
+            Job::Code(a) => self.code_after(thread, level, a),
             Job::Napi(j) => self.napi_after(now, thread, j),
             // One protocol layer is done; the next runs in the same activation.
             Job::SendSocket { bytes } if !self.net.costs.layered => Some(Job::DriverSend { bytes }),

@@ -55,7 +55,13 @@ impl Machine {
                     }
                 }
                 if s.code.selected() {
-                    let mut code = crate::code::Code::new(&s.code, s.cpu.threads, levels, base_dir)
+                    let napi = (s.irq_path.kind == Some(IrqPathKind::Napi)).then_some(crate::code::NapiPath {
+                        weight: s.napi.weight,
+                        busy_budget: s.napi.busy_poll_budget,
+                        queues: s.rss.vectors() as usize,
+                        rps_cpus: if s.rss.rps() { s.rss.rps_cpus } else { 0 },
+                    });
+                    let mut code = crate::code::Code::new(&s.code, s.cpu.threads, levels, napi, base_dir)
                         .map_err(|(key, msg)| crate::Error::Config { file: s.file.clone(), key, line: None, msg })?;
                     // Code's own sections (`local_irq_save`) mask every
                     // interrupt of their CPU, a mask per CPU.
@@ -69,8 +75,10 @@ impl Machine {
                         code.tick = ((s.cpu.clock_mhz * 1e6 / s.code.ticks_per_s).round() as u64).max(1);
                     }
                     m.code = Some(Box::new(code));
-                    // The application is code: no abstract one runs beside it.
+                    // The application is code: no abstract one runs beside it;
+                    // a workload's other system calls interrupt code's.
                     m.net.background = false;
+                    m.net.app_thread = s.code.app_thread;
                 }
                 if s.irq_path.kind == Some(IrqPathKind::Napi) {
                     m.net.napi = Some(crate::kernel::napi::Napi::new(s));
@@ -81,6 +89,7 @@ impl Machine {
                 }
             }
         }
+        m.stepped = m.code.is_some() || m.net.firmware.is_some();
         Ok(m)
     }
 
@@ -111,6 +120,8 @@ impl Machine {
             delivery: Delivery::idle(),
             masking: Masking::idle(),
             code: None,
+            stepped: false,
+            sliced: false,
         }
     }
 }

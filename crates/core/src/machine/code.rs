@@ -11,10 +11,12 @@
 //! when the running level changes, the old activity's registers are saved
 //! at the instruction boundary and the new one's given, after the entry and
 //! context costs the CPU model charges.
+//!
+//! NIC 0's receive side (its queues, their interrupts, coalescing) is in
+//! `code_rx.rs`.
 
-use super::{Event, Machine};
-use crate::code::frame;
-use crate::code::ports::{Action, CAUSE_RX, CAUSE_TXDW, DD, DESC_BYTES, EOP};
+use super::{Event, Machine, SLICE};
+use crate::code::ports::{Action, CAUSE_TXDW, DD, DESC_BYTES, service};
 use crate::code::{Activity, Code, EAGAIN, SYS_READ};
 use crate::cpu::{IRQ, Level, SOFT, USER};
 use crate::engine::{Key, Time, key_time};
@@ -22,9 +24,6 @@ use crate::error::Result;
 use crate::kernel::Job;
 use irqsim_mips::Stop;
 use irqsim_mips::context::reg;
-
-/// Cycles the cores run at most before the loop looks again.
-const SLICE: Time = 1 << 20;
 
 impl Machine {
     fn code(&mut self) -> &mut Code {
@@ -82,6 +81,7 @@ impl Machine {
                 // Time moves on by the slice, so the loop's monitor sees
                 // progress (Ctrl-C, the event budget) in long stretches of code.
                 self.queue.advance_to(horizon);
+                self.sliced = true;
                 self.code_outcomes();
                 self.code_fault()?;
                 return Ok(true);
@@ -119,11 +119,22 @@ impl Machine {
         }
     }
 
-    /// Frames software finished with since the last look.
+    /// Frames software finished with since the last look. A closed-loop
+    /// receive flood offers its next frame as each one leaves software.
     fn code_outcomes(&mut self) {
         let mut outcomes = std::mem::take(&mut self.code().sys.devices.outcomes);
+        let now = self.queue.now();
         for o in outcomes.drain(..) {
+            if let Some((t, s)) = self.net.workload.rx_serviced(now) {
+                self.queue.schedule(t, Event::Feedback(s));
+            }
+            if let Some(r) = &mut self.net.rss {
+                // Off its queue's ring (the counts its DIM samples).
+                let t = &mut r.taken[usize::from(o.frame.queue)];
+                (t.0, t.1) = (t.0 + 1, t.1 + u64::from(o.frame.bytes));
+            }
             if o.delivered {
+                self.code_busy_mark(usize::from(o.frame.queue));
                 self.deliver(o.frame.arrival, o.at, o.frame.bytes);
             } else {
                 self.code().dropped_software += 1;
@@ -165,9 +176,18 @@ impl Machine {
                         self.code_transmit(now, nic);
                     }
                 }
-                Action::RxEnabled => self.dim_sample(0),
+                Action::RxEnabled { queue } => self.dim_sample(queue),
                 Action::IrqSave { thread } => self.code_irq_save(thread),
                 Action::IrqRestore { thread } => self.code_irq_restore(now, thread),
+                Action::NapiSchedule { thread, queue } => self.code_napi_schedule(thread, queue),
+                Action::NapiComplete { thread, work } => {
+                    let answer = self.code_napi_complete(thread, work);
+                    self.code().sys.devices.answers[thread] = Some((service::NAPI_COMPLETE, answer));
+                }
+                Action::RpsCpu { thread, tag } => {
+                    let cpu = self.code_rps_cpu(thread, tag);
+                    self.code().sys.devices.answers[thread] = Some((service::RPS_CPU, cpu));
+                }
             }
         }
         self.code().sys.devices.actions = actions;
@@ -215,37 +235,16 @@ impl Machine {
         self.dispatch(thread);
     }
 
-    /// NIC `nic` may interrupt: at once, or, for the receiving NIC 0 under
-    /// coalescing (`[coalesce]`), once the frames waiting meet its rules.
+    /// NIC `nic` may interrupt: NIC 0 on each of its receive queues
+    /// (`code_rx.rs`), NIC 1 at once.
     fn code_raise(&mut self, now: Time, nic: usize) {
-        if nic == 0 && self.net.coalesce.is_some() {
-            let waiting = self.code_rx_waiting();
-            return self.code_coalesce(waiting);
+        if nic == 0 {
+            for q in 0..self.code().sys.devices.queues() {
+                self.code_rx_raise(now, q);
+            }
+            return;
         }
         self.code_interrupt(now, nic);
-    }
-
-    /// Frames NIC 0 wrote that software has not taken: the ring from the
-    /// descriptor after RDT (software's next) up to RDH.
-    fn code_rx_waiting(&mut self) -> u64 {
-        let n = self.code().sys.devices.nics[0];
-        if n.rdlen == 0 { 0 } else { u64::from((n.rdh + 2 * n.rdlen - n.rdt - 1) % n.rdlen) }
-    }
-
-    /// Coalescing counts `frames` for NIC 0 while its receive interrupt is
-    /// enabled and not already raised (at least one: a pending cause always
-    /// interrupts in the end).
-    fn code_coalesce(&mut self, frames: u64) {
-        if !self.code_rx_irq_off() {
-            self.coalesce_count(0, frames.max(1));
-        }
-    }
-
-    /// NIC 0's receive interrupt cannot fire now: raised and not yet ended,
-    /// or no enabled cause pending.
-    pub(crate) fn code_rx_irq_off(&mut self) -> bool {
-        let code = self.code();
-        code.irq_posted[0] || !code.sys.devices.nics[0].asserted()
     }
 
     /// Posts NIC `nic`'s handler if the NIC asserts its interrupt and its
@@ -282,40 +281,6 @@ impl Machine {
         }
         self.post(t, IRQ, Job::Code(Activity::Isr { irq: nic as u8 }));
         self.dispatch(t);
-    }
-
-    /// A received frame comes off the wire into NIC 0: DMA into the buffer
-    /// of the next descriptor the NIC owns, or a drop when it owns none.
-    pub(crate) fn code_land(&mut self, now: Time, bytes: u32) {
-        let code = self.code();
-        let n = code.sys.devices.nics[0];
-        if n.rdlen == 0 || n.rdh == n.rdt {
-            code.sys.devices.nics[0].rx_missed += 1;
-            self.net.counters.rx_dropped_nic += 1;
-            return;
-        }
-        let tag = code.next_tag;
-        code.next_tag = code.next_tag.checked_add(1).unwrap_or(1);
-        let desc = n.rdba + n.rdh * DESC_BYTES;
-        let buf = code.sys.mem.read_u32(desc);
-        let mut f = std::mem::take(&mut code.frame);
-        frame::build(&mut f, bytes, tag % code.flows, tag);
-        code.dma_write(buf, &f);
-        let len = f.len() as u32;
-        code.frame = f;
-        let mut d = [0u8; 12];
-        d[0..4].copy_from_slice(&tag.to_be_bytes());
-        d[4..6].copy_from_slice(&(len as u16).to_be_bytes());
-        d[8] = DD | EOP;
-        code.dma_write(desc + 4, &d);
-        code.sys.devices.frames.insert(tag, crate::code::ports::InFlight { arrival: now, bytes: len });
-        let n = &mut code.sys.devices.nics[0];
-        n.rdh = (n.rdh + 1) % n.rdlen;
-        n.icr |= CAUSE_RX;
-        if self.net.coalesce.is_some() {
-            return self.code_coalesce(1);
-        }
-        self.code_interrupt(now, 0);
     }
 
     /// NIC `nic` sends the frame of its next queued descriptor, if any.
@@ -386,13 +351,17 @@ impl Machine {
         let code = self.code();
         let (k, h) = code.hw(t);
         let v0 = code.sys.cores[k].threads[h].ctx.r[reg::V0];
-        code.returned(t);
+        code.returned(t, v0);
+        let busy_polls = self.net.napi.as_ref().is_some_and(|n| n.busy.is_some());
         if let Some((_, Job::Code(Activity::Syscall), _, _)) = self.threads[t].running_work() {
             let code = self.code();
             let socket = code.syscall_args[0];
             if v0 == EAGAIN && code.wake_pending.take() == Some(socket) {
                 // Woken before it blocked: the call restarts at once.
                 code.restart_app();
+            } else if v0 == EAGAIN && busy_polls {
+                // It polls before it sleeps (`code_after`).
+                code.busy_recv = true;
             } else if v0 == EAGAIN {
                 if let Some(ctx) = code.take_app_context() {
                     code.block_app(socket, ctx);
@@ -406,18 +375,38 @@ impl Machine {
         self.timers.set(t, self.queue.reserve_key(now));
     }
 
-    /// What an activity of code on `thread` does after its code returned:
-    /// nothing more, except that the kernel's initialisation starts the
-    /// application (`thread` itself is dispatched once its activity ends),
-    /// and that behind a controller the interrupt path goes on after the
-    /// NIC's handler (the next handler on a shared line, then the exit).
-    pub(crate) fn code_after(&mut self, thread: usize, activity: Activity) -> Option<Job> {
-        if activity == Activity::Tick {
-            self.code().tick_posted[thread] = false;
-            return None;
+    /// What an activity of code at `level` on `thread` does after its code
+    /// returned: nothing more, except that the kernel's initialisation
+    /// starts the application (`thread` itself is dispatched once its
+    /// activity ends), that behind a controller the interrupt path goes on
+    /// after the NIC's handler (the next handler on a shared line, then the
+    /// exit), that a NAPI poll's frames go to the NAPI part
+    /// (`kernel/napi/code.rs`), and that a receive call that found nothing
+    /// busy-polls first when busy polling is on.
+    #[inline(never)]
+    pub(crate) fn code_after(&mut self, thread: usize, level: Level, activity: Activity) -> Option<Job> {
+        let now = self.queue.now();
+        match activity {
+            Activity::Tick => {
+                self.code().tick_posted[thread] = false;
+                return None;
+            }
+            Activity::Poll { q } => {
+                let work = self.code().result(thread, level);
+                return self.code_poll_done(now, thread, q, work);
+            }
+            Activity::BusyPoll { q } => {
+                let work = self.code().result(thread, level);
+                return self.code_busy_poll_done(now, q, work);
+            }
+            Activity::Syscall if std::mem::take(&mut self.code().busy_recv) => return self.code_busy_start(now),
+            _ => {}
+        }
+        if let Activity::QueueIsr { q } = activity {
+            self.code_queue_isr_done(now, usize::from(q));
+            return Some(Job::Irq(self.nic_handler_done(now, thread)));
         }
         if activity == (Activity::Isr { irq: 0 }) && self.net.wired {
-            let now = self.queue.now();
             return Some(Job::Irq(self.nic_handler_done(now, thread)));
         }
         if activity == Activity::Init && self.code().has_app() {

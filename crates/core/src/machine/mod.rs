@@ -16,14 +16,17 @@
 //! scenario does not select holds no state that the loop looks at: its events
 //! never occur.
 //!
-//! Files: `build.rs` (the machine from a scenario), `net.rs`, `delivery.rs`
-//! and `masking.rs` (each group of parts' state and events), `timers.rs`.
+//! Files: `build.rs` (the machine from a scenario), `net.rs`, `delivery.rs`,
+//! `code.rs` and `firmware.rs` (each group of parts' state and events),
+//! `timers.rs`.
 
 mod build;
 mod code;
+mod code_rx;
 #[cfg(test)]
 mod code_tests;
 mod delivery;
+mod firmware;
 mod net;
 mod report;
 mod timers;
@@ -80,6 +83,10 @@ pub(crate) enum Event {
     End,
 }
 
+/// Cycles the parts that run on their own (kernel code, the programmable
+/// NIC) run at most before the loop looks again (Ctrl-C, the event budget).
+const SLICE: Time = 1 << 20;
+
 /// Events at one instant after which a run is declared stalled; a real
 /// scenario has at most a few per frame or source at any instant.
 const STALL_EVENTS: u64 = 1_000_000;
@@ -107,6 +114,10 @@ pub struct Machine {
     pub(crate) masking: Masking,
     /// The cores that run the kernel's code, when it is code (`[code]`).
     pub(crate) code: Option<Box<crate::code::Code>>,
+    /// Parts run up to each event before it (kernel code, the programmable NIC).
+    stepped: bool,
+    /// One of them ended its step at the slice's end, not at an event.
+    sliced: bool,
 }
 
 impl Machine {
@@ -154,7 +165,11 @@ impl Machine {
                 }
             }
             let (thread, key) = self.timers.first();
-            if self.code.is_some() && self.run_code(key.min(self.queue.peek_key()))? {
+            if self.stepped && self.step_devices(key.min(self.queue.peek_key()))? {
+                // A stretch of code or NIC firmware without events: Ctrl-C must still reach it.
+                if std::mem::take(&mut self.sliced) && !monitor.pulse(self.queue.now(), self.end) {
+                    return Err(crate::Error::Cancelled { file: self.name.clone(), at: self.queue.now() });
+                }
                 continue;
             }
             if key < self.queue.peek_key() {

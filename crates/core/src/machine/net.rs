@@ -9,6 +9,7 @@
 use super::{Event, Machine, Record};
 use crate::config::Scenario;
 use crate::cpu::{SOFT, USER};
+use crate::device::firmware::Firmware;
 use crate::device::nic::Nic;
 use crate::engine::Time;
 use crate::error::Result;
@@ -62,6 +63,9 @@ pub(crate) struct Net {
     pub coalesce: Option<crate::device::coalesce::Coalesce>,
     /// Receive-side scaling over several queues (`[rss]`).
     pub rss: Option<crate::device::rss::Rss>,
+    /// The programmable NIC (`[nic_firmware]`): `nic` is then the host's
+    /// queue of the frames it returned.
+    pub firmware: Option<Box<crate::device::firmware::Firmware>>,
 }
 
 impl Net {
@@ -86,6 +90,14 @@ impl Net {
             }
             r
         });
+        let firmware = match s.nic_firmware.selected() {
+            true => {
+                let f = Firmware::new(&s.nic_firmware, base_dir, s.cpu.clock_mhz).map_err(|(key, msg)| crate::Error::Config { file: s.file.clone(), key, line: None, msg })?;
+                nic = Firmware::host_queue(s.cycles_per_us(), s.nic.link_mbps);
+                Some(Box::new(f))
+            }
+            false => None,
+        };
         let costs = Costs::new(s, think, record.timeline);
         let rx_plain = costs.stack && costs.sections.driver == 0 && !costs.spread() && workload.rx_serviced(0).is_none();
         Ok(Self {
@@ -112,6 +124,7 @@ impl Net {
             napi: None,
             coalesce: (s.coalesce.active() && !s.rss.active()).then(coalescer),
             rss,
+            firmware,
         })
     }
 
@@ -141,6 +154,7 @@ impl Net {
             napi: None,
             coalesce: None,
             rss: None,
+            firmware: None,
         }
     }
 
@@ -155,7 +169,7 @@ impl Machine {
             return Ok(());
         }
         let n = &self.net;
-        self.net.direct = self.code.is_none() && n.rss.is_none() && n.coalesce.is_none() && !n.wired && n.masked.is_none() && !self.timeline.enabled();
+        self.net.direct = self.code.is_none() && n.firmware.is_none() && n.rss.is_none() && n.coalesce.is_none() && !n.wired && n.masked.is_none() && !self.timeline.enabled();
         let app = self.net.app_thread;
         if self.net.napi.as_ref().is_some_and(|n| n.busy.is_some()) {
             self.busy_poll_start();

@@ -47,6 +47,8 @@ impl Report {
         if let Some(r) = &m.net.rss {
             let total = r.frames.iter().sum::<u64>().max(1) as f64;
             add(named([("rss_queues", r.frames.len() as f64), ("rss_busiest_queue_share", *r.frames.iter().max().unwrap_or(&0) as f64 / total)]));
+            let per_queue = |q: usize| [(format!("rss_queue{q}_frames"), r.frames[q] as f64), (format!("rss_queue{q}_interrupts"), r.interrupts[q] as f64)];
+            add((0..r.frames.len()).flat_map(per_queue).collect());
         }
         if let Some(n) = &m.net.napi {
             add(napi(n, &mut laws));
@@ -110,9 +112,9 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     let s = m.end as f64 / (m.clock_mhz * 1e6);
     // Frames code holds: on the ring, in the socket, queued to send.
     let (held, software) = m.code.as_ref().map_or((0, 0), |k| (k.sys.devices.frames.len() as u64, k.dropped_software));
-    let rx_in_flight = n.nic.rx_waiting() as u64 + n.rss.as_ref().map_or(0, |r| r.waiting()) + n.napi.as_ref().map_or(0, |x| x.backlogged()) + c.rx_in_stack + c.rx_in_dma + n.wire_waiting + held;
+    let rx_in_flight = n.nic.rx_waiting() as u64 + n.rss.as_ref().map_or(0, |r| r.waiting()) + n.napi.as_ref().map_or(0, |x| x.backlogged()) + c.rx_in_stack + c.rx_in_dma + n.wire_waiting + held + n.firmware.as_ref().map_or(0, |f| f.in_flight());
     let sending = m.code.as_ref().map_or(0, |k| k.tx_busy.iter().filter(|&&b| b).count() as u64);
-    let tx_in_flight = n.nic.tx_in_flight() as u64 + c.tx_in_stack + sending;
+    let tx_in_flight = n.nic.tx_in_flight() as u64 + c.tx_in_stack + sending + n.firmware.as_ref().map_or(0, |f| f.sending());
     let mut metrics = named([
         ("sim_seconds", s),
         ("sim_cycles", m.end as f64),
@@ -140,6 +142,9 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     }
     if m.code.is_some() {
         metrics.push(("rx_dropped_software".into(), software as f64));
+    }
+    if let Some(f) = &n.firmware {
+        metrics.extend(named([("nic_firmware_instructions", f.instructions() as f64), ("nic_firmware_interrupts", f.interrupts as f64), ("nic_firmware_cycles", f.now() as f64)]));
     }
     metrics.extend(latency_metrics("latency", n.latencies.distribution(), m.clock_mhz));
     laws.push(Law {

@@ -75,7 +75,7 @@ impl Workload {
                 }
             }
             WorkloadConfig::Script(ScriptConfig { events: Some(events), .. }) => Workload::Script(Box::new(Script::inline(events))),
-            WorkloadConfig::Script(ScriptConfig { events_file: Some(file), .. }) => Workload::Script(Box::new(Script::file(&base_dir.join(file), s.nic.rx_buffer_bytes)?)),
+            WorkloadConfig::Script(ScriptConfig { events_file: Some(file), .. }) => Workload::Script(Box::new(Script::file(&base_dir.join(file), s.nic.rx_buffer_bytes, !s.code.selected())?)),
             // `Scenario::check` requires one of the two.
             WorkloadConfig::Script(_) => Workload::Idle,
             WorkloadConfig::Trace(TraceConfig { pcap, strace, host }) => {

@@ -79,6 +79,18 @@ impl TraceSource {
             host,
             s.nic.rx_buffer_bytes,
         )?;
+        if let Some(record) = scan.first_sent.filter(|_| s.code.selected()) {
+            // The program's application sends by itself (`CodeConfig::check`).
+            return Err(Error::Config {
+                file: s.file.clone(),
+                key: "workload.pcap".into(),
+                line: None,
+                msg: format!(
+                    "{}: record {record} is a frame the host {host} sent: with code (`code.program`) the program's application sends when its code does, not when a capture says; keep the frames to the host (tcpdump -r IN -w OUT 'dst host {host}')",
+                    crate::trace::escape(&pcap_path.display().to_string())
+                ),
+            });
+        }
         let mut src = Self {
             pcap: PcapReader::open(&pcap_path, host)?,
             strace: strace_path.map(|p| StraceReader::open(&p)).transpose()?,
@@ -235,6 +247,8 @@ impl StraceDays {
 struct Scan {
     first_pkt_ns: Option<u64>,
     earliest_ns: u64,
+    /// The record number of the first frame the host sent, if any.
+    first_sent: Option<u64>,
 }
 
 impl Scan {
@@ -246,6 +260,7 @@ impl Scan {
     ) -> Result<Self> {
         let (mut records, mut rx, mut oversize, mut largest) = (0u64, 0u64, 0u64, 0u32);
         let (mut first_pkt_ns, mut earliest): (Option<u64>, Option<u64>) = (None, None);
+        let mut first_sent = None;
         let path = || crate::trace::escape(&pcap.display().to_string());
         // The latest replayed timestamp so far, and its record.
         let mut latest = (0u64, 0u64);
@@ -269,6 +284,9 @@ impl Scan {
             }
             first_pkt_ns.get_or_insert(t);
             earliest = Some(earliest.map_or(t, |e| e.min(t)));
+            if let Stimulus::Send { .. } = s {
+                first_sent.get_or_insert(records);
+            }
             if let Stimulus::Receive { bytes } = s {
                 rx += 1;
                 largest = largest.max(bytes);
@@ -301,6 +319,7 @@ impl Scan {
         Ok(Self {
             first_pkt_ns,
             earliest_ns: earliest.unwrap_or(0),
+            first_sent,
         })
     }
 }

@@ -32,21 +32,24 @@ use crate::machine::Machine;
 /// The busy-polling receiver.
 #[derive(Debug)]
 pub struct Busy {
-    window: u64,
-    budget: u64,
+    pub(super) window: u64,
+    pub(super) budget: u64,
     /// The instance it owns (NAPI_STATE_SCHED taken by the busy loop).
     pub owned: Option<usize>,
     /// The queue the socket's last frame came through (`sk_napi_id`).
-    napi_id: usize,
+    pub(super) napi_id: usize,
     /// Frames it took off each queue's ring.
     pub by_queue: Vec<u64>,
     sleeping: bool,
-    deadline: Time,
+    pub(super) deadline: Time,
     batch: u64,
     pub frames: u64,
     pub sleeps: u64,
     /// SO_PREFER_BUSY_POLL: the interrupt stays masked between busy polls.
-    prefer: bool,
+    pub(super) prefer: bool,
+    /// With code: busy_poll_stop's last poll is under way, and whether the
+    /// socket had data (recv runs again) or the window ran out (it sleeps).
+    pub(super) stopping: Option<bool>,
 }
 
 impl Busy {
@@ -63,6 +66,7 @@ impl Busy {
             frames: 0,
             sleeps: 0,
             prefer: c.prefer_busy_poll,
+            stopping: None,
         })
     }
 }
@@ -74,6 +78,10 @@ impl Machine {
 
     /// The receiver calls recv: it spins for a new window.
     pub(crate) fn busy_poll_start(&mut self) {
+        if self.code.is_some() {
+            // Code's receiver busy-polls from its own recv (`code.rs`).
+            return;
+        }
         let now = self.queue.now();
         let b = self.busy();
         (b.sleeping, b.deadline) = (false, now + b.window);

@@ -23,7 +23,7 @@
 //!    raises NET_RX again, ending this run.
 //!
 //! With `defer_hard_irqs` and `gro_flush_timeout_ns` (napi.rst, "Software
-//! IRQ coalescing"; napi_complete_done in net/core/dev.c), a completion
+//! IRQ coalescing"; napi_complete_done in net/core/dev.c; `complete.rs`), a completion
 //! that took frames resets a count of deferrals; while it is above zero a
 //! completion spends one, leaves the interrupt masked and arms a timer that
 //! schedules the instance again, so a quiet queue is polled `defer_hard_irqs`
@@ -39,10 +39,15 @@
 //! Busy polling (`busy_poll_usecs`): the receiving application polls the
 //! instance from recv (`busy.rs`).
 //!
+//! With kernel code (`code.rs`) this part still decides when polls happen;
+//! the top half, each poll's work and the interrupt enable are the program's.
+//!
 //! A queue's interrupt is never enabled while its instance is scheduled:
 //! every step checks it (`napi_irq_enabled_while_scheduled` must stay 0).
 
 mod busy;
+mod code;
+mod complete;
 mod config;
 mod rps;
 
@@ -153,6 +158,8 @@ pub struct Napi {
     pub(super) defer_hard_irqs: u32,
     flush_timeout: u64,
     threaded: bool,
+    /// With code: the running poll of each instance called napi_complete_done.
+    completed: Vec<bool>,
     cpus: Vec<Softirq>,
     /// The busy-polling receiver (`busy_poll_usecs` > 0).
     pub busy: Option<busy::Busy>,
@@ -187,6 +194,7 @@ impl Napi {
             timer_generation: vec![0; queues],
             defer_hard_irqs: c.defer_hard_irqs,
             flush_timeout: (c.gro_flush_timeout_ns as f64 * s.cycles_per_us() / 1e3).round() as u64,
+            completed: vec![false; queues],
             cpus: vec![Softirq::default(); s.cpu.threads],
             counters: Counters::default(),
         }
@@ -217,7 +225,7 @@ impl Machine {
     /// The top half of queue `q` on `cpu`: the instance goes on the poll
     /// list (its interrupt stays disabled) and NET_RX is raised.
     pub(crate) fn napi_schedule(&mut self, cpu: usize, q: usize) {
-        let irq_enabled = !self.queue_irq_off(q);
+        let irq_enabled = !self.napi_irq_off(q);
         let n = self.napi();
         // Owned by the busy poller: its interrupt stays masked until it lets go.
         if n.scheduled[q] || n.busy.as_ref().is_some_and(|b| b.owned == Some(q)) {
@@ -264,6 +272,7 @@ impl Machine {
                 }
                 self.busy_after(now, job)?
             }
+            Job::BusySpin if self.code.is_some() => return self.code_busy_step(now),
             Job::BusySpin => self.busy_after(now, job)?,
             Job::Softirq => {
                 let n = self.napi();
@@ -301,7 +310,17 @@ impl Machine {
                 self.next_poll(now, cpu)?
             }
         };
-        Some(Any::Napi(next))
+        Some(self.napi_step(next))
+    }
+
+    /// The step as a job: with kernel code a poll is the program's
+    /// (`code.rs`), every other step the NAPI part's own.
+    #[inline(always)]
+    fn napi_step(&self, job: Job) -> Any {
+        match job {
+            Job::Poll { q } if self.code.is_some() => Any::Code(crate::code::Activity::Poll { q }),
+            _ => Any::Napi(job),
+        }
     }
 
     /// The critical section of a frame's receive work on instance `q` that
@@ -329,7 +348,7 @@ impl Machine {
     /// Counts a step taken while a scheduled instance's interrupt is enabled.
     fn check_masked(&mut self) {
         let n = self.net.napi.as_ref().expect("NAPI jobs run only with the NAPI path");
-        let bad = (0..n.scheduled.len()).filter(|&q| n.scheduled[q] && !self.queue_irq_off(q)).count();
+        let bad = (0..n.scheduled.len()).filter(|&q| n.scheduled[q] && !self.napi_irq_off(q)).count();
         self.napi().counters.irq_enabled_while_scheduled += bad as u64;
     }
 
@@ -342,18 +361,24 @@ impl Machine {
         if frames < weight && self.waiting(q as usize) > 0 {
             return Some(Job::Rx { q });
         }
+        self.poll_ended(cpu, frames);
+        if frames < weight {
+            return Some(Job::Complete { q });
+        }
+        // Still scheduled: to the end of the list.
+        self.napi().cpus[cpu].list.rotate_left(1);
+        self.next_poll(now, cpu)
+    }
+
+    /// A poll on `cpu` took `frames`: the run's budget and the records.
+    #[inline(always)]
+    fn poll_ended(&mut self, cpu: usize, frames: u64) {
         let n = self.napi();
         let s = &mut n.cpus[cpu];
         let c = &mut n.counters;
         c.max_poll_frames = c.max_poll_frames.max(frames);
         c.max_run_frames = c.max_run_frames.max(s.run_frames);
         s.left = s.left.saturating_sub(frames);
-        if frames < weight {
-            return Some(Job::Complete { q });
-        }
-        // Still scheduled: to the end of the list.
-        s.list.rotate_left(1);
-        self.next_poll(now, cpu)
     }
 
     /// The run polls the next instance on its list, or ends: with none
@@ -396,31 +421,6 @@ impl Machine {
         self.net.costs.napi_rx_cycles(bytes)
     }
 
-    /// (Re)arms queue `q`'s timer, `gro_flush_timeout_ns` from now: a
-    /// timer armed before it is stale.
-    pub(super) fn arm_napi_timer(&mut self, now: Time, q: usize) {
-        let n = self.napi();
-        let generation = (n.timer_generation[q] + 1) & ((1 << TIMER_GENERATION_BITS) - 1);
-        n.timer_generation[q] = generation;
-        let at = now + n.flush_timeout;
-        if at < self.end {
-            self.queue.schedule(at, Event::NapiTimer((q as u32) << TIMER_GENERATION_BITS | generation));
-        }
-    }
-
-    /// The deferral timer of queue `q` expires: its instance is scheduled
-    /// again, with its interrupt still masked.
-    #[inline(never)]
-    pub(crate) fn napi_timer(&mut self, tag: u32) {
-        let q = (tag >> TIMER_GENERATION_BITS) as usize;
-        if self.napi().timer_generation[q] != tag & ((1 << TIMER_GENERATION_BITS) - 1) {
-            return;
-        }
-        let cpu = self.napi().home[q];
-        self.napi_schedule(cpu, q);
-        self.dispatch(cpu);
-    }
-
     /// A frame's receive work is done: the driver took it off the ring and,
     /// with the stack, the protocol delivered it in the same poll (no
     /// backlog between them); without it, it is delivered once in memory.
@@ -452,41 +452,4 @@ impl Machine {
         }
     }
 
-    /// napi_complete_done: off the poll list, the queue's interrupt enabled
-    /// again, or (deferring) left masked with a timer to poll again.
-    fn napi_complete(&mut self, cpu: usize, q: usize) {
-        let now = self.queue.now();
-        let n = self.napi();
-        n.scheduled[q] = false;
-        n.cpus[cpu].list.retain(|&x| x as usize != q);
-        n.counters.completes += 1;
-        if q >= n.device_queues {
-            // An RPS backlog: no interrupt; frames enqueued meanwhile reschedule it.
-            if self.waiting(q) > 0 {
-                self.napi_schedule(cpu, q);
-            }
-            return;
-        }
-        let n = self.napi();
-        if n.poll_frames[q] > 0 {
-            n.defer_left[q] = n.defer_hard_irqs;
-        }
-        if n.defer_left[q] > 0 && n.flush_timeout > 0 {
-            n.defer_left[q] -= 1;
-            n.counters.deferred += 1;
-            self.arm_napi_timer(now, q);
-            return;
-        }
-        self.dim_sample(q);
-        self.queue_irq_enable(q);
-        let waiting = self.waiting(q);
-        if waiting == 0 && !(q == 0 && self.net.nic.tx_done_pending) {
-            return;
-        }
-        if self.napi().rotting {
-            self.napi().counters.rotted += waiting;
-            return;
-        }
-        self.queue_interrupt(q, waiting);
-    }
 }

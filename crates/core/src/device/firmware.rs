@@ -1,0 +1,468 @@
+//! The programmable NIC as a device of the machine (`[nic_firmware]`): the
+//! firmware's cores and hardware (irqsim-firmware's [`Nic`]) behind the
+//! interface the host driver already uses, the e1000-like NIC's receive
+//! queue.
+//!
+//! - Frames from the machine's wire land in the firmware's receive slots
+//!   (or are dropped by its MAC when the firmware has freed none).
+//! - The firmware's DMA writes frames into host memory, then a return
+//!   descriptor per frame and the status block's producer index. When the
+//!   status block moves, each new descriptor is checked (the frame the MAC
+//!   accepted next, whole, in the buffer the host posted) and the frame
+//!   joins the host's receive queue ([`crate::device::nic::Nic`], with no
+//!   buffer limit and no DMA time of its own: the frame is in memory).
+//! - The host driver takes frames from that queue as from any NIC: with the
+//!   abstract costs of the mt, Linux or NAPI path, on any controller. For
+//!   each frame it takes, it posts a fresh receive buffer (a descriptor in
+//!   the receive ring and the receive mailbox), so a slow host starves the
+//!   firmware of buffers and the MAC drops, as on real hardware.
+//! - To send, the driver writes a descriptor and the frame's header into
+//!   host memory and the send mailbox; the firmware fetches them by DMA and
+//!   hands the frame to its MAC. Each frame on the wire is checked against
+//!   the one posted next; when the status block gives send descriptors
+//!   back, the driver has a transmit completion to clean.
+//! - An interrupt the firmware asks for is the NIC's interrupt on the
+//!   machine ([`Effect::Interrupt`]).
+//!
+//! Time: the NIC's cores run at their own clock; a host cycle `t` is NIC
+//! cycle `floor(t / ratio)`, and NIC cycle `c` starts at host cycle
+//! `ceil(c * ratio)` (`ratio` = host clock / NIC clock).
+
+use super::nic::Nic as HostQueue;
+use irqsim_params::{Param, absent};
+use crate::engine::Time;
+use irqsim_firmware::config as fw;
+use irqsim_firmware::memory::{BUF, Memory, RECV_BUFS, RECV_RING, RET_RING, RING, SEND_BUFS, SEND_RING, STATUS};
+use irqsim_firmware::nic::Mailbox;
+use irqsim_firmware::{Effect, HostMemory, Nic, NicConfig, Organisation};
+use irqsim_mips::Program;
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// The longest frame the MAC takes (Ethernet without jumbo frames).
+const MAX_FRAME_BYTES: u32 = 1518;
+
+/// `[nic_firmware]`; keys: [`FirmwareConfig::PARAMS`].
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FirmwareConfig {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
+    pub cores: u32,
+    pub organisation: String,
+    pub batch: u32,
+    pub clock_mhz: f64,
+    pub line_gbps: f64,
+    pub dma_gbps: f64,
+    pub dma_read_ns: f64,
+    pub dma_write_ns: f64,
+    pub sram_banks: u32,
+}
+
+impl FirmwareConfig {
+    /// The section's keys: the program, then the device's own (irqsim-firmware's [`fw::DEVICE`]).
+    pub const PARAMS: &'static [Param] = &[
+        Param::text(
+            "program",
+            absent("the NIC is the e1000-like one (`[nic]`)"),
+            "the NIC firmware's MIPS32 ELF (programs/firmware, bundled as `programs/firmware/nic.elf`; a path relative to the scenario): the NIC becomes the programmable one, its firmware on `cores` cores",
+        ),
+        fw::CORES,
+        fw::ORGANISATION,
+        fw::BATCH,
+        fw::CLOCK_MHZ,
+        fw::LINE_GBPS,
+        fw::DMA_GBPS,
+        fw::DMA_READ_NS,
+        fw::DMA_WRITE_NS,
+        fw::SRAM_BANKS,
+    ];
+
+    pub fn selected(&self) -> bool {
+        self.program.is_some()
+    }
+
+    /// The device's settings (the study's own keys keep their defaults: the
+    /// machine's workload is the wire, its kernel the host).
+    fn device(&self) -> NicConfig {
+        NicConfig {
+            cores: self.cores as usize,
+            organisation: if self.organisation == "task" { Organisation::Task } else { Organisation::Frame },
+            batch: self.batch,
+            clock_mhz: self.clock_mhz,
+            line_gbps: self.line_gbps,
+            dma_gbps: self.dma_gbps,
+            dma_read_ns: self.dma_read_ns,
+            dma_write_ns: self.dma_write_ns,
+            sram_banks: self.sram_banks,
+            ..NicConfig::default()
+        }
+    }
+}
+
+/// The programmable NIC on the machine, and the host memory its DMA writes.
+pub struct Firmware {
+    nic: Nic,
+    mem: Memory,
+    effects: Vec<Effect>,
+    /// Host cycles per NIC cycle.
+    ratio: f64,
+    /// Frames the MAC accepted, not yet returned to the host: (arrival, bytes).
+    accepted: VecDeque<(Time, u32)>,
+    /// Return descriptors the host has read (the next one's number).
+    returned: u64,
+    /// Receive buffers posted (the receive mailbox's value).
+    posted: u64,
+    /// Frames posted to send (the send mailbox's value), the lengths of
+    /// those not yet on the wire, and the send consumer index the status
+    /// block last gave (descriptors the host may reuse).
+    send_posted: u64,
+    sending: VecDeque<u32>,
+    send_done: u64,
+    /// Frames the MAC dropped: no receive slot free.
+    pub dropped: u64,
+    /// Interrupts the firmware asked for.
+    pub interrupts: u64,
+    /// Something the host must see came since the last [`Firmware::effects`].
+    pub due: bool,
+}
+
+/// A broken protocol: what the host found, for an invariant error.
+pub type Broken = String;
+
+/// What the host saw in one look ([`Firmware::effects`]).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Seen {
+    /// The firmware asked for an interrupt.
+    pub interrupt: bool,
+    /// Frames the MAC put on the wire, and their bytes.
+    pub sent: u64,
+    pub sent_bytes: u64,
+}
+
+impl Firmware {
+    /// Loads the firmware; `host_mhz` is the machine's clock.
+    pub fn new(c: &FirmwareConfig, base_dir: &std::path::Path, host_mhz: f64) -> Result<Self, (String, String)> {
+        let given = c.program.as_deref().expect("firmware part selected");
+        let path = base_dir.join(given);
+        // The loader's errors name the file.
+        let program = Program::load(&path).map_err(|e| ("nic_firmware.program".to_string(), e.to_string()))?;
+        let cfg = c.device();
+        if cfg.organisation == Organisation::Task {
+            let msg = "task-level firmware needs handler owners from a 1-core profile (`irqsim ilp`); on the machine use `frame`";
+            return Err(("nic_firmware.organisation".into(), msg.into()));
+        }
+        let (nic, _) = Nic::new(&program, &cfg, None).map_err(|e| ("nic_firmware.program".to_string(), e.to_string()))?;
+        let mut f = Firmware {
+            nic,
+            mem: Memory::default(),
+            effects: Vec::new(),
+            ratio: host_mhz / c.clock_mhz,
+            accepted: VecDeque::new(),
+            returned: 0,
+            posted: 0,
+            send_posted: 0,
+            sending: VecDeque::new(),
+            send_done: 0,
+            dropped: 0,
+            interrupts: 0,
+            due: false,
+        };
+        f.post_buffers(0);
+        Ok(f)
+    }
+
+    /// The host's side of the receive queue: no buffer limit, no DMA time.
+    pub fn host_queue(cycles_per_us: f64, link_mbps: f64) -> HostQueue {
+        HostQueue::new(u64::MAX, 1, f64::INFINITY, cycles_per_us, link_mbps)
+    }
+
+    /// The NIC cycle host cycle `t` falls in.
+    fn cycle(&self, t: Time) -> u64 {
+        (t as f64 / self.ratio) as u64
+    }
+
+    /// The host cycle NIC cycle `c` starts at.
+    pub fn host_time(&self, c: u64) -> Time {
+        (c as f64 * self.ratio).ceil() as Time
+    }
+
+    /// The NIC cycle the device is at.
+    pub fn now(&self) -> u64 {
+        self.nic.now()
+    }
+
+    /// Runs the NIC to host cycle `t`, or to the end of the first cycle the
+    /// host must act in (an interrupt asked for, a frame sent); sets `due`
+    /// when something the host must see happened (those, or the status
+    /// block written).
+    pub fn advance(&mut self, t: Time) -> Result<(), String> {
+        let to = self.cycle(t);
+        if to <= self.nic.now() {
+            return Ok(());
+        }
+        let before = self.effects.len();
+        self.nic.advance(to, &mut self.mem, &mut self.effects).map_err(|e| e.to_string())?;
+        self.due |= self.effects[before..].iter().any(|e| !matches!(e, Effect::DmaWrite { addr, .. } if !(STATUS..STATUS + 8).contains(addr)));
+        Ok(())
+    }
+
+    /// A frame of `bytes` lands from the wire at host cycle `now` (the
+    /// device has been advanced to it); `false` if the MAC dropped it.
+    pub fn lands(&mut self, now: Time, bytes: u32) -> bool {
+        // The MAC takes Ethernet frames (no jumbo frames): a longer one is a giant, dropped.
+        if bytes <= MAX_FRAME_BYTES && self.nic.frame_lands(bytes) {
+            self.accepted.push_back((now, bytes));
+            return true;
+        }
+        self.dropped += 1;
+        false
+    }
+
+    /// What the host sees of the effects since the last call: the frames
+    /// the status block now returns (checked, in order) go into `host`, at
+    /// `now`; frames the MAC sent are checked against those posted; send
+    /// descriptors the status block gives back leave a transmit completion
+    /// for the driver to clean (`host.tx_done_pending`).
+    pub fn effects(&mut self, now: Time, host: &mut HostQueue) -> Result<Seen, Broken> {
+        let mut seen = Seen::default();
+        for e in std::mem::take(&mut self.effects) {
+            match e {
+                Effect::Interrupt { .. } => {
+                    seen.interrupt = true;
+                    self.interrupts += 1;
+                }
+                Effect::Transmit { seq, len, .. } => {
+                    let k = self.send_posted - self.sending.len() as u64;
+                    let want = self.sending.pop_front().ok_or_else(|| format!("the NIC sent frame {seq} ({len} bytes), but the host posted none to send"))?;
+                    if u64::from(seq) != k % (1 << 32) || len != want {
+                        return Err(format!("the NIC sent frame {seq} of {len} bytes where frame {k} of {want} bytes was next"));
+                    }
+                    seen.sent += 1;
+                    seen.sent_bytes += u64::from(len);
+                }
+                Effect::DmaWrite { .. } => {}
+            }
+        }
+        let done = u64::from(self.mem.read(STATUS));
+        if done > self.send_done {
+            if done > self.send_posted - self.sending.len() as u64 {
+                return Err(format!("the status block gives back {done} send descriptors, but only {} frames were sent", self.send_posted - self.sending.len() as u64));
+            }
+            self.send_done = done;
+            host.tx_done_pending = true;
+        }
+        let produced = u64::from(self.mem.read(STATUS + 4));
+        while self.returned < produced {
+            let (arrival, bytes) = self.check_returned()?;
+            host.receive_from(arrival, now, bytes);
+            self.returned += 1;
+        }
+        Ok(seen)
+    }
+
+    /// The driver posts a frame of `bytes` to send (its number and length
+    /// in the buffer's first words, as the wire's check reads them);
+    /// `false` when the send ring is full of descriptors not yet given back.
+    pub fn send(&mut self, bytes: u32) -> bool {
+        if self.send_posted - self.send_done >= RING {
+            return false;
+        }
+        let i = self.send_posted;
+        let (bd, buf) = (SEND_RING + slot(i) * 16, SEND_BUFS + slot(i) * BUF);
+        for (k, v) in [buf, bytes, i as u32, 0].into_iter().enumerate() {
+            self.mem.write(bd + 4 * k as u32, v);
+        }
+        self.mem.write(buf, i as u32);
+        self.mem.write(buf + 4, bytes);
+        self.send_posted += 1;
+        self.sending.push_back(bytes);
+        self.nic.host_writes_mailbox(Mailbox::Send, self.send_posted);
+        true
+    }
+
+    /// Frames posted to send and not yet on the wire.
+    pub fn sending(&self) -> u64 {
+        self.sending.len() as u64
+    }
+
+    /// Return descriptor `returned` must be the frame the MAC accepted next,
+    /// whole, in the buffer posted for it, stamped and headed with its number.
+    fn check_returned(&mut self) -> Result<(Time, u32), Broken> {
+        let k = self.returned;
+        let bd = RET_RING + slot(k) * 16;
+        let (addr, len, stamp) = (self.mem.read(bd), self.mem.read(bd + 4), u64::from(self.mem.read(bd + 8)));
+        let Some(&(arrival, bytes)) = self.accepted.front() else {
+            return Err(format!("return descriptor {k}: the MAC has accepted no frame that is not already returned"));
+        };
+        if stamp != k % (1 << 32) {
+            return Err(format!("return descriptor {k} carries frame {stamp} (out of order, lost or duplicated)"));
+        }
+        let expect = RECV_BUFS + slot(k) * BUF;
+        if addr != expect || len != bytes || u64::from(self.mem.read(addr)) != k % (1 << 32) {
+            let head = self.mem.read(addr);
+            return Err(format!("frame {k} returned at 0x{addr:08x} with length {len} and header {head} (want 0x{expect:08x}, {bytes} bytes, header {k})"));
+        }
+        self.accepted.pop_front();
+        Ok((arrival, bytes))
+    }
+
+    /// The driver has taken `taken` frames in all: it keeps the receive
+    /// ring full behind them (a buffer per frame taken).
+    pub fn post_buffers(&mut self, taken: u64) {
+        let want = taken + RING;
+        if want == self.posted {
+            return;
+        }
+        while self.posted < want {
+            let j = self.posted;
+            self.mem.write(RECV_RING + slot(j) * 16, RECV_BUFS + slot(j) * BUF);
+            self.mem.write(RECV_RING + slot(j) * 16 + 4, BUF);
+            self.posted += 1;
+        }
+        self.nic.host_writes_mailbox(Mailbox::Receive, self.posted);
+    }
+
+    /// Frames returned to the host in all.
+    pub fn returned(&self) -> u64 {
+        self.returned
+    }
+
+    /// Frames the MAC accepted that the host has not yet seen.
+    pub fn in_flight(&self) -> u64 {
+        self.accepted.len() as u64
+    }
+
+    /// Instructions the firmware's cores completed.
+    pub fn instructions(&self) -> u64 {
+        self.nic.instructions()
+    }
+}
+
+fn slot(i: u64) -> u32 {
+    (i % RING) as u32
+}
+
+/// Keys the programmable NIC replaces, and parts it does not combine with
+/// (yet, or by nature), as `(prefix, why)`.
+const REPLACED: &[(&str, &str)] = &[
+    ("nic.rx_buffer_bytes", "the firmware's receive slots in SRAM hold arriving frames"),
+    ("nic.dma_bytes_per_cycle", "the firmware's DMA engines move frames (`nic_firmware.dma_gbps`)"),
+    ("nic.rx_ring_frames", "the host ring is the firmware's (256 receive buffers)"),
+    ("nic.tx_queue_packets", "the firmware's send ring (256 descriptors) holds frames to send"),
+    ("bus.link_mbps", "the firmware's DMA engines have their own bandwidth (`nic_firmware.dma_gbps`)"),
+    ("coalesce.", "the firmware decides when to interrupt (after each batch of returned frames); the e1000's coalescing timers are not on it"),
+    ("rss.", "the firmware returns frames on one ring"),
+    ("code.", "kernel code drives its own NIC model (code/ports.rs); the programmable NIC's host driver is the abstract kernel's"),
+];
+
+/// The keys a scenario sets that the programmable NIC refuses, or any of
+/// its keys without `program`.
+pub(crate) fn excludes(explicit: &[String]) -> Result<(), (String, String)> {
+    let ours = |k: &&String| k.starts_with("nic_firmware.");
+    if !explicit.iter().any(|k| k == "nic_firmware.program") {
+        return match explicit.iter().find(ours) {
+            Some(k) => Err((k.clone(), "only used when `nic_firmware.program` is set; set it or remove the key".into())),
+            None => Ok(()),
+        };
+    }
+    for k in explicit {
+        if let Some((_, why)) = REPLACED.iter().find(|(p, _)| k.starts_with(p)) {
+            return Err((k.clone(), format!("the NIC is the programmable one (`nic_firmware.program`): {why}; remove the key")));
+        }
+    }
+    Ok(())
+}
+
+/// Takes the keys the programmable NIC replaces out of a scenario written
+/// back (`Scenario::to_json`), so that it loads again.
+pub(crate) fn drop_replaced(doc: &mut serde_json::Value) {
+    for (key, _) in REPLACED {
+        let Some((section, leaf)) = key.split_once('.') else { continue };
+        if let Some(t) = doc.get_mut(section).and_then(|t| t.as_object_mut()) {
+            t.remove(leaf);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn firmware() -> Firmware {
+        let elf = concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/irqsim/programs/firmware/nic.elf");
+        let c = FirmwareConfig {
+            program: Some(elf.into()),
+            cores: 1,
+            organisation: "frame".into(),
+            batch: 4,
+            clock_mhz: 166.0,
+            line_gbps: 10.0,
+            dma_gbps: 16.0,
+            dma_read_ns: 1000.0,
+            dma_write_ns: 250.0,
+            sram_banks: 4,
+        };
+        Firmware::new(&c, std::path::Path::new("/"), 1000.0).unwrap()
+    }
+
+    /// Frame `k` of `bytes` returned as the firmware returns it.
+    fn plant(f: &mut Firmware, k: u32, bytes: u32, stamp: u32, head: u32, addr: u32) {
+        let bd = RET_RING + (k % RING as u32) * 16;
+        for (i, w) in [addr, bytes, stamp].into_iter().enumerate() {
+            f.mem.write(bd + 4 * i as u32, w);
+        }
+        f.mem.write(addr, head);
+        f.mem.write(STATUS + 4, k + 1);
+    }
+
+    fn host() -> HostQueue {
+        Firmware::host_queue(1000.0, 10_000.0)
+    }
+
+    #[test]
+    fn the_host_takes_a_returned_frame_with_its_arrival() {
+        let mut f = firmware();
+        f.accepted.push_back((77, 64));
+        plant(&mut f, 0, 64, 0, 0, RECV_BUFS);
+        let mut q = host();
+        assert_eq!(f.effects(100, &mut q), Ok(Seen::default()));
+        let (frame, in_memory) = q.take_rx(100).unwrap();
+        assert_eq!((frame.arrival, frame.bytes, in_memory), (77, 64, 100));
+        assert_eq!((f.returned(), f.in_flight()), (1, 0));
+    }
+
+    /// Each check catches its own planted fault.
+    #[test]
+    fn each_check_catches_a_wrong_frame() {
+        let cases = [
+            ("accepted no frame", (64, 0, 0, RECV_BUFS), false),
+            ("carries frame 1", (64, 1, 0, RECV_BUFS), true),
+            ("with length 60", (60, 0, 0, RECV_BUFS), true),
+            ("header 5", (64, 0, 5, RECV_BUFS), true),
+            ("returned at 0x30000800", (64, 0, 0, RECV_BUFS + BUF), true),
+        ];
+        for (want, (bytes, stamp, head, addr), accepted) in cases {
+            let mut f = firmware();
+            if accepted {
+                f.accepted.push_back((0, 64));
+            }
+            plant(&mut f, 0, bytes, stamp, head, addr);
+            let e = f.effects(0, &mut host()).unwrap_err();
+            assert!(e.contains(want), "{want}: {e}");
+        }
+    }
+
+    /// A frame on the wire that is not the one posted next is caught.
+    #[test]
+    fn the_wire_check_catches_a_wrong_frame_sent() {
+        let mut f = firmware();
+        assert!(f.send(100) && f.send(200));
+        f.effects.push(Effect::Transmit { at: 1, seq: 1, len: 200 });
+        let e = f.effects(0, &mut host()).unwrap_err();
+        assert!(e.contains("frame 1 of 200 bytes where frame 0 of 100 bytes"), "{e}");
+        let mut f = firmware();
+        f.effects.push(Effect::Transmit { at: 1, seq: 0, len: 64 });
+        assert!(f.effects(0, &mut host()).unwrap_err().contains("posted none"));
+    }
+}

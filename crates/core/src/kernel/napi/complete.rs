@@ -1,0 +1,89 @@
+//! The end of a NAPI poll that emptied its ring (napi_complete_done in
+//! net/core/dev.c) and the deferral of the interrupt it may choose (napi.rst,
+//! "Software IRQ coalescing": `defer_hard_irqs` empty polls, one each
+//! `gro_flush_timeout_ns`, before the interrupt comes back).
+
+use super::TIMER_GENERATION_BITS;
+use crate::engine::Time;
+use crate::machine::{Event, Machine};
+
+impl Machine {
+    /// (Re)arms queue `q`'s timer, `gro_flush_timeout_ns` from now: a
+    /// timer armed before it is stale.
+    pub(super) fn arm_napi_timer(&mut self, now: Time, q: usize) {
+        let n = self.napi();
+        let generation = (n.timer_generation[q] + 1) & ((1 << TIMER_GENERATION_BITS) - 1);
+        n.timer_generation[q] = generation;
+        let at = now + n.flush_timeout;
+        if at < self.end {
+            self.queue.schedule(at, Event::NapiTimer((q as u32) << TIMER_GENERATION_BITS | generation));
+        }
+    }
+
+    /// The deferral timer of queue `q` expires: its instance is scheduled
+    /// again, with its interrupt still masked.
+    #[inline(never)]
+    pub(crate) fn napi_timer(&mut self, tag: u32) {
+        let q = (tag >> TIMER_GENERATION_BITS) as usize;
+        if self.napi().timer_generation[q] != tag & ((1 << TIMER_GENERATION_BITS) - 1) {
+            return;
+        }
+        let cpu = self.napi().home[q];
+        self.napi_schedule(cpu, q);
+        self.dispatch(cpu);
+    }
+
+
+    /// napi_complete_done: off the poll list, the queue's interrupt enabled
+    /// again, or (deferring) left masked with a timer to poll again.
+    pub(super) fn napi_complete(&mut self, cpu: usize, q: usize) {
+        if !self.complete_done(cpu, q) {
+            return;
+        }
+        self.dim_sample(q);
+        self.queue_irq_enable(q);
+        let waiting = self.waiting(q);
+        if waiting == 0 && !(q == 0 && self.net.nic.tx_done_pending) {
+            return;
+        }
+        if self.napi().rotting {
+            self.napi().counters.rotted += waiting;
+            return;
+        }
+        self.queue_interrupt(q, waiting);
+    }
+
+    /// napi_complete_done's decision (net/core/dev.c): the instance leaves
+    /// the poll list; a poll that took frames resets the deferral count,
+    /// and while deferrals remain one is spent and the timer armed instead
+    /// of the interrupt. Returns whether the driver may enable the
+    /// interrupt again (never for an RPS backlog, which has none).
+    pub(super) fn complete_done(&mut self, cpu: usize, q: usize) -> bool {
+        let now = self.queue.now();
+        let n = self.napi();
+        n.scheduled[q] = false;
+        n.cpus[cpu].list.retain(|&x| x as usize != q);
+        n.counters.completes += 1;
+        if q >= n.device_queues {
+            // An RPS backlog: no interrupt; frames enqueued meanwhile reschedule it.
+            if self.waiting(q) > 0 {
+                self.napi_schedule(cpu, q);
+            }
+            return false;
+        }
+        let n = self.napi();
+        if n.poll_frames[q] > 0 {
+            n.defer_left[q] = n.defer_hard_irqs;
+        }
+        if n.defer_left[q] > 0 && n.flush_timeout > 0 {
+            n.defer_left[q] -= 1;
+            n.counters.deferred += 1;
+            self.arm_napi_timer(now, q);
+            return false;
+        }
+        // The interrupt comes back: a deferral timer still armed (a busy
+        // poll took the instance meanwhile) is stale.
+        n.timer_generation[q] = n.timer_generation[q].wrapping_add(1) & ((1 << TIMER_GENERATION_BITS) - 1);
+        true
+    }
+}
