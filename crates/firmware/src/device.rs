@@ -17,9 +17,13 @@
 //! a register write that queues work stops them (the new event may come
 //! first), and every core runs to the event before the hardware acts on
 //! it, so cores and hardware see one another in cycle order, cores within
-//! a cycle in index order. `advance` returns at its target or at the end
-//! of the first cycle in which a frame left or an interrupt was asked for,
-//! whichever is first, so the host can act on them at that cycle (DMA
+//! a cycle in index order. Several cores take turns in that order; a core
+//! whose turn is over runs up to [`AHEAD`] cycles ahead through work no
+//! other core can see (its stack and registers), and what it issued past
+//! the cycle `advance` returns at is not counted there
+//! ([`Nic::instructions`], the profile). `advance` returns at its target
+//! or at the end of the first cycle in which a frame left or an interrupt
+//! was asked for, whichever is first, so the host can act on them at that cycle (DMA
 //! writes are reported with their cycle but do not end it: their bytes are
 //! in host memory from that cycle on).
 //!
