@@ -268,12 +268,11 @@ def test_threads_give_the_numbers_of_one_thread_and_write_parts_as_they_go(tmp_p
 
 
 def test_batches_are_about_a_second_and_keep_every_worker_busy():
-    from irqsim.sweeps.compute import batches
+    from irqsim.sweeps.compute import batch_size
 
-    jobs = list(range(100))
-    assert [len(b) for b in batches(jobs, 0.25, 2)] == [4] * 25  # a second a batch
-    assert [len(b) for b in batches(jobs, 0.001, 2)] == [13] * 7 + [9]  # at least 4 batches per worker
-    assert [len(b) for b in batches(jobs[:3], 5.0, 2)] == [1, 1, 1]
+    assert batch_size(0.25, 100, 2) == 4  # a second a batch
+    assert batch_size(0.001, 100, 2) == 13  # at least 4 batches per worker
+    assert batch_size(5.0, 3, 2) == 1
 
 
 def test_local_sweep_listens_nowhere(tmp_path):
@@ -390,3 +389,51 @@ def test_too_many_runs_is_one_line_in_small_memory(tmp_path, spec, needle):
     _, small = peak(["sweep", str(tmp_path / "one.toml"), "-o", str(tmp_path / "out")])
     assert big < small + 20, (big, small)
     assert not (tmp_path / "out").exists()
+
+
+def test_a_huge_grid_is_computed_in_bounded_memory(tmp_path, monkeypatch):
+    """A 1000 × 40 grid (40,000 runs, each stood in for by a row made at
+    once) on two threads: the jobs are taken as a thread is ready for one,
+    never listed, so no more than the threads' jobs exist at a time, and
+    computing the runs adds under 4 MB of Python memory (tracemalloc: jobs,
+    rows and part files), where the list of jobs alone took 32 MB. Gathering
+    the results after holds the runs' ids as Arrow strings (about 25 bytes a
+    run) and the summary's grid points, and returns the results table."""
+    import tracemalloc
+
+    from irqsim.sweeps import compute
+
+    alive, most, peaks = 0, 0, []
+
+    class Counted(compute.Job):
+        def __init__(self, *args):
+            nonlocal alive, most
+            super().__init__(*args)
+            alive += 1
+            most = max(most, alive)
+
+        def __del__(self):
+            nonlocal alive
+            alive -= 1
+
+    def measured(*args):
+        tracemalloc.start()
+        try:
+            compute.compute(*args)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+
+    def spec(n):
+        return {"scenario": "bench/rx-overload", "max_runs": 1_000_000, "grid": {"cpu.clock_mhz": [float(v) for v in range(100, 1100)], "workload.packet_bytes": list(range(100, 100 + n))}}
+
+    monkeypatch.setattr(irqsim.sweeps.runner, "Job", Counted)
+    monkeypatch.setattr(compute, "execute", lambda job, stop=None: compute._row(job, {"rx_delivered": job.run.seed}, None, {"wall_seconds": 0.0}))
+    irqsim.sweeps.run_sweep(spec(1), tmp_path / "imports", cluster=Cluster(workers=2))
+    monkeypatch.setattr(irqsim.sweeps.runner, "compute", measured)
+    most = 0
+    done = irqsim.sweeps.run_sweep(spec(40), tmp_path / "out", cluster=Cluster(workers=2))
+    assert done.runs == done.computed == 40_000 and done.failed == 0
+    assert done.table.column("workload.packet_bytes").to_pylist()[:3] == [100, 101, 102]  # the spec's order
+    assert most <= 4, most  # the two threads', one being generated, one validated
+    assert peaks[0] < 4 << 20, peaks

@@ -410,7 +410,35 @@ def clean(msg: str) -> str:
 
 def _fail(msg: str, status: int) -> None:
     print(f"error: {clean(msg)}", file=sys.stderr)
+    if status == 130:
+        # CPython notes a KeyboardInterrupt that left code run by a string
+        # exec (a dataclass being made during an import) as unhandled, even
+        # once caught, and under `python -m` then ends the process with
+        # SIGINT in place of this exit (Py_RunMain, exit_sigint: status -2).
+        # Each string exec starts by clearing that note.
+        exec("", {})
     sys.exit(status)
+
+
+def _ignore_late_ctrl_c() -> None:
+    """Ignores Ctrl-C from here to the process's exit: the command has
+    ended, and Python's shutdown restores SIGINT's default action, so a
+    Ctrl-C then would kill the process (status -2) after it printed its
+    result or its error. A Ctrl-C that came before is raised once ignored."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    pending = False
+    while True:
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # raises a pending Ctrl-C first
+            break
+        except KeyboardInterrupt:
+            pending = True
+    if pending:
+        raise KeyboardInterrupt
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -423,9 +451,13 @@ def main(argv: list[str] | None = None) -> None:
         # Started with stdout closed (`>&-`): a result printed would be lost, so printing fails.
         sys.stdout = _ClosedStdout()
     try:
-        with command.make_context("irqsim", list(sys.argv[1:] if argv is None else argv)) as ctx:
-            command.invoke(ctx)
-        sys.stdout.flush()
+        try:
+            with command.make_context("irqsim", list(sys.argv[1:] if argv is None else argv)) as ctx:
+                command.invoke(ctx)
+            sys.stdout.flush()
+        finally:
+            if argv is None:  # the process's own command, not a call from Python
+                _ignore_late_ctrl_c()
     except Exit as e:
         sys.exit(e.exit_code)
     except TyperException as e:  # a usage error: unknown option, missing argument

@@ -18,7 +18,7 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -49,13 +49,21 @@ def _replacing(path: Path) -> Iterator[Path]:
         raise OutputError(f"{path}: cannot write: {e.strerror or e}") from None
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Writes ``data`` to ``path`` by way of a temporary file and a rename."""
+def atomic_write(path: Path, data: bytes | Callable[[str], object]) -> None:
+    """Writes ``data`` to ``path`` by way of a temporary file and a rename;
+    ``data`` may instead be a function that writes the file at the path it
+    is given (a large output written by a library, never held in memory)."""
     with _replacing(path) as tmp:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+        if callable(data):
+            data(str(tmp))
+        else:
+            with open(tmp, "wb") as f:
+                f.write(data)
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def output_dir(path: Path) -> Path:

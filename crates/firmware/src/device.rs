@@ -39,12 +39,16 @@ use crate::config::{NicConfig, Organisation};
 use crate::error::Error;
 use crate::nic::{Hardware, Mailbox};
 use crate::profile::{Functions, HANDLERS, Profile, Recorder};
+use irqsim_mips::mem::PAGE_BYTES;
 use irqsim_mips::run::STACK_TOP;
 use irqsim_mips::{Context, Program, Stop, System, SystemConfig};
 use std::cell::RefCell;
 use std::ops::Range;
 
-const STACK_BYTES: u32 = 0x1_0000;
+/// Core `k`'s stack top is `k` times this below [`STACK_TOP`]; the lowest
+/// whole page of each such span is a guard (a write there is a stack
+/// overflow fault), leaving each core 60 KiB of stack.
+const STACK_BYTES: u32 = 0x2_0000;
 
 /// Cycles a core may run ahead of the others through work they cannot see
 /// (irqsim-mips's `System::run_ahead`: its own stack and registers only).
@@ -152,7 +156,10 @@ impl Nic {
             sys.mem.write_u32(fw_cfg + 4 * i as u32, w);
         }
         for k in 0..cfg.cores {
-            let mut ctx = Context::call(main, STACK_TOP - k as u32 * STACK_BYTES, &[]);
+            let top = STACK_TOP - k as u32 * STACK_BYTES;
+            let lo = top - STACK_BYTES;
+            sys.mem.guard(lo, lo.next_multiple_of(PAGE_BYTES) + PAGE_BYTES);
+            let mut ctx = Context::call(main, top, &[]);
             ctx.r[28] = gp; // $gp: small data, as start.S sets it
             sys.start(k, 0, ctx, 0);
         }

@@ -1,18 +1,25 @@
 """Computing a sweep's missing runs: one run (:func:`execute`), and how runs
 are spread over the cores (:func:`compute`).
 
+The runs to compute come from a generator, never a list (a sweep may
+have millions): each way of computing takes the next runs only as workers
+are ready for them, so the jobs held at once are those in flight, and the
+finished rows wait for their part file in bounded number.
+
 On this machine (the default) the runs go to threads of the ``irqsim
 sweep`` process, one per core. The core releases the GIL while it
 simulates, so the threads use every core with nothing to start, pickle or
 schedule: each takes the next run as it finishes one, and the finished rows
-are written as one part file about every ``PART_SECONDS``.
+are written as one part file about every ``PART_SECONDS`` (or every
+``PART_ROWS`` rows, whichever comes first).
 
 On a dask cluster (a running scheduler, SLURM, or a local one with
 ``--dashboard``) each worker thread's first run is its own task; the first
 run back tells how long a run takes, and the rest go in batches of about
 ``TASK_SECONDS`` each, so that dask's cost per task (scheduling, pickling, a
 round trip) vanishes beside the runs, with enough batches to keep every
-worker busy to the end. The client writes every part file (workers only
+worker busy to the end; at most ``IN_FLIGHT`` batches per worker are
+submitted at once, the next as one comes back. The client writes every part file (workers only
 compute), a batch's runs as one part file, so the workers need no access to
 the output directory.
 """
@@ -20,6 +27,7 @@ the output directory.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import math
 import queue
@@ -38,10 +46,14 @@ from irqsim.sweeps.spec import Run
 
 #: Threads: finished rows are written as one part file about this often; a killed sweep loses at most that much.
 PART_SECONDS = 1.0
+#: ... or once this many rows wait, so that the rows held do not grow with the runs' speed.
+PART_ROWS = 1_000
 #: A batch (one dask task) should take about this long: a killed sweep loses at most that much per worker.
 TASK_SECONDS = 1.0
 #: Batches per worker at least, so that no worker idles while another finishes a long batch.
 BATCHES_PER_WORKER = 4
+#: Batches submitted to dask at once, per worker: enough to keep each busy, few enough to hold.
+IN_FLIGHT = 2
 
 
 @dataclass(frozen=True)
@@ -113,11 +125,9 @@ def not_run(job: Job, error: str) -> dict[str, Any]:
     return _row(job, None, error, {**prov.build(), "host": None, "cpu_model": None, "started_utc": None, "wall_seconds": 0.0, "cpu_seconds": 0.0})
 
 
-def batches(jobs: list[Job], seconds_per_run: float, workers: int) -> Iterator[list[Job]]:
-    """``jobs`` in batches of about ``TASK_SECONDS``, at least ``BATCHES_PER_WORKER`` per worker."""
-    size = max(1, min(round(TASK_SECONDS / max(seconds_per_run, 1e-6)), math.ceil(len(jobs) / (workers * BATCHES_PER_WORKER))))
-    for i in range(0, len(jobs), size):
-        yield jobs[i : i + size]
+def batch_size(seconds_per_run: float, runs: int, workers: int) -> int:
+    """Runs per batch: about ``TASK_SECONDS`` of work, at least ``BATCHES_PER_WORKER`` batches per worker for ``runs``."""
+    return max(1, min(round(TASK_SECONDS / max(seconds_per_run, 1e-6)), math.ceil(runs / (workers * BATCHES_PER_WORKER))))
 
 
 def _record(out: Path, rows: list[dict[str, Any]], bar) -> None:
@@ -126,21 +136,20 @@ def _record(out: Path, rows: list[dict[str, Any]], bar) -> None:
         bar.advance(row["status"] == "ok")
 
 
-def compute(todo: list[Job], out: Path, cluster: Cluster, bar) -> None:
-    """Runs ``todo``, writing the finished runs' parts as it goes."""
+def compute(todo: Iterator[Job], count: int, out: Path, cluster: Cluster, bar) -> None:
+    """Runs the ``count`` jobs ``todo`` yields, writing the finished runs' parts as it goes."""
     if cluster.threads:
-        _on_threads(todo, out, cluster.local_workers(), bar)
+        _on_threads(todo, count, out, cluster.local_workers(), bar)
     else:
-        _on_dask(todo, out, cluster, bar)
+        _on_dask(todo, count, out, cluster, bar)
 
 
-def _on_threads(todo: list[Job], out: Path, n: int, bar) -> None:
+def _on_threads(todo: Iterator[Job], count: int, out: Path, n: int, bar) -> None:
     """``n`` threads take the runs in turn; this thread writes their rows.
 
     On any exception here (Ctrl-C, a part that cannot be written) the
     threads stop their runs and end; the rows already finished are written
     on Ctrl-C, so that a rerun does not compute them again."""
-    pending = iter(todo)
     take = threading.Lock()
     finished: queue.SimpleQueue = queue.SimpleQueue()
     stop = threading.Event()
@@ -149,7 +158,7 @@ def _on_threads(todo: list[Job], out: Path, n: int, bar) -> None:
         try:
             while not stop.is_set():
                 with take:
-                    job = next(pending, None)
+                    job = next(todo, None)
                 if job is None:
                     break
                 finished.put(execute(job, stop))
@@ -158,7 +167,7 @@ def _on_threads(todo: list[Job], out: Path, n: int, bar) -> None:
         finally:
             finished.put(None)
 
-    threads = [threading.Thread(target=work, name=f"irqsim-sweep-{i}", daemon=True) for i in range(min(n, len(todo)))]
+    threads = [threading.Thread(target=work, name=f"irqsim-sweep-{i}", daemon=True) for i in range(min(n, count))]
     for t in threads:
         t.start()
     # The writers' imports, done while the runs simulate (they release the GIL meanwhile).
@@ -172,7 +181,7 @@ def _on_threads(todo: list[Job], out: Path, n: int, bar) -> None:
                 running -= 1
                 continue
             rows.append(row)
-            if time.monotonic() - last >= PART_SECONDS:
+            if len(rows) >= PART_ROWS or time.monotonic() - last >= PART_SECONDS:
                 _record(out, rows, bar)
                 rows, last = [], time.monotonic()
     except KeyboardInterrupt:
@@ -189,9 +198,9 @@ def _on_threads(todo: list[Job], out: Path, n: int, bar) -> None:
     _record(out, rows, bar)
 
 
-def _on_dask(todo: list[Job], out: Path, cluster: Cluster, bar) -> None:
+def _on_dask(todo: Iterator[Job], count: int, out: Path, cluster: Cluster, bar) -> None:
     """One task per worker thread first, then the rest in batches sized by
-    the first run back.
+    the first run back, ``IN_FLIGHT`` per worker at a time.
 
     A batch whose worker keeps dying (``KilledWorker``: a run crashed the
     process or ran out of memory) is split into single runs; a single run
@@ -209,9 +218,9 @@ def _on_dask(todo: list[Job], out: Path, cluster: Cluster, bar) -> None:
             futures[f] = group
             pending.add(f)
 
-        for j in todo[:workers]:
+        for j in itertools.islice(todo, workers):
             submit([j])
-        rest = todo[workers:]
+        size = None
         for f in pending:
             group = futures.pop(f)
             try:
@@ -226,8 +235,8 @@ def _on_dask(todo: list[Job], out: Path, cluster: Cluster, bar) -> None:
                 raise IrqsimError(f"sweep stopped: lost the cluster ({type(e).__name__}: {e}); rerun to resume") from None
             _record(out, rows, bar)
             ok = [r["wall_seconds"] for r in rows if r["status"] == "ok"]
-            if rest and (ok or not futures):
+            if size is None and (ok or not futures):
                 # A failed run says nothing of how long the others take.
-                for g in batches(rest, max(ok) if ok else TASK_SECONDS, workers):
-                    submit(g)
-                rest = []
+                size = batch_size(max(ok) if ok else TASK_SECONDS, max(0, count - workers), workers)
+            while size is not None and len(futures) < IN_FLIGHT * workers and (group := list(itertools.islice(todo, size))):
+                submit(group)

@@ -12,8 +12,7 @@ confidence interval across seeds of each metric at each grid point).
 
 from __future__ import annotations
 
-import io
-import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,15 +45,7 @@ def write_parts(out: Path, rows: list[dict[str, Any]]) -> None:
     kind = {**dict.fromkeys(TEXT, pa.string()), "irqsim_dirty": pa.bool_()}
     names = dict.fromkeys(k for row in rows for k in row)
     table = pa.table({k: column([row.get(k) for row in rows], kind.get(k)) for k in names})
-    path = out / RUNS / f"{time.time_ns():020d}-{rows[0]['run_id']}.parquet"
-    tmp = path.with_name(f".{path.name}.tmp")
-    pq.write_table(table, tmp)
-    fd = os.open(tmp, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+    atomic_write(out / RUNS / f"{time.time_ns():020d}-{rows[0]['run_id']}.parquet", lambda tmp: pq.write_table(table, tmp))
 
 
 def _parts(out: Path) -> list[Path]:
@@ -88,16 +79,51 @@ def finished(out: Path) -> set[str]:
     return {i for p in _parts(out) for i in _read(p, ["run_id"]).column(0).to_pylist()}
 
 
-def read_parts(out: Path, ids: list[str]):
-    """The rows of ``ids`` (each from the newest part holding it), in that
-    order, as one pyarrow table of unified schema."""
+def failed(out: Path) -> set[str]:
+    """Ids of the runs whose newest row in a part file is not ``ok``."""
+    status: dict[str, str] = {}
+    for p in _parts(out):
+        t = _read(p, ["run_id", "status"])
+        status.update(zip(t.column(0).to_pylist(), t.column(1).to_pylist()))
+    return {i for i, s in status.items() if s != "ok"}
+
+
+#: Ids turned into Arrow at a time by :func:`read_parts` (never all as Python strings).
+IDS_AT_ONCE = 4_096
+#: Results rows read into Python at a time by :func:`summary_table`.
+SUMMARY_ROWS = 4_096
+
+
+def read_parts(out: Path, ids: Iterable[str]):
+    """The rows of the runs ``ids`` yields (each from the newest part
+    holding it), in that order, as one pyarrow table of unified schema. The
+    ids go to Arrow ``IDS_AT_ONCE`` at a time: no list of them is made."""
+    import itertools
+
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     from irqsim.sweeps.columns import column
 
-    table = pa.concat_tables([_read(p) for p in _parts(out)], promote_options="permissive")
-    newest = {i: n for n, i in enumerate(table.column("run_id").to_pylist())}
-    return table.take(column([newest[i] for i in ids], pa.int64()))
+    # Newest part first: index_in finds an id's first row, its newest.
+    table = pa.concat_tables([_read(p) for p in reversed(_parts(out))], promote_options="permissive")
+    def chunks(ids=iter(ids)):
+        while chunk := list(itertools.islice(ids, IDS_AT_ONCE)):
+            yield column(chunk, pa.string())
+
+    at = pc.index_in(pa.chunked_array(chunks(), pa.string()), value_set=table.column("run_id").combine_chunks())
+    if at.null_count:
+        from irqsim import IrqsimError
+
+        raise IrqsimError(f"{out / RUNS}: {at.null_count:,} of the sweep's runs have no part file (removed while the sweep ran?); rerun to compute them")
+    return table.take(at)
+
+
+def failures(table) -> int:
+    """How many of a results table's runs failed."""
+    import pyarrow.compute as pc
+
+    return sum(c["counts"] for c in pc.value_counts(table["status"]).to_pylist() if c["values"] != "ok")
 
 
 def t975(df):
@@ -118,23 +144,38 @@ def summary_table(results, keys: list[str]):
     pandas (:mod:`irqsim.sweeps.columns`)."""
     import numpy as np
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     from irqsim.sweeps.columns import column, floats, from_numpy
 
-    ok = results.filter(column([s == "ok" for s in results["status"].to_pylist()], pa.bool_()))
+    ok = results.filter(pc.equal(results["status"], column(["ok"], pa.string())[0]))
     metrics = [f.name for f in ok.schema if f.name not in META and f.name not in keys and (pa.types.is_integer(f.type) or pa.types.is_floating(f.type))]
+    # Rows are turned into Python values SUMMARY_ROWS at a time, so that what
+    # this holds grows with the grid points, not with the runs.
+    parts = [(start, ok.slice(start, SUMMARY_ROWS)) for start in range(0, ok.num_rows, SUMMARY_ROWS)]
+
+    def values(part):
+        v = np.array([floats(part[m]) for m in metrics], dtype=np.float64).reshape(len(metrics), part.num_rows).T
+        return v, ~np.isnan(v)
+
     points: dict[tuple, int] = {}
-    labels = zip(*(ok[k].to_pylist() for k in keys)) if keys else [()] * ok.num_rows
-    group = np.array([points.setdefault(p, len(points)) for p in labels], dtype=np.intp)
+    group = np.empty(ok.num_rows, dtype=np.intp)
+    for start, part in parts:
+        labels = zip(*(part[k].to_pylist() for k in keys)) if keys else [()] * part.num_rows
+        group[start : start + part.num_rows] = [points.setdefault(p, len(points)) for p in labels]
     first = np.unique(group, return_index=True)[1].astype(np.int64)  # each point's first row, in order
-    values = np.array([floats(ok[m]) for m in metrics], dtype=np.float64).reshape(len(metrics), ok.num_rows).T
-    defined = ~np.isnan(values)
     n, total, squares = (np.zeros((len(first), len(metrics))) for _ in range(3))
-    np.add.at(n, group, defined)
-    np.add.at(total, group, np.where(defined, values, 0.0))
+    for start, part in parts:
+        v, defined = values(part)
+        g = group[start : start + part.num_rows]
+        np.add.at(n, g, defined)
+        np.add.at(total, g, np.where(defined, v, 0.0))
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = total / n
-        np.add.at(squares, group, np.where(defined, values - mean[group], 0.0) ** 2)
+        for start, part in parts:
+            v, defined = values(part)
+            g = group[start : start + part.num_rows]
+            np.add.at(squares, g, np.where(defined, v - mean[g], 0.0) ** 2)
         half = t975(np.where(n > 1, n - 1, np.nan)) * np.sqrt(squares / (n - 1)) / np.sqrt(n)
     # One row per (metric, point): metrics outside, points inside.
     at = from_numpy(np.tile(first, len(metrics)))
@@ -156,18 +197,18 @@ def summarize(results: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return summary_table(pa.Table.from_pandas(results, preserve_index=False), keys).to_pandas()
 
 
-def consolidate(out: Path, ids: list[str], keys: list[str]):
-    """Gathers the parts of ``ids`` into results.parquet and the summary
-    (parquet and CSV); returns the results as a pyarrow table."""
+def consolidate(out: Path, ids: Iterable[str], keys: list[str]):
+    """Gathers the parts of the runs ``ids`` yields into results.parquet and
+    the summary (parquet and CSV), written by Arrow straight to their files;
+    returns the results as a pyarrow table."""
     import pyarrow.csv as pcsv
     import pyarrow.parquet as pq
 
     table = read_parts(out, ids)
     summary = summary_table(table, keys)
-    for name, write in ((RESULTS, lambda b: pq.write_table(table, b)), (SUMMARY, lambda b: pq.write_table(summary, b)), ("summary.csv", lambda b: pcsv.write_csv(summary, b))):
-        buf = io.BytesIO()
-        write(buf)
-        atomic_write(out / name, buf.getvalue())
+    atomic_write(out / RESULTS, lambda tmp: pq.write_table(table, tmp))
+    atomic_write(out / SUMMARY, lambda tmp: pq.write_table(summary, tmp))
+    atomic_write(out / "summary.csv", lambda tmp: pcsv.write_csv(summary, tmp))
     return table
 
 

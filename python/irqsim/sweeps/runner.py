@@ -8,6 +8,12 @@ extending a sweep computes just the new runs. A run whose scenario is invalid at
 its grid point, or that fails, is recorded with its error; if every run of
 the sweep is invalid, the spec itself is wrong and the sweep stops with the
 first error instead.
+
+Runs are generated, never listed: once to count those missing, once to
+compute them (a window as wide as the workers, :mod:`irqsim.sweeps.compute`)
+and once to gather the results in the spec's order. What a sweep holds does
+not grow with its number of runs, but for the ids of runs already finished
+(to resume) and the results table it returns.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import functools
 import hashlib
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -69,15 +76,22 @@ class Done:
         return dataset.to_pandas(self.table)
 
 
-def _jobs(s: Spec) -> list[Job]:
-    name, text, base = s.source()
-    sha = hashlib.sha256(text.encode()).hexdigest()
-    provenance = {"scenario": name, "scenario_sha256": sha, "command": prov.where()["command"]}
-    build = prov.build_id()
-    return [Job(r, name, text, str(base), s.origin, provenance, build) for r in s.runs(sha, build)]
+class _Jobs:
+    """Every run of a spec as a job, generated afresh by each iteration and never listed."""
+
+    def __init__(self, s: Spec) -> None:
+        name, text, base = s.source()
+        self.spec = s
+        self.sha = hashlib.sha256(text.encode()).hexdigest()
+        self.build = prov.build_id()
+        self.args = (name, text, str(base), s.origin, {"scenario": name, "scenario_sha256": self.sha, "command": prov.where()["command"]}, self.build)
+
+    def __iter__(self) -> Iterator[Job]:
+        name, text, base, origin, provenance, build = self.args
+        return (Job(r, name, text, base, origin, provenance, build) for r in self.spec.runs(self.sha, self.build))
 
 
-def _check_spec(jobs: list[Job]) -> None:
+def _check_spec(jobs: Iterator[Job]) -> None:
     """Raises the first run's error if no run of the spec validates (the
     spec itself is wrong). Only when the first run is invalid are the others
     loaded: one invalid at its grid point fails as it runs, with the same error."""
@@ -89,18 +103,15 @@ def _check_spec(jobs: list[Job]) -> None:
             return e
         return None
 
-    first = error(jobs[0])
-    if first is not None and all(error(j) is not None for j in jobs[1:]):
+    first = error(next(jobs))
+    if first is not None and all(error(j) is not None for j in jobs):
         raise first
 
 
-def _missing(out: Path, jobs: list[Job], retry_failed: bool) -> list[Job]:
-    """The jobs without a part file (or with a failed one, to retry)."""
+def _done(out: Path, retry_failed: bool) -> set[str]:
+    """Ids of the runs with a part file (less the failed ones, to retry)."""
     done = dataset.finished(out)
-    if retry_failed and done:
-        parts = dataset.read_parts(out, [j.run.id for j in jobs if j.run.id in done]).to_pandas()
-        done -= set(parts.loc[parts["status"] != "ok", "run_id"])
-    return [j for j in jobs if j.run.id not in done]
+    return done - dataset.failed(out) if retry_failed and done else done
 
 
 def run_sweep(
@@ -117,16 +128,16 @@ def run_sweep(
     s = Spec.load(spec)
     if sets:
         s = s.with_sets(sets)
-    jobs = _jobs(s)
     out = Path(out)
     _check_output(out, s, new_build)
-    _check_spec(jobs)
+    jobs = _Jobs(s)
+    _check_spec(iter(jobs))
     output_dir(out / dataset.RUNS)
     with locked(out):
         return _run_locked(s, out, jobs, cluster, progress, retry_failed, new_build)
 
 
-def _run_locked(s: Spec, out: Path, jobs: list[Job], cluster: Cluster | None, progress: bool, retry_failed: bool, new_build: bool) -> Done:
+def _run_locked(s: Spec, out: Path, jobs: _Jobs, cluster: Cluster | None, progress: bool, retry_failed: bool, new_build: bool) -> Done:
     """The rest of :func:`run_sweep`, holding the directory's lock (the
     directory is checked again: another sweep may have written it meanwhile)."""
     import tomli_w
@@ -135,15 +146,16 @@ def _run_locked(s: Spec, out: Path, jobs: list[Job], cluster: Cluster | None, pr
     atomic_write(out / SPEC, tomli_w.dumps(s.to_dict()).encode())
     atomic_write(out / BUILD, json.dumps({"build": prov.build_id(), **prov.build()}, indent=1).encode())
 
-    todo = _missing(out, jobs, retry_failed)
-    if todo:
+    done = _done(out, retry_failed)
+    total = s.count()
+    missing = sum(j.run.id not in done for j in jobs)
+    if missing:
         from irqsim.progress import SweepProgress
 
-        with SweepProgress(len(jobs), len(jobs) - len(todo), enabled=progress) as bar:
-            compute(todo, out, cluster or Cluster(), bar)
-    table = dataset.consolidate(out, [j.run.id for j in jobs], [*s.grid, *s.zip])
-    failed = len(table) - table["status"].to_pylist().count("ok")
-    return Done(len(jobs), failed, len(todo), table)
+        with SweepProgress(total, total - missing, enabled=progress) as bar:
+            compute((j for j in jobs if j.run.id not in done), missing, out, cluster or Cluster(), bar)
+    table = dataset.consolidate(out, (j.run.id for j in jobs), [*s.grid, *s.zip])
+    return Done(total, dataset.failures(table), missing, table)
 
 
 def sweep(

@@ -25,7 +25,8 @@ pub use config::CodeConfig;
 
 use crate::cpu::{Bin, Level};
 use irqsim_mips::config::ExecConfig;
-use irqsim_mips::hierarchy::Level as Cache;
+use irqsim_mips::hierarchy::{HierarchyConfig, Level as Cache};
+use irqsim_mips::mem::PAGE_BYTES;
 use irqsim_mips::{Context, Program, System};
 use ports::{NICS, Ports};
 use serde::Serialize;
@@ -33,9 +34,20 @@ use serde::Serialize;
 /// Work cycles of a code job: it ends when the code returns, never by count.
 pub const UNTIL_RETURN: u64 = u64::MAX / 4;
 
-/// Stack bytes of each activity (per thread and level), below this address.
+/// Stack bytes of each activity (per thread and level), the first below
+/// this address, each next one [`stack_stride`] below the last.
 const STACK_TOP: u32 = 0x7FF0_0000;
 const STACK_BYTES: u32 = 64 * 1024;
+
+/// How far apart two activities' stack tops are: the stack, then a guard
+/// below it (a write there is a stack overflow fault naming the function
+/// and PC) of at least a page and a whole number of every cache's way span,
+/// so that each stack maps to the same cache sets as when the stacks were
+/// adjacent, with no guard: results do not move.
+fn stack_stride(caches: Option<&HierarchyConfig>) -> u32 {
+    let span = caches.map_or(0, |c| [c.l1i, c.l1d, c.l2].iter().map(|g| g.size_bytes / g.ways).max().unwrap_or(0));
+    STACK_BYTES + span.max(PAGE_BYTES)
+}
 
 /// The first interrupt number of the timer ticks: thread `t`'s tick calls
 /// the `isr` entry with `TICK_IRQ + t` (the NICs are 0 and 1).
@@ -171,6 +183,8 @@ pub struct Code {
     pub sys: System<Ports>,
     entries: Entries,
     levels: usize,
+    /// Distance between two activities' stack tops ([`stack_stride`]).
+    stack_stride: u32,
     threads_per_core: usize,
     /// Registers of a preempted or blocked activity, per (thread, level).
     saved: Vec<Option<Context>>,
@@ -243,9 +257,15 @@ impl Code {
                 return Err((format!("code.{key}"), format!("thread {t} does not exist (cpu.threads is {threads})")));
             }
         }
-        let lowest_stack = STACK_TOP - (threads * levels) as u32 * STACK_BYTES;
-        if program.end() > lowest_stack {
-            return Err(("code.program".into(), format!("{given} ends at {:#x}, above the activities' stacks from {lowest_stack:#x}", program.end())));
+        let stride = stack_stride(exec.system.caches.as_ref());
+        let stacks = (threads * levels) as u64 * u64::from(stride);
+        match u64::from(STACK_TOP).checked_sub(stacks) {
+            Some(lowest) if u64::from(program.end()) <= lowest => {}
+            lowest => {
+                let (n, guard) = (threads * levels, stride - STACK_BYTES);
+                let from = lowest.map_or("beyond the address space".into(), |a| format!("from {a:#x}"));
+                return Err(("code.program".into(), format!("{given} ends at {:#x}, above the activities' {n} stacks (64 KiB each and a {guard}-byte guard) {from}", program.end())));
+            }
         }
         let symbol = |key: &str, name: &str| program.symbol(name).ok_or_else(|| (format!("code.{key}"), format!("no symbol `{name}` in {given}")));
         let entries = Entries {
@@ -267,6 +287,10 @@ impl Code {
         ports.rps_cpus = napi.map_or(0, |p| p.rps_cpus);
         ports.answers = vec![None; threads];
         let mut sys = System::new(program, &exec.system, ports);
+        for i in 0..(threads * levels) as u32 {
+            let top = STACK_TOP - i * stride;
+            sys.mem.guard(top - stride, top - STACK_BYTES);
+        }
         irqsim_mips::run::apply_pins(&mut sys, &exec.pins).map_err(core_problem)?;
         for (i, p) in c.poke.iter().enumerate() {
             let (addr, value) = poke(&sys.program, p).map_err(|msg| (format!("code.poke[{i}]"), format!("{p:?}: {msg}")))?;
@@ -276,6 +300,7 @@ impl Code {
             sys,
             entries,
             levels,
+            stack_stride: stride,
             threads_per_core: tpc,
             saved: vec![None; threads * levels],
             on_cpu: vec![None; threads],
@@ -401,7 +426,7 @@ impl Code {
     }
 
     fn fresh(&self, t: usize, level: Level, activity: Activity) -> Context {
-        let sp = STACK_TOP - (t * self.levels + level as usize) as u32 * STACK_BYTES;
+        let sp = STACK_TOP - (t * self.levels + level as usize) as u32 * self.stack_stride;
         let e = &self.entries;
         let napi = || e.napi.as_ref().expect("polls run only on the NAPI path");
         match activity {

@@ -13,8 +13,9 @@
 //! name. pcapng is not read (the error says how to convert it).
 //!
 //! What libpcap reads is read: a record may capture up to 262,144 bytes whatever the
-//! header's snap length (libpcap only warns of a wrong one), and a frame length below the
-//! captured length (some writers leave out the FCS) is taken as the captured length. A
+//! header's snap length (libpcap only warns of a wrong one), a frame length below the
+//! captured length (some writers leave out the FCS) is taken as the captured length, and a
+//! timestamp fraction of a second or more is added as it stands (libpcap passes it on). A
 //! frame captured too short for the headers it claims (a small snap length) is not an
 //! error: the fields that can be computed are filled and the rest are 0. A file whose
 //! structure is broken (truncated, impossible lengths, an empty frame) is an error naming
@@ -222,19 +223,6 @@ impl<R: Read> PcapReader<R> {
         let word = |at: usize| u32_at(&header, at, self.big_endian).unwrap_or(0);
         let (ts_sec, ts_frac, incl_len, orig_len) = (word(0), word(4), word(8), word(12));
 
-        let frac_limit = match self.resolution {
-            TimeResolution::Micro => 1_000_000,
-            TimeResolution::Nano => 1_000_000_000,
-        };
-        if ts_frac >= frac_limit {
-            return Err(self.corrupt(format!(
-                "timestamp fraction {ts_frac} is out of range for {} resolution",
-                match self.resolution {
-                    TimeResolution::Micro => "microsecond",
-                    TimeResolution::Nano => "nanosecond",
-                }
-            )));
-        }
         // libpcap reads a record longer than the header's snap length (the header may be
         // wrong); only its own maximum bounds the record.
         if incl_len > MAX_RECORD_BYTES {
@@ -265,7 +253,10 @@ impl<R: Read> PcapReader<R> {
             });
         }
 
-        // u32 seconds * 1e9 + fraction < 4.3e18 < u64::MAX: cannot overflow.
+        // A fraction of a second or more (a million µs, a billion ns) is taken as it
+        // stands, as libpcap hands it on unchanged (sf-pcap.c, `pcap_next_packet`: it
+        // only scales between µs and ns): the time is seconds + fraction.
+        // u32 seconds * 1e9 + u32 fraction * 1e3 < 4.3e18 + 4.3e12 < u64::MAX: no overflow.
         let frac_ns = match self.resolution {
             TimeResolution::Micro => u64::from(ts_frac) * 1_000,
             TimeResolution::Nano => u64::from(ts_frac),
