@@ -163,8 +163,13 @@ impl Nic {
             ctx.r[28] = gp; // $gp: small data, as start.S sets it
             sys.start(k, 0, ctx, 0);
         }
-        // Each core's stack, less its lowest bytes (the next core's outgoing arguments may reach them).
-        let private = (0..cfg.cores as u32).map(|k| STACK_TOP - (k + 1) * STACK_BYTES + 256..STACK_TOP - k * STACK_BYTES).collect();
+        // Each core's stack above its guard page (and so above the next core's outgoing arguments).
+        let private = (0..cfg.cores as u32)
+            .map(|k| {
+                let top = STACK_TOP - k * STACK_BYTES;
+                (top - STACK_BYTES).next_multiple_of(PAGE_BYTES) + PAGE_BYTES..top
+            })
+            .collect();
         Ok((Nic { sys, functions, now: 0, poll_at: POLL_CYCLES, private, ahead: AHEAD }, owners))
     }
 
