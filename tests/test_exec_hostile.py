@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import interrupt
 
 from irqsim.exec import program_path
 
@@ -89,14 +90,8 @@ def test_ctrl_c_stops_a_program_that_never_exits():
         [sys.executable, "-m", "irqsim.cli", "exec", "hostile/spin", "--set", f"run.max_cycles={2**63 - 1}"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
-    try:
-        assert p.stdout.readline() == b"spinning\n"
-        p.send_signal(signal.SIGINT)
-        p.wait(timeout=60)
-    finally:
-        if p.poll() is None:
-            p.kill()
-    assert p.returncode == 130 and p.stderr.read().decode() == "error: interrupted\n"
+    err = interrupt(p, b"spinning\n")
+    assert p.returncode == 130 and err == "error: interrupted\n"
 
 
 def test_the_hostile_programs_are_what_qemu_makes_of_them():

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from irqsim import ConfigError, InputError, InvariantError
+from irqsim import ConfigError, InputError, InvariantError, IrqsimError
 from irqsim._core import nic_firmware, vliw_table
 from irqsim.studies import nic_firmware as study
+
+from conftest import interrupt
 
 FW = study.FIRMWARE
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,8 +110,9 @@ def test_bad_frame_count_is_one_line():
     assert p.returncode == 2 and "IRQSIM_NIC_FRAMES: expected an integer" in p.stderr and len(p.stderr.strip().splitlines()) == 1
 
 
-def firmware_without(tmp_path: Path, order: str, skip: str) -> Path:
-    """The firmware built with its in-order section ``order`` replaced by ``skip``."""
+def compiled(tmp_path: Path, old: str, new: str) -> Path:
+    """The firmware with ``old`` in fw.c replaced by ``new``, built as the
+    shipped one is (skipped without the cross-compiler, except in CI)."""
     cc = "mips-linux-gnu-gcc"
     if shutil.which(cc) is None:
         if os.environ.get("CI") == "true":
@@ -120,8 +123,8 @@ def firmware_without(tmp_path: Path, order: str, skip: str) -> Path:
     shutil.copytree(src / "firmware", work)
     (tmp_path / "rt").symlink_to(src / "rt")
     fw = (work / "fw.c").read_text()
-    assert order in fw
-    (work / "fw.c").write_text(fw.replace(order, skip))
+    assert old in fw
+    (work / "fw.c").write_text(fw.replace(old, new))
     elf = tmp_path / "bad.elf"
     flags = "-march=r4000 -mabi=32 -mno-abicalls -fno-pic -O2 -static -nostdlib -ffreestanding -fno-builtin -fno-stack-protector".split()
     subprocess.run([cc, *flags, "-o", str(elf), str(src / "rt/start.S"), str(src / "rt/rt.c"), str(work / "fw.c"), str(work / "sync.c")], check=True)
@@ -138,10 +141,50 @@ def firmware_without(tmp_path: Path, order: str, skip: str) -> Path:
 def test_the_checks_catch_firmware_without_its_order(tmp_path, order, skip, needle):
     """The firmware with one in-order section removed breaks the wire's or
     the host's check on 4 cores (the checks can fail)."""
-    elf = firmware_without(tmp_path, order, skip)
+    elf = compiled(tmp_path, order, skip)
     with pytest.raises(InvariantError, match=needle):
         nic_firmware(elf, ["cores=4", "frames=2000", "frame_bytes=64"])
     nic_firmware(elf, ["cores=1", "frames=500", "frame_bytes=64"])  # one core keeps order by itself
+
+
+RECEIVE = "HANDLER u32 receive(void)\n{\n"
+
+
+@pytest.mark.parametrize(
+    "statement,needle",
+    [
+        ('__asm__ volatile(".word 0x46000000");', "unsupported instruction (no FPU, coprocessor or 64-bit operations) in receive"),
+        ("NIC(0x7F0) = 1;", "device register 0xbf0107f0: no such NIC register (or read-only) in receive"),
+        ("for (;;) ;", "has not read the event flags for 1000000 cycles (an infinite loop?) in receive"),
+    ],
+    ids=["unsupported", "fault", "infinite-loop"],
+)
+def test_bad_firmware_is_one_error_naming_program_function_and_pc(tmp_path, cli, statement, needle):
+    """A fault, an unsupported instruction or an infinite loop in a handler:
+    one line naming the program, the function and the PC, from Python and
+    from the CLI (exit 2)."""
+    elf = compiled(tmp_path, RECEIVE, RECEIVE + statement + "\n")
+    for cores in ("cores=1", "cores=3"):
+        with pytest.raises(IrqsimError) as e:
+            nic_firmware(elf, [cores, "frames=2000", "frame_bytes=64"])
+        msg = str(e.value)
+        assert msg.startswith(f"{elf}: ") and needle in msg and " at pc 0x00" in msg and "\n" not in msg, msg
+    p = cli("ilp", str(elf), "--profile", str(tmp_path / "p.json"), "--record")
+    assert p.returncode == 2 and p.stderr.startswith(f"error: {elf}: ") and needle in p.stderr, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
+
+
+def test_ctrl_c_stops_a_long_firmware_run(tmp_path):
+    """SIGINT during a firmware run far too long to finish stops it through
+    the CLI's usual path: exit 130, one line."""
+    go = (
+        "import sys; from irqsim.cli import main; print('go', flush=True); "
+        f"main(['ilp', 'firmware/nic', '--profile', {str(tmp_path / 'p.json')!r}, '--record', "
+        "'--set', 'frames=100000000', '--set', 'max_cycles=1000000000000'])"
+    )
+    p = subprocess.Popen([sys.executable, "-c", go], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    err = interrupt(p, b"go\n", delay=1.0)  # well inside the run (it would take hours)
+    assert p.returncode == 130 and err == "error: interrupted\n"
 
 
 def test_the_machine_catches_firmware_without_its_receive_order(tmp_path):
@@ -149,7 +192,7 @@ def test_the_machine_catches_firmware_without_its_receive_order(tmp_path):
     check of the returned frames ends the run with an invariant error."""
     from irqsim import api
 
-    elf = firmware_without(tmp_path, "deliver_in_order(&rx_order, first, n, host_deliver);", "host_deliver(first, n);")
+    elf = compiled(tmp_path, "deliver_in_order(&rx_order, first, n, host_deliver);", "host_deliver(first, n);")
     sets = {"nic_firmware.program": str(elf), "workload.packet_bytes": 64, "workload.rate_per_s": 5e6, "driver.isr_rx_done_cycles": 20, "run.duration_ms": 1.0}
     with pytest.raises(InvariantError, match="nic_firmware: .*(out of order|returned at)"):
         api.run("compose/rx-firmware", {**sets, "nic_firmware.cores": 4})

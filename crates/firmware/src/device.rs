@@ -17,11 +17,23 @@
 //! a register write that queues work stops them (the new event may come
 //! first), and every core runs to the event before the hardware acts on
 //! it, so cores and hardware see one another in cycle order, cores within
-//! a cycle in index order. `advance` returns at its target or at the end
-//! of the first cycle in which a frame left or an interrupt was asked for,
-//! whichever is first, so the host can act on them at that cycle (DMA
+//! a cycle in index order. Several cores take turns in that order; a core
+//! whose turn is over runs up to [`AHEAD`] cycles ahead through work no
+//! other core can see (its stack and registers), and what it issued past
+//! the cycle `advance` returns at is not counted there
+//! ([`Nic::instructions`], the profile). `advance` returns at its target
+//! or at the end of the first cycle in which a frame left or an interrupt
+//! was asked for, whichever is first, so the host can act on them at that cycle (DMA
 //! writes are reported with their cycle but do not end it: their bytes are
 //! in host memory from that cycle on).
+//!
+//! Bad firmware stops `advance` with one [`Error::Stopped`] naming the
+//! program, the function and the PC: a fault or an unsupported
+//! instruction (irqsim-mips's message, with the core and cycle), leaving
+//! the dispatch loop, or a core that has not read the event flags for
+//! [`WATCHDOG_CYCLES`] (an infinite loop). A watcher ([`watched`], a
+//! binding's Ctrl-C) is polled as the cycles go and may stop it with
+//! [`Error::Cancelled`].
 
 use crate::config::{NicConfig, Organisation};
 use crate::error::Error;
@@ -30,11 +42,55 @@ use crate::profile::{Functions, HANDLERS, Profile, Recorder};
 use irqsim_mips::mem::PAGE_BYTES;
 use irqsim_mips::run::STACK_TOP;
 use irqsim_mips::{Context, Program, Stop, System, SystemConfig};
+use std::cell::RefCell;
+use std::ops::Range;
 
 /// Core `k`'s stack top is `k` times this below [`STACK_TOP`]; the lowest
 /// whole page of each such span is a guard (a write there is a stack
 /// overflow fault), leaving each core 60 KiB of stack.
 const STACK_BYTES: u32 = 0x2_0000;
+
+/// Cycles a core may run ahead of the others through work they cannot see
+/// (irqsim-mips's `System::run_ahead`: its own stack and registers only).
+pub const AHEAD: u64 = 16;
+
+/// Cycles a core may run without reading the event flags before the run
+/// stops as an infinite loop. The dispatch loop reads them every pass; the
+/// longest stretch without in frame-level runs of 1-6 cores and both frame
+/// sizes (4,000 frames) is 6,769 cycles: a handler's batch and the lock
+/// waits behind the other cores'.
+pub const WATCHDOG_CYCLES: u64 = 1_000_000;
+
+/// Cycles between two polls of the watcher (a few milliseconds of CPU).
+const POLL_CYCLES: u64 = 1 << 18;
+
+type Watcher = Box<dyn FnMut() -> bool>;
+
+thread_local! {
+    static WATCHER: RefCell<Option<Watcher>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with `poll` watching every [`Nic::advance`] on this thread
+/// (a binding checks for Ctrl-C in it): it is called every
+/// [`POLL_CYCLES`] cycles or so of the device's time, and `false` stops
+/// the run with [`Error::Cancelled`]. Watchers nest; the outer one is back
+/// when `f` returns or unwinds.
+pub fn watched<R>(poll: impl FnMut() -> bool + 'static, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<Watcher>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let outer = self.0.take();
+            WATCHER.with(|w| *w.borrow_mut() = outer);
+        }
+    }
+    let _restore = Restore(WATCHER.with(|w| w.borrow_mut().replace(Box::new(poll))));
+    f()
+}
+
+/// Whether this thread's watcher (if any) lets the run go on.
+fn watcher_lets_go_on() -> bool {
+    WATCHER.with(|w| w.borrow_mut().as_mut().is_none_or(|poll| poll()))
+}
 
 /// The host's memory as the NIC's DMA engines see it (32-bit words).
 pub trait HostMemory {
@@ -59,6 +115,12 @@ pub struct Nic {
     sys: System<Hardware>,
     functions: Functions,
     now: u64,
+    /// When the watcher is next polled.
+    poll_at: u64,
+    /// Per core, the memory no other core touches (its stack), when several cores run ahead.
+    private: Vec<Range<u32>>,
+    /// Cycles a core may run ahead ([`AHEAD`]; 0: in lockstep).
+    ahead: u64,
 }
 
 fn symbol(p: &Program, name: &str) -> Result<u32, Error> {
@@ -87,7 +149,7 @@ impl Nic {
         let owners = owners_of(cfg, owners)?;
         let (main, gp, fw_cfg) = (symbol(program, "fw_main")?, symbol(program, "_gp")?, symbol(program, "fw_cfg")?);
         let functions = Functions::new(program);
-        let hw = Hardware::new(cfg, Recorder::new(&functions, cfg.cores));
+        let hw = Hardware::new(cfg, Recorder::new(&functions, cfg.cores, cfg.cores > 1));
         let mut sys = System::new(program.clone(), &SystemConfig { cores: cfg.cores, ..SystemConfig::default() }, hw);
         let words = [(cfg.organisation == Organisation::Frame) as u32, cfg.batch].into_iter().chain(owners.iter().copied());
         for (i, w) in words.enumerate() {
@@ -101,7 +163,21 @@ impl Nic {
             ctx.r[28] = gp; // $gp: small data, as start.S sets it
             sys.start(k, 0, ctx, 0);
         }
-        Ok((Nic { sys, functions, now: 0 }, owners))
+        // Each core's stack above its guard page (and so above the next core's outgoing arguments).
+        let private = (0..cfg.cores as u32)
+            .map(|k| {
+                let top = STACK_TOP - k * STACK_BYTES;
+                (top - STACK_BYTES).next_multiple_of(PAGE_BYTES) + PAGE_BYTES..top
+            })
+            .collect();
+        Ok((Nic { sys, functions, now: 0, poll_at: POLL_CYCLES, private, ahead: AHEAD }, owners))
+    }
+
+    /// Lets cores run up to `cycles` ahead of one another through work the
+    /// others cannot see ([`AHEAD`] by default; 0 runs them in lockstep, as
+    /// before run-ahead): nothing the host, the wire or the profile sees changes.
+    pub fn set_ahead(&mut self, cycles: u64) {
+        self.ahead = cycles.min(AHEAD);
     }
 
     /// The cycle the device is at (see the module's note on time).
@@ -117,9 +193,10 @@ impl Nic {
         &self.functions
     }
 
-    /// Instructions the cores have completed.
+    /// Instructions the cores have completed before [`Nic::now`].
     pub fn instructions(&self) -> u64 {
-        self.sys.cores.iter().map(|c| c.threads[0].instructions).sum()
+        let all: u64 = self.sys.cores.iter().map(|c| c.threads[0].instructions).sum();
+        all - self.sys.devices.recorder.issued_since(self.now)
     }
 
     /// A frame of `len` bytes from the wire, arriving at the start of cycle
@@ -154,9 +231,11 @@ impl Nic {
     pub fn advance(&mut self, to: u64, host: &mut dyn HostMemory, effects: &mut Vec<Effect>) -> Result<(), Error> {
         debug_assert!(to > self.now, "advance to {to} from {}", self.now);
         loop {
-            let mut until = to.min(self.sys.devices.next_event());
+            // Never past the next poll: an infinite loop is caught within a poll's cycles.
+            let mut until = to.min(self.sys.devices.next_event()).min(self.poll_at);
             loop {
-                match self.sys.run(until) {
+                let stop = if self.private.len() > 1 { self.sys.run_ahead(until, &self.private, self.ahead) } else { self.sys.run(until) };
+                match stop {
                     Stop::Limit | Stop::Idle => break,
                     // A register write queued work or asked for an interrupt: the host sees it the next cycle.
                     Stop::Device { .. } => {
@@ -165,14 +244,16 @@ impl Nic {
                             until = until.min(at + 1);
                         }
                     }
-                    Stop::Fault { error, .. } => return Err(Error::Stopped(error.to_string())),
-                    Stop::Returned { core, .. } | Stop::Syscall { core, .. } => {
-                        let at = self.sys.cores[core].now;
-                        return Err(Error::Stopped(format!("{}: core {core} left the dispatch loop at cycle {at}", self.sys.program.name)));
+                    Stop::Fault { core, error, .. } => return Err(Error::Stopped(format!("{error} on core {core}, cycle {}", self.sys.cores[core].now))),
+                    Stop::Returned { core, .. } => return Err(self.stopped(core, "returned from fw_main", None)),
+                    Stop::Syscall { core, .. } => {
+                        let pc = self.sys.cores[core].threads[0].ctx.pc.wrapping_sub(4);
+                        return Err(self.stopped(core, "made a system call", Some(pc)));
                     }
                 }
             }
             self.now = until;
+            self.watch()?;
             let hw = &mut self.sys.devices;
             let before = effects.len();
             effects.extend(hw.interrupts.drain(..).map(|(at, vector)| Effect::Interrupt { at, vector }));
@@ -182,6 +263,30 @@ impl Nic {
                 return Ok(());
             }
         }
+    }
+
+    /// Stops a run whose cores loop without reading the event flags, or
+    /// whose watcher says so (see the module's note).
+    fn watch(&mut self) -> Result<(), Error> {
+        let polled = &self.sys.devices.polled;
+        if let Some(k) = (0..polled.len()).find(|&k| self.now.saturating_sub(polled[k]) > WATCHDOG_CYCLES) {
+            let pc = self.sys.cores[k].threads[0].ctx.pc;
+            return Err(self.stopped(k, &format!("has not read the event flags for {WATCHDOG_CYCLES} cycles (an infinite loop?)"), Some(pc)));
+        }
+        if self.now >= self.poll_at {
+            self.poll_at = self.now + POLL_CYCLES;
+            if !watcher_lets_go_on() {
+                return Err(Error::Cancelled(format!("{}: interrupted at cycle {}", self.sys.program.name, self.now)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Core `k` stopped doing the firmware's work (`what`), at `pc` if known.
+    fn stopped(&self, k: usize, what: &str, pc: Option<u32>) -> Error {
+        let p = &self.sys.program;
+        let at = pc.map_or(String::new(), |pc| format!("{} at pc 0x{pc:08x}", p.place(pc)));
+        Error::Stopped(format!("{}: core {k} {what}{at}, cycle {}", p.name, self.sys.cores[k].now))
     }
 
     /// Starts the profile now (see [`crate::profile`]).

@@ -32,6 +32,6 @@ pub mod run;
 pub mod vliw;
 
 pub use config::{NicConfig, Organisation, Traffic};
-pub use device::{Effect, HostMemory, Nic};
+pub use device::{Effect, HostMemory, Nic, watched};
 pub use error::Error;
 pub use run::{Outcome, run, task_owners};

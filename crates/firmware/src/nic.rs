@@ -116,6 +116,9 @@ pub struct Hardware {
     mailbox: [u64; 2],
     /// Host interrupts the cores asked for, not yet handed on: (cycle, vector).
     pub(crate) interrupts: Vec<(u64, u32)>,
+    /// Per core, the cycle it last read the event flags (the dispatch
+    /// loop does every pass; [`crate::device`]'s watchdog reads these).
+    pub(crate) polled: Vec<u64>,
     /// Work queued by a register access since the cores last stopped.
     stop: bool,
     /// Where the cores' instructions and cycles go (on in the measured window).
@@ -142,6 +145,7 @@ impl Hardware {
             arriving: VecDeque::new(),
             mailbox: [0; 2],
             interrupts: Vec::new(),
+            polled: vec![0; cfg.cores],
             stop: false,
             recorder,
         }
@@ -277,7 +281,12 @@ impl Devices for Hardware {
             return Ok((self.sram.words[w], self.sram.touch(w, at.cycle)));
         }
         let v = match off {
-            0x000 => (0..6).filter(|&k| self.count(k) > self.acks[k]).fold(0, |m, k| m | 1 << k),
+            0x000 => {
+                if let Some(p) = self.polled.get_mut(at.core) {
+                    *p = at.cycle;
+                }
+                (0..6).filter(|&k| self.count(k) > self.acks[k]).fold(0, |m, k| m | 1 << k)
+            }
             0x020..0x050 if off.is_multiple_of(8) => self.count(((off - 0x20) / 8) as usize) as u32,
             _ => return Err("no such NIC register (or write-only)".into()),
         };
@@ -326,6 +335,13 @@ impl Devices for Hardware {
     #[inline(always)]
     fn take_stop(&mut self) -> bool {
         std::mem::take(&mut self.stop)
+    }
+
+    /// Only accesses that queue work stop the cores: blocks of firmware
+    /// code run on through SRAM and the event flags.
+    #[inline(always)]
+    fn wants_stop(&self) -> bool {
+        self.stop
     }
 
     #[inline(always)]

@@ -128,16 +128,35 @@ impl Profile {
 const KEEP: u8 = u8::MAX;
 
 /// One core's place: the cycle of its last issue and the handler it is in.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct Place {
     last: u64,
     current: u8,
 }
 
+/// Issues kept per core, to take back those past a window's edge: cores
+/// that run ahead ([`irqsim_mips::System::run_ahead`]) are at most
+/// [`crate::device::AHEAD`] cycles (as many instructions) past it.
+const RECENT: usize = 64;
+
+/// A kept issue: its cycle and PC, the core's place before it, and the
+/// cell it was charged to (`NOT_CHARGED` while off).
+#[derive(Clone, Copy, Default)]
+struct Issue {
+    cycle: u64,
+    pc: u32,
+    cell: u32,
+    before: Place,
+}
+
+const NOT_CHARGED: u32 = u32::MAX;
+
 /// Gathers a [`Profile`] as instructions issue: per core, the cycle of its
 /// last issue and the handler it is in; per (handler, word), executions
 /// and cycles, each handler's words side by side (a handler's hot words
-/// share cache lines).
+/// share cache lines). With cores that run ahead it keeps each core's
+/// last [`RECENT`] issues, so a window's edges count only what issued
+/// before them.
 pub struct Recorder {
     on: bool,
     base: u32,
@@ -145,10 +164,13 @@ pub struct Recorder {
     places: Vec<Place>,
     /// Indexed by `handler * words + word`: (executions, cycles).
     cells: Vec<[u64; 2]>,
+    /// Per core (when cores run ahead): its last issues, a ring, and how many it has had.
+    recent: Vec<([Issue; RECENT], usize)>,
 }
 
 impl Recorder {
-    pub fn new(f: &Functions, cores: usize) -> Self {
+    /// A recorder for `cores` cores; `ahead`: they run ahead of one another.
+    pub fn new(f: &Functions, cores: usize, ahead: bool) -> Self {
         let enter = (0..f.words())
             .map(|w| match f.of(w) {
                 NO_FUNCTION => KEEP,
@@ -157,38 +179,71 @@ impl Recorder {
             })
             .collect();
         let places = vec![Place { last: 0, current: DISPATCH as u8 }; cores];
-        Recorder { on: false, base: f.base, enter, places, cells: vec![[0; 2]; (DISPATCH + 1) * f.words()] }
+        let recent = if ahead { vec![([Issue::default(); RECENT], 0); cores] } else { vec![] };
+        Recorder { on: false, base: f.base, enter, places, cells: vec![[0; 2]; (DISPATCH + 1) * f.words()], recent }
     }
 
-    /// Starts charging at cycle `at` (no core has issued in it yet); every
-    /// core is taken to be in the dispatch loop until it runs elsewhere.
+    /// Starts charging at cycle `at`; every core is taken to be in the
+    /// dispatch loop until it runs elsewhere. Issues at or after `at` by
+    /// cores already past it are charged now.
     pub fn begin(&mut self, at: u64) {
         self.on = true;
         self.places.fill(Place { last: at.wrapping_sub(1), current: DISPATCH as u8 });
+        for k in 0..self.recent.len() {
+            let n = self.past(k, at);
+            let (ring, count) = self.recent[k];
+            for j in count - n..count {
+                let e = ring[j % RECENT];
+                let before = self.places[k];
+                let cell = self.charge(k, e.pc, e.cycle, 1);
+                self.recent[k].0[j % RECENT] = Issue { before, cell, ..e };
+            }
+        }
+    }
+
+    /// How many of core `k`'s kept issues are at or after cycle `at`.
+    fn past(&self, k: usize, at: u64) -> usize {
+        let (ring, count) = &self.recent[k];
+        (1..=(*count).min(RECENT)).take_while(|&j| ring[(count - j) % RECENT].cycle >= at).count()
+    }
+
+    /// Instructions issued at or after cycle `at` (by cores run ahead).
+    pub fn issued_since(&self, at: u64) -> u64 {
+        (0..self.recent.len()).map(|k| self.past(k, at) as u64).sum()
     }
 
     /// Charges the cycles since `core`'s last issue, up to `now`, to the
-    /// instruction at `pc` (`executed`: it issued at `now`, else the core waits on it).
+    /// instruction at `pc` (`executed`: it issued at `now`, else the core
+    /// waits on it); returns the cell charged.
     #[inline(always)]
-    fn charge(&mut self, core: usize, pc: u32, now: u64, executed: u64) {
+    fn charge(&mut self, core: usize, pc: u32, now: u64, executed: u64) -> u32 {
         let w = (pc.wrapping_sub(self.base) / 4) as usize;
         let (Some(&enter), Some(p)) = (self.enter.get(w), self.places.get_mut(core)) else {
-            return;
+            return NOT_CHARGED;
         };
         if enter != KEEP {
             p.current = enter;
         }
-        if let Some(cell) = self.cells.get_mut(p.current as usize * self.enter.len() + w) {
-            cell[0] += executed;
-            cell[1] += now - p.last;
-        }
+        let i = p.current as usize * self.enter.len() + w;
+        let Some(cell) = self.cells.get_mut(i) else { return NOT_CHARGED };
+        cell[0] += executed;
+        cell[1] += now - p.last;
         p.last = now;
+        i as u32
     }
 
     /// The instruction at `pc` issued at `cycle` on hardware thread `core`:
     /// it is charged the cycles since that core's last issue.
     #[inline(always)]
     pub fn issued(&mut self, core: usize, pc: u32, cycle: u64) {
+        if core < self.recent.len() {
+            let before = self.places[core];
+            let cell = if self.on { self.charge(core, pc, cycle, 1) } else { NOT_CHARGED };
+            let (ring, count) = &mut self.recent[core];
+            ring[*count % RECENT] = Issue { cycle, pc, cell, before };
+            *count += 1;
+            return;
+        }
         if self.on {
             self.charge(core, pc, cycle, 1);
         }
@@ -199,6 +254,22 @@ impl Recorder {
     /// `pcs[core]`. Returns the profile.
     pub fn finish(&mut self, at: u64, pcs: &[u32], f: &Functions) -> Profile {
         for (k, &pc) in pcs.iter().enumerate() {
+            let mut pc = pc;
+            // Take back what a core run ahead issued at or after `at`: it waits on the first of them.
+            if k < self.recent.len() {
+                let n = self.past(k, at);
+                let (ring, count) = self.recent[k];
+                for j in (count - n..count).rev() {
+                    let e = ring[j % RECENT];
+                    if let Some(cell) = self.cells.get_mut(e.cell as usize) {
+                        cell[0] -= 1;
+                        cell[1] -= e.cycle - e.before.last;
+                    }
+                    self.places[k] = e.before;
+                    self.recent[k].0[j % RECENT].cell = NOT_CHARGED;
+                    pc = e.pc;
+                }
+            }
             if at - 1 > self.places[k].last {
                 self.charge(k, pc, at - 1, 0);
             }

@@ -2,6 +2,7 @@
 //! given ahead of their arrival land as if given at it, and the device
 //! runs the same whether driven in long or short steps.
 
+use irqsim_firmware::device::AHEAD;
 use irqsim_firmware::host::Host;
 use irqsim_firmware::{Effect, Nic, NicConfig};
 use irqsim_mips::Program;
@@ -63,5 +64,59 @@ fn frames_given_ahead_land_as_if_given_at_their_cycle() {
         for (step, ahead) in [(1_000, 1_000), (1 << 20, 1 << 16)] {
             assert_eq!(drive(cores, 60_000, step, ahead, 11), at_arrival, "{cores} cores, steps of {step}, frames {ahead} cycles ahead");
         }
+    }
+}
+
+/// Drives `cores` cores (cores `ahead` cycles ahead at most) as `drive`
+/// does, with a profile window from the first early return (a frame left
+/// or an interrupt was asked for: cores may be past it) after cycle 10,000
+/// to the first after 30,000: what the host sees after every step (cycle,
+/// instructions, effects), then the profile.
+fn trace(cores: usize, ahead: u64) -> (Vec<(u64, u64, Vec<Effect>)>, Vec<u64>, Vec<u64>, Vec<u64>) {
+    let cfg = NicConfig::from_sets(&[format!("cores={cores}"), "frame_bytes=64".into()]).unwrap();
+    let (mut nic, _) = Nic::new(&firmware(), &cfg, None).unwrap();
+    nic.set_ahead(ahead);
+    let mut host = Host::new(64, cfg.cycles(cfg.host_ns), true, true);
+    let (mut next, mut effects, mut seen, mut on, mut early) = (11, vec![], vec![], false, false);
+    loop {
+        let now = nic.now();
+        seen.push((now, nic.instructions(), effects.clone()));
+        if on && early && now >= 30_000 {
+            break;
+        }
+        for e in effects.drain(..) {
+            if let Effect::Interrupt { at, .. } = e {
+                host.interrupt(at);
+            }
+        }
+        host.advance(now).unwrap();
+        for (mailbox, value) in host.mailboxes() {
+            nic.host_writes_mailbox(mailbox, value);
+        }
+        if !on && early && now >= 10_000 {
+            nic.begin_profile();
+            on = true;
+        }
+        let to = (now + 700).min(host.wake_at().map_or(u64::MAX, |t| t.max(now + 1)));
+        while next <= to {
+            nic.frame_arrives(next, 64);
+            next += 11;
+        }
+        nic.advance(to, &mut host.mem, &mut effects).unwrap();
+        early = nic.now() < to;
+    }
+    let p = nic.finish_profile();
+    (seen, p.executed, p.cycles, p.handler_cycles.to_vec())
+}
+
+#[test]
+fn cores_running_ahead_change_nothing_the_host_or_the_profile_sees() {
+    for cores in [2, 4, 6] {
+        let (lockstep, ahead) = (trace(cores, 0), trace(cores, AHEAD));
+        assert_eq!(lockstep.0.len(), ahead.0.len(), "{cores} cores: steps");
+        for (a, b) in lockstep.0.iter().zip(&ahead.0) {
+            assert_eq!(a, b, "{cores} cores");
+        }
+        assert!(lockstep.1 == ahead.1 && lockstep.2 == ahead.2 && lockstep.3 == ahead.3, "{cores} cores: the profile");
     }
 }

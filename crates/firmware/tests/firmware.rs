@@ -50,7 +50,7 @@ fn the_host_check_catches_a_frame_out_of_order() {
 #[test]
 fn a_frame_handed_to_the_mac_leaves_the_wire_with_its_header() {
     let cfg = NicConfig::from_sets(&["traffic=send"]).unwrap();
-    let mut hw = Hardware::new(&cfg, Recorder::new(&Functions::new(&firmware()), 1));
+    let mut hw = Hardware::new(&cfg, Recorder::new(&Functions::new(&firmware()), 1, false));
     let at = Access { core: 0, thread: 0, cycle: 10 };
     let w = |hw: &mut Hardware, off: u32, v: u32| hw.write(DEVICE_BASE + off, v, u32::MAX, at).unwrap();
     // Frame 1's header in transmit buffer 0, handed to the MAC first.
@@ -69,31 +69,48 @@ fn a_frame_handed_to_the_mac_leaves_the_wire_with_its_header() {
     assert_eq!(hw.sent, 1);
 }
 
-/// Runs `lock_selftest(times, locked)` on `cores` cores; returns the counter.
-fn lock_selftest(cores: usize, times: u32, locked: bool) -> u32 {
+/// Runs `lock_selftest(times, locked)` on `cores` cores, each up to
+/// `ahead` cycles ahead of the others through private work (0: as
+/// `System::run` interleaves them); returns the counter and each core's
+/// cycle and instructions at the end.
+fn lock_selftest(cores: usize, times: u32, locked: bool, ahead: u64) -> (u32, Vec<(u64, u64)>) {
     let p = firmware();
     let (entry, gp, counter) = (p.symbol("lock_selftest").unwrap(), p.symbol("_gp").unwrap(), p.symbol("selftest_counter").unwrap());
     let mut sys = System::new(p, &SystemConfig { cores, ..SystemConfig::default() }, NoDevices);
+    let stack = |k: u32| STACK_TOP - 0x1_0000 * (k + 1) + 256..STACK_TOP - 0x1_0000 * k;
+    let private: Vec<_> = (0..cores as u32).map(stack).collect();
     for k in 0..cores {
         let mut ctx = Context::call(entry, STACK_TOP - 0x1_0000 * k as u32, &[times, locked as u32]);
         ctx.r[28] = gp;
         sys.start(k, 0, ctx, 0);
     }
     loop {
-        match sys.run(u64::MAX >> 1) {
+        let stop = if ahead > 0 { sys.run_ahead(u64::MAX >> 1, &private, ahead) } else { sys.run(u64::MAX >> 1) };
+        match stop {
             Stop::Idle => break,
             Stop::Returned { .. } => continue,
             s => panic!("{s:?}"),
         }
     }
-    sys.mem.read_u32(counter)
+    (sys.mem.read_u32(counter), sys.cores.iter().map(|c| (c.now, c.threads[0].instructions)).collect())
 }
 
 #[test]
 fn locks_give_mutual_exclusion() {
-    assert_eq!(lock_selftest(4, 300, true), 1200);
+    assert_eq!(lock_selftest(4, 300, true, 0).0, 1200);
     // Without the lock the same read-modify-write loses updates: the test can fail.
-    assert!(lock_selftest(4, 300, false) < 1200);
+    assert!(lock_selftest(4, 300, false, 0).0 < 1200);
+}
+
+#[test]
+fn cores_running_ahead_interleave_shared_memory_as_in_lockstep() {
+    // Unlocked, the updates lost depend on exactly how the cores' accesses interleave.
+    for (cores, locked) in [(2, false), (4, false), (6, false), (4, true)] {
+        let lockstep = lock_selftest(cores, 200, locked, 0);
+        for ahead in [1, 16, 1 << 20] {
+            assert_eq!(lock_selftest(cores, 200, locked, ahead), lockstep, "{cores} cores, locked {locked}, {ahead} ahead");
+        }
+    }
 }
 
 #[test]

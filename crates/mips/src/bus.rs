@@ -122,9 +122,10 @@ pub struct DataBus<'a, T, D> {
     /// change): counted here, added to the cache's counts before code reads
     /// them and when the slice ends ([`DataBus::settle`]).
     pub hits: u64,
-    /// Set by a device-register access: a block leaves after it (a device
-    /// may ask the caller to act, a range locked into the instruction
-    /// cache resets its last-line memo), and only then asks [`Devices::take_stop`].
+    /// Set by a built-in register access, or a device access that may ask
+    /// the caller to act ([`Devices::wants_stop`]): a block leaves after it
+    /// (a range locked into the instruction cache resets its last-line
+    /// memo), and only then asks [`Devices::take_stop`].
     pub mmio: bool,
     /// Why the last [`Fault::Device`] happened.
     pub device_error: String,
@@ -161,14 +162,14 @@ impl<T: Timing, D: Devices> DataBus<'_, T, D> {
     }
 
     fn mmio_read(&mut self, addr: u32) -> Result<u32, Fault> {
-        self.mmio = true;
         let r = self.mmio_read_inner(addr);
+        self.mmio |= addr < DEVICE_BASE || self.devices.wants_stop();
         self.refused(r)
     }
 
     fn mmio_write(&mut self, addr: u32, value: u32, mask: u32) -> Result<(), Fault> {
-        self.mmio = true;
         let r = self.mmio_write_inner(addr, value, mask);
+        self.mmio |= addr < DEVICE_BASE || self.devices.wants_stop();
         self.refused(r)
     }
 

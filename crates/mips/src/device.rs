@@ -78,6 +78,16 @@ pub trait Devices {
         false
     }
 
+    /// Whether the last access will ask the caller to act (what
+    /// [`Devices::take_stop`] will say, without clearing it). A block of
+    /// code leaves after a device access only if so: a device that can tell
+    /// lets blocks run on through its registers (the programmable NIC's
+    /// SRAM and event flags). By default every access leaves.
+    #[inline(always)]
+    fn wants_stop(&self) -> bool {
+        true
+    }
+
     /// Called as each instruction issues: the hardware thread (global
     /// index, `core * threads + thread`), its PC and its issue cycle. A
     /// profiler's hook (the programmable NIC's); nothing by default.

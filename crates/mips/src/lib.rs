@@ -8,10 +8,13 @@
 //!   [`hierarchy`] the memory side; [`core`] shares an issue slot among
 //!   hardware threads; [`system`] runs N cores in shared memory, each
 //!   thread's slice by basic blocks ([`block`]) where it can, the threads
-//!   of a core that share its issue slot cycle by cycle.
+//!   of a core that share its issue slot cycle by cycle; `ahead` lets
+//!   cores run ahead of one another through work none of the others sees
+//!   ([`System::run_ahead`]).
 //! - [`device`] maps device registers for code; [`run`] runs a
 //!   freestanding program to its `exit` (the `irqsim exec` command).
 
+mod ahead;
 pub mod block;
 pub mod bus;
 pub mod cache;

@@ -119,40 +119,38 @@ impl<D: Devices> System<D> {
     }
 
     fn run_with<T: Timing>(&mut self, timing: &mut T, until: u64) -> Stop {
+        self.interleave(until, timing, |_, _, _| None)
+    }
+
+    /// [`System::run`]'s loop; `after(self, k, turns)` runs when core `k`'s
+    /// turn is over, before it moves (see [`crate::ahead`]).
+    #[inline(always)]
+    pub(crate) fn interleave<T: Timing>(&mut self, until: u64, timing: &mut T, mut after: impl FnMut(&mut Self, usize, &Turns) -> Option<Stop>) -> Stop {
         // The laggard core runs next, until another core's turn: cores
         // interleave in cycle order, and within a cycle in index order
         // (core k may issue at another's cycle only if its index is lower),
         // as if every core were stepped one cycle at a time. Cores with work
         // are kept by (cycle, index); only the core that ran moves.
-        let mut order: Vec<(u64, usize)> = self.cores.iter().filter(|c| c.has_work()).map(|c| (c.now, c.id)).collect();
-        order.sort_unstable();
+        let mut turns = Turns::new(&self.cores);
         loop {
-            let Some(&(now, k)) = order.first() else {
+            let Some((now, k)) = turns.laggard() else {
                 return Stop::Idle;
             };
             if now >= until {
                 return Stop::Limit;
             }
-            // The turn is the next laggard's: the first by (cycle, index) after k.
-            let next = order.get(1).map_or(u64::MAX, |&(t, j)| t + (j > k) as u64);
-            if let Some(stop) = self.run_core(k, until.min(next), timing) {
+            if let Some(stop) = self.run_core(k, until.min(turns.next()), timing) {
                 return stop;
             }
-            if !self.cores[k].has_work() {
-                order.remove(0);
-                continue;
+            if let Some(stop) = after(self, k, &turns) {
+                return stop;
             }
-            order[0].0 = self.cores[k].now;
-            let mut i = 0;
-            while i + 1 < order.len() && order[i + 1] < order[i] {
-                order.swap(i, i + 1);
-                i += 1;
-            }
+            turns.ran(&self.cores[k]);
         }
     }
 
     /// Runs core `k` until its cycle reaches `limit`, it runs out of work, or a thread stops.
-    fn run_core<T: Timing>(&mut self, k: usize, limit: u64, timing: &mut T) -> Option<Stop> {
+    pub(crate) fn run_core<T: Timing>(&mut self, k: usize, limit: u64, timing: &mut T) -> Option<Stop> {
         // A thread alone with work (the others idle) runs as on a core of its own.
         if let Some(t) = if self.threads == 1 { Some(0) } else { self.cores[k].alone() } {
             // Cores in lockstep get slices of one cycle: with free fetches (no
@@ -184,7 +182,7 @@ impl<D: Devices> System<D> {
     }
 
     /// Issues thread `t`'s fetched instruction at core `k`'s cycle.
-    fn issue<T: Timing>(&mut self, k: usize, t: usize, timing: &mut T) -> Option<Stop> {
+    pub(crate) fn issue<T: Timing>(&mut self, k: usize, t: usize, timing: &mut T) -> Option<Stop> {
         let topology = ((self.cores.len() as u32) << 8) | self.threads as u32;
         let id = self.thread_id(k, t);
         let core = &mut self.cores[k];
@@ -251,6 +249,54 @@ impl<D: Devices> System<D> {
     /// Global index of a hardware thread (the requester id in cache statistics).
     pub fn thread_id(&self, core: usize, thread: usize) -> usize {
         core * self.threads + thread
+    }
+}
+
+/// Cores with work by (cycle, index), the laggard first: whose turn it is
+/// when cores interleave in cycle order and within a cycle in index order.
+pub(crate) struct Turns(Vec<(u64, usize)>);
+
+impl Turns {
+    pub(crate) fn new(cores: &[Core]) -> Self {
+        // Sized once: collected from a filter, the vector grew by reallocation on every run.
+        let mut order = Vec::with_capacity(cores.len());
+        order.extend(cores.iter().filter(|c| c.has_work()).map(|c| (c.now, c.id)));
+        order.sort_unstable();
+        Turns(order)
+    }
+
+    /// The laggard: its cycle and index.
+    #[inline(always)]
+    pub(crate) fn laggard(&self) -> Option<(u64, usize)> {
+        self.0.first().copied()
+    }
+
+    /// Where the laggard's turn ends: the next laggard's, the first by (cycle, index) after it.
+    #[inline(always)]
+    pub(crate) fn next(&self) -> u64 {
+        let k = self.0[0].1;
+        self.0.get(1).map_or(u64::MAX, |&(t, j)| t + (j > k) as u64)
+    }
+
+    /// The cycle of the next laggard (the first other core).
+    #[inline(always)]
+    pub(crate) fn others(&self) -> u64 {
+        self.0.get(1).map_or(u64::MAX, |&(t, _)| t)
+    }
+
+    /// The laggard, `core`, has run: it moves to its new place (only it moves), or leaves without work.
+    #[inline(always)]
+    pub(crate) fn ran(&mut self, core: &Core) {
+        if !core.has_work() {
+            self.0.remove(0);
+            return;
+        }
+        self.0[0].0 = core.now;
+        let mut i = 0;
+        while i + 1 < self.0.len() && self.0[i + 1] < self.0[i] {
+            self.0.swap(i, i + 1);
+            i += 1;
+        }
     }
 }
 

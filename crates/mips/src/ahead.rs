@@ -1,0 +1,105 @@
+//! Cores that run ahead of one another through work no other core sees.
+//!
+//! [`System::run`] interleaves cores in (cycle, index) order, the laggard
+//! first until the next core's turn: cores that share memory and run
+//! together get slices of one cycle each. [`System::run_ahead`] keeps that
+//! order for everything another core could observe and lets a core whose
+//! turn has ended go on, one instruction at a time, through what none can:
+//! instructions that access no memory outside the core's private range
+//! (its stack), no device register, and cannot trap or stop. It stops
+//! before the first other instruction (which then waits for its turn), at
+//! the limit, or `ahead` cycles past the next core. So every memory and
+//! device access, and every fault or stop, happens in the order
+//! [`System::run`] gives; only instructions invisible to the other cores
+//! issue earlier in host time, at their own cycles. A caller that counts
+//! instructions by cycle must allow for cores being past its horizon (at
+//! most `ahead` cycles' worth).
+
+use crate::bus::{DataBus, Perfect, Who};
+use crate::context::Context;
+use crate::decode::{Inst, Op};
+use crate::device::Devices;
+use crate::system::{Stop, System, step};
+use std::ops::Range;
+
+impl<D: Devices> System<D> {
+    /// Runs until every core with work reaches cycle `until`, or a thread
+    /// stops, as [`System::run`] does; a core past its turn goes on through
+    /// private work (accesses within `private[core]` only) up to `ahead`
+    /// cycles past the next core (see the module's note). Only for cores of
+    /// one thread on perfect memory; anything else runs as [`System::run`].
+    pub fn run_ahead(&mut self, until: u64, private: &[Range<u32>], ahead: u64) -> Stop {
+        if self.threads != 1 || self.caches.is_some() || private.len() != self.cores.len() {
+            return self.run(until);
+        }
+        // A core's turn over, it goes on through private work up to `ahead` past the next core.
+        self.interleave(until, &mut Perfect, |sys, k, turns| sys.run_private(k, until.min(turns.others().saturating_add(ahead)), &private[k]))
+    }
+
+    /// Issues core `k`'s instructions while each is private to it (see
+    /// [`private`]) and issues before `limit`: one bus for the stretch, as
+    /// a slice has, and each step as [`System::run`]'s (fetches are free).
+    fn run_private(&mut self, k: usize, limit: u64, range: &Range<u32>) -> Option<Stop> {
+        let topology = ((self.cores.len() as u32) << 8) | 1;
+        let pipeline = self.pipeline;
+        let core = &mut self.cores[k];
+        let th = &mut core.threads[0];
+        if !th.active {
+            return None;
+        }
+        let who = Who { core: k, thread: 0, id: k, now: core.now, instret: 0, topology };
+        let mut perfect = Perfect;
+        let mut bus = DataBus::new(&mut self.mem, &mut self.code, &mut self.links, &mut perfect, &mut self.devices, who);
+        let (mut now, mut issued) = (core.now, 0);
+        let fault = loop {
+            let inst = match th.next {
+                Some(i) => i,
+                // Only fetches within the text: a return or a bad fetch is reported in turn.
+                None => {
+                    let Some(i) = bus.code.get(th.ctx.pc) else { break None };
+                    th.ready = th.ready.max(now).max(th.board.ready(i));
+                    th.next = Some(i);
+                    i
+                }
+            };
+            let at = th.ready.max(now);
+            if at >= limit || !private(inst, &th.ctx, range) {
+                break None;
+            }
+            let pc = th.ctx.pc;
+            (bus.who.now, bus.who.instret, bus.stall) = (at, th.instructions, 0);
+            th.next = None;
+            match step(th, inst, &mut bus, &pipeline) {
+                Ok((_, ready)) => th.ready = ready,
+                Err(f) => break Some((pc, f, std::mem::take(&mut bus.device_error))),
+            }
+            th.instructions += 1;
+            issued += 1;
+            now = at + 1;
+        };
+        core.issued_alone(0, issued);
+        core.now = now;
+        fault.map(|(pc, f, msg)| self.fault(k, 0, pc, f, &msg))
+    }
+}
+
+/// Whether `i`, next for a thread in context `ctx`, is invisible to other
+/// cores: a memory access only if aligned and within `range`, no device
+/// register, and nothing that traps, stops or orders memory.
+#[inline(always)]
+fn private(i: Inst, ctx: &Context, range: &Range<u32>) -> bool {
+    use Op::*;
+    if i.class & Inst::MEMORY != 0 {
+        let ea = ctx.r[i.rs as usize & 31].wrapping_add(i.imm);
+        let aligned = match i.op {
+            Lw | Sw | Ll | Sc => ea & 3 == 0,
+            Lh | Lhu | Sh => ea & 1 == 0,
+            _ => true,
+        };
+        return aligned && range.contains(&(ea & !3));
+    }
+    !matches!(
+        i.op,
+        Sync | CacheOp | Syscall | Break | Unsupported | Add | Sub | Addi | Tge | Tgeu | Tlt | Tltu | Teq | Tne | Tgei | Tgeiu | Tlti | Tltiu | Teqi | Tnei
+    )
+}
