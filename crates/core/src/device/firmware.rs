@@ -204,6 +204,9 @@ impl Firmware {
         let before = self.effects.len();
         self.nic.advance(to, &mut self.mem, &mut self.effects).map_err(|e| e.to_string())?;
         self.due |= self.effects[before..].iter().any(|e| !matches!(e, Effect::DmaWrite { addr, .. } if !(STATUS..STATUS + 8).contains(addr)));
+        // The host reads memory, not the DMA writes' reports: keeping them
+        // would grow without bound under firmware that never writes status.
+        self.effects.retain(|e| !matches!(e, Effect::DmaWrite { .. }));
         Ok(())
     }
 
