@@ -119,8 +119,6 @@ pub struct Firmware {
     send_posted: u64,
     sending: VecDeque<u32>,
     send_done: u64,
-    /// Frames the MAC dropped: no receive slot free.
-    pub dropped: u64,
     /// Interrupts the firmware asked for.
     pub interrupts: u64,
     /// Something the host must see came since the last [`Firmware::effects`].
@@ -164,7 +162,6 @@ impl Firmware {
             send_posted: 0,
             sending: VecDeque::new(),
             send_done: 0,
-            dropped: 0,
             interrupts: 0,
             due: false,
         };
@@ -218,7 +215,6 @@ impl Firmware {
             self.accepted.push_back((now, bytes));
             return true;
         }
-        self.dropped += 1;
         false
     }
 
