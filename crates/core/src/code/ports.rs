@@ -369,7 +369,7 @@ fn rxq_of(addr: u32, queues: usize) -> Option<(usize, u32)> {
     let off = (addr - DEVICE_BASE).checked_sub(RXQ_BASE)?;
     let q = (off / RXQ_STRIDE) as usize;
     let reg = off % RXQ_STRIDE;
-    (q < queues && reg <= rxq::RDT && reg % 8 == 0).then_some((q, reg / 2))
+    (q < queues && reg <= rxq::RDT && reg.is_multiple_of(8)).then_some((q, reg / 2))
 }
 
 impl Devices for Ports {

@@ -190,7 +190,7 @@ pub fn drop_unused(doc: &mut serde_json::Value, kind: &str) {
         && let Some(sections) = doc.as_object_mut()
     {
         for (name, t) in sections.iter_mut().filter_map(|(n, t)| Some((n.clone(), t.as_object_mut()?))) {
-            t.retain(|k, _| !(name == "masking" && abstract_section_key(k)) && !code_replaces(&format!("{name}.{k}")));
+            t.retain(|k, _| !(code_replaces(&format!("{name}.{k}")) || name == "masking" && abstract_section_key(k)));
         }
     }
     // The NIC takes one vector per RSS queue and the loader refuses the key
