@@ -35,10 +35,8 @@ pub const PARAMS: &[Param] = &[
     Param::int("max_cycles", "cycles", d("50000000"), 1, 1 << 40, "stop with an error if the frames are not done by then"),
 ];
 
-/// The device's own settings: what a machine that drives the NIC sets
-/// (the rest are the study's wire, host and window).
-pub const DEVICE: &[Param] = &[CORES, ORGANISATION, BATCH, CLOCK_MHZ, LINE_GBPS, DMA_GBPS, DMA_READ_NS, DMA_WRITE_NS, SRAM_BANKS];
-
+/// The device's own settings, which `[nic_firmware]` on irqsim-core's
+/// machine takes as well (the rest are the study's wire, host and window).
 pub const CORES: Param = Param::int("cores", "", d("1"), 1, 8, "NIC cores running the firmware");
 pub const ORGANISATION: Param =
     Param::choice("organisation", &["frame", "task"], d("\"frame\""), "`frame`: any core runs any handler; `task`: one core per handler type");

@@ -42,25 +42,19 @@ use std::collections::VecDeque;
 /// The longest frame the MAC takes (Ethernet without jumbo frames).
 const MAX_FRAME_BYTES: u32 = 1518;
 
-/// `[nic_firmware]`; keys: [`FirmwareConfig::PARAMS`].
+/// `[nic_firmware]`; keys: [`FirmwareConfig::PARAMS`]. The device's keys
+/// stay a table, checked against irqsim-firmware's own parameters, which
+/// turn it into the device's settings ([`NicConfig::from_table`]).
 #[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
 pub struct FirmwareConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program: Option<String>,
-    pub cores: u32,
-    pub organisation: String,
-    pub batch: u32,
-    pub clock_mhz: f64,
-    pub line_gbps: f64,
-    pub dma_gbps: f64,
-    pub dma_read_ns: f64,
-    pub dma_write_ns: f64,
-    pub sram_banks: u32,
+    #[serde(flatten)]
+    pub device: toml::Table,
 }
 
 impl FirmwareConfig {
-    /// The section's keys: the program, then the device's own (irqsim-firmware's [`fw::DEVICE`]).
+    /// The section's keys: the program, then the device's own.
     pub const PARAMS: &'static [Param] = &[
         Param::text(
             "program",
@@ -82,21 +76,10 @@ impl FirmwareConfig {
         self.program.is_some()
     }
 
-    /// The device's settings (the study's own keys keep their defaults: the
-    /// machine's workload is the wire, its kernel the host).
-    fn device(&self) -> NicConfig {
-        NicConfig {
-            cores: self.cores as usize,
-            organisation: if self.organisation == "task" { Organisation::Task } else { Organisation::Frame },
-            batch: self.batch,
-            clock_mhz: self.clock_mhz,
-            line_gbps: self.line_gbps,
-            dma_gbps: self.dma_gbps,
-            dma_read_ns: self.dma_read_ns,
-            dma_write_ns: self.dma_write_ns,
-            sram_banks: self.sram_banks,
-            ..NicConfig::default()
-        }
+    /// The device's settings (the study's own keys keep their defaults:
+    /// the machine's workload is the wire, its kernel the host).
+    fn device(&self) -> Result<NicConfig, (String, String)> {
+        NicConfig::from_table(&self.device).map_err(|msg| ("nic_firmware".into(), msg))
     }
 }
 
@@ -145,7 +128,7 @@ impl Firmware {
         let path = base_dir.join(given);
         // The loader's errors name the file.
         let program = Program::load(&path).map_err(|e| ("nic_firmware.program".to_string(), e.to_string()))?;
-        let cfg = c.device();
+        let cfg = c.device()?;
         if cfg.organisation == Organisation::Task {
             let msg = "task-level firmware needs handler owners from a 1-core profile (`irqsim ilp`); on the machine use `frame`";
             return Err(("nic_firmware.organisation".into(), msg.into()));
@@ -155,7 +138,7 @@ impl Firmware {
             nic,
             mem: Memory::default(),
             effects: Vec::new(),
-            ratio: host_mhz / c.clock_mhz,
+            ratio: host_mhz / cfg.clock_mhz,
             accepted: VecDeque::new(),
             returned: 0,
             posted: 0,
@@ -390,18 +373,7 @@ mod tests {
 
     fn firmware() -> Firmware {
         let elf = concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/irqsim/programs/firmware/nic.elf");
-        let c = FirmwareConfig {
-            program: Some(elf.into()),
-            cores: 1,
-            organisation: "frame".into(),
-            batch: 4,
-            clock_mhz: 166.0,
-            line_gbps: 10.0,
-            dma_gbps: 16.0,
-            dma_read_ns: 1000.0,
-            dma_write_ns: 250.0,
-            sram_banks: 4,
-        };
+        let c = FirmwareConfig { program: Some(elf.into()), device: toml::Table::new() };
         Firmware::new(&c, std::path::Path::new("/"), 1000.0).unwrap()
     }
 
