@@ -37,6 +37,7 @@ pub mod machine;
 pub mod masking;
 pub mod metrics;
 pub mod monitor;
+pub mod params;
 pub mod report;
 pub mod stats;
 pub mod timeline;

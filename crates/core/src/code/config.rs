@@ -6,7 +6,7 @@
 //! are one key. The older list form, `core = ["l1d.size_bytes=8192", ...]`,
 //! still loads: the checks read it as that table.
 
-use crate::config::params::{Param, Type, absent, d};
+use crate::params::{Param, Type, absent, d};
 use crate::config::{Action, Direction, ScriptConfig, WorkloadConfig};
 use serde::{Deserialize, Serialize};
 
@@ -103,7 +103,7 @@ impl CodeConfig {
             Type::StrList,
             "",
             d("[]"),
-            crate::config::params::Range::None,
+            crate::params::Range::None,
             "32-bit words written into the program's memory before `init` runs, `SYMBOL[+OFFSET]=VALUE` (e.g. `kconfig+24=64`): table sizes and settings without a rebuild",
         ),
     ];

@@ -1,8 +1,8 @@
 //! docs/config.md, generated from the parameter tables ([`markdown`]), and
 //! the same tables as JSON for `irqsim parts` ([`parts_json`]).
 
-use super::params::docs::{capital, param_json, sections, table};
-use super::params::{Param, Section, Type, quoted};
+use crate::params::docs::{capital, param_json, sections, table};
+use crate::params::{Param, Section, Type, quoted};
 use super::parts::{Info, PARTS, Part, TOP};
 use super::workload::VARIANTS;
 use serde_json::{Value, json};

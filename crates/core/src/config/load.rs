@@ -187,7 +187,7 @@ fn exact_line(text: &str, key: &str) -> Option<usize> {
             current = h.trim().to_string();
         } else if let Some((k, _)) = l.split_once('=') {
             let k: String = k.split('.').map(|s| s.trim().trim_matches('"')).collect::<Vec<_>>().join(".");
-            if super::params::join(&current, &k) == key {
+            if crate::params::join(&current, &k) == key {
                 return Some(i + 1);
             }
             continue;

@@ -1,7 +1,7 @@
 //! Scenarios: typed, validated parameters loaded from TOML.
 //!
 //! Every part declares its keys once, in a table beside its struct (name,
-//! type, unit, default, range, help: [`params`]); the tables drive the
+//! type, unit, default, range, help: [`crate::params`]); the tables drive the
 //! checks and generate docs/config.md ([`markdown`]), and a test keeps the
 //! file equal to what they generate. Loading goes TOML text → table →
 //! `--set` overrides → the parts' tables (unknown, unselected, mistyped and
@@ -11,7 +11,6 @@
 
 mod docs;
 mod load;
-pub mod params;
 mod parts;
 mod rules;
 pub(crate) mod sections;

@@ -7,7 +7,7 @@
 //! ignored. Within a part, a key that only one variant uses ([`When`](params::When)) is
 //! refused when that variant is not chosen.
 
-use super::params::{self, Param, Problem, join, plain};
+use crate::params::{self, Param, Problem, join, plain};
 use super::rules::{check_cancelled, check_when};
 use super::sections::{AppConfig, CpuConfig, DriverConfig, NicConfig, RunConfig, StackConfig, StatsConfig};
 use super::workload::{KINDS, VARIANTS, variant};

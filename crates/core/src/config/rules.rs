@@ -9,7 +9,7 @@
 //! a bus), except in a source's own table, where that source's controller
 //! decides (its `priority` needs a vectored controller).
 
-use super::params::{self, Param, Problem, plain};
+use crate::params::{self, Param, Problem, plain};
 use super::parts::{PARTS, abstract_section_key, code_replaces, strip_indices};
 use super::workload::variant;
 use toml::{Table, Value};

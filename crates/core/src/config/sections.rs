@@ -4,7 +4,7 @@
 //! serde defaults: the tables fill them in (params.rs), so a default is
 //! written once.
 
-use super::params::{Param, REQ, Range, Type, d};
+use crate::params::{Param, REQ, Range, Type, d};
 use crate::cpu::ContextPolicy;
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -150,7 +150,7 @@ impl NicConfig {
         Param::int(
             "rx_ring_frames",
             "",
-            super::params::absent("no limit but `rx_buffer_bytes`"),
+            crate::params::absent("no limit but `rx_buffer_bytes`"),
             1,
             1 << 20,
             "receive descriptors: frames waiting for the driver beyond this many are dropped (`rx_dropped_nic`), whatever their size",

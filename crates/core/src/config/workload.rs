@@ -4,7 +4,7 @@
 //! lose the path of a bad key).
 
 use super::MAX_PACKET_BYTES;
-use super::params::{Param, REQ, absent, d};
+use crate::params::{Param, REQ, absent, d};
 use serde::de::{self, DeserializeOwned, Deserializer};
 use serde::{Deserialize, Serialize};
 

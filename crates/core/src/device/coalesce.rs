@@ -22,7 +22,7 @@
 //! at every counted frame instead of running from the first.
 
 use super::dim::Dim;
-use crate::config::params::{Param, d};
+use crate::params::{Param, d};
 use crate::engine::Time;
 use crate::machine::{Event, Machine};
 use serde::{Deserialize, Serialize};

@@ -14,7 +14,7 @@
 //! 3. The frame waits in that queue's ring; the queue's vector interrupts
 //!    unless its NAPI instance has it masked (`kernel/napi/`).
 
-use crate::config::params::{Param, d};
+use crate::params::{Param, d};
 use crate::device::nic::{Accept, Nic};
 use crate::engine::Time;
 use crate::machine::{Event, Machine};

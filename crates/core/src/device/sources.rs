@@ -4,7 +4,7 @@
 //! do at run time is `source.rs`.
 
 use crate::config::Process;
-use crate::config::params::{Param, REQ, absent, d};
+use crate::params::{Param, REQ, absent, d};
 use crate::intc::IntcKind;
 use serde::{Deserialize, Serialize};
 

@@ -4,7 +4,7 @@
 //! Defaults are the 2008 workstation profile;
 //! docs/models/interrupt-delivery.md cites each value.
 
-use crate::config::params::{Param, absent, d};
+use crate::params::{Param, absent, d};
 use crate::config::{Scenario, WorkloadConfig};
 use crate::device::sources::{SourceConfig, SourceKind};
 use crate::intc::{self, IntcKind};

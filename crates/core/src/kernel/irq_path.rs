@@ -3,7 +3,7 @@
 //! NAPI), and what the Linux 2.6 path costs around the device's handlers.
 //! What the CPU runs is `linux.rs` and `napi/`.
 
-use crate::config::params::{Param, absent, d};
+use crate::params::{Param, absent, d};
 use crate::intc::config::CONTROLLERS;
 use serde::{Deserialize, Serialize};
 

@@ -25,7 +25,7 @@ pub use jobs::{Arrival, Counters, HandlerRun, Program, Scheme, Step};
 pub use state::Model;
 pub use profiles::{Costs, Effects, Machine, Profile, Sequence};
 
-use crate::config::params::{Param, REQ, Range, Type, absent, d};
+use crate::params::{Param, REQ, Range, Type, absent, d};
 use crate::config::{Process, Scenario};
 use crate::cpu::Bin;
 use serde::{Deserialize, Serialize};

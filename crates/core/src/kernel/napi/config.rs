@@ -3,7 +3,7 @@
 //! `netdev_budget` 300 and `netdev_budget_usecs` 2000 (net/core/dev.c at
 //! HZ = 1000); docs/models/napi-coalescing.md cites each.
 
-use crate::config::params::{Param, d};
+use crate::params::{Param, d};
 use serde::{Deserialize, Serialize};
 
 /// The NAPI path's keys are used only when it is chosen.
