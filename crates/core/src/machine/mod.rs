@@ -26,9 +26,14 @@ mod code_rx;
 #[cfg(test)]
 mod code_tests;
 mod delivery;
+mod driver;
 mod firmware;
+mod jobs;
+mod linux;
+mod napi;
 mod net;
 mod report;
+mod stack;
 mod timers;
 
 pub(crate) use delivery::Delivery;

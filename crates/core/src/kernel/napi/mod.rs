@@ -45,22 +45,17 @@
 //! A queue's interrupt is never enabled while its instance is scheduled:
 //! every step checks it (`napi_irq_enabled_while_scheduled` must stay 0).
 
-mod busy;
-mod code;
-mod complete;
+pub(crate) mod busy;
 mod config;
 mod rps;
 
 pub use config::NapiConfig;
 
-use super::Job as Any;
-use super::net::Site;
-use crate::cpu::{Bin, Label, SOFT, Work};
+use crate::cpu::Label;
 use crate::engine::Time;
-use crate::machine::{Event, Machine};
 
 /// A timer event's tag: the queue in the top 8 bits, the generation below.
-const TIMER_GENERATION_BITS: u32 = 24;
+pub(crate) const TIMER_GENERATION_BITS: u32 = 24;
 
 /// A step of a CPU's NET_RX softirq; `q` is the receive queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,15 +119,15 @@ pub struct Counters {
 
 /// A CPU's NET_RX softirq.
 #[derive(Debug, Default, Clone)]
-struct Softirq {
+pub(crate) struct Softirq {
     /// Raised and not yet started.
-    raised: bool,
+    pub(crate) raised: bool,
     /// Frames this run may still take, and when its time is up.
-    left: u64,
-    deadline: Time,
-    run_frames: u64,
+    pub(crate) left: u64,
+    pub(crate) deadline: Time,
+    pub(crate) run_frames: u64,
     /// Scheduled instances (queues), in polling order.
-    list: std::collections::VecDeque<u8>,
+    pub(crate) list: std::collections::VecDeque<u8>,
 }
 
 /// The NIC's NAPI instances and the CPUs' softirqs that poll them.
@@ -142,29 +137,29 @@ pub struct Napi {
     pub budget: u64,
     pub budget_cycles: u64,
     pub rotting: bool,
-    poll_cycles: u64,
-    complete_cycles: u64,
-    softirq_cycles: u64,
+    pub(crate) poll_cycles: u64,
+    pub(crate) complete_cycles: u64,
+    pub(crate) softirq_cycles: u64,
     /// Each instance is on a poll list (NAPI_STATE_SCHED).
-    scheduled: Vec<bool>,
+    pub(crate) scheduled: Vec<bool>,
     /// Frames each instance's current poll took.
-    poll_frames: Vec<u64>,
+    pub(crate) poll_frames: Vec<u64>,
     /// The CPU each instance was last scheduled on.
-    home: Vec<usize>,
+    pub(crate) home: Vec<usize>,
     /// Deferrals each instance has left, their timeout, and the generation
     /// of each instance's armed timer.
-    pub(super) defer_left: Vec<u32>,
-    timer_generation: Vec<u32>,
-    pub(super) defer_hard_irqs: u32,
-    flush_timeout: u64,
-    threaded: bool,
+    pub(crate) defer_left: Vec<u32>,
+    pub(crate) timer_generation: Vec<u32>,
+    pub(crate) defer_hard_irqs: u32,
+    pub(crate) flush_timeout: u64,
+    pub(crate) threaded: bool,
     /// With code: the running poll of each instance called napi_complete_done.
-    completed: Vec<bool>,
-    cpus: Vec<Softirq>,
+    pub(crate) completed: Vec<bool>,
+    pub(crate) cpus: Vec<Softirq>,
     /// The busy-polling receiver (`busy_poll_usecs` > 0).
     pub busy: Option<busy::Busy>,
     /// Instances of the NIC's queues; past them, each CPU's RPS backlog.
-    device_queues: usize,
+    pub(crate) device_queues: usize,
     pub rps: Option<rps::Rps>,
     pub counters: Counters,
 }
@@ -215,241 +210,4 @@ impl Napi {
     pub fn backlogged(&self) -> u64 {
         self.rps.as_ref().map_or(0, rps::Rps::waiting)
     }
-}
-
-impl Machine {
-    fn napi(&mut self) -> &mut Napi {
-        self.net.napi.as_mut().expect("NAPI jobs run only with the NAPI path")
-    }
-
-    /// The top half of queue `q` on `cpu`: the instance goes on the poll
-    /// list (its interrupt stays disabled) and NET_RX is raised.
-    pub(crate) fn napi_schedule(&mut self, cpu: usize, q: usize) {
-        let irq_enabled = !self.napi_irq_off(q);
-        let n = self.napi();
-        // Owned by the busy poller: its interrupt stays masked until it lets go.
-        if n.scheduled[q] || n.busy.as_ref().is_some_and(|b| b.owned == Some(q)) {
-            return;
-        }
-        n.scheduled[q] = true;
-        n.home[q] = cpu;
-        n.counters.schedules += 1;
-        n.counters.irq_enabled_while_scheduled += u64::from(irq_enabled);
-        n.cpus[cpu].list.push_back(q as u8);
-        self.raise_net_rx(cpu);
-    }
-
-    fn raise_net_rx(&mut self, cpu: usize) {
-        let s = &mut self.napi().cpus[cpu];
-        if !s.raised {
-            s.raised = true;
-            self.post(cpu, SOFT, Any::Napi(Job::Softirq));
-        }
-    }
-
-    /// The job as CPU work.
-    pub(super) fn napi_work(&mut self, job: Job) -> Work<Any> {
-        let cycles = match job {
-            Job::Softirq => self.napi().softirq_cycles,
-            Job::Poll { .. } => self.napi().poll_cycles,
-            Job::Tx => self.net.costs.work(Any::PollTx).cycles,
-            Job::Rx { q } => self.rx_cycles(q as usize),
-            Job::Complete { .. } => self.napi().complete_cycles,
-            Job::BusySpin | Job::BusyRx => return self.busy_work(job),
-        };
-        Work { job: Any::Napi(job), cycles, bin: Bin::BottomHalf }
-    }
-
-    /// `job` ended on `cpu`: the softirq's next step (`None` ends the run).
-    pub(super) fn napi_after(&mut self, now: Time, cpu: usize, job: Job) -> Option<Any> {
-        self.check_masked();
-        let next = match job {
-            Job::BusyRx => {
-                let q = self.napi().busy.as_ref().and_then(|b| b.owned).expect("a busy-poll frame is taken from an owned instance");
-                self.rx_done(now, self.net.app_thread, q);
-                if let Some(section) = self.busy_section(Site::Busy) {
-                    return Some(section);
-                }
-                self.busy_after(now, job)?
-            }
-            Job::BusySpin if self.code.is_some() => return self.code_busy_step(now),
-            Job::BusySpin => self.busy_after(now, job)?,
-            Job::Softirq => {
-                let n = self.napi();
-                n.counters.softirq_runs += 1;
-                let (budget, deadline) = (n.budget, now + n.budget_cycles);
-                let s = &mut n.cpus[cpu];
-                s.raised = false;
-                (s.left, s.deadline, s.run_frames) = (budget, deadline, 0);
-                Job::Poll { q: *s.list.front()? }
-            }
-            Job::Poll { q } => {
-                let n = self.napi();
-                n.counters.polls += 1;
-                n.poll_frames[q as usize] = 0;
-                self.poll_step(now, cpu, q)?
-            }
-            Job::Tx => {
-                if let Some(out) = self.net.nic.ack_tx(now) {
-                    self.queue.schedule(out, Event::TxOut);
-                }
-                self.poll_step(now, cpu, 0)?
-            }
-            Job::Rx { q } => {
-                self.rx_done(now, cpu, q as usize);
-                let n = self.napi();
-                n.poll_frames[q as usize] += 1;
-                n.cpus[cpu].run_frames += 1;
-                if let Some(section) = self.poll_section(q, Site::Poll) {
-                    return Some(section);
-                }
-                self.poll_step(now, cpu, q)?
-            }
-            Job::Complete { q } => {
-                self.napi_complete(cpu, q as usize);
-                self.next_poll(now, cpu)?
-            }
-        };
-        Some(self.napi_step(next))
-    }
-
-    /// The step as a job: with kernel code a poll is the program's
-    /// (`code.rs`), every other step the NAPI part's own.
-    #[inline(always)]
-    fn napi_step(&self, job: Job) -> Any {
-        match job {
-            Job::Poll { q } if self.code.is_some() => Any::Code(crate::code::Activity::Poll { q }),
-            _ => Any::Napi(job),
-        }
-    }
-
-    /// The critical section of a frame's receive work on instance `q` that
-    /// comes next: from `Site::Poll` the driver's, then the socket layer's
-    /// (`Site::PollSocket`); on an RPS backlog the socket layer's only.
-    pub(crate) fn poll_section(&self, q: u8, from: Site) -> Option<Any> {
-        let sec = &self.net.costs.sections;
-        if sec.driver | sec.protocol == 0 {
-            return None;
-        }
-        let n = self.net.napi.as_ref().expect("NAPI jobs run only with the NAPI path");
-        let ring = usize::from(q) < n.device_queues;
-        if from == Site::Poll && ring && sec.driver > 0 {
-            return Some(Any::section(Site::Poll, q, 0, 0));
-        }
-        let socket = sec.protocol > 0 && self.net.costs.stack && (!ring || n.rps.is_none());
-        socket.then(|| Any::section(Site::PollSocket, q, 0, 0))
-    }
-
-    /// After a frame's critical sections: the poll of `q` goes on.
-    pub(crate) fn poll_resume(&mut self, now: Time, cpu: usize, q: u8) -> Option<Any> {
-        self.poll_step(now, cpu, q).map(Any::Napi)
-    }
-
-    /// Counts a step taken while a scheduled instance's interrupt is enabled.
-    fn check_masked(&mut self) {
-        let n = self.net.napi.as_ref().expect("NAPI jobs run only with the NAPI path");
-        let bad = (0..n.scheduled.len()).filter(|&q| n.scheduled[q] && !self.napi_irq_off(q)).count();
-        self.napi().counters.irq_enabled_while_scheduled += bad as u64;
-    }
-
-    /// The poll's next step, or how it ends.
-    fn poll_step(&mut self, now: Time, cpu: usize, q: u8) -> Option<Job> {
-        if q == 0 && self.net.nic.tx_done_pending {
-            return Some(Job::Tx);
-        }
-        let (frames, weight) = (self.napi().poll_frames[q as usize], self.napi().weight);
-        if frames < weight && self.waiting(q as usize) > 0 {
-            return Some(Job::Rx { q });
-        }
-        self.poll_ended(cpu, frames);
-        if frames < weight {
-            return Some(Job::Complete { q });
-        }
-        // Still scheduled: to the end of the list.
-        self.napi().cpus[cpu].list.rotate_left(1);
-        self.next_poll(now, cpu)
-    }
-
-    /// A poll on `cpu` took `frames`: the run's budget and the records.
-    #[inline(always)]
-    fn poll_ended(&mut self, cpu: usize, frames: u64) {
-        let n = self.napi();
-        let s = &mut n.cpus[cpu];
-        let c = &mut n.counters;
-        c.max_poll_frames = c.max_poll_frames.max(frames);
-        c.max_run_frames = c.max_run_frames.max(s.run_frames);
-        s.left = s.left.saturating_sub(frames);
-    }
-
-    /// The run polls the next instance on its list, or ends: with none
-    /// left, or with budget or time spent (a time squeeze: NET_RX again).
-    fn next_poll(&mut self, now: Time, cpu: usize) -> Option<Job> {
-        let n = self.napi();
-        let s = &mut n.cpus[cpu];
-        let q = *s.list.front()?;
-        if !n.threaded && (s.left == 0 || now >= s.deadline) {
-            n.counters.squeezes += 1;
-            self.raise_net_rx(cpu);
-            return None;
-        }
-        Some(Job::Poll { q })
-    }
-
-    /// Frames waiting for instance `q`: in its ring, or its CPU's backlog.
-    fn waiting(&mut self, q: usize) -> u64 {
-        let n = self.napi();
-        match &n.rps {
-            Some(r) if q >= n.device_queues => r.backlogs[q - n.device_queues].len() as u64,
-            _ => self.ring(q).rx_waiting() as u64,
-        }
-    }
-
-    /// The cycles of instance `q`'s next frame: the driver's and the
-    /// protocol's, or with RPS the driver's on the ring and the protocol's
-    /// on the backlog.
-    fn rx_cycles(&mut self, q: usize) -> u64 {
-        let n = self.napi();
-        let base = n.device_queues;
-        if let Some(r) = &n.rps {
-            if q >= base {
-                let bytes = r.backlogs[q - base].front().map_or(0, |f| f.1);
-                return self.net.costs.stack_rx_cycles(bytes);
-            }
-            return self.net.costs.driver_rx_cycles();
-        }
-        let bytes = self.ring(q).next_rx_bytes();
-        self.net.costs.napi_rx_cycles(bytes)
-    }
-
-    /// A frame's receive work is done: the driver took it off the ring and,
-    /// with the stack, the protocol delivered it in the same poll (no
-    /// backlog between them); without it, it is delivered once in memory.
-    /// With RPS the driver hands the frame to its flow's CPU instead, and an
-    /// RPS backlog's step is the protocol's part, then the delivery.
-    pub(super) fn rx_done(&mut self, now: Time, cpu: usize, q: usize) {
-        let base = self.napi().device_queues;
-        if q >= base {
-            let rps = self.napi().rps.as_mut().expect("backlogs exist with RPS");
-            let (arrival, bytes, from) = rps.backlogs[q - base].pop_front().expect("a backlog step always has a frame");
-            self.deliver(arrival, now, bytes);
-            self.busy_wake(usize::from(from));
-            return;
-        }
-        let (frame, in_memory) = self.ring(q).take_rx(now).expect("an Rx poll step always has a frame");
-        if let Some(r) = &mut self.net.rss {
-            let t = &mut r.taken[q];
-            (t.0, t.1) = (t.0 + 1, t.1 + u64::from(frame.bytes));
-        }
-        if self.napi().rps.is_some() {
-            self.rps_enqueue(cpu, q, frame.arrival, frame.bytes);
-        } else {
-            let at = if self.net.costs.stack { now } else { in_memory };
-            self.deliver_in_memory(frame.arrival, at, frame.bytes);
-            self.busy_wake(q);
-        }
-        if let Some((t, s)) = self.net.workload.rx_serviced(now) {
-            self.queue.schedule(t, Event::Feedback(s));
-        }
-    }
-
 }

@@ -16,7 +16,6 @@
 use std::collections::VecDeque;
 
 use crate::engine::Time;
-use crate::machine::Machine;
 
 /// The per-CPU backlogs that RPS fills.
 #[derive(Debug)]
@@ -25,7 +24,7 @@ pub struct Rps {
     /// Each CPU's backlog: (arrival, bytes, receive queue) of frames
     /// waiting for the protocol.
     pub backlogs: Vec<VecDeque<(Time, u32, u8)>>,
-    limit: usize,
+    pub(crate) limit: usize,
     /// Frames handed to another CPU.
     pub remote: u64,
 }
@@ -42,27 +41,5 @@ impl Rps {
 
     pub fn waiting(&self) -> u64 {
         self.backlogs.iter().map(|b| b.len() as u64).sum()
-    }
-}
-
-impl Machine {
-    /// Queue `q`'s frame (arrival, bytes) left the ring on `cpu`: it goes
-    /// to the backlog of the CPU its flow picks.
-    pub(super) fn rps_enqueue(&mut self, cpu: usize, q: usize, arrival: Time, bytes: u32) {
-        let hash = self.net.rss.as_mut().expect("RPS steers RSS flows").take_hash(q);
-        let n = self.napi();
-        let base = n.device_queues();
-        let rps = n.rps.as_mut().expect("RPS enqueue needs RPS");
-        let target = rps.cpu(hash);
-        if rps.backlogs[target].len() >= rps.limit {
-            self.net.counters.rx_dropped_backlog += 1;
-            return;
-        }
-        rps.backlogs[target].push_back((arrival, bytes, q as u8));
-        rps.remote += u64::from(target != cpu);
-        self.napi_schedule(target, base + target);
-        if target != cpu {
-            self.dispatch(target);
-        }
     }
 }

@@ -33,7 +33,7 @@
 //! its budget that never completes, so the instance would never be polled
 //! again) ends the run with an error naming the program.
 
-use super::Job;
+use crate::kernel::napi::Job;
 use crate::code::Activity;
 use crate::code::ports::rx_cause;
 use crate::engine::Time;

@@ -3,7 +3,7 @@
 //! "Software IRQ coalescing": `defer_hard_irqs` empty polls, one each
 //! `gro_flush_timeout_ns`, before the interrupt comes back).
 
-use super::TIMER_GENERATION_BITS;
+use crate::kernel::napi::TIMER_GENERATION_BITS;
 use crate::engine::Time;
 use crate::machine::{Event, Machine};
 

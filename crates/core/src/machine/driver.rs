@@ -6,8 +6,8 @@
 //! the top half schedules (`kernel/linux.rs`); the NIC's interrupt stays
 //! disabled until the drain is over.
 
-use super::Job;
-use super::net::Site;
+use crate::kernel::Job;
+use crate::kernel::net::Site;
 use crate::cpu::{IRQ, SOFT};
 use crate::device::nic::{Accept, RxFrame, Send};
 use crate::engine::Time;

@@ -1,0 +1,160 @@
+//! The Linux interrupt path on the machine: each step's cost, and what follows
+//! each (entry, the shared line's handler chain, exit, the tasklet). The steps
+//! and their parameters are the kernel part's (`kernel/linux.rs`).
+
+use super::{Event, Machine};
+use crate::cpu::{Bin, SOFT, Work};
+use crate::device::source::{Kind, Write};
+use crate::engine::Time;
+use crate::intc::Rec;
+use crate::kernel::Job as Any;
+use crate::kernel::linux::Job;
+
+impl Machine {
+    /// The job as CPU work.
+    // Out of line: the network hot path inlines only its own arm of `work` and `after`.
+    #[inline(never)]
+    pub(super) fn irq_work(&self, job: Job) -> Work<Any> {
+        let d = &self.delivery;
+        let p = &d.path;
+        let (cycles, bin) = match job {
+            Job::User => (u64::MAX / 4, Bin::User),
+            Job::Entry { cpu, .. } | Job::Read { cpu, .. } | Job::Exit { cpu } => (d.step[cpu as usize], Bin::Interrupt),
+            Job::Claim { input, h } => {
+                let s = &d.sources[d.chains[input as usize][h as usize]];
+                let clear = if d.intc.legacy(u32::from(input)) { p.mmio_write_cycles } else { 0 };
+                let exerciser = if s.kind == Kind::Exerciser { p.mmio_write_cycles + p.tasklet_schedule_cycles } else { 0 };
+                (clear + exerciser + s.isr_cycles, Bin::Interrupt)
+            }
+            Job::TaskletEntry { .. } => (p.softirq_entry_cycles, Bin::BottomHalf),
+            Job::Tasklet => (p.mmio_write_cycles + p.tasklet_cycles, Bin::BottomHalf),
+            Job::Prologue { .. } => (self.masking.costs.prologue_check, Bin::Overhead),
+            Job::Defer => (self.masking.costs.continuation + self.masking.costs.conventional_raise, Bin::Overhead),
+        };
+        Work { job: Any::Irq(job), cycles, bin }
+    }
+
+    /// `job` ended on `cpu`: what the same activity does next (`None` ends it).
+    // Out of line: the network hot path inlines only its own arm of `work` and `after`.
+    #[inline(never)]
+    pub(super) fn irq_after(&mut self, now: Time, cpu: usize, job: Job) -> Option<Any> {
+        let next = match job {
+            Job::User => Job::User,
+            Job::Entry { input, .. } => match self.delivery.taken[cpu].take() {
+                Some(rec) => return self.claim(now, cpu, u32::from(input), 0, rec),
+                None => self.next_handler(now, cpu, u32::from(input), 0),
+            },
+            Job::Read { input, h, .. } => match self.delivery.reads[cpu].take() {
+                Some(rec) => return self.claim(now, cpu, u32::from(input), u32::from(h), rec),
+                None => self.next_handler(now, cpu, u32::from(input), u32::from(h) + 1),
+            },
+            Job::Claim { input, h } => {
+                let (input, h) = (u32::from(input), u32::from(h));
+                let src = self.delivery.chains[input as usize][h as usize];
+                if self.delivery.sources[src].kind == Kind::Nic {
+                    self.delivery.serving[cpu] = (input, h);
+                    // The queue whose vector this is (RSS), for NAPI.
+                    let q = || self.delivery.sources[src].inputs.iter().position(|&i| i == input).unwrap_or(0);
+                    if self.code.is_some() {
+                        // The handler is code; the chain goes on when it returns.
+                        let top = if self.net.napi.is_some() { crate::code::Activity::QueueIsr { q: q() as u8 } } else { crate::code::Activity::Isr { irq: 0 } };
+                        return Some(Any::Code(top));
+                    }
+                    if self.net.napi.is_some() {
+                        let q = q();
+                        self.napi_schedule(cpu, q);
+                    } else if self.net.linux {
+                        self.post(cpu, SOFT, Any::Softirq);
+                    } else if let Some(step) = self.nic_step(false) {
+                        return Some(step);
+                    }
+                    return Some(Any::Irq(self.nic_handler_done(now, cpu)));
+                }
+                let next = if self.delivery.intc.legacy(input) { h + 1 } else { u32::MAX };
+                self.next_handler(now, cpu, input, next)
+            }
+            Job::Exit { .. } | Job::Defer => return None,
+            Job::Prologue { input, .. } => return self.wired_prologue(cpu, input),
+            Job::TaskletEntry { src } => {
+                // The tasklet runs: it may be scheduled again from now on.
+                let rec = self.delivery.tasklets[usize::from(src)].take().expect("a scheduled tasklet has its interrupt");
+                self.delivery.counters.tasklet_runs += 1;
+                // The tasklet reads this interrupt's data, not a later one's.
+                if rec.data > now {
+                    self.delivery.counters.stale_reads += 1;
+                }
+                self.write_to_device(now, rec.src, Write::TaskletSignature(rec), "tasklet signature");
+                Job::Tasklet
+            }
+            Job::Tasklet => return None,
+        };
+        Some(Any::Irq(next))
+    }
+
+    /// Handler `h` of the chain (a status read on legacy lines), or the exit
+    /// once every handler has run.
+    /// The NIC's handler on `cpu` is done: the chain goes on after it.
+    pub(crate) fn nic_handler_done(&mut self, now: Time, cpu: usize) -> Job {
+        let (input, h) = self.delivery.serving[cpu];
+        let next = if self.delivery.intc.legacy(input) { h + 1 } else { u32::MAX };
+        self.next_handler(now, cpu, input, next)
+    }
+
+    pub(crate) fn next_handler(&mut self, now: Time, cpu: usize, input: u32, h: u32) -> Job {
+        let d = &self.delivery;
+        if let Some(&src) = d.chains[input as usize].get(h as usize) {
+            let s = &d.sources[src];
+            // The request queues behind earlier writes to the device; the
+            // completion cannot pass any DMA data the device wrote before
+            // it, so it waits for the latest (it flushes it).
+            let read = d.bus[src].mmio_read;
+            let half = read / 2;
+            let at = (now + half).max(s.downstream_tail);
+            let back = (at + read - half).max(s.data_visible);
+            self.queue.schedule(at, Event::ReadAtDevice { cpu: cpu as u32, src: src as u32 });
+            self.timeline.bus(now, back, "status read");
+            self.delivery.step[cpu] = back - now;
+            return Job::Read { input: input as u16, h: h as u16, cpu: cpu as u16 };
+        }
+        if !std::mem::take(&mut self.delivery.handled[cpu]) {
+            self.delivery.counters.spurious += 1;
+        }
+        let (cycles, signal) = self.delivery.intc.finish(input);
+        if let Some((delay, sig)) = signal {
+            self.schedule_signal(now, delay, sig);
+        }
+        self.delivery.step[cpu] = cycles + self.delivery.path.exit_cycles;
+        Job::Exit { cpu: cpu as u16 }
+    }
+
+    /// Handler `h` claims interrupt `rec`: clear (legacy), signature and
+    /// tasklet (exerciser).
+    fn claim(&mut self, now: Time, cpu: usize, input: u32, h: u32, rec: Rec) -> Option<Any> {
+        let src = rec.src;
+        let legacy = self.delivery.intc.legacy(input);
+        self.delivery.handled[cpu] = true;
+        let s = &mut self.delivery.sources[src];
+        s.serviced += 1;
+        if legacy {
+            s.claimed = true;
+            self.write_to_device(now, src, Write::Clear, "status clear");
+        } else {
+            self.delivery.counters.taken_unclaimed -= 1;
+        }
+        if self.delivery.sources[src].kind == Kind::Exerciser {
+            let at = now + if legacy { self.delivery.path.mmio_write_cycles } else { 0 };
+            if rec.data > now && !legacy {
+                self.delivery.counters.stale_reads += 1;
+            }
+            self.write_to_device(at, src, Write::IsrSignature(rec), "ISR signature");
+            self.delivery.counters.exerciser_claims += 1;
+            if self.delivery.tasklets[src].is_some() {
+                self.delivery.counters.tasklet_merged += 1;
+            } else {
+                self.delivery.tasklets[src] = Some(rec);
+                self.post(cpu, SOFT, Any::Irq(Job::TaskletEntry { src: src as u16 }));
+            }
+        }
+        Some(Any::Irq(Job::Claim { input: input as u16, h: h as u16 }))
+    }
+}

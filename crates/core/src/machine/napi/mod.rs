@@ -1,0 +1,255 @@
+//! The NAPI receive path on the machine: the interrupt schedules a poll, the
+//! NET_RX softirq polls each scheduled instance with its weight within the
+//! budget, and the instance completes or stays scheduled. The instances'
+//! state and parameters are the kernel part's (`kernel/napi/`); busy
+//! polling, RPS, kernel code's polls and napi_complete_done's timer are in
+//! the files beside this one.
+
+mod busy;
+mod code;
+mod complete;
+mod rps;
+
+use super::{Event, Machine};
+use crate::cpu::{Bin, SOFT, Work};
+use crate::engine::Time;
+use crate::kernel::Job as Any;
+use crate::kernel::napi::{Job, Napi};
+use crate::kernel::net::Site;
+
+impl Machine {
+    fn napi(&mut self) -> &mut Napi {
+        self.net.napi.as_mut().expect("NAPI jobs run only with the NAPI path")
+    }
+
+    /// The top half of queue `q` on `cpu`: the instance goes on the poll
+    /// list (its interrupt stays disabled) and NET_RX is raised.
+    pub(crate) fn napi_schedule(&mut self, cpu: usize, q: usize) {
+        let irq_enabled = !self.napi_irq_off(q);
+        let n = self.napi();
+        // Owned by the busy poller: its interrupt stays masked until it lets go.
+        if n.scheduled[q] || n.busy.as_ref().is_some_and(|b| b.owned == Some(q)) {
+            return;
+        }
+        n.scheduled[q] = true;
+        n.home[q] = cpu;
+        n.counters.schedules += 1;
+        n.counters.irq_enabled_while_scheduled += u64::from(irq_enabled);
+        n.cpus[cpu].list.push_back(q as u8);
+        self.raise_net_rx(cpu);
+    }
+
+    fn raise_net_rx(&mut self, cpu: usize) {
+        let s = &mut self.napi().cpus[cpu];
+        if !s.raised {
+            s.raised = true;
+            self.post(cpu, SOFT, Any::Napi(Job::Softirq));
+        }
+    }
+
+    /// The job as CPU work.
+    pub(super) fn napi_work(&mut self, job: Job) -> Work<Any> {
+        let cycles = match job {
+            Job::Softirq => self.napi().softirq_cycles,
+            Job::Poll { .. } => self.napi().poll_cycles,
+            Job::Tx => self.net.costs.work(Any::PollTx).cycles,
+            Job::Rx { q } => self.rx_cycles(q as usize),
+            Job::Complete { .. } => self.napi().complete_cycles,
+            Job::BusySpin | Job::BusyRx => return self.busy_work(job),
+        };
+        Work { job: Any::Napi(job), cycles, bin: Bin::BottomHalf }
+    }
+
+    /// `job` ended on `cpu`: the softirq's next step (`None` ends the run).
+    pub(super) fn napi_after(&mut self, now: Time, cpu: usize, job: Job) -> Option<Any> {
+        self.check_masked();
+        let next = match job {
+            Job::BusyRx => {
+                let q = self.napi().busy.as_ref().and_then(|b| b.owned).expect("a busy-poll frame is taken from an owned instance");
+                self.rx_done(now, self.net.app_thread, q);
+                if let Some(section) = self.busy_section(Site::Busy) {
+                    return Some(section);
+                }
+                self.busy_after(now, job)?
+            }
+            Job::BusySpin if self.code.is_some() => return self.code_busy_step(now),
+            Job::BusySpin => self.busy_after(now, job)?,
+            Job::Softirq => {
+                let n = self.napi();
+                n.counters.softirq_runs += 1;
+                let (budget, deadline) = (n.budget, now + n.budget_cycles);
+                let s = &mut n.cpus[cpu];
+                s.raised = false;
+                (s.left, s.deadline, s.run_frames) = (budget, deadline, 0);
+                Job::Poll { q: *s.list.front()? }
+            }
+            Job::Poll { q } => {
+                let n = self.napi();
+                n.counters.polls += 1;
+                n.poll_frames[q as usize] = 0;
+                self.poll_step(now, cpu, q)?
+            }
+            Job::Tx => {
+                if let Some(out) = self.net.nic.ack_tx(now) {
+                    self.queue.schedule(out, Event::TxOut);
+                }
+                self.poll_step(now, cpu, 0)?
+            }
+            Job::Rx { q } => {
+                self.rx_done(now, cpu, q as usize);
+                let n = self.napi();
+                n.poll_frames[q as usize] += 1;
+                n.cpus[cpu].run_frames += 1;
+                if let Some(section) = self.poll_section(q, Site::Poll) {
+                    return Some(section);
+                }
+                self.poll_step(now, cpu, q)?
+            }
+            Job::Complete { q } => {
+                self.napi_complete(cpu, q as usize);
+                self.next_poll(now, cpu)?
+            }
+        };
+        Some(self.napi_step(next))
+    }
+
+    /// The step as a job: with kernel code a poll is the program's
+    /// (`code.rs`), every other step the NAPI part's own.
+    #[inline(always)]
+    fn napi_step(&self, job: Job) -> Any {
+        match job {
+            Job::Poll { q } if self.code.is_some() => Any::Code(crate::code::Activity::Poll { q }),
+            _ => Any::Napi(job),
+        }
+    }
+
+    /// The critical section of a frame's receive work on instance `q` that
+    /// comes next: from `Site::Poll` the driver's, then the socket layer's
+    /// (`Site::PollSocket`); on an RPS backlog the socket layer's only.
+    pub(crate) fn poll_section(&self, q: u8, from: Site) -> Option<Any> {
+        let sec = &self.net.costs.sections;
+        if sec.driver | sec.protocol == 0 {
+            return None;
+        }
+        let n = self.net.napi.as_ref().expect("NAPI jobs run only with the NAPI path");
+        let ring = usize::from(q) < n.device_queues;
+        if from == Site::Poll && ring && sec.driver > 0 {
+            return Some(Any::section(Site::Poll, q, 0, 0));
+        }
+        let socket = sec.protocol > 0 && self.net.costs.stack && (!ring || n.rps.is_none());
+        socket.then(|| Any::section(Site::PollSocket, q, 0, 0))
+    }
+
+    /// After a frame's critical sections: the poll of `q` goes on.
+    pub(crate) fn poll_resume(&mut self, now: Time, cpu: usize, q: u8) -> Option<Any> {
+        self.poll_step(now, cpu, q).map(Any::Napi)
+    }
+
+    /// Counts a step taken while a scheduled instance's interrupt is enabled.
+    fn check_masked(&mut self) {
+        let n = self.net.napi.as_ref().expect("NAPI jobs run only with the NAPI path");
+        let bad = (0..n.scheduled.len()).filter(|&q| n.scheduled[q] && !self.napi_irq_off(q)).count();
+        self.napi().counters.irq_enabled_while_scheduled += bad as u64;
+    }
+
+    /// The poll's next step, or how it ends.
+    fn poll_step(&mut self, now: Time, cpu: usize, q: u8) -> Option<Job> {
+        if q == 0 && self.net.nic.tx_done_pending {
+            return Some(Job::Tx);
+        }
+        let (frames, weight) = (self.napi().poll_frames[q as usize], self.napi().weight);
+        if frames < weight && self.waiting(q as usize) > 0 {
+            return Some(Job::Rx { q });
+        }
+        self.poll_ended(cpu, frames);
+        if frames < weight {
+            return Some(Job::Complete { q });
+        }
+        // Still scheduled: to the end of the list.
+        self.napi().cpus[cpu].list.rotate_left(1);
+        self.next_poll(now, cpu)
+    }
+
+    /// A poll on `cpu` took `frames`: the run's budget and the records.
+    #[inline(always)]
+    fn poll_ended(&mut self, cpu: usize, frames: u64) {
+        let n = self.napi();
+        let s = &mut n.cpus[cpu];
+        let c = &mut n.counters;
+        c.max_poll_frames = c.max_poll_frames.max(frames);
+        c.max_run_frames = c.max_run_frames.max(s.run_frames);
+        s.left = s.left.saturating_sub(frames);
+    }
+
+    /// The run polls the next instance on its list, or ends: with none
+    /// left, or with budget or time spent (a time squeeze: NET_RX again).
+    fn next_poll(&mut self, now: Time, cpu: usize) -> Option<Job> {
+        let n = self.napi();
+        let s = &mut n.cpus[cpu];
+        let q = *s.list.front()?;
+        if !n.threaded && (s.left == 0 || now >= s.deadline) {
+            n.counters.squeezes += 1;
+            self.raise_net_rx(cpu);
+            return None;
+        }
+        Some(Job::Poll { q })
+    }
+
+    /// Frames waiting for instance `q`: in its ring, or its CPU's backlog.
+    fn waiting(&mut self, q: usize) -> u64 {
+        let n = self.napi();
+        match &n.rps {
+            Some(r) if q >= n.device_queues => r.backlogs[q - n.device_queues].len() as u64,
+            _ => self.ring(q).rx_waiting() as u64,
+        }
+    }
+
+    /// The cycles of instance `q`'s next frame: the driver's and the
+    /// protocol's, or with RPS the driver's on the ring and the protocol's
+    /// on the backlog.
+    fn rx_cycles(&mut self, q: usize) -> u64 {
+        let n = self.napi();
+        let base = n.device_queues;
+        if let Some(r) = &n.rps {
+            if q >= base {
+                let bytes = r.backlogs[q - base].front().map_or(0, |f| f.1);
+                return self.net.costs.stack_rx_cycles(bytes);
+            }
+            return self.net.costs.driver_rx_cycles();
+        }
+        let bytes = self.ring(q).next_rx_bytes();
+        self.net.costs.napi_rx_cycles(bytes)
+    }
+
+    /// A frame's receive work is done: the driver took it off the ring and,
+    /// with the stack, the protocol delivered it in the same poll (no
+    /// backlog between them); without it, it is delivered once in memory.
+    /// With RPS the driver hands the frame to its flow's CPU instead, and an
+    /// RPS backlog's step is the protocol's part, then the delivery.
+    pub(super) fn rx_done(&mut self, now: Time, cpu: usize, q: usize) {
+        let base = self.napi().device_queues;
+        if q >= base {
+            let rps = self.napi().rps.as_mut().expect("backlogs exist with RPS");
+            let (arrival, bytes, from) = rps.backlogs[q - base].pop_front().expect("a backlog step always has a frame");
+            self.deliver(arrival, now, bytes);
+            self.busy_wake(usize::from(from));
+            return;
+        }
+        let (frame, in_memory) = self.ring(q).take_rx(now).expect("an Rx poll step always has a frame");
+        if let Some(r) = &mut self.net.rss {
+            let t = &mut r.taken[q];
+            (t.0, t.1) = (t.0 + 1, t.1 + u64::from(frame.bytes));
+        }
+        if self.napi().rps.is_some() {
+            self.rps_enqueue(cpu, q, frame.arrival, frame.bytes);
+        } else {
+            let at = if self.net.costs.stack { now } else { in_memory };
+            self.deliver_in_memory(frame.arrival, at, frame.bytes);
+            self.busy_wake(q);
+        }
+        if let Some((t, s)) = self.net.workload.rx_serviced(now) {
+            self.queue.schedule(t, Event::Feedback(s));
+        }
+    }
+
+}
