@@ -5,7 +5,8 @@
 mod masking {
     use irqsim_core::cpu::{Bin, EntryCosts};
     use irqsim_core::masking::profiles::LUNA88K;
-    use irqsim_core::masking::{Arrival, Costs, Counters, Effects, HandlerRun, Model, Program, Scheme, Step};
+    use irqsim_core::machine::masking::Model;
+    use irqsim_core::masking::{Arrival, Costs, Counters, Effects, HandlerRun, Program, Scheme, Step};
     use proptest::prelude::*;
 
     const LEVELS: u8 = 4;

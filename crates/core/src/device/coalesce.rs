@@ -23,8 +23,6 @@
 
 use super::dim::Dim;
 use crate::params::{Param, d};
-use crate::engine::Time;
-use crate::machine::{Event, Machine};
 use serde::{Deserialize, Serialize};
 
 /// `[coalesce]`; keys: [`CoalesceConfig::PARAMS`].
@@ -95,23 +93,23 @@ impl CoalesceConfig {
 /// The NIC's coalescing state.
 #[derive(Debug)]
 pub struct Coalesce {
-    usecs: u64,
-    frames: u64,
-    cycles_per_us: f64,
+    pub(crate) usecs: u64,
+    pub(crate) frames: u64,
+    pub(crate) cycles_per_us: f64,
     /// The timer restarts at every counted frame (DIM's CQE mode).
-    restart: bool,
+    pub(crate) restart: bool,
     pub dim: Option<Dim>,
     /// Frames counted since the interrupt was enabled or last fired.
-    counted: u64,
+    pub(crate) counted: u64,
     /// The armed timer's generation; a fired or cleared timer's event is stale.
-    armed: Option<u32>,
-    generation: u32,
+    pub(crate) armed: Option<u32>,
+    pub(crate) generation: u32,
     pub timer_interrupts: u64,
     pub frame_interrupts: u64,
 }
 
 /// What a counted frame does.
-enum Then {
+pub(crate) enum Then {
     Interrupt,
     Arm(u32),
     Wait,
@@ -135,7 +133,7 @@ impl Coalesce {
         }
     }
 
-    fn count(&mut self, frames: u64) -> Then {
+    pub(crate) fn count(&mut self, frames: u64) -> Then {
         self.counted += frames;
         if self.frames > 0 && self.counted >= self.frames {
             self.frame_interrupts += 1;
@@ -150,7 +148,7 @@ impl Coalesce {
     }
 
     /// DIM's new profile `(usec, frames)` takes effect.
-    fn apply(&mut self, (usec, frames): (u32, u32)) {
+    pub(crate) fn apply(&mut self, (usec, frames): (u32, u32)) {
         self.usecs = (f64::from(usec) * self.cycles_per_us).round() as u64;
         self.frames = u64::from(frames);
     }
@@ -163,81 +161,8 @@ impl Coalesce {
 }
 
 /// A timer event's tag: the queue in the top 8 bits, the generation below.
-const GENERATION_BITS: u32 = 24;
+pub(crate) const GENERATION_BITS: u32 = 24;
 
-impl Machine {
-    /// Queue `q`'s coalescing (one per RSS queue, or the NIC's own).
-    pub(crate) fn coalescer(&mut self, q: usize) -> Option<&mut Coalesce> {
-        match &mut self.net.rss {
-            Some(r) => r.coalesce.get_mut(q),
-            None => self.net.coalesce.as_mut(),
-        }
-    }
-
-    /// Queue `q`'s interrupt fires.
-    fn coalesced_interrupt(&mut self, q: usize) {
-        if self.code.is_some() {
-            let now = self.queue.now();
-            self.code_rx_interrupt(now, q)
-        } else if self.net.rss.is_some() {
-            self.rss_raise(q)
-        } else {
-            self.raise_nic_irq()
-        }
-    }
-
-    /// `frames` landed in queue `q` (or wait there at a re-enable) while
-    /// its interrupt is enabled: interrupt now, arm the timer, or wait.
-    pub(crate) fn coalesce_count(&mut self, q: usize, frames: u64) {
-        let now = self.queue.now();
-        let Some(c) = self.coalescer(q) else { return };
-        match c.count(frames) {
-            Then::Interrupt => self.coalesced_interrupt(q),
-            Then::Arm(generation) => {
-                let at = now + c.usecs;
-                if at < self.end {
-                    self.queue.schedule(at, Event::CoalesceTimer((q as u32) << GENERATION_BITS | generation));
-                }
-            }
-            Then::Wait => {}
-        }
-    }
-
-    /// Queue `q`'s NAPI poll completed: its DIM takes a sample of its own
-    /// counters (with RSS, the queue's; else the NIC's) and may move to
-    /// another profile.
-    pub(crate) fn dim_sample(&mut self, q: usize) {
-        let now = self.queue.now();
-        let c = &self.net.counters;
-        let (events, frames, bytes) = match &self.net.rss {
-            Some(r) => (r.interrupts[q], r.taken[q].0, r.taken[q].1),
-            None => (c.interrupts, c.rx_delivered, c.rx_delivered_bytes),
-        };
-        let Some(co) = self.coalescer(q) else { return };
-        let Some(d) = co.dim.as_mut() else { return };
-        if let Some(ix) = d.sample(now, events, frames, bytes) {
-            let profile = d.profiles[ix];
-            co.apply(profile);
-            self.timeline.mark(now, PROFILE_MARKS[ix]);
-        }
-    }
-
-    /// The coalescing timer `tag` (queue and generation) expires.
-    #[inline(never)]
-    pub(crate) fn coalesce_timer(&mut self, _now: Time, tag: u32) {
-        let q = (tag >> GENERATION_BITS) as usize;
-        let off = if self.code.is_some() { self.code_rx_irq_off(q) } else { self.queue_irq_off(q) };
-        let Some(c) = self.coalescer(q) else { return };
-        if c.armed != Some(tag & ((1 << GENERATION_BITS) - 1)) {
-            return;
-        }
-        c.armed = None;
-        if c.counted > 0 && !off {
-            c.timer_interrupts += 1;
-            self.coalesced_interrupt(q);
-        }
-    }
-}
 
 /// Timeline marks of DIM's profile changes (labels are static).
-const PROFILE_MARKS: [&str; 5] = ["DIM profile 0", "DIM profile 1", "DIM profile 2", "DIM profile 3", "DIM profile 4"];
+pub(crate) const PROFILE_MARKS: [&str; 5] = ["DIM profile 0", "DIM profile 1", "DIM profile 2", "DIM profile 3", "DIM profile 4"];

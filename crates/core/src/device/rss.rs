@@ -15,9 +15,7 @@
 //!    unless its NAPI instance has it masked (`kernel/napi/`).
 
 use crate::params::{Param, d};
-use crate::device::nic::{Accept, Nic};
-use crate::engine::Time;
-use crate::machine::{Event, Machine};
+use crate::device::nic::Nic;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
@@ -136,15 +134,15 @@ pub fn toeplitz(key: &[u8], input: &[u8]) -> u32 {
 /// The multi-queue receive side of the NIC.
 pub struct Rss {
     /// Each flow's queue, from its hash through the table, and its hash.
-    flow_queue: Vec<u8>,
-    flow_hash: Vec<u32>,
+    pub(crate) flow_queue: Vec<u8>,
+    pub(crate) flow_hash: Vec<u32>,
     /// The flow of each frame waiting in each ring, oldest first.
-    waiting_flows: Vec<std::collections::VecDeque<u32>>,
+    pub(crate) waiting_flows: Vec<std::collections::VecDeque<u32>>,
     /// RPS reads the flows back ([`Rss::take_hash`]); without it none are kept.
-    keep_flows: bool,
+    pub(crate) keep_flows: bool,
     /// Cumulative shares of the flows (the last is 1).
-    cdf: Vec<f64>,
-    rng: Pcg64Mcg,
+    pub(crate) cdf: Vec<f64>,
+    pub(crate) rng: Pcg64Mcg,
     pub rings: Vec<Nic>,
     /// Each queue's interrupt is masked (its NAPI instance owns it).
     pub irq_off: Vec<bool>,
@@ -219,91 +217,6 @@ impl Rss {
     }
 }
 
-impl Machine {
-    /// Receive queue `q`'s ring: the NIC's own without RSS.
-    pub(crate) fn ring(&mut self, q: usize) -> &mut Nic {
-        match &mut self.net.rss {
-            Some(r) => &mut r.rings[q],
-            None => &mut self.net.nic,
-        }
-    }
-
-    /// Whether queue `q`'s interrupt is disabled.
-    /// (An RPS backlog, past the rings, has no interrupt: always off.)
-    pub(crate) fn queue_irq_off(&self, q: usize) -> bool {
-        self.net.rss.as_ref().map_or(self.net.irq_posted, |r| r.irq_off.get(q).copied().unwrap_or(true))
-    }
-
-    pub(crate) fn queue_irq_disable(&mut self, q: usize) {
-        match &mut self.net.rss {
-            Some(r) => r.irq_off[q] = true,
-            None => self.net.irq_posted = true,
-        }
-    }
-
-    pub(crate) fn queue_irq_enable(&mut self, q: usize) {
-        match &mut self.net.rss {
-            Some(r) => r.irq_off[q] = false,
-            None => self.net.irq_posted = false,
-        }
-    }
-
-    /// Queue `q`'s interrupt, enabled again with `waiting` frames, fires
-    /// (through coalescing, if the NIC coalesces).
-    pub(crate) fn queue_interrupt(&mut self, q: usize, waiting: u64) {
-        let coalescing = self.net.rss.as_ref().map_or(self.net.coalesce.is_some(), |r| !r.coalesce.is_empty());
-        if coalescing && waiting > 0 {
-            self.coalesce_count(q, waiting);
-        } else if self.net.rss.is_some() {
-            self.rss_raise(q);
-        } else {
-            self.raise_nic_irq();
-        }
-    }
-
-    /// A frame came off the wire into the multi-queue NIC: steered to its
-    /// queue's ring, whose vector interrupts unless masked.
-    #[inline(never)]
-    pub(crate) fn rss_land(&mut self, now: Time, bytes: u32) {
-        let r = self.net.rss.as_mut().expect("RSS landing needs RSS");
-        let (q, flow) = r.steer();
-        if r.rings[q].receive(now, bytes) == Accept::Dropped {
-            self.net.counters.rx_dropped_nic += 1;
-            let retry = r.rings[q].next_release().unwrap_or(now + 1).max(now + 1);
-            if let Some((t, s)) = self.net.workload.rx_serviced(retry) {
-                self.queue.schedule(t, Event::Feedback(s));
-            }
-            return;
-        }
-        if r.keep_flows {
-            r.waiting_flows[q].push_back(flow);
-        }
-        if !r.coalesce.is_empty() {
-            if !r.irq_off[q] {
-                self.coalesce_count(q, 1);
-            }
-            return;
-        }
-        self.rss_raise(q);
-    }
-
-    /// Queue `q`'s MSI-X vector fires unless its interrupt is disabled.
-    pub(crate) fn rss_raise(&mut self, q: usize) {
-        let r = self.net.rss.as_mut().expect("RSS interrupts need RSS");
-        if r.irq_off[q] {
-            return;
-        }
-        r.irq_off[q] = true;
-        r.interrupts[q] += 1;
-        if let Some(c) = r.coalesce.get_mut(q) {
-            c.fired();
-        }
-        self.net.counters.interrupts += 1;
-        let now = self.queue.now();
-        self.timeline.mark(now, "NIC interrupt");
-        self.signal_vector(now, 0, q);
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -21,6 +21,7 @@
 //! `timers.rs`.
 
 mod build;
+mod coalesce;
 mod code;
 mod code_rx;
 #[cfg(test)]
@@ -30,8 +31,10 @@ mod driver;
 mod firmware;
 mod jobs;
 mod linux;
+pub mod masking;
 mod napi;
 mod net;
+mod rss;
 mod report;
 mod stack;
 mod timers;

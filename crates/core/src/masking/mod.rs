@@ -22,7 +22,6 @@ pub mod profiles;
 pub mod state;
 
 pub use jobs::{Arrival, Counters, HandlerRun, Program, Scheme, Step};
-pub use state::Model;
 pub use profiles::{Costs, Effects, Machine, Profile, Sequence};
 
 use crate::params::{Param, REQ, Range, Type, absent, d};

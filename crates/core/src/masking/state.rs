@@ -9,12 +9,9 @@
 use super::jobs::{Arrival, Counters, HandlerRun, Irq, MAX_WAITING, Program, Scheme, Step, check_programs};
 use super::{Costs, NullRpcConfig};
 use crate::config::{Process, Scenario};
-use crate::cpu::{EntryCosts, IRQ, Thread, USER};
+use crate::cpu::{IRQ, Thread};
 use crate::engine::Time;
-use crate::error::Result;
 use crate::kernel::Job;
-use crate::machine::{Event, Machine};
-use crate::timeline::Timeline;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use std::collections::VecDeque;
@@ -176,58 +173,6 @@ impl Masking {
     }
 }
 
-impl Machine {
-    pub(crate) fn start_masking(&mut self) {
-        if !self.masking.active() {
-            return;
-        }
-        if let Some(job) = self.base_job() {
-            self.post(0, USER, job);
-        }
-        self.schedule_arrival();
-    }
-
-    fn schedule_arrival(&mut self) {
-        if let Some(a) = self.masking.arrivals.next()
-            && a.at < self.end
-        {
-            let program = u32::try_from(a.program).unwrap_or(u32::MAX);
-            self.queue.schedule(a.at.max(self.queue.now()), Event::Arrive { priority: a.priority, program });
-        }
-    }
-
-    /// An interrupt arrives. Stops the run at a priority outside
-    /// `1..=levels` or an unknown program.
-    #[inline(never)]
-    pub(crate) fn arrive(&mut self, now: Time, priority: u8, program: u32) -> Result<()> {
-        let m = &mut self.masking;
-        if priority == 0 || priority > m.levels || program as usize >= m.programs.len() {
-            let msg = format!("arrival at {now}: priority {priority} (levels 1..={}), program {program}", m.levels);
-            return Err(crate::Error::Config { file: self.name().to_string(), key: "workload".into(), line: None, msg });
-        }
-        if m.merge_if_full() {
-            self.schedule_arrival();
-            return Ok(());
-        }
-        // Checked above: fewer programs than u16::MAX (check_programs).
-        let program = program as u16;
-        let irq = Irq { id: m.next_id, priority };
-        m.next_id += 1;
-        if m.log.is_some() {
-            m.arrived.push(now);
-        }
-        if priority <= m.cpus[0].hw {
-            m.counters.held += 1;
-            m.cpus[0].held[priority as usize].push_back((irq, program));
-        } else {
-            let check = m.scheme == Scheme::Optimistic;
-            self.post_interrupt(0, irq, program, check);
-        }
-        self.schedule_arrival();
-        self.dispatch(0);
-        Ok(())
-    }
-}
 
 /// Lazily generated interrupt arrivals: one pending at a time.
 struct Arrivals {
@@ -273,54 +218,5 @@ impl Iterator for Arrivals {
         let u = self.rng.random::<f64>();
         let i = self.cumulative.iter().position(|&c| u < c).unwrap_or(self.levels.len() - 1);
         Some(Arrival { at: self.next.round() as u64, priority: self.levels[i], program: 1 })
-    }
-}
-
-/// Programs and arrivals run on a one-thread machine with a single register
-/// context, to quiescence or `end` (the masking semantics' tests).
-pub struct Model(Machine);
-
-impl Model {
-    /// A model over `levels` priorities; `programs[0]` is the base program.
-    /// Refuses a program whose sections do not balance or name a priority
-    /// outside `1..=levels`.
-    pub fn new<I: Iterator<Item = Arrival> + 'static>(
-        levels: u8,
-        entry: EntryCosts,
-        programs: Vec<Program>,
-        arrivals: I,
-        scheme: Scheme,
-        costs: Costs,
-        end: Time,
-    ) -> std::result::Result<Self, String> {
-        let masking = Masking::new(1, levels, programs, Box::new(arrivals), scheme, costs)?;
-        let mut m = Machine::shell("", 1.0, end, 1, IRQ as usize + levels as usize, crate::cpu::ContextPolicy::Single, entry, Timeline::disabled());
-        m.masking = masking;
-        Ok(Self(m))
-    }
-
-    /// Keeps every handler's life, for [`Model::take_log`].
-    pub fn keep_log(&mut self) {
-        self.0.masking.log = Some(Vec::new());
-    }
-
-    pub fn run(&mut self) -> std::result::Result<(), String> {
-        self.0.simulate(&mut crate::Unwatched).map_err(|e| e.to_string())
-    }
-
-    pub fn take_log(&mut self) -> Vec<HandlerRun> {
-        self.0.masking.log.take().unwrap_or_default()
-    }
-
-    pub fn thread(&self) -> &Thread<Job> {
-        &self.0.threads[0]
-    }
-
-    pub fn in_flight(&self) -> u64 {
-        self.0.masking.in_flight()
-    }
-
-    pub fn counters(&self) -> Counters {
-        self.0.masking.counters
     }
 }

@@ -1,0 +1,81 @@
+//! Interrupt coalescing on the machine: the NIC counts frames and arms its
+//! timer, and fires the queue's interrupt when either says so. The
+//! thresholds and the timer's state are the device's (`device/coalesce.rs`).
+
+use crate::device::coalesce::{Coalesce, GENERATION_BITS, PROFILE_MARKS, Then};
+use crate::engine::Time;
+use crate::machine::{Event, Machine};
+
+impl Machine {
+    /// Queue `q`'s coalescing (one per RSS queue, or the NIC's own).
+    pub(crate) fn coalescer(&mut self, q: usize) -> Option<&mut Coalesce> {
+        match &mut self.net.rss {
+            Some(r) => r.coalesce.get_mut(q),
+            None => self.net.coalesce.as_mut(),
+        }
+    }
+
+    /// Queue `q`'s interrupt fires.
+    fn coalesced_interrupt(&mut self, q: usize) {
+        if self.code.is_some() {
+            let now = self.queue.now();
+            self.code_rx_interrupt(now, q)
+        } else if self.net.rss.is_some() {
+            self.rss_raise(q)
+        } else {
+            self.raise_nic_irq()
+        }
+    }
+
+    /// `frames` landed in queue `q` (or wait there at a re-enable) while
+    /// its interrupt is enabled: interrupt now, arm the timer, or wait.
+    pub(crate) fn coalesce_count(&mut self, q: usize, frames: u64) {
+        let now = self.queue.now();
+        let Some(c) = self.coalescer(q) else { return };
+        match c.count(frames) {
+            Then::Interrupt => self.coalesced_interrupt(q),
+            Then::Arm(generation) => {
+                let at = now + c.usecs;
+                if at < self.end {
+                    self.queue.schedule(at, Event::CoalesceTimer((q as u32) << GENERATION_BITS | generation));
+                }
+            }
+            Then::Wait => {}
+        }
+    }
+
+    /// Queue `q`'s NAPI poll completed: its DIM takes a sample of its own
+    /// counters (with RSS, the queue's; else the NIC's) and may move to
+    /// another profile.
+    pub(crate) fn dim_sample(&mut self, q: usize) {
+        let now = self.queue.now();
+        let c = &self.net.counters;
+        let (events, frames, bytes) = match &self.net.rss {
+            Some(r) => (r.interrupts[q], r.taken[q].0, r.taken[q].1),
+            None => (c.interrupts, c.rx_delivered, c.rx_delivered_bytes),
+        };
+        let Some(co) = self.coalescer(q) else { return };
+        let Some(d) = co.dim.as_mut() else { return };
+        if let Some(ix) = d.sample(now, events, frames, bytes) {
+            let profile = d.profiles[ix];
+            co.apply(profile);
+            self.timeline.mark(now, PROFILE_MARKS[ix]);
+        }
+    }
+
+    /// The coalescing timer `tag` (queue and generation) expires.
+    #[inline(never)]
+    pub(crate) fn coalesce_timer(&mut self, _now: Time, tag: u32) {
+        let q = (tag >> GENERATION_BITS) as usize;
+        let off = if self.code.is_some() { self.code_rx_irq_off(q) } else { self.queue_irq_off(q) };
+        let Some(c) = self.coalescer(q) else { return };
+        if c.armed != Some(tag & ((1 << GENERATION_BITS) - 1)) {
+            return;
+        }
+        c.armed = None;
+        if c.counted > 0 && !off {
+            c.timer_interrupts += 1;
+            self.coalesced_interrupt(q);
+        }
+    }
+}

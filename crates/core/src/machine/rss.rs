@@ -1,0 +1,94 @@
+//! RSS on the machine: a landed frame is steered to its queue's ring, and the
+//! queue's vector interrupts through the controller unless its NAPI instance
+//! has it masked. The hash, the table and the queues' rings are the device's
+//! (`device/rss.rs`).
+
+use crate::device::nic::{Accept, Nic};
+use crate::engine::Time;
+use crate::machine::{Event, Machine};
+
+impl Machine {
+    /// Receive queue `q`'s ring: the NIC's own without RSS.
+    pub(crate) fn ring(&mut self, q: usize) -> &mut Nic {
+        match &mut self.net.rss {
+            Some(r) => &mut r.rings[q],
+            None => &mut self.net.nic,
+        }
+    }
+
+    /// Whether queue `q`'s interrupt is disabled.
+    /// (An RPS backlog, past the rings, has no interrupt: always off.)
+    pub(crate) fn queue_irq_off(&self, q: usize) -> bool {
+        self.net.rss.as_ref().map_or(self.net.irq_posted, |r| r.irq_off.get(q).copied().unwrap_or(true))
+    }
+
+    pub(crate) fn queue_irq_disable(&mut self, q: usize) {
+        match &mut self.net.rss {
+            Some(r) => r.irq_off[q] = true,
+            None => self.net.irq_posted = true,
+        }
+    }
+
+    pub(crate) fn queue_irq_enable(&mut self, q: usize) {
+        match &mut self.net.rss {
+            Some(r) => r.irq_off[q] = false,
+            None => self.net.irq_posted = false,
+        }
+    }
+
+    /// Queue `q`'s interrupt, enabled again with `waiting` frames, fires
+    /// (through coalescing, if the NIC coalesces).
+    pub(crate) fn queue_interrupt(&mut self, q: usize, waiting: u64) {
+        let coalescing = self.net.rss.as_ref().map_or(self.net.coalesce.is_some(), |r| !r.coalesce.is_empty());
+        if coalescing && waiting > 0 {
+            self.coalesce_count(q, waiting);
+        } else if self.net.rss.is_some() {
+            self.rss_raise(q);
+        } else {
+            self.raise_nic_irq();
+        }
+    }
+
+    /// A frame came off the wire into the multi-queue NIC: steered to its
+    /// queue's ring, whose vector interrupts unless masked.
+    #[inline(never)]
+    pub(crate) fn rss_land(&mut self, now: Time, bytes: u32) {
+        let r = self.net.rss.as_mut().expect("RSS landing needs RSS");
+        let (q, flow) = r.steer();
+        if r.rings[q].receive(now, bytes) == Accept::Dropped {
+            self.net.counters.rx_dropped_nic += 1;
+            let retry = r.rings[q].next_release().unwrap_or(now + 1).max(now + 1);
+            if let Some((t, s)) = self.net.workload.rx_serviced(retry) {
+                self.queue.schedule(t, Event::Feedback(s));
+            }
+            return;
+        }
+        if r.keep_flows {
+            r.waiting_flows[q].push_back(flow);
+        }
+        if !r.coalesce.is_empty() {
+            if !r.irq_off[q] {
+                self.coalesce_count(q, 1);
+            }
+            return;
+        }
+        self.rss_raise(q);
+    }
+
+    /// Queue `q`'s MSI-X vector fires unless its interrupt is disabled.
+    pub(crate) fn rss_raise(&mut self, q: usize) {
+        let r = self.net.rss.as_mut().expect("RSS interrupts need RSS");
+        if r.irq_off[q] {
+            return;
+        }
+        r.irq_off[q] = true;
+        r.interrupts[q] += 1;
+        if let Some(c) = r.coalesce.get_mut(q) {
+            c.fired();
+        }
+        self.net.counters.interrupts += 1;
+        let now = self.queue.now();
+        self.timeline.mark(now, "NIC interrupt");
+        self.signal_vector(now, 0, q);
+    }
+}
