@@ -9,6 +9,7 @@
 //! between keys; every failure names the file, the key and, where it can,
 //! the line.
 
+mod checks;
 mod docs;
 mod load;
 mod parts;
@@ -16,6 +17,7 @@ mod rules;
 pub(crate) mod sections;
 mod workload;
 
+pub use checks::nic_wiring;
 pub use docs::{markdown, parts_json};
 pub use load::{Override, parse_override, parse_override_as};
 pub use parts::{PARTS, Part, PartSet, selected_parts};
@@ -287,14 +289,9 @@ impl Scenario {
                     );
                 }
             }
-            WorkloadConfig::NullRpc(w) => return crate::masking::check(self, w),
-            WorkloadConfig::Exerciser(_) => return crate::intc::config::check(self),
+            WorkloadConfig::NullRpc(w) => return checks::null_rpc(self, w),
+            WorkloadConfig::Exerciser(_) => return checks::exerciser(self),
         }
-        crate::intc::check_nic(self)?;
-        self.code.check(&self.workload)?;
-        self.coalesce.check(self)?;
-        self.napi.check(self)?;
-        crate::device::rss::check(self)?;
-        crate::masking::check_nic(self)
+        checks::nic(self)
     }
 }

@@ -76,18 +76,6 @@ impl CoalesceConfig {
         self.adaptive_rx || !(self.rx_usecs == 0 && self.rx_frames == 1)
     }
 
-    /// ethtool's rule between the two keys, and DIM's path: `(key, message)`.
-    pub fn check(&self, s: &crate::config::Scenario) -> Result<(), (String, String)> {
-        if !self.adaptive_rx && self.rx_usecs == 0 && self.rx_frames == 0 {
-            return Err(("coalesce.rx_frames".into(), "rx_usecs and rx_frames are both 0: the NIC would never interrupt (ethtool refuses it)".into()));
-        }
-        // Kernel code's driver is its own: DIM samples where it enables its
-        // receive cause again (its napi_complete_done).
-        if self.adaptive_rx && !s.code.selected() && s.irq_path.kind != Some(crate::kernel::IrqPathKind::Napi) {
-            return Err(("coalesce.adaptive_rx".into(), "DIM samples at napi_complete_done: needs irq_path.kind = \"napi\"".into()));
-        }
-        Ok(())
-    }
 }
 
 /// The NIC's coalescing state.
@@ -162,7 +150,6 @@ impl Coalesce {
 
 /// A timer event's tag: the queue in the top 8 bits, the generation below.
 pub(crate) const GENERATION_BITS: u32 = 24;
-
 
 /// Timeline marks of DIM's profile changes (labels are static).
 pub(crate) const PROFILE_MARKS: [&str; 5] = ["DIM profile 0", "DIM profile 1", "DIM profile 2", "DIM profile 3", "DIM profile 4"];

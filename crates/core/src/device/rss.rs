@@ -82,38 +82,6 @@ impl RssConfig {
     }
 }
 
-/// The combinations RSS is modelled in: `(key, message)`.
-pub fn check(s: &crate::config::Scenario) -> Result<(), (String, String)> {
-    use crate::intc::IntcKind;
-    let c = &s.rss;
-    if !c.active() {
-        return Ok(());
-    }
-    let err = |msg: String| Err(("rss.kind".to_string(), msg));
-    if s.irq_path.kind != Some(crate::kernel::IrqPathKind::Napi) {
-        return err("RSS queues are polled by NAPI instances: needs irq_path.kind = \"napi\"".into());
-    }
-    if s.intc.kind.legacy() {
-        return err(format!("one MSI-X vector per queue: needs intc.kind = \"msix\", \"msi\" or \"direct\", not the {}", s.intc.kind.name()));
-    }
-    if s.intc.kind == IntcKind::Msi && !c.queues.is_power_of_two() {
-        return err(format!("MSI grants a power of two of vectors; {} queues need intc.kind = \"msix\"", c.queues));
-    }
-    if s.bus.link_mbps.is_some() {
-        return Err(("bus.link_mbps".into(), "the queues' DMA would share one link, which is not modelled: remove bus.link_mbps or RSS".into()));
-    }
-    if c.rps_cpus as usize > s.cpu.threads {
-        return Err(("rss.rps_cpus".into(), format!("{} CPUs do not exist (cpu.threads = {})", c.rps_cpus, s.cpu.threads)));
-    }
-    if c.rps_cpus > 0 && !s.stack.enabled && !s.code.selected() {
-        return Err(("rss.rps_cpus".into(), "RPS hands the protocol's part to other CPUs: needs stack.enabled = true".into()));
-    }
-    if s.code.selected() && s.code.flows != 1 {
-        return Err(("code.flows".into(), "with RSS the frames' flows are `rss.flows` (the flow mix the NIC hashes): remove code.flows".into()));
-    }
-    Ok(())
-}
-
 /// The Toeplitz hash of `input` under `key` (at least `input.len() + 4` bytes).
 pub fn toeplitz(key: &[u8], input: &[u8]) -> u32 {
     let mut hash = 0u32;
@@ -216,7 +184,6 @@ impl Rss {
         self.rings.iter().map(|r| r.rx_waiting() as u64).sum()
     }
 }
-
 
 #[cfg(test)]
 mod tests {

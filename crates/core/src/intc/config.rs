@@ -5,8 +5,6 @@
 //! docs/models/interrupt-delivery.md cites each value.
 
 use crate::params::{Param, absent, d};
-use crate::config::{Scenario, WorkloadConfig};
-use crate::device::sources::{SourceConfig, SourceKind};
 use crate::intc::{self, IntcKind};
 use serde::{Deserialize, Serialize};
 
@@ -98,93 +96,3 @@ impl BusConfig {
     ];
 }
 
-/// A rate no faster than one event per cycle of the clock.
-fn per_cycle(s: &Scenario, key: &str, rate: f64) -> Result<(), (String, String)> {
-    if rate > s.cpu.clock_mhz * 1e6 {
-        return Err((key.into(), format!("{rate} per second is more than one per cycle of the {} MHz clock", s.cpu.clock_mhz)));
-    }
-    Ok(())
-}
-
-/// A CPU that exists.
-fn cpu(s: &Scenario, key: &str, c: usize) -> Result<(), (String, String)> {
-    if c >= s.cpu.threads {
-        return Err((key.into(), format!("CPU {c} does not exist (cpu.threads = {})", s.cpu.threads)));
-    }
-    Ok(())
-}
-
-/// Each other source's rate and CPU; `prefix` names the list.
-fn check_others(s: &Scenario, others: &[SourceConfig], prefix: &str) -> Result<(), (String, String)> {
-    for (i, o) in others.iter().enumerate() {
-        per_cycle(s, &format!("{prefix}[{i}].rate_per_s"), o.rate_hz)?;
-        cpu(s, &format!("{prefix}[{i}].cpu"), o.cpu)?;
-        if o.dma_bytes > 0 && o.kind != SourceKind::Exerciser {
-            return Err((
-                format!("{prefix}[{i}].dma_bytes"),
-                "only an exerciser DMA-writes before its interrupt: set kind = \"exerciser\" or remove the key".into(),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Checks of the NIC's interrupt delivery: where the controller can route
-/// it, and the sources beside it, wired after its line: `(key, message)`.
-pub fn check_nic(s: &Scenario) -> Result<(), (String, String)> {
-    if s.intc.kind == IntcKind::Xtpic && s.nic.irq_thread != 0 {
-        let msg = format!("the XT-PIC delivers to CPU 0 only, not thread {}; use intc.kind = \"ioapic\" or \"msi\" to route elsewhere", s.nic.irq_thread);
-        return Err(("nic.irq_thread".into(), msg));
-    }
-    let others = &s.sources.others;
-    if others.is_empty() {
-        return Ok(());
-    }
-    check_others(s, others, "sources.others")?;
-    nic_wiring(s).map(|_| ())
-}
-
-/// The NIC's inputs (one vector per RSS queue, on the first free ones) and
-/// the other sources' after them: checked at load and built from by the
-/// same call, so a machine never meets wiring its check did not see.
-pub fn nic_wiring(s: &Scenario) -> Result<intc::Wiring, (String, String)> {
-    let vectors = s.rss.vectors();
-    let wiring = intc::assign(s.intc.kind, intc::First { key: "nic", line: None, vectors }, &s.sources.others, "sources.others");
-    wiring.map_err(|(key, msg)| match vectors {
-        1 => (key, msg),
-        n => (key, format!("{msg} (the NIC's {n} RSS queues take vectors 0..={})", n - 1)),
-    })
-}
-
-/// Checks of the delivery sections that span keys (each key's own range is
-/// in its table): `(key, message)`.
-pub fn check(s: &Scenario) -> Result<(), (String, String)> {
-    let WorkloadConfig::Exerciser(w) = &s.workload else { return Ok(()) };
-    let err = |k: &str, m: String| Err((k.to_string(), m));
-    per_cycle(s, "workload.rate_per_s", w.rate_hz)?;
-    let kind = s.intc.kind;
-    if kind == IntcKind::Xtpic && s.cpu.threads > 1 {
-        return err(
-            "cpu.threads",
-            format!("the XT-PIC delivers to one CPU only (uniprocessor), got {} threads; use intc.kind = \"ioapic\" or \"msi\" for SMP", s.cpu.threads),
-        );
-    }
-    let v = s.intc.vectors;
-    if v > 1 && !matches!(kind, IntcKind::Msi | IntcKind::Msix) {
-        // Allowed by the key's rule when another source's controller is MSI.
-        return err(
-            "intc.vectors",
-            format!(
-                "the exerciser's vectors need intc.kind = \"msi\" or \"msix\" (it is `{}`); the other sources' controllers take one input each",
-                kind.name()
-            ),
-        );
-    }
-    if kind == IntcKind::Msi && (v > 32 || !v.is_power_of_two()) {
-        return err("intc.vectors", format!("MSI grants 1, 2, 4, 8, 16 or 32 vectors per function, got {v}"));
-    }
-    cpu(s, "workload.cpu", w.cpu)?;
-    check_others(s, &w.others, "workload.others")?;
-    // Wiring: every input in range, MSI never shared, enough inputs for all.
-    intc::assign(kind, intc::First { key: "workload.line", line: w.line, vectors: s.intc.vectors }, &w.others, "workload.others").map(|_| ())
-}

@@ -34,7 +34,7 @@ use crate::device::sources::SourceConfig;
 use crate::engine::Time;
 use serde::{Deserialize, Serialize};
 
-pub use config::{BusConfig, EXERCISER_LINK_MBPS, IntcConfig, check_nic, nic_wiring};
+pub use config::{BusConfig, EXERCISER_LINK_MBPS, IntcConfig};
 pub use direct::Direct;
 pub use ioapic::{IoApic, PINS as IOAPIC_PINS};
 pub use msi::Msi;

@@ -136,7 +136,7 @@ impl Delivery {
     /// acknowledges and schedules NET_RX.
     pub fn nic(s: &Scenario, linux: bool) -> Self {
         let others = &s.sources.others;
-        let wiring = crate::intc::nic_wiring(s).expect("wiring checked at load");
+        let wiring = crate::config::nic_wiring(s).expect("wiring checked at load");
         let top_half = if linux { s.irq_path.isr_cycles + s.irq_path.tasklet_schedule_cycles } else { 0 };
         let mut sources = vec![Source::new(wiring.exerciser, Kind::Nic, top_half, crate::config::Process::Periodic, 1.0, 1.0)];
         sources.extend(self::others(s, others, &wiring.others));

@@ -87,31 +87,4 @@ impl NapiConfig {
         .when("irq_path.kind", NAPI),
     ];
 
-    /// Busy polling's combinations: `(key, message)`.
-    pub fn check(&self, s: &crate::config::Scenario) -> Result<(), (String, String)> {
-        if s.irq_path.kind != Some(crate::kernel::IrqPathKind::Napi) {
-            return Ok(());
-        }
-        if s.code.selected() && self.rotting {
-            // Code's NIC latches its receive cause in ICR: enabling the
-            // interrupt with a cause pending asserts it at once.
-            let msg = "the rotting NIC is the abstract one; code's NIC (e1000-like) latches its receive cause, so frames waiting when the driver enables its interrupt raise it at once: remove the key";
-            return Err(("napi.rotting".into(), msg.into()));
-        }
-        if self.prefer_busy_poll && (self.busy_poll_usecs == 0 || self.defer_hard_irqs == 0 || self.gro_flush_timeout_ns == 0) {
-            let msg = "prefers busy polling: needs busy_poll_usecs, defer_hard_irqs and gro_flush_timeout_ns above 0";
-            return Err(("napi.prefer_busy_poll".into(), msg.into()));
-        }
-        if self.busy_poll_usecs == 0 {
-            return Ok(());
-        }
-        let err = |msg: &str| Err(("napi.busy_poll_usecs".to_string(), msg.to_string()));
-        if s.app.background && !s.code.selected() {
-            return err("the application busy-polls in recv: it cannot also be the CPU-bound app.background");
-        }
-        if matches!(&s.workload, crate::config::WorkloadConfig::Flood(f) if f.direction == crate::config::Direction::Tx) {
-            return err("the application busy-polls in recv: it cannot also be the send flood's sender");
-        }
-        Ok(())
-    }
 }

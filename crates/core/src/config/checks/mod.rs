@@ -1,0 +1,25 @@
+//! Rules between keys of several parts that no one part's table can state,
+//! run after the tables have filled every section ([`Scenario::check`]): one
+//! file per part, each naming the key to change.
+
+mod code;
+mod intc;
+mod masking;
+mod nic;
+
+pub use intc::nic_wiring;
+
+use super::Scenario;
+
+/// The parts' rules for a scenario whose workload drives the NIC.
+pub(super) fn nic(s: &Scenario) -> Result<(), (String, String)> {
+    intc::nic(s)?;
+    code::code(s)?;
+    nic::coalesce(s)?;
+    nic::napi(s)?;
+    nic::rss(s)?;
+    masking::nic(s)
+}
+
+pub(super) use intc::exerciser;
+pub(super) use masking::null_rpc;
