@@ -21,10 +21,14 @@ pub use checks::nic_wiring;
 pub use docs::{markdown, parts_json};
 pub use load::{Override, parse_override, parse_override_as};
 pub use parts::{PARTS, Part, PartSet, selected_parts};
-pub use sections::{AppConfig, CpuConfig, DriverConfig, MAX_DURATION_MS, NicConfig, RunConfig, StackConfig, StatsConfig};
-pub use workload::{
-    Action, ArrivalsConfig, Direction, FloodConfig, KINDS, Process, ScriptConfig, ScriptEvent, SyntheticConfig, TraceConfig, VARIANTS, Variant, WorkloadConfig,
+pub use crate::cpu::CpuConfig;
+pub use crate::device::nic::NicConfig;
+pub use crate::kernel::{AppConfig, DriverConfig, StackConfig};
+pub use sections::{MAX_DURATION_MS, RunConfig, StatsConfig};
+pub use crate::workload::config::{
+    Action, ArrivalsConfig, Direction, FloodConfig, MAX_PACKET_BYTES, Process, ScriptConfig, ScriptEvent, SyntheticConfig, TraceConfig,
 };
+pub use workload::{KINDS, VARIANTS, Variant, WorkloadConfig};
 
 use serde::{Deserialize, Serialize};
 
@@ -71,8 +75,6 @@ pub struct Scenario {
     pub nic_firmware: crate::device::firmware::FirmwareConfig,
 }
 
-/// Largest frame a scenario may name (jumbo frames included).
-pub const MAX_PACKET_BYTES: u32 = 9216;
 
 /// The sections of a [`Scenario`] its run uses, for [`Scenario::to_json`].
 #[derive(Serialize)]

@@ -9,7 +9,7 @@
 
 use crate::params::{self, Param, Problem, join, plain};
 use super::rules::{check_cancelled, check_when};
-use super::sections::{AppConfig, CpuConfig, DriverConfig, NicConfig, RunConfig, StackConfig, StatsConfig};
+use super::{AppConfig, CpuConfig, DriverConfig, NicConfig, RunConfig, StackConfig, StatsConfig};
 use super::workload::{KINDS, VARIANTS, variant};
 use crate::device::sources::SourcesConfig;
 use crate::intc::{BusConfig, IntcConfig};

@@ -22,9 +22,11 @@
 //! the running level's bins only, and a thread's bins are their sum.
 
 mod bins;
+mod config;
 mod contexts;
 
 pub use bins::{Bin, Bins};
+pub use config::{CpuConfig, MAX_THREAD};
 pub use contexts::{ContextPolicy, MAX_CONTEXTS};
 
 use crate::engine::Time;

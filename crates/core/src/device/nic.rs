@@ -13,6 +13,9 @@
 //! so a frame is queued once on its way through the card.
 
 use super::ring::Ring;
+use crate::cpu::MAX_THREAD;
+use crate::params::{Param, d};
+use serde::{Deserialize, Serialize};
 use crate::engine::Time;
 use std::collections::VecDeque;
 
@@ -270,6 +273,69 @@ pub enum Send {
     Started(Time),
     Queued,
     Dropped,
+}
+
+/// `[nic]`; keys: [`NicConfig::PARAMS`].
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct NicConfig {
+    pub rx_buffer_bytes: u64,
+    pub tx_queue_packets: usize,
+    pub link_mbps: f64,
+    pub wire_queue_packets: u64,
+    pub dma_bytes_per_cycle: f64,
+    pub irq_thread: usize,
+    pub rx_ring_frames: Option<u64>,
+}
+
+impl NicConfig {
+    /// The section's keys.
+    pub const PARAMS: &'static [Param] = &[
+        Param::int("rx_buffer_bytes", "bytes", d("16384"), 1, 1 << 30, "on-card receive buffer; a frame that does not fit is dropped (`rx_dropped_nic`)"),
+        Param::int(
+            "tx_queue_packets",
+            "packets",
+            d("64"),
+            1,
+            1_000_000,
+            "the driver's transmit-pending queue in kernel memory; a send finding it full is dropped (`tx_dropped`)",
+        ),
+        Param::float(
+            "link_mbps",
+            "Mb/s",
+            d("10.0"),
+            true,
+            0.0,
+            1_000_000.0,
+            "line rate, both ways: a frame occupies the wire for `bytes × 8 / link_mbps` µs, so received frames land at least that far apart",
+        ),
+        Param::int(
+            "wire_queue_packets",
+            "packets",
+            d("1000"),
+            1,
+            1_000_000,
+            "received frames that may wait for the wire (the sending switch port's queue); more are dropped (`rx_dropped_wire`)",
+        ),
+        Param::float(
+            "dma_bytes_per_cycle",
+            "bytes/cycle",
+            d("4.0"),
+            true,
+            0.0,
+            4096.0,
+            "DMA rate between NIC buffer and memory; runs beside the CPU, never charged to it",
+        ),
+        Param::int("irq_thread", "", d("0"), 0, MAX_THREAD, "hardware thread taking the NIC interrupt and its protocol work (below `cpu.threads`)"),
+        Param::int(
+            "rx_ring_frames",
+            "",
+            crate::params::absent("no limit but `rx_buffer_bytes`"),
+            1,
+            1 << 20,
+            "receive descriptors: frames waiting for the driver beyond this many are dropped (`rx_dropped_nic`), whatever their size",
+        ),
+    ];
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 //! exerciser may DMA-write data; [`Source::data_visible`] is when the last
 //! data reached memory.
 
-use crate::config::Process;
+use crate::workload::config::Process;
 use crate::engine::Time;
 use crate::intc::Rec;
 use rand::Rng;

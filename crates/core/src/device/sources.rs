@@ -3,7 +3,7 @@
 //! the interrupt sources beside the NIC (`[[sources.others]]`). What they
 //! do at run time is `source.rs`.
 
-use crate::config::Process;
+use crate::workload::config::Process;
 use crate::params::{Param, REQ, absent, d};
 use crate::intc::IntcKind;
 use serde::{Deserialize, Serialize};

@@ -14,11 +14,13 @@
 //! its own variants; this file maps each job to its cost and to what its
 //! activity does next.
 
+mod config;
 pub mod irq_path;
 pub mod linux;
 pub mod napi;
 pub mod net;
 
+pub use config::{AppConfig, DriverConfig, StackConfig};
 pub use irq_path::{IrqPathConfig, IrqPathKind};
 pub use linux::Job as IrqJob;
 pub use crate::masking::jobs::Job as MaskJob;

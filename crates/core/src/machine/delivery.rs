@@ -138,7 +138,7 @@ impl Delivery {
         let others = &s.sources.others;
         let wiring = crate::config::nic_wiring(s).expect("wiring checked at load");
         let top_half = if linux { s.irq_path.isr_cycles + s.irq_path.tasklet_schedule_cycles } else { 0 };
-        let mut sources = vec![Source::new(wiring.exerciser, Kind::Nic, top_half, crate::config::Process::Periodic, 1.0, 1.0)];
+        let mut sources = vec![Source::new(wiring.exerciser, Kind::Nic, top_half, crate::workload::config::Process::Periodic, 1.0, 1.0)];
         sources.extend(self::others(s, others, &wiring.others));
         let mut d = Self::wired(s, &wiring.controllers, sources, |i| if i == 0 { (s.nic.irq_thread, DEFAULT_PRIORITY) } else { (others[i - 1].cpu, others[i - 1].priority) });
         if !linux {

@@ -25,7 +25,7 @@ pub use jobs::{Arrival, Counters, HandlerRun, Program, Scheme, Step};
 pub use profiles::{Costs, Effects, Machine, Profile, Sequence};
 
 use crate::params::{Param, REQ, Range, Type, absent, d};
-use crate::config::Process;
+use crate::workload::config::Process;
 use crate::cpu::Bin;
 use serde::{Deserialize, Serialize};
 

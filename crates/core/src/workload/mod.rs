@@ -5,6 +5,7 @@
 //! closed-loop flood generates nothing on its own: it is driven by feedback
 //! from the driver (`rx_serviced`) or by the sending application.
 
+pub mod config;
 mod script;
 mod synthetic;
 mod trace;

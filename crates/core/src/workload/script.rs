@@ -11,7 +11,7 @@
 //! run starts, naming the file and the line; the run then reads it again.
 
 use super::Stimulus;
-use crate::config::{Action, MAX_PACKET_BYTES, ScriptEvent};
+use super::config::{Action, MAX_PACKET_BYTES, ScriptEvent};
 use crate::engine::Time;
 use crate::error::{Error, Result};
 use std::fs::File;
