@@ -66,7 +66,7 @@ fn open(dir: &Path, s: &Scenario) -> irqsim_core::Result<TraceSource> {
     let irqsim_core::config::WorkloadConfig::Trace(t) = &s.workload else {
         unreachable!()
     };
-    TraceSource::open(s, dir, &t.pcap, t.strace.as_deref(), &t.host)
+    TraceSource::open(&s.workload_host(), dir, &t.pcap, t.strace.as_deref(), &t.host)
 }
 
 fn stimuli(src: &mut TraceSource) -> Vec<(u64, Stimulus)> {

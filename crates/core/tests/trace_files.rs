@@ -211,7 +211,7 @@ fn trace_workload_replays_the_pair_from_its_earliest_record() {
     let s = irqsim_core::Scenario::from_toml(text, "pair.toml", &[]).unwrap();
     let base = trace_path("");
     let mut src = irqsim_core::workload::TraceSource::open(
-        &s,
+        &s.workload_host(),
         &base,
         "loopback-stream.pcap",
         Some("loopback-stream.strace"),

@@ -128,6 +128,18 @@ impl Scenario {
         (link < self.nic.dma_bytes_per_cycle).then_some(link)
     }
 
+    /// What the workload part needs to know of the machine it drives.
+    pub fn workload_host(&self) -> crate::workload::Host<'_> {
+        crate::workload::Host {
+            file: &self.file,
+            clock_mhz: self.cpu.clock_mhz,
+            seed: self.run.seed,
+            end: self.duration_cycles(),
+            rx_buffer_bytes: self.nic.rx_buffer_bytes,
+            code: self.code.selected(),
+        }
+    }
+
     /// Simulated cycles the run lasts.
     pub fn duration_cycles(&self) -> u64 {
         (self.run.duration_ms * 1e3 * self.cpu.clock_mhz).round() as u64

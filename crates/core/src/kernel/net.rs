@@ -5,7 +5,8 @@
 //! layers above it).
 
 use super::Job;
-use crate::config::Scenario;
+use super::{AppConfig, DriverConfig, IrqPathConfig, IrqPathKind, StackConfig};
+use crate::masking::MaskingConfig;
 use crate::cpu::{Bin, Work};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -92,6 +93,14 @@ impl Spread {
 }
 
 /// Cycle costs of every job, fixed at configuration time.
+/// The sections of a scenario the network software's costs come from.
+pub struct Software<'a> {
+    pub driver: &'a DriverConfig,
+    pub stack: &'a StackConfig,
+    pub app: &'a AppConfig,
+    pub irq_path: &'a IrqPathConfig,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Costs {
     pub stack: bool,
@@ -126,8 +135,10 @@ pub struct Costs {
 }
 
 impl Costs {
-    pub fn new(s: &Scenario, think: u64, layered: bool) -> Self {
-        let m = &s.masking;
+    /// The costs of `sw`, with the critical sections `m` puts in the NIC
+    /// path; `seed` draws the receive spread, `think` is the sending
+    /// application's gap, `layered` runs each protocol layer as its own job.
+    pub fn new(sw: &Software, m: &MaskingConfig, seed: u64, think: u64, layered: bool) -> Self {
         let sections = if m.nic_sections() {
             let c = m.costs();
             let optimistic = m.scheme == crate::masking::Scheme::Optimistic;
@@ -147,28 +158,28 @@ impl Costs {
             Sections::default()
         };
         let mut costs = Self {
-            stack: s.stack.enabled,
+            stack: sw.stack.enabled,
             layered,
-            socket: s.stack.socket_cycles,
-            udp: s.stack.udp_cycles,
-            ip: s.stack.ip_cycles,
-            copy_per_byte: s.stack.copy_cycles_per_byte,
+            socket: sw.stack.socket_cycles,
+            udp: sw.stack.udp_cycles,
+            ip: sw.stack.ip_cycles,
+            copy_per_byte: sw.stack.copy_cycles_per_byte,
             copy_last: (0, 0),
-            recv_wakeup: s.stack.recv_wakeup_cycles,
-            recv_fixed: s.stack.ip_cycles + s.stack.udp_cycles + s.stack.recv_wakeup_cycles + s.stack.socket_cycles - sections.protocol,
-            driver_send: s.driver.send_cycles,
-            isr_tx: s.driver.isr_tx_done_cycles,
+            recv_wakeup: sw.stack.recv_wakeup_cycles,
+            recv_fixed: sw.stack.ip_cycles + sw.stack.udp_cycles + sw.stack.recv_wakeup_cycles + sw.stack.socket_cycles - sections.protocol,
+            driver_send: sw.driver.send_cycles,
+            isr_tx: sw.driver.isr_tx_done_cycles,
             // The section's part of the work is its own job.
-            isr_rx: s.driver.isr_rx_done_cycles - sections.driver,
-            rx_spread: Spread::new(s.driver.isr_rx_done_cycles - sections.driver, &s.driver.isr_rx_spread, s.run.seed),
-            softirq_entry: s.irq_path.softirq_entry_cycles,
-            syscall: s.app.syscall_cycles,
+            isr_rx: sw.driver.isr_rx_done_cycles - sections.driver,
+            rx_spread: Spread::new(sw.driver.isr_rx_done_cycles - sections.driver, &sw.driver.isr_rx_spread, seed),
+            softirq_entry: sw.irq_path.softirq_entry_cycles,
+            syscall: sw.app.syscall_cycles,
             think,
             sections,
         };
         // The ISR and bottom-half paths take the first frame's cost drawn
         // ahead; NAPI draws as each frame is polled.
-        if s.irq_path.kind != Some(crate::kernel::IrqPathKind::Napi) {
+        if sw.irq_path.kind != Some(IrqPathKind::Napi) {
             costs.redraw();
         }
         costs

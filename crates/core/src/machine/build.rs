@@ -38,7 +38,7 @@ impl Machine {
             WorkloadConfig::Exerciser(w) => {
                 m.delivery = Delivery::exerciser(s, w).map_err(|(key, msg)| crate::Error::Config { file: s.file.clone(), key, line: None, msg })?
             }
-            WorkloadConfig::NullRpc(w) => m.masking = Masking::null_rpc(s, w).map_err(invalid)?,
+            WorkloadConfig::NullRpc(w) => m.masking = Masking::null_rpc(&s.masking, w, s.cpu.clock_mhz, s.run.seed).map_err(invalid)?,
             _ => {
                 m.net = Net::new(s, base_dir, record)?;
                 // Code's sections under the masking part's optimistic scheme
@@ -49,7 +49,7 @@ impl Machine {
                 if sections {
                     // Behind a controller a section masks what the controller
                     // delivers to its CPU; on the bare wire, priority levels.
-                    m.masking = Masking::nic(s, wired);
+                    m.masking = Masking::nic(&s.masking, s.cpu.threads, wired);
                     if !wired {
                         m.net.masked = Some(s.masking.nic_priority);
                     }
@@ -65,7 +65,7 @@ impl Machine {
                         .map_err(|(key, msg)| crate::Error::Config { file: s.file.clone(), key, line: None, msg })?;
                     // Code's own sections (`local_irq_save`) mask every
                     // interrupt of their CPU, a mask per CPU.
-                    m.masking = Masking::nic(s, wired);
+                    m.masking = Masking::nic(&s.masking, s.cpu.threads, wired);
                     m.masking.code = code_sections;
                     if code_sections {
                         code.sys.devices.mask_cycles = m.masking.raise_lower();
@@ -81,7 +81,7 @@ impl Machine {
                     m.net.app_thread = s.code.app_thread;
                 }
                 if s.irq_path.kind == Some(IrqPathKind::Napi) {
-                    m.net.napi = Some(crate::kernel::napi::Napi::new(s));
+                    m.net.napi = Some(crate::kernel::napi::Napi::new(&s.napi, &s.rss, &s.cpu, &s.stack, s.irq_path.softirq_entry_cycles));
                 }
                 if wired {
                     m.delivery = Delivery::nic(s, linux);

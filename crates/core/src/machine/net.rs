@@ -7,13 +7,14 @@
 //! through the controller and the interrupt path the scenario selects.
 
 use super::{Event, Machine, Record};
-use crate::config::Scenario;
+use crate::config::{Scenario, WorkloadConfig};
 use crate::cpu::{SOFT, USER};
 use crate::device::firmware::Firmware;
 use crate::device::nic::Nic;
 use crate::engine::Time;
 use crate::error::Result;
-use crate::kernel::{Job, net::Costs};
+use crate::kernel::Job;
+use crate::kernel::net::{Costs, Software};
 use crate::stats::{Counters, Latencies};
 use crate::workload::{Stimulus, Workload};
 
@@ -70,7 +71,7 @@ pub(crate) struct Net {
 
 impl Net {
     pub fn new(s: &Scenario, base_dir: &std::path::Path, record: Record) -> Result<Self> {
-        let workload = Workload::new(s, base_dir)?;
+        let workload = workload(s, base_dir)?;
         let think = workload.send_flood().map_or(0, |(_, gap)| gap);
         let mut nic = Nic::new(s.nic.rx_buffer_bytes, s.nic.tx_queue_packets, s.nic.dma_bytes_per_cycle, s.cycles_per_us(), s.nic.link_mbps);
         nic.rx_ring = s.nic.rx_ring_frames.unwrap_or(u64::MAX);
@@ -98,7 +99,8 @@ impl Net {
             }
             false => None,
         };
-        let costs = Costs::new(s, think, record.timeline);
+        let software = Software { driver: &s.driver, stack: &s.stack, app: &s.app, irq_path: &s.irq_path };
+        let costs = Costs::new(&software, &s.masking, s.run.seed, think, record.timeline);
         let rx_plain = costs.stack && costs.sections.driver == 0 && !costs.spread() && workload.rx_serviced(0).is_none();
         Ok(Self {
             nic,
@@ -223,4 +225,18 @@ impl Machine {
             }
         }
     }
+}
+
+/// The workload part of the scenario's variant; one that drives no NIC
+/// (the exerciser's, the null RPC's) leaves it idle.
+fn workload(s: &Scenario, base_dir: &std::path::Path) -> Result<Workload> {
+    let host = s.workload_host();
+    Ok(match &s.workload {
+        WorkloadConfig::Flood(c) => Workload::flood(c),
+        WorkloadConfig::Arrivals(c) => Workload::arrivals(c, &host),
+        WorkloadConfig::Script(c) => Workload::script(c, base_dir, &host)?,
+        WorkloadConfig::Trace(c) => Workload::trace(c, base_dir, &host)?,
+        WorkloadConfig::Synthetic(c) => Workload::synthetic(c, &host),
+        WorkloadConfig::NullRpc(_) | WorkloadConfig::Exerciser(_) => Workload::Idle,
+    })
 }

@@ -7,8 +7,8 @@
 //! [`Model`] runs programs and arrivals given directly (the property tests).
 
 use super::jobs::{Arrival, Counters, HandlerRun, Irq, MAX_WAITING, Program, Scheme, Step, check_programs};
-use super::{Costs, NullRpcConfig};
-use crate::config::{Process, Scenario};
+use super::{Costs, MaskingConfig, NullRpcConfig};
+use crate::workload::config::Process;
 use crate::cpu::{IRQ, Thread};
 use crate::engine::Time;
 use crate::kernel::Job;
@@ -112,20 +112,21 @@ impl Masking {
         Ok(Self { programs, arrivals, scheme, costs, cpus: (0..cpus).map(|_| CpuMask::new(levels)).collect(), levels, ..Self::idle() })
     }
 
-    /// The null-RPC workload on the scenario's machine profile.
-    pub fn null_rpc(s: &Scenario, w: &NullRpcConfig) -> std::result::Result<Self, String> {
+    /// The null-RPC workload on `m`'s machine profile, at `clock_mhz`;
+    /// `seed` draws the arrivals.
+    pub fn null_rpc(m: &MaskingConfig, w: &NullRpcConfig, clock_mhz: f64, seed: u64) -> std::result::Result<Self, String> {
         let handler = Program { steps: vec![Step::Run(w.handler_cycles.max(0) as u64)], bin: crate::cpu::Bin::Interrupt, repeat: false };
         let programs = vec![crate::masking::null_rpc_program(w), handler];
-        let levels = s.masking.machine.profile().interrupt_levels;
-        Self::new(1, levels, programs, Box::new(Arrivals::new(s, w)), s.masking.scheme, s.masking.costs())
+        let levels = m.machine.profile().interrupt_levels;
+        Self::new(1, levels, programs, Box::new(Arrivals::new(w, clock_mhz, seed)), m.scheme, m.costs())
     }
 
     /// Critical sections in the kernel's network path: no programs; a mask
-    /// per CPU. `wired`: the interrupts come through a controller.
-    pub fn nic(s: &Scenario, wired: bool) -> Self {
-        let levels = s.masking.machine.profile().interrupt_levels;
-        let m = Self::new(s.cpu.threads, levels, Vec::new(), Box::new(std::iter::empty()), s.masking.scheme, s.masking.costs());
-        Self { wired, ..m.expect("levels checked at load") }
+    /// per CPU of `cpus`. `wired`: the interrupts come through a controller.
+    pub fn nic(m: &MaskingConfig, cpus: usize, wired: bool) -> Self {
+        let levels = m.machine.profile().interrupt_levels;
+        let masking = Self::new(cpus, levels, Vec::new(), Box::new(std::iter::empty()), m.scheme, m.costs());
+        Self { wired, ..masking.expect("levels checked at load") }
     }
 
     /// The stall of a section's mask raise and lower under the scheme, for
@@ -187,16 +188,16 @@ struct Arrivals {
 }
 
 impl Arrivals {
-    fn new(s: &Scenario, w: &NullRpcConfig) -> Self {
+    fn new(w: &NullRpcConfig, clock_mhz: f64, seed: u64) -> Self {
         let weights = if w.interrupt_weights.is_empty() { vec![1.0; w.interrupt_levels.len()] } else { w.interrupt_weights.clone() };
         let total: f64 = weights.iter().sum();
         let cumulative = weights.iter().scan(0.0, |acc, x| {
             *acc += x / total;
             Some(*acc)
         });
-        let mean_gap = if w.interrupt_rate_per_s > 0.0 { s.cpu.clock_mhz * 1e6 / w.interrupt_rate_per_s } else { f64::INFINITY };
+        let mean_gap = if w.interrupt_rate_per_s > 0.0 { clock_mhz * 1e6 / w.interrupt_rate_per_s } else { f64::INFINITY };
         Self {
-            rng: Pcg64Mcg::seed_from_u64(s.run.seed),
+            rng: Pcg64Mcg::seed_from_u64(seed),
             next: 0.0,
             mean_gap,
             periodic: w.interrupt_process == Process::Periodic,

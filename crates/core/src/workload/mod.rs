@@ -10,7 +10,7 @@ mod script;
 mod synthetic;
 mod trace;
 
-use crate::config::{ArrivalsConfig, FloodConfig, Process, Scenario, ScriptConfig, TraceConfig, WorkloadConfig};
+use config::{ArrivalsConfig, Direction, FloodConfig, Process, ScriptConfig, SyntheticConfig, TraceConfig};
 use crate::engine::Time;
 use crate::error::Result;
 use rand::{Rng, SeedableRng};
@@ -61,30 +61,51 @@ pub enum Workload {
     Synthetic(Box<Synthetic>),
 }
 
+/// What a workload needs to know of the machine it drives.
+pub struct Host<'a> {
+    /// The scenario's file, for errors.
+    pub file: &'a str,
+    pub clock_mhz: f64,
+    /// `run.seed`: arrivals and generated loads draw from it.
+    pub seed: u64,
+    /// The run's length in cycles.
+    pub end: Time,
+    pub rx_buffer_bytes: u64,
+    /// The kernel is code, whose application sends by itself: frames the
+    /// host sent are refused.
+    pub code: bool,
+}
+
 impl Workload {
-    pub fn new(s: &Scenario, base_dir: &std::path::Path) -> Result<Self> {
-        let rng = Pcg64Mcg::seed_from_u64(s.run.seed);
-        Ok(match &s.workload {
-            WorkloadConfig::Flood(FloodConfig { direction, packet_bytes, gap_cycles }) => {
-                Workload::Flood { receive: *direction == crate::config::Direction::Rx, bytes: *packet_bytes, gap: *gap_cycles, started: false }
-            }
-            WorkloadConfig::Arrivals(ArrivalsConfig { process, rate_pps, packet_bytes }) => {
-                let mean_gap = s.cpu.clock_mhz * 1e6 / rate_pps;
-                match process {
-                    Process::Periodic => Workload::Periodic { gap: mean_gap, bytes: *packet_bytes, next: 0.0 },
-                    Process::Poisson => Workload::Poisson { mean_gap, bytes: *packet_bytes, next: 0.0, rng },
-                }
-            }
-            WorkloadConfig::Script(ScriptConfig { events: Some(events), .. }) => Workload::Script(Box::new(Script::inline(events))),
-            WorkloadConfig::Script(ScriptConfig { events_file: Some(file), .. }) => Workload::Script(Box::new(Script::file(&base_dir.join(file), s.nic.rx_buffer_bytes, !s.code.selected())?)),
-            // `Scenario::check` requires one of the two.
-            WorkloadConfig::Script(_) => Workload::Idle,
-            WorkloadConfig::Trace(TraceConfig { pcap, strace, host }) => {
-                Workload::Trace(Box::new(TraceSource::open(s, base_dir, pcap, strace.as_deref(), host)?))
-            }
-            WorkloadConfig::Synthetic(g) => Workload::Synthetic(Box::new(Synthetic::new(s, g, rng))),
-            WorkloadConfig::NullRpc(_) | WorkloadConfig::Exerciser(_) => Workload::Idle,
+    pub fn flood(&FloodConfig { direction, packet_bytes, gap_cycles }: &FloodConfig) -> Self {
+        Workload::Flood { receive: direction == Direction::Rx, bytes: packet_bytes, gap: gap_cycles, started: false }
+    }
+
+    pub fn arrivals(&ArrivalsConfig { process, rate_pps, packet_bytes }: &ArrivalsConfig, host: &Host) -> Self {
+        let mean_gap = host.clock_mhz * 1e6 / rate_pps;
+        match process {
+            Process::Periodic => Workload::Periodic { gap: mean_gap, bytes: packet_bytes, next: 0.0 },
+            Process::Poisson => Workload::Poisson { mean_gap, bytes: packet_bytes, next: 0.0, rng: Pcg64Mcg::seed_from_u64(host.seed) },
+        }
+    }
+
+    /// Relative paths resolve from `base_dir`.
+    pub fn script(c: &ScriptConfig, base_dir: &std::path::Path, host: &Host) -> Result<Self> {
+        Ok(match c {
+            ScriptConfig { events: Some(events), .. } => Workload::Script(Box::new(Script::inline(events))),
+            ScriptConfig { events_file: Some(file), .. } => Workload::Script(Box::new(Script::file(&base_dir.join(file), host.rx_buffer_bytes, !host.code)?)),
+            // The scenario's check requires one of the two.
+            ScriptConfig { .. } => Workload::Idle,
         })
+    }
+
+    /// Relative paths resolve from `base_dir`.
+    pub fn trace(TraceConfig { pcap, strace, host: ip }: &TraceConfig, base_dir: &std::path::Path, host: &Host) -> Result<Self> {
+        Ok(Workload::Trace(Box::new(TraceSource::open(host, base_dir, pcap, strace.as_deref(), ip)?)))
+    }
+
+    pub fn synthetic(c: &SyntheticConfig, host: &Host) -> Self {
+        Workload::Synthetic(Box::new(Synthetic::new(host.clock_mhz, c, Pcg64Mcg::seed_from_u64(host.seed))))
     }
 
     /// The application floods sends of this size, if that is the workload.

@@ -4,7 +4,7 @@
 //! number of system calls per second, all at uniformly random instants.
 
 use super::{Stimulus, scatter};
-use crate::config::{Scenario, SyntheticConfig};
+use super::config::SyntheticConfig;
 use crate::engine::Time;
 use rand_pcg::Pcg64Mcg;
 
@@ -24,7 +24,7 @@ pub struct Synthetic {
 }
 
 impl Synthetic {
-    pub fn new(s: &Scenario, g: &SyntheticConfig, rng: Pcg64Mcg) -> Self {
+    pub fn new(clock_mhz: f64, g: &SyntheticConfig, rng: Pcg64Mcg) -> Self {
         let SyntheticConfig { rx_mbps, packet_interrupts_per_s, syscalls_per_s, tx_share, tx_packet_bytes } = *g;
         let n_tx = (packet_interrupts_per_s as f64 * tx_share).round() as u64;
         let n_rx = packet_interrupts_per_s - n_tx;
@@ -32,7 +32,7 @@ impl Synthetic {
         let mut g = Self {
             rng,
             second: 0,
-            cycles_per_s: (s.cpu.clock_mhz * 1e6).round() as u64,
+            cycles_per_s: (clock_mhz * 1e6).round() as u64,
             n_rx,
             n_tx,
             n_sys: syscalls_per_s,

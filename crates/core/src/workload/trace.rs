@@ -27,7 +27,6 @@
 //! would count it twice.
 
 use super::Stimulus;
-use crate::config::Scenario;
 use crate::engine::Time;
 use crate::error::{Error, Result};
 use crate::trace::{
@@ -60,7 +59,7 @@ pub struct TraceSource {
 
 impl TraceSource {
     pub fn open(
-        s: &Scenario,
+        h: &super::Host,
         base: &Path,
         pcap: &str,
         strace: Option<&str>,
@@ -68,7 +67,7 @@ impl TraceSource {
     ) -> Result<Self> {
         let (pcap_path, strace_path) = (base.join(pcap), strace.map(|p| base.join(p)));
         let host: Ipv4Addr = host.parse().map_err(|_| Error::Config {
-            file: s.file.clone(),
+            file: h.file.to_string(),
             key: "workload.host".into(),
             line: None,
             msg: format!("`{host}` is not an IPv4 address"),
@@ -77,12 +76,12 @@ impl TraceSource {
             &pcap_path,
             strace_path.as_deref(),
             host,
-            s.nic.rx_buffer_bytes,
+            h.rx_buffer_bytes,
         )?;
-        if let Some(record) = scan.first_sent.filter(|_| s.code.selected()) {
+        if let Some(record) = scan.first_sent.filter(|_| h.code) {
             // The program's application sends by itself (`CodeConfig::check`).
             return Err(Error::Config {
-                file: s.file.clone(),
+                file: h.file.to_string(),
                 key: "workload.pcap".into(),
                 line: None,
                 msg: format!(
@@ -95,10 +94,10 @@ impl TraceSource {
             pcap: PcapReader::open(&pcap_path, host)?,
             strace: strace_path.map(|p| StraceReader::open(&p)).transpose()?,
             days: StraceDays::new(scan.first_pkt_ns),
-            clock_mhz: s.cpu.clock_mhz,
+            clock_mhz: h.clock_mhz,
             origin_ns: scan.earliest_ns,
-            rx_buffer_bytes: s.nic.rx_buffer_bytes,
-            end: s.duration_cycles(),
+            rx_buffer_bytes: h.rx_buffer_bytes,
+            end: h.end,
             oversize: 0,
             next_pkt: None,
             next_sys: None,

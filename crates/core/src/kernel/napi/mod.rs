@@ -51,7 +51,9 @@ mod rps;
 
 pub use config::NapiConfig;
 
-use crate::cpu::Label;
+use crate::cpu::{CpuConfig, Label};
+use crate::device::rss::RssConfig;
+use crate::kernel::StackConfig;
 use crate::engine::Time;
 
 /// A timer event's tag: the queue in the top 8 bits, the generation below.
@@ -165,21 +167,23 @@ pub struct Napi {
 }
 
 impl Napi {
-    pub fn new(s: &crate::config::Scenario) -> Self {
-        let c = &s.napi;
-        let device_queues = s.rss.vectors() as usize;
-        let rps = s.rss.rps().then(|| rps::Rps::new(s.rss.rps_cpus, s.cpu.threads, s.stack.backlog_packets));
-        let queues = device_queues + rps.as_ref().map_or(0, |_| s.cpu.threads);
+    /// The instances of a NIC whose receive queues are `rss`'s, on `cpu`'s
+    /// threads; a softirq's entry costs `softirq_entry_cycles`.
+    pub fn new(c: &NapiConfig, rss: &RssConfig, cpu: &CpuConfig, stack: &StackConfig, softirq_entry_cycles: u64) -> Self {
+        let cycles_per_us = cpu.clock_mhz;
+        let device_queues = rss.vectors() as usize;
+        let rps = rss.rps().then(|| rps::Rps::new(rss.rps_cpus, cpu.threads, stack.backlog_packets));
+        let queues = device_queues + rps.as_ref().map_or(0, |_| cpu.threads);
         Self {
             weight: u64::from(c.weight),
             budget: u64::from(c.budget),
-            budget_cycles: (c.budget_usecs * s.cycles_per_us()).round() as u64,
+            budget_cycles: (c.budget_usecs * cycles_per_us).round() as u64,
             rotting: c.rotting,
             poll_cycles: c.poll_cycles,
             complete_cycles: c.complete_cycles,
-            softirq_cycles: if c.threaded { c.thread_wakeup_cycles } else { s.irq_path.softirq_entry_cycles },
+            softirq_cycles: if c.threaded { c.thread_wakeup_cycles } else { softirq_entry_cycles },
             threaded: c.threaded,
-            busy: busy::Busy::new(c, s.cycles_per_us(), device_queues),
+            busy: busy::Busy::new(c, cycles_per_us, device_queues),
             device_queues,
             rps,
             scheduled: vec![false; queues],
@@ -188,9 +192,9 @@ impl Napi {
             defer_left: vec![0; queues],
             timer_generation: vec![0; queues],
             defer_hard_irqs: c.defer_hard_irqs,
-            flush_timeout: (c.gro_flush_timeout_ns as f64 * s.cycles_per_us() / 1e3).round() as u64,
+            flush_timeout: (c.gro_flush_timeout_ns as f64 * cycles_per_us / 1e3).round() as u64,
             completed: vec![false; queues],
-            cpus: vec![Softirq::default(); s.cpu.threads],
+            cpus: vec![Softirq::default(); cpu.threads],
             counters: Counters::default(),
         }
     }
