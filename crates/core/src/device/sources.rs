@@ -98,6 +98,11 @@ impl SourcesConfig {
 }
 
 impl SourceConfig {
+    /// What it asks of the controllers.
+    pub fn request(&self) -> crate::intc::Request {
+        crate::intc::Request { intc: self.intc, cpu: self.cpu, line: self.line }
+    }
+
     /// The keys of each `[[workload.others]]` (or `[[sources.others]]`) table.
     pub const PARAMS: &'static [Param] = &[
         Param::choice(

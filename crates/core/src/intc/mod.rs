@@ -30,7 +30,6 @@ mod msi;
 mod set;
 mod xtpic;
 
-use crate::device::sources::SourceConfig;
 use crate::engine::Time;
 use serde::{Deserialize, Serialize};
 
@@ -225,15 +224,24 @@ pub fn owner(bases: &[u32], input: u32) -> usize {
     bases.iter().rposition(|&b| b <= input).expect("input 0 is the first controller's")
 }
 
+/// Another device's request: its own controller (else the first device's),
+/// the CPU it interrupts, its line if given.
+#[derive(Debug, Clone, Copy)]
+pub struct Request {
+    pub intc: Option<IntcKind>,
+    pub cpu: usize,
+    pub line: Option<u32>,
+}
+
 /// Assigns inputs (explicit or first free) on each source's controller
 /// (its `intc`, else `kind`) and checks the controllers' limits; errors
 /// name the offending key.
-pub fn assign(kind: IntcKind, first: First, others: &[SourceConfig], others_key: &str) -> Result<Wiring, (String, String)> {
+pub fn assign(kind: IntcKind, first: First, others: impl ExactSizeIterator<Item = Request>, others_key: &str) -> Result<Wiring, (String, String)> {
     let mut controllers = vec![kind];
     let mut used: Vec<Vec<u32>> = vec![Vec::new()];
     let exerciser = pick(kind, &mut used[0], first.key, first.line, first.vectors)?;
     let mut wired = Vec::with_capacity(others.len());
-    for (i, o) in others.iter().enumerate() {
+    for (i, o) in others.enumerate() {
         let own = o.intc.unwrap_or(kind);
         let c = match controllers.iter().position(|k| k.same_controller(own)) {
             Some(c) => c,

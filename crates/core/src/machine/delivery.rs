@@ -117,7 +117,7 @@ impl Delivery {
 
     /// The exerciser and its fellow sources (the `exerciser` workload).
     pub fn exerciser(s: &Scenario, w: &ExerciserConfig) -> Result<Self, (String, String)> {
-        let wiring = intc::assign(s.intc.kind, intc::First { key: "workload.line", line: w.line, vectors: s.intc.vectors }, &w.others, "workload.others")?;
+        let wiring = intc::assign(s.intc.kind, intc::First { key: "workload.line", line: w.line, vectors: s.intc.vectors }, w.others.iter().map(SourceConfig::request), "workload.others")?;
         let per_s = s.cpu.clock_mhz * 1e6;
         let mut exerciser = Source::new(wiring.exerciser, Kind::Exerciser, s.irq_path.isr_cycles, w.process, w.rate_hz, per_s);
         exerciser.dma_transfer = dma_cycles(s, w.dma_bytes);

@@ -6,12 +6,11 @@
 //! for sections, prologues and continuations is `masking/jobs.rs`.
 //! [`Model`] runs programs and arrivals given directly (the property tests).
 
-use super::jobs::{Arrival, Counters, HandlerRun, Irq, MAX_WAITING, Program, Scheme, Step, check_programs};
+use super::jobs::{Arrival, Counters, HandlerRun, Irq, Job as MaskStep, MAX_WAITING, Program, Scheme, Step, check_programs};
 use super::{Costs, MaskingConfig, NullRpcConfig};
 use crate::workload::config::Process;
 use crate::cpu::{IRQ, Thread};
 use crate::engine::Time;
-use crate::kernel::Job;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use std::collections::VecDeque;
@@ -105,8 +104,8 @@ impl Masking {
         scheme: Scheme,
         costs: Costs,
     ) -> std::result::Result<Self, String> {
-        if levels == 0 || IRQ as usize + levels as usize > Thread::<Job>::MAX_LEVELS {
-            return Err(format!("{levels} priority levels: must be 1..={}", Thread::<Job>::MAX_LEVELS - IRQ as usize));
+        if levels == 0 || IRQ as usize + levels as usize > Thread::<MaskStep>::MAX_LEVELS {
+            return Err(format!("{levels} priority levels: must be 1..={}", Thread::<MaskStep>::MAX_LEVELS - IRQ as usize));
         }
         check_programs(&programs, levels)?;
         Ok(Self { programs, arrivals, scheme, costs, cpus: (0..cpus).map(|_| CpuMask::new(levels)).collect(), levels, ..Self::idle() })

@@ -37,7 +37,7 @@ pub(crate) fn exerciser(s: &Scenario) -> Result<(), (String, String)> {
     cpu(s, "workload.cpu", w.cpu)?;
     check_others(s, &w.others, "workload.others")?;
     // Wiring: every input in range, MSI never shared, enough inputs for all.
-    intc::assign(kind, intc::First { key: "workload.line", line: w.line, vectors: s.intc.vectors }, &w.others, "workload.others").map(|_| ())
+    intc::assign(kind, intc::First { key: "workload.line", line: w.line, vectors: s.intc.vectors }, w.others.iter().map(SourceConfig::request), "workload.others").map(|_| ())
 }
 
 /// Checks of the NIC's interrupt delivery: where the controller can route
@@ -60,7 +60,7 @@ pub(crate) fn nic(s: &Scenario) -> Result<(), (String, String)> {
 /// same call, so a machine never meets wiring its check did not see.
 pub fn nic_wiring(s: &Scenario) -> Result<intc::Wiring, (String, String)> {
     let vectors = s.rss.vectors();
-    let wiring = intc::assign(s.intc.kind, intc::First { key: "nic", line: None, vectors }, &s.sources.others, "sources.others");
+    let wiring = intc::assign(s.intc.kind, intc::First { key: "nic", line: None, vectors }, s.sources.others.iter().map(SourceConfig::request), "sources.others");
     wiring.map_err(|(key, msg)| match vectors {
         1 => (key, msg),
         n => (key, format!("{msg} (the NIC's {n} RSS queues take vectors 0..={})", n - 1)),
