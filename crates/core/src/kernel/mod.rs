@@ -1,18 +1,16 @@
 //! Kernel software on the simulated CPUs, as jobs with costs.
 //!
 //! - `net.rs`: the network jobs' costs (application, system calls, NIC
-//!   driver, protocol layers); `driver.rs` (the device side) and `stack.rs`
-//!   (the layers above it) hold what runs after them.
-//! - `linux.rs`: the Linux 2.6 interrupt path around device handlers (entry,
-//!   shared-line handler chain, exit, tasklet).
-//! - `napi/`: the NAPI receive path (poll with a weight and a budget, the
-//!   interrupt off while polling).
-//! - `masking.rs`: programs with critical sections under conventional or
-//!   optimistic interrupt masking.
+//!   driver, protocol layers); `config.rs`: their keys.
+//! - `linux.rs`: the steps of the Linux 2.6 interrupt path around device
+//!   handlers (entry, shared-line handler chain, exit, tasklet).
+//! - `napi/`: the NAPI receive path's instances (a weight and a budget, the
+//!   interrupt off while polling, busy polling, RPS).
+//! - The masking part's steps (`crate::masking`) are variants too.
 //!
 //! [`Job`] is the one job type every hardware thread runs, the network jobs
-//! its own variants; this file maps each job to its cost and to what its
-//! activity does next.
+//! its own variants. What each costs and what follows it are the machine's
+//! (`machine/jobs.rs`), since a step may touch any part.
 
 mod config;
 pub mod irq_path;
@@ -38,7 +36,7 @@ use net::{Phase, Site};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Job {
     // The network software: its costs in `net.rs`, what follows each job in
-    // `after` below, with `driver.rs` and `stack.rs`.
+    // `machine/jobs.rs`, with `machine/driver.rs` and `machine/stack.rs`.
     /// A CPU-bound application that runs whenever nothing else does.
     #[default]
     Background,

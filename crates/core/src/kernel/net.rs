@@ -1,8 +1,8 @@
 //! The network software's costs: the application, system calls, the NIC
 //! driver (Driver Send, Driver ISR) and the protocol layers. Its jobs are
-//! variants of [`Job`]; what runs after each is decided by `Machine::after`
-//! (`kernel/mod.rs`) with `driver.rs` (the device side) and `stack.rs` (the
-//! layers above it).
+//! variants of [`Job`]; what runs after each is the machine's
+//! (`machine/jobs.rs`, with `machine/driver.rs` for the device side and
+//! `machine/stack.rs` for the layers above it).
 
 use super::Job;
 use super::{AppConfig, DriverConfig, IrqPathConfig, IrqPathKind, StackConfig};

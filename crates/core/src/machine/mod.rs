@@ -16,9 +16,16 @@
 //! scenario does not select holds no state that the loop looks at: its events
 //! never occur.
 //!
-//! Files: `build.rs` (the machine from a scenario), `net.rs`, `delivery.rs`,
-//! `code.rs` and `firmware.rs` (each group of parts' state and events),
-//! `timers.rs`.
+//! The machine is the only module that names every part: the parts
+//! (`crate::device`, `crate::intc`, `crate::kernel`, `crate::masking`,
+//! `crate::code`, `crate::workload`) own their keys, state and methods, and
+//! the files here are the steps that move work from one to the next.
+//!
+//! Files: `build.rs` (the machine from a scenario); `net.rs`, `delivery.rs`,
+//! `code.rs` and `firmware.rs` (each group of parts' state and events);
+//! `jobs.rs` (each job's cost and what follows it), `driver.rs`,
+//! `stack.rs`, `linux.rs`, `napi/`, `rss.rs`, `coalesce.rs`, `masking/`
+//! (the kernel's and the devices' steps); `timers.rs`; `report.rs`.
 
 mod build;
 mod coalesce;

@@ -3,8 +3,10 @@
 //!
 //! The sources raise interrupts by a Poisson or periodic process with a
 //! priority mix; each runs a handler program on thread 0. What the CPU runs
-//! for sections, prologues and continuations is `masking/jobs.rs`.
-//! [`Model`] runs programs and arrivals given directly (the property tests).
+//! for sections, prologues and continuations is `masking/jobs.rs`, and its
+//! steps on the machine are `machine/masking/`.
+//! `machine::masking::Model` runs programs and arrivals given directly (the
+//! property tests).
 
 use super::jobs::{Arrival, Counters, HandlerRun, Irq, Job as MaskStep, MAX_WAITING, Program, Scheme, Step, check_programs};
 use super::{Costs, MaskingConfig, NullRpcConfig};

@@ -72,7 +72,7 @@ impl Machine {
                 }
                 m.began[l] = (now, masking);
                 if job.program == NIC_HANDLER {
-                    // The NIC's Driver ISR runs in this activity (`kernel/driver.rs`).
+                    // The NIC's Driver ISR runs in this activity (`machine/driver.rs`).
                     return self.nic_step(false).or_else(|| self.finish(now, cpu, level, job).map(Any::Mask));
                 }
                 self.step_job(job.program, 0, job.irq()).or_else(|| self.finish(now, cpu, level, job))
