@@ -8,14 +8,15 @@
    another CPU's backlog when the kernel steers it there (RPS). The
    register map is the machine's (docs/models/cores.md, "Code on the
    machine"). Sizes are small on purpose: tests drive the pool, the ring
-   and the socket queue to their limits. */
+   and the socket queue to their limits. The send path (sys_send, at the
+   end) puts the workload's sends on NIC 0's transmit ring. */
 #include "../rt/rt.h"
 
 #define NIC(k, off) (*(volatile u32 *)(0xBF010000u + (k) * 0x100u + (off)))
 /* Receive queue q's registers (queue 0's are also NIC 0's RDBA..RDT). */
 #define RXQ(q, off) (*(volatile u32 *)(0xBF011000u + (q) * 0x40u + (off)))
 #define SVC(off) (*(volatile u32 *)(0xBF01F000u + (off)))
-enum { ICR = 0x00, IMS = 0x04, IMC = 0x08, QUEUES = 0x34 };
+enum { ICR = 0x00, IMS = 0x04, IMC = 0x08, TDBA = 0x20, TDLEN = 0x24, TDT = 0x2C, QUEUES = 0x34 };
 enum { Q_RDBA = 0x00, Q_RDLEN = 0x08, Q_RDT = 0x18 };
 enum { SOFTIRQ_RAISE = 0x00, WAKE = 0x04, DELIVERED = 0x08, DROPPED = 0x0C, EOI = 0x10, IRQ_SAVE = 0x14, IRQ_RESTORE = 0x18,
        NAPI_SCHEDULE = 0x1C, NAPI_COMPLETE = 0x20, RPS_CPU = 0x24, RPS_CPUS = 0x28 };
@@ -364,6 +365,75 @@ void spin(void)
 {
 	for (;;)
 		(*(volatile u32 *)&app_bytes)++;
+}
+
+/* The send path: the machine runs sys_send(len) at software-interrupt
+   level on the application's thread for each send the workload makes (a
+   script's send event, a frame a trace's host sent, a synthetic load's
+   transmitted share), as the socket layer's sendto reaches the driver's
+   start_xmit. It builds a UDP/IPv4 frame of `len` bytes in the buffer of
+   the next transmit descriptor, copying the payload from the sender, and
+   hands the descriptor to NIC 0 (TDT). Descriptors the NIC has sent (DD)
+   are reclaimed before each send, as drivers that clean their ring in
+   start_xmit do, so no transmit interrupt is needed. A frame larger than
+   a buffer (-EMSGSIZE) or a full ring (-ENOBUFS) drops the send; the
+   machine counts it. Only the application's thread sends: no lock. */
+#define TX_RING 16
+/* In a section of its own, after the receive path's data: adding the send
+   path moves none of the receive path's addresses (cache sets). */
+#define TX_DATA __attribute__((section(".bss.tx")))
+static struct {
+	struct desc ring[TX_RING] __attribute__((aligned(16)));
+	u8 buf[TX_RING][BUF];
+	u8 payload[BUF];
+	u32 next, clean, ready, sent;
+} tx TX_DATA;
+
+static void put16(u8 *p, u32 v)
+{
+	p[0] = (u8)(v >> 8);
+	p[1] = (u8)v;
+}
+
+int sys_send(u32 len)
+{
+	if (!tx.ready) {
+		NIC(0, TDBA) = (u32)tx.ring;
+		NIC(0, TDLEN) = TX_RING;
+		tx.ready = 1;
+	}
+	while (tx.clean != tx.next && (tx.ring[tx.clean].status & DD))
+		tx.clean = (tx.clean + 1) % TX_RING;
+	if (len > BUF)
+		return -90;
+	if ((tx.next + 1) % TX_RING == tx.clean)
+		return -105;
+	u8 *f = tx.buf[tx.next];
+	u32 ip_len = len > 14 ? len - 14 : 0, udp_len = len > 34 ? len - 34 : 0;
+	memset(f, 0, 42);
+	memset(f, 0x02, 12);           /* destination and source MAC */
+	put16(f + 12, 0x0800);         /* IPv4 */
+	f[14] = 0x45;                  /* version 4, 20-byte header */
+	put16(f + 16, ip_len);
+	f[22] = 64;                    /* TTL */
+	f[23] = 17;                    /* UDP */
+	f[26] = 10, f[29] = 1;         /* 10.0.0.1 -> 10.0.0.2 */
+	f[30] = 10, f[33] = 2;
+	put16(f + 24, ip_sum(f + 14));
+	put16(f + 34, 9);              /* discard port, both ends */
+	put16(f + 36, 9);
+	put16(f + 38, udp_len);
+	if (len > 42)
+		memcpy(f + 42, tx.payload, len - 42);
+	struct desc *d = &tx.ring[tx.next];
+	d->addr = (u32)f;
+	d->tag = 0;
+	d->len = (u16)len;
+	d->status = 0;
+	tx.next = (tx.next + 1) % TX_RING;
+	NIC(0, TDT) = tx.next;
+	tx.sent++;
+	return (int)len;
 }
 
 int main(void)

@@ -21,6 +21,7 @@ pub struct CodeConfig {
     pub napi_poll: String,
     pub bottom_half: String,
     pub syscall: String,
+    pub send: String,
     pub app: String,
     pub app_thread: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -64,6 +65,11 @@ impl CodeConfig {
             "syscall",
             d("\"sys_recv\""),
             "entry `syscall(a0, a1, a2)` run in the kernel when the application executes `syscall` 4003 (read); -11 (EAGAIN) blocks it until a WAKE",
+        ),
+        Param::text(
+            "send",
+            d("\"sys_send\""),
+            "entry `send(bytes)` run at software-interrupt level on `app_thread` for each send the workload makes (a script's `send` event, a frame a trace's host sent, a synthetic load's `tx_share`): it puts a frame of `bytes` bytes on NIC 0's transmit ring and returns `bytes`, or a negative errno when it drops the send; looked up at the first send",
         ),
         Param::text("app", d("\"app_main\""), "entry of the application, started after `init` returns; empty: no application (a forwarding box)"),
         Param::int("app_thread", "", d("0"), 0, crate::cpu::MAX_THREAD, "hardware thread of the application (below `cpu.threads`)"),

@@ -103,13 +103,15 @@ pub enum Activity {
     /// The same poll called by the application's recv, busy polling (process context).
     BusyPoll { q: u8 },
     Syscall,
+    /// A send the workload makes: the kernel's send entry with the frame's size.
+    Send { bytes: u16 },
     App,
 }
 
 impl Activity {
     pub fn bin(self) -> Bin {
         match self {
-            Activity::Init | Activity::Syscall | Activity::BusyPoll { .. } => Bin::Kernel,
+            Activity::Init | Activity::Syscall | Activity::Send { .. } | Activity::BusyPoll { .. } => Bin::Kernel,
             Activity::Isr { .. } | Activity::QueueIsr { .. } | Activity::Tick => Bin::Interrupt,
             Activity::BottomHalf | Activity::Poll { .. } => Bin::BottomHalf,
             Activity::App => Bin::User,
@@ -126,6 +128,7 @@ impl Activity {
             Activity::Poll { .. } => "NAPI poll (code)",
             Activity::BusyPoll { .. } => "busy poll (code)",
             Activity::Syscall => "recv (code)",
+            Activity::Send { .. } => "send (code)",
             Activity::App => "application (code)",
         }
     }
@@ -154,6 +157,8 @@ struct Entries {
     isr: u32,
     bottom_half: u32,
     syscall: u32,
+    /// The workload's sends (`code.send`), if the program has the entry.
+    send: Option<u32>,
     app: Option<u32>,
     /// On the NAPI path: the top half and the poll.
     napi: Option<NapiEntries>,
@@ -226,6 +231,11 @@ pub struct Code {
     dma_updates_l2: bool,
     pub dropped_software: u64,
     pub forwarded: u64,
+    /// Frames the send entry put on NIC 0's ring that the NIC has not sent.
+    pub sends_queued: u64,
+    /// Whether the frame each NIC has on the wire is a forwarded one (a
+    /// received frame's tag), counted as offered when it started.
+    pub tx_forwarding: [bool; NICS],
     /// A WAKE that came while its reader was not blocked, kept for its next EAGAIN.
     pub wake_pending: Option<u32>,
     /// An error code caused outside a register access, reported at the next look.
@@ -273,6 +283,7 @@ impl Code {
             isr: symbol("isr", &c.isr)?,
             bottom_half: symbol("bottom_half", &c.bottom_half)?,
             syscall: symbol("syscall", &c.syscall)?,
+            send: program.symbol(&c.send),
             app: if c.app.is_empty() { None } else { Some(symbol("app", &c.app)?) },
             napi: match napi {
                 Some(p) => {
@@ -318,6 +329,8 @@ impl Code {
             rxq_posted: vec![false; queues],
             irq_held: [false; NICS],
             tx_busy: [false; NICS],
+            sends_queued: 0,
+            tx_forwarding: [false; NICS],
             flows: c.flows,
             next_tag: 1,
             frame: Vec::new(),
@@ -333,6 +346,11 @@ impl Code {
 
     pub fn has_app(&self) -> bool {
         self.entries.app.is_some()
+    }
+
+    /// Whether the program has the entry that takes the workload's sends.
+    pub fn sends(&self) -> bool {
+        self.entries.send.is_some()
     }
 
     /// The simulated (core, hardware thread) of machine thread `t`.
@@ -438,6 +456,7 @@ impl Code {
             Activity::Poll { q } => Context::call(napi().poll, sp, &[u32::from(q), napi().weight]),
             Activity::BusyPoll { q } => Context::call(napi().poll, sp, &[u32::from(q), napi().busy_budget]),
             Activity::Syscall => Context::call(e.syscall, sp, &self.syscall_args),
+            Activity::Send { bytes } => Context::call(e.send.expect("sends start only with the entry"), sp, &[u32::from(bytes)]),
             Activity::App => Context::call(e.app.expect("an application"), sp, &[]),
         }
     }

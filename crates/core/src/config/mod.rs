@@ -136,7 +136,6 @@ impl Scenario {
             seed: self.run.seed,
             end: self.duration_cycles(),
             rx_buffer_bytes: self.nic.rx_buffer_bytes,
-            code: self.code.selected(),
         }
     }
 

@@ -154,7 +154,7 @@ pub const PARTS: &[Info] = &[
         title: "the kernel's code",
         help: "the NIC's handlers, bottom half, receive call and application as MIPS code on execution-driven cores (docs/models/cores.md)",
         params: crate::code::CodeConfig::PARAMS,
-        notes: "With `program` set, `[driver]`, `[stack]`, `[app]`, `napi.complete_cycles`, `napi.rotting` and the masking part's section keys are refused (code is the driver, stack and application, and its critical sections are its own `local_irq_save`s: `masking.code_sections` gives them the masking part's scheme and costs), as are the workloads without a NIC (`exerciser`, `null_rpc`) and a workload's sends (a send flood, `tx_share`, `send` events, frames a trace's host sent: the program's application sends by itself); the other system calls of a trace, script or synthetic load cost `app.syscall_cycles` beside the program; without `program` every other `code` key is refused.",
+        notes: "With `program` set, `[driver]`, `[stack]`, `[app]`, `napi.complete_cycles`, `napi.rotting` and the masking part's section keys are refused (code is the driver, stack and application, and its critical sections are its own `local_irq_save`s: `masking.code_sections` gives them the masking part's scheme and costs), as are the workloads without a NIC (`exerciser`, `null_rpc`) and the send flood (its sender is the application's own loop, and the application is the program's); the workload's other sends (`send` events, frames a trace's host sent, `tx_share`) run the program's `send` entry at software-interrupt level on `app_thread`, and its other system calls cost `app.syscall_cycles` beside the program; without `program` every other `code` key is refused.",
     },
     Info {
         part: Part::Napi,

@@ -292,8 +292,11 @@ impl Machine {
             return;
         }
         let desc = n.tdba + n.tdh * DESC_BYTES;
-        let len = code.sys.mem.read_u32(desc + 8) >> 16;
-        self.net.counters.tx_offered += 1;
+        let (tag, len) = (code.sys.mem.read_u32(desc + 4), code.sys.mem.read_u32(desc + 8) >> 16);
+        // A forwarded frame (a received frame's tag) is offered as it
+        // starts; the send entry's were offered when the workload sent them.
+        code.tx_forwarding[nic] = tag != 0;
+        self.net.counters.tx_offered += u64::from(tag != 0);
         let done = now + self.net.nic.wire_cycles(len);
         self.queue.schedule(done, Event::CodeSent { nic: nic as u8 });
     }
@@ -311,7 +314,12 @@ impl Machine {
         n.icr |= CAUSE_TXDW;
         self.net.counters.tx_sent += 1;
         self.net.counters.tx_sent_bytes += u64::from(len);
-        if tag != 0 {
+        if tag == 0 {
+            match code.sends_queued.checked_sub(1) {
+                Some(n) => code.sends_queued = n,
+                None => code.fault = Some(format!("NIC {nic} sent a frame no send put on its ring")),
+            }
+        } else {
             match code.sys.devices.frames.remove(&tag) {
                 Some(f) => {
                     code.forwarded += 1;
@@ -322,6 +330,27 @@ impl Machine {
         }
         self.code_raise(now, nic);
         self.code_transmit(now, nic);
+    }
+
+    /// A send the workload makes: the program's send entry runs at the
+    /// software-interrupt level of `thread` (the application's). A program
+    /// without the entry drops it and stops the run at the next look.
+    #[inline(never)]
+    pub(super) fn code_send(&mut self, thread: usize, bytes: u32) {
+        let code = self.code();
+        if !code.sends() {
+            let msg = format!(
+                "{}: the workload sends a frame, but the program has no send entry (`code.send`): give one that puts the frame on NIC 0's transmit ring",
+                code.sys.program.name
+            );
+            code.fault = Some(msg);
+            self.net.counters.tx_dropped += 1;
+            return;
+        }
+        self.net.counters.tx_in_stack += 1;
+        // A frame is at most MAX_PACKET_BYTES (9,216) long.
+        let bytes = u16::try_from(bytes).expect("frames fit 16 bits");
+        self.post(thread, SOFT, Job::Code(Activity::Send { bytes }));
     }
 
     /// The application executed `syscall`: a receive runs the kernel's
@@ -400,6 +429,17 @@ impl Machine {
                 return self.code_busy_poll_done(now, q, work);
             }
             Activity::Syscall if std::mem::take(&mut self.code().busy_recv) => return self.code_busy_start(now),
+            Activity::Send { .. } => {
+                // The entry's answer: the frame is on the ring, or an errno.
+                let queued = (self.code().result(thread, level) as i32) >= 0;
+                self.net.counters.tx_in_stack -= 1;
+                if queued {
+                    self.code().sends_queued += 1;
+                } else {
+                    self.net.counters.tx_dropped += 1;
+                }
+                return None;
+            }
             _ => {}
         }
         if let Activity::QueueIsr { q } = activity {

@@ -113,7 +113,8 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     // Frames code holds: on the ring, in the socket, queued to send.
     let (held, software) = m.code.as_ref().map_or((0, 0), |k| (k.sys.devices.frames.len() as u64, k.dropped_software));
     let rx_in_flight = n.nic.rx_waiting() as u64 + n.rss.as_ref().map_or(0, |r| r.waiting()) + n.napi.as_ref().map_or(0, |x| x.backlogged()) + c.rx_in_stack + c.rx_in_dma + n.wire_waiting + held + n.firmware.as_ref().map_or(0, |f| f.in_flight());
-    let sending = m.code.as_ref().map_or(0, |k| k.tx_busy.iter().filter(|&&b| b).count() as u64);
+    // Forwarded frames on the wire, and frames the send entry queued.
+    let sending = m.code.as_ref().map_or(0, |k| k.tx_busy.iter().zip(k.tx_forwarding).filter(|&(&b, f)| b && f).count() as u64 + k.sends_queued);
     let tx_in_flight = n.nic.tx_in_flight() as u64 + c.tx_in_stack + sending + n.firmware.as_ref().map_or(0, |f| f.sending());
     let mut metrics = named([
         ("sim_seconds", s),

@@ -15,6 +15,9 @@ impl Machine {
     /// The application calls send: a software interrupt into the send path.
     pub(crate) fn apply_send(&mut self, thread: usize, bytes: u32) {
         self.net.counters.tx_offered += 1;
+        if self.code.is_some() {
+            return self.code_send(thread, bytes);
+        }
         self.net.counters.tx_in_stack += 1;
         let job = self.net.costs.send_call(bytes);
         self.post(thread, SOFT, job);

@@ -71,9 +71,6 @@ pub struct Host<'a> {
     /// The run's length in cycles.
     pub end: Time,
     pub rx_buffer_bytes: u64,
-    /// The kernel is code, whose application sends by itself: frames the
-    /// host sent are refused.
-    pub code: bool,
 }
 
 impl Workload {
@@ -93,7 +90,7 @@ impl Workload {
     pub fn script(c: &ScriptConfig, base_dir: &std::path::Path, host: &Host) -> Result<Self> {
         Ok(match c {
             ScriptConfig { events: Some(events), .. } => Workload::Script(Box::new(Script::inline(events))),
-            ScriptConfig { events_file: Some(file), .. } => Workload::Script(Box::new(Script::file(&base_dir.join(file), host.rx_buffer_bytes, !host.code)?)),
+            ScriptConfig { events_file: Some(file), .. } => Workload::Script(Box::new(Script::file(&base_dir.join(file), host.rx_buffer_bytes)?)),
             // The scenario's check requires one of the two.
             ScriptConfig { .. } => Workload::Idle,
         })

@@ -78,18 +78,6 @@ impl TraceSource {
             host,
             h.rx_buffer_bytes,
         )?;
-        if let Some(record) = scan.first_sent.filter(|_| h.code) {
-            // The program's application sends by itself (`CodeConfig::check`).
-            return Err(Error::Config {
-                file: h.file.to_string(),
-                key: "workload.pcap".into(),
-                line: None,
-                msg: format!(
-                    "{}: record {record} is a frame the host {host} sent: with code (`code.program`) the program's application sends when its code does, not when a capture says; keep the frames to the host (tcpdump -r IN -w OUT 'dst host {host}')",
-                    crate::trace::escape(&pcap_path.display().to_string())
-                ),
-            });
-        }
         let mut src = Self {
             pcap: PcapReader::open(&pcap_path, host)?,
             strace: strace_path.map(|p| StraceReader::open(&p)).transpose()?,
@@ -246,8 +234,6 @@ impl StraceDays {
 struct Scan {
     first_pkt_ns: Option<u64>,
     earliest_ns: u64,
-    /// The record number of the first frame the host sent, if any.
-    first_sent: Option<u64>,
 }
 
 impl Scan {
@@ -259,7 +245,6 @@ impl Scan {
     ) -> Result<Self> {
         let (mut records, mut rx, mut oversize, mut largest) = (0u64, 0u64, 0u64, 0u32);
         let (mut first_pkt_ns, mut earliest): (Option<u64>, Option<u64>) = (None, None);
-        let mut first_sent = None;
         let path = || crate::trace::escape(&pcap.display().to_string());
         // The latest replayed timestamp so far, and its record.
         let mut latest = (0u64, 0u64);
@@ -283,9 +268,6 @@ impl Scan {
             }
             first_pkt_ns.get_or_insert(t);
             earliest = Some(earliest.map_or(t, |e| e.min(t)));
-            if let Stimulus::Send { .. } = s {
-                first_sent.get_or_insert(records);
-            }
             if let Stimulus::Receive { bytes } = s {
                 rx += 1;
                 largest = largest.max(bytes);
@@ -318,7 +300,6 @@ impl Scan {
         Ok(Self {
             first_pkt_ns,
             earliest_ns: earliest.unwrap_or(0),
-            first_sent,
         })
     }
 }
