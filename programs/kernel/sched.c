@@ -8,8 +8,16 @@
    reader, schedule() when the reader blocks (netperf to idle) and when it
    runs again (idle to netperf), scheduler_tick on every CPU's tick.
    Not modelled: sched domains and load balancing, the IPI of a remote
-   wake, the mm switch's page tables. */
+   wake, the mm switch's page tables.
+
+   The control: a run that pokes `sched_hooks_only` = 1 (code.poke) gets
+   the same ELF, calls and layout, with every entry returning at once. */
 #include "kernel.h"
+
+volatile u32 sched_hooks_only;
+#define HOOK_ONLY()           \
+	if (sched_hooks_only) \
+		return
 
 #define NCPU 2             /* the SMT core's two threads: two CPUs to Linux */
 #define APP_CPU 0          /* netperf's CPU: the scenarios' code.app_thread */
@@ -248,6 +256,7 @@ static void switch_tasks(struct runqueue *rq, struct task *prev, struct task *ne
    schedule() from netperf to the idle task. */
 void sched_sleep(void)
 {
+	HOOK_ONLY();
 	struct task *p = &tasks[NETPERF];
 	struct runqueue *rq = &rqs[APP_CPU];
 	struct waiter *w = WAITER;
@@ -299,6 +308,7 @@ static void try_to_wake_up(struct task *p)
 /* sk_data_ready: wake_up_interruptible(sk->sk_sleep) if anyone waits. */
 void sched_wake(void)
 {
+	HOOK_ONLY();
 	lock(&sock0.wq_lock);
 	struct list_head *e = sock0.wq_list.next;
 	if (e != &sock0.wq_list)
@@ -311,6 +321,7 @@ void sched_wake(void)
    then finish_wait takes its entry off the socket's queue. */
 void sched_resume(void)
 {
+	HOOK_ONLY();
 	struct runqueue *rq = &rqs[APP_CPU];
 	struct task *prev = rq->curr;
 	if (prev != rq->idle)
@@ -341,6 +352,7 @@ void sched_resume(void)
 /* scheduler_tick on `cpu`, then rebalance_tick's load average. */
 void scheduler_tick(u32 cpu)
 {
+	HOOK_ONLY();
 	if (cpu >= NCPU)
 		return;
 	struct runqueue *rq = &rqs[cpu];
@@ -382,6 +394,7 @@ static void init_array(struct prio_array *a)
    APP_CPU, running. */
 void sched_init(void)
 {
+	HOOK_ONLY();
 	for (u32 t = 0; t < NTASK; t++) {
 		struct task *p = &tasks[t];
 		p->ti = &stacks[t].ti;

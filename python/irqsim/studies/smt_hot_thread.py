@@ -115,16 +115,22 @@ TABLES = ("skbs", "socks", "queues", "udp_hash", "ct_hash", "conns", "rt_hash", 
 
 # The non-default kernel with Linux 2.6.11's scheduler (programs/kernel/sched.c;
 # docs/models/smt-hot-thread.md, "The scheduler"): its ELFs and its pinning order.
+# Its control ("hooks"): the same ELF with every scheduler entry returning at
+# once, so the same code layout without the scheduler's work.
 SCHED_KERNELS = {"netperf": PROGRAMS / "kernel" / "host-sched.elf", "nat": PROGRAMS / "kernel" / "nat-sched.elf"}
 SCHED_TABLES = (*TABLES[:-1], "rqs", "tasks", "sock0", TABLES[-1])
 
 
-def kernel(workload: str, sched: bool) -> dict:
-    """The scenario override that runs the scheduler's kernel, if ``sched``."""
-    return {"code.program": str(SCHED_KERNELS[workload])} if sched else {}
+def kernel(workload: str, sched: str) -> dict:
+    """The scenario overrides of a kernel variant: "" the scenario's,
+    "sched" with 2.6.11's scheduler, "hooks" its control."""
+    if not sched:
+        return {}
+    poke = ["sched_hooks_only=1"] if sched == "hooks" else []
+    return {"code.program": str(SCHED_KERNELS[workload]), "code.poke": poke}
 
 
-def pin_ranges(workload: str, budget: int, names: tuple[str, ...], sched: bool = False) -> list[str]:
+def pin_ranges(workload: str, budget: int, names: tuple[str, ...], sched: str = "") -> list[str]:
     """``ADDR+LEN`` ranges of the named objects, in order, up to ``budget`` bytes."""
     elf = Elf((SCHED_KERNELS if sched else KERNELS)[workload])
     out = []
@@ -137,7 +143,7 @@ def pin_ranges(workload: str, budget: int, names: tuple[str, ...], sched: bool =
     return out
 
 
-def pins(workload: str, kind: str, fraction: float, sched: bool = False) -> list[str]:
+def pins(workload: str, kind: str, fraction: float, sched: str = "") -> list[str]:
     """The core settings that pin `fraction` of a cache for the hot thread:
     ``l1i`` trace pinning of the ISR and bottom-half code into that share of
     the ways; ``l1d`` range pinning of the rings and descriptors; ``l2``
@@ -151,7 +157,7 @@ def pins(workload: str, kind: str, fraction: float, sched: bool = False) -> list
 
 
 @cache
-def bandwidth(workload: str, hot: bool, sched: bool = False) -> tuple[Point, ...]:
+def bandwidth(workload: str, hot: bool, sched: str = "") -> tuple[Point, ...]:
     """The delivered bandwidth over the offered loads (cached for the figure)."""
     return tuple(sweep(workload, hot, extra=kernel(workload, sched)))
 
@@ -162,12 +168,12 @@ SPREAD = {"code.tx_irq_thread": 1}
 
 
 @cache
-def spread_baseline(workload: str, sched: bool = False) -> tuple[Point, ...]:
+def spread_baseline(workload: str, sched: str = "") -> tuple[Point, ...]:
     return tuple(sweep(workload, False, extra={**SPREAD, **kernel(workload, sched)}))
 
 
 @cache
-def pinned(workload: str, kind: str, fraction: float, sched: bool = False) -> Point:
+def pinned(workload: str, kind: str, fraction: float, sched: str = "") -> Point:
     """The hot-thread configuration with `fraction` of a cache pinned, at the
     offered load where the unpinned hot thread's bandwidth peaks."""
     rate = peak(list(bandwidth(workload, True, sched))).rate
@@ -212,8 +218,8 @@ def l2_per_frame(p: Point, workload: str) -> float:
     return p.l2_misses / frames
 
 
-def reproduce(sched: bool = False) -> list[Row]:
-    """The study's rows; with ``sched``, on the kernel with 2.6.11's scheduler."""
+def reproduce(sched: str = "") -> list[Row]:
+    """The study's rows; with ``sched`` ("sched" or "hooks"), on that kernel variant."""
     rows = []
     for workload in ("netperf", "nat"):
         base, hot = peak(list(bandwidth(workload, False, sched))), peak(list(bandwidth(workload, True, sched)))
@@ -250,9 +256,10 @@ def reproduce(sched: bool = False) -> list[Row]:
     return rows
 
 
-def scheduler_rows() -> list[Row]:
-    """Every row on the kernel with 2.6.11's scheduler (a non-default option)."""
-    return reproduce(sched=True)
+def scheduler_rows(variant: str = "sched") -> list[Row]:
+    """Every row on the kernel with 2.6.11's scheduler (a non-default
+    option), or on its control (``variant`` "hooks")."""
+    return reproduce(sched=variant)
 
 
 def figure(path: Path, workloads: tuple[str, ...] = ("netperf", "nat")) -> None:
