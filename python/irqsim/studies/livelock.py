@@ -120,17 +120,17 @@ def tx_batch(size: int) -> int:
     return round(E1000[size][1] / E1000_TXINT[size])
 
 
-def e1000_spread(size: int) -> list[float]:
+def e1000_spread(size: int, share: float = TX_SHARE, batch: int | None = None) -> list[float]:
     """Each frame's forwarding cost as multiples of its mean: the measured
-    spread with the transmit cleanup (``TX_SHARE``) taken out of every frame
-    and paid for ``tx_batch(size)`` frames at once by one frame in that many,
-    as a transmit-completion interrupt on the same CPU frees the frames sent
-    since the last (drawn at random, as every spread is)."""
-    b = tx_batch(size)
+    spread with the transmit cleanup (``share`` of it) taken out of every
+    frame and paid for ``batch`` (``tx_batch(size)``) frames at once by one
+    frame in that many, as a transmit-completion interrupt on the same CPU
+    frees the frames sent since the last (drawn at random, as every spread is)."""
+    b = batch or tx_batch(size)
     out: list[float] = []
     for s in E1000_SPREAD:
-        rx = s * (1 - TX_SHARE)
-        out += [round(rx, 4)] * (b - 1) + [round(rx + b * TX_SHARE, 4)]
+        rx = s * (1 - share)
+        out += [round(rx, 4)] * (b - 1) + [round(rx + b * share, 4)]
     return out
 
 
