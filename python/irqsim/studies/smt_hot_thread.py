@@ -15,7 +15,6 @@ from pathlib import Path
 
 from irqsim import api
 from irqsim.studies import Row
-from irqsim.exec import PROGRAMS
 from irqsim.studies.smt_footprint import KERNELS, Elf
 
 STUDY = "smt-hot-thread"
@@ -113,26 +112,36 @@ RINGS = {"netperf": ("rx_skb", "rx", "rx_desc"), "nat": ("rx_skb", "tx_skb", "rx
 TABLES = ("skbs", "socks", "queues", "udp_hash", "ct_hash", "conns", "rt_hash", "rtables", "netdevs", "jiffies", "kconfig", "pool_head", "buffers")
 
 
-# The non-default kernel with Linux 2.6.11's scheduler (programs/kernel/sched.c;
-# docs/models/smt-hot-thread.md, "The scheduler"): its ELFs and its pinning order.
-# Its control ("hooks"): the same ELF with every scheduler entry returning at
-# once, so the same code layout without the scheduler's work.
-SCHED_KERNELS = {"netperf": PROGRAMS / "kernel" / "host-sched.elf", "nat": PROGRAMS / "kernel" / "nat-sched.elf"}
+# Kernels beside the scenarios' (``sched`` arguments below), as (ELF suffix,
+# code.poke): with Linux 2.6.11's scheduler (programs/kernel/sched.c;
+# docs/models/smt-hot-thread.md, "The scheduler"); its control, the same
+# ELF with every scheduler entry returning at once ("hooks"); and the
+# scenarios' kernel with its code moved K x 16 bytes and its data K x 64
+# ("padK", programs/kernel/pad.c), probes of how much the rows move with layout.
+KERNEL_VARIANTS = {
+    "sched": ("sched", []),
+    "hooks": ("sched", ["sched_hooks_only=1"]),
+    **{f"pad{k}": (f"pad{k}", []) for k in (1, 2, 3)},
+}
 SCHED_TABLES = (*TABLES[:-1], "rqs", "tasks", "sock0", TABLES[-1])
 
 
+def kernel_elf(workload: str, sched: str = "") -> Path:
+    """The ELF of a kernel variant ("" the scenarios')."""
+    base = KERNELS[workload]
+    return base.with_name(f"{base.stem}-{KERNEL_VARIANTS[sched][0]}.elf") if sched else base
+
+
 def kernel(workload: str, sched: str) -> dict:
-    """The scenario overrides of a kernel variant: "" the scenario's,
-    "sched" with 2.6.11's scheduler, "hooks" its control."""
+    """The scenario overrides that run a kernel variant ("" none)."""
     if not sched:
         return {}
-    poke = ["sched_hooks_only=1"] if sched == "hooks" else []
-    return {"code.program": str(SCHED_KERNELS[workload]), "code.poke": poke}
+    return {"code.program": str(kernel_elf(workload, sched)), "code.poke": KERNEL_VARIANTS[sched][1]}
 
 
 def pin_ranges(workload: str, budget: int, names: tuple[str, ...], sched: str = "") -> list[str]:
     """``ADDR+LEN`` ranges of the named objects, in order, up to ``budget`` bytes."""
-    elf = Elf((SCHED_KERNELS if sched else KERNELS)[workload])
+    elf = Elf(kernel_elf(workload, sched))
     out = []
     for name in names:
         s = elf.symbols[name]
@@ -152,7 +161,7 @@ def pins(workload: str, kind: str, fraction: float, sched: str = "") -> list[str
     if kind == "l1i":
         ways = max(1, round(fraction * P4_CACHES["l1i.ways"]))
         return [f"l1i.trace_threads={HOT_THREAD}", f"l1i.way_masks={HOT_THREAD}:{(1 << ways) - 1:#x}"]
-    names = RINGS[workload] + ((SCHED_TABLES if sched else TABLES) if kind == "l2" else ())
+    names = RINGS[workload] + ((SCHED_TABLES if sched in ("sched", "hooks") else TABLES) if kind == "l2" else ())
     return [f"{kind}.lock_range={','.join(pin_ranges(workload, int(fraction * size), names, sched))}"]
 
 
@@ -219,7 +228,7 @@ def l2_per_frame(p: Point, workload: str) -> float:
 
 
 def reproduce(sched: str = "") -> list[Row]:
-    """The study's rows; with ``sched`` ("sched" or "hooks"), on that kernel variant."""
+    """The study's rows; with ``sched`` (a ``KERNEL_VARIANTS`` name), on that kernel."""
     rows = []
     for workload in ("netperf", "nat"):
         base, hot = peak(list(bandwidth(workload, False, sched))), peak(list(bandwidth(workload, True, sched)))
@@ -260,6 +269,11 @@ def scheduler_rows(variant: str = "sched") -> list[Row]:
     """Every row on the kernel with 2.6.11's scheduler (a non-default
     option), or on its control (``variant`` "hooks")."""
     return reproduce(sched=variant)
+
+
+def layout_rows() -> dict[str, list[Row]]:
+    """Every row on the scenarios' kernel and on its three layout probes."""
+    return {v: reproduce(sched=v) for v in ("", "pad1", "pad2", "pad3")}
 
 
 def figure(path: Path, workloads: tuple[str, ...] = ("netperf", "nat")) -> None:
