@@ -171,3 +171,20 @@ def test_the_scheduler_kernel_runs_and_its_control_skips_it():
     assert sched["code_kernel_instructions"] > hooks["code_kernel_instructions"]
     assert sched["code_bottom_half_instructions"] > hooks["code_bottom_half_instructions"]
     assert smt.pins("netperf", "l2", 0.5, "sched") == smt.pins("netperf", "l2", 0.5, "hooks")
+
+
+def test_layout_probes_move_the_kernel_and_nothing_else():
+    """kernel/*-padK move code K x 16 B and data K x 64 B; at a light load
+    the probe delivers what the scenarios' kernel does."""
+    from irqsim.studies.smt_footprint import Elf
+
+    base, pad = (Elf(smt.kernel_elf("netperf", v)).symbols for v in ("", "pad2"))
+    assert pad["sys_recv"].addr - base["sys_recv"].addr == 32
+    assert pad["skbs"].addr - base["skbs"].addr == 128
+    out = {}
+    for v in ("", "pad2"):
+        r = api.run("smt-hot-thread/netperf-hot", {**SHORT, "workload.rate_per_s": 100e3, **smt.kernel("netperf", v)})
+        r.check_invariants()
+        out[v] = r.metrics
+    assert out[""]["rx_delivered"] == out["pad2"]["rx_delivered"] > 0.8 * out[""]["rx_offered"]
+    assert out[""]["rx_dropped_software"] == out["pad2"]["rx_dropped_software"] == 0
