@@ -303,7 +303,7 @@ def tables() -> list[tuple[str, list[dict]]]:
     frames) only in the fine run (``IRQSIM_FINE=1``), to keep the default
     reproduction quick."""
     knee = ("livelock: the interrupt-driven knee from the bins (a: interrupt-level cycles per offered frame; delivered = (C - a x offered) / protocol)", knee_table())
-    seeds = ("livelock: e1000 RX interrupts and forwarded frames over seeds 1-5 (each frame's cost drawn from the spread measured on the code kernel's NAT path)", spread_table())
+    seeds = ("livelock: e1000 RX interrupts and forwarded frames over seeds 1-5 (each frame's cost drawn from the spread measured on the code kernel's NAT path, its transmit cleanup paid in the table's Txint batches)", spread_table())
     if not _fine():
         return [seeds, knee]
     variants = ("livelock: e1000 RX interrupts and forwarded frames under other inputs (every frame 2,742 cycles: fixed-rate and Poisson arrivals over seeds 1-5; the forwarding cost x0.8, x1.2)", e1000_variants())
