@@ -166,7 +166,8 @@ static void list_del(struct list_head *n)
 	n->next->prev = n->prev;
 }
 
-/* sched_clock: jiffies in nanoseconds. */
+/* sched_clock: jiffies in nanoseconds (32 bits: it wraps after 4.3 s,
+   and the differences taken of it stay right). */
 static u32 sched_clock(void) { return jiffies * NS_PER_JIFFY; }
 
 /* smp_processor_id(): the machine's thread, read as Alpha reads it, from
@@ -212,9 +213,11 @@ static void recalc_task_prio(struct task *p, u32 now)
 		sleep = NS_MAX_SLEEP_AVG;
 	if (sleep) {
 		u32 bonus = MAX_BONUS - current_bonus(p);
-		p->sleep_avg += sleep * (bonus ? bonus : 1);
-		if (p->sleep_avg > NS_MAX_SLEEP_AVG)
-			p->sleep_avg = NS_MAX_SLEEP_AVG;
+		bonus = bonus ? bonus : 1;
+		/* sleep_avg += sleep × bonus, capped (2.6's unsigned long does
+		   not overflow; a 32-bit product could) */
+		u32 room = NS_MAX_SLEEP_AVG - p->sleep_avg;
+		p->sleep_avg = sleep >= room / bonus ? NS_MAX_SLEEP_AVG : p->sleep_avg + sleep * bonus;
 	}
 	p->prio = effective_prio(p);
 }
