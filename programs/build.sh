@@ -40,6 +40,16 @@ done
 ksrc=(kernel/init.c kernel/skb.c kernel/nic.c kernel/ip.c kernel/route.c kernel/socket.c kernel/nat.c)
 "$CC" "${flags[@]}" -Wl,-e,kernel_init -o "$out/kernel/host.elf" rt/rt.c "${ksrc[@]}" kernel/app.c
 "$CC" "${flags[@]}" -DCONFIG_FORWARD=1 -Wl,-e,kernel_init -o "$out/kernel/nat.elf" rt/rt.c "${ksrc[@]}" kernel/app.c
+# kernel/*-sched: the same with 2.6.11's scheduler (kernel/sched.c), the SMT
+# study's non-default option.
+"$CC" "${flags[@]}" -DCONFIG_SCHED -Wl,-e,kernel_init -o "$out/kernel/host-sched.elf" rt/rt.c "${ksrc[@]}" kernel/app.c kernel/sched.c
+"$CC" "${flags[@]}" -DCONFIG_SCHED -DCONFIG_FORWARD=1 -Wl,-e,kernel_init -o "$out/kernel/nat-sched.elf" rt/rt.c "${ksrc[@]}" kernel/app.c kernel/sched.c
+# kernel/*-padK: the default kernels with code moved K x 16 bytes and data
+# K x 64 bytes (kernel/pad.c, linked first): the SMT study's layout probes.
+for k in 1 2 3; do
+    "$CC" "${flags[@]}" -DLAYOUT_PAD=$k -Wl,-e,kernel_init -o "$out/kernel/host-pad$k.elf" kernel/pad.c rt/rt.c "${ksrc[@]}" kernel/app.c
+    "$CC" "${flags[@]}" -DLAYOUT_PAD=$k -DCONFIG_FORWARD=1 -Wl,-e,kernel_init -o "$out/kernel/nat-pad$k.elf" kernel/pad.c rt/rt.c "${ksrc[@]}" kernel/app.c
+done
 "$CC" "${flags[@]}" -DFAKE_NIC -o "$out/kernel_test.elf" rt/start.S rt/rt.c "${ksrc[@]}" kernel/fake_nic.c kernel/test.c
 for fwd in 0 1; do
     name=$([[ $fwd == 1 ]] && echo nat || echo netperf)

@@ -145,6 +145,18 @@ def test_cost_spread_is_the_code_kernels_measurement():
     # E1000_SPREAD is what kernel/measure-nat measures (mean 1 by construction).
     assert livelock.measured_spread() == livelock.E1000_SPREAD
     assert abs(sum(livelock.E1000_SPREAD) / len(livelock.E1000_SPREAD) - 1) < 0.005
+    assert livelock.measured_tx_share() == livelock.TX_SHARE
+
+
+def test_transmit_cleanup_keeps_the_mean_cost():
+    """The batched cleanup moves cost between frames, not in total: the
+    calibrated mean forwarding cost stays the same in every row."""
+    base = sum(livelock.E1000_SPREAD) / len(livelock.E1000_SPREAD)
+    for size in livelock.E1000:
+        s = livelock.e1000_spread(size)
+        assert len(s) == len(livelock.E1000_SPREAD) * livelock.tx_batch(size)
+        assert abs(sum(s) / len(s) - base) < 1e-3
+    assert [livelock.tx_batch(n) for n in livelock.E1000] == [15, 50, 50, 52, 52, 51]
 
 
 def test_rows_are_means_over_seeds_and_the_table_gives_their_spread(rows):

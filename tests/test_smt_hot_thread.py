@@ -155,3 +155,36 @@ def test_table_sizes_are_set_without_a_rebuild():
     assert small["rx_dropped_software"] > default["rx_dropped_software"]
     with pytest.raises(IrqsimError, match=r"host\.elf: break 1 in kernel_init\+0x"):
         run("netperf-hot", **{"code.poke": ["kconfig=3"]})  # a ring of 3: not a power of two
+
+
+def test_the_scheduler_kernel_runs_and_its_control_skips_it():
+    """The *-sched ELF (2.6.11's scheduler) conserves frames on both threads;
+    its control (every entry returning at once, same layout) runs fewer
+    kernel and bottom-half instructions on the same frames."""
+    out = {}
+    for variant in ("sched", "hooks"):
+        r = api.run("smt-hot-thread/netperf-hot", {**SHORT, "workload.rate_per_s": 300e3, **smt.kernel("netperf", variant)})
+        r.check_invariants()
+        out[variant] = r.metrics
+    sched, hooks = out["sched"], out["hooks"]
+    assert sched["rx_delivered"] == hooks["rx_delivered"] > 0
+    assert sched["code_kernel_instructions"] > hooks["code_kernel_instructions"]
+    assert sched["code_bottom_half_instructions"] > hooks["code_bottom_half_instructions"]
+    assert smt.pins("netperf", "l2", 0.5, "sched") == smt.pins("netperf", "l2", 0.5, "hooks")
+
+
+def test_layout_probes_move_the_kernel_and_nothing_else():
+    """kernel/*-padK move code K x 16 B and data K x 64 B; at a light load
+    the probe delivers what the scenarios' kernel does."""
+    from irqsim.studies.smt_footprint import Elf
+
+    base, pad = (Elf(smt.kernel_elf("netperf", v)).symbols for v in ("", "pad2"))
+    assert pad["sys_recv"].addr - base["sys_recv"].addr == 32
+    assert pad["skbs"].addr - base["skbs"].addr == 128
+    out = {}
+    for v in ("", "pad2"):
+        r = api.run("smt-hot-thread/netperf-hot", {**SHORT, "workload.rate_per_s": 100e3, **smt.kernel("netperf", v)})
+        r.check_invariants()
+        out[v] = r.metrics
+    assert out[""]["rx_delivered"] == out["pad2"]["rx_delivered"] > 0.8 * out[""]["rx_offered"]
+    assert out[""]["rx_dropped_software"] == out["pad2"]["rx_dropped_software"] == 0

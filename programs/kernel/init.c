@@ -57,4 +57,5 @@ void kernel_init(void)
 	sock_init();
 	ct_init();
 	nic_init();
+	SCHED(sched_init());
 }

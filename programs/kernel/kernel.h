@@ -250,4 +250,17 @@ void nat_forward(struct skb *skb);
 /* init.c */
 void kernel_init(void);
 
+/* sched.c, only in the *-sched ELFs (-DCONFIG_SCHED): 2.6.11's scheduler
+   on the reader's sleeps and wakes and on the tick. */
+#ifdef CONFIG_SCHED
+void sched_init(void);
+void sched_sleep(void);
+void sched_wake(void);
+void sched_resume(void);
+void scheduler_tick(u32 cpu);
+#define SCHED(call) call
+#else
+#define SCHED(call) ((void)0)
+#endif
+
 #endif

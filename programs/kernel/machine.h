@@ -42,6 +42,8 @@
 #define KSVC_DELIVERED 0x08     /* W tag: the frame reached the application */
 #define KSVC_DROPPED 0x0C       /* W tag: software dropped the frame */
 #define KSVC_EOI 0x10           /* W irq: end of interrupt */
+#define KSVC_IRQ_SAVE 0x14      /* W 0: local_irq_save (this thread's interrupts and tick wait) */
+#define KSVC_IRQ_RESTORE 0x18   /* W 0: local_irq_restore */
 
 #define SOFTIRQ_NET_RX 0
 

@@ -72,8 +72,8 @@ static void tx_clean(void)
 
 /* Hardware thread `cpu`'s timer tick: 2.6's do_timer advances jiffies on
    one CPU only, and every CPU accounts the tick (update_process_times);
-   here the tick counts per thread stand for that accounting. The rest of
-   2.6's tick (scheduler_tick, the timer softirq) is not modelled. */
+   here the tick counts per thread stand for that accounting. The *-sched
+   ELFs add scheduler_tick; the timer softirq is not modelled. */
 volatile u32 ticks[TICK_THREADS];
 
 static void timer_tick(u32 cpu)
@@ -82,6 +82,7 @@ static void timer_tick(u32 cpu)
 		jiffies++;
 	if (cpu < TICK_THREADS)
 		ticks[cpu]++;
+	SCHED(scheduler_tick(cpu));
 }
 
 void nic_isr(u32 irq)

@@ -94,6 +94,7 @@ void udp_rcv(struct skb *skb)
 	s->head++;
 	__sync_synchronize();
 	TOUCH(s->data_ready);
+	SCHED(sched_wake());
 	if (s->waiting)
 		ksvc(KSVC_WAKE, s->id);
 }
@@ -130,11 +131,14 @@ long sys_recv(u32 sock, u8 *buf, u32 len)
 	if (sock >= nsock)
 		return -EBADF;
 	struct sock *s = &socks[sock];
+	SCHED(sched_resume());
 	if (s->head == s->tail) {
 		s->waiting = 1;
 		__sync_synchronize();
-		if (s->head == s->tail)
+		if (s->head == s->tail) {
+			SCHED(sched_sleep());
 			return -EAGAIN;
+		}
 	}
 	s->waiting = 0;
 	struct skb *skb = queues[sock][s->tail & (kconfig.sock_qlen - 1)];

@@ -112,9 +112,36 @@ RINGS = {"netperf": ("rx_skb", "rx", "rx_desc"), "nat": ("rx_skb", "tx_skb", "rx
 TABLES = ("skbs", "socks", "queues", "udp_hash", "ct_hash", "conns", "rt_hash", "rtables", "netdevs", "jiffies", "kconfig", "pool_head", "buffers")
 
 
-def pin_ranges(workload: str, budget: int, names: tuple[str, ...]) -> list[str]:
+# Kernels beside the scenarios' (``variant`` arguments below), as (ELF suffix,
+# code.poke): with Linux 2.6.11's scheduler (programs/kernel/sched.c;
+# docs/models/smt-hot-thread.md, "The scheduler"); its control, the same
+# ELF with every scheduler entry returning at once ("hooks"); and the
+# scenarios' kernel with its code moved K x 16 bytes and its data K x 64
+# ("padK", programs/kernel/pad.c), probes of how much the rows move with layout.
+KERNEL_VARIANTS = {
+    "sched": ("sched", []),
+    "hooks": ("sched", ["sched_hooks_only=1"]),
+    **{f"pad{k}": (f"pad{k}", []) for k in (1, 2, 3)},
+}
+SCHED_TABLES = (*TABLES[:-1], "rqs", "tasks", "sock0", TABLES[-1])
+
+
+def kernel_elf(workload: str, variant: str = "") -> Path:
+    """The ELF of a kernel variant ("" the scenarios')."""
+    base = KERNELS[workload]
+    return base.with_name(f"{base.stem}-{KERNEL_VARIANTS[variant][0]}.elf") if variant else base
+
+
+def kernel(workload: str, variant: str) -> dict:
+    """The scenario overrides that run a kernel variant ("" none)."""
+    if not variant:
+        return {}
+    return {"code.program": str(kernel_elf(workload, variant)), "code.poke": KERNEL_VARIANTS[variant][1]}
+
+
+def pin_ranges(workload: str, budget: int, names: tuple[str, ...], variant: str = "") -> list[str]:
     """``ADDR+LEN`` ranges of the named objects, in order, up to ``budget`` bytes."""
-    elf = Elf(KERNELS[workload])
+    elf = Elf(kernel_elf(workload, variant))
     out = []
     for name in names:
         s = elf.symbols[name]
@@ -125,7 +152,7 @@ def pin_ranges(workload: str, budget: int, names: tuple[str, ...]) -> list[str]:
     return out
 
 
-def pins(workload: str, kind: str, fraction: float) -> list[str]:
+def pins(workload: str, kind: str, fraction: float, variant: str = "") -> list[str]:
     """The core settings that pin `fraction` of a cache for the hot thread:
     ``l1i`` trace pinning of the ISR and bottom-half code into that share of
     the ways; ``l1d`` range pinning of the rings and descriptors; ``l2``
@@ -134,14 +161,14 @@ def pins(workload: str, kind: str, fraction: float) -> list[str]:
     if kind == "l1i":
         ways = max(1, round(fraction * P4_CACHES["l1i.ways"]))
         return [f"l1i.trace_threads={HOT_THREAD}", f"l1i.way_masks={HOT_THREAD}:{(1 << ways) - 1:#x}"]
-    names = RINGS[workload] + (TABLES if kind == "l2" else ())
-    return [f"{kind}.lock_range={','.join(pin_ranges(workload, int(fraction * size), names))}"]
+    names = RINGS[workload] + ((SCHED_TABLES if variant in ("sched", "hooks") else TABLES) if kind == "l2" else ())
+    return [f"{kind}.lock_range={','.join(pin_ranges(workload, int(fraction * size), names, variant))}"]
 
 
 @cache
-def bandwidth(workload: str, hot: bool) -> tuple[Point, ...]:
+def bandwidth(workload: str, hot: bool, variant: str = "") -> tuple[Point, ...]:
     """The delivered bandwidth over the offered loads (cached for the figure)."""
-    return tuple(sweep(workload, hot))
+    return tuple(sweep(workload, hot, extra=kernel(workload, variant)))
 
 
 # A baseline whose NIC interrupts are spread over both threads, as irqbalance
@@ -150,16 +177,16 @@ SPREAD = {"code.tx_irq_thread": 1}
 
 
 @cache
-def spread_baseline(workload: str) -> tuple[Point, ...]:
-    return tuple(sweep(workload, False, extra=SPREAD))
+def spread_baseline(workload: str, variant: str = "") -> tuple[Point, ...]:
+    return tuple(sweep(workload, False, extra={**SPREAD, **kernel(workload, variant)}))
 
 
 @cache
-def pinned(workload: str, kind: str, fraction: float) -> Point:
+def pinned(workload: str, kind: str, fraction: float, variant: str = "") -> Point:
     """The hot-thread configuration with `fraction` of a cache pinned, at the
     offered load where the unpinned hot thread's bandwidth peaks."""
-    rate = peak(list(bandwidth(workload, True))).rate
-    return run_point(workload, True, rate, pins(workload, kind, fraction) if fraction else [])
+    rate = peak(list(bandwidth(workload, True, variant))).rate
+    return run_point(workload, True, rate, pins(workload, kind, fraction, variant) if fraction else [], extra=kernel(workload, variant))
 
 
 # What the netperf gain depends on, one input changed at a time:
@@ -200,23 +227,24 @@ def l2_per_frame(p: Point, workload: str) -> float:
     return p.l2_misses / frames
 
 
-def reproduce() -> list[Row]:
+def reproduce(variant: str = "") -> list[Row]:
+    """The study's rows; with ``variant`` (a ``KERNEL_VARIANTS`` name), on that kernel."""
     rows = []
     for workload in ("netperf", "nat"):
-        base, hot = peak(list(bandwidth(workload, False))), peak(list(bandwidth(workload, True)))
+        base, hot = peak(list(bandwidth(workload, False, variant))), peak(list(bandwidth(workload, True, variant)))
         gain = change(hot.delivered_mbps, base.delivered_mbps)
         name = "netperf UDP flood" if workload == "netperf" else "NAT forwarding"
         if workload == "netperf":
             rows.append(Row(STUDY, f"{name}: peak bandwidth, hot thread vs baseline", "gain", "%", 30.0, gain))
         else:
             rows.append(Row(STUDY, f"{name}: peak bandwidth, hot thread vs baseline", "change", "%", float("nan"), gain, "lower"))
-            spread = peak(list(spread_baseline(workload)))
+            spread = peak(list(spread_baseline(workload, variant)))
             rows.append(
                 Row(STUDY, f"{name}: peak bandwidth, hot thread vs a baseline with NIC 1's interrupts on the other thread", "change", "%", float("nan"),
                     change(hot.delivered_mbps, spread.delivered_mbps), "lower")
             )
-        unpinned = pinned(workload, "l2", 0.0)
-        half = pinned(workload, "l2", 0.5)
+        unpinned = pinned(workload, "l2", 0.0, variant)
+        half = pinned(workload, "l2", 0.5, variant)
         if workload == "nat":
             cut = -change(l2_per_frame(half, workload), l2_per_frame(unpinned, workload))
             rows.append(Row(STUDY, f"{name}: L2 misses per frame, half of the L2 pinned vs none", "reduction", "%", 30.0, cut))
@@ -225,16 +253,27 @@ def reproduce() -> list[Row]:
                 Row(STUDY, f"{name}: bandwidth, half of the L2 pinned vs none", "change", "%", float("nan"), change(half.delivered_mbps, unpinned.delivered_mbps), "same")
             )
         for kind, label in (("l1i", "I-cache trace pinning"), ("l1d", "D-cache range pinning")):
-            p = pinned(workload, kind, 0.5)
+            p = pinned(workload, kind, 0.5, variant)
             rows.append(Row(STUDY, f"{name}: bandwidth, {label} of half vs none", "change", "%", float("nan"), change(p.delivered_mbps, unpinned.delivered_mbps), "lower"))
     # Where the hot thread does not pay (Linux Documentation/networking/scaling.rst: "no benefit").
     line_rate = 1e9 / (1514 * 8)
-    at_line = [run_point("netperf", hot, line_rate, duration_ms=20.0) for hot in (False, True)]
+    at_line = [run_point("netperf", hot, line_rate, duration_ms=20.0, extra=kernel("netperf", variant)) for hot in (False, True)]
     rows.append(
         Row(STUDY, "netperf at the 1 Gb/s line rate (CPU not saturated): hot thread vs baseline", "change", "%", float("nan"),
             change(at_line[1].delivered_mbps, at_line[0].delivered_mbps), "same")
     )
     return rows
+
+
+def scheduler_rows(variant: str = "sched") -> list[Row]:
+    """Every row on the kernel with 2.6.11's scheduler (a non-default
+    option), or on its control (``variant`` "hooks")."""
+    return reproduce(variant=variant)
+
+
+def layout_rows() -> dict[str, list[Row]]:
+    """Every row on the scenarios' kernel and on its three layout probes."""
+    return {v: reproduce(variant=v) for v in ("", "pad1", "pad2", "pad3")}
 
 
 def figure(path: Path, workloads: tuple[str, ...] = ("netperf", "nat")) -> None:
