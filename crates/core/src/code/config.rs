@@ -69,7 +69,7 @@ impl CodeConfig {
         Param::text(
             "send",
             d("\"sys_send\""),
-            "entry `send(bytes)` run at software-interrupt level on `app_thread` for each send the workload makes (a script's `send` event, a frame a trace's host sent, a synthetic load's `tx_share`): it puts a frame of `bytes` bytes on NIC 0's transmit ring and returns `bytes`, or a negative errno when it drops the send; looked up at the first send",
+            "entry `send(bytes)` run at software-interrupt level on `app_thread` for each send the workload makes (a send flood's, a script's `send` event, a frame a trace's host sent, a synthetic load's `tx_share`): it puts a frame of `bytes` bytes on NIC 0's transmit ring and returns `bytes`, or a negative errno when it drops the send; looked up at the first send",
         ),
         Param::text("app", d("\"app_main\""), "entry of the application, started after `init` returns; empty: no application (a forwarding box)"),
         Param::int("app_thread", "", d("0"), 0, crate::cpu::MAX_THREAD, "hardware thread of the application (below `cpu.threads`)"),

@@ -449,7 +449,9 @@ impl Machine {
         if activity == (Activity::Isr { irq: 0 }) && self.net.wired {
             return Some(Job::Irq(self.nic_handler_done(now, thread)));
         }
-        if activity == Activity::Init && self.code().has_app() {
+        // A send flood is the application (the workload's sending loop,
+        // which runs from the start): the program's does not run.
+        if activity == Activity::Init && self.code().has_app() && self.net.workload.send_flood().is_none() {
             let app = self.code().app_thread;
             self.post(app, USER, Job::Code(Activity::App));
             if app != thread {
