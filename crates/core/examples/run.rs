@@ -2,19 +2,36 @@
 //! report as JSON with the wall time of the simulation: the tool for
 //! profiling the event loop (`perf record`) and for quick speed checks.
 //!
-//! `cargo run --release -p irqsim-core --example run -- SCENARIO.toml [KEY=VALUE ...]`
+//! `cargo run --release -p irqsim-core --example run -- [--repeat=N] SCENARIO.toml [KEY=VALUE ...]`
+//!
+//! `--repeat=N` loads and runs the scenario N times in the one process and
+//! prints the last report: a warm run's cost (a tiny run's loading, say) is
+//! then the profile's total over N, start-up and first-use costs aside.
 
 use std::time::Instant;
 
 fn main() {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().skip(1).peekable();
+    let repeat = match args.next_if(|a| a.starts_with("--repeat=")) {
+        Some(a) => a["--repeat=".len()..].parse().unwrap_or_else(|_| {
+            eprintln!("--repeat=N: N must be a whole number above 0");
+            std::process::exit(2);
+        }),
+        None => 1,
+    };
     let Some(path) = args.next() else {
-        eprintln!("usage: run SCENARIO.toml [KEY.PATH=VALUE ...]");
+        eprintln!("usage: run [--repeat=N] SCENARIO.toml [KEY.PATH=VALUE ...]");
         std::process::exit(2);
     };
     let sets: Result<Vec<_>, _> = args.map(|a| irqsim_core::parse_override(&a)).collect();
     let t0 = Instant::now();
-    let report = sets.and_then(|sets| irqsim_core::run_file(std::path::Path::new(&path), &sets, Default::default()));
+    let run = |sets: &[irqsim_core::Override]| irqsim_core::run_file(std::path::Path::new(&path), sets, Default::default());
+    let report = sets.and_then(|sets| {
+        for _ in 1..repeat.max(1) {
+            run(&sets)?;
+        }
+        run(&sets)
+    });
     let wall = t0.elapsed().as_secs_f64();
     match report {
         Ok(r) => {
