@@ -90,7 +90,7 @@ CASES = [
     ("driver-key", lambda t: [str(SCENARIO), "--set", "driver.send_cycles=5"], r"`driver\.send_cycles`: the kernel's software is code"),
     ("app-key", lambda t: [str(SCENARIO), "--set", "app.thread=0"], r"`app\.thread`: the kernel's software is code"),
     ("masking", lambda t: [str(SCENARIO), "--set", "masking.driver_section_cycles=100"], r"`masking\.driver_section_cycles`: the kernel's software is code"),
-    ("send-flood", lambda t: [str(plain_scenario(t, "send-flood"))], r"`workload\.direction`: a send flood with code"),
+    ("send-entry", lambda t: [str(plain_scenario(t, "send-flood")), "--set", 'code.send="no_such_send"'], r"the workload sends a frame, but the program has no send entry \(`code\.send`\)"),
     ("kernel-syscall", lambda t: [str(SCENARIO), "--set", 'code.isr="main"'], r"rx-min\.toml: .*kernel code made system call 4004 in put_str\+0x[0-9a-f]+ at pc 0x"),
 ]
 
