@@ -7,7 +7,9 @@ written again (``--retry-failed``) is taken from the newest part, the names
 starting with the time they were written. After every sweep the parts of the
 spec's runs are gathered into ``DIR/results.parquet`` (one row per run, one
 schema) and ``DIR/summary.parquet`` / ``summary.csv`` (mean and 95%
-confidence interval across seeds of each metric at each grid point).
+confidence interval across seeds of each metric at each grid point). The
+parts alone are flushed to disk before their rename (they are the record a
+rerun resumes from); the gathered files are written again by every rerun.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ RUNS = "runs"
 RESULTS = "results.parquet"
 SUMMARY = "summary.parquet"
 #: Columns that are not metrics (besides the grid keys).
-TEXT = ("status", "error", "run_id", "scenario", "scenario_sha256", "command", "overrides", "irqsim_version", "irqsim_commit", "host", "cpu_model", "started_utc")
+TEXT = ("status", "error", "run_id", "scenario", "scenario_sha256", "command", "overrides", "irqsim_version", "irqsim_commit", "irqsim_build", "host", "cpu_model", "started_utc")
 META = ("seed", *TEXT, "irqsim_dirty", "wall_seconds", "cpu_seconds")
 
 
@@ -206,9 +208,10 @@ def consolidate(out: Path, ids: Iterable[str], keys: list[str]):
 
     table = read_parts(out, ids)
     summary = summary_table(table, keys)
-    atomic_write(out / RESULTS, lambda tmp: pq.write_table(table, tmp))
-    atomic_write(out / SUMMARY, lambda tmp: pq.write_table(summary, tmp))
-    atomic_write(out / "summary.csv", lambda tmp: pcsv.write_csv(summary, tmp))
+    # Not flushed to disk: the parts are the record, and any rerun of the sweep writes these again.
+    atomic_write(out / RESULTS, lambda tmp: pq.write_table(table, tmp), durable=False)
+    atomic_write(out / SUMMARY, lambda tmp: pq.write_table(summary, tmp), durable=False)
+    atomic_write(out / "summary.csv", lambda tmp: pcsv.write_csv(summary, tmp), durable=False)
     return table
 
 

@@ -108,6 +108,16 @@ def _check_spec(jobs: Iterator[Job]) -> None:
         raise first
 
 
+def _keep(path: Path, data: bytes) -> None:
+    """Writes ``data`` to ``path`` unless it already holds them (a resumed sweep)."""
+    try:
+        if path.read_bytes() == data:
+            return
+    except OSError:
+        pass
+    atomic_write(path, data)
+
+
 def _done(out: Path, retry_failed: bool) -> set[str]:
     """Ids of the runs with a part file (less the failed ones, to retry)."""
     done = dataset.finished(out)
@@ -143,8 +153,8 @@ def _run_locked(s: Spec, out: Path, jobs: _Jobs, cluster: Cluster | None, progre
     import tomli_w
 
     _check_output(out, s, new_build)
-    atomic_write(out / SPEC, tomli_w.dumps(s.to_dict()).encode())
-    atomic_write(out / BUILD, json.dumps({"build": prov.build_id(), **prov.build()}, indent=1).encode())
+    _keep(out / SPEC, tomli_w.dumps(s.to_dict()).encode())
+    _keep(out / BUILD, json.dumps({"build": prov.build_id(), **prov.build()}, indent=1).encode())
 
     done = _done(out, retry_failed)
     total = s.count()
