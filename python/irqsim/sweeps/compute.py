@@ -170,8 +170,10 @@ def _on_threads(todo: Iterator[Job], count: int, out: Path, n: int, bar) -> None
     threads = [threading.Thread(target=work, name=f"irqsim-sweep-{i}", daemon=True) for i in range(min(n, count))]
     for t in threads:
         t.start()
-    # The writers' imports, done while the runs simulate (they release the GIL meanwhile).
-    threading.Thread(target=dataset.preload, name="irqsim-sweep-imports", daemon=True).start()
+    # The writers' imports, done while the runs simulate (they release the GIL meanwhile);
+    # no thread to start when an earlier sweep of this process imported them.
+    if not dataset.preloaded():
+        threading.Thread(target=dataset.preload, name="irqsim-sweep-imports", daemon=True).start()
     rows: list[dict[str, Any]] = []
     running, last = len(threads), time.monotonic()
     try:

@@ -58,13 +58,25 @@ def _parts(out: Path) -> list[Path]:
     return sorted(runs.glob("*.parquet"))
 
 
+#: What writing the results imports (:func:`preload`).
+WRITERS = ("pyarrow.csv", "pyarrow.parquet", "scipy.special")
+
+
 def preload() -> None:
     """Imports what writing the results takes (pyarrow's Parquet and CSV
     writers, numpy, scipy.special: about 0.45 CPU-s), for a thread to do
     while the runs compute, instead of after the last one."""
-    import pyarrow.csv  # noqa: F401
-    import pyarrow.parquet  # noqa: F401
-    import scipy.special  # noqa: F401
+    import importlib
+
+    for name in WRITERS:
+        importlib.import_module(name)
+
+
+def preloaded() -> bool:
+    """Whether :func:`preload` has nothing left to import."""
+    import sys
+
+    return all(name in sys.modules for name in WRITERS)
 
 
 def _read(path: Path, columns: list[str] | None = None):
