@@ -118,24 +118,6 @@ def sweep_figure(directory: str | Path, metric: str, x: str | None, output: str 
     return labels
 
 
-#: More spans than this on one track, across the figure's width (about 1,300 pixels), blur into a solid bar.
-LEGIBLE_SPANS = 250
-
-
-def crowded(trace: dict, start_us: float | None = None, end_us: float | None = None) -> int:
-    """How many spans the window holds when one track has too many to tell
-    apart in :func:`timeline_figure` (more than ``LEGIBLE_SPANS``), else 0."""
-    from collections import Counter
-
-    inside = [
-        (e["pid"], e["tid"])
-        for e in trace["traceEvents"]
-        if e.get("ph") == "X" and (start_us is None or e["ts"] + e.get("dur", 0) >= start_us) and (end_us is None or e["ts"] <= end_us)
-    ]
-    per_track = Counter(inside)
-    return len(inside) if per_track and max(per_track.values()) > LEGIBLE_SPANS else 0
-
-
 def load_trace(trace: str | Path | dict) -> dict:
     """A Chrome trace: a dict as it is, else read from a file or a run's output directory."""
     if isinstance(trace, dict):
@@ -162,11 +144,7 @@ def timeline_figure(trace: str | Path | dict, output: str | Path, start_us: floa
     events: list[dict[str, Any]] = doc["traceEvents"]
     process = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
     thread = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "thread_name"}
-    spans = [e for e in events if e.get("ph") == "X"]
-    if start_us is not None:
-        spans = [e for e in spans if e["ts"] + e.get("dur", 0) >= start_us]
-    if end_us is not None:
-        spans = [e for e in spans if e["ts"] <= end_us]
+    spans = _spans(doc, start_us, end_us)
     tracks = sorted({(e["pid"], e["tid"]) for e in spans})
     if not tracks:
         raise IrqsimError("the timeline has no spans in this window (was the run recorded with a timeline?)")
@@ -204,10 +182,15 @@ def crowded(trace: dict, start_us: float | None = None, end_us: float | None = N
     apart in :func:`timeline_figure` (more than ``LEGIBLE_SPANS``), else 0."""
     from collections import Counter
 
-    inside = [
-        (e["pid"], e["tid"])
+    spans = _spans(trace, start_us, end_us)
+    per_track = Counter((e["pid"], e["tid"]) for e in spans)
+    return len(spans) if per_track and max(per_track.values()) > LEGIBLE_SPANS else 0
+
+
+def _spans(trace: dict, start_us: float | None, end_us: float | None) -> list[dict[str, Any]]:
+    """The trace's spans that overlap the window (either end may be open)."""
+    return [
+        e
         for e in trace["traceEvents"]
         if e.get("ph") == "X" and (start_us is None or e["ts"] + e.get("dur", 0) >= start_us) and (end_us is None or e["ts"] <= end_us)
     ]
-    per_track = Counter(inside)
-    return len(inside) if per_track and max(per_track.values()) > LEGIBLE_SPANS else 0
