@@ -181,6 +181,15 @@ def test_build_id_names_the_source_when_the_commit_does_not(monkeypatch, build, 
         provenance.build.cache_clear(), provenance.build_id.cache_clear()
 
 
+def test_the_sweeps_identity_that_cannot_be_written_stops_it_before_any_part(tmp_path):
+    """sweep.toml and build.json are written while the first runs compute;
+    if one cannot be, the sweep stops with its error and writes no part."""
+    (tmp_path / "build.json").mkdir()
+    with pytest.raises(irqsim.OutputError, match="build.json: cannot write"):
+        irqsim.sweeps.run_sweep({**SPEC, "seeds": 1}, tmp_path, cluster=Cluster(workers=2))
+    assert list((tmp_path / "runs").glob("*.parquet")) == []
+
+
 def test_only_the_parts_are_flushed_to_disk(tmp_path, monkeypatch):
     """Each part file is flushed before its rename (the record a rerun
     resumes from); the gathered files, which every rerun writes again, are
@@ -462,10 +471,10 @@ def test_a_huge_grid_is_computed_in_bounded_memory(tmp_path, monkeypatch):
             nonlocal alive
             alive -= 1
 
-    def measured(*args):
+    def measured(*args, **kwargs):
         tracemalloc.start()
         try:
-            compute.compute(*args)
+            compute.compute(*args, **kwargs)
             peaks.append(tracemalloc.get_traced_memory()[1])
         finally:
             tracemalloc.stop()
