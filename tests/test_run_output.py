@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import irqsim
-from irqsim import api
+from irqsim import api, provenance
 
 
 def test_output_directory(cli, tmp_path):
@@ -102,6 +102,7 @@ def test_metrics_json_has_units_and_provenance(cli, tmp_path):
     assert doc["units"]["isr_latency_p99_us"] == "µs" and doc["units"]["busy_share"] == "share"
     prov = doc["provenance"]
     assert prov["irqsim_commit"] == irqsim._core.BUILD["commit"] and prov["irqsim_dirty"] in (True, False, None)
+    assert prov["irqsim_build"] == provenance.build_id() and prov["irqsim_build"].startswith(prov["irqsim_commit"] if prov["irqsim_dirty"] is not None else irqsim.__version__)
     assert "run msi-latency/soc-idle --set run.duration_ms=2 -o" in prov["command"] and prov["host"]
     assert prov["started_utc"].endswith("+00:00") and prov["wall_seconds"] > 0 and 0 < prov["cpu_seconds"] < 60
 
