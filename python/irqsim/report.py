@@ -195,6 +195,7 @@ def run_page(d: Path) -> str:
 def sweep_page(d: Path, x: str | None) -> str:
     import tomllib
 
+    from irqsim.plot import key_label
     from irqsim.sweeps import dataset
 
     spec = tomllib.loads(read_text(d / "sweep.toml"))
@@ -209,8 +210,6 @@ def sweep_page(d: Path, x: str | None) -> str:
     others = [k for k in keys if k != x]
     body = [f"<h1>irqsim sweep: {_e(spec['scenario'])}</h1>"]
     body.append(f"<p>{len(results)} runs ({int((results['status'] != 'ok').sum())} failed), seeds {_e(spec['seeds'])}; mean and 95% interval over seeds against <code>{_e(x)}</code>.</p>")
-    from irqsim.plot import key_label
-
     xlabel = key_label(x)
     numeric = summary[x].dtype.kind in "iuf"
     ticks = list(dict.fromkeys(summary[x]))
