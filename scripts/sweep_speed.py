@@ -12,7 +12,8 @@ cases, all on bench/rx-overload:
 - ``issue-parquet``: the same, the loop also writing its rows to a Parquet
   file as a script would (pandas' ``DataFrame.to_parquet``), as the sweep does;
 - ``issue-warm``: the same in one interpreter that has run one of each
-  before (a notebook's second sweep): ``irqsim.sweeps.run_sweep`` against the loop;
+  before (a notebook's second sweep): ``irqsim.sweep`` (the Python API,
+  into a fresh directory, its DataFrame returned) against the loop;
 - ``long``: the same 24 runs of 600 simulated s each, fresh interpreters;
 - ``tiny``: 2,000 runs of 1 simulated ms (``seeds = 2000``), fresh interpreters:
   runs per second.
@@ -50,7 +51,7 @@ if len(sys.argv) > 2:
 """
 
 WARM = """import json, sys, time, irqsim
-from irqsim.sweeps import Cluster, Spec, run_sweep
+from irqsim.sweeps import Spec
 spec, out, workers = sys.argv[1], sys.argv[2], int(sys.argv[3]) or None
 s = Spec.load(spec)
 def loop():
@@ -60,8 +61,8 @@ def timed(f):
     w, c = time.perf_counter(), time.process_time()
     f()
     return time.perf_counter() - w, time.process_time() - c
-timed(loop), timed(lambda: run_sweep(spec, out + "/warm", cluster=Cluster(workers=workers)))
-print(json.dumps({"sweep": timed(lambda: run_sweep(spec, out + "/timed", cluster=Cluster(workers=workers))), "loop": timed(loop)}))
+timed(loop), timed(lambda: irqsim.sweep(spec, out + "/warm", workers=workers))
+print(json.dumps({"sweep": timed(lambda: irqsim.sweep(spec, out + "/timed", workers=workers)), "loop": timed(loop)}))
 """
 
 

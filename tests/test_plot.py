@@ -59,6 +59,19 @@ def test_gantt_has_a_row_per_track(tmp_path, cli):
     assert (tmp_path / "g.png").read_bytes().startswith(PNG)
     window = timeline_figure(trace, tmp_path / "w.svg", start_us=1000, end_us=1500)
     assert set(window) <= set(tracks)
+    p = cli("plot", "timeline", str(out), "-o", str(tmp_path / "few.png"))
+    assert p.returncode == 0 and "too many" not in p.stderr
+
+
+def test_a_crowded_gantt_says_how_to_see_its_spans(tmp_path, cli):
+    """A whole run of back-to-back interrupts blurs into a bar: the command
+    says how to see the spans (a window, or the report's zoom)."""
+    out = tmp_path / "run"
+    assert cli("run", "mt-interrupts/driver-rx-single", "--set", "run.duration_ms=2", "-o", str(out), "--timeline").returncode == 0
+    p = cli("plot", "timeline", str(out), "-o", str(tmp_path / "all.png"))
+    assert p.returncode == 0 and "too many to tell apart" in p.stderr and "irqsim report" in p.stderr
+    p = cli("plot", "timeline", str(out), "-o", str(tmp_path / "w.png"), "--start-us", "0", "--end-us", "100")
+    assert p.returncode == 0 and "too many" not in p.stderr
     p = cli("plot", "timeline", str(tmp_path / "nope.json"), "-o", str(tmp_path / "x.png"))
     assert p.returncode == 2 and "nope.json" in p.stderr and p.stderr.count("\n") == 1
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import irqsim
-from irqsim import api
+from irqsim import api, provenance
 
 
 def test_output_directory(cli, tmp_path):
@@ -91,6 +91,25 @@ def test_every_run_directory_reloads_bit_for_bit(name, tmp_path, capsys):
     assert json.dumps(again, sort_keys=True) == json.dumps(first, sort_keys=True)
 
 
+@pytest.mark.parametrize(
+    ("name", "sets"),
+    [
+        ("livelock/e1000-forward", ['intc.kind="msix"']),  # the issue's case: the writer emitted intc.vectors
+        ("livelock/e1000-forward", ['intc.kind="msi"', "coalesce.adaptive_rx=true"]),
+        ("livelock/rss", ["rss.queues=4", "napi.busy_poll_usecs=50", "app.background=false"]),
+        ("mt-interrupts/driver-rx-single", ['cpu.context_policy="multithreaded"']),
+        ("msi-latency/soc-idle", ['intc.kind="xtpic"']),
+        ("code/rx-min", ["cpu.threads=2"]),
+    ],
+)
+def test_a_run_directory_with_overrides_reloads_bit_for_bit(name, sets, tmp_path, capsys):
+    """Overrides that switch parts on or off are written so that the loader takes them back."""
+    flags = [a for s in ["run.duration_ms=1", *sets] for a in ("--set", s)]
+    first = _cli_json(capsys, "run", name, *flags, "-o", str(tmp_path / "r"))
+    again = _cli_json(capsys, "run", str(tmp_path / "r" / "config.toml"))
+    assert json.dumps(again, sort_keys=True) == json.dumps(first, sort_keys=True)
+
+
 def test_metrics_json_has_units_and_provenance(cli, tmp_path):
     """metrics.json names each metric's unit (from the core's declarations)
     and what produced it: build, command line, host, start, CPU and wall seconds."""
@@ -102,6 +121,7 @@ def test_metrics_json_has_units_and_provenance(cli, tmp_path):
     assert doc["units"]["isr_latency_p99_us"] == "µs" and doc["units"]["busy_share"] == "share"
     prov = doc["provenance"]
     assert prov["irqsim_commit"] == irqsim._core.BUILD["commit"] and prov["irqsim_dirty"] in (True, False, None)
+    assert prov["irqsim_build"] == provenance.build_id() and prov["irqsim_build"].startswith(prov["irqsim_commit"] if prov["irqsim_dirty"] is not None else irqsim.__version__)
     assert "run msi-latency/soc-idle --set run.duration_ms=2 -o" in prov["command"] and prov["host"]
     assert prov["started_utc"].endswith("+00:00") and prov["wall_seconds"] > 0 and 0 < prov["cpu_seconds"] < 60
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import os
 import re
 import statistics
 import subprocess
@@ -156,6 +157,60 @@ def test_run_id_depends_on_the_build():
     spec = Spec.load(SPEC)
     first = lambda build: next(spec.runs("x", build)).id  # noqa: E731
     assert first("a") != first("b") and first("a") == first("a")
+
+
+@pytest.mark.parametrize(
+    ("build", "expected"),
+    [
+        ({"commit": "c0ffee", "dirty": False, "digest": ""}, "c0ffee"),
+        ({"commit": "c0ffee", "dirty": True, "digest": "00ff00ff00ff00ff"}, "c0ffee+dirty.00ff00ff00ff00ff"),
+        ({"commit": "unknown", "dirty": None, "digest": "1234567890abcdef"}, f"{irqsim.__version__}+src.1234567890abcdef"),
+    ],
+)
+def test_build_id_names_the_source_when_the_commit_does_not(monkeypatch, build, expected):
+    """A dirty tree and a tree without git (an sdist) are named by their
+    source digest, so two such builds of different sources never share run ids."""
+    from irqsim import _core, provenance
+
+    monkeypatch.setattr(_core, "BUILD", {**build, "source": "test"})
+    provenance.build.cache_clear(), provenance.build_id.cache_clear()
+    try:
+        assert provenance.build_id() == expected and provenance.build()["irqsim_build"] == expected
+    finally:
+        monkeypatch.undo()
+        provenance.build.cache_clear(), provenance.build_id.cache_clear()
+
+
+def test_the_sweeps_identity_that_cannot_be_written_stops_it_before_any_part(tmp_path):
+    """sweep.toml and build.json are written while the first runs compute;
+    if one cannot be, the sweep stops with its error and writes no part."""
+    (tmp_path / "build.json").mkdir()
+    with pytest.raises(irqsim.OutputError, match="build.json: cannot write"):
+        irqsim.sweeps.run_sweep({**SPEC, "seeds": 1}, tmp_path, cluster=Cluster(workers=2))
+    assert list((tmp_path / "runs").glob("*.parquet")) == []
+
+
+def test_only_the_parts_are_flushed_to_disk(tmp_path, monkeypatch):
+    """Each part file is flushed before its rename (the record a rerun
+    resumes from); the gathered files, which every rerun writes again, are
+    not; a rerun with nothing to compute flushes nothing."""
+    from irqsim import output
+
+    flushed = []
+    real = output.os.fsync
+
+    def fsync(fd):
+        flushed.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real(fd)
+
+    monkeypatch.setattr(output.os, "fsync", fsync)
+    spec = {**SPEC, "seeds": 2, "grid": {"workload.packet_bytes": [500]}}
+    irqsim.sweeps.run_sweep(spec, tmp_path, cluster=Cluster(workers=1))
+    names = [Path(f).name for f in flushed]
+    assert sorted(names) == sorted([".sweep.toml.tmp", ".build.json.tmp", *(f".{p.name}.tmp" for p in (tmp_path / "runs").glob("*.parquet"))])
+    flushed.clear()
+    assert irqsim.sweeps.run_sweep(spec, tmp_path, cluster=Cluster(workers=1)).computed == 0
+    assert flushed == [] and (tmp_path / "results.parquet").is_file()
 
 
 @pytest.mark.parametrize(
@@ -416,10 +471,10 @@ def test_a_huge_grid_is_computed_in_bounded_memory(tmp_path, monkeypatch):
             nonlocal alive
             alive -= 1
 
-    def measured(*args):
+    def measured(*args, **kwargs):
         tracemalloc.start()
         try:
-            compute.compute(*args)
+            compute.compute(*args, **kwargs)
             peaks.append(tracemalloc.get_traced_memory()[1])
         finally:
             tracemalloc.stop()

@@ -368,10 +368,13 @@ def plot_timeline(
     end_us: Annotated[Optional[float], typer.Option(help="Window end (µs).")] = None,
 ) -> None:
     """A Gantt chart of a run's timeline: one row per hardware context and device."""
-    from irqsim.plot import timeline_figure
+    from irqsim.plot import crowded, load_trace, timeline_figure
 
-    tracks = timeline_figure(trace, output, start_us=start_us, end_us=end_us)
+    doc = load_trace(trace)
+    tracks = timeline_figure(doc, output, start_us=start_us, end_us=end_us)
     _note(f"wrote {output}: {len(tracks)} tracks")
+    if n := crowded(doc, start_us, end_us):
+        _note(f"{n:,} spans are too many to tell apart in one figure: draw a window with --start-us and --end-us, or zoom in the report (irqsim run -o DIR --timeline; irqsim report DIR)")
 
 
 @app.command("exec")

@@ -49,21 +49,27 @@ def _replacing(path: Path) -> Iterator[Path]:
         raise OutputError(f"{path}: cannot write: {e.strerror or e}") from None
 
 
-def atomic_write(path: Path, data: bytes | Callable[[str], object]) -> None:
+def atomic_write(path: Path, data: bytes | Callable[[str], object], durable: bool = True) -> None:
     """Writes ``data`` to ``path`` by way of a temporary file and a rename;
     ``data`` may instead be a function that writes the file at the path it
-    is given (a large output written by a library, never held in memory)."""
+    is given (a large output written by a library, never held in memory).
+
+    The rename alone keeps a killed process from leaving half a file; with
+    ``durable`` the file is also flushed to disk first, so that it survives
+    a power cut (an fsync: milliseconds on a busy disk, so files that every
+    run writes again are written without it)."""
     with _replacing(path) as tmp:
         if callable(data):
             data(str(tmp))
         else:
             with open(tmp, "wb") as f:
                 f.write(data)
-        fd = os.open(tmp, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        if durable:
+            fd = os.open(tmp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
 
 def output_dir(path: Path) -> Path:

@@ -118,7 +118,8 @@ def sweep_figure(directory: str | Path, metric: str, x: str | None, output: str 
     return labels
 
 
-def _load_trace(trace: str | Path | dict) -> dict:
+def load_trace(trace: str | Path | dict) -> dict:
+    """A Chrome trace: a dict as it is, else read from a file or a run's output directory."""
     if isinstance(trace, dict):
         return trace
     path = Path(trace)
@@ -139,15 +140,11 @@ def timeline_figure(trace: str | Path | dict, output: str | Path, start_us: floa
     from collections import Counter
 
     output = _check_format(Path(output))
-    doc = _load_trace(trace)
+    doc = load_trace(trace)
     events: list[dict[str, Any]] = doc["traceEvents"]
     process = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
     thread = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "thread_name"}
-    spans = [e for e in events if e.get("ph") == "X"]
-    if start_us is not None:
-        spans = [e for e in spans if e["ts"] + e.get("dur", 0) >= start_us]
-    if end_us is not None:
-        spans = [e for e in spans if e["ts"] <= end_us]
+    spans = _spans(doc, start_us, end_us)
     tracks = sorted({(e["pid"], e["tid"]) for e in spans})
     if not tracks:
         raise IrqsimError("the timeline has no spans in this window (was the run recorded with a timeline?)")
@@ -163,7 +160,8 @@ def timeline_figure(trace: str | Path | dict, output: str | Path, start_us: floa
             by_track.setdefault((e["pid"], e["tid"]), []).append((e["ts"], max(e.get("dur", 0), 1e-3)))
         for i, (t, bars) in enumerate(by_track.items()):
             label = (name or "other") if i == 0 else None
-            ax.broken_barh(bars, (row[t] - 0.4, 0.8), color=colors.get(name, "0.7"), label=label)
+            # A hairline edge keeps back-to-back spans of one name apart.
+            ax.broken_barh(bars, (row[t] - 0.4, 0.8), color=colors.get(name, "0.7"), edgecolor="white", linewidth=0.3, label=label)
     labels = [thread.get(t) or f"{process.get(t[0], t[0])} / {t[1]}" for t in tracks]
     ax.set_yticks([row[t] for t in tracks], labels)
     if start_us is not None or end_us is not None:
@@ -173,3 +171,26 @@ def timeline_figure(trace: str | Path | dict, output: str | Path, start_us: floa
     save_figure(fig, output)
     plt.close(fig)
     return labels
+
+
+#: More spans than this on one track, across the figure's width (about 1,300 pixels), blur into a solid bar.
+LEGIBLE_SPANS = 250
+
+
+def crowded(trace: dict, start_us: float | None = None, end_us: float | None = None) -> int:
+    """How many spans the window holds when one track has too many to tell
+    apart in :func:`timeline_figure` (more than ``LEGIBLE_SPANS``), else 0."""
+    from collections import Counter
+
+    spans = _spans(trace, start_us, end_us)
+    per_track = Counter((e["pid"], e["tid"]) for e in spans)
+    return len(spans) if per_track and max(per_track.values()) > LEGIBLE_SPANS else 0
+
+
+def _spans(trace: dict, start_us: float | None, end_us: float | None) -> list[dict[str, Any]]:
+    """The trace's spans that overlap the window (either end may be open)."""
+    return [
+        e
+        for e in trace["traceEvents"]
+        if e.get("ph") == "X" and (start_us is None or e["ts"] + e.get("dur", 0) >= start_us) and (end_us is None or e["ts"] <= end_us)
+    ]

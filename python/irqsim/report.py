@@ -94,9 +94,14 @@ class Chart:
                 self.parts.append(f'<line class="errorbar" stroke="{color}" x1="{self.px(x):.1f}" x2="{self.px(x):.1f}" y1="{self.py(lo):.1f}" y2="{self.py(hi):.1f}"/>')
 
     def svg(self, legend: list[tuple[str, str]] = ()) -> str:
-        items = "".join(f'<text x="{self.w + 8}" y="{20 + 15 * i}" style="fill:{c}">■ {_e(name)}</text>' for i, (name, c) in enumerate(legend))
+        items = "".join(f'<text x="{self.w + 8}" y="{20 + 15 * i}">{_swatch(c)} {_e(name)}</text>' for i, (name, c) in enumerate(legend))
         width = self.w + (260 if legend else 0)
         return f'<svg width="{width}" height="{self.h}" viewBox="0 0 {width} {self.h}">{"".join(self.parts)}{items}</svg>'
+
+
+def _swatch(color: str) -> str:
+    """A legend's colored square (outlined, so that idle's pale grey shows); its name stays dark."""
+    return f'<tspan style="fill:{color};stroke:#999;stroke-width:0.5">■</tspan>'
 
 
 def _table(rows: list[list[str]], head: list[str], num: set[int] = frozenset()) -> str:
@@ -119,7 +124,7 @@ def _bins_svg(bins) -> str:
             parts.append(f'<rect class="bin" x="{x:.1f}" y="{i * row + 4}" width="{width:.1f}" height="{row - 8}" fill="{BIN_COLORS.get(c, "#999")}"><title>{c}: {100 * share:.2f}%</title></rect>')
             x += width
     y = len(bins) * row + 14
-    parts += [f'<text x="{90 + 110 * j}" y="{y}" style="fill:{BIN_COLORS.get(c, "#999")}">■ {c}</text>' for j, c in enumerate(cols)]
+    parts += [f'<text x="{90 + 110 * j}" y="{y}">{_swatch(BIN_COLORS.get(c, "#999"))} {c}</text>' for j, c in enumerate(cols)]
     return f'<svg width="{w}" height="{y + 6}">{"".join(parts)}</svg>'
 
 
@@ -190,6 +195,7 @@ def run_page(d: Path) -> str:
 def sweep_page(d: Path, x: str | None) -> str:
     import tomllib
 
+    from irqsim.plot import key_label
     from irqsim.sweeps import dataset
 
     spec = tomllib.loads(read_text(d / "sweep.toml"))
@@ -204,12 +210,13 @@ def sweep_page(d: Path, x: str | None) -> str:
     others = [k for k in keys if k != x]
     body = [f"<h1>irqsim sweep: {_e(spec['scenario'])}</h1>"]
     body.append(f"<p>{len(results)} runs ({int((results['status'] != 'ok').sum())} failed), seeds {_e(spec['seeds'])}; mean and 95% interval over seeds against <code>{_e(x)}</code>.</p>")
+    xlabel = key_label(x)
     numeric = summary[x].dtype.kind in "iuf"
     ticks = list(dict.fromkeys(summary[x]))
     plots = []
     for metric, rows in summary.groupby("metric", sort=False):
         xs_of = (lambda g: [float(v) for v in g[x]]) if numeric else (lambda g: [float(ticks.index(v)) for v in g[x]])
-        c = Chart(xs_of(rows), list(rows["ci95_high"].fillna(rows["mean"])) + list(rows["mean"]), x, f"{metric} ({metrics.unit(metric) or '?'})", w=420, h=260)
+        c = Chart(xs_of(rows), list(rows["ci95_high"].fillna(rows["mean"])) + list(rows["mean"]), xlabel, f"{metric} ({metrics.unit(metric) or '?'})", w=420, h=260)
         legend = []
         groups = rows.groupby(others, sort=False) if others else [((), rows)]
         for i, (point, g) in enumerate(groups):

@@ -41,8 +41,14 @@ window.addEventListener("error", (e) => { document.body.dataset.error = String(e
       el("text", { x: 4, y: TOP + ROW * i + 15, class: "track" }, svg).textContent = name;
       el("line", { x1: LEFT, x2: w - 10, y1: TOP + ROW * (i + 1), y2: TOP + ROW * (i + 1), class: "grid" });
     });
-    el("text", { x: LEFT, y: 12, class: "axis" }).textContent = view[0].toFixed(3) + " µs";
-    el("text", { x: w - 10, y: 12, class: "axis", "text-anchor": "end" }).textContent = view[1].toFixed(3) + " µs";
+    // Time ticks at round steps (1, 2 or 5 × 10^k µs), about eight across.
+    const span = view[1] - view[0], raw = span / 8, p10 = Math.pow(10, Math.floor(Math.log10(raw)));
+    const step = p10 * (raw / p10 < 2 ? 1 : raw / p10 < 5 ? 2 : 5), digits = Math.max(0, -Math.floor(Math.log10(step)));
+    for (let t = Math.ceil(view[0] / step) * step; t <= view[1]; t += step) {
+      el("line", { x1: x(t), x2: x(t), y1: TOP - 4, y2: TOP + ROW * tracks.length, class: "grid" });
+      el("text", { x: x(t), y: 12, class: "axis", "text-anchor": "middle" }).textContent = t.toFixed(digits);
+    }
+    el("text", { x: 4, y: 12, class: "axis" }).textContent = "time (µs)";
     let drawn = 0;
     for (const s of spans) {
       if (s.ts + s.dur < view[0] || s.ts > view[1]) continue;

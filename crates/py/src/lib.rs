@@ -149,8 +149,10 @@ fn validate(path: Option<PathBuf>, text: Option<String>, name: String, sets: Vec
     Ok(scenario.to_json())
 }
 
-/// The commit the extension was built from (`build.rs`): `commit` (or
-/// `"unknown"`), `dirty` (True, False or None when unknown) and `source`.
+/// What the extension was built from (`build.rs`): `commit` (or
+/// `"unknown"`), `dirty` (True, False or None when unknown), `source` (where
+/// the commit came from) and `digest` (of the source files, when the commit
+/// does not name them; else empty).
 fn build_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("commit", env!("IRQSIM_GIT_COMMIT"))?;
@@ -161,6 +163,7 @@ fn build_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     };
     d.set_item("dirty", dirty)?;
     d.set_item("source", env!("IRQSIM_GIT_SOURCE"))?;
+    d.set_item("digest", env!("IRQSIM_SOURCE_DIGEST"))?;
     Ok(d)
 }
 

@@ -33,7 +33,7 @@ import math
 import queue
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -136,15 +136,17 @@ def _record(out: Path, rows: list[dict[str, Any]], bar) -> None:
         bar.advance(row["status"] == "ok")
 
 
-def compute(todo: Iterator[Job], count: int, out: Path, cluster: Cluster, bar) -> None:
-    """Runs the ``count`` jobs ``todo`` yields, writing the finished runs' parts as it goes."""
+def compute(todo: Iterator[Job], count: int, out: Path, cluster: Cluster, bar, ready: Callable[[], None] = lambda: None) -> None:
+    """Runs the ``count`` jobs ``todo`` yields, writing the finished runs'
+    parts as it goes; ``ready()`` is called once the first runs are under
+    way, before any part is written."""
     if cluster.threads:
-        _on_threads(todo, count, out, cluster.local_workers(), bar)
+        _on_threads(todo, count, out, cluster.local_workers(), bar, ready)
     else:
-        _on_dask(todo, count, out, cluster, bar)
+        _on_dask(todo, count, out, cluster, bar, ready)
 
 
-def _on_threads(todo: Iterator[Job], count: int, out: Path, n: int, bar) -> None:
+def _on_threads(todo: Iterator[Job], count: int, out: Path, n: int, bar, ready: Callable[[], None]) -> None:
     """``n`` threads take the runs in turn; this thread writes their rows.
 
     On any exception here (Ctrl-C, a part that cannot be written) the
@@ -170,11 +172,14 @@ def _on_threads(todo: Iterator[Job], count: int, out: Path, n: int, bar) -> None
     threads = [threading.Thread(target=work, name=f"irqsim-sweep-{i}", daemon=True) for i in range(min(n, count))]
     for t in threads:
         t.start()
-    # The writers' imports, done while the runs simulate (they release the GIL meanwhile).
-    threading.Thread(target=dataset.preload, name="irqsim-sweep-imports", daemon=True).start()
+    # The writers' imports, done while the runs simulate (they release the GIL meanwhile);
+    # no thread to start when an earlier sweep of this process imported them.
+    if not dataset.preloaded():
+        threading.Thread(target=dataset.preload, name="irqsim-sweep-imports", daemon=True).start()
     rows: list[dict[str, Any]] = []
     running, last = len(threads), time.monotonic()
     try:
+        ready()
         while running:
             row = finished.get()
             if row is None:
@@ -198,7 +203,7 @@ def _on_threads(todo: Iterator[Job], count: int, out: Path, n: int, bar) -> None
     _record(out, rows, bar)
 
 
-def _on_dask(todo: Iterator[Job], count: int, out: Path, cluster: Cluster, bar) -> None:
+def _on_dask(todo: Iterator[Job], count: int, out: Path, cluster: Cluster, bar, ready: Callable[[], None]) -> None:
     """One task per worker thread first, then the rest in batches sized by
     the first run back, ``IN_FLIGHT`` per worker at a time.
 
@@ -220,6 +225,7 @@ def _on_dask(todo: Iterator[Job], count: int, out: Path, cluster: Cluster, bar) 
 
         for j in itertools.islice(todo, workers):
             submit([j])
+        ready()
         size = None
         for f in pending:
             group = futures.pop(f)

@@ -7,7 +7,9 @@ written again (``--retry-failed``) is taken from the newest part, the names
 starting with the time they were written. After every sweep the parts of the
 spec's runs are gathered into ``DIR/results.parquet`` (one row per run, one
 schema) and ``DIR/summary.parquet`` / ``summary.csv`` (mean and 95%
-confidence interval across seeds of each metric at each grid point).
+confidence interval across seeds of each metric at each grid point). The
+parts alone are flushed to disk before their rename (they are the record a
+rerun resumes from); the gathered files are written again by every rerun.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ RUNS = "runs"
 RESULTS = "results.parquet"
 SUMMARY = "summary.parquet"
 #: Columns that are not metrics (besides the grid keys).
-TEXT = ("status", "error", "run_id", "scenario", "scenario_sha256", "command", "overrides", "irqsim_version", "irqsim_commit", "host", "cpu_model", "started_utc")
+TEXT = ("status", "error", "run_id", "scenario", "scenario_sha256", "command", "overrides", "irqsim_version", "irqsim_commit", "irqsim_build", "host", "cpu_model", "started_utc")
 META = ("seed", *TEXT, "irqsim_dirty", "wall_seconds", "cpu_seconds")
 
 
@@ -56,13 +58,25 @@ def _parts(out: Path) -> list[Path]:
     return sorted(runs.glob("*.parquet"))
 
 
+#: What writing the results imports (:func:`preload`).
+WRITERS = ("pyarrow.csv", "pyarrow.parquet", "scipy.special")
+
+
 def preload() -> None:
     """Imports what writing the results takes (pyarrow's Parquet and CSV
     writers, numpy, scipy.special: about 0.45 CPU-s), for a thread to do
     while the runs compute, instead of after the last one."""
-    import pyarrow.csv  # noqa: F401
-    import pyarrow.parquet  # noqa: F401
-    import scipy.special  # noqa: F401
+    import importlib
+
+    for name in WRITERS:
+        importlib.import_module(name)
+
+
+def preloaded() -> bool:
+    """Whether :func:`preload` has nothing left to import."""
+    import sys
+
+    return all(name in sys.modules for name in WRITERS)
 
 
 def _read(path: Path, columns: list[str] | None = None):
@@ -206,9 +220,10 @@ def consolidate(out: Path, ids: Iterable[str], keys: list[str]):
 
     table = read_parts(out, ids)
     summary = summary_table(table, keys)
-    atomic_write(out / RESULTS, lambda tmp: pq.write_table(table, tmp))
-    atomic_write(out / SUMMARY, lambda tmp: pq.write_table(summary, tmp))
-    atomic_write(out / "summary.csv", lambda tmp: pcsv.write_csv(summary, tmp))
+    # Not flushed to disk: the parts are the record, and any rerun of the sweep writes these again.
+    atomic_write(out / RESULTS, lambda tmp: pq.write_table(table, tmp), durable=False)
+    atomic_write(out / SUMMARY, lambda tmp: pq.write_table(summary, tmp), durable=False)
+    atomic_write(out / "summary.csv", lambda tmp: pcsv.write_csv(summary, tmp), durable=False)
     return table
 
 

@@ -22,6 +22,7 @@ import functools
 import hashlib
 import json
 import os
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,6 +109,37 @@ def _check_spec(jobs: Iterator[Job]) -> None:
         raise first
 
 
+class _Writing(threading.Thread):
+    """Runs ``write`` in a thread; :meth:`join` raises what it raised."""
+
+    def __init__(self, write) -> None:
+        super().__init__(name="irqsim-sweep-identity", daemon=True)
+        self.write, self.error = write, None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            self.write()
+        except BaseException as e:  # raised in the sweep's thread by join
+            self.error = e
+
+    def join(self, timeout: float | None = None) -> None:
+        super().join(timeout)
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+
+
+def _keep(path: Path, data: bytes) -> None:
+    """Writes ``data`` to ``path`` unless it already holds them (a resumed sweep)."""
+    try:
+        if path.read_bytes() == data:
+            return
+    except OSError:
+        pass
+    atomic_write(path, data)
+
+
 def _done(out: Path, retry_failed: bool) -> set[str]:
     """Ids of the runs with a part file (less the failed ones, to retry)."""
     done = dataset.finished(out)
@@ -143,17 +175,20 @@ def _run_locked(s: Spec, out: Path, jobs: _Jobs, cluster: Cluster | None, progre
     import tomli_w
 
     _check_output(out, s, new_build)
-    atomic_write(out / SPEC, tomli_w.dumps(s.to_dict()).encode())
-    atomic_write(out / BUILD, json.dumps({"build": prov.build_id(), **prov.build()}, indent=1).encode())
+    # The sweep's identity is flushed to disk while the first runs compute
+    # (an fsync is milliseconds on a busy disk), and before any part is written.
+    identity = _Writing(lambda: (_keep(out / SPEC, tomli_w.dumps(s.to_dict()).encode()), _keep(out / BUILD, json.dumps({"build": prov.build_id(), **prov.build()}, indent=1).encode())))
+    try:
+        done = _done(out, retry_failed)
+        total = s.count()
+        missing = sum(j.run.id not in done for j in jobs)
+        if missing:
+            from irqsim.progress import SweepProgress
 
-    done = _done(out, retry_failed)
-    total = s.count()
-    missing = sum(j.run.id not in done for j in jobs)
-    if missing:
-        from irqsim.progress import SweepProgress
-
-        with SweepProgress(total, total - missing, enabled=progress) as bar:
-            compute((j for j in jobs if j.run.id not in done), missing, out, cluster or Cluster(), bar)
+            with SweepProgress(total, total - missing, enabled=progress) as bar:
+                compute((j for j in jobs if j.run.id not in done), missing, out, cluster or Cluster(), bar, ready=identity.join)
+    finally:
+        identity.join()
     table = dataset.consolidate(out, (j.run.id for j in jobs), [*s.grid, *s.zip])
     return Done(total, dataset.failures(table), missing, table)
 
