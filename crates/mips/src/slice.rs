@@ -51,7 +51,7 @@ impl<D: Devices> System<D> {
                     // issue cycle and where its fetch started. The context's PC and
                     // next PC are then the instruction's, as if it were to run next.
                     let left = 'chain: loop {
-                        let mut t0 = ready.max(now);
+                        let t0 = ready.max(now);
                         if th.board.drained() > t0 {
                             break 'chain None;
                         }
@@ -60,73 +60,62 @@ impl<D: Devices> System<D> {
                             break 'chain None;
                         }
                         let (body, end) = b.steps.split_at(b.ordinary as usize);
-                        let entry = pc;
-                        // A block that branches back to itself runs again with no lookup.
-                        loop {
-                            if let Err((j, leave)) = run.body(th, body, t0, pc, instret, &mut bus) {
-                                let s = &body[j];
-                                let from = body[..j].last().map_or(t0, |p| t0 + u64::from(p.off) + 1);
-                                (pc, instret) = (pc.wrapping_add(4 * j as u32), instret + j as u64);
-                                (th.ctx.pc, th.ctx.npc) = (pc, pc.wrapping_add(4));
-                                break 'chain Some((leave, s.inst, t0 + u64::from(s.off), from));
-                            }
-                            (pc, instret) = (pc.wrapping_add(4 * body.len() as u32), instret + body.len() as u64);
-                            let from = body.last().map_or(t0, |p| t0 + u64::from(p.off) + 1);
-                            let Some((last, slot)) = end.split_first() else {
-                                (ready, now) = (from, from);
-                                continue 'chain;
-                            };
-                            // The transfer (never a memory access), decided before its slot runs.
-                            let at = t0 + u64::from(last.off);
-                            let f = run.fetch(last, pc, &mut bus);
-                            let exit = if f != 0 { Err(Leave::Fetch(f)) } else { decide(&mut th.ctx, last.inst, pc).map_err(Leave::Fault) };
-                            let exit = match exit {
-                                Ok(exit) => exit,
-                                Err(leave) => {
-                                    (th.ctx.pc, th.ctx.npc) = (pc, pc.wrapping_add(4));
-                                    break 'chain Some((leave, last.inst, at, from));
-                                }
-                            };
-                            bus.devices.issued(id, pc, at);
-                            instret += 1;
-                            let (s, next, from) = match exit {
-                                Exit::Taken(target) => (slot.get(1), target, at + 1 + u64::from(pipeline.branch_taken_cycles)),
-                                Exit::NotTaken => (slot.first(), pc.wrapping_add(8), at + 1),
-                                Exit::Annulled => {
-                                    pc = pc.wrapping_add(8);
-                                    (ready, now) = (at + 2, at + 1);
-                                    continue 'chain;
-                                }
-                                Exit::Syscall => {
-                                    (th.ctx.pc, th.ctx.npc) = (pc.wrapping_add(4), pc.wrapping_add(8));
-                                    (ready, now) = (at + 1, at + 1);
-                                    break 'run Ok(Some(Stop::Syscall { core: k, thread: t }));
-                                }
-                            };
-                            // Then its delay slot, at its offset after a fall-through or a taken branch.
-                            pc = pc.wrapping_add(4);
-                            let Some(s) = s else {
-                                // The slot is not ordinary: it goes on alone.
-                                (th.ctx.pc, th.ctx.npc) = (pc, next);
-                                (ready, now) = (from, at + 1);
-                                continue 'run;
-                            };
-                            let at = t0 + u64::from(s.off);
-                            if let Err(leave) = run.step(th, s, at, pc, instret, &mut bus) {
-                                (th.ctx.pc, th.ctx.npc) = (pc, next);
-                                break 'chain Some((leave, s.inst, at, from));
-                            }
-                            instret += 1;
-                            pc = next;
-                            (ready, now) = (at + 1, at + 1);
-                            if pc != entry {
-                                continue 'chain;
-                            }
-                            t0 = at + 1;
-                            if th.board.drained() > t0 || t0 + u64::from(b.span) >= limit {
-                                continue 'chain;
-                            }
+                        if let Err((j, leave)) = run.body(th, body, t0, pc, instret, &mut bus) {
+                            let s = &body[j];
+                            let from = body[..j].last().map_or(t0, |p| t0 + u64::from(p.off) + 1);
+                            (pc, instret) = (pc.wrapping_add(4 * j as u32), instret + j as u64);
+                            (th.ctx.pc, th.ctx.npc) = (pc, pc.wrapping_add(4));
+                            break Some((leave, s.inst, t0 + u64::from(s.off), from));
                         }
+                        (pc, instret) = (pc.wrapping_add(4 * body.len() as u32), instret + body.len() as u64);
+                        let from = body.last().map_or(t0, |p| t0 + u64::from(p.off) + 1);
+                        let Some((last, slot)) = end.split_first() else {
+                            (ready, now) = (from, from);
+                            continue;
+                        };
+                        // The transfer (never a memory access), decided before its slot runs.
+                        let at = t0 + u64::from(last.off);
+                        let f = run.fetch(last, pc, &mut bus);
+                        let exit = if f != 0 { Err(Leave::Fetch(f)) } else { decide(&mut th.ctx, last.inst, pc).map_err(Leave::Fault) };
+                        let exit = match exit {
+                            Ok(exit) => exit,
+                            Err(leave) => {
+                                (th.ctx.pc, th.ctx.npc) = (pc, pc.wrapping_add(4));
+                                break Some((leave, last.inst, at, from));
+                            }
+                        };
+                        bus.devices.issued(id, pc, at);
+                        instret += 1;
+                        let (s, next, from) = match exit {
+                            Exit::Taken(target) => (slot.get(1), target, at + 1 + u64::from(pipeline.branch_taken_cycles)),
+                            Exit::NotTaken => (slot.first(), pc.wrapping_add(8), at + 1),
+                            Exit::Annulled => {
+                                pc = pc.wrapping_add(8);
+                                (ready, now) = (at + 2, at + 1);
+                                continue;
+                            }
+                            Exit::Syscall => {
+                                (th.ctx.pc, th.ctx.npc) = (pc.wrapping_add(4), pc.wrapping_add(8));
+                                (ready, now) = (at + 1, at + 1);
+                                break 'run Ok(Some(Stop::Syscall { core: k, thread: t }));
+                            }
+                        };
+                        // Then its delay slot, at its offset after a fall-through or a taken branch.
+                        pc = pc.wrapping_add(4);
+                        let Some(s) = s else {
+                            // The slot is not ordinary: it goes on alone.
+                            (th.ctx.pc, th.ctx.npc) = (pc, next);
+                            (ready, now) = (from, at + 1);
+                            continue 'run;
+                        };
+                        let at = t0 + u64::from(s.off);
+                        if let Err(leave) = run.step(th, s, at, pc, instret, &mut bus) {
+                            (th.ctx.pc, th.ctx.npc) = (pc, next);
+                            break Some((leave, s.inst, at, from));
+                        }
+                        instret += 1;
+                        pc = next;
+                        (ready, now) = (at + 1, at + 1);
                     };
                     let Some((leave, inst, at, from)) = left else {
                         // No block may run whole here: one instruction.

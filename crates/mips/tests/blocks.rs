@@ -211,10 +211,10 @@ fn every_issue_is_reported_once_with_its_cycle_whole_or_in_slices() {
     }
 }
 
-/// A block that branches back to itself (it runs again without a lookup if
-/// nothing is in flight, as in the first loop, not the second): whole and in slices, each limit falling at
-/// another place in it, every instruction issues at the same cycle, and
-/// none at or past its slice's limit.
+/// Blocks that branch back to themselves, one with nothing in flight as
+/// it starts again, one with its slot's load in flight: whole and in
+/// slices, each limit falling at another place in them, every instruction
+/// issues at the same cycle, and none at or past its slice's limit.
 #[test]
 fn a_block_looping_to_itself_issues_as_one_instruction_at_a_time() {
     let words = [
