@@ -333,14 +333,18 @@ pub fn access<B: Bus>(c: &mut Context, i: Inst, bus: &mut B) -> Result<(), Fault
             let w = bus.load(ea & !3)? >> byte_lane(ea | 1);
             wr(c, i.rt, if i.op == Lh { w as u16 as i16 as u32 } else { w & 0xFFFF })
         }
-        Lw | Ll => {
+        Lw => {
+            if ea & 3 != 0 {
+                return Err(Fault::Unaligned { addr: ea });
+            }
+            wr(c, i.rt, bus.load(ea)?)
+        }
+        Ll => {
             if ea & 3 != 0 {
                 return Err(Fault::Unaligned { addr: ea });
             }
             let w = bus.load(ea)?;
-            if i.op == Ll {
-                bus.link(ea);
-            }
+            bus.link(ea);
             wr(c, i.rt, w)
         }
         // Big-endian lwl: the bytes from `ea` to the end of its word fill rt from the top.

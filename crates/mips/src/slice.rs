@@ -306,7 +306,7 @@ impl Ordinary<'_> {
         access(&mut th.ctx, inst, bus).map_err(Leave::Fault)?;
         bus.devices.issued(self.id, pc, at);
         let stall = bus.stall;
-        th.board.issued(self.pipeline, inst, at, at + 1 + u64::from(stall));
+        th.board.accessed(self.pipeline, inst, at + 1 + u64::from(stall));
         // Only a store can write the text; only a device access can ask to stop.
         if stall != 0 || bus.mmio || (inst.class & Inst::STORE != 0 && bus.code.generation() != self.generation) {
             let stop = std::mem::take(&mut bus.mmio) && bus.devices.take_stop();
