@@ -16,6 +16,7 @@
 
 use crate::code::Code;
 use crate::decode::{Inst, Op};
+use crate::exec::Simple;
 use crate::timing::Pipeline;
 
 /// Most ordinary instructions in a block: keeps its span small against a slice's limit.
@@ -30,6 +31,8 @@ pub struct Step {
     /// its instruction-cache line. The others hit the line fetched before
     /// them (within a block only data accesses come between two fetches).
     pub fetch: bool,
+    /// Its operation as [`crate::exec::simple`] runs it, if it can.
+    pub simple: Simple,
 }
 
 /// One block.
@@ -56,6 +59,8 @@ pub struct Blocks {
     line_bytes: u32,
     /// The text's generation they were built from.
     generation: u32,
+    /// The text's first address.
+    base: u32,
 }
 
 /// A scoreboard of cycles relative to a block's entry, for [`Blocks::build`].
@@ -110,10 +115,12 @@ impl Blocks {
     /// [`Blocks::get`] where the text has not changed since the last [`Blocks::sync`].
     #[inline(always)]
     pub(crate) fn get_synced(&mut self, code: &Code, pc: u32, p: &Pipeline) -> Option<&Block> {
-        let k = code.index(pc)?;
-        if self.at[k].steps.is_empty() {
-            self.build(k, pc, code.insts(), p);
+        let off = pc.wrapping_sub(self.base);
+        let k = (off >> 2) as usize;
+        if off & 3 != 0 || self.at.get(k)?.steps.is_empty() {
+            return self.build(k, pc, code.insts(), p);
         }
+        // (One bounds check: nothing came between it and this.)
         Some(&self.at[k])
     }
 
@@ -123,10 +130,15 @@ impl Blocks {
         self.at.clear();
         self.at.resize(code.insts().len(), Block::default());
         self.generation = code.generation();
+        self.base = code.base();
     }
 
+    /// Builds the block at text index `first` (`pc`), if `pc` is in the text and aligned.
     #[cold]
-    fn build(&mut self, first: usize, pc: u32, insts: &[Inst], p: &Pipeline) {
+    fn build(&mut self, first: usize, pc: u32, insts: &[Inst], p: &Pipeline) -> Option<&Block> {
+        if pc & 3 != 0 || first >= insts.len() {
+            return None;
+        }
         // Whether the instruction `k` places after the entry starts a new line.
         let line = |k: usize| k == 0 || self.line_bytes == 0 || (pc + 4 * k as u32).is_multiple_of(self.line_bytes);
         let mut rel = Relative { p, reg: [0; 32], hilo: 0 };
@@ -138,7 +150,7 @@ impl Blocks {
             }
             let t = rel.issue(inst, at);
             rel.issued(inst, t);
-            steps.push(Step { inst, off: t, fetch: line(len) });
+            steps.push(Step { inst, off: t, fetch: line(len), simple: Simple::of(inst) });
             (span, len, at) = (t, len + 1, t + 1);
             if inst.op.transfers() {
                 end = Some(inst.op);
@@ -152,10 +164,11 @@ impl Blocks {
             let inst = insts[first + len];
             for penalty in [0, p.branch_taken_cycles] {
                 let t = rel.issue(inst, at + penalty);
-                steps.push(Step { inst, off: t, fetch: line(len) });
+                steps.push(Step { inst, off: t, fetch: line(len), simple: Simple::of(inst) });
                 span = span.max(t);
             }
         }
         self.at[first] = Block { ordinary: (len - transfer as usize) as u32, span, steps };
+        Some(&self.at[first])
     }
 }

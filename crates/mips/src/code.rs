@@ -37,6 +37,11 @@ impl Code {
         self.index(pc).map(|k| self.insts[k])
     }
 
+    /// The address of the first instruction.
+    pub fn base(&self) -> u32 {
+        self.base
+    }
+
     /// Every instruction, by text index.
     pub fn insts(&self) -> &[Inst] {
         &self.insts

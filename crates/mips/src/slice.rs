@@ -11,7 +11,7 @@ use crate::core::HwThread;
 use crate::decode::Inst;
 use crate::device::Devices;
 use crate::error::Fault;
-use crate::exec::{Exit, Flow, access, compute, decide};
+use crate::exec::{Exit, Flow, access, compute, decide, simple};
 use crate::system::{Stop, System, step};
 use crate::timing::{Pipeline, Scoreboard};
 
@@ -46,6 +46,7 @@ impl<D: Devices> System<D> {
                     let mut pc = th.ctx.pc;
                     // Only a store leaves the chain having written the text (see `Ordinary::timed`).
                     blocks.sync(bus.code);
+                    let run = Ordinary { core: k, id, pipeline: &pipeline, generation: bus.code.generation() };
                     // Where the run leaves a block early: why, the instruction, its
                     // issue cycle and where its fetch started. The context's PC and
                     // next PC are then the instruction's, as if it were to run next.
@@ -59,7 +60,6 @@ impl<D: Devices> System<D> {
                             break 'chain None;
                         }
                         let (body, end) = b.steps.split_at(b.ordinary as usize);
-                        let run = Ordinary { core: k, id, pipeline: &pipeline, generation: bus.code.generation() };
                         if let Err((j, leave)) = run.body(th, body, t0, pc, instret, &mut bus) {
                             let s = &body[j];
                             let from = body[..j].last().map_or(t0, |p| t0 + u64::from(p.off) + 1);
@@ -75,14 +75,14 @@ impl<D: Devices> System<D> {
                         };
                         // The transfer (never a memory access), decided before its slot runs.
                         let at = t0 + u64::from(last.off);
-                        (th.ctx.pc, th.ctx.npc) = (pc, pc.wrapping_add(4));
                         let f = run.fetch(last, pc, &mut bus);
-                        if f != 0 {
-                            break Some((Leave::Fetch(f), last.inst, at, from));
-                        }
-                        let exit = match decide(&mut th.ctx, last.inst, pc) {
+                        let exit = if f != 0 { Err(Leave::Fetch(f)) } else { decide(&mut th.ctx, last.inst, pc).map_err(Leave::Fault) };
+                        let exit = match exit {
                             Ok(exit) => exit,
-                            Err(f) => break Some((Leave::Fault(f), last.inst, at, from)),
+                            Err(leave) => {
+                                (th.ctx.pc, th.ctx.npc) = (pc, pc.wrapping_add(4));
+                                break Some((leave, last.inst, at, from));
+                            }
                         };
                         bus.devices.issued(id, pc, at);
                         instret += 1;
@@ -101,15 +101,16 @@ impl<D: Devices> System<D> {
                             }
                         };
                         // Then its delay slot, at its offset after a fall-through or a taken branch.
-                        (pc, th.ctx.npc) = (pc.wrapping_add(4), next);
-                        th.ctx.pc = pc;
+                        pc = pc.wrapping_add(4);
                         let Some(s) = s else {
                             // The slot is not ordinary: it goes on alone.
+                            (th.ctx.pc, th.ctx.npc) = (pc, next);
                             (ready, now) = (from, at + 1);
                             continue 'run;
                         };
                         let at = t0 + u64::from(s.off);
                         if let Err(leave) = run.step(th, s, at, pc, instret, &mut bus) {
+                            (th.ctx.pc, th.ctx.npc) = (pc, next);
                             break Some((leave, s.inst, at, from));
                         }
                         instret += 1;
@@ -245,7 +246,11 @@ impl Ordinary<'_> {
                 return Err((j, Leave::Fetch(f)));
             }
             let at = t0 + u64::from(s.off);
-            // Most instructions leave nothing in flight (the cycle only for the device's hook).
+            // Most instructions leave nothing in flight and cannot fault (the cycle only for the device's hook).
+            if simple(&mut th.ctx, s.simple, s.inst) {
+                bus.devices.issued(self.id, pc, at);
+                continue;
+            }
             if s.inst.class == 0 {
                 compute(&mut th.ctx, s.inst).map_err(|f| (j, Leave::Fault(f)))?;
                 bus.devices.issued(self.id, pc, at);
@@ -276,6 +281,10 @@ impl Ordinary<'_> {
         if f != 0 {
             return Err(Leave::Fetch(f));
         }
+        if simple(&mut th.ctx, s.simple, inst) {
+            bus.devices.issued(self.id, pc, at);
+            return Ok(());
+        }
         if inst.class == 0 {
             compute(&mut th.ctx, inst).map_err(Leave::Fault)?;
             bus.devices.issued(self.id, pc, at);
@@ -297,7 +306,7 @@ impl Ordinary<'_> {
         access(&mut th.ctx, inst, bus).map_err(Leave::Fault)?;
         bus.devices.issued(self.id, pc, at);
         let stall = bus.stall;
-        th.board.issued(self.pipeline, inst, at, at + 1 + u64::from(stall));
+        th.board.accessed(self.pipeline, inst, at + 1 + u64::from(stall));
         // Only a store can write the text; only a device access can ask to stop.
         if stall != 0 || bus.mmio || (inst.class & Inst::STORE != 0 && bus.code.generation() != self.generation) {
             let stop = std::mem::take(&mut bus.mmio) && bus.devices.take_stop();

@@ -61,6 +61,15 @@ impl Scoreboard {
         }
     }
 
+    /// [`Scoreboard::issued`] for a load or store (never a multiply or divide) whose access ends at `done`.
+    #[inline(always)]
+    pub fn accessed(&mut self, p: &Pipeline, i: Inst, done: u64) {
+        if i.class & Inst::LOAD != 0 && i.rt != 0 {
+            self.load_ready = done + p.load_use_cycles as u64;
+            self.reg_ready[i.rt as usize & 31] = self.load_ready;
+        }
+    }
+
     /// The cycle by which every result in flight has arrived: from then on
     /// [`Scoreboard::ready`] holds nothing back.
     #[inline(always)]

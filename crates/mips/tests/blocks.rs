@@ -210,3 +210,44 @@ fn every_issue_is_reported_once_with_its_cycle_whole_or_in_slices() {
         }
     }
 }
+
+/// Blocks that branch back to themselves, one with nothing in flight as
+/// it starts again, one with its slot's load in flight: whole and in
+/// slices, each limit falling at another place in them, every instruction
+/// issues at the same cycle, and none at or past its slice's limit.
+#[test]
+fn a_block_looping_to_itself_issues_as_one_instruction_at_a_time() {
+    let words = [
+        lui(8, 0x1000),
+        addiu(9, 0, 30),
+        sw(9, 0, 8), // loop: 2
+        addiu(8, 8, 4),
+        addiu(9, 9, -1),
+        bne(9, 0, -4),   // back to 2
+        addu(10, 10, 9), // slot
+        addiu(9, 0, 5),
+        beq(0, 0, 1),     // to 10
+        addiu(13, 0, 1),  // slot
+        addu(11, 11, 12), // loop: 10, waits for the slot's load
+        addiu(9, 9, -1),
+        bne(9, 0, -3), // back to 10
+        lw(12, -4, 8), // slot: its result in flight as the block starts again
+    ];
+    for config in [SystemConfig::default(), SystemConfig { caches: Some(HierarchyConfig::default()), ..Default::default() }] {
+        let issues = |step: u64| {
+            let mut s = System::new(program(&words, 4096), &config, Issues::default());
+            s.start(0, 0, Context::at(TEXT, 0x7000_0000), 0);
+            let mut until = step;
+            while s.run(until) == Stop::Limit {
+                assert!(s.devices.0.iter().all(|i| i.2 < until), "an issue at or past the limit {until}");
+                until += step;
+            }
+            (s.cores[0].threads[0].ctx.r, std::mem::take(&mut s.devices.0))
+        };
+        let whole = issues(1_000_000);
+        assert_eq!((whole.0[8], whole.0[10], whole.0[11]), (0x1000_0000 + 120, (0..30).sum(), 4));
+        for step in [1, 2, 3, 4, 5, 6, 7, 11, 13] {
+            assert_eq!(issues(step), whole, "slices of {step} cycles");
+        }
+    }
+}
