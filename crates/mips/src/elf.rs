@@ -12,6 +12,11 @@ use crate::mem::Memory;
 /// corrupt size must not make the loader fill gigabytes.
 pub const MAX_SEGMENT_BYTES: u32 = 64 << 20;
 
+/// The largest span of executable segments, lowest to highest address: the
+/// text is decoded whole, with its blocks about 44 bytes of host memory an
+/// instruction (a 64 MiB span took 700 MB), and programs here are small.
+pub const MAX_TEXT_BYTES: u32 = 16 << 20;
+
 /// Sizes of an ELF32 program header and section header: Linux refuses a
 /// file whose `e_phentsize` differs (fs/binfmt_elf.c, `load_elf_phdrs`), and
 /// with a size of 0 every one of up to 65,535 headers would be the same.
@@ -148,6 +153,9 @@ impl Program {
             }
             let (off, vaddr) = (r.u32(h + 4, "p_offset")?, r.u32(h + 8, "p_vaddr")?);
             let (filesz, memsz, pflags) = (r.u32(h + 16, "p_filesz")?, r.u32(h + 20, "p_memsz")?, r.u32(h + 24, "p_flags")?);
+            if memsz == 0 && filesz == 0 {
+                continue; // maps nothing (an executable one stretched the text to its address)
+            }
             if filesz > memsz {
                 return Err(r.bad(format!("segment {i}: p_filesz {filesz} exceeds p_memsz {memsz}")));
             }
@@ -173,6 +181,14 @@ impl Program {
         let segments: Vec<Segment> = segments.into_iter().map(|(_, s)| s).collect();
         if segments.is_empty() {
             return Err(r.bad("no loadable segment"));
+        }
+        let text = segments.iter().filter(|s| s.executable);
+        if let (Some(lo), Some(hi)) = (text.clone().map(|s| s.vaddr).min(), text.map(|s| s.vaddr as u64 + s.memsz as u64).max())
+            && hi - lo as u64 > MAX_TEXT_BYTES as u64
+        {
+            return Err(r.bad(format!(
+                "executable segments span 0x{lo:08x}-0x{hi:08x}, more than this model decodes ({MAX_TEXT_BYTES} bytes)"
+            )));
         }
 
         let (mut sections, mut symbols, mut seen_symtab, mut names_left) = (Vec::new(), Vec::new(), false, MAX_NAME_BYTES);
@@ -357,6 +373,22 @@ mod tests {
         // 31 such names (62 MiB) are kept.
         h[shoff + 80 + 20..shoff + 80 + 24].copy_from_slice(&(16u32 * 31).to_be_bytes());
         assert_eq!(Program::parse(h, "n.elf").unwrap().symbols.len(), 31);
+    }
+
+    /// An empty executable segment at 0x11 stretched the decoded text from there to the real
+    /// one (1 M instructions, renewed at each store: 10 s for 60,000 cycles); segments far
+    /// apart would have made gigabytes of it.
+    #[test]
+    fn the_text_is_what_the_executable_segments_hold() {
+        let mut h = elf(&[(0, 0x40_0000, 16, 16), (0, 0x11, 0, 0)]);
+        h[52 + 32 + 24..52 + 32 + 28].copy_from_slice(&5u32.to_be_bytes());
+        assert_eq!(Program::parse(&h, "e.elf").unwrap().segments.len(), 1);
+        let mut h = elf(&[(0, 0x40_0000, 16, 16), (0, 0x7000_0000, 16, 16)]);
+        for k in 0..2 {
+            h[52 + 32 * k + 24..52 + 32 * k + 28].copy_from_slice(&5u32.to_be_bytes());
+        }
+        let e = Program::parse(&h, "far.elf").unwrap_err().to_string();
+        assert_eq!(e, "far.elf: executable segments span 0x00400000-0x70000010, more than this model decodes (16777216 bytes)");
     }
 
     /// Overlapping PT_LOADs were accepted (the later overwrote the earlier); qemu refuses them.
