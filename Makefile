@@ -48,6 +48,9 @@ figures: install
 SECONDS ?= 60
 # An input that makes a target hold more than this is a finding (libFuzzer's -rss_limit_mb).
 RSS_MB ?= 1024
+# Optimised, with debug assertions and overflow checks; no sanitizer, as no crate has `unsafe`
+# code (SANITIZER=address adds AddressSanitizer, about 2x slower; docs/reliability.md).
+SANITIZER ?= none
 FUZZ_TARGETS := pcap strace scenario short_run trace_run elf program
 fuzz:
 	rustup toolchain list | grep -q nightly || rustup toolchain install nightly --profile minimal
@@ -55,7 +58,7 @@ fuzz:
 	cd fuzz && for t in $(FUZZ_TARGETS); do \
 		dict=$$t; [ $$t = short_run ] && dict=scenario; [ $$t = trace_run ] && dict=pcap; [ $$t = program ] && dict=elf; \
 		mkdir -p corpus/$$t regressions/$$t && \
-		cargo +nightly fuzz run $$t corpus/$$t seeds/$$t regressions/$$t -- \
+		cargo +nightly fuzz run -O -a -s $(SANITIZER) $$t corpus/$$t seeds/$$t regressions/$$t -- \
 			-dict=dict/$$dict.dict -max_total_time=$(SECONDS) -timeout=10 -rss_limit_mb=$(RSS_MB) -print_final_stats=1 \
 			|| exit 1; \
 	done

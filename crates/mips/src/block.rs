@@ -55,6 +55,9 @@ pub struct Block {
 pub struct Blocks {
     /// Per instruction index: the block entered there (no steps until first entered).
     at: Vec<Block>,
+    /// The indices of the blocks built, so that dropping them is not a pass over the whole
+    /// text at each store into it (a fuzzed 1 M-instruction text took 10 s for 60,000 cycles).
+    built: Vec<usize>,
     /// Bytes in an instruction-cache line (0: no cache, every step fetches).
     line_bytes: u32,
     /// The text's generation they were built from.
@@ -127,8 +130,15 @@ impl Blocks {
     /// Drops every block: the text changed (or is seen for the first time).
     #[cold]
     fn renew(&mut self, code: &Code) {
-        self.at.clear();
-        self.at.resize(code.insts().len(), Block::default());
+        if self.at.len() == code.insts().len() {
+            for k in self.built.drain(..) {
+                self.at[k] = Block::default();
+            }
+        } else {
+            self.at.clear();
+            self.at.resize(code.insts().len(), Block::default());
+            self.built.clear();
+        }
         self.generation = code.generation();
         self.base = code.base();
     }
@@ -169,6 +179,7 @@ impl Blocks {
             }
         }
         self.at[first] = Block { ordinary: (len - transfer as usize) as u32, span, steps };
+        self.built.push(first);
         Some(&self.at[first])
     }
 }

@@ -12,6 +12,23 @@ use crate::mem::Memory;
 /// corrupt size must not make the loader fill gigabytes.
 pub const MAX_SEGMENT_BYTES: u32 = 64 << 20;
 
+/// The largest span of executable segments, lowest to highest address: the
+/// text is decoded whole, with its blocks about 44 bytes of host memory an
+/// instruction (a 64 MiB span took 700 MB), and programs here are small.
+pub const MAX_TEXT_BYTES: u32 = 16 << 20;
+
+/// Sizes of an ELF32 program header and section header: Linux refuses a
+/// file whose `e_phentsize` differs (fs/binfmt_elf.c, `load_elf_phdrs`), and
+/// with a size of 0 every one of up to 65,535 headers would be the same.
+const PHDR_BYTES: u64 = 32;
+const SHDR_BYTES: u64 = 40;
+/// Program headers at most: Linux reads at most 64 KiB of them (`load_elf_phdrs`).
+const MAX_PHNUM: u64 = 65_536 / PHDR_BYTES;
+/// Bytes of section and symbol names kept at most. Names may share a string
+/// table's bytes, so a small crafted file could name a million symbols with
+/// one long string each; a real program's names take kilobytes.
+const MAX_NAME_BYTES: usize = 64 << 20;
+
 /// A loadable segment.
 #[derive(Clone, Debug)]
 pub struct Segment {
@@ -73,10 +90,12 @@ impl Reader<'_> {
         let s = self.bytes(off, 4, what)?;
         Ok(u32::from_be_bytes([s[0], s[1], s[2], s[3]]))
     }
-    fn cstr(&self, table: &[u8], off: u32) -> String {
+    /// The NUL-terminated name at `off` in `table`, counted against `left`.
+    fn cstr(&self, table: &[u8], off: u32, left: &mut usize) -> Result<String, Error> {
         let s = table.get(off as usize..).unwrap_or(&[]);
         let end = s.iter().position(|&c| c == 0).unwrap_or(s.len());
-        String::from_utf8_lossy(&s[..end]).into_owned()
+        *left = left.checked_sub(end).ok_or_else(|| self.bad(format!("section and symbol names add up to more than {MAX_NAME_BYTES} bytes")))?;
+        Ok(String::from_utf8_lossy(&s[..end]).into_owned())
     }
 }
 
@@ -117,6 +136,14 @@ impl Program {
         let (phoff, shoff) = (r.u32(28, "e_phoff")? as u64, r.u32(32, "e_shoff")? as u64);
         let (phentsize, phnum) = (r.u16(42, "e_phentsize")? as u64, r.u16(44, "e_phnum")? as u64);
         let (shentsize, shnum, shstrndx) = (r.u16(46, "e_shentsize")? as u64, r.u16(48, "e_shnum")? as u64, r.u16(50, "e_shstrndx")? as u64);
+        if phentsize != PHDR_BYTES || phnum > MAX_PHNUM {
+            return Err(r.bad(format!(
+                "{phnum} program headers of {phentsize} bytes; an ELF32 file has at most {MAX_PHNUM} of {PHDR_BYTES} bytes (Linux refuses it too)"
+            )));
+        }
+        if shnum != 0 && shentsize != SHDR_BYTES {
+            return Err(r.bad(format!("section headers of {shentsize} bytes; an ELF32 section header has {SHDR_BYTES}")));
+        }
 
         let mut segments: Vec<(u64, Segment)> = Vec::new();
         for i in 0..phnum {
@@ -126,6 +153,9 @@ impl Program {
             }
             let (off, vaddr) = (r.u32(h + 4, "p_offset")?, r.u32(h + 8, "p_vaddr")?);
             let (filesz, memsz, pflags) = (r.u32(h + 16, "p_filesz")?, r.u32(h + 20, "p_memsz")?, r.u32(h + 24, "p_flags")?);
+            if memsz == 0 && filesz == 0 {
+                continue; // maps nothing (an executable one stretched the text to its address)
+            }
             if filesz > memsz {
                 return Err(r.bad(format!("segment {i}: p_filesz {filesz} exceeds p_memsz {memsz}")));
             }
@@ -152,17 +182,30 @@ impl Program {
         if segments.is_empty() {
             return Err(r.bad("no loadable segment"));
         }
+        let text = segments.iter().filter(|s| s.executable);
+        if let (Some(lo), Some(hi)) = (text.clone().map(|s| s.vaddr).min(), text.map(|s| s.vaddr as u64 + s.memsz as u64).max())
+            && hi - lo as u64 > MAX_TEXT_BYTES as u64
+        {
+            return Err(r.bad(format!(
+                "executable segments span 0x{lo:08x}-0x{hi:08x}, more than this model decodes ({MAX_TEXT_BYTES} bytes)"
+            )));
+        }
 
-        let (mut sections, mut symbols) = (Vec::new(), Vec::new());
+        let (mut sections, mut symbols, mut seen_symtab, mut names_left) = (Vec::new(), Vec::new(), false, MAX_NAME_BYTES);
         if shoff != 0 && shnum != 0 {
             let sh = |i: u64, f: u64| r.u32(shoff + i * shentsize + f, "section header");
             let strtab_of = |i: u64| -> Result<&[u8], Error> { r.bytes(sh(i, 16)? as u64, sh(i, 20)? as u64, "string table") };
             let names = if shstrndx < shnum { strtab_of(shstrndx)? } else { &[][..] };
             for i in 0..shnum {
-                let (name, kind) = (r.cstr(names, sh(i, 0)?), sh(i, 4)?);
+                let (name, kind) = (r.cstr(names, sh(i, 0)?, &mut names_left)?, sh(i, 4)?);
                 sections.push(Section { name, addr: sh(i, 12)?, size: sh(i, 20)? });
                 if kind == 2 {
-                    // SHT_SYMTAB: its sh_link names the string table.
+                    // SHT_SYMTAB: its sh_link names the string table. The ELF format allows one
+                    // (many headers naming one big table would read it again for each).
+                    if seen_symtab {
+                        return Err(r.bad(format!("section {i}: a second symbol table (SHT_SYMTAB); an ELF file has at most one")));
+                    }
+                    seen_symtab = true;
                     let link = sh(i, 24)? as u64;
                     if link >= shnum {
                         return Err(r.bad(format!("symbol table's string table index {link} out of range")));
@@ -172,7 +215,7 @@ impl Program {
                     let table = r.bytes(off, size, "symbol table")?;
                     for s in table.chunks_exact(16) {
                         let w = |k: usize| u32::from_be_bytes([s[k], s[k + 1], s[k + 2], s[k + 3]]);
-                        let name = r.cstr(strings, w(0));
+                        let name = r.cstr(strings, w(0), &mut names_left)?;
                         if !name.is_empty() {
                             symbols.push(Symbol { name, addr: w(4), size: w(8) });
                         }
@@ -266,6 +309,86 @@ mod tests {
     fn rejects_a_huge_segment() {
         let e = Program::parse(&elf(&[(0, 0x40_0000, 0, 1 << 30)]), "big.elf").unwrap_err().to_string();
         assert!(e.starts_with("big.elf: segment 0: 1073741824 bytes in memory"), "{e}");
+    }
+
+    /// A header size of 0 made up to 65,535 program headers of one and the same bytes, each
+    /// read in turn; Linux refuses any size but 32 and more than 64 KiB of headers.
+    #[test]
+    fn rejects_odd_program_header_tables() {
+        let mut h = elf(&[(0, 0x40_0000, 16, 16)]);
+        h[42..44].copy_from_slice(&0u16.to_be_bytes());
+        h[44..46].copy_from_slice(&u16::MAX.to_be_bytes());
+        let e = Program::parse(&h, "z.elf").unwrap_err().to_string();
+        assert_eq!(e, "z.elf: 65535 program headers of 0 bytes; an ELF32 file has at most 2048 of 32 bytes (Linux refuses it too)");
+        h[42..44].copy_from_slice(&32u16.to_be_bytes());
+        h[44..46].copy_from_slice(&2049u16.to_be_bytes());
+        assert!(Program::parse(&h, "n.elf").unwrap_err().to_string().starts_with("n.elf: 2049 program headers of 32 bytes"));
+    }
+
+    /// Section headers: 40 bytes each, and one symbol table (many headers naming one table
+    /// would each have read it again).
+    #[test]
+    fn rejects_odd_section_header_tables() {
+        // Two SHT_SYMTABs with an empty table, each linking to section 0.
+        let mut h = with_sections(elf(&[(0, 0x40_0000, 16, 16)]), &[(2, 0, 0, 0), (2, 0, 0, 0)]);
+        h[46..48].copy_from_slice(&0u16.to_be_bytes());
+        let e = Program::parse(&h, "s.elf").unwrap_err().to_string();
+        assert_eq!(e, "s.elf: section headers of 0 bytes; an ELF32 section header has 40");
+        h[46..48].copy_from_slice(&40u16.to_be_bytes());
+        let e = Program::parse(&h, "s.elf").unwrap_err().to_string();
+        assert_eq!(e, "s.elf: section 1: a second symbol table (SHT_SYMTAB); an ELF file has at most one");
+        h[48..50].copy_from_slice(&1u16.to_be_bytes());
+        assert!(Program::parse(&h, "s.elf").is_ok());
+    }
+
+    /// `h` with section headers of `(sh_type, sh_offset, sh_size, sh_link)` appended.
+    fn with_sections(mut h: Vec<u8>, sections: &[(u32, u32, u32, u32)]) -> Vec<u8> {
+        let shoff = h.len() as u32;
+        for &(kind, off, size, link) in sections {
+            let mut sh = [0u8; 40];
+            for (f, v) in [(4, kind), (16, off), (20, size), (24, link)] {
+                sh[f..f + 4].copy_from_slice(&v.to_be_bytes());
+            }
+            h.extend_from_slice(&sh);
+        }
+        h[32..36].copy_from_slice(&shoff.to_be_bytes());
+        h[46..48].copy_from_slice(&40u16.to_be_bytes());
+        h[48..50].copy_from_slice(&(sections.len() as u16).to_be_bytes());
+        h
+    }
+
+    /// Symbols may share their string table's bytes: 4,096 symbols naming one 2 MiB string
+    /// (a 2 MiB file) kept 8 GiB of names. Names are bounded in all.
+    #[test]
+    fn names_are_bounded_in_all() {
+        let mut h = elf(&[(0, 0x40_0000, 16, 16)]);
+        let strings = h.len() as u32;
+        h.resize(h.len() + (2 << 20), b'a');
+        let table = h.len() as u32;
+        h.resize(h.len() + 16 * 4096, 0);
+        let shoff = h.len();
+        let h = &mut with_sections(h, &[(0, 0, 0, 0), (3, strings, 2 << 20, 0), (2, table, 16 * 4096, 1)]);
+        let e = Program::parse(h, "n.elf").unwrap_err().to_string();
+        assert_eq!(e, "n.elf: section and symbol names add up to more than 67108864 bytes");
+        // 31 such names (62 MiB) are kept.
+        h[shoff + 80 + 20..shoff + 80 + 24].copy_from_slice(&(16u32 * 31).to_be_bytes());
+        assert_eq!(Program::parse(h, "n.elf").unwrap().symbols.len(), 31);
+    }
+
+    /// An empty executable segment at 0x11 stretched the decoded text from there to the real
+    /// one (1 M instructions, renewed at each store: 10 s for 60,000 cycles); segments far
+    /// apart would have made gigabytes of it.
+    #[test]
+    fn the_text_is_what_the_executable_segments_hold() {
+        let mut h = elf(&[(0, 0x40_0000, 16, 16), (0, 0x11, 0, 0)]);
+        h[52 + 32 + 24..52 + 32 + 28].copy_from_slice(&5u32.to_be_bytes());
+        assert_eq!(Program::parse(&h, "e.elf").unwrap().segments.len(), 1);
+        let mut h = elf(&[(0, 0x40_0000, 16, 16), (0, 0x7000_0000, 16, 16)]);
+        for k in 0..2 {
+            h[52 + 32 * k + 24..52 + 32 * k + 28].copy_from_slice(&5u32.to_be_bytes());
+        }
+        let e = Program::parse(&h, "far.elf").unwrap_err().to_string();
+        assert_eq!(e, "far.elf: executable segments span 0x00400000-0x70000010, more than this model decodes (16777216 bytes)");
     }
 
     /// Overlapping PT_LOADs were accepted (the later overwrote the earlier); qemu refuses them.

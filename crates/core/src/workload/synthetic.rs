@@ -3,8 +3,8 @@
 //! second (a share of them transmit completions of small sent packets), and a
 //! number of system calls per second, all at uniformly random instants.
 
-use super::{Stimulus, scatter};
 use super::config::SyntheticConfig;
+use super::{Scattered, Stimulus};
 use crate::engine::Time;
 use rand_pcg::Pcg64Mcg;
 
@@ -17,14 +17,15 @@ pub struct Synthetic {
     n_sys: u64,
     rx_bytes: u32,
     tx_bytes: u32,
-    rx: Vec<Time>,
-    tx: Vec<Time>,
-    sys: Vec<Time>,
-    at: [usize; 3],
+    /// The run's end: arrivals after it are not sorted.
+    end: Time,
+    /// This second's receive, send and system call arrivals.
+    streams: [Scattered; 3],
 }
 
 impl Synthetic {
-    pub fn new(clock_mhz: f64, g: &SyntheticConfig, rng: Pcg64Mcg) -> Self {
+    /// At `clock_mhz`, for a run of `end` cycles.
+    pub fn new(clock_mhz: f64, end: Time, g: &SyntheticConfig, rng: Pcg64Mcg) -> Self {
         let SyntheticConfig { rx_mbps, packet_interrupts_per_s, syscalls_per_s, tx_share, tx_packet_bytes } = *g;
         let n_tx = (packet_interrupts_per_s as f64 * tx_share).round() as u64;
         let n_rx = packet_interrupts_per_s - n_tx;
@@ -38,10 +39,8 @@ impl Synthetic {
             n_sys: syscalls_per_s,
             rx_bytes,
             tx_bytes: tx_packet_bytes,
-            rx: Vec::new(),
-            tx: Vec::new(),
-            sys: Vec::new(),
-            at: [0; 3],
+            end,
+            streams: Default::default(),
         };
         g.refill();
         g
@@ -49,24 +48,21 @@ impl Synthetic {
 
     fn refill(&mut self) {
         let start = self.second * self.cycles_per_s;
-        self.rx = scatter(&mut self.rng, self.n_rx, start, self.cycles_per_s);
-        self.tx = scatter(&mut self.rng, self.n_tx, start, self.cycles_per_s);
-        self.sys = scatter(&mut self.rng, self.n_sys, start, self.cycles_per_s);
-        self.at = [0; 3];
+        self.streams = [self.n_rx, self.n_tx, self.n_sys].map(|n| Scattered::draw(&mut self.rng, n, start, self.cycles_per_s, self.end));
         self.second += 1;
     }
 
     pub fn next_stimulus(&mut self) -> Option<(Time, Stimulus)> {
         loop {
-            let heads = [self.rx.get(self.at[0]), self.tx.get(self.at[1]), self.sys.get(self.at[2])];
+            let heads = self.streams.each_mut().map(Scattered::peek);
             // Earliest head; ties go to the lower stream index.
             let pick = (0..3).filter(|&i| heads[i].is_some()).min_by_key(|&i| (heads[i], i));
             let Some(i) = pick else {
                 self.refill();
                 continue;
             };
-            let t = *heads[i]?;
-            self.at[i] += 1;
+            let t = heads[i]?;
+            self.streams[i].take();
             let s = match i {
                 0 => Stimulus::Receive { bytes: self.rx_bytes },
                 1 => Stimulus::Send { bytes: self.tx_bytes },
