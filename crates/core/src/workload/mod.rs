@@ -67,11 +67,11 @@ impl Workload {
             WorkloadConfig::Flood(FloodConfig { direction, packet_bytes, gap_cycles }) => {
                 Workload::Flood { receive: *direction == crate::config::Direction::Rx, bytes: *packet_bytes, gap: *gap_cycles, started: false }
             }
-            WorkloadConfig::Arrivals(ArrivalsConfig { process, rate_pps, packet_bytes }) => {
-                let mean_gap = s.cpu.clock_mhz * 1e6 / rate_pps;
+            WorkloadConfig::Arrivals(ArrivalsConfig { process, rate_pps, packet_bytes, first_ns }) => {
+                let (mean_gap, next) = (s.cpu.clock_mhz * 1e6 / rate_pps, first_ns * s.cpu.clock_mhz / 1000.0);
                 match process {
-                    Process::Periodic => Workload::Periodic { gap: mean_gap, bytes: *packet_bytes, next: 0.0 },
-                    Process::Poisson => Workload::Poisson { mean_gap, bytes: *packet_bytes, next: 0.0, rng },
+                    Process::Periodic => Workload::Periodic { gap: mean_gap, bytes: *packet_bytes, next },
+                    Process::Poisson => Workload::Poisson { mean_gap, bytes: *packet_bytes, next, rng },
                 }
             }
             WorkloadConfig::Script(ScriptConfig { events: Some(events), .. }) => Workload::Script(Box::new(Script::inline(events))),
