@@ -87,10 +87,10 @@ impl FirmwareConfig {
             MAX_FRAME_BYTES as i128,
             "the host keeps the firmware's send ring full of frames of this size: one posted for each descriptor the status block gives back, at the instant the host sees it (no CPU cost); 0: the host sends only what the workload sends",
         ),
-        Param::int("warmup_frames", "frames", d("0"), 0, 100_000_000, "frames done (put on the wire plus returned to the host) before the measured window starts"),
+        Param::int("warmup_frames", "", d("0"), 0, 100_000_000, "frames done (put on the wire plus returned to the host) before the measured window starts"),
         Param::int(
             "window_frames",
-            "frames",
+            "",
             d("0"),
             0,
             100_000_000,
