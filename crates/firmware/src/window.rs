@@ -32,7 +32,8 @@ struct Start {
 
 /// One measured window.
 pub struct Measured {
-    /// The firmware's name (its file).
+    /// The firmware's file name (without its directory: the same run
+    /// from another directory reports the same).
     pub program: String,
     pub cores: usize,
     pub organisation: Organisation,
@@ -92,7 +93,7 @@ impl Window {
         let profile = nic.finish_profile();
         let hw = nic.hardware();
         self.measured = Some(Measured {
-            program: nic.program().name.clone(),
+            program: std::path::Path::new(&nic.program().name).file_name().map_or_else(|| nic.program().name.clone(), |f| f.to_string_lossy().into_owned()),
             cores: self.cores,
             organisation: self.organisation,
             owners: self.owners.clone(),
