@@ -52,7 +52,7 @@ fn the_window_ends_the_run() {
     assert!(m(&r, "sim_cycles") < 1e6, "{}", m(&r, "sim_cycles"));
     assert_eq!(m(&r, "nic_firmware_window_cycles"), w["cycles"].as_f64().unwrap());
     // Without a window nothing is measured and the run lasts its duration.
-    let r = run(&["nic_firmware.window_frames=0", "run.duration_ms=0.5"]);
+    let r = run(&["nic_firmware.window_frames=0", "nic_firmware.warmup_frames=0", "run.duration_ms=0.5"]);
     assert!(r.to_json().get("nic_firmware").is_none());
     assert_eq!((m(&r, "nic_firmware_window_frames"), m(&r, "sim_cycles")), (0.0, 83_000.0));
 }
@@ -107,7 +107,7 @@ fn frame_level_grows_with_cores_and_task_level_stalls() {
 }
 
 #[test]
-fn bad_owners_are_refused_by_name() {
+fn bad_owners_and_a_warmup_without_a_window_are_refused_by_name() {
     let refused = |sets: &[&str]| try_run(sets).err().unwrap_or_else(|| panic!("{sets:?} ran")).to_string();
     let task = "nic_firmware.organisation=\"task\"";
     let e = refused(&[task, "nic_firmware.cores=2"]);
@@ -120,4 +120,6 @@ fn bad_owners_are_refused_by_name() {
     assert!(e.contains("nic_firmware.owners") && e.contains("only used by task-level"), "{e}");
     let e = refused(&[task, "nic_firmware.cores=2", "nic_firmware.owners=[0, 1, 0, 1, 0, 1, 0, 9]"]);
     assert!(e.contains("nic_firmware.owners"), "{e}");
+    let e = refused(&["nic_firmware.window_frames=0"]);
+    assert!(e.contains("nic_firmware.warmup_frames") && e.contains("window_frames"), "{e}");
 }

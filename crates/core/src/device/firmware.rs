@@ -108,7 +108,7 @@ impl FirmwareConfig {
     /// The device's settings.
     fn device(&self) -> Result<NicConfig, (String, String)> {
         let mut t = self.device.clone();
-        t.retain(|k, _| !Self::HOST_KEYS.iter().any(|h| *h == k));
+        t.retain(|k, _| !Self::HOST_KEYS.contains(&k));
         NicConfig::from_table(&t).map_err(|msg| ("nic_firmware".into(), msg))
     }
 
@@ -187,6 +187,9 @@ impl Firmware {
         let program = Program::load(&path).map_err(|e| ("nic_firmware.program".to_string(), e.to_string()))?;
         let cfg = c.device()?;
         let owners = c.owners(&cfg)?;
+        if c.count("window_frames") == 0 && c.count("warmup_frames") > 0 {
+            return Err(("nic_firmware.warmup_frames".into(), "the warm-up of a measured window: set `nic_firmware.window_frames` too, or remove the key".into()));
+        }
         let (nic, owners) = Nic::new(&program, &cfg, owners.as_deref()).map_err(|e| ("nic_firmware.program".to_string(), e.to_string()))?;
         let mut f = Firmware {
             nic,
