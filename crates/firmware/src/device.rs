@@ -32,7 +32,7 @@
 //! instruction (irqsim-mips's message, with the core and cycle), leaving
 //! the dispatch loop, or a core that has not read the event flags for
 //! [`WATCHDOG_CYCLES`] (an infinite loop), checked at least every
-//! [`CHECK_CYCLES`]. (Ctrl-C is the machine's: it runs the device in
+//! 2^18 cycles. (Ctrl-C is the machine's: it runs the device in
 //! slices and polls between them.)
 
 use crate::config::{NicConfig, Organisation};

@@ -23,6 +23,12 @@
 //!   back, the driver has a transmit completion to clean.
 //! - An interrupt the firmware asks for is the NIC's interrupt on the
 //!   machine ([`Effect::Interrupt`]).
+//! - For the nic-firmware study: the host may keep the send ring full by
+//!   itself (`fill_send_ring_bytes`, a post per descriptor given back), a
+//!   window of frames is measured with the cores' profile
+//!   (`warmup_frames`, `window_frames`; irqsim-firmware's [`Window`]) and
+//!   the run ends with it, and task-level firmware runs with the handler
+//!   owners it is given (`owners`).
 //!
 //! Time: the NIC's cores run at their own clock; a host cycle `t` is NIC
 //! cycle `floor(t / ratio)`, and NIC cycle `c` starts at host cycle
@@ -43,9 +49,10 @@ use std::collections::VecDeque;
 /// The longest frame the MAC takes (Ethernet without jumbo frames).
 const MAX_FRAME_BYTES: u32 = 1518;
 
-/// `[nic_firmware]`; keys: [`FirmwareConfig::PARAMS`]. The device's keys
-/// stay a table, checked against irqsim-firmware's own parameters, which
-/// turn it into the device's settings ([`NicConfig::from_table`]).
+/// `[nic_firmware]`; keys: [`FirmwareConfig::PARAMS`]. The keys stay a
+/// table: the device's are checked against irqsim-firmware's own
+/// parameters, which turn them into the device's settings
+/// ([`NicConfig::from_table`]); the host's (`HOST_KEYS`) are read here.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct FirmwareConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
