@@ -35,7 +35,6 @@
 //! `ceil(c * ratio)` (`ratio` = host clock / NIC clock).
 
 use super::nic::Nic as HostQueue;
-use irqsim_params::{Param, Range, Type, absent, d};
 use crate::engine::Time;
 use irqsim_firmware::config as fw;
 use irqsim_firmware::memory::{BUF, Memory, RECV_BUFS, RECV_RING, RET_RING, RING, SEND_BUFS, SEND_RING, STATUS};
@@ -43,6 +42,7 @@ use irqsim_firmware::nic::Mailbox;
 use irqsim_firmware::profile::HANDLERS;
 use irqsim_firmware::{Effect, HostMemory, Measured, Nic, NicConfig, Organisation, Window};
 use irqsim_mips::Program;
+use irqsim_params::{Param, Range, Type, absent, d};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -127,12 +127,18 @@ impl FirmwareConfig {
     /// The handler owners (task-level), checked against the cores.
     fn owners(&self, cfg: &NicConfig) -> Result<Option<Vec<u32>>, (String, String)> {
         let err = |msg: String| ("nic_firmware.owners".to_string(), msg);
-        let given: Option<Vec<u32>> = self.device.get("owners").and_then(|v| v.as_array()).map(|a| a.iter().filter_map(|x| x.as_integer()).map(|x| x as u32).collect());
+        let given: Option<Vec<u32>> =
+            self.device.get("owners").and_then(|v| v.as_array()).map(|a| a.iter().filter_map(|x| x.as_integer()).map(|x| x as u32).collect());
         match (cfg.organisation, given) {
             (Organisation::Frame, None) => Ok(None),
             (Organisation::Frame, Some(_)) => Err(err("only used by task-level firmware (`organisation = \"task\"`); remove the key".into())),
-            (Organisation::Task, None) => Err(("nic_firmware.organisation".into(), "task-level firmware needs `owners`: the core of each of its 8 handlers (the nic-firmware study takes them from a 1-core run)".into())),
-            (Organisation::Task, Some(o)) if o.len() != HANDLERS.len() => Err(err(format!("one core per handler: expected {} entries ({}), got {}", HANDLERS.len(), HANDLERS.join(", "), o.len()))),
+            (Organisation::Task, None) => Err((
+                "nic_firmware.organisation".into(),
+                "task-level firmware needs `owners`: the core of each of its 8 handlers (the nic-firmware study takes them from a 1-core run)".into(),
+            )),
+            (Organisation::Task, Some(o)) if o.len() != HANDLERS.len() => {
+                Err(err(format!("one core per handler: expected {} entries ({}), got {}", HANDLERS.len(), HANDLERS.join(", "), o.len())))
+            }
             (Organisation::Task, Some(o)) => match o.iter().find(|&&k| k as usize >= cfg.cores) {
                 Some(k) => Err(err(format!("core {k} does not exist (`nic_firmware.cores` is {})", cfg.cores))),
                 None => Ok(Some(o)),
@@ -195,7 +201,10 @@ impl Firmware {
         let cfg = c.device()?;
         let owners = c.owners(&cfg)?;
         if c.count("window_frames") == 0 && c.count("warmup_frames") > 0 {
-            return Err(("nic_firmware.warmup_frames".into(), "the warm-up of a measured window: set `nic_firmware.window_frames` too, or remove the key".into()));
+            return Err((
+                "nic_firmware.warmup_frames".into(),
+                "the warm-up of a measured window: set `nic_firmware.window_frames` too, or remove the key".into(),
+            ));
         }
         let (nic, owners) = Nic::new(&program, &cfg, owners.as_deref()).map_err(|e| ("nic_firmware.program".to_string(), e.to_string()))?;
         let mut f = Firmware {
@@ -295,7 +304,10 @@ impl Firmware {
         let done = u64::from(self.mem.read(STATUS));
         if done > self.send_done {
             if done > self.send_posted - self.sending.len() as u64 {
-                return Err(format!("the status block gives back {done} send descriptors, but only {} frames were sent", self.send_posted - self.sending.len() as u64));
+                return Err(format!(
+                    "the status block gives back {done} send descriptors, but only {} frames were sent",
+                    self.send_posted - self.sending.len() as u64
+                ));
             }
             self.send_done = done;
             host.tx_done_pending = true;
