@@ -1,5 +1,7 @@
-"""The nic-firmware study and `irqsim ilp`, end to end (the model itself is
-tested in crates/firmware/tests)."""
+"""The nic-firmware study and `irqsim ilp`, end to end: the programmable
+NIC on the machine (`irqsim.run` of nic-firmware/duplex-64), its measured
+window, and the offline VLIW scheduler over it (the model itself is tested
+in crates/firmware/tests and crates/core/tests/firmware_*.rs)."""
 
 from __future__ import annotations
 
@@ -12,20 +14,26 @@ from pathlib import Path
 
 import pytest
 
-from irqsim import ConfigError, InputError, InvariantError, IrqsimError
-from irqsim._core import nic_firmware, vliw_table
+from irqsim import ConfigError, InputError, InvariantError, IrqsimError, api
+from irqsim._core import vliw_table
 from irqsim.studies import nic_firmware as study
 
 from conftest import interrupt
 
 FW = study.FIRMWARE
 ROOT = Path(__file__).resolve().parent.parent
+SCENARIO = "nic-firmware/duplex-64"
+
+
+def window(sets: dict) -> dict:
+    """The measured window of a short run of the study's 64 B scenario."""
+    return api.run(SCENARIO, {"nic_firmware.window_frames": 400, "nic_firmware.warmup_frames": 50, **sets}).to_dict()["nic_firmware"]
 
 
 @pytest.fixture(scope="module")
 def small():
-    """A short run's report (1 core)."""
-    return json.loads(nic_firmware(FW, ["cores=1", "frames=400", "warmup_frames=50"]))
+    """A short run's window (1 core)."""
+    return window({})
 
 
 def test_report_has_bins_that_add_up(small):
@@ -44,9 +52,19 @@ def test_vliw_table_is_monotone_in_units(small):
     assert all(r["bundles"] <= t["profile"]["cycles"] for r in t["rows"])
 
 
+def test_task_owners_balance_by_longest_first():
+    # Costs 8..1 over 3 cores, each to the least loaded (ties: lowest core):
+    # 8->0, 7->1, 6->2, 5->2, 4->1, 3->0, then all at 11: 2->0, 1->1.
+    owners = study.task_owners([8, 7, 6, 5, 4, 3, 2, 1], 3)
+    assert owners == [0, 1, 2, 2, 1, 0, 0, 1]
+    assert study.task_owners([1] * 8, 1) == [0] * 8
+    with pytest.raises(ConfigError, match="8 handlers"):
+        study.task_owners([1, 2], 2)
+
+
 def test_bad_input_is_one_error():
-    with pytest.raises(ConfigError, match="cores: must be 1..=8, got 0"):
-        nic_firmware(FW, ["cores=0"])
+    with pytest.raises(ConfigError, match="`nic_firmware.cores`: must be 1..=8, got 0"):
+        window({"nic_firmware.cores": 0})
     with pytest.raises(ConfigError, match="units"):
         vliw_table(FW, "{}", "p", ["3/3"])
     with pytest.raises(InputError, match="p.json: frames"):
@@ -68,7 +86,7 @@ def test_reproduce_rows(monkeypatch):
 
 def test_ilp_cli(cli, tmp_path):
     prof = tmp_path / "p.json"
-    p = cli("ilp", "firmware/nic", "--profile", str(prof), "--record", "--set", "frames=300", "--units", "1/1/1", "--units", "3/3/1", "--json")
+    p = cli("ilp", "firmware/nic", "--profile", str(prof), "--record", "--set", "nic_firmware.window_frames=300", "--units", "1/1/1", "--units", "3/3/1", "--json")
     assert p.returncode == 0, p.stderr
     rows = json.loads(p.stdout)["rows"]
     assert [r["units"] for r in rows] == ["1/1/1", "3/3/1"] and prof.exists()
@@ -81,9 +99,9 @@ def test_ilp_cli(cli, tmp_path):
     [
         (["--profile", "missing.json"], "missing.json: cannot read the profile"),
         (["--profile", "PROF", "--units", "3/x/1"], "units"),
-        (["--profile", "PROF", "--record", "--set", "batch=99"], "batch: must be 1..=16, got 99"),
+        (["--profile", "PROF", "--record", "--set", "nic_firmware.batch=99"], "`nic_firmware.batch`: must be 1..=16, got 99"),
         (["--profile", "BROKEN"], "broken.json: not JSON"),
-        (["--profile", "PROF", "--record", "--set", "frames=10", "x.elf"], "x.elf: no such file"),
+        (["--profile", "PROF", "--record", "--set", "nic_firmware.window_frames=10", "x.elf"], "x.elf: no such file"),
         (["--profile", "PROF", "--record", "arith.elf"], "no symbol fw_main (is this the NIC firmware?)"),
     ],
 )
@@ -134,17 +152,17 @@ def compiled(tmp_path: Path, old: str, new: str) -> Path:
 @pytest.mark.parametrize(
     "order,skip,needle",
     [
-        ("deliver_in_order(&tx_order, t.first, t.n, transmit);", "transmit(t.first, t.n);", "wire: frame"),
-        ("deliver_in_order(&rx_order, first, n, host_deliver);", "host_deliver(first, n);", "host: receive descriptor"),
+        ("deliver_in_order(&tx_order, t.first, t.n, transmit);", "transmit(t.first, t.n);", "nic_firmware: the NIC sent frame"),
+        ("deliver_in_order(&rx_order, first, n, host_deliver);", "host_deliver(first, n);", "nic_firmware: .*(out of order|returned at)"),
     ],
 )
 def test_the_checks_catch_firmware_without_its_order(tmp_path, order, skip, needle):
     """The firmware with one in-order section removed breaks the wire's or
-    the host's check on 4 cores (the checks can fail)."""
+    the host's check on 4 cores in the study's runs (the checks can fail)."""
     elf = compiled(tmp_path, order, skip)
     with pytest.raises(InvariantError, match=needle):
-        nic_firmware(elf, ["cores=4", "frames=2000", "frame_bytes=64"])
-    nic_firmware(elf, ["cores=1", "frames=500", "frame_bytes=64"])  # one core keeps order by itself
+        window({"nic_firmware.program": str(elf), "nic_firmware.cores": 4, "nic_firmware.window_frames": 2000})
+    window({"nic_firmware.program": str(elf)})  # one core keeps order by itself
 
 
 RECEIVE = "HANDLER u32 receive(void)\n{\n"
@@ -164,13 +182,13 @@ def test_bad_firmware_is_one_error_naming_program_function_and_pc(tmp_path, cli,
     one line naming the program, the function and the PC, from Python and
     from the CLI (exit 2)."""
     elf = compiled(tmp_path, RECEIVE, RECEIVE + statement + "\n")
-    for cores in ("cores=1", "cores=3"):
+    for cores in (1, 3):
         with pytest.raises(IrqsimError) as e:
-            nic_firmware(elf, [cores, "frames=2000", "frame_bytes=64"])
+            window({"nic_firmware.program": str(elf), "nic_firmware.cores": cores, "nic_firmware.window_frames": 2000})
         msg = str(e.value)
-        assert msg.startswith(f"{elf}: ") and needle in msg and " at pc 0x00" in msg and "\n" not in msg, msg
+        assert f"nic_firmware: {elf}: " in msg and needle in msg and " at pc 0x00" in msg and "\n" not in msg, msg
     p = cli("ilp", str(elf), "--profile", str(tmp_path / "p.json"), "--record")
-    assert p.returncode == 2 and p.stderr.startswith(f"error: {elf}: ") and needle in p.stderr, p.stderr
+    assert p.returncode == 2 and f"nic_firmware: {elf}: " in p.stderr and needle in p.stderr, p.stderr
     assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
 
 
@@ -180,7 +198,7 @@ def test_ctrl_c_stops_a_long_firmware_run(tmp_path):
     go = (
         "import sys; from irqsim.cli import main; print('go', flush=True); "
         f"main(['ilp', 'firmware/nic', '--profile', {str(tmp_path / 'p.json')!r}, '--record', "
-        "'--set', 'frames=100000000', '--set', 'max_cycles=1000000000000'])"
+        "'--set', 'nic_firmware.window_frames=100000000', '--set', 'run.duration_ms=3600000', '--set', 'run.max_events=1000000000000'])"
     )
     p = subprocess.Popen([sys.executable, "-c", go], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     err = interrupt(p, b"go\n", delay=1.0)  # well inside the run (it would take hours)

@@ -17,7 +17,7 @@ def test_parts_lists_every_part_with_its_keys(cli):
     assert p.returncode == 0, p.stderr
     for section in ("[run]", "[cpu]", "[nic]", "[driver]", "[stack]", "[app]", "[stats]", "[workload]", "[masking]", "[intc]", "[bus]", "[irq_path]", "[sources]"):
         assert section in p.stdout, section
-    assert "[code.core.l1d]: the kernel's code" in p.stdout and "[nic_firmware]: the programmable NIC" in p.stdout and "[nic_firmware_study]: set as key=value" in p.stdout
+    assert "[code.core.l1d]: the kernel's code" in p.stdout and "[nic_firmware]: the programmable NIC" in p.stdout
     for key in ("clock_mhz", "rate_per_s", "interrupt_rate_per_s", "max_events", "timeline_max_items", "vectors", "way_masks", "sram_banks"):
         assert key in p.stdout, key
     assert '(kind = "exerciser")' in p.stdout and "used by flood, arrivals, trace, script, synthetic, exerciser" in p.stdout
@@ -26,7 +26,7 @@ def test_parts_lists_every_part_with_its_keys(cli):
 def test_parts_json_matches_the_api():
     doc = irqsim.api.parts()
     sections = [part["section"] for part in doc]
-    assert sections == ["", "run", "cpu", "nic", "driver", "stack", "app", "stats", "workload", "masking", "intc", "bus", "irq_path", "sources", "code", "napi", "coalesce", "rss", "nic_firmware", "nic_firmware_study"]
+    assert sections == ["", "run", "cpu", "nic", "driver", "stack", "app", "stats", "workload", "masking", "intc", "bus", "irq_path", "sources", "code", "napi", "coalesce", "rss", "nic_firmware"]
     intc = next(part for part in doc if part["section"] == "intc")
     assert intc["used_by"] == ["flood", "arrivals", "trace", "script", "synthetic", "exerciser"]
     vectors = next(p for p in intc["params"] if p["key"] == "vectors")

@@ -9,7 +9,6 @@ never counted as throughput.
 
 from __future__ import annotations
 
-import json
 import time
 import timeit
 
@@ -212,12 +211,11 @@ def nic_firmware(repeat: int = 3, frames: int = 40_000, cores: tuple[int, ...] =
     """The programmable NIC's cores against the instruction-set simulator's
     fast path, in simulated core-cycles per CPU-second: ``fast_program``
     with perfect memory (one core, blocks run whole), then the NIC firmware on
-    each of ``cores`` (64 B full-duplex floods, frame-level, ``frames``
-    measured after a tenth as many of warm-up; the whole run's cycles times
-    the cores), the best of ``repeat`` runs by CPU time each."""
-    from irqsim import exec as iss_exec
-    from irqsim._core import nic_firmware as run_nic
-    from irqsim.studies.nic_firmware import FIRMWARE
+    each of ``cores`` (the machine run of nic-firmware/duplex-64: 64 B
+    full-duplex floods, frame-level, ``frames`` measured after a tenth as
+    many of warm-up; the whole run's NIC cycles times the cores), the best
+    of ``repeat`` runs by CPU time each."""
+    from irqsim import api, exec as iss_exec
 
     def row(what: str, n: int, core_cycles: int, wall: float, cpu: float, fast: float) -> dict:
         rate = core_cycles / max(cpu, 1e-9)
@@ -228,7 +226,7 @@ def nic_firmware(repeat: int = 3, frames: int = 40_000, cores: tuple[int, ...] =
     fast = r["cycles"] / max(cpu, 1e-9)
     rows = [row(f"ISS fast path ({fast_program}, perfect memory)", 1, r["cycles"], wall, cpu, fast)]
     for n in cores:
-        sets = [f"cores={n}", f"frames={frames}", f"warmup_frames={frames // 10}", "frame_bytes=64", "traffic=duplex"]
-        wall, cpu, out = best_of(lambda: json.loads(run_nic(FIRMWARE, sets)), repeat)  # noqa: B023 (called at once)
-        rows.append(row("NIC firmware (64 B duplex, frame-level)", n, out["run_cycles"] * n, wall, cpu, fast))
+        sets = {"nic_firmware.cores": n, "nic_firmware.window_frames": frames, "nic_firmware.warmup_frames": frames // 10, "run.duration_ms": 0.025 * frames}
+        wall, cpu, out = best_of(lambda: api.run("nic-firmware/duplex-64", sets), repeat)  # noqa: B023 (called at once)
+        rows.append(row("NIC firmware (64 B duplex, frame-level)", n, int(out.metrics["nic_firmware_cycles"]) * n, wall, cpu, fast))
     return rows

@@ -392,10 +392,10 @@ def exec_(
 @app.command()
 def ilp(
     program: Annotated[str, typer.Argument(help="MIPS ELF, or a bundled program such as firmware/nic.")],
-    profile: Annotated[Path, typer.Option(help="Block profile JSON of a 1-core run (or a whole nic_firmware report).")],
+    profile: Annotated[Path, typer.Option(help="Block profile JSON of a 1-core run (or a whole measured window, the `nic_firmware` part of `irqsim run --json`).")],
     units: Annotated[Optional[list[str]], typer.Option(help="Unit mix INT/MEM/BRANCH (repeatable; default: the paper's seven).")] = None,
     record: Annotated[bool, typer.Option("--record", help="First run the NIC firmware on 1 core and write its profile to --profile.")] = False,
-    set: Annotated[Optional[list[str]], typer.Option("--set", "-s", help="With --record: a NIC setting KEY=VALUE (docs/models/nic-firmware.md).")] = None,
+    set: Annotated[Optional[list[str]], typer.Option("--set", "-s", help="With --record: a key of the run's scenario (nic-firmware/duplex-64), e.g. nic_firmware.batch=3.")] = None,
     memory: Annotated[str, typer.Option(help="Memory rule: registers (the seed's: register dependences only) or ordered (loads and stores keep order against stores).")] = "registers",
     as_json: AsJson = False,
 ) -> None:

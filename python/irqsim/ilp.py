@@ -8,8 +8,9 @@ reported as IPC and frames per thousand cycles (docs/models/nic-firmware.md).
 register dependences; ``--memory ordered`` keeps loads and stores in order
 against stores.
 The profile is a JSON file of a 1-core run: ``--record`` makes one by running
-the NIC firmware on one core (the model's default settings, ``--set`` to
-change them) and writes it to the ``--profile`` path first.
+the NIC firmware on one core as the study does (the bundled scenario
+``nic-firmware/duplex-64``, its measured window; ``--set`` changes its keys,
+e.g. ``nic_firmware.batch=3``) and writes it to the ``--profile`` path first.
 """
 
 from __future__ import annotations
@@ -17,18 +18,23 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from irqsim import IrqsimError
-from irqsim._core import nic_firmware, vliw_table
+from irqsim import IrqsimError, api
+from irqsim._core import vliw_table
 from irqsim.exec import program_path
 
 # The paper's seven configurations (Table 1).
 UNITS = ["1/1/1", "2/1/1", "2/3/1", "3/3/1", "4/4/1", "5/5/1", "6/6/1"]
+#: The run ``--record`` profiles: Table 2's 64 B full-duplex floods.
+SCENARIO = "nic-firmware/duplex-64"
 
 
 def record(program: Path, profile: Path, sets: list[str]) -> None:
-    """Runs the firmware on one core and writes its block profile."""
-    report = json.loads(nic_firmware(program, ["cores=1", *sets]))
-    profile.write_text(json.dumps(report["profile"]) + "\n")
+    """Runs the firmware on one core of the machine and writes its measured window's block profile."""
+    result = api.run(SCENARIO, [f"nic_firmware.program={json.dumps(str(program))}", "nic_firmware.cores=1", *sets], _label="--set")
+    window = result.to_dict().get("nic_firmware")
+    if window is None:
+        raise IrqsimError(f"{SCENARIO}: the measured window (nic_firmware.window_frames) did not end within run.duration_ms; lengthen it with --set")
+    profile.write_text(json.dumps(window["profile"]) + "\n")
 
 
 def table(program: str, profile: Path, units: list[str] | None = None, memory: str = "registers") -> dict:

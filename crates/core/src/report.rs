@@ -28,6 +28,8 @@ pub struct Report {
     /// Per hardware thread, per [`Bin`] index: the instructions and cache
     /// misses of code that ran in that bin (empty without `[code]`).
     pub code_bins: Vec<[crate::code::Counts; 6]>,
+    /// The programmable NIC's measured window (`nic_firmware.window_frames`) as JSON.
+    pub nic_firmware: Option<Value>,
     /// Hardware context names (timeline tracks).
     pub contexts: Vec<String>,
     /// `(arrival cycle, latency cycles)` of the first packets delivered.
@@ -111,6 +113,9 @@ impl Report {
                 }
             }
             doc["code_bins"] = Value::Array(rows);
+        }
+        if let Some(w) = &self.nic_firmware {
+            doc["nic_firmware"] = w.clone();
         }
         doc
     }

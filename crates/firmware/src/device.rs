@@ -31,9 +31,9 @@
 //! program, the function and the PC: a fault or an unsupported
 //! instruction (irqsim-mips's message, with the core and cycle), leaving
 //! the dispatch loop, or a core that has not read the event flags for
-//! [`WATCHDOG_CYCLES`] (an infinite loop). A watcher ([`watched`], a
-//! binding's Ctrl-C) is polled as the cycles go and may stop it with
-//! [`Error::Cancelled`].
+//! [`WATCHDOG_CYCLES`] (an infinite loop), checked at least every
+//! 2^18 cycles. (Ctrl-C is the machine's: it runs the device in
+//! slices and polls between them.)
 
 use crate::config::{NicConfig, Organisation};
 use crate::error::Error;
@@ -42,7 +42,6 @@ use crate::profile::{Functions, HANDLERS, Profile, Recorder};
 use irqsim_mips::mem::PAGE_BYTES;
 use irqsim_mips::run::STACK_TOP;
 use irqsim_mips::{Context, Program, Stop, System, SystemConfig};
-use std::cell::RefCell;
 use std::ops::Range;
 
 /// Core `k`'s stack top is `k` times this below [`STACK_TOP`]; the lowest
@@ -61,36 +60,8 @@ pub const AHEAD: u64 = 16;
 /// waits behind the other cores'.
 pub const WATCHDOG_CYCLES: u64 = 1_000_000;
 
-/// Cycles between two polls of the watcher (a few milliseconds of CPU).
-const POLL_CYCLES: u64 = 1 << 18;
-
-type Watcher = Box<dyn FnMut() -> bool>;
-
-thread_local! {
-    static WATCHER: RefCell<Option<Watcher>> = const { RefCell::new(None) };
-}
-
-/// Runs `f` with `poll` watching every [`Nic::advance`] on this thread
-/// (a binding checks for Ctrl-C in it): it is called every
-/// [`POLL_CYCLES`] cycles or so of the device's time, and `false` stops
-/// the run with [`Error::Cancelled`]. Watchers nest; the outer one is back
-/// when `f` returns or unwinds.
-pub fn watched<R>(poll: impl FnMut() -> bool + 'static, f: impl FnOnce() -> R) -> R {
-    struct Restore(Option<Watcher>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            let outer = self.0.take();
-            WATCHER.with(|w| *w.borrow_mut() = outer);
-        }
-    }
-    let _restore = Restore(WATCHER.with(|w| w.borrow_mut().replace(Box::new(poll))));
-    f()
-}
-
-/// Whether this thread's watcher (if any) lets the run go on.
-fn watcher_lets_go_on() -> bool {
-    WATCHER.with(|w| w.borrow_mut().as_mut().is_none_or(|poll| poll()))
-}
+/// Cycles between two checks of the watchdog.
+const CHECK_CYCLES: u64 = 1 << 18;
 
 /// The host's memory as the NIC's DMA engines see it (32-bit words).
 pub trait HostMemory {
@@ -115,8 +86,8 @@ pub struct Nic {
     sys: System<Hardware>,
     functions: Functions,
     now: u64,
-    /// When the watcher is next polled.
-    poll_at: u64,
+    /// When the watchdog is next checked.
+    check_at: u64,
     /// Per core, the memory no other core touches (its stack), when several cores run ahead.
     private: Vec<Range<u32>>,
     /// Cycles a core may run ahead ([`AHEAD`]; 0: in lockstep).
@@ -170,7 +141,7 @@ impl Nic {
                 (top - STACK_BYTES).next_multiple_of(PAGE_BYTES) + PAGE_BYTES..top
             })
             .collect();
-        Ok((Nic { sys, functions, now: 0, poll_at: POLL_CYCLES, private, ahead: AHEAD }, owners))
+        Ok((Nic { sys, functions, now: 0, check_at: CHECK_CYCLES, private, ahead: AHEAD }, owners))
     }
 
     /// Lets cores run up to `cycles` ahead of one another through work the
@@ -187,6 +158,10 @@ impl Nic {
 
     pub fn hardware(&self) -> &Hardware {
         &self.sys.devices
+    }
+
+    pub fn program(&self) -> &Program {
+        &self.sys.program
     }
 
     pub fn functions(&self) -> &Functions {
@@ -231,8 +206,8 @@ impl Nic {
     pub fn advance(&mut self, to: u64, host: &mut dyn HostMemory, effects: &mut Vec<Effect>) -> Result<(), Error> {
         debug_assert!(to > self.now, "advance to {to} from {}", self.now);
         loop {
-            // Never past the next poll: an infinite loop is caught within a poll's cycles.
-            let mut until = to.min(self.sys.devices.next_event()).min(self.poll_at);
+            // Never past the next check: an infinite loop is caught within a check's cycles.
+            let mut until = to.min(self.sys.devices.next_event()).min(self.check_at);
             loop {
                 let stop = if self.private.len() > 1 { self.sys.run_ahead(until, &self.private, self.ahead) } else { self.sys.run(until) };
                 match stop {
@@ -265,19 +240,15 @@ impl Nic {
         }
     }
 
-    /// Stops a run whose cores loop without reading the event flags, or
-    /// whose watcher says so (see the module's note).
+    /// Stops a run whose cores loop without reading the event flags (see the module's note).
     fn watch(&mut self) -> Result<(), Error> {
         let polled = &self.sys.devices.polled;
         if let Some(k) = (0..polled.len()).find(|&k| self.now.saturating_sub(polled[k]) > WATCHDOG_CYCLES) {
             let pc = self.sys.cores[k].threads[0].ctx.pc;
             return Err(self.stopped(k, &format!("has not read the event flags for {WATCHDOG_CYCLES} cycles (an infinite loop?)"), Some(pc)));
         }
-        if self.now >= self.poll_at {
-            self.poll_at = self.now + POLL_CYCLES;
-            if !watcher_lets_go_on() {
-                return Err(Error::Cancelled(format!("{}: interrupted at cycle {}", self.sys.program.name, self.now)));
-            }
+        if self.now >= self.check_at {
+            self.check_at = self.now + CHECK_CYCLES;
         }
         Ok(())
     }

@@ -6,18 +6,14 @@ pub enum Error {
     Input(String),
     /// A setting is invalid (names the key).
     Config(String),
-    /// A frame was lost, duplicated or reordered (a firmware or model bug).
-    Invariant(String),
     /// The firmware faulted, left its loop or made too little progress
     /// (names the program, the function and the PC where it can).
     Stopped(String),
-    /// The watcher stopped the run (Ctrl-C; see [`crate::device::watched`]).
-    Cancelled(String),
 }
 
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (Error::Input(m) | Error::Config(m) | Error::Invariant(m) | Error::Stopped(m) | Error::Cancelled(m)) = self;
+        let (Error::Input(m) | Error::Config(m) | Error::Stopped(m)) = self;
         f.write_str(m)
     }
 }

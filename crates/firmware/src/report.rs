@@ -1,15 +1,15 @@
-//! A run's results as JSON (what `irqsim._core.nic_firmware` returns): the
-//! throughput and IPC of the measured window, where the cores' cycles went
+//! A measured window as JSON (the `nic_firmware` part of a machine run's
+//! report): its throughput and IPC, where the cores' cycles went
 //! (bins summed over cores, per handler, per function), the NIC's counters,
 //! and the execution profile the VLIW study weights its blocks by.
 
 use crate::config::Organisation;
 use crate::profile::{DISPATCH, HANDLERS};
-use crate::run::Outcome;
+use crate::window::Measured;
 use crate::vliw::BlockProfile;
 use serde_json::{Value, json};
 
-impl Outcome {
+impl Measured {
     /// Cycles and executed instructions charged to each function, most cycles first.
     pub fn function_cycles(&self) -> Vec<(String, u64, u64)> {
         let f = &self.functions;
@@ -27,9 +27,9 @@ impl Outcome {
     }
 
     /// The window's execution counts, for the VLIW study.
-    pub fn block_profile(&self, program: &str) -> BlockProfile {
+    pub fn block_profile(&self) -> BlockProfile {
         BlockProfile {
-            program: program.to_string(),
+            program: self.program.clone(),
             frames: self.frames,
             cycles: self.cycles,
             instructions: self.instructions,
@@ -37,7 +37,7 @@ impl Outcome {
         }
     }
 
-    pub fn to_json(&self, program: &str) -> Value {
+    pub fn to_json(&self) -> Value {
         let p = &self.profile;
         let handlers: Vec<Value> = (0..=DISPATCH)
             .map(|h| {
@@ -51,7 +51,7 @@ impl Outcome {
             "organisation": if self.organisation == Organisation::Frame { "frame" } else { "task" },
             "owners": self.owners,
             "cycles": self.cycles,
-            "run_cycles": self.elapsed,
+            "end_cycle": self.end,
             "frames": self.frames,
             "sent": self.sent,
             "received": self.received,
@@ -59,8 +59,6 @@ impl Outcome {
             "frames_per_kcycle": self.frames_per_kcycle(),
             "ipc": self.ipc(),
             "dropped": self.dropped,
-            "host_interrupts": self.host_interrupts,
-            "host_interrupts_merged": self.host_interrupts_merged,
             "sram_conflicts": self.sram_conflicts,
             "dma_read_bytes": self.dma_bytes.0,
             "dma_write_bytes": self.dma_bytes.1,
@@ -73,7 +71,7 @@ impl Outcome {
             },
             "handlers": handlers,
             "functions": functions,
-            "profile": self.block_profile(program).to_json(),
+            "profile": self.block_profile().to_json(),
         })
     }
 }

@@ -2,46 +2,38 @@
 //! given ahead of their arrival land as if given at it, and the device
 //! runs the same whether driven in long or short steps.
 
+mod support;
+
 use irqsim_firmware::device::AHEAD;
-use irqsim_firmware::host::Host;
 use irqsim_firmware::{Effect, Nic, NicConfig};
 use irqsim_mips::Program;
+use support::Loopback;
 
 fn firmware() -> Program {
     Program::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/irqsim/programs/firmware/nic.elf"))).unwrap()
 }
 
-/// What a drive to a cycle leaves: instructions, frames accepted, dropped, sent and received by the host, interrupts.
+/// What a drive to a cycle leaves: instructions, frames accepted, dropped, sent and returned to the host, interrupts.
 type State = (u64, u64, u64, u64, u64, u64);
 
-/// Drives `cores` cores with the abstract host and a 64 B receive flood
+/// Drives `cores` cores with the loopback host and a 64 B receive flood
 /// (a frame every `gap` cycles) to cycle `end`, in steps of at most `step`
 /// cycles; frames are given `ahead` cycles before they arrive.
 fn drive(cores: usize, end: u64, step: u64, ahead: u64, gap: u64) -> State {
-    let cfg = NicConfig::from_sets(&[format!("cores={cores}"), "frame_bytes=64".into()]).unwrap();
+    let cfg = NicConfig::from_sets(&[format!("cores={cores}")]).unwrap();
     let (mut nic, _) = Nic::new(&firmware(), &cfg, None).unwrap();
-    let mut host = Host::new(64, cfg.cycles(cfg.host_ns), true, true);
-    let (mut next, mut effects) = (gap, vec![]);
+    let (mut host, mut effects) = (Loopback::new(64, gap), vec![]);
     while nic.now() < end {
         let now = nic.now();
-        for e in effects.drain(..) {
-            match e {
-                Effect::Interrupt { at, .. } => {
-                    assert!(at < now, "an interrupt at {at} is seen at {now}");
-                    host.interrupt(at)
-                }
+        for e in &effects {
+            match *e {
+                Effect::Interrupt { at, .. } => assert!(at < now, "an interrupt at {at} is seen at {now}"),
                 Effect::Transmit { at, .. } | Effect::DmaWrite { at, .. } => assert!(at <= now),
             }
         }
-        host.advance(now).unwrap();
-        for (mailbox, value) in host.mailboxes() {
-            nic.host_writes_mailbox(mailbox, value);
-        }
-        let to = (now + step).min(end).min(host.wake_at().map_or(u64::MAX, |t| t.max(now + 1)));
-        while next <= to + ahead {
-            nic.frame_arrives(next, 64);
-            next += gap;
-        }
+        host.sees(&mut nic, &mut effects);
+        let to = (now + step).min(end);
+        host.arrive_by(to + ahead, &mut nic);
         nic.advance(to, &mut host.mem, &mut effects).unwrap();
         assert!(nic.now() <= to && nic.now() > now);
         // Early only where the host must act: a frame left this cycle, or an interrupt was asked for in the last.
@@ -52,8 +44,10 @@ fn drive(cores: usize, end: u64, step: u64, ahead: u64, gap: u64) -> State {
         };
         assert!(nic.now() == to || effects.iter().any(due), "at {}: {effects:?}", nic.now());
     }
+    host.sees(&mut nic, &mut effects);
     let hw = nic.hardware();
-    (nic.instructions(), hw.accepted, hw.dropped, hw.sent, host.received, host.interrupts)
+    let (instructions, accepted, dropped, sent) = (nic.instructions(), hw.accepted, hw.dropped, hw.sent);
+    (instructions, accepted, dropped, sent, host.received(), host.interrupts)
 }
 
 #[test]
@@ -68,40 +62,29 @@ fn frames_given_ahead_land_as_if_given_at_their_cycle() {
 }
 
 /// Drives `cores` cores (cores `ahead` cycles ahead at most) as `drive`
-/// does, with a profile window from the first early return (a frame left
+/// does, in steps of at most 700 cycles, with a profile window from the first early return (a frame left
 /// or an interrupt was asked for: cores may be past it) after cycle 10,000
 /// to the first after 30,000: what the host sees after every step (cycle,
 /// instructions, effects), then the profile.
 fn trace(cores: usize, ahead: u64) -> (Vec<(u64, u64, Vec<Effect>)>, Vec<u64>, Vec<u64>, Vec<u64>) {
-    let cfg = NicConfig::from_sets(&[format!("cores={cores}"), "frame_bytes=64".into()]).unwrap();
+    let cfg = NicConfig::from_sets(&[format!("cores={cores}")]).unwrap();
     let (mut nic, _) = Nic::new(&firmware(), &cfg, None).unwrap();
     nic.set_ahead(ahead);
-    let mut host = Host::new(64, cfg.cycles(cfg.host_ns), true, true);
-    let (mut next, mut effects, mut seen, mut on, mut early) = (11, vec![], vec![], false, false);
+    let mut host = Loopback::new(64, 11);
+    let (mut effects, mut seen, mut on, mut early) = (vec![], vec![], false, false);
     loop {
         let now = nic.now();
         seen.push((now, nic.instructions(), effects.clone()));
         if on && early && now >= 30_000 {
             break;
         }
-        for e in effects.drain(..) {
-            if let Effect::Interrupt { at, .. } = e {
-                host.interrupt(at);
-            }
-        }
-        host.advance(now).unwrap();
-        for (mailbox, value) in host.mailboxes() {
-            nic.host_writes_mailbox(mailbox, value);
-        }
+        host.sees(&mut nic, &mut effects);
         if !on && early && now >= 10_000 {
             nic.begin_profile();
             on = true;
         }
-        let to = (now + 700).min(host.wake_at().map_or(u64::MAX, |t| t.max(now + 1)));
-        while next <= to {
-            nic.frame_arrives(next, 64);
-            next += 11;
-        }
+        let to = now + 700;
+        host.arrive_by(to, &mut nic);
         nic.advance(to, &mut host.mem, &mut effects).unwrap();
         early = nic.now() < to;
     }

@@ -175,7 +175,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parts::parts, m)?)?;
     m.add_function(wrap_pyfunction!(metric::declared, m)?)?;
     m.add_function(wrap_pyfunction!(exec::exec_program, m)?)?;
-    m.add_function(wrap_pyfunction!(firmware::nic_firmware, m)?)?;
     m.add_function(wrap_pyfunction!(firmware::vliw_table, m)?)?;
     error::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

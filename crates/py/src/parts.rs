@@ -1,5 +1,5 @@
 //! `irqsim parts`: every part of a scenario with its keys, from the core's
-//! parameter tables, and the programmable NIC's.
+//! parameter tables.
 
 use pyo3::prelude::*;
 
@@ -7,6 +7,5 @@ use pyo3::prelude::*;
 #[pyfunction]
 #[pyo3(signature = (markdown=false))]
 pub fn parts(markdown: bool) -> String {
-    let more = [irqsim_firmware::config::SECTION];
-    if markdown { irqsim_core::config::markdown(&more) } else { irqsim_core::config::parts_json(&more).to_string() }
+    if markdown { irqsim_core::config::markdown(&[]) } else { irqsim_core::config::parts_json(&[]).to_string() }
 }

@@ -184,9 +184,9 @@ pub const PARTS: &[Info] = &[
         part: Part::NicFirmware,
         section: "nic_firmware",
         title: "the programmable NIC",
-        help: "firmware in C on 1-8 MIPS cores with their own clock, SRAM, DMA engines and MAC, in place of the e1000-like NIC (docs/models/nic-firmware.md); the study's own keys (`traffic`, `frames`, ...) are `irqsim ilp --set` keys",
+        help: "firmware in C on 1-8 MIPS cores with their own clock, SRAM, DMA engines and MAC, in place of the e1000-like NIC (docs/models/nic-firmware.md)",
         params: crate::device::firmware::FirmwareConfig::PARAMS,
-        notes: "With `program` set, the e1000-like NIC's buffer, DMA and ring keys (`nic.rx_buffer_bytes`, `dma_bytes_per_cycle`, `rx_ring_frames`, `tx_queue_packets`), `bus.link_mbps`, `[coalesce]` and `[rss]` are refused (the firmware's SRAM slots, DMA engines, one return ring and its own interrupt moderation take their place), as are kernel code (`code.program`), `organisation = \"task\"` and workloads that send; without it every other key is refused.",
+        notes: "With `program` set, the e1000-like NIC's buffer, DMA and ring keys (`nic.rx_buffer_bytes`, `dma_bytes_per_cycle`, `rx_ring_frames`, `tx_queue_packets`), `bus.link_mbps`, `[coalesce]` and `[rss]` are refused (the firmware's SRAM slots, DMA engines, one return ring and its own interrupt moderation take their place), as is kernel code (`code.program`); `organisation = \"task\"` needs `owners`; without `program` every other key is refused.",
     },
 ];
 

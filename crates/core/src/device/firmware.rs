@@ -23,28 +23,36 @@
 //!   back, the driver has a transmit completion to clean.
 //! - An interrupt the firmware asks for is the NIC's interrupt on the
 //!   machine ([`Effect::Interrupt`]).
+//! - For the nic-firmware study: the host may keep the send ring full by
+//!   itself (`fill_send_ring_bytes`, a post per descriptor given back), a
+//!   window of frames is measured with the cores' profile
+//!   (`warmup_frames`, `window_frames`; irqsim-firmware's [`Window`]) and
+//!   the run ends with it, and task-level firmware runs with the handler
+//!   owners it is given (`owners`).
 //!
 //! Time: the NIC's cores run at their own clock; a host cycle `t` is NIC
 //! cycle `floor(t / ratio)`, and NIC cycle `c` starts at host cycle
 //! `ceil(c * ratio)` (`ratio` = host clock / NIC clock).
 
 use super::nic::Nic as HostQueue;
-use irqsim_params::{Param, absent};
 use crate::engine::Time;
 use irqsim_firmware::config as fw;
 use irqsim_firmware::memory::{BUF, Memory, RECV_BUFS, RECV_RING, RET_RING, RING, SEND_BUFS, SEND_RING, STATUS};
 use irqsim_firmware::nic::Mailbox;
-use irqsim_firmware::{Effect, HostMemory, Nic, NicConfig, Organisation};
+use irqsim_firmware::profile::HANDLERS;
+use irqsim_firmware::{Effect, HostMemory, Measured, Nic, NicConfig, Organisation, Window};
 use irqsim_mips::Program;
+use irqsim_params::{Param, Range, Type, absent, d};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// The longest frame the MAC takes (Ethernet without jumbo frames).
 const MAX_FRAME_BYTES: u32 = 1518;
 
-/// `[nic_firmware]`; keys: [`FirmwareConfig::PARAMS`]. The device's keys
-/// stay a table, checked against irqsim-firmware's own parameters, which
-/// turn it into the device's settings ([`NicConfig::from_table`]).
+/// `[nic_firmware]`; keys: [`FirmwareConfig::PARAMS`]. The keys stay a
+/// table: the device's are checked against irqsim-firmware's own
+/// parameters, which turn them into the device's settings
+/// ([`NicConfig::from_table`]); the host's (`HOST_KEYS`) are read here.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct FirmwareConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -70,16 +78,72 @@ impl FirmwareConfig {
         fw::DMA_READ_NS,
         fw::DMA_WRITE_NS,
         fw::SRAM_BANKS,
+        Param::of(
+            "owners",
+            Type::IntList,
+            "",
+            absent("frame-level: any core runs any handler"),
+            Range::Int(0, 7),
+            "task-level (`organisation = \"task\"`, required there): the core of each of the firmware's 8 handlers, in the order of crates/firmware's `HANDLERS` (the nic-firmware study assigns them from a 1-core run's handler cycles)",
+        ),
+        Param::int(
+            "fill_send_ring_bytes",
+            "bytes",
+            d("0"),
+            0,
+            MAX_FRAME_BYTES as i128,
+            "the host keeps the firmware's send ring full of frames of this size: one posted for each descriptor the status block gives back, at the instant the host sees it (no CPU cost); 0: the host sends only what the workload sends",
+        ),
+        Param::int("warmup_frames", "", d("0"), 0, 100_000_000, "frames done (put on the wire plus returned to the host) before the measured window starts"),
+        Param::int(
+            "window_frames",
+            "",
+            d("0"),
+            0,
+            100_000_000,
+            "frames done in the measured window (its NIC cycles, instructions and profile: the `nic_firmware_window_*` metrics and the report's `nic_firmware` part); the run ends when the window does; 0: no window",
+        ),
     ];
+
+    /// The section's keys that are the machine's, not the device's.
+    const HOST_KEYS: [&'static str; 4] = ["owners", "fill_send_ring_bytes", "warmup_frames", "window_frames"];
 
     pub fn selected(&self) -> bool {
         self.program.is_some()
     }
 
-    /// The device's settings (the study's own keys keep their defaults:
-    /// the machine's workload is the wire, its kernel the host).
+    /// The device's settings.
     fn device(&self) -> Result<NicConfig, (String, String)> {
-        NicConfig::from_table(&self.device).map_err(|msg| ("nic_firmware".into(), msg))
+        let mut t = self.device.clone();
+        t.retain(|k, _| !Self::HOST_KEYS.contains(&k));
+        NicConfig::from_table(&t).map_err(|msg| ("nic_firmware".into(), msg))
+    }
+
+    /// An integer key of the machine's (checked by the scenario's loader), or 0.
+    fn count(&self, key: &str) -> u64 {
+        self.device.get(key).and_then(toml::Value::as_integer).unwrap_or(0) as u64
+    }
+
+    /// The handler owners (task-level), checked against the cores.
+    fn owners(&self, cfg: &NicConfig) -> Result<Option<Vec<u32>>, (String, String)> {
+        let err = |msg: String| ("nic_firmware.owners".to_string(), msg);
+        let given: Option<Vec<u32>> =
+            self.device.get("owners").and_then(|v| v.as_array()).map(|a| a.iter().filter_map(|x| x.as_integer()).map(|x| x as u32).collect());
+        match (cfg.organisation, given) {
+            (Organisation::Frame, None) => Ok(None),
+            (Organisation::Frame, Some(_)) => Err(err("only used by task-level firmware (`organisation = \"task\"`); remove the key".into())),
+            (Organisation::Task, None) => Err((
+                "nic_firmware.organisation".into(),
+                "task-level firmware needs `owners`: the core of each of its 8 handlers (the nic-firmware study takes them from a 1-core run)".into(),
+            )),
+            (Organisation::Task, Some(o)) if o.len() != HANDLERS.len() => {
+                Err(err(format!("one core per handler: expected {} entries ({}), got {}", HANDLERS.len(), HANDLERS.join(", "), o.len())))
+            }
+            (Organisation::Task, Some(o)) => match o.iter().find(|&&k| k as usize >= cfg.cores) {
+                Some(k) => Err(err(format!("core {k} does not exist (`nic_firmware.cores` is {})", cfg.cores))),
+                None => Ok(Some(o)),
+            },
+        }
     }
 }
 
@@ -102,6 +166,10 @@ pub struct Firmware {
     send_posted: u64,
     sending: VecDeque<u32>,
     send_done: u64,
+    /// Frames of this size the host keeps the send ring full of (0: none).
+    fill: u32,
+    /// The measured window (`window_frames`).
+    window: Window,
     /// Interrupts the firmware asked for.
     pub interrupts: u64,
     /// Something the host must see came since the last [`Firmware::effects`].
@@ -119,6 +187,8 @@ pub struct Seen {
     /// Frames the MAC put on the wire, and their bytes.
     pub sent: u64,
     pub sent_bytes: u64,
+    /// The measured window ended: the run ends here.
+    pub window_ended: bool,
 }
 
 impl Firmware {
@@ -129,11 +199,14 @@ impl Firmware {
         // The loader's errors name the file.
         let program = Program::load(&path).map_err(|e| ("nic_firmware.program".to_string(), e.to_string()))?;
         let cfg = c.device()?;
-        if cfg.organisation == Organisation::Task {
-            let msg = "task-level firmware needs handler owners from a 1-core profile (`irqsim ilp`); on the machine use `frame`";
-            return Err(("nic_firmware.organisation".into(), msg.into()));
+        let owners = c.owners(&cfg)?;
+        if c.count("window_frames") == 0 && c.count("warmup_frames") > 0 {
+            return Err((
+                "nic_firmware.warmup_frames".into(),
+                "the warm-up of a measured window: set `nic_firmware.window_frames` too, or remove the key".into(),
+            ));
         }
-        let (nic, _) = Nic::new(&program, &cfg, None).map_err(|e| ("nic_firmware.program".to_string(), e.to_string()))?;
+        let (nic, owners) = Nic::new(&program, &cfg, owners.as_deref()).map_err(|e| ("nic_firmware.program".to_string(), e.to_string()))?;
         let mut f = Firmware {
             nic,
             mem: Memory::default(),
@@ -145,6 +218,8 @@ impl Firmware {
             send_posted: 0,
             sending: VecDeque::new(),
             send_done: 0,
+            fill: c.count("fill_send_ring_bytes") as u32,
+            window: Window::new(&cfg, owners, c.count("warmup_frames"), c.count("window_frames")),
             interrupts: 0,
             due: false,
         };
@@ -229,7 +304,10 @@ impl Firmware {
         let done = u64::from(self.mem.read(STATUS));
         if done > self.send_done {
             if done > self.send_posted - self.sending.len() as u64 {
-                return Err(format!("the status block gives back {done} send descriptors, but only {} frames were sent", self.send_posted - self.sending.len() as u64));
+                return Err(format!(
+                    "the status block gives back {done} send descriptors, but only {} frames were sent",
+                    self.send_posted - self.sending.len() as u64
+                ));
             }
             self.send_done = done;
             host.tx_done_pending = true;
@@ -240,6 +318,7 @@ impl Firmware {
             host.receive_from(arrival, now, bytes);
             self.returned += 1;
         }
+        seen.window_ended = self.window.observe(&mut self.nic, self.returned);
         Ok(seen)
     }
 
@@ -289,9 +368,20 @@ impl Firmware {
         Ok((arrival, bytes))
     }
 
+    /// The host posts what it has to post before the NIC runs on: a
+    /// receive buffer per frame the driver has taken (`taken` in all), and
+    /// with `fill_send_ring_bytes` a frame to send per send descriptor
+    /// given back; returns the frames it posted to send.
+    pub fn post(&mut self, taken: u64) -> u64 {
+        self.post_buffers(taken);
+        let before = self.send_posted;
+        while self.fill > 0 && self.send(self.fill) {}
+        self.send_posted - before
+    }
+
     /// The driver has taken `taken` frames in all: it keeps the receive
     /// ring full behind them (a buffer per frame taken).
-    pub fn post_buffers(&mut self, taken: u64) {
+    fn post_buffers(&mut self, taken: u64) {
         let want = taken + RING;
         if want == self.posted {
             return;
@@ -318,6 +408,11 @@ impl Firmware {
     /// Instructions the firmware's cores completed.
     pub fn instructions(&self) -> u64 {
         self.nic.instructions()
+    }
+
+    /// The measured window, once it has ended.
+    pub fn window(&self) -> Option<&Measured> {
+        self.window.measured()
     }
 }
 

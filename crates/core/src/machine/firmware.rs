@@ -7,7 +7,9 @@
 //! host reads the returned frames into its receive queue and the NIC's
 //! interrupt is raised as any NIC's is. For
 //! every frame the driver has taken, the host posts a fresh receive buffer
-//! before the NIC runs on.
+//! before the NIC runs on (and, with `fill_send_ring_bytes`, a frame to
+//! send for each send descriptor given back). A measured window
+//! (`window_frames`) ends the run when it ends.
 
 use super::{Machine, SLICE};
 use crate::engine::{Key, Time, key_time};
@@ -38,7 +40,7 @@ impl Machine {
         let horizon = event.min(before.saturating_add(SLICE));
         let waiting = self.net.nic.rx_waiting() as u64;
         let f = self.net.firmware.as_mut().expect("firmware part selected");
-        f.post_buffers(f.returned() - waiting);
+        self.net.counters.tx_offered += f.post(f.returned() - waiting);
         if let Err(msg) = f.advance(horizon) {
             return Err(Error::Code { file: self.name().to_string(), msg: format!("nic_firmware: {msg}") });
         }
@@ -72,8 +74,14 @@ impl Machine {
             self.net.counters.tx_sent_bytes += seen.sent_bytes;
             self.timeline.mark(now, "frame sent");
         }
-        if seen.interrupt {
+        // An interrupt for frames an earlier one already took finds nothing: not taken.
+        if seen.interrupt && self.net.nic.rx_waiting() > 0 {
             self.raise_nic_irq();
+        }
+        if seen.window_ended {
+            // `nic_firmware.window_frames`: the run ends with its window.
+            self.end = now;
+            self.queue.schedule(now, super::Event::End);
         }
         Ok(())
     }

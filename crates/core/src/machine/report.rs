@@ -71,6 +71,7 @@ impl Report {
             bins: m.threads.iter().map(|t| t.bins()).collect(),
             context_bins: m.threads.iter().map(|t| t.context_bins()).collect(),
             code_bins: m.code.as_ref().map_or_else(Vec::new, |c| c.counts.clone()),
+            nic_firmware: m.net.firmware.as_ref().and_then(|f| f.window()).map(|w| w.to_json()),
             contexts: (0..policy.contexts()).map(|c| policy.context_name(c).to_string()).collect(),
             records,
             laws,
@@ -146,6 +147,13 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     }
     if let Some(f) = &n.firmware {
         metrics.extend(named([("nic_firmware_instructions", f.instructions() as f64), ("nic_firmware_interrupts", f.interrupts as f64), ("nic_firmware_cycles", f.now() as f64)]));
+        let w = f.window();
+        let window = |x: fn(&irqsim_firmware::Measured) -> u64| w.map_or(0.0, |w| x(w) as f64);
+        metrics.extend(named([
+            ("nic_firmware_window_cycles", window(|w| w.cycles)),
+            ("nic_firmware_window_frames", window(|w| w.frames)),
+            ("nic_firmware_window_instructions", window(|w| w.instructions)),
+        ]));
     }
     metrics.extend(latency_metrics("latency", n.latencies.distribution(), m.clock_mhz));
     laws.push(Law {

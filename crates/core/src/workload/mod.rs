@@ -78,11 +78,11 @@ impl Workload {
         Workload::Flood { receive: direction == Direction::Rx, bytes: packet_bytes, gap: gap_cycles, started: false }
     }
 
-    pub fn arrivals(&ArrivalsConfig { process, rate_pps, packet_bytes }: &ArrivalsConfig, host: &Host) -> Self {
-        let mean_gap = host.clock_mhz * 1e6 / rate_pps;
+    pub fn arrivals(&ArrivalsConfig { process, rate_pps, packet_bytes, first_ns }: &ArrivalsConfig, host: &Host) -> Self {
+        let (mean_gap, next) = (host.clock_mhz * 1e6 / rate_pps, first_ns * host.clock_mhz / 1000.0);
         match process {
-            Process::Periodic => Workload::Periodic { gap: mean_gap, bytes: packet_bytes, next: 0.0 },
-            Process::Poisson => Workload::Poisson { mean_gap, bytes: packet_bytes, next: 0.0, rng: Pcg64Mcg::seed_from_u64(host.seed) },
+            Process::Periodic => Workload::Periodic { gap: mean_gap, bytes: packet_bytes, next },
+            Process::Poisson => Workload::Poisson { mean_gap, bytes: packet_bytes, next, rng: Pcg64Mcg::seed_from_u64(host.seed) },
         }
     }
 
