@@ -6,8 +6,8 @@ its unit and meaning, the cycle bins of each hardware thread, the latency
 CDF and, when the run recorded one, the interactive timeline
 (``report_timeline.js``: a track per hardware context and device, zoom, pan,
 flow arrows from a device event to its handler). For a sweep directory: a
-plot per metric against one key, a line per value of the other keys, the
-seeds' 95% interval as error bars. Charts are inline SVG drawn here.
+plot per metric against one key, a line per value of the other keys (a zip
+key's partners move with it), the seeds' 95% interval as error bars. Charts are inline SVG drawn here.
 """
 
 from __future__ import annotations
@@ -199,7 +199,8 @@ def sweep_page(d: Path, x: str | None) -> str:
     from irqsim.sweeps import dataset
 
     spec = tomllib.loads(read_text(d / "sweep.toml"))
-    keys = [*spec.get("grid", {}), *spec.get("zip", {})]
+    zipped = list(spec.get("zip", {}))
+    keys = [*spec.get("grid", {}), *zipped]
     if not keys:
         raise IrqsimError(f"{d / 'sweep.toml'}: the sweep varies no key: nothing to plot against")
     x = x or keys[0]
@@ -207,10 +208,12 @@ def sweep_page(d: Path, x: str | None) -> str:
         raise IrqsimError(f"{d / 'sweep.toml'}: `{x}` is not a grid key; grid keys: {', '.join(keys)}")
     results = dataset.load(d)
     summary = dataset.summarize(results, keys)
-    others = [k for k in keys if k != x]
+    # A zip key's partners move with it: one line per value of the other keys, not per partner value.
+    partners = [k for k in zipped if k != x] if x in zipped else []
+    others = [k for k in keys if k != x and k not in partners]
     body = [f"<h1>irqsim sweep: {_e(spec['scenario'])}</h1>"]
     body.append(f"<p>{len(results)} runs ({int((results['status'] != 'ok').sum())} failed), seeds {_e(spec['seeds'])}; mean and 95% interval over seeds against <code>{_e(x)}</code>.</p>")
-    xlabel = key_label(x)
+    xlabel = key_label(x) + (f", with {', '.join(partners)}" if partners else "")
     numeric = summary[x].dtype.kind in "iuf"
     ticks = list(dict.fromkeys(summary[x]))
     plots = []
