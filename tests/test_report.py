@@ -91,6 +91,10 @@ def test_sweep_report_against_a_zip_key_draws_a_line_per_other_key(zip_sweep, tm
     plots = text.count('class="metric-plot"')
     assert plots > 10 and text.count("<polyline") == 2 * plots
     assert "workload.packet_bytes (bytes), with nic.rx_buffer_bytes" in text
+    # Against the grid key, whose values are names: a line per zip row, the names as ticks.
+    assert cli("report", str(zip_sweep), "-o", str(page), "--x", "cpu.context_policy").returncode == 0
+    text = page.read_text()
+    assert text.count("<polyline") == 3 * plots and text.count(">single</text>") == text.count(">multithreaded</text>") == plots
 
 
 def test_report_of_another_directory_is_one_line(cli, tmp_path):

@@ -59,8 +59,11 @@ def _ticks(lo: float, hi: float, n: int = 5) -> list[float]:
 class Chart:
     """An SVG chart: axes with ticks, then lines, points and error bars in data coordinates."""
 
-    def __init__(self, xs: list[float], ys: list[float], xlabel: str, ylabel: str, w: int = 520, h: int = 300):
+    def __init__(self, xs: list[float], ys: list[float], xlabel: str, ylabel: str, w: int = 520, h: int = 300, xticks: list[str] | None = None):
+        """``xticks``: category names, drawn at x = 0, 1, ... in place of numbers."""
         self.w, self.h, self.l, self.b = w, h, 64, 44
+        if xticks:
+            xs = [-0.5, len(xticks) - 0.5]
         finite = lambda v: [a for a in v if math.isfinite(a)] or [0.0, 1.0]  # noqa: E731
         self.x0, self.x1 = min(finite(xs)), max(finite(xs))
         self.y0, self.y1 = min(0.0, *finite(ys)), max(finite(ys))
@@ -70,8 +73,8 @@ class Chart:
             self.y1 = self.y0 + 1
         self.parts = [f'<line class="axisline" x1="{self.l}" y1="{h - self.b}" x2="{w - 10}" y2="{h - self.b}"/>']
         self.parts.append(f'<line class="axisline" x1="{self.l}" y1="10" x2="{self.l}" y2="{h - self.b}"/>')
-        for t in _ticks(self.x0, self.x1):
-            self.parts.append(f'<text x="{self.px(t):.1f}" y="{h - self.b + 14}" text-anchor="middle">{t:g}</text>')
+        for t, name in enumerate(xticks) if xticks else ((t, f"{t:g}") for t in _ticks(self.x0, self.x1)):
+            self.parts.append(f'<text x="{self.px(t):.1f}" y="{h - self.b + 14}" text-anchor="middle">{_e(name)}</text>')
         for t in _ticks(self.y0, self.y1):
             self.parts.append(f'<line class="grid" x1="{self.l}" x2="{w - 10}" y1="{self.py(t):.1f}" y2="{self.py(t):.1f}"/>')
             self.parts.append(f'<text x="{self.l - 4}" y="{self.py(t) + 4:.1f}" text-anchor="end">{t:g}</text>')
@@ -95,7 +98,8 @@ class Chart:
 
     def svg(self, legend: list[tuple[str, str]] = ()) -> str:
         items = "".join(f'<text x="{self.w + 8}" y="{20 + 15 * i}">{_swatch(c)} {_e(name)}</text>' for i, (name, c) in enumerate(legend))
-        width = self.w + (260 if legend else 0)
+        # Wide enough for the longest label (about 6.5 px a character at 11 px).
+        width = self.w + (24 + round(6.5 * max(len(name) for name, _ in legend)) if legend else 0)
         return f'<svg width="{width}" height="{self.h}" viewBox="0 0 {width} {self.h}">{"".join(self.parts)}{items}</svg>'
 
 
@@ -219,7 +223,7 @@ def sweep_page(d: Path, x: str | None) -> str:
     plots = []
     for metric, rows in summary.groupby("metric", sort=False):
         xs_of = (lambda g: [float(v) for v in g[x]]) if numeric else (lambda g: [float(ticks.index(v)) for v in g[x]])
-        c = Chart(xs_of(rows), list(rows["ci95_high"].fillna(rows["mean"])) + list(rows["mean"]), xlabel, f"{metric} ({metrics.unit(metric) or '?'})", w=420, h=260)
+        c = Chart(xs_of(rows), list(rows["ci95_high"].fillna(rows["mean"])) + list(rows["mean"]), xlabel, f"{metric} ({metrics.unit(metric) or '?'})", w=420, h=260, xticks=None if numeric else [str(t) for t in ticks])
         legend = []
         groups = rows.groupby(others, sort=False) if others else [((), rows)]
         for i, (point, g) in enumerate(groups):
@@ -229,8 +233,6 @@ def sweep_page(d: Path, x: str | None) -> str:
             c.line(xs_of(g), list(g["mean"]), PALETTE[i % len(PALETTE)], label, list(g["ci95_low"]), list(g["ci95_high"]))
             legend.append((label, PALETTE[i % len(PALETTE)]))
         plots.append(f'<figure class="metric-plot"><figcaption><code>{_e(metric)}</code>: {_e(metrics.label(metric, 200))}</figcaption>{c.svg(legend if len(legend) > 1 else [])}</figure>')
-    if not numeric:
-        body.append("<p>x positions: " + ", ".join(f"{i} = {_e(t)}" for i, t in enumerate(ticks)) + "</p>")
     body.append('<div class="plots">' + "".join(plots) + "</div>")
     return "\n".join(body)
 
