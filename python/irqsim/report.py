@@ -140,7 +140,8 @@ def _cdf_svg(latencies) -> str:
         return "<p>No packet was delivered: no latencies.</p>"
     idx = np.unique(np.linspace(0, len(v) - 1, min(len(v), 800)).astype(int))
     c = Chart(list(v[idx]), [0.0, 1.0], "receive latency (µs)", "share of packets at or below")
-    c.line(list(v[idx]), list((idx + 1) / len(v)), PALETTE[0], "latency CDF")
+    # From 0 at the least latency, so that a few packets still show a rise.
+    c.line([v[0], *v[idx]], [0.0, *((idx + 1) / len(v))], PALETTE[0], "latency CDF")
     return c.svg()
 
 
