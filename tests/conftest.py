@@ -26,6 +26,22 @@ def cli():
     return run
 
 
+@pytest.fixture(scope="session")
+def zip_sweep(tmp_path_factory) -> Path:
+    """A finished sweep with a grid key and two zip keys (one line per zip
+    row, or per grid value against a zip key), 2 seeds of 2 ms runs."""
+    out = tmp_path_factory.mktemp("zip-sweep")
+    spec = {
+        "scenario": "mt-interrupts/driver-rx-single",
+        "seeds": 2,
+        "set": {"run.duration_ms": 2.0},
+        "grid": {"cpu.context_policy": ["single", "multithreaded"]},
+        "zip": {"workload.packet_bytes": [200, 800, 1500], "nic.rx_buffer_bytes": [4096, 8192, 16384]},
+    }
+    irqsim.sweep(spec, out=out, workers=1)
+    return out
+
+
 def interrupt(p: subprocess.Popen, first_line: bytes, delay: float = 0.0) -> str:
     """Sends SIGINT to ``p`` once it has printed ``first_line`` (and ``delay``
     seconds more), waits for it to end (killing it after a minute); returns its stderr."""

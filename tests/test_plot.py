@@ -95,20 +95,12 @@ def test_study_figures(tmp_path):
     }
 
 
-def test_sweep_plot_labels_units_groups_zip_rows_and_keeps_the_legend_off_the_data(tmp_path, monkeypatch):
+def test_sweep_plot_labels_units_groups_zip_rows_and_keeps_the_legend_off_the_data(zip_sweep, tmp_path, monkeypatch):
     """A zip key's partner moves with it (one line, not one per partner value);
     the axes name the meaning and unit; the legend sits outside the axes."""
     from irqsim import plot
 
-    out = tmp_path / "s"
-    spec = {
-        "scenario": "mt-interrupts/driver-rx-single",
-        "seeds": 2,
-        "set": {"run.duration_ms": 2.0},
-        "grid": {"cpu.context_policy": ["single", "multithreaded"]},
-        "zip": {"workload.packet_bytes": [200, 800, 1500], "nic.rx_buffer_bytes": [4096, 8192, 16384]},
-    }
-    irqsim.sweep(spec, out=out, workers=1)
+    out = zip_sweep
     figs = []
     monkeypatch.setattr(plot, "save_figure", lambda fig, output: figs.append(fig))
     lines = sweep_figure(out, "latency_p99_us", "workload.packet_bytes", tmp_path / "z.png")

@@ -82,6 +82,21 @@ def test_sweep_report_has_a_plot_per_metric_with_seed_error_bars(tmp_path, cli):
     assert dom.count('class="errorbar"') >= 2 * 2 * 10  # two lines of two points, for most metrics
 
 
+def test_sweep_report_against_a_zip_key_draws_a_line_per_other_key(zip_sweep, tmp_path, cli):
+    """A zip key's partner moves with it: against that key, one line per value
+    of the grid key (two), not one per partner value (the figures' old fault)."""
+    page = tmp_path / "zip.html"
+    assert cli("report", str(zip_sweep), "-o", str(page), "--x", "workload.packet_bytes").returncode == 0
+    text = page.read_text()
+    plots = text.count('class="metric-plot"')
+    assert plots > 10 and text.count("<polyline") == 2 * plots
+    assert "workload.packet_bytes (bytes), with nic.rx_buffer_bytes" in text
+    # Against the grid key, whose values are names: a line per zip row, the names as ticks.
+    assert cli("report", str(zip_sweep), "-o", str(page), "--x", "cpu.context_policy").returncode == 0
+    text = page.read_text()
+    assert text.count("<polyline") == 3 * plots and text.count(">single</text>") == text.count(">multithreaded</text>") == plots
+
+
 def test_report_of_another_directory_is_one_line(cli, tmp_path):
     p = cli("report", str(tmp_path), "-o", str(tmp_path / "r.html"))
     assert p.returncode == 2 and "neither a run's output directory" in p.stderr and p.stderr.count("\n") == 1

@@ -6,8 +6,8 @@ its unit and meaning, the cycle bins of each hardware thread, the latency
 CDF and, when the run recorded one, the interactive timeline
 (``report_timeline.js``: a track per hardware context and device, zoom, pan,
 flow arrows from a device event to its handler). For a sweep directory: a
-plot per metric against one key, a line per value of the other keys, the
-seeds' 95% interval as error bars. Charts are inline SVG drawn here.
+plot per metric against one key, a line per value of the other keys (a zip
+key's partners move with it), the seeds' 95% interval as error bars. Charts are inline SVG drawn here.
 """
 
 from __future__ import annotations
@@ -59,8 +59,11 @@ def _ticks(lo: float, hi: float, n: int = 5) -> list[float]:
 class Chart:
     """An SVG chart: axes with ticks, then lines, points and error bars in data coordinates."""
 
-    def __init__(self, xs: list[float], ys: list[float], xlabel: str, ylabel: str, w: int = 520, h: int = 300):
+    def __init__(self, xs: list[float], ys: list[float], xlabel: str, ylabel: str, w: int = 520, h: int = 300, xticks: list[str] | None = None):
+        """``xticks``: category names, drawn at x = 0, 1, ... in place of numbers."""
         self.w, self.h, self.l, self.b = w, h, 64, 44
+        if xticks:
+            xs = [-0.5, len(xticks) - 0.5]
         finite = lambda v: [a for a in v if math.isfinite(a)] or [0.0, 1.0]  # noqa: E731
         self.x0, self.x1 = min(finite(xs)), max(finite(xs))
         self.y0, self.y1 = min(0.0, *finite(ys)), max(finite(ys))
@@ -70,8 +73,8 @@ class Chart:
             self.y1 = self.y0 + 1
         self.parts = [f'<line class="axisline" x1="{self.l}" y1="{h - self.b}" x2="{w - 10}" y2="{h - self.b}"/>']
         self.parts.append(f'<line class="axisline" x1="{self.l}" y1="10" x2="{self.l}" y2="{h - self.b}"/>')
-        for t in _ticks(self.x0, self.x1):
-            self.parts.append(f'<text x="{self.px(t):.1f}" y="{h - self.b + 14}" text-anchor="middle">{t:g}</text>')
+        for t, name in enumerate(xticks) if xticks else ((t, f"{t:g}") for t in _ticks(self.x0, self.x1)):
+            self.parts.append(f'<text x="{self.px(t):.1f}" y="{h - self.b + 14}" text-anchor="middle">{_e(name)}</text>')
         for t in _ticks(self.y0, self.y1):
             self.parts.append(f'<line class="grid" x1="{self.l}" x2="{w - 10}" y1="{self.py(t):.1f}" y2="{self.py(t):.1f}"/>')
             self.parts.append(f'<text x="{self.l - 4}" y="{self.py(t) + 4:.1f}" text-anchor="end">{t:g}</text>')
@@ -95,7 +98,8 @@ class Chart:
 
     def svg(self, legend: list[tuple[str, str]] = ()) -> str:
         items = "".join(f'<text x="{self.w + 8}" y="{20 + 15 * i}">{_swatch(c)} {_e(name)}</text>' for i, (name, c) in enumerate(legend))
-        width = self.w + (260 if legend else 0)
+        # Wide enough for the longest label (about 6.5 px a character at 11 px).
+        width = self.w + (24 + round(6.5 * max(len(name) for name, _ in legend)) if legend else 0)
         return f'<svg width="{width}" height="{self.h}" viewBox="0 0 {width} {self.h}">{"".join(self.parts)}{items}</svg>'
 
 
@@ -136,7 +140,8 @@ def _cdf_svg(latencies) -> str:
         return "<p>No packet was delivered: no latencies.</p>"
     idx = np.unique(np.linspace(0, len(v) - 1, min(len(v), 800)).astype(int))
     c = Chart(list(v[idx]), [0.0, 1.0], "receive latency (µs)", "share of packets at or below")
-    c.line(list(v[idx]), list((idx + 1) / len(v)), PALETTE[0], "latency CDF")
+    # From 0 at the least latency, so that a few packets still show a rise.
+    c.line([v[0], *v[idx]], [0.0, *((idx + 1) / len(v))], PALETTE[0], "latency CDF")
     return c.svg()
 
 
@@ -199,7 +204,8 @@ def sweep_page(d: Path, x: str | None) -> str:
     from irqsim.sweeps import dataset
 
     spec = tomllib.loads(read_text(d / "sweep.toml"))
-    keys = [*spec.get("grid", {}), *spec.get("zip", {})]
+    zipped = list(spec.get("zip", {}))
+    keys = [*spec.get("grid", {}), *zipped]
     if not keys:
         raise IrqsimError(f"{d / 'sweep.toml'}: the sweep varies no key: nothing to plot against")
     x = x or keys[0]
@@ -207,16 +213,18 @@ def sweep_page(d: Path, x: str | None) -> str:
         raise IrqsimError(f"{d / 'sweep.toml'}: `{x}` is not a grid key; grid keys: {', '.join(keys)}")
     results = dataset.load(d)
     summary = dataset.summarize(results, keys)
-    others = [k for k in keys if k != x]
+    # A zip key's partners move with it: one line per value of the other keys, not per partner value.
+    partners = [k for k in zipped if k != x] if x in zipped else []
+    others = [k for k in keys if k != x and k not in partners]
     body = [f"<h1>irqsim sweep: {_e(spec['scenario'])}</h1>"]
     body.append(f"<p>{len(results)} runs ({int((results['status'] != 'ok').sum())} failed), seeds {_e(spec['seeds'])}; mean and 95% interval over seeds against <code>{_e(x)}</code>.</p>")
-    xlabel = key_label(x)
+    xlabel = key_label(x) + (f", with {', '.join(partners)}" if partners else "")
     numeric = summary[x].dtype.kind in "iuf"
     ticks = list(dict.fromkeys(summary[x]))
     plots = []
     for metric, rows in summary.groupby("metric", sort=False):
         xs_of = (lambda g: [float(v) for v in g[x]]) if numeric else (lambda g: [float(ticks.index(v)) for v in g[x]])
-        c = Chart(xs_of(rows), list(rows["ci95_high"].fillna(rows["mean"])) + list(rows["mean"]), xlabel, f"{metric} ({metrics.unit(metric) or '?'})", w=420, h=260)
+        c = Chart(xs_of(rows), list(rows["ci95_high"].fillna(rows["mean"])) + list(rows["mean"]), xlabel, f"{metric} ({metrics.unit(metric) or '?'})", w=420, h=260, xticks=None if numeric else [str(t) for t in ticks])
         legend = []
         groups = rows.groupby(others, sort=False) if others else [((), rows)]
         for i, (point, g) in enumerate(groups):
@@ -226,8 +234,6 @@ def sweep_page(d: Path, x: str | None) -> str:
             c.line(xs_of(g), list(g["mean"]), PALETTE[i % len(PALETTE)], label, list(g["ci95_low"]), list(g["ci95_high"]))
             legend.append((label, PALETTE[i % len(PALETTE)]))
         plots.append(f'<figure class="metric-plot"><figcaption><code>{_e(metric)}</code>: {_e(metrics.label(metric, 200))}</figcaption>{c.svg(legend if len(legend) > 1 else [])}</figure>')
-    if not numeric:
-        body.append("<p>x positions: " + ", ".join(f"{i} = {_e(t)}" for i, t in enumerate(ticks)) + "</p>")
     body.append('<div class="plots">' + "".join(plots) + "</div>")
     return "\n".join(body)
 
