@@ -16,7 +16,7 @@
 #include "kernel.h"
 #include "nic_rx.h"
 
-#define NAPI_TEXT __attribute__((section(".napi.text"), noinline))
+#define NAPI_TEXT __attribute__((section(".napi.text")))
 
 const u32 nic_napi_instances __attribute__((section(".napi.rodata"))) = 1;
 
