@@ -6,9 +6,12 @@
    NAPI part decides when it runs (NET_RX, the NAPI thread or a
    busy-polling recv) and whether the interrupt comes back.
 
-   NIC 0 has one receive ring, so this driver serves one NAPI instance,
-   queue 0, and no RPS backlog: `nic_napi_instances` says so, and the
-   machine refuses rss.queues > 1 and rss.rps_cpus with this kernel.
+   NIC 0 has one receive ring, and the socket queues, the route cache
+   and conntrack have one producer, the one bottom half (socket.c): polls
+   of several queues or RPS backlogs on several CPUs would race there. So
+   this driver serves one NAPI instance, queue 0, and no RPS backlog:
+   `nic_napi_instances` says so, and the machine refuses rss.queues > 1
+   and rss.rps_cpus with this kernel.
 
    Linked last, its text after the kernel's rodata and its data in a
    section of its own, so every address the other paths use stays put
