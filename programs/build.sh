@@ -38,17 +38,31 @@ done
 # with a fake NIC in memory and a test driver, which qemu-mips runs too;
 # kernel/measure-*: the same with counters read around each activity.
 ksrc=(kernel/init.c kernel/skb.c kernel/nic.c kernel/ip.c kernel/route.c kernel/socket.c kernel/nat.c)
-"$CC" "${flags[@]}" -Wl,-e,kernel_init -o "$out/kernel/host.elf" rt/rt.c "${ksrc[@]}" kernel/app.c
-"$CC" "${flags[@]}" -DCONFIG_FORWARD=1 -Wl,-e,kernel_init -o "$out/kernel/nat.elf" rt/rt.c "${ksrc[@]}" kernel/app.c
+# kernel_elf OUT ARGS: a machine kernel with its NAPI entries (kernel/napi.c)
+# placed after everything else (kernel/napi.ld: its code after the rodata)
+# and the data segment pinned where the kernel without them has it, so no
+# address of the other paths moves (the SMT study's cache sets); 4 KiB file
+# alignment keeps the gap before the pinned data small.
+kernel_elf() {
+    local elf=$1 bare=$out/kernel/.bare.elf
+    shift
+    "$CC" "${flags[@]}" -Wl,-e,kernel_init -o "$bare" "$@"
+    local data
+    data=0x$(mips-linux-gnu-nm "$bare" | awk '$3 == "_fdata" { print $1 }')
+    rm "$bare"
+    "$CC" "${flags[@]}" -Wl,-e,kernel_init -Wl,-T,kernel/napi.ld -Wl,--section-start=.data="$data" -Wl,-z,max-page-size=4096 -o "$elf" "$@" kernel/napi.c
+}
+kernel_elf "$out/kernel/host.elf" rt/rt.c "${ksrc[@]}" kernel/app.c
+kernel_elf "$out/kernel/nat.elf" -DCONFIG_FORWARD=1 rt/rt.c "${ksrc[@]}" kernel/app.c
 # kernel/*-sched: the same with 2.6.11's scheduler (kernel/sched.c), the SMT
 # study's non-default option.
-"$CC" "${flags[@]}" -DCONFIG_SCHED -Wl,-e,kernel_init -o "$out/kernel/host-sched.elf" rt/rt.c "${ksrc[@]}" kernel/app.c kernel/sched.c
-"$CC" "${flags[@]}" -DCONFIG_SCHED -DCONFIG_FORWARD=1 -Wl,-e,kernel_init -o "$out/kernel/nat-sched.elf" rt/rt.c "${ksrc[@]}" kernel/app.c kernel/sched.c
+kernel_elf "$out/kernel/host-sched.elf" -DCONFIG_SCHED rt/rt.c "${ksrc[@]}" kernel/app.c kernel/sched.c
+kernel_elf "$out/kernel/nat-sched.elf" -DCONFIG_SCHED -DCONFIG_FORWARD=1 rt/rt.c "${ksrc[@]}" kernel/app.c kernel/sched.c
 # kernel/*-padK: the default kernels with code moved K x 16 bytes and data
 # K x 64 bytes (kernel/pad.c, linked first): the SMT study's layout probes.
 for k in 1 2 3; do
-    "$CC" "${flags[@]}" -DLAYOUT_PAD=$k -Wl,-e,kernel_init -o "$out/kernel/host-pad$k.elf" kernel/pad.c rt/rt.c "${ksrc[@]}" kernel/app.c
-    "$CC" "${flags[@]}" -DLAYOUT_PAD=$k -DCONFIG_FORWARD=1 -Wl,-e,kernel_init -o "$out/kernel/nat-pad$k.elf" kernel/pad.c rt/rt.c "${ksrc[@]}" kernel/app.c
+    kernel_elf "$out/kernel/host-pad$k.elf" -DLAYOUT_PAD=$k kernel/pad.c rt/rt.c "${ksrc[@]}" kernel/app.c
+    kernel_elf "$out/kernel/nat-pad$k.elf" -DLAYOUT_PAD=$k -DCONFIG_FORWARD=1 kernel/pad.c rt/rt.c "${ksrc[@]}" kernel/app.c
 done
 "$CC" "${flags[@]}" -DFAKE_NIC -o "$out/kernel_test.elf" rt/start.S rt/rt.c "${ksrc[@]}" kernel/fake_nic.c kernel/test.c
 for fwd in 0 1; do

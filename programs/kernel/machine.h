@@ -44,6 +44,8 @@
 #define KSVC_EOI 0x10           /* W irq: end of interrupt */
 #define KSVC_IRQ_SAVE 0x14      /* W 0: local_irq_save (this thread's interrupts and tick wait) */
 #define KSVC_IRQ_RESTORE 0x18   /* W 0: local_irq_restore */
+#define KSVC_NAPI_SCHEDULE 0x1C /* W queue: napi_schedule (the NAPI path, napi.c) */
+#define KSVC_NAPI_COMPLETE 0x20 /* W frames: napi_complete_done; R: 1 to enable the interrupt */
 
 #define SOFTIRQ_NET_RX 0
 

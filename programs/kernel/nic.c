@@ -9,26 +9,13 @@
    examine is rx.next; it keeps RDT one short of it, so the NIC never owns
    the whole ring and RDH == RDT always means "none". */
 #include "kernel.h"
-
-struct ring {
-	volatile struct desc *desc;
-	struct skb **skb; /* the skb whose buffer each descriptor holds */
-	u32 mask;         /* length - 1 */
-	u32 next;         /* RX: next to examine; TX: next to clean (free-running) */
-	u32 tail;         /* TX: next to fill (free-running) */
-};
+#include "nic_rx.h"
 
 static struct desc rx_desc[RX_RING_MAX] __attribute__((aligned(64)));
 static struct desc tx_desc[TX_RING_MAX] __attribute__((aligned(64)));
 static struct skb *rx_skb[RX_RING_MAX], *tx_skb[TX_RING_MAX];
-static struct ring rx = {rx_desc, rx_skb, 0, 0, 0};
+struct ring rx = {rx_desc, rx_skb, 0, 0, 0};
 static struct ring tx = {tx_desc, tx_skb, 0, 0, 0};
-
-static void arm(volatile struct desc *d, struct skb *skb)
-{
-	d->addr = (u32)skb->data;
-	d->status = 0;
-}
 
 void nic_init(void)
 {
@@ -129,49 +116,9 @@ int nic_xmit(struct skb *skb)
 	return 0;
 }
 
-static int rx_pending(void) { return rx.desc[rx.next].status & DESC_DD; }
-
-/* eth_type_trans and netif_receive_skb's marks on a received frame. */
-static void eth_type_trans(struct skb *skb, struct netdev *dev)
-{
-	u8 *eth = skb->data;
-	skb->dev = skb->input_dev = dev;
-	skb->mac = eth;
-	u32 dst_hi = (u32)eth[0] << 24 | (u32)eth[1] << 16 | (u32)eth[2] << 8 | eth[3];
-	u16 dst_lo = (u16)(eth[4] << 8 | eth[5]);
-	/* PACKET_BROADCAST, PACKET_HOST or PACKET_OTHERHOST (not acted on here) */
-	skb->pkt_type = (eth[0] & 1) ? 1 : (dst_hi == dev->dev_addr_hi && dst_lo == dev->dev_addr_lo) ? 0 : 3;
-	skb->protocol = (u16)(eth[12] << 8 | eth[13]);
-	dev->last_rx = jiffies;
-}
-
 void net_rx_action(void)
 {
-	u32 done = 0;
-	struct netdev *dev = &netdevs[NIC_RX];
-	dev->quota = dev->weight; /* the NAPI poll's quota */
-	while (done < kconfig.budget && rx_pending()) {
-		volatile struct desc *d = &rx.desc[rx.next];
-		struct skb *skb = rx.skb[rx.next];
-		struct skb *fresh = skb_alloc();
-		skb->len = d->len;
-		skb->tag = d->tag;
-		if (fresh) {
-			eth_type_trans(skb, dev);
-			rx.skb[rx.next] = fresh;
-			arm(d, fresh);
-			ip_rcv(skb);
-		} else {
-			/* No buffer to re-arm with: keep this one, lose the frame. */
-			ksvc(KSVC_DROPPED, skb->tag);
-			arm(d, skb);
-		}
-		rx.next = (rx.next + 1) & rx.mask;
-		done++;
-	}
-	dev->quota -= done;
-	if (done)
-		nic_write(NIC_RX, NIC_RDT, (rx.next - 1) & rx.mask);
+	u32 done = rx_clean(&kconfig.budget);
 	if (done == kconfig.budget) {
 		ksvc(KSVC_SOFTIRQ_RAISE, SOFTIRQ_NET_RX);
 		return;

@@ -250,6 +250,19 @@ pub struct Code {
 /// A problem with `[code]`: the key and what is wrong.
 pub type Problem = (String, String);
 
+/// A NAPI driver that serves a fixed number of instances says so in a word
+/// `nic_napi_instances` (programs/kernel's: its one receive ring, no RPS
+/// backlog); RSS queues and RPS backlogs beyond it are refused at load.
+fn napi_instances_fit(sys: &System<Ports>, given: &str, p: NapiPath) -> Result<(), Problem> {
+    let Some(addr) = sys.program.symbol("nic_napi_instances") else { return Ok(()) };
+    let (serves, need) = (sys.mem.read_u32(addr) as usize, p.queues + p.rps_cpus as usize);
+    if need <= serves {
+        return Ok(());
+    }
+    let key = if p.queues > serves { "rss.queues" } else { "rss.rps_cpus" };
+    Err((key.into(), format!("{given}'s NAPI driver serves {serves} instance(s) (its nic_napi_instances), but {} receive queue(s) and {} RPS backlog(s) need {need}", p.queues, p.rps_cpus)))
+}
+
 impl Code {
     /// The cores for `threads` machine threads of `levels` levels each;
     /// `napi`: the NAPI path's weight and busy-poll budget, when it is chosen.
@@ -298,6 +311,9 @@ impl Code {
         ports.rps_cpus = napi.map_or(0, |p| p.rps_cpus);
         ports.answers = vec![None; threads];
         let mut sys = System::new(program, &exec.system, ports);
+        if let Some(p) = napi {
+            napi_instances_fit(&sys, given, p)?;
+        }
         for i in 0..(threads * levels) as u32 {
             let top = STACK_TOP - i * stride;
             sys.mem.guard(top - stride, top - STACK_BYTES);
