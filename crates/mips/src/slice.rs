@@ -76,10 +76,12 @@ impl<D: Devices> System<D> {
                         // The transfer (never a memory access), decided before its slot runs.
                         let at = t0 + u64::from(last.off);
                         let f = run.fetch(last, pc, &mut bus);
-                        let exit = match cond(&th.ctx, last.cond, last.inst) {
-                            _ if f != 0 => Err(Leave::Fetch(f)),
-                            Some(exit) => Ok(exit),
-                            None => decide(&mut th.ctx, last.inst, pc).map_err(Leave::Fault),
+                        let exit = if f != 0 {
+                            Err(Leave::Fetch(f))
+                        } else if let Some(exit) = cond(&th.ctx, last.cond, last.inst) {
+                            Ok(exit)
+                        } else {
+                            decide(&mut th.ctx, last.inst, pc).map_err(Leave::Fault)
                         };
                         let exit = match exit {
                             Ok(exit) => exit,
