@@ -502,8 +502,17 @@ mod tests {
         // Every transfer `cond` decides, decided as `decide` does it.
         let mut decided = 0;
         for (rs, rt) in [(5, 6), (6, 6), (9, 0), (0, 0), (3, 12)] {
-            let (bgez, bltz) = ((1 << 26) | (rs << 21) | (1 << 16) | 0x10, (1 << 26) | (rs << 21) | 0x10);
-            for w in [(4 << 26) | (rs << 21) | (rt << 16) | 0x10, (5 << 26) | (rs << 21) | (rt << 16) | 0xFFF0, (6 << 26) | (rs << 21) | 0x10, (7 << 26) | (rs << 21) | 0x10, bltz, bgez, (2 << 26) | 0x40, (rs << 21) | 8] {
+            let words = [
+                (4 << 26) | (rs << 21) | (rt << 16) | 0x10,   // beq
+                (5 << 26) | (rs << 21) | (rt << 16) | 0xFFF0, // bne, backwards
+                (6 << 26) | (rs << 21) | 0x10,                // blez
+                (7 << 26) | (rs << 21) | 0x10,                // bgtz
+                (1 << 26) | (rs << 21) | 0x10,                // bltz
+                (1 << 26) | (rs << 21) | (1 << 16) | 0x10,    // bgez
+                (2 << 26) | 0x40,                             // j
+                (rs << 21) | 8,                               // jr
+            ];
+            for w in words {
                 let i = decode(w, 0x40_0000);
                 let k = Cond::of(i);
                 assert_ne!(k, Cond::Other, "{w:08x}");
