@@ -16,7 +16,7 @@
 
 use crate::code::Code;
 use crate::decode::{Inst, Op};
-use crate::exec::Simple;
+use crate::exec::{Cond, Simple};
 use crate::timing::Pipeline;
 
 /// Most ordinary instructions in a block: keeps its span small against a slice's limit.
@@ -33,6 +33,8 @@ pub struct Step {
     pub fetch: bool,
     /// Its operation as [`crate::exec::simple`] runs it, if it can.
     pub simple: Simple,
+    /// A transfer as [`crate::exec::cond`] decides it, if it can.
+    pub cond: Cond,
 }
 
 /// One block.
@@ -160,7 +162,7 @@ impl Blocks {
             }
             let t = rel.issue(inst, at);
             rel.issued(inst, t);
-            steps.push(Step { inst, off: t, fetch: line(len), simple: Simple::of(inst) });
+            steps.push(Step { inst, off: t, fetch: line(len), simple: Simple::of(inst), cond: Cond::of(inst) });
             (span, len, at) = (t, len + 1, t + 1);
             if inst.op.transfers() {
                 end = Some(inst.op);
@@ -174,7 +176,7 @@ impl Blocks {
             let inst = insts[first + len];
             for penalty in [0, p.branch_taken_cycles] {
                 let t = rel.issue(inst, at + penalty);
-                steps.push(Step { inst, off: t, fetch: line(len), simple: Simple::of(inst) });
+                steps.push(Step { inst, off: t, fetch: line(len), simple: Simple::of(inst), cond: Cond::of(inst) });
                 span = span.max(t);
             }
         }

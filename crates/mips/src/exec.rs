@@ -146,6 +146,58 @@ pub fn decide(c: &mut Context, i: Inst, pc: u32) -> Result<Exit, Fault> {
     Ok(exit)
 }
 
+/// The control transfers a block ends with most, as [`decide`] would
+/// decide them with no link register to write (see [`Cond::of`]);
+/// anything else is `Other`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Cond {
+    Other,
+    Beq,
+    Bne,
+    Blez,
+    Bgtz,
+    Bltz,
+    Bgez,
+    J,
+    Jr,
+}
+
+impl Cond {
+    /// What the transfer `i` becomes at a block's end.
+    pub fn of(i: Inst) -> Cond {
+        match i.op {
+            Op::Beq => Cond::Beq,
+            Op::Bne => Cond::Bne,
+            Op::Blez => Cond::Blez,
+            Op::Bgtz => Cond::Bgtz,
+            Op::Bltz => Cond::Bltz,
+            Op::Bgez => Cond::Bgez,
+            Op::J => Cond::J,
+            Op::Jr => Cond::Jr,
+            _ => Cond::Other,
+        }
+    }
+}
+
+/// [`decide`] for a transfer that [`Cond::of`] made `k`: None (nothing done) for [`Cond::Other`].
+#[inline(always)]
+pub fn cond(c: &Context, k: Cond, i: Inst) -> Option<Exit> {
+    let rs = c.r[i.rs as usize & 31];
+    let taken = match k {
+        Cond::Other => return None,
+        Cond::Beq => rs == c.r[i.rt as usize & 31],
+        Cond::Bne => rs != c.r[i.rt as usize & 31],
+        Cond::Blez => rs as i32 <= 0,
+        Cond::Bgtz => rs as i32 > 0,
+        Cond::Bltz => (rs as i32) < 0,
+        Cond::Bgez => rs as i32 >= 0,
+        Cond::J => true,
+        Cond::Jr => return Some(Exit::Taken(rs)),
+    };
+    Some(if taken { Exit::Taken(i.imm) } else { Exit::NotTaken })
+}
+
 /// Executes an instruction that goes on in order and does not touch
 /// memory (neither [`Op::transfers`] nor [`Inst::MEMORY`]), leaving the PC
 /// to the caller: a block runs its body with no PC to keep. On a fault,
@@ -418,9 +470,11 @@ mod tests {
     use super::*;
     use crate::decode::decode;
 
-    /// Every operation [`simple`] runs gives what [`compute`] gives, `$zero` as destination included.
+    /// Every operation [`simple`] runs gives what [`compute`] gives, `$zero`
+    /// as destination included, and every transfer [`cond`] decides goes
+    /// where [`decide`] sends it.
     #[test]
-    fn simple_is_compute() {
+    fn simple_and_cond_are_compute_and_decide() {
         let mut c = Context::default();
         for (k, r) in c.r.iter_mut().enumerate() {
             *r = (k as u32).wrapping_mul(0x9E37_79B9) ^ if k % 3 == 0 { 0x8000_0000 } else { 0 };
@@ -445,6 +499,30 @@ mod tests {
             assert_eq!(a, b, "{w:08x} ({:?})", i.op);
         }
         assert!(simple_ones > 60);
+        // Every transfer `cond` decides, decided as `decide` does it.
+        let mut decided = 0;
+        for (rs, rt) in [(5, 6), (6, 6), (9, 0), (0, 0), (3, 12)] {
+            let words = [
+                (4 << 26) | (rs << 21) | (rt << 16) | 0x10,   // beq
+                (5 << 26) | (rs << 21) | (rt << 16) | 0xFFF0, // bne, backwards
+                (6 << 26) | (rs << 21) | 0x10,                // blez
+                (7 << 26) | (rs << 21) | 0x10,                // bgtz
+                (1 << 26) | (rs << 21) | 0x10,                // bltz
+                (1 << 26) | (rs << 21) | (1 << 16) | 0x10,    // bgez
+                (2 << 26) | 0x40,                             // j
+                (rs << 21) | 8,                               // jr
+            ];
+            for w in words {
+                let i = decode(w, 0x40_0000);
+                let k = Cond::of(i);
+                assert_ne!(k, Cond::Other, "{w:08x}");
+                let mut a = c.clone();
+                assert_eq!(cond(&c, k, i), Some(decide(&mut a, i, 0x40_0000).unwrap()), "{w:08x} ({:?})", i.op);
+                assert_eq!(a, c);
+                decided += 1;
+            }
+        }
+        assert_eq!(decided, 40);
         // Traps, overflow, memory and HI/LO writes stay on the general path.
         for w in [0x00A6_3820, 0x2085_0001, 0x8C85_0000, 0x00A6_0018, 0x00A0_0011] {
             assert_eq!(Simple::of(decode(w, 0)), Simple::Other, "{w:08x}");

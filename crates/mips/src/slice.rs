@@ -11,7 +11,7 @@ use crate::core::HwThread;
 use crate::decode::Inst;
 use crate::device::Devices;
 use crate::error::Fault;
-use crate::exec::{Exit, Flow, access, compute, decide, simple};
+use crate::exec::{Exit, Flow, access, compute, cond, decide, simple};
 use crate::system::{Stop, System, step};
 use crate::timing::{Pipeline, Scoreboard};
 
@@ -76,7 +76,13 @@ impl<D: Devices> System<D> {
                         // The transfer (never a memory access), decided before its slot runs.
                         let at = t0 + u64::from(last.off);
                         let f = run.fetch(last, pc, &mut bus);
-                        let exit = if f != 0 { Err(Leave::Fetch(f)) } else { decide(&mut th.ctx, last.inst, pc).map_err(Leave::Fault) };
+                        let exit = if f != 0 {
+                            Err(Leave::Fetch(f))
+                        } else if let Some(exit) = cond(&th.ctx, last.cond, last.inst) {
+                            Ok(exit)
+                        } else {
+                            decide(&mut th.ctx, last.inst, pc).map_err(Leave::Fault)
+                        };
                         let exit = match exit {
                             Ok(exit) => exit,
                             Err(leave) => {
