@@ -164,9 +164,9 @@ fn arrival(next: &mut f64, gap: f64, bytes: u32) -> (Time, Stimulus) {
 
 /// Uniformly random instants within `[start, start + span)`, handed out in
 /// time order. Only those before `end` (the run's) are sorted when drawn; the
-/// rest only if the run reaches them, which it does not: a 0.05 ms run sorted
-/// a whole second of arrivals (over a quarter of a short run's time). The
-/// instants and their order are the same either way.
+/// rest a few at a time as the run reaches them: a 0.05 ms run sorted a whole
+/// second of arrivals (over a quarter of a short run's time). The instants
+/// and their order are the same either way.
 #[derive(Default)]
 pub(crate) struct Scattered {
     times: Vec<Time>,
@@ -194,8 +194,15 @@ impl Scattered {
     /// The earliest instant not yet taken.
     pub(crate) fn peek(&mut self) -> Option<Time> {
         if self.next == self.sorted && self.sorted < self.times.len() {
-            self.times[self.sorted..].sort_unstable();
-            self.sorted = self.times.len();
+            // Past the run's end (the machine looks one arrival ahead): the earliest few of
+            // the rest, as many again as are sorted, are picked out and sorted.
+            let rest = &mut self.times[self.sorted..];
+            let k = rest.len().min(self.sorted.max(64));
+            if k < rest.len() {
+                rest.select_nth_unstable(k - 1);
+            }
+            rest[..k].sort_unstable();
+            self.sorted += k;
         }
         self.times.get(self.next).copied()
     }
