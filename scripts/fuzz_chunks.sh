@@ -4,7 +4,8 @@
 # first; a chunk starts only while the load average is at most LOAD_MAX (default: no limit, as
 # nice 19 already yields) and before STOP_AT (a time `date -d` reads, e.g. 11:15; default none).
 # A target is done after TARGET_EXECS inputs (default 10,000,000; `TARGET=N` sets its own),
-# CPU_BUDGET CPU-seconds (default: no limit) or MAX_CHUNKS chunks.
+# CPU_BUDGET CPU-seconds (default: no limit) or MAX_CHUNKS chunks. TIMEOUT (default 10) is libFuzzer's
+# -timeout in wall seconds: raise it on a loaded machine, where nice 19 may get a few per cent of a core.
 # The corpus carries over from chunk to chunk (fuzz/corpus/TARGET). A target stops at its first
 # crash (the others go on) and the script then exits with status 1.
 #   cd fuzz && cargo +nightly fuzz build -O -a -s none && cd .. && scripts/fuzz_chunks.sh LOGDIR pcap strace=8200000 ...
@@ -44,7 +45,7 @@ while :; do
         n=$((chunks[$t] + 1)) chunks[$t]=$((chunks[$t] + 1))
         log=$logs/$t-$n.log
         /usr/bin/time -f "%U %S" -o "$log.cpu" nice -n 19 $bin/$t corpus/$t seeds/$t regressions/$t -dict=dict/$dict.dict \
-            -max_total_time=$seconds -runs=$((goal[$t] - execs[$t])) -timeout=10 -rss_limit_mb=${RSS_MB:-1024} -print_final_stats=1 \
+            -max_total_time=$seconds -runs=$((goal[$t] - execs[$t])) -timeout=${TIMEOUT:-10} -rss_limit_mb=${RSS_MB:-1024} -print_final_stats=1 \
             -artifact_prefix=artifacts/$t/ >"$log" 2>&1
         rc=$?
         e=$(grep -o "number_of_executed_units: *[0-9]*" "$log" | grep -o "[0-9]*$")
