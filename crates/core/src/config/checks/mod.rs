@@ -8,6 +8,8 @@ mod masking;
 mod nic;
 
 pub use intc::nic_wiring;
+pub(super) use intc::exerciser;
+pub(super) use masking::null_rpc;
 
 use super::Scenario;
 
@@ -20,6 +22,3 @@ pub(super) fn nic(s: &Scenario) -> Result<(), (String, String)> {
     nic::rss(s)?;
     masking::nic(s)
 }
-
-pub(super) use intc::exerciser;
-pub(super) use masking::null_rpc;
