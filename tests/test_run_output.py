@@ -126,6 +126,24 @@ def test_metrics_json_has_units_and_provenance(cli, tmp_path):
     assert prov["started_utc"].endswith("+00:00") and prov["wall_seconds"] > 0 and 0 < prov["cpu_seconds"] < 60
 
 
+def test_provenance_names_each_input_file_with_its_hash(cli, tmp_path):
+    """A run that reads files besides its scenario (a trace's capture and
+    system-call log) names each in metrics.json with its sha256; one that
+    reads none lists none."""
+    import hashlib
+
+    out = tmp_path / "r"
+    p = cli("run", "mt-interrupts/trace-loopback", "--set", "run.duration_ms=1", "-o", str(out))
+    assert p.returncode == 0, p.stderr
+    inputs = json.loads((out / "metrics.json").read_text())["provenance"]["inputs"]
+    assert [i["key"] for i in inputs] == ["workload.pcap", "workload.strace"]
+    for i in inputs:
+        with open(i["path"], "rb") as f:
+            assert i["sha256"] == hashlib.sha256(f.read()).hexdigest()
+    assert api.inputs("livelock/receiver") == []
+    assert [i["key"] for i in api.inputs("code/rx-min")] == ["code.program"]
+
+
 def test_reusing_an_output_directory_removes_the_earlier_runs_files(cli, tmp_path):
     """A run without --timeline into the directory of one with it leaves no
     stale timeline.json (which `plot timeline DIR` would draw); other files stay."""

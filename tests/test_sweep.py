@@ -492,3 +492,29 @@ def test_a_huge_grid_is_computed_in_bounded_memory(tmp_path, monkeypatch):
     assert done.table.column("workload.packet_bytes").to_pylist()[:3] == [100, 101, 102]  # the spec's order
     assert most <= 4, most  # the two threads', one being generated, one validated
     assert peaks[0] < 4 << 20, peaks
+
+
+def test_a_changed_input_file_gives_its_runs_new_ids(tmp_path):
+    """A sweep of a scenario that reads a file (here a script's events) is
+    resumed while the file is the same, and computed again once it changes:
+    the run id holds the file's hash, not only the scenario text's."""
+    (tmp_path / "s.toml").write_text('[run]\nduration_ms = 1\n[cpu]\nclock_mhz = 200.0\n[workload]\nkind = "script"\nevents_file = "ev.csv"\n')
+    events = tmp_path / "ev.csv"
+    events.write_text("1000,receive,1500\n")
+    spec = {"scenario": str(tmp_path / "s.toml"), "seeds": 2}
+    out = tmp_path / "out"
+    first = irqsim.sweep(spec, out=out, workers=1)
+    assert irqsim.sweeps.run_sweep(spec, out, cluster=Cluster(workers=1)).computed == 0
+    events.write_text("1000,receive,1500\n2000,receive,1500\n")
+    again = irqsim.sweeps.run_sweep(spec, out, cluster=Cluster(workers=1))
+    assert again.computed == 2 and set(again.results["run_id"]).isdisjoint(first["run_id"])
+    assert sorted(again.results["rx_offered"]) == [2, 2] and sorted(first["rx_offered"]) == [1, 1]
+
+
+def test_run_ids_without_input_files_stay_as_they_were():
+    """Scenarios that read no file keep the ids of earlier builds' format, so
+    their sweep directories resume."""
+    spec = Spec.load(SPEC)
+    run = next(spec.runs("x", "b", lambda sets: ""))
+    ident = json.dumps({"scenario_sha256": "x", "overrides": sorted(run.overrides), "build": "b"})
+    assert run.id == __import__("hashlib").sha256(ident.encode()).hexdigest()[:20]

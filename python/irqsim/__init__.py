@@ -7,7 +7,7 @@
 """
 
 from irqsim._core import ConfigError, InputError, InvariantError, IrqsimError, ProgramError, TraceError, __version__
-from irqsim.api import ArgumentError, OutputError, Result, parts, run, scenario_path, validate
+from irqsim.api import ArgumentError, OutputError, Result, inputs, parts, run, scenario_path, validate
 
 
 def sweep(spec, out, **options):
@@ -29,6 +29,7 @@ __all__ = [
     "Result",
     "TraceError",
     "__version__",
+    "inputs",
     "parts",
     "run",
     "scenario_path",

@@ -47,6 +47,17 @@ def validate(
     sets: list[str] = ...,
     origin: str = "overrides",
 ) -> str: ...
+def inputs(
+    path: str | PathLike[str] | None = None,
+    text: str | None = None,
+    name: str = "<string>",
+    sets: list[str] = ...,
+    base: str | PathLike[str] | None = None,
+    origin: str = "overrides",
+) -> list[tuple[str, str]]: ...
+
+INPUT_KEYS: list[str]
+
 def parts(markdown: bool = False) -> str: ...
 def declared() -> str: ...
 def exec_program(path: str | PathLike[str], sets: list[str] = ..., stream: bool = ...) -> tuple[str, bytes, bytes]: ...

@@ -270,6 +270,41 @@ def validate(scenario: str | os.PathLike, overrides: Overrides = None, *, _label
     return json.loads(_core.validate(**source(scenario), sets=sets(overrides, _label), origin=_label))
 
 
+def inputs(scenario: str | os.PathLike, overrides: Overrides = None, *, base: str | os.PathLike | None = None, _label: str = "overrides") -> list[dict]:
+    """The files a run of ``scenario`` reads besides the scenario (kernel
+    code, NIC firmware, a trace's capture and log, a script's events file),
+    each as ``{"key", "path", "sha256"}``; ``base`` is the directory relative
+    paths resolve from (the scenario's own by default)."""
+    found = _core.inputs(**source(scenario), sets=sets(overrides, _label), base=base, origin=_label)
+    return [{"key": key, "path": os.path.abspath(path), "sha256": file_sha256(path)} for key, path in found]
+
+
+#: ``(path, size, mtime_ns)`` → sha256, so a sweep hashes each input once.
+_HASHES: dict[tuple, str] = {}
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    """The hex sha256 of a file's bytes ("" if it cannot be read: the run
+    itself reports why)."""
+    import hashlib
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        return ""
+    key = (os.fspath(path), st.st_size, st.st_mtime_ns)
+    if key not in _HASHES:
+        h = hashlib.sha256()
+        try:
+            with open(path, "rb") as f:
+                while chunk := f.read(1 << 20):
+                    h.update(chunk)
+        except OSError:
+            return ""
+        _HASHES[key] = h.hexdigest()
+    return _HASHES[key]
+
+
 def parts() -> list[dict]:
     """Every part a scenario can have, with its keys (name, type, unit, default, range, help)."""
     return json.loads(_core.parts())

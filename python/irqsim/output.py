@@ -131,12 +131,14 @@ def scenario_text(scenario: str | os.PathLike) -> tuple[str, str, Path | None]:
 
 def provenance(scenario: str | os.PathLike, sets: list[str], timing: dict) -> dict:
     """What produced a result (:mod:`irqsim.provenance`): build, scenario name
-    and content hash, overrides, command line, host, start and duration."""
+    and content hash, the files it read with theirs, overrides, command line,
+    host, start and duration."""
     name, text, _ = scenario_text(scenario)
     return {
         **prov.build(),
         "scenario": name,
         "scenario_sha256": hashlib.sha256(text.encode()).hexdigest(),
+        "inputs": api.inputs(scenario, sets),
         "overrides": list(sets),
         **prov.where(),
         **timing,

@@ -44,7 +44,7 @@ pub mod timeline;
 pub mod trace;
 pub mod workload;
 
-pub use config::{Override, Scenario, parse_override};
+pub use config::{INPUT_KEYS, Input, Override, Scenario, parse_override};
 pub use error::{Error, Result};
 pub use machine::{Machine, Record};
 pub use monitor::{Monitor, Unwatched};

@@ -149,6 +149,17 @@ fn validate(path: Option<PathBuf>, text: Option<String>, name: String, sets: Vec
     Ok(scenario.to_json())
 }
 
+/// The files a run of the scenario reads besides its text (kernel code,
+/// firmware, traces, script events), as `(key, path)` pairs; `base` is the
+/// directory relative paths resolve from (the scenario's own by default).
+#[pyfunction]
+#[pyo3(signature = (path=None, text=None, name="<string>".to_string(), sets=vec![], base=None, origin="overrides"))]
+fn inputs(path: Option<PathBuf>, text: Option<String>, name: String, sets: Vec<String>, base: Option<PathBuf>, origin: &str) -> PyResult<Vec<(&'static str, PathBuf)>> {
+    let sets = overrides(sets, origin)?;
+    let (scenario, dir) = load(path, text, &name, &sets).map_err(to_py)?;
+    Ok(scenario.inputs(&base.unwrap_or(dir)).into_iter().map(|i| (i.key, i.path)).collect())
+}
+
 /// What the extension was built from (`build.rs`): `commit` (or
 /// `"unknown"`), `dirty` (True, False or None when unknown), `source` (where
 /// the commit came from) and `digest` (of the source files, when the commit
@@ -172,6 +183,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RunReport>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(inputs, m)?)?;
+    m.add("INPUT_KEYS", irqsim_core::INPUT_KEYS.to_vec())?;
     m.add_function(wrap_pyfunction!(parts::parts, m)?)?;
     m.add_function(wrap_pyfunction!(metric::declared, m)?)?;
     m.add_function(wrap_pyfunction!(exec::exec_program, m)?)?;

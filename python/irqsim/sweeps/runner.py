@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from irqsim import IrqsimError, _core
+from irqsim import IrqsimError, _core, api
 from irqsim import provenance as prov
 from irqsim.api import ArgumentError
 from irqsim.output import atomic_write, output_dir, read_text
@@ -89,7 +89,30 @@ class _Jobs:
 
     def __iter__(self) -> Iterator[Job]:
         name, text, base, origin, provenance, build = self.args
-        return (Job(r, name, text, base, origin, provenance, build) for r in self.spec.runs(self.sha, self.build))
+        return (Job(r, name, text, base, origin, provenance, build) for r in self.spec.runs(self.sha, self.build, self._inputs))
+
+    @functools.cached_property
+    def _inputs(self):
+        """``sets`` → the digest of the files a run with them reads ("" for
+        none): a changed program or trace gives its runs new ids. Only the
+        keys that name a file and `workload.kind` decide which files, so
+        runs that differ in nothing else share one look-up."""
+        name, text, base, origin = self.args[:4]
+        deciding = (*_core.INPUT_KEYS, "workload.kind")
+        known: dict[tuple[str, ...], str] = {}
+
+        def digest(sets: list[str]) -> str:
+            files = tuple(x for x in sets if x.split("=", 1)[0].strip() in deciding)
+            if files not in known:
+                try:
+                    found = _core.inputs(text=text, name=name, sets=sets, base=base, origin=origin)
+                except IrqsimError:
+                    return ""  # the run fails with this error when it runs
+                listed = json.dumps([(key, api.file_sha256(path)) for key, path in found])
+                known[files] = hashlib.sha256(listed.encode()).hexdigest() if found else ""
+            return known[files]
+
+        return digest
 
 
 def _check_spec(jobs: Iterator[Job]) -> None:

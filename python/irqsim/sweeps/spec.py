@@ -31,7 +31,7 @@ import math
 import os
 import tomllib
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -195,9 +195,11 @@ class Spec:
         name, text, path = scenario_text(target)
         return self.scenario, text, (path.parent if path else Path(".")).resolve()
 
-    def runs(self, scenario_sha256: str, build: str = "") -> Iterator[Run]:
+    def runs(self, scenario_sha256: str, build: str = "", inputs: Callable[[list[str]], str] | None = None) -> Iterator[Run]:
         """Every run, one at a time: grid points × zip rows × seeds, in that
-        nesting order; ``build`` (:func:`irqsim.provenance.build_id`) is part of each run's id."""
+        nesting order; ``build`` (:func:`irqsim.provenance.build_id`) is part
+        of each run's id, and so is ``inputs(sets)``, the digest of the files
+        the run reads, when it reads any."""
         keys = list(self.grid)
         zkeys = list(self.zip)
         zrows = list(zip(*self.zip.values())) if zkeys else [()]
@@ -206,5 +208,8 @@ class Spec:
                 params = dict(zip(keys, point)) | dict(zip(zkeys, zrow))
                 for seed in self.seeds:
                     sets = api.sets({**self.set, **params, "run.seed": seed}, label=self.origin)
-                    ident = json.dumps({"scenario_sha256": scenario_sha256, "overrides": sorted(sets), "build": build})
+                    ident: dict = {"scenario_sha256": scenario_sha256, "overrides": sorted(sets), "build": build}
+                    if digest := inputs and inputs(sets):
+                        ident["inputs"] = digest
+                    ident = json.dumps(ident)
                     yield Run(hashlib.sha256(ident.encode()).hexdigest()[:20], params, seed, sets)

@@ -11,6 +11,7 @@
 
 mod checks;
 mod docs;
+mod inputs;
 mod load;
 mod parts;
 mod rules;
@@ -19,6 +20,7 @@ mod workload;
 
 pub use checks::nic_wiring;
 pub use docs::{markdown, parts_json};
+pub use inputs::{INPUT_KEYS, Input};
 pub use load::{Override, parse_override, parse_override_as};
 pub use parts::{PARTS, Part, PartSet, selected_parts};
 pub use crate::cpu::CpuConfig;
