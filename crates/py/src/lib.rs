@@ -154,7 +154,14 @@ fn validate(path: Option<PathBuf>, text: Option<String>, name: String, sets: Vec
 /// directory relative paths resolve from (the scenario's own by default).
 #[pyfunction]
 #[pyo3(signature = (path=None, text=None, name="<string>".to_string(), sets=vec![], base=None, origin="overrides"))]
-fn inputs(path: Option<PathBuf>, text: Option<String>, name: String, sets: Vec<String>, base: Option<PathBuf>, origin: &str) -> PyResult<Vec<(&'static str, PathBuf)>> {
+fn inputs(
+    path: Option<PathBuf>,
+    text: Option<String>,
+    name: String,
+    sets: Vec<String>,
+    base: Option<PathBuf>,
+    origin: &str,
+) -> PyResult<Vec<(&'static str, PathBuf)>> {
     let sets = overrides(sets, origin)?;
     let (scenario, dir) = load(path, text, &name, &sets).map_err(to_py)?;
     Ok(scenario.inputs(&base.unwrap_or(dir)).into_iter().map(|i| (i.key, i.path)).collect())

@@ -47,7 +47,10 @@ mod tests {
     fn a_trace_names_its_capture_and_log_beside_the_scenario() {
         let (s, dir) = bundled("mt-interrupts/trace-loopback.toml");
         let got: Vec<_> = s.inputs(&dir).into_iter().map(|i| (i.key, i.path)).collect();
-        assert_eq!(got, [("workload.pcap", dir.join("../../traces/loopback-stream.pcap")), ("workload.strace", dir.join("../../traces/loopback-stream.strace"))]);
+        assert_eq!(
+            got,
+            [("workload.pcap", dir.join("../../traces/loopback-stream.pcap")), ("workload.strace", dir.join("../../traces/loopback-stream.strace"))]
+        );
         assert!(got.iter().all(|(_, p)| p.is_file()));
     }
 
