@@ -151,7 +151,7 @@ impl Scenario {
     /// sources beside it.
     pub fn nic_wired(&self) -> bool {
         let linux = self.irq_path.kind.is_some_and(|k| k != crate::kernel::IrqPathKind::Mt);
-        self.intc.kind != crate::intc::IntcKind::Direct || linux || !self.sources.others.is_empty()
+        self.intc.kind.kind().bus || linux || !self.sources.others.is_empty()
     }
 
     /// The parts this scenario's run uses: its workload's, less those its
@@ -161,8 +161,7 @@ impl Scenario {
         let mut parts = selected_parts(self.workload.kind()).0;
         if parts.contains(Part::Nic) {
             // Only the direct wire, for the NIC and every source beside it.
-            let direct = crate::intc::IntcKind::Direct;
-            let wire = self.intc.kind == direct && self.sources.others.iter().all(|o| o.intc.is_none_or(|k| k == direct));
+            let wire = !self.intc.kind.kind().bus && self.sources.others.iter().all(|o| o.intc.is_none_or(|k| !k.kind().bus));
             let linux = self.irq_path.kind.is_some_and(|k| k != crate::kernel::IrqPathKind::Mt);
             let napi = self.irq_path.kind == Some(crate::kernel::IrqPathKind::Napi);
             let sections = self.masking.nic_sections() || self.masking.code_sections;

@@ -22,7 +22,7 @@ impl IntcConfig {
     pub const PARAMS: &'static [Param] = &[
         Param::choice(
             "kind",
-            &["direct", "xtpic", "ioapic", "msi", "msix"],
+            KINDS,
             d("\"direct\""),
             "delivery mechanism: an ideal wire (at once, free: the mt-interrupts and Mach studies), two cascaded 8259As, the IO-APIC, MSI or MSI-X",
         ),
@@ -52,6 +52,9 @@ pub struct BusConfig {
 
 /// The exerciser's link when `bus.link_mbps` is not given (PCIe 1.x x1).
 pub const EXERCISER_LINK_MBPS: f64 = 2000.0;
+
+/// Every value of `intc.kind`, one per row of the registry (`IntcKind::kind`; a test keeps them the same).
+pub(crate) const KINDS: &[&str] = &["direct", "xtpic", "ioapic", "msi", "msix"];
 
 /// Every controller but the direct wire, which has no bus.
 pub(crate) const CONTROLLERS: &[&str] = &["xtpic", "ioapic", "msi", "msix"];

@@ -5,7 +5,21 @@
 //! An input is pending or not, like a vector's IRR bit: a second interrupt
 //! on a pending input merges with it.
 
-use super::{Controller, Rec, Route, Taken};
+use super::{Controller, Kind, Rec, Route, Taken};
+
+pub(crate) const KIND: Kind = Kind {
+    key: "direct",
+    name: "direct",
+    legacy: false,
+    inputs: super::msi::INPUTS,
+    cpu0_only: false,
+    local_apic: false,
+    vectors: None,
+    bus: false,
+    auto_order: super::in_order::<{ super::msi::INPUTS }>,
+    no_input: super::msi::no_vector,
+    build: |_, routes, _| Box::new(Direct::new(routes)),
+};
 
 pub struct Direct {
     routes: Vec<Route>,

@@ -15,9 +15,23 @@
 //!    and a pin still asserted (the device's Deassert not yet arrived, or
 //!    another sharer) is delivered again.
 
-use super::{Controller, Costs, Route, Signal, Taken, Trigger};
+use super::{Controller, Costs, Kind, Route, Signal, Taken, Trigger};
 
 pub const PINS: u32 = 24;
+
+pub(crate) const KIND: Kind = Kind {
+    key: "ioapic",
+    name: "IO-APIC",
+    legacy: true,
+    inputs: PINS,
+    cpu0_only: false,
+    local_apic: false,
+    vectors: None,
+    bus: true,
+    auto_order,
+    no_input: |l| format!("IO-APIC pin {l} does not exist; the IO-APIC has pins 0..={}", PINS - 1),
+    build: |trigger, routes, costs| Box::new(IoApic::new(routes, trigger, costs)),
+};
 
 /// PCI PIRQ pins first (16..=23), then the ISA ones.
 pub fn auto_order() -> Vec<u32> {

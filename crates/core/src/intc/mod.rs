@@ -40,7 +40,8 @@ pub use msi::Msi;
 pub use set::Controllers;
 pub use xtpic::XtPic;
 
-/// Which delivery mechanism.
+/// Which delivery mechanism: a value of `intc.kind` (or of a source's
+/// `intc`), whose properties are its [`Kind`] row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IntcKind {
@@ -51,38 +52,78 @@ pub enum IntcKind {
     Msix,
 }
 
+/// What the machine and the checks know of a kind of controller, declared
+/// once beside its model (each module's `KIND`): adding a controller is its
+/// file, its [`IntcKind`] value and one line in [`IntcKind::kind`].
+pub struct Kind {
+    /// Its value of `intc.kind`.
+    pub key: &'static str,
+    /// Its name in messages.
+    pub name: &'static str,
+    /// Legacy INTx delivery: lines may be shared, so every handler must read
+    /// its device's status, and the interrupt is not ordered behind DMA data.
+    pub legacy: bool,
+    /// Inputs it numbers: lines, pins or vectors.
+    pub inputs: u32,
+    /// It reaches CPU 0 only (one INTR pin).
+    pub cpu0_only: bool,
+    /// It delivers through the local APIC's vectors by message: every such
+    /// kind on a machine is one controller with one vector space.
+    pub local_apic: bool,
+    /// A device may take several of its inputs (MSI's and MSI-X's vectors),
+    /// at most this many and, when `power_of_two`, a power of two of them.
+    pub vectors: Option<(u32, bool)>,
+    /// It sits across the bus, whose costs a device on it pays (all but the
+    /// ideal wire).
+    pub bus: bool,
+    /// The inputs a device that names none gets, in the order tried.
+    pub auto_order: fn() -> Vec<u32>,
+    /// Why `input` is not one of its inputs.
+    pub no_input: fn(u32) -> String,
+    /// The controller, with its routes (destination and priority of each
+    /// input) and costs.
+    pub build: fn(Trigger, Vec<Route>, Costs) -> Intc,
+}
+
 impl IntcKind {
-    pub fn name(self) -> &'static str {
+    /// Every kind, in the order `intc.kind` lists them.
+    pub const ALL: [IntcKind; 5] = [IntcKind::Direct, IntcKind::Xtpic, IntcKind::Ioapic, IntcKind::Msi, IntcKind::Msix];
+
+    /// The registry: each kind's row.
+    pub fn kind(self) -> &'static Kind {
         match self {
-            IntcKind::Direct => "direct",
-            IntcKind::Xtpic => "XT-PIC",
-            IntcKind::Ioapic => "IO-APIC",
-            IntcKind::Msi => "MSI",
-            IntcKind::Msix => "MSI-X",
+            IntcKind::Direct => &direct::KIND,
+            IntcKind::Xtpic => &xtpic::KIND,
+            IntcKind::Ioapic => &ioapic::KIND,
+            IntcKind::Msi => &msi::KIND,
+            IntcKind::Msix => &msi::KIND_X,
         }
     }
 
-    /// Legacy INTx delivery: lines may be shared, so every handler must read
-    /// its device's status, and the interrupt is not ordered behind DMA data.
+    pub fn name(self) -> &'static str {
+        self.kind().name
+    }
+
+    /// Legacy INTx delivery ([`Kind::legacy`]).
     pub fn legacy(self) -> bool {
-        matches!(self, IntcKind::Xtpic | IntcKind::Ioapic)
+        self.kind().legacy
     }
 
     /// Inputs the controller numbers: lines, pins or vectors.
     pub fn inputs(self) -> u32 {
-        match self {
-            IntcKind::Xtpic => 16,
-            IntcKind::Ioapic => ioapic::PINS,
-            IntcKind::Msi | IntcKind::Msix | IntcKind::Direct => msi::INPUTS,
-        }
+        self.kind().inputs
     }
 
-    /// MSI and MSI-X both write to the local APIC: one controller, one
-    /// vector space, whichever a device uses.
+    /// Two kinds a machine holds as one controller: the same, or two that
+    /// write to the local APIC (MSI and MSI-X share its vector space).
     fn same_controller(self, other: IntcKind) -> bool {
-        let msi = |k| matches!(k, IntcKind::Msi | IntcKind::Msix);
-        self == other || (msi(self) && msi(other))
+        self == other || (self.kind().local_apic && other.kind().local_apic)
     }
+}
+
+/// Inputs `0..n` in order: a controller whose inputs are all alike.
+pub(crate) fn in_order<const N: u32>() -> Vec<u32> {
+    (0..N).collect()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -184,14 +225,9 @@ pub trait Controller {
 /// One controller, of any kind.
 pub type Intc = Box<dyn Controller>;
 
-/// A controller of `kind`: the registry of kinds.
+/// A controller of `kind`.
 pub fn build(kind: IntcKind, trigger: Trigger, routes: Vec<Route>, costs: Costs) -> Intc {
-    match kind {
-        IntcKind::Direct => Box::new(Direct::new(routes)),
-        IntcKind::Xtpic => Box::new(XtPic::new(costs)),
-        IntcKind::Ioapic => Box::new(IoApic::new(routes, trigger, costs)),
-        IntcKind::Msi | IntcKind::Msix => Box::new(Msi::new(routes, costs)),
-    }
+    (kind.kind().build)(trigger, routes, costs)
 }
 
 /// Which controllers the machine has and which inputs each source uses,
@@ -251,10 +287,10 @@ pub fn assign(kind: IntcKind, first: First, others: impl ExactSizeIterator<Item 
                 controllers.len() - 1
             }
         };
-        if controllers[c] == IntcKind::Xtpic && o.cpu != 0 {
+        if controllers[c].kind().cpu0_only && o.cpu != 0 {
             return Err((
                 format!("{others_key}[{i}].cpu"),
-                format!("the XT-PIC delivers to CPU 0 only, not {}; use an IO-APIC or MSI to route elsewhere", o.cpu),
+                format!("the {} delivers to CPU 0 only, not {}; use an IO-APIC or MSI to route elsewhere", controllers[c].name(), o.cpu),
             ));
         }
         let base = bases(&controllers)[c];
@@ -267,15 +303,11 @@ pub fn assign(kind: IntcKind, first: First, others: impl ExactSizeIterator<Item 
 /// first free ones; never shared on a message-signaled controller.
 fn pick(kind: IntcKind, used: &mut Vec<u32>, key: &str, line: Option<u32>, n: u32) -> Result<Vec<u32>, (String, String)> {
     let limit = kind.inputs();
-    let auto: Vec<u32> = match kind {
-        IntcKind::Xtpic => xtpic::AUTO_ORDER.to_vec(),
-        IntcKind::Ioapic => ioapic::auto_order(),
-        IntcKind::Msi | IntcKind::Msix | IntcKind::Direct => (0..limit).collect(),
-    };
+    let auto = (kind.kind().auto_order)();
     let first = match line {
         Some(l) => {
-            if l >= limit || (kind == IntcKind::Xtpic && l == xtpic::CASCADE) {
-                return Err((key.into(), range_msg(kind, l)));
+            if !auto.contains(&l) {
+                return Err((key.into(), (kind.kind().no_input)(l)));
             }
             l
         }
@@ -304,20 +336,22 @@ fn pick(kind: IntcKind, used: &mut Vec<u32>, key: &str, line: Option<u32>, n: u3
     Ok(lines)
 }
 
-fn range_msg(kind: IntcKind, l: u32) -> String {
-    match kind {
-        IntcKind::Xtpic if l == xtpic::CASCADE => "XT-PIC line 2 is the cascade from the slave 8259; use 0..=15 except 2".into(),
-        IntcKind::Xtpic => format!("XT-PIC line {l} does not exist; use 0..=15 except 2"),
-        IntcKind::Ioapic => format!("IO-APIC pin {l} does not exist; the IO-APIC has pins 0..=23"),
-        _ => format!("vector {l} out of range (0..={})", msi::INPUTS - 1),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const COSTS: Costs = Costs { port_io: 1000, posted: 100, lapic_eoi: 10 };
+
+    #[test]
+    fn each_kind_is_the_row_its_key_names() {
+        let keys: Vec<&str> = IntcKind::ALL.iter().map(|k| k.kind().key).collect();
+        assert_eq!(keys, config::KINDS, "`intc.kind`'s choices are the registry's keys");
+        for k in IntcKind::ALL {
+            let parsed: IntcKind = serde::Deserialize::deserialize(serde::de::value::StrDeserializer::<serde::de::value::Error>::new(k.kind().key)).unwrap();
+            assert_eq!(parsed, k);
+            assert!((k.kind().auto_order)().iter().all(|&i| i < k.inputs()));
+        }
+    }
 
     #[test]
     fn xtpic_serves_the_slave_between_lines_1_and_3() {

@@ -15,10 +15,30 @@
 //! its own destination. The model numbers vectors globally (x86 has 224
 //! device vectors per CPU; that per-CPU limit is not modelled).
 
-use super::{Controller, Costs, Rec, Route, Taken};
+use super::{Controller, Costs, Kind, Rec, Route, Taken};
 
 /// Message inputs the model numbers (room for a full MSI-X table and more).
 pub const INPUTS: u32 = 4096;
+
+pub(crate) const KIND: Kind = Kind {
+    key: "msi",
+    name: "MSI",
+    legacy: false,
+    inputs: INPUTS,
+    cpu0_only: false,
+    local_apic: true,
+    vectors: Some((32, true)),
+    bus: true,
+    auto_order: super::in_order::<INPUTS>,
+    no_input: no_vector,
+    build: |_, routes, costs| Box::new(Msi::new(routes, costs)),
+};
+
+pub(crate) const KIND_X: Kind = Kind { key: "msix", name: "MSI-X", vectors: Some((INPUTS, false)), ..KIND };
+
+pub(crate) fn no_vector(l: u32) -> String {
+    format!("vector {l} out of range (0..={})", INPUTS - 1)
+}
 
 pub struct Msi {
     routes: Vec<Route>,

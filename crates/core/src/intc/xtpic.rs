@@ -18,12 +18,30 @@
 //! Priority is fixed by line: 0, 1, then the slave's 8..=15 (through the
 //! cascade on line 2), then 3..=7. There is one INTR pin: uniprocessor only.
 
-use super::{Controller, Costs, Signal, Taken};
+use super::{Controller, Costs, Kind, Signal, Taken};
 
 /// The master's input wired to the slave 8259.
 pub const CASCADE: u32 = 2;
 /// First-free order for PCI devices, the lines BIOSes usually route PIRQs to.
 pub const AUTO_ORDER: [u32; 15] = [11, 10, 9, 5, 7, 3, 4, 6, 12, 14, 15, 1, 8, 13, 0];
+
+pub(crate) const KIND: Kind = Kind {
+    key: "xtpic",
+    name: "XT-PIC",
+    legacy: true,
+    inputs: 16,
+    cpu0_only: true,
+    local_apic: false,
+    vectors: None,
+    bus: true,
+    auto_order: || AUTO_ORDER.to_vec(),
+    no_input: |l| match l {
+        CASCADE => "XT-PIC line 2 is the cascade from the slave 8259; use 0..=15 except 2".into(),
+        _ => format!("XT-PIC line {l} does not exist; use 0..=15 except 2"),
+    },
+    build: |_, _, costs| Box::new(XtPic::new(costs)),
+};
+
 /// Above every vector priority class (0..=15).
 const URGENCY: u32 = 16;
 

@@ -174,13 +174,13 @@ impl Delivery {
         }
         chains.resize(chains.len().max(intc::IOAPIC_PINS as usize), Vec::new());
         // The direct wire has no bus: its interrupts arrive at once.
-        let costs = |kind| match kind {
-            IntcKind::Direct => intc::Costs::default(),
-            _ => intc::Costs { port_io: cycles(s, s.bus.port_io_ns), posted: cycles(s, s.bus.posted_write_ns), lapic_eoi: s.irq_path.lapic_eoi_cycles },
+        let costs = |kind: IntcKind| match kind.kind().bus {
+            false => intc::Costs::default(),
+            true => intc::Costs { port_io: cycles(s, s.bus.port_io_ns), posted: cycles(s, s.bus.posted_write_ns), lapic_eoi: s.irq_path.lapic_eoi_cycles },
         };
         let kind_of = |input: u32| kinds[intc::owner(&bases, input)];
         let bus = sources.iter().map(|x| match kind_of(x.inputs[0]) {
-            IntcKind::Direct => BusCycles::default(),
+            k if !k.kind().bus => BusCycles::default(),
             k => BusCycles { mmio_read: cycles(s, s.bus.mmio_read_ns), posted: costs(k).posted },
         });
         let bus = bus.collect();

@@ -5,7 +5,7 @@
 
 use crate::config::{Scenario, WorkloadConfig};
 use crate::device::sources::{SourceConfig, SourceKind};
-use crate::intc::{self, IntcKind};
+use crate::intc;
 
 /// Checks of the delivery sections that span keys (each key's own range is
 /// in its table): `(key, message)`.
@@ -14,14 +14,14 @@ pub(crate) fn exerciser(s: &Scenario) -> Result<(), (String, String)> {
     let err = |k: &str, m: String| Err((k.to_string(), m));
     per_cycle(s, "workload.rate_per_s", w.rate_hz)?;
     let kind = s.intc.kind;
-    if kind == IntcKind::Xtpic && s.cpu.threads > 1 {
+    if kind.kind().cpu0_only && s.cpu.threads > 1 {
         return err(
             "cpu.threads",
-            format!("the XT-PIC delivers to one CPU only (uniprocessor), got {} threads; use intc.kind = \"ioapic\" or \"msi\" for SMP", s.cpu.threads),
+            format!("the {} delivers to one CPU only (uniprocessor), got {} threads; use intc.kind = \"ioapic\" or \"msi\" for SMP", kind.name(), s.cpu.threads),
         );
     }
     let v = s.intc.vectors;
-    if v > 1 && !matches!(kind, IntcKind::Msi | IntcKind::Msix) {
+    if v > 1 && kind.kind().vectors.is_none() {
         // Allowed by the key's rule when another source's controller is MSI.
         return err(
             "intc.vectors",
@@ -31,8 +31,12 @@ pub(crate) fn exerciser(s: &Scenario) -> Result<(), (String, String)> {
             ),
         );
     }
-    if kind == IntcKind::Msi && (v > 32 || !v.is_power_of_two()) {
-        return err("intc.vectors", format!("MSI grants 1, 2, 4, 8, 16 or 32 vectors per function, got {v}"));
+    if let Some((most, true)) = kind.kind().vectors
+        && (v > most || !v.is_power_of_two())
+    {
+        let grants: Vec<String> = (0..=most.ilog2()).map(|k| (1u32 << k).to_string()).collect();
+        let (last, rest) = grants.split_last().expect("at least one vector");
+        return err("intc.vectors", format!("{} grants {} or {last} vectors per function, got {v}", kind.name(), rest.join(", ")));
     }
     cpu(s, "workload.cpu", w.cpu)?;
     check_others(s, &w.others, "workload.others")?;
@@ -43,8 +47,8 @@ pub(crate) fn exerciser(s: &Scenario) -> Result<(), (String, String)> {
 /// Checks of the NIC's interrupt delivery: where the controller can route
 /// it, and the sources beside it, wired after its line: `(key, message)`.
 pub(crate) fn nic(s: &Scenario) -> Result<(), (String, String)> {
-    if s.intc.kind == IntcKind::Xtpic && s.nic.irq_thread != 0 {
-        let msg = format!("the XT-PIC delivers to CPU 0 only, not thread {}; use intc.kind = \"ioapic\" or \"msi\" to route elsewhere", s.nic.irq_thread);
+    if s.intc.kind.kind().cpu0_only && s.nic.irq_thread != 0 {
+        let msg = format!("the {} delivers to CPU 0 only, not thread {}; use intc.kind = \"ioapic\" or \"msi\" to route elsewhere", s.intc.kind.name(), s.nic.irq_thread);
         return Err(("nic.irq_thread".into(), msg));
     }
     let others = &s.sources.others;

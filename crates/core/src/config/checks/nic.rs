@@ -2,7 +2,6 @@
 //! polling, RSS and RPS. Each names the key to change.
 
 use crate::config::{Direction, Scenario, WorkloadConfig};
-use crate::intc::IntcKind;
 use crate::kernel::IrqPathKind;
 
 /// ethtool's rule between the two keys, and DIM's path: `(key, message)`.
@@ -61,8 +60,8 @@ pub(crate) fn rss(s: &Scenario) -> Result<(), (String, String)> {
     if s.intc.kind.legacy() {
         return err(format!("one MSI-X vector per queue: needs intc.kind = \"msix\", \"msi\" or \"direct\", not the {}", s.intc.kind.name()));
     }
-    if s.intc.kind == IntcKind::Msi && !c.queues.is_power_of_two() {
-        return err(format!("MSI grants a power of two of vectors; {} queues need intc.kind = \"msix\"", c.queues));
+    if matches!(s.intc.kind.kind().vectors, Some((_, true))) && !c.queues.is_power_of_two() {
+        return err(format!("{} grants a power of two of vectors; {} queues need intc.kind = \"msix\"", s.intc.kind.name(), c.queues));
     }
     if s.bus.link_mbps.is_some() {
         return Err(("bus.link_mbps".into(), "the queues' DMA would share one link, which is not modelled: remove bus.link_mbps or RSS".into()));
