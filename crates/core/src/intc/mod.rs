@@ -130,6 +130,19 @@ pub struct Costs {
     pub port_io: u64,
     pub posted: u64,
     pub lapic_eoi: u64,
+    /// The IO-APIC's message to the local APIC, and the EOI's way back.
+    pub message: u64,
+    pub eoi: u64,
+}
+
+impl Costs {
+    /// The bus's latencies in cycles (`to_cycles` converts nanoseconds);
+    /// the APIC messages travel as posted writes unless the bus says otherwise.
+    pub fn new(lapic_eoi: u64, bus: &config::BusConfig, to_cycles: impl Fn(f64) -> u64) -> Self {
+        let posted = to_cycles(bus.posted_write_ns);
+        let or_posted = |ns: Option<f64>| ns.map_or(posted, &to_cycles);
+        Self { port_io: to_cycles(bus.port_io_ns), posted, lapic_eoi, message: or_posted(bus.apic_message_ns), eoi: or_posted(bus.apic_eoi_ns) }
+    }
 }
 
 /// Static per-input programming: destination CPU and priority.
@@ -317,7 +330,7 @@ fn range_msg(kind: IntcKind, l: u32) -> String {
 mod tests {
     use super::*;
 
-    const COSTS: Costs = Costs { port_io: 1000, posted: 100, lapic_eoi: 10 };
+    const COSTS: Costs = Costs { port_io: 1000, posted: 100, lapic_eoi: 10, message: 100, eoi: 100 };
 
     #[test]
     fn xtpic_serves_the_slave_between_lines_1_and_3() {
