@@ -359,6 +359,22 @@ mod tests {
     }
 
     #[test]
+    fn ioapic_messages_take_the_apic_bus_times_where_given() {
+        // A P6's serial APIC bus: the message and the EOI are not posted writes.
+        let routes = vec![Route { cpu: 0, priority: 4 }; IOAPIC_PINS as usize];
+        let costs = Costs { message: 2040, eoi: 840, ..COSTS };
+        let mut c = build(IntcKind::Ioapic, Trigger::Level, routes, costs);
+        assert_eq!(c.level(16, true), (None, Some((2040, Signal::Lapic(16)))));
+        assert_eq!(c.signal(Signal::Lapic(16)), (Some(0), None));
+        c.take(0);
+        assert_eq!(c.finish(16), (10, Some((850, Signal::Eoi(16)))));
+        // Unset, they are the posted latency (every other scenario).
+        let bus = config::BusConfig { mmio_read_ns: 900.0, posted_write_ns: 450.0, port_io_ns: 1000.0, apic_message_ns: None, apic_eoi_ns: Some(840.0), link_mbps: None };
+        let c = Costs::new(10, &bus, |ns| ns as u64);
+        assert_eq!((c.posted, c.message, c.eoi), (450, 450, 840));
+    }
+
+    #[test]
     fn msi_merges_a_second_write_to_a_pending_vector_and_serves_priority_first() {
         let routes = vec![Route { cpu: 0, priority: 4 }, Route { cpu: 0, priority: 9 }];
         let mut c = build(IntcKind::Msi, Trigger::Edge, routes, COSTS);
