@@ -8,9 +8,10 @@ and the interrupt off while polling holds it near the MLFRR); and the e1000
 forwarding table of Linux's Documentation/networking/NAPI_HOWTO.txt (2002).
 
 ``reproduce()`` puts NAPI_HOWTO's forwarded frames, RX interrupts and
-done and not-done polls beside the simulated ones (``livelock/e1000-forward``: the
-forwarding cost per frame is calibrated on the 60-byte row, so that row's
-forwarded count matches by construction; the rest are predictions). Each
+done and not-done polls beside the simulated ones (``livelock/e1000-router``:
+the forwarding machine of ``livelock/e1000-forward`` with the router's
+interrupt path; the forwarding cost per frame is calibrated on the 60-byte
+row on the free wire; the rest are predictions). Each
 frame's cost is drawn from ``e1000_spread()``: the spread measured on the code
 kernel's NAT path (``measured_spread()``) with its transmit cleanup
 (``measured_tx_share()``) paid in the table's batches (its Txint column), and
@@ -57,6 +58,9 @@ E1000 = {
     1440: (85_193, 1_000_003, 946_576, 946_569, 0),
 }
 FRAMES = 1_000_000
+# The rows' machine: livelock/e1000-forward with the router's interrupt path
+# (its IO-APIC on the P6 serial APIC bus, the 2002 NAPI e1000's register reads).
+ROUTER = "livelock/e1000-router"
 
 # The receive paths of the curve: label → irq_path.kind.
 PATHS = {"interrupt-driven (ISR + 50-frame IP queue)": "mt", "Linux 2.6 bottom half (no NAPI)": "linux", "NAPI": "napi"}
@@ -141,7 +145,7 @@ def forward(size: int, extra: dict | None = None, seed: int = 1, spread: bool = 
     sets = {"workload.packet_bytes": size, "workload.rate_per_s": float(pps), "run.duration_ms": FRAMES / pps * 1e3, "run.seed": seed}
     if spread:
         sets["driver.isr_rx_spread"] = e1000_spread(size)
-    return api.run("livelock/e1000-forward", {**sets, **(extra or {})}).metrics
+    return api.run(ROUTER, {**sets, **(extra or {})}).metrics
 
 
 @functools.cache

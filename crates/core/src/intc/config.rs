@@ -47,6 +47,8 @@ pub struct BusConfig {
     pub mmio_read_ns: f64,
     pub posted_write_ns: f64,
     pub port_io_ns: f64,
+    pub apic_message_ns: Option<f64>,
+    pub apic_eoi_ns: Option<f64>,
     pub link_mbps: Option<f64>,
 }
 
@@ -87,6 +89,26 @@ impl BusConfig {
             "round trip of one legacy port I/O (IN, OUT) or interrupt-acknowledge cycle to the 8259s",
         )
         .when("intc.kind", CONTROLLERS),
+        Param::float(
+            "apic_message_ns",
+            "ns",
+            absent("`posted_write_ns`"),
+            true,
+            0.0,
+            MAX_NS,
+            "the IO-APIC's interrupt message to the local APIC, where it differs from a posted write: on the P6 family's serial APIC bus a message of 21 or 34 bus cycles (Intel SDM vol. 3, APIC bus message formats)",
+        )
+        .when("intc.kind", &["ioapic"]),
+        Param::float(
+            "apic_eoi_ns",
+            "ns",
+            absent("`posted_write_ns`"),
+            true,
+            0.0,
+            MAX_NS,
+            "the local APIC's EOI message back to the IO-APIC for a level pin, where it differs from a posted write: 14 bus cycles on the P6 family's serial APIC bus",
+        )
+        .when("intc.kind", &["ioapic"]),
         Param::float(
             "link_mbps",
             "Mb/s",

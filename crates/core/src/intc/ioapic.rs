@@ -4,14 +4,15 @@
 //! Sequence for a request on pin `p`:
 //! 1. The device's Assert_INTx reaches the IO-APIC in the I/O hub.
 //! 2. The IO-APIC sends the pin's vector to the destination's local APIC as
-//!    a message over DMI and FSB (posted latency). A level pin then sets its
+//!    a message (over DMI and FSB; on the P6 family, the serial APIC bus:
+//!    `bus.apic_message_ns`). A level pin then sets its
 //!    Remote IRR and sends nothing more until the EOI comes back.
 //! 3. The local APIC holds the vector (one IRR bit per vector) until the CPU
 //!    enables interrupts, then delivers its most urgent vector.
 //! 4. Edge pins (`handle_edge_irq`): the kernel writes the local APIC's EOI
 //!    register before the handlers. Level pins (`handle_fasteoi_irq`, PCI
 //!    INTx): the handlers run first, then the EOI write, which the local APIC
-//!    broadcasts to the IO-APIC (posted latency). There Remote IRR clears,
+//!    broadcasts to the IO-APIC (`bus.apic_eoi_ns`). There Remote IRR clears,
 //!    and a pin still asserted (the device's Deassert not yet arrived, or
 //!    another sharer) is delivered again.
 
@@ -60,7 +61,7 @@ impl IoApic {
             return None;
         }
         self.remote_irr[p] = true;
-        Some((self.costs.posted, Signal::Lapic(pin)))
+        Some((self.costs.message, Signal::Lapic(pin)))
     }
 
     /// The most urgent pin pending at `cpu`'s local APIC.
@@ -79,7 +80,7 @@ impl Controller for IoApic {
         let was = self.asserted[p];
         self.asserted[p] = if assert { was + 1 } else { was.saturating_sub(1) };
         let next = match self.trigger {
-            Trigger::Edge => (was == 0 && assert).then_some((self.costs.posted, Signal::Lapic(pin))),
+            Trigger::Edge => (was == 0 && assert).then_some((self.costs.message, Signal::Lapic(pin))),
             Trigger::Level => self.send_if_due(pin),
         };
         (None, next)
@@ -114,7 +115,7 @@ impl Controller for IoApic {
     fn finish(&mut self, pin: u32) -> (u64, Option<(u64, Signal)>) {
         match self.trigger {
             Trigger::Edge => (0, None),
-            Trigger::Level => (self.costs.lapic_eoi, Some((self.costs.lapic_eoi + self.costs.posted, Signal::Eoi(pin)))),
+            Trigger::Level => (self.costs.lapic_eoi, Some((self.costs.lapic_eoi + self.costs.eoi, Signal::Eoi(pin)))),
         }
     }
 }

@@ -171,6 +171,19 @@ pub struct Costs {
     pub port_io: u64,
     pub posted: u64,
     pub lapic_eoi: u64,
+    /// The IO-APIC's message to the local APIC, and the EOI's way back.
+    pub message: u64,
+    pub eoi: u64,
+}
+
+impl Costs {
+    /// The bus's latencies in cycles (`to_cycles` converts nanoseconds);
+    /// the APIC messages travel as posted writes unless the bus says otherwise.
+    pub fn new(lapic_eoi: u64, bus: &config::BusConfig, to_cycles: impl Fn(f64) -> u64) -> Self {
+        let posted = to_cycles(bus.posted_write_ns);
+        let or_posted = |ns: Option<f64>| ns.map_or(posted, &to_cycles);
+        Self { port_io: to_cycles(bus.port_io_ns), posted, lapic_eoi, message: or_posted(bus.apic_message_ns), eoi: or_posted(bus.apic_eoi_ns) }
+    }
 }
 
 /// Static per-input programming: destination CPU and priority.
@@ -340,7 +353,7 @@ fn pick(kind: IntcKind, used: &mut Vec<u32>, key: &str, line: Option<u32>, n: u3
 mod tests {
     use super::*;
 
-    const COSTS: Costs = Costs { port_io: 1000, posted: 100, lapic_eoi: 10 };
+    const COSTS: Costs = Costs { port_io: 1000, posted: 100, lapic_eoi: 10, message: 100, eoi: 100 };
 
     #[test]
     fn each_kind_is_the_row_its_key_names() {
@@ -377,6 +390,22 @@ mod tests {
         assert_eq!(c.take(0).map(|t| t.ack_cycles), Some(0));
         assert_eq!(c.finish(16), (10, Some((110, Signal::Eoi(16)))));
         assert_eq!(c.signal(Signal::Eoi(16)), (None, Some((100, Signal::Lapic(16)))));
+    }
+
+    #[test]
+    fn ioapic_messages_take_the_apic_bus_times_where_given() {
+        // A P6's serial APIC bus: the message and the EOI are not posted writes.
+        let routes = vec![Route { cpu: 0, priority: 4 }; IOAPIC_PINS as usize];
+        let costs = Costs { message: 2040, eoi: 840, ..COSTS };
+        let mut c = build(IntcKind::Ioapic, Trigger::Level, routes, costs);
+        assert_eq!(c.level(16, true), (None, Some((2040, Signal::Lapic(16)))));
+        assert_eq!(c.signal(Signal::Lapic(16)), (Some(0), None));
+        c.take(0);
+        assert_eq!(c.finish(16), (10, Some((850, Signal::Eoi(16)))));
+        // Unset, they are the posted latency (every other scenario).
+        let bus = config::BusConfig { mmio_read_ns: 900.0, posted_write_ns: 450.0, port_io_ns: 1000.0, apic_message_ns: None, apic_eoi_ns: Some(840.0), link_mbps: None };
+        let c = Costs::new(10, &bus, |ns| ns as u64);
+        assert_eq!((c.posted, c.message, c.eoi), (450, 450, 840));
     }
 
     #[test]

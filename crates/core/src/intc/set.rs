@@ -111,7 +111,7 @@ mod tests {
     use super::super::{Costs, Route, Trigger};
     use super::*;
 
-    const COSTS: Costs = Costs { port_io: 1000, posted: 100, lapic_eoi: 10 };
+    const COSTS: Costs = Costs { port_io: 1000, posted: 100, lapic_eoi: 10, message: 100, eoi: 100 };
 
     /// MSI-X vectors 0..4096, then the IO-APIC's pins from 4096.
     fn msix_and_ioapic(msi_priority: u32, pin_priority: u32) -> Controllers {

@@ -176,7 +176,7 @@ impl Delivery {
         // The direct wire has no bus: its interrupts arrive at once.
         let costs = |kind: IntcKind| match kind.kind().bus {
             false => intc::Costs::default(),
-            true => intc::Costs { port_io: cycles(s, s.bus.port_io_ns), posted: cycles(s, s.bus.posted_write_ns), lapic_eoi: s.irq_path.lapic_eoi_cycles },
+            true => intc::Costs::new(s.irq_path.lapic_eoi_cycles, &s.bus, |ns| cycles(s, ns)),
         };
         let kind_of = |input: u32| kinds[intc::owner(&bases, input)];
         let bus = sources.iter().map(|x| match kind_of(x.inputs[0]) {
