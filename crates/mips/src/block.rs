@@ -44,12 +44,14 @@ pub struct Block {
     pub ordinary: u32,
     /// The latest issue offset: the block runs whole if entered before `limit - span`.
     pub span: u32,
+    /// The offset after the ordinary instructions: where the transfer's fetch starts.
+    pub after: u32,
     /// The ordinary instructions, then the control transfer ending the block
     /// if any (else it ends at the length limit or the end of the text and
     /// the next block follows in order), then, if the transfer's delay slot
     /// belongs to the block, the slot's step after a fall-through and after
     /// a taken branch. Empty until the block is built.
-    pub steps: Vec<Step>,
+    pub steps: Box<[Step]>,
 }
 
 /// The blocks built so far, by entry index, for one [`Code`].
@@ -155,7 +157,7 @@ impl Blocks {
         let line = |k: usize| k == 0 || self.line_bytes == 0 || (pc + 4 * k as u32).is_multiple_of(self.line_bytes);
         let mut rel = Relative { p, reg: [0; 32], hilo: 0 };
         let mut steps = Vec::new();
-        let (mut at, mut span, mut len, mut end) = (0, 0, 0, None);
+        let (mut at, mut span, mut len, mut end, mut after) = (0, 0, 0, None, 0);
         for &inst in insts[first..].iter().take(MAX_ORDINARY + 1) {
             if len == MAX_ORDINARY && !inst.op.transfers() {
                 break;
@@ -168,6 +170,7 @@ impl Blocks {
                 end = Some(inst.op);
                 break;
             }
+            after = at;
         }
         let transfer = end.is_some();
         // The slot, if ordinary: its offsets after a fall-through and after a taken branch.
@@ -180,7 +183,7 @@ impl Blocks {
                 span = span.max(t);
             }
         }
-        self.at[first] = Block { ordinary: (len - transfer as usize) as u32, span, steps };
+        self.at[first] = Block { ordinary: (len - transfer as usize) as u32, span, after, steps: steps.into() };
         self.built.push(first);
         Some(&self.at[first])
     }

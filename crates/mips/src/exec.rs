@@ -161,6 +161,13 @@ pub enum Cond {
     Bgez,
     J,
     Jr,
+    /// The branch-likely forms: not taken, they annul their slot.
+    Beql,
+    Bnel,
+    Blezl,
+    Bgtzl,
+    Bltzl,
+    Bgezl,
 }
 
 impl Cond {
@@ -175,6 +182,12 @@ impl Cond {
             Op::Bgez => Cond::Bgez,
             Op::J => Cond::J,
             Op::Jr => Cond::Jr,
+            Op::Beql => Cond::Beql,
+            Op::Bnel => Cond::Bnel,
+            Op::Blezl => Cond::Blezl,
+            Op::Bgtzl => Cond::Bgtzl,
+            Op::Bltzl => Cond::Bltzl,
+            Op::Bgezl => Cond::Bgezl,
             _ => Cond::Other,
         }
     }
@@ -184,18 +197,30 @@ impl Cond {
 #[inline(always)]
 pub fn cond(c: &Context, k: Cond, i: Inst) -> Option<Exit> {
     let rs = c.r[i.rs as usize & 31];
-    let taken = match k {
+    let rt = || c.r[i.rt as usize & 31];
+    // Whether it is taken, and whether its slot is annulled if not.
+    let (taken, likely) = match k {
         Cond::Other => return None,
-        Cond::Beq => rs == c.r[i.rt as usize & 31],
-        Cond::Bne => rs != c.r[i.rt as usize & 31],
-        Cond::Blez => rs as i32 <= 0,
-        Cond::Bgtz => rs as i32 > 0,
-        Cond::Bltz => (rs as i32) < 0,
-        Cond::Bgez => rs as i32 >= 0,
-        Cond::J => true,
+        Cond::Beq => (rs == rt(), false),
+        Cond::Bne => (rs != rt(), false),
+        Cond::Blez => (rs as i32 <= 0, false),
+        Cond::Bgtz => (rs as i32 > 0, false),
+        Cond::Bltz => ((rs as i32) < 0, false),
+        Cond::Bgez => (rs as i32 >= 0, false),
+        Cond::J => (true, false),
         Cond::Jr => return Some(Exit::Taken(rs)),
+        Cond::Beql => (rs == rt(), true),
+        Cond::Bnel => (rs != rt(), true),
+        Cond::Blezl => (rs as i32 <= 0, true),
+        Cond::Bgtzl => (rs as i32 > 0, true),
+        Cond::Bltzl => ((rs as i32) < 0, true),
+        Cond::Bgezl => (rs as i32 >= 0, true),
     };
-    Some(if taken { Exit::Taken(i.imm) } else { Exit::NotTaken })
+    Some(match (taken, likely) {
+        (true, _) => Exit::Taken(i.imm),
+        (false, false) => Exit::NotTaken,
+        (false, true) => Exit::Annulled,
+    })
 }
 
 /// Executes an instruction that goes on in order and does not touch
@@ -511,6 +536,12 @@ mod tests {
                 (1 << 26) | (rs << 21) | (1 << 16) | 0x10,    // bgez
                 (2 << 26) | 0x40,                             // j
                 (rs << 21) | 8,                               // jr
+                (20 << 26) | (rs << 21) | (rt << 16) | 0x10,  // beql
+                (21 << 26) | (rs << 21) | (rt << 16) | 0xFFF0, // bnel, backwards
+                (22 << 26) | (rs << 21) | 0x10,               // blezl
+                (23 << 26) | (rs << 21) | 0x10,               // bgtzl
+                (1 << 26) | (rs << 21) | (2 << 16) | 0x10,    // bltzl
+                (1 << 26) | (rs << 21) | (3 << 16) | 0x10,    // bgezl
             ];
             for w in words {
                 let i = decode(w, 0x40_0000);
@@ -522,7 +553,7 @@ mod tests {
                 decided += 1;
             }
         }
-        assert_eq!(decided, 40);
+        assert_eq!(decided, 70);
         // Traps, overflow, memory and HI/LO writes stay on the general path.
         for w in [0x00A6_3820, 0x2085_0001, 0x8C85_0000, 0x00A6_0018, 0x00A0_0011] {
             assert_eq!(Simple::of(decode(w, 0)), Simple::Other, "{w:08x}");

@@ -68,7 +68,7 @@ impl<D: Devices> System<D> {
                             break Some((leave, s.inst, t0 + u64::from(s.off), from));
                         }
                         (pc, instret) = (pc.wrapping_add(4 * body.len() as u32), instret + body.len() as u64);
-                        let from = body.last().map_or(t0, |p| t0 + u64::from(p.off) + 1);
+                        let from = t0 + u64::from(b.after);
                         let Some((last, slot)) = end.split_first() else {
                             (ready, now) = (from, from);
                             continue;
