@@ -184,9 +184,10 @@ def spread_baseline(workload: str, variant: str = "") -> tuple[Point, ...]:
 @cache
 def pinned(workload: str, kind: str, fraction: float, variant: str = "") -> Point:
     """The hot-thread configuration with `fraction` of a cache pinned, at the
-    offered load where the unpinned hot thread's bandwidth peaks."""
-    rate = peak(list(bandwidth(workload, True, variant))).rate
-    return run_point(workload, True, rate, pins(workload, kind, fraction, variant) if fraction else [], extra=kernel(workload, variant))
+    offered load where the unpinned hot thread's bandwidth peaks (with
+    nothing pinned, that sweep's own run)."""
+    top = peak(list(bandwidth(workload, True, variant)))
+    return run_point(workload, True, top.rate, pins(workload, kind, fraction, variant), extra=kernel(workload, variant)) if fraction else top
 
 
 # What the netperf gain depends on, one input changed at a time:

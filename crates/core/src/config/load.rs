@@ -54,6 +54,15 @@ impl Scenario {
 
     /// Loads a scenario from TOML text; `file` names it in errors.
     pub fn from_toml(text: &str, file: &str, overrides: &[Override]) -> Result<Scenario> {
+        if let Some(s) = Loaded::find(text, file, overrides) {
+            return Ok(s);
+        }
+        let scenario = Self::load(text, file, overrides)?;
+        Loaded::keep(text, file, overrides, &scenario);
+        Ok(scenario)
+    }
+
+    fn load(text: &str, file: &str, overrides: &[Override]) -> Result<Scenario> {
         if text.len() > MAX_SCENARIO_BYTES {
             let msg = format!(
                 "{} bytes, more than a scenario may hold ({MAX_SCENARIO_BYTES}); its parsed form takes some 35 times its size (1,000,000 script events took 2.4 GB): give a long script as `workload.events_file`, read as the run advances",
@@ -94,8 +103,66 @@ impl Scenario {
     }
 }
 
-/// The largest text [`parse`] keeps: a long script's table would stay in memory.
+/// The largest text [`parse`] and [`Loaded`] keep: a long script's table would stay in memory.
 const CACHED_BYTES: usize = 64 << 10;
+
+/// The scenarios last loaded in this thread, with what they were loaded
+/// from: loading is a function of the text, its name and the overrides (it
+/// reads no other file), and a loop of runs loads one scenario with the same
+/// overrides again and again, which cost nine tenths of a tiny run's
+/// instructions (docs/performance.md). A failed load is not kept.
+struct Loaded {
+    text: String,
+    file: String,
+    overrides: Vec<Override>,
+    scenario: Scenario,
+}
+
+impl Loaded {
+    /// How many are kept, the most recent first.
+    const KEPT: usize = 4;
+
+    fn with<R>(f: impl FnOnce(&mut Vec<Loaded>) -> R) -> R {
+        thread_local! {
+            static KEPT: RefCell<Vec<Loaded>> = const { RefCell::new(Vec::new()) };
+        }
+        KEPT.with_borrow_mut(f)
+    }
+
+    fn find(text: &str, file: &str, overrides: &[Override]) -> Option<Scenario> {
+        Self::with(|kept| {
+            let i = kept.iter().position(|k| k.text == text && k.file == file && same_overrides(&k.overrides, overrides))?;
+            kept[..=i].rotate_right(1);
+            Some(kept[0].scenario.clone())
+        })
+    }
+
+    fn keep(text: &str, file: &str, overrides: &[Override], scenario: &Scenario) {
+        if text.len() > CACHED_BYTES {
+            return;
+        }
+        Self::with(|kept| {
+            kept.truncate(Self::KEPT - 1);
+            let loaded = Loaded { text: text.into(), file: file.into(), overrides: overrides.to_vec(), scenario: scenario.clone() };
+            kept.insert(0, loaded);
+        })
+    }
+}
+
+fn same_overrides(a: &[Override], b: &[Override]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| a.path == b.path && a.origin == b.origin && same(&a.value, &b.value))
+}
+
+/// Whether two values are the same TOML, float bits and all (`==` takes
+/// `-0.0` for `0.0`, which a key such as a rate would tell apart).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y)),
+        (Value::Table(x), Value::Table(y)) => x.len() == y.len() && x.iter().zip(y).all(|((kx, x), (ky, y))| kx == ky && same(x, y)),
+        _ => a == b,
+    }
+}
 
 /// `text` as a TOML table, from a one-entry cache per thread: a sweep or a
 /// loop loads one scenario many times with other overrides, and parsing it
@@ -257,6 +324,27 @@ mod tests {
         let e = err(&MIN.replace("[workload]", "[workload"), &[]);
         assert!(e.starts_with("s.toml: line 4, column"), "{e}");
         assert_eq!(Scenario::from_toml(MIN, "s.toml", &[]).unwrap().cpu.save_restore_cycles, 186);
+    }
+
+    #[test]
+    fn a_kept_scenario_is_the_one_its_text_name_and_overrides_load() {
+        let with = |set: &str| [parse_override(set).unwrap()];
+        let load = |file: &str, o: &[Override]| Scenario::from_toml(MIN, file, o).unwrap();
+        assert_eq!(load("a.toml", &with("cpu.save_restore_cycles=5")).cpu.save_restore_cycles, 5);
+        assert_eq!(load("a.toml", &with("cpu.save_restore_cycles=5")).cpu.save_restore_cycles, 5);
+        assert_eq!(load("a.toml", &with("cpu.save_restore_cycles=6")).cpu.save_restore_cycles, 6);
+        assert_eq!(load("b.toml", &with("cpu.save_restore_cycles=5")).file, "b.toml");
+        assert_eq!(load("a.toml", &[]).cpu.save_restore_cycles, 186);
+        // Float bits, not `==`: -0.0 is another override than 0.0.
+        assert!(!same(&Value::Float(0.0), &Value::Float(-0.0)));
+        assert!(same(&Value::Array(vec![Value::Float(0.5)]), &Value::Array(vec![Value::Float(0.5)])));
+        // A failed load is not kept: the same bad override fails again.
+        for _ in 0..2 {
+            assert!(err(MIN, &["cpu.save_restore_cycles=-1"]).starts_with("--set: `cpu.save_restore_cycles`"));
+        }
+        // Another origin names the override differently.
+        let o = [parse_override_as("cpu.clock_mhz=-5", "overrides").unwrap()];
+        assert!(Scenario::from_toml(MIN, "a.toml", &o).unwrap_err().to_string().starts_with("overrides: `cpu.clock_mhz`"));
     }
 
     #[test]
