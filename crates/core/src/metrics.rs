@@ -130,7 +130,8 @@ pub const METRICS: &[Metric] = &[
     m("nic_interrupts_in_flight", "interrupts", "masked NIC interrupts not yet handled when the run ended", "masking (NIC sections)"),
     // NAPI, coalescing, RSS.
     m("napi_schedules", "schedules", "NAPI instances scheduled (napi_schedule)", "napi"),
-    m("napi_softirq_runs", "runs", "NET_RX softirq runs", "napi"),
+    m("napi_softirq_runs", "runs", "NET_RX softirq runs (0 with `napi.threaded`: the instances' threads poll)", "napi"),
+    m("napi_thread_runs", "runs", "NAPI kernel-thread runs (`napi.threaded`): a woken thread polling its instance", "napi"),
     m("napi_polls", "polls", "poll calls", "napi"),
     m("napi_completes", "polls", "polls that emptied the ring (napi_complete)", "napi"),
     m("napi_not_done", "polls", "polls that used their whole weight (`napi_polls - napi_completes`)", "napi"),

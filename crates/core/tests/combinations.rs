@@ -1,7 +1,8 @@
 //! Every pair of the NIC path's mechanisms, tried as a user would: each
 //! mechanism is a few keys set on one receive scenario (or, for kernel code,
-//! its own scenario); a pair sets both. A pair runs (conserving frames and
-//! giving the same numbers twice), is refused with one line naming a key, or
+//! its own scenario); a pair sets both. A pair runs (conserving frames,
+//! giving the same numbers twice, and showing each mechanism at work in the
+//! report: its own metric moves), is refused with one line naming a key, or
 //! is not expressible because both set one key to two values (one
 //! controller kind, one receive path, one scheme per machine).
 //!
@@ -16,18 +17,41 @@ use irqsim_core::{Record, Scenario, parse_override, simulate};
 use std::path::Path;
 
 /// A mechanism: its name, the scenario it needs (`None`: the common one),
-/// the keys that turn it on, and those that only the common scenario's
-/// abstract kernel needs (left out on kernel code's scenario).
+/// the keys that turn it on, those that only the common scenario's
+/// abstract kernel needs (left out on kernel code's scenario), and what in
+/// the report shows it at work, in words and as a test of the report.
 struct Mechanism {
     name: &'static str,
     base: Option<&'static str>,
     sets: &'static [&'static str],
     abstract_sets: &'static [&'static str],
+    shows: Shows,
 }
 
-const fn m(name: &'static str, sets: &'static [&'static str]) -> Mechanism {
-    Mechanism { name, base: None, sets, abstract_sets: &[] }
+/// What shows a mechanism at work: in words, and as a test of the report.
+type Shows = (&'static str, fn(&Look) -> bool);
+
+const fn m(name: &'static str, sets: &'static [&'static str], shows: Shows) -> Mechanism {
+    Mechanism { name, base: None, sets, abstract_sets: &[], shows }
 }
+
+/// A finished run as the mechanisms' tests read it.
+struct Look<'a>(&'a irqsim_core::Report);
+
+impl Look<'_> {
+    /// Metric `name` (0 when the run does not report it).
+    fn get(&self, name: &str) -> f64 {
+        self.0.metrics.iter().find(|(k, _)| k == name).map_or(0.0, |(_, v)| *v)
+    }
+}
+
+/// The NIC's interrupts went through a controller (the direct wire's mt path has none).
+const THROUGH_A_CONTROLLER: Shows = ("interrupts_serviced > 0", |l| l.get("interrupts_serviced") > 0.0);
+/// A device beside the NIC raised interrupts (sources 1.. are the others).
+const ANOTHER_DEVICE: Shows = ("source{N}_raised > 0 for a source N >= 1", |l| {
+    l.0.metrics.iter().any(|(k, v)| k.starts_with("source") && !k.starts_with("source0_") && k.ends_with("_raised") && *v > 0.0)
+});
+const MASKED: Shows = ("masking_cycles > 0", |l| l.get("masking_cycles") > 0.0);
 
 /// The common scenario: the livelock receiver (AE32000, the mt-interrupts
 /// driver and stack costs) under Poisson arrivals below its knee.
@@ -37,44 +61,67 @@ const BASE_SETS: &[&str] = &["run.duration_ms=5", "workload.process=\"poisson\""
 const NAPI: &str = "irq_path.kind=\"napi\"";
 
 const MECHANISMS: &[Mechanism] = &[
-    m("msi", &["intc.kind=\"msi\""]),
-    m("msix", &["intc.kind=\"msix\""]),
-    m("ioapic", &["intc.kind=\"ioapic\""]),
-    m("xtpic", &["intc.kind=\"xtpic\""]),
-    m("linux", &["irq_path.kind=\"linux\""]),
-    m("napi", &[NAPI]),
-    m("threaded", &[NAPI, "napi.threaded=true"]),
+    m("msi", &["intc.kind=\"msi\""], THROUGH_A_CONTROLLER),
+    m("msix", &["intc.kind=\"msix\""], THROUGH_A_CONTROLLER),
+    m("ioapic", &["intc.kind=\"ioapic\""], THROUGH_A_CONTROLLER),
+    m("xtpic", &["intc.kind=\"xtpic\""], THROUGH_A_CONTROLLER),
+    m("linux", &["irq_path.kind=\"linux\""], ("bottom_half_share > 0", |l| l.get("bottom_half_share") > 0.0)),
+    m("napi", &[NAPI], ("napi_polls + napi_busy_poll_frames > 0", |l| l.get("napi_polls") + l.get("napi_busy_poll_frames") > 0.0)),
+    // The instances' threads poll, never the softirq (a busy poller may take every frame).
+    m("threaded", &[NAPI, "napi.threaded=true"], ("napi_softirq_runs = 0 and napi_thread_runs + napi_busy_poll_frames > 0", |l| {
+        l.get("napi_softirq_runs") == 0.0 && l.get("napi_thread_runs") + l.get("napi_busy_poll_frames") > 0.0
+    })),
     // The livelock receiver's CPU-bound application stops to busy-poll;
     // code's application is the program's.
-    Mechanism { name: "busy-poll", base: None, sets: &[NAPI, "napi.busy_poll_usecs=50"], abstract_sets: &["app.background=false"] },
-    m("defer-irqs", &[NAPI, "napi.defer_hard_irqs=2", "napi.gro_flush_timeout_ns=20000"]),
-    m("coalesce", &["coalesce.rx_usecs=20", "coalesce.rx_frames=8"]),
+    Mechanism {
+        name: "busy-poll",
+        base: None,
+        sets: &[NAPI, "napi.busy_poll_usecs=50"],
+        abstract_sets: &["app.background=false"],
+        // On the interrupt's own core the interrupt's softirq wins the race
+        // for the frames (docs/models/napi-coalescing.md): the poller spins
+        // and sleeps.
+        shows: ("napi_busy_poll_frames + napi_busy_poll_sleeps > 0", |l| l.get("napi_busy_poll_frames") + l.get("napi_busy_poll_sleeps") > 0.0),
+    },
+    m("defer-irqs", &[NAPI, "napi.defer_hard_irqs=2", "napi.gro_flush_timeout_ns=20000"], ("napi_deferred > 0", |l| l.get("napi_deferred") > 0.0)),
+    m("coalesce", &["coalesce.rx_usecs=20", "coalesce.rx_frames=8"], ("coalesce_timer_interrupts + coalesce_frame_interrupts > 0", |l| {
+        l.get("coalesce_timer_interrupts") + l.get("coalesce_frame_interrupts") > 0.0
+    })),
     // DIM samples at napi_complete_done: it is the NAPI driver's.
-    m("dim", &[NAPI, "coalesce.adaptive_rx=true"]),
-    m("rss", &[NAPI, "rss.kind=\"toeplitz\"", "rss.queues=2", "cpu.threads=2"]),
-    m("rps", &[NAPI, "rss.kind=\"toeplitz\"", "rss.queues=2", "cpu.threads=2", "rss.rps_cpus=2"]),
-    m("mt-contexts", &["cpu.context_policy=\"multithreaded\""]),
-    m("smp", &["cpu.threads=2", "nic.irq_thread=1"]),
-    m("sections", &["masking.driver_section_cycles=300", "masking.protocol_section_cycles=500"]),
-    m("optimistic", &["masking.driver_section_cycles=300", "masking.protocol_section_cycles=500", "masking.scheme=\"optimistic\""]),
-    m("timer", &["sources.others=[{process = \"periodic\", rate_per_s = 1000.0, isr_cycles = 3000}]"]),
-    m("exerciser", &["sources.others=[{kind = \"exerciser\", rate_per_s = 5000.0, dma_bytes = 4096}]"]),
+    // DIM decides every 64 interrupts (per queue): a run long enough for one.
+    m("dim", &[NAPI, "coalesce.adaptive_rx=true", "run.duration_ms=100"], ("dim_decisions > 0", |l| l.get("dim_decisions") > 0.0)),
+    m("rss", &[NAPI, "rss.kind=\"toeplitz\"", "rss.queues=2", "cpu.threads=2"], ("rss_queue1_frames > 0", |l| l.get("rss_queue1_frames") > 0.0)),
+    m("rps", &[NAPI, "rss.kind=\"toeplitz\"", "rss.queues=2", "cpu.threads=2", "rss.rps_cpus=2"], ("rps_remote_frames > 0", |l| l.get("rps_remote_frames") > 0.0)),
+    m("mt-contexts", &["cpu.context_policy=\"multithreaded\""], ("more than one hardware context", |l| l.0.contexts.len() > 1)),
+    m("smp", &["cpu.threads=2", "nic.irq_thread=1"], ("thread1_busy_share > 0", |l| l.get("thread1_busy_share") > 0.0)),
+    m("sections", &["masking.driver_section_cycles=300", "masking.protocol_section_cycles=500"], MASKED),
+    m("optimistic", &["masking.driver_section_cycles=300", "masking.protocol_section_cycles=500", "masking.scheme=\"optimistic\""], MASKED),
+    m("timer", &["sources.others=[{process = \"periodic\", rate_per_s = 2000.0, isr_cycles = 3000}]"], ANOTHER_DEVICE),
+    m("exerciser", &["sources.others=[{kind = \"exerciser\", rate_per_s = 5000.0, dma_bytes = 4096}]"], ("exerciser_raised > 0", |l| l.get("exerciser_raised") > 0.0)),
     // A second controller: a disk on the IO-APIC whatever the NIC's is.
-    m("ioapic-disk", &["sources.others=[{rate_per_s = 2000.0, isr_cycles = 3000, intc = \"ioapic\"}]"]),
+    m("ioapic-disk", &["sources.others=[{rate_per_s = 2000.0, isr_cycles = 3000, intc = \"ioapic\"}]"], ANOTHER_DEVICE),
     // The programmable NIC in place of the e1000-like one, below what its host takes.
     Mechanism {
         name: "firmware",
         base: Some("compose/rx-firmware"),
         sets: &["run.duration_ms=1", "workload.rate_per_s=20000", "stack.enabled=true"],
         abstract_sets: &[],
+        shows: ("nic_firmware_instructions > 0", |l| l.get("nic_firmware_instructions") > 0.0),
     },
-    Mechanism { name: "code", base: Some("code/rx-min"), sets: &["run.duration_ms=2"], abstract_sets: &[] },
+    Mechanism {
+        name: "code",
+        base: Some("code/rx-min"),
+        sets: &["run.duration_ms=2"],
+        abstract_sets: &[],
+        shows: ("code_interrupt_instructions > 0", |l| l.get("code_interrupt_instructions") > 0.0),
+    },
     // Code's own sections (spin_lock_irqsave) under optimistic protection.
     Mechanism {
         name: "code-optimistic",
         base: Some("code/rx-min"),
         sets: &["run.duration_ms=2", "masking.code_sections=true", "masking.scheme=\"optimistic\""],
         abstract_sets: &[],
+        shows: MASKED,
     },
 ];
 
@@ -97,6 +144,13 @@ fn try_all(ms: &[&Mechanism]) -> Outcome {
     let mut sets: Vec<String> = Vec::new();
     for s in ms.iter().flat_map(|m| m.sets.iter().chain(if on_code { &[][..] } else { m.abstract_sets })) {
         match sets.iter_mut().find(|x| key(x) == key(s)) {
+            // The run is as long as the mechanism that needs the longest.
+            Some(x) if key(s) == "run.duration_ms" => {
+                let ms = |v: &str| v.split_once('=').and_then(|(_, n)| n.parse::<f64>().ok()).unwrap_or(0.0);
+                if ms(s) > ms(x) {
+                    *x = s.to_string();
+                }
+            }
             // Two lists of devices beside the NIC: both lists.
             Some(x) if key(s) == "sources.others" && x != s => {
                 let items = |v: &str| v.split_once('[').and_then(|(_, r)| r.rsplit_once(']')).map(|(i, _)| i.to_string()).unwrap_or_default();
@@ -135,6 +189,10 @@ fn try_all(ms: &[&Mechanism]) -> Outcome {
     let bits = |r: &irqsim_core::Report| r.metrics.iter().map(|(k, v)| (k.clone(), v.to_bits())).collect::<Vec<_>>();
     assert_eq!(bits(&first), bits(&second), "{what}: not deterministic");
     assert_eq!(first.bins, second.bins, "{what}: not deterministic");
+    for m in ms {
+        let (evidence, holds) = m.shows;
+        assert!(holds(&Look(&first)), "{what}: {} does not show in the report ({evidence})", m.name);
+    }
     Outcome::Runs
 }
 

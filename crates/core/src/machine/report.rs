@@ -306,7 +306,9 @@ fn napi(n: &crate::kernel::napi::Napi, laws: &mut Vec<Law>) -> Metrics {
     laws.push(Law { what: "frames of one poll above the weight = 0", lhs: c.max_poll_frames.saturating_sub(n.weight), rhs: 0 });
     let mut out = named([
         ("napi_schedules", c.schedules as f64),
-        ("napi_softirq_runs", c.softirq_runs as f64),
+        // The same loop runs in the softirq or, threaded, in each instance's thread.
+        ("napi_softirq_runs", if n.threaded { 0.0 } else { c.softirq_runs as f64 }),
+        ("napi_thread_runs", if n.threaded { c.softirq_runs as f64 } else { 0.0 }),
         ("napi_polls", c.polls as f64),
         ("napi_completes", c.completes as f64),
         ("napi_not_done", c.polls.saturating_sub(c.completes) as f64),
