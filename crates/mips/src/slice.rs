@@ -47,11 +47,12 @@ impl<D: Devices> System<D> {
                     // Only a store leaves the chain having written the text (see `Ordinary::timed`).
                     blocks.sync(bus.code);
                     let run = Ordinary { core: k, id, pipeline: &pipeline, generation: bus.code.generation() };
+                    // The later of `ready` and `now`, kept as they change: where each block starts.
+                    let mut t0 = ready.max(now);
                     // Where the run leaves a block early: why, the instruction, its
                     // issue cycle and where its fetch started. The context's PC and
                     // next PC are then the instruction's, as if it were to run next.
                     let left = 'chain: loop {
-                        let t0 = ready.max(now);
                         if th.board.drained() > t0 {
                             break 'chain None;
                         }
@@ -70,7 +71,7 @@ impl<D: Devices> System<D> {
                         (pc, instret) = (pc.wrapping_add(4 * body.len() as u32), instret + body.len() as u64);
                         let from = t0 + u64::from(b.after);
                         let Some((last, slot)) = end.split_first() else {
-                            (ready, now) = (from, from);
+                            (ready, now, t0) = (from, from, from);
                             continue;
                         };
                         // The transfer (never a memory access), decided before its slot runs.
@@ -97,7 +98,7 @@ impl<D: Devices> System<D> {
                             Exit::NotTaken => (slot.first(), pc.wrapping_add(8), at + 1),
                             Exit::Annulled => {
                                 pc = pc.wrapping_add(8);
-                                (ready, now) = (at + 2, at + 1);
+                                (ready, now, t0) = (at + 2, at + 1, at + 2);
                                 continue;
                             }
                             Exit::Syscall => {
@@ -121,7 +122,7 @@ impl<D: Devices> System<D> {
                         }
                         instret += 1;
                         pc = next;
-                        (ready, now) = (at + 1, at + 1);
+                        (ready, now, t0) = (at + 1, at + 1, at + 1);
                     };
                     let Some((leave, inst, at, from)) = left else {
                         // No block may run whole here: one instruction.
