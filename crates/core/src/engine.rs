@@ -128,6 +128,24 @@ impl<E> EventQueue<E> {
         self.min
     }
 
+    /// The next event (`None` if none), left in the queue.
+    #[inline]
+    pub fn peek(&self) -> Option<&E> {
+        match &self.first {
+            Some(f) => Some(&f.event),
+            None => self.heap.first().map(|e| &e.event),
+        }
+    }
+
+    /// Moves time back to `time` after events were popped ahead of it (a
+    /// device that runs behind the loop is given what the wire brings
+    /// next); events scheduled meanwhile stay where they were scheduled.
+    #[inline]
+    pub fn rewind(&mut self, time: Time) {
+        debug_assert!(time <= self.now);
+        self.now = time;
+    }
+
     /// Moves time to an outside timer's `key` when it comes before every
     /// queued event.
     #[inline]
