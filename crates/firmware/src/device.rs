@@ -22,10 +22,14 @@
 //! other core can see (its stack and registers), and what it issued past
 //! the cycle `advance` returns at is not counted there
 //! ([`Nic::instructions`], the profile). `advance` returns at its target
-//! or at the end of the first cycle in which a frame left or an interrupt
-//! was asked for, whichever is first, so the host can act on them at that cycle (DMA
-//! writes are reported with their cycle but do not end it: their bytes are
-//! in host memory from that cycle on).
+//! or at the end of the first cycle in which a frame left, an interrupt
+//! was asked for or a host address the host watches was written
+//! ([`Nic::watch_host_writes`]), whichever is first, so the host can act
+//! on them at that cycle (other DMA writes are reported with their cycle
+//! but do not end it: their bytes are in host memory from that cycle on).
+//! Frames given ahead ([`Nic::frame_arrives`]) end nothing: the cores run
+//! on, and each lands when its cycle comes; [`Nic::landings`] says which
+//! took a slot.
 //!
 //! Bad firmware stops `advance` with one [`Error::Stopped`] naming the
 //! program, the function and the PC: a fault or an unsupported
@@ -92,6 +96,8 @@ pub struct Nic {
     private: Vec<Range<u32>>,
     /// Cycles a core may run ahead ([`AHEAD`]; 0: in lockstep).
     ahead: u64,
+    /// Host addresses whose DMA writes end [`Nic::advance`] ([`Nic::watch_host_writes`]).
+    watched: Range<u32>,
 }
 
 fn symbol(p: &Program, name: &str) -> Result<u32, Error> {
@@ -141,7 +147,7 @@ impl Nic {
                 (top - STACK_BYTES).next_multiple_of(PAGE_BYTES) + PAGE_BYTES..top
             })
             .collect();
-        Ok((Nic { sys, functions, now: 0, check_at: CHECK_CYCLES, private, ahead: AHEAD }, owners))
+        Ok((Nic { sys, functions, now: 0, check_at: CHECK_CYCLES, private, ahead: AHEAD, watched: 0..0 }, owners))
     }
 
     /// Lets cores run up to `cycles` ahead of one another through work the
@@ -183,16 +189,24 @@ impl Nic {
         self.sys.devices.frame_arrives(at, len);
     }
 
-    /// A frame of `len` bytes from the wire lands now, at the start of
-    /// [`Nic::now`] (a machine that knows arrivals only as they happen
-    /// gives them so): `true` if it took a receive slot, `false` if the
-    /// firmware had freed none and the MAC dropped it.
-    pub fn frame_lands(&mut self, len: u32) -> bool {
-        let hw = &mut self.sys.devices;
-        let accepted = hw.accepted;
-        hw.frame_arrives(self.now, len);
-        hw.arrive_by(self.now);
-        hw.accepted > accepted
+    /// Whether each frame given that has landed since the last call took a
+    /// receive slot (`false`: the MAC dropped it), in order. Its owner
+    /// drains it (the log grows by a flag per frame landed).
+    pub fn landings(&mut self) -> std::vec::Drain<'_, bool> {
+        self.sys.devices.landings()
+    }
+
+    /// Frames given that have not landed yet (arriving after [`Nic::now`],
+    /// or in its cycle and not yet looked at).
+    pub fn arriving(&self) -> u64 {
+        self.sys.devices.arriving() as u64
+    }
+
+    /// DMA writes into host memory in `range` end [`Nic::advance`] at the
+    /// end of their cycle too, so the host can read what they wrote then
+    /// (a status block it polls); by default only frames sent and interrupts do.
+    pub fn watch_host_writes(&mut self, range: Range<u32>) {
+        self.watched = range;
     }
 
     /// The host driver writes a mailbox (its producer index), now.
@@ -201,8 +215,8 @@ impl Nic {
     }
 
     /// Runs to cycle `to` (later than [`Nic::now`]), or to the end of the
-    /// first cycle in which a frame left or an interrupt was asked for,
-    /// appending the effects to `effects` in time order.
+    /// first cycle in which a frame left, an interrupt was asked for or a
+    /// watched host address was written, appending the effects to `effects` in time order.
     pub fn advance(&mut self, to: u64, host: &mut dyn HostMemory, effects: &mut Vec<Effect>) -> Result<(), Error> {
         debug_assert!(to > self.now, "advance to {to} from {}", self.now);
         loop {
@@ -234,7 +248,8 @@ impl Nic {
             effects.extend(hw.interrupts.drain(..).map(|(at, vector)| Effect::Interrupt { at, vector }));
             hw.retire(until, host, effects);
             hw.arrive_by(until);
-            if until == to || effects[before..].iter().any(|e| !matches!(e, Effect::DmaWrite { .. })) {
+            let ends = |e: &Effect| !matches!(e, Effect::DmaWrite { addr, .. } if !self.watched.contains(addr));
+            if until == to || effects[before..].iter().any(ends) {
                 return Ok(());
             }
         }

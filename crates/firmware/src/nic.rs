@@ -112,6 +112,9 @@ pub struct Hardware {
     rx_freed: u64,
     /// Frames on their way in: (arrival cycle, length), in order.
     arriving: VecDeque<(u64, u32)>,
+    /// Whether each frame that landed since [`Hardware::landings`] was
+    /// last drained took a slot (`false`: the MAC dropped it), in order.
+    landed: Vec<bool>,
     /// The host's producer indices (send frames, receive buffers).
     mailbox: [u64; 2],
     /// Host interrupts the cores asked for, not yet handed on: (cycle, vector).
@@ -143,6 +146,7 @@ impl Hardware {
             dropped: 0,
             rx_freed: 0,
             arriving: VecDeque::new(),
+            landed: Vec::new(),
             mailbox: [0; 2],
             interrupts: Vec::new(),
             polled: vec![0; cfg.cores],
@@ -224,8 +228,21 @@ impl Hardware {
         }
     }
 
+    /// Whether each frame that landed since the last call took a slot, in
+    /// order of arrival (`false`: dropped).
+    pub fn landings(&mut self) -> std::vec::Drain<'_, bool> {
+        self.landed.drain(..)
+    }
+
+    /// Frames given that have not landed yet.
+    pub fn arriving(&self) -> usize {
+        self.arriving.len()
+    }
+
     fn land(&mut self, len: u32) {
-        if self.accepted - self.rx_freed >= RING {
+        let room = self.accepted - self.rx_freed < RING;
+        self.landed.push(room);
+        if !room {
             self.dropped += 1;
             return;
         }

@@ -3,8 +3,11 @@
 //! interface the host driver already uses, the e1000-like NIC's receive
 //! queue.
 //!
-//! - Frames from the machine's wire land in the firmware's receive slots
-//!   (or are dropped by its MAC when the firmware has freed none).
+//! - Frames from the machine's wire are given to the NIC ahead of their
+//!   arrival, so its cores need not stop for each: each lands in a receive
+//!   slot at the start of its NIC cycle (or is dropped by the MAC when the
+//!   firmware has freed none), and the host learns which after the NIC
+//!   has run past it ([`Firmware::arrives`], [`Firmware::drops`]).
 //! - The firmware's DMA writes frames into host memory, then a return
 //!   descriptor per frame and the status block's producer index. When the
 //!   status block moves, each new descriptor is checked (the frame the MAC
@@ -154,8 +157,12 @@ pub struct Firmware {
     effects: Vec<Effect>,
     /// Host cycles per NIC cycle.
     ratio: f64,
+    /// Frames given to the NIC that have not landed yet: (arrival, bytes).
+    arriving: VecDeque<(Time, u32)>,
     /// Frames the MAC accepted, not yet returned to the host: (arrival, bytes).
     accepted: VecDeque<(Time, u32)>,
+    /// Arrivals of frames the MAC dropped that the host has not counted yet.
+    pub drops: Vec<Time>,
     /// Return descriptors the host has read (the next one's number).
     returned: u64,
     /// Receive buffers posted (the receive mailbox's value).
@@ -212,7 +219,9 @@ impl Firmware {
             mem: Memory::default(),
             effects: Vec::new(),
             ratio: host_mhz / cfg.clock_mhz,
+            arriving: VecDeque::new(),
             accepted: VecDeque::new(),
+            drops: Vec::new(),
             returned: 0,
             posted: 0,
             send_posted: 0,
@@ -223,6 +232,8 @@ impl Firmware {
             interrupts: 0,
             due: false,
         };
+        // The host sees the status block when it is written (each frame returned, each send descriptor given back).
+        f.nic.watch_host_writes(STATUS..STATUS + 8);
         f.post_buffers(0);
         Ok(f)
     }
@@ -248,9 +259,9 @@ impl Firmware {
     }
 
     /// Runs the NIC to host cycle `t`, or to the end of the first cycle the
-    /// host must act in (an interrupt asked for, a frame sent); sets `due`
-    /// when something the host must see happened (those, or the status
-    /// block written).
+    /// host must act in (an interrupt asked for, a frame sent, the status
+    /// block written), and sets `due` if it stopped for one. Frames that
+    /// landed meanwhile join those accepted, or `drops`.
     pub fn advance(&mut self, t: Time) -> Result<(), String> {
         let to = self.cycle(t);
         if to <= self.nic.now() {
@@ -258,6 +269,14 @@ impl Firmware {
         }
         let before = self.effects.len();
         self.nic.advance(to, &mut self.mem, &mut self.effects).map_err(|e| e.to_string())?;
+        for took in self.nic.landings() {
+            let frame = self.arriving.pop_front().expect("a frame landed that was given");
+            if took {
+                self.accepted.push_back(frame);
+            } else {
+                self.drops.push(frame.0);
+            }
+        }
         self.due |= self.effects[before..].iter().any(|e| !matches!(e, Effect::DmaWrite { addr, .. } if !(STATUS..STATUS + 8).contains(addr)));
         // The host reads memory, not the DMA writes' reports: keeping them
         // would grow without bound under firmware that never writes status.
@@ -265,15 +284,26 @@ impl Firmware {
         Ok(())
     }
 
-    /// A frame of `bytes` lands from the wire at host cycle `now` (the
-    /// device has been advanced to it); `false` if the MAC dropped it.
-    pub fn lands(&mut self, now: Time, bytes: u32) -> bool {
-        // The MAC takes Ethernet frames (no jumbo frames): a longer one is a giant, dropped.
-        if bytes <= MAX_FRAME_BYTES && self.nic.frame_lands(bytes) {
-            self.accepted.push_back((now, bytes));
-            return true;
+    /// A frame of `bytes` arrives from the wire at host cycle `now`, no
+    /// earlier than the device is and in order: it lands when the device
+    /// runs to it. `false` if the MAC drops it at once (longer than
+    /// Ethernet's frames: a giant).
+    pub fn arrives(&mut self, now: Time, bytes: u32) -> bool {
+        if bytes > MAX_FRAME_BYTES {
+            return false;
         }
-        false
+        self.arriving.push_back((now, bytes));
+        self.nic.frame_arrives(self.cycle(now), bytes);
+        true
+    }
+
+    /// The run ends at host cycle `end`: frames given for later never
+    /// arrived. Returns how many.
+    pub fn withdraw_after(&mut self, end: Time) -> u64 {
+        let keep = self.arriving.partition_point(|&(at, _)| at <= end);
+        let gone = self.arriving.len() - keep;
+        self.arriving.truncate(keep);
+        gone as u64
     }
 
     /// What the host sees of the effects since the last call: the frames
@@ -400,9 +430,10 @@ impl Firmware {
         self.returned
     }
 
-    /// Frames the MAC accepted that the host has not yet seen.
+    /// Frames from the wire the host has not yet seen: not landed yet, or
+    /// accepted by the MAC and not yet returned.
     pub fn in_flight(&self) -> u64 {
-        self.accepted.len() as u64
+        (self.arriving.len() + self.accepted.len()) as u64
     }
 
     /// Instructions the firmware's cores completed.
