@@ -78,10 +78,7 @@ const MECHANISMS: &[Mechanism] = &[
         base: None,
         sets: &[NAPI, "napi.busy_poll_usecs=50"],
         abstract_sets: &["app.background=false"],
-        // On the interrupt's own core the interrupt's softirq wins the race
-        // for the frames (docs/models/napi-coalescing.md): the poller spins
-        // and sleeps.
-        shows: ("napi_busy_poll_frames + napi_busy_poll_sleeps > 0", |l| l.get("napi_busy_poll_frames") + l.get("napi_busy_poll_sleeps") > 0.0),
+        shows: ("napi_busy_poll_frames > 0", |l| l.get("napi_busy_poll_frames") > 0.0),
     },
     m("defer-irqs", &[NAPI, "napi.defer_hard_irqs=2", "napi.gro_flush_timeout_ns=20000"], ("napi_deferred > 0", |l| l.get("napi_deferred") > 0.0)),
     m("coalesce", &["coalesce.rx_usecs=20", "coalesce.rx_frames=8"], ("coalesce_timer_interrupts + coalesce_frame_interrupts > 0", |l| {

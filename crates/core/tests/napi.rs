@@ -185,8 +185,10 @@ const BUSY_LOAD: &[&str] =
     &["app.background=false", "workload.rate_per_s=50000", "workload.packet_bytes=128", "workload.process=\"poisson\"", "run.duration_ms=50"];
 
 /// Busy polling from recv on its own core takes most frames before the
-/// interrupt path does, at a lower latency, spinning its core; on the
-/// interrupt's core the interrupt preempts the spin and NAPI keeps them.
+/// interrupt path does, at a lower latency, spinning its core. On the
+/// interrupt's core too the poller takes most: it holds the instance for its
+/// whole loop (napi_busy_loop), so the interrupt that preempts the spin
+/// schedules no softirq poll.
 #[test]
 fn busy_polling_trades_a_core_for_latency() {
     let at = |busy: &str, threads: &str, app: &str| run("livelock/e1000-forward", &[&[busy, threads, app], BUSY_LOAD].concat());
@@ -196,7 +198,7 @@ fn busy_polling_trades_a_core_for_latency() {
     assert!(m(&own, "napi_busy_poll_frames") > 0.8 * m(&own, "rx_delivered"));
     assert!(m(&own, "latency_p50_us") < 0.8 * m(&plain, "latency_p50_us"));
     assert!(own.bins[1].get(irqsim_core::cpu::Bin::Kernel) > own.elapsed_cycles * 8 / 10, "the spinning core is busy");
-    assert!(m(&shared, "napi_busy_poll_frames") < 0.05 * m(&shared, "rx_delivered"));
+    assert!(m(&shared, "napi_busy_poll_frames") > 0.8 * m(&shared, "rx_delivered"), "the poller holds the instance: the interrupt schedules nothing");
     for r in [&own, &shared] {
         assert_eq!(m(r, "rx_delivered") + m(r, "rx_in_flight"), m(r, "rx_offered"));
     }
@@ -227,8 +229,10 @@ fn receive_path_parts_are_refused_with_code() {
     }
 }
 
-/// Preferring busy polling keeps the interrupt masked between busy polls:
-/// on the interrupt's own core the busy poller then gets the frames.
+/// Preferring busy polling keeps the interrupt masked between busy polls
+/// (one interrupt in the run instead of one per loop): the frames come from
+/// the poller, and while it sleeps (a 50 µs loop without a frame) from the
+/// deferral timer's polls, which wait out `gro_flush_timeout_ns`.
 #[test]
 fn preferred_busy_polling_keeps_the_interrupt_off() {
     let at = |prefer: &str| {
@@ -237,8 +241,11 @@ fn preferred_busy_polling_keeps_the_interrupt_off() {
     };
     let (plain, prefer) = (at("napi.prefer_busy_poll=false"), at("napi.prefer_busy_poll=true"));
     assert!(m(&prefer, "interrupts") < 0.01 * m(&plain, "interrupts").max(100.0));
-    assert!(m(&prefer, "napi_busy_poll_frames") > 2.0 * m(&plain, "napi_busy_poll_frames"));
-    assert!(m(&prefer, "latency_p50_us") < m(&plain, "latency_p50_us"));
+    assert!(m(&plain, "napi_busy_poll_frames") > 0.75 * m(&plain, "rx_delivered"));
+    assert!(m(&prefer, "napi_deferred") > 0.0 && m(&prefer, "latency_p50_us") > m(&plain, "latency_p50_us"));
+    for r in [&plain, &prefer] {
+        assert_eq!(m(r, "rx_delivered") + m(r, "rx_in_flight"), m(r, "rx_offered"));
+    }
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios/livelock/e1000-forward.toml");
     let o: Vec<_> = ["napi.prefer_busy_poll=true", "napi.busy_poll_usecs=50", "app.background=false"].iter().map(|s| parse_override(s).unwrap()).collect();
     let e = Scenario::from_file(&path, &o).expect_err("refused").to_string();

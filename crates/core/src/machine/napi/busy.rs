@@ -4,7 +4,7 @@
 use crate::cpu::{Bin, USER, Work};
 use crate::engine::Time;
 use crate::kernel::Job as Any;
-use crate::kernel::napi::{Job, busy::Busy};
+use crate::kernel::napi::{Job, TIMER_GENERATION_BITS, busy::Busy};
 use crate::kernel::net::Site;
 use crate::machine::Machine;
 
@@ -65,15 +65,28 @@ impl Machine {
             let b = self.busy();
             b.deadline = now + b.window;
         }
+        // napi_busy_loop (net/core/dev.c): the poller takes the instance
+        // (NAPI_STATE_SCHED | NAPI_STATE_IN_BUSY_POLL) when the softirq does
+        // not hold it and keeps it for the whole loop, so an interrupt
+        // meanwhile schedules no softirq poll (napi_schedule_prep fails),
+        // on the interrupt's own core too. It lets go when recv returns or
+        // sleeps, or when the socket's last frame came through another queue.
         let q = self.busy().napi_id;
-        let free = !self.napi().is_scheduled(q);
-        if free && self.ring(q).rx_waiting() > 0 {
-            let b = self.busy();
-            (b.owned, b.batch) = (Some(q), 0);
+        if self.busy().owned.is_some_and(|o| o != q) {
+            self.busy_release();
+        }
+        if self.busy().owned.is_none() && !self.napi().is_scheduled(q) {
+            self.busy().owned = Some(q);
+        }
+        if self.busy().owned == Some(q) && self.ring(q).rx_waiting() > 0 {
+            self.busy().batch = 0;
             return Some(Job::BusyRx);
         }
-        let b = self.busy();
-        if now >= b.deadline {
+        if now >= self.busy().deadline {
+            if self.busy().owned.is_some() {
+                self.busy_release();
+            }
+            let b = self.busy();
             (b.sleeping, b.sleeps) = (true, b.sleeps + 1);
             return None;
         }
@@ -111,6 +124,23 @@ impl Machine {
             n.defer_left[q] = n.defer_hard_irqs;
             self.arm_napi_timer(now, q);
             return;
+        }
+        // busy_poll_stop polls once more and completes as a softirq poll
+        // would (napi_complete_done; the loop has just emptied the ring, so
+        // that poll takes nothing and does not renew the count): deferrals
+        // left keep the interrupt masked with the timer armed; otherwise the
+        // interrupt comes back and a timer still armed is stale.
+        let now = self.queue.now();
+        let n = self.napi();
+        if n.flush_timeout > 0 {
+            if n.defer_left[q] > 0 {
+                n.defer_left[q] -= 1;
+                n.counters.deferred += 1;
+                self.queue_irq_disable(q);
+                self.arm_napi_timer(now, q);
+                return;
+            }
+            n.timer_generation[q] = n.timer_generation[q].wrapping_add(1) & ((1 << TIMER_GENERATION_BITS) - 1);
         }
         if self.queue_irq_off(q) {
             self.queue_irq_enable(q);
