@@ -19,6 +19,33 @@ pub fn find<'p>(params: &'p [Param], key: &str) -> Option<&'p Param> {
 /// Checks the section at `path` against `params` and fills in its defaults
 /// (sub-tables of a [`Type::Sections`] key too).
 pub fn check_section(t: &mut Table, path: &str, params: &[Param]) -> Result<(), Problem> {
+    if t.is_empty() {
+        *t = defaults(path, params)?;
+        return Ok(());
+    }
+    check_written(t, path, params)
+}
+
+/// An empty section filled with its defaults, made once per thread for each
+/// table of parameters (by its address) and cloned after: most of a
+/// scenario's sections are not written, and filling them key by key was a
+/// fifth of a load. Only a section that has no required key is kept: the
+/// error of one that has names its path.
+fn defaults(path: &str, params: &[Param]) -> Result<Table, Problem> {
+    thread_local! {
+        static FILLED: RefCell<HashMap<(usize, usize), Table, BuildHasherDefault<ByAddress>>> = RefCell::new(HashMap::default());
+    }
+    let key = (params.as_ptr() as usize, params.len());
+    if let Some(t) = FILLED.with_borrow(|filled| filled.get(&key).cloned()) {
+        return Ok(t);
+    }
+    let mut t = Table::new();
+    check_written(&mut t, path, params)?;
+    FILLED.with_borrow_mut(|filled| filled.insert(key, t.clone()));
+    Ok(t)
+}
+
+fn check_written(t: &mut Table, path: &str, params: &[Param]) -> Result<(), Problem> {
     for (key, value) in t.iter() {
         let p = find(params, key).ok_or_else(|| (join(path, key), unknown("field", key, params.iter().map(|p| p.key))))?;
         check_value(value, &|| join(path, key), p)?;
@@ -135,9 +162,9 @@ pub fn literal(text: &'static str) -> Value {
     })
 }
 
-/// Hashes [`literal`]'s keys, a `'static` text's address and length, by a
-/// multiply: the address names the text, and hashing the text with the
-/// standard SipHash was half of each lookup.
+/// Hashes the keys of [`literal`] and [`defaults`], a `'static` text's or
+/// table's address and length, by a multiply: the address names it, and
+/// hashing a text with the standard SipHash was half of each lookup.
 #[derive(Default)]
 struct ByAddress(u64);
 
