@@ -6,6 +6,8 @@
 The difference of the two totals over 200 is the instructions of one
 ``irqsim.run`` (``api``) or of the core's ``_core.run`` alone (``core``),
 interpreter start-up and imports cancelled out (docs/performance.md).
+``sweep`` is ``api`` with another seed each run, as a sweep's runs differ:
+the core loads the scenario anew every time.
 """
 
 import sys
@@ -16,6 +18,10 @@ from irqsim import _core, api
 n, what = int(sys.argv[1]), sys.argv[2]
 sets = ["run.duration_ms=0.01"]
 path = api.scenario_path("bench/rx-overload")
-one = {"api": lambda: irqsim.run("bench/rx-overload", sets), "core": lambda: _core.run(path=path, sets=sets)}[what]
-for _ in range(n):
-    one()
+one = {
+    "api": lambda i: irqsim.run("bench/rx-overload", sets),
+    "core": lambda i: _core.run(path=path, sets=sets),
+    "sweep": lambda i: irqsim.run("bench/rx-overload", [*sets, f"run.seed={i + 1}"]),
+}[what]
+for i in range(n):
+    one(i)

@@ -5,6 +5,7 @@
 use crate::param::{Def, Param, Range, Section, Type, When};
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use toml::{Table, Value};
 
 /// A key that is wrong: `(dotted key, message)`.
@@ -18,9 +19,36 @@ pub fn find<'p>(params: &'p [Param], key: &str) -> Option<&'p Param> {
 /// Checks the section at `path` against `params` and fills in its defaults
 /// (sub-tables of a [`Type::Sections`] key too).
 pub fn check_section(t: &mut Table, path: &str, params: &[Param]) -> Result<(), Problem> {
+    if t.is_empty() {
+        *t = defaults(path, params)?;
+        return Ok(());
+    }
+    check_written(t, path, params)
+}
+
+/// An empty section filled with its defaults, made once per thread for each
+/// table of parameters (by its address) and cloned after: most of a
+/// scenario's sections are not written, and filling them key by key was a
+/// fifth of a load. Only a section that has no required key is kept: the
+/// error of one that has names its path.
+fn defaults(path: &str, params: &[Param]) -> Result<Table, Problem> {
+    thread_local! {
+        static FILLED: RefCell<HashMap<(usize, usize), Table, BuildHasherDefault<ByAddress>>> = RefCell::new(HashMap::default());
+    }
+    let key = (params.as_ptr() as usize, params.len());
+    if let Some(t) = FILLED.with_borrow(|filled| filled.get(&key).cloned()) {
+        return Ok(t);
+    }
+    let mut t = Table::new();
+    check_written(&mut t, path, params)?;
+    FILLED.with_borrow_mut(|filled| filled.insert(key, t.clone()));
+    Ok(t)
+}
+
+fn check_written(t: &mut Table, path: &str, params: &[Param]) -> Result<(), Problem> {
     for (key, value) in t.iter() {
         let p = find(params, key).ok_or_else(|| (join(path, key), unknown("field", key, params.iter().map(|p| p.key))))?;
-        check_value(value, &join(path, key), p)?;
+        check_value(value, &|| join(path, key), p)?;
     }
     for p in params {
         if t.contains_key(p.key) {
@@ -35,7 +63,9 @@ pub fn check_section(t: &mut Table, path: &str, params: &[Param]) -> Result<(), 
         }
     }
     for p in params {
-        let (Type::Sections(sections), Some(v)) = (p.ty, t.get_mut(p.key)) else { continue };
+        // The type first: a lookup of every key was a tenth of a load.
+        let Type::Sections(sections) = p.ty else { continue };
+        let Some(v) = t.get_mut(p.key) else { continue };
         let at = join(path, p.key);
         if let Value::Array(items) = v {
             *v = Value::Table(from_list(items, &at, sections)?);
@@ -119,17 +149,35 @@ fn not_used(t: &Table, sections: &[Section], path: &str, w: &When) -> String {
 /// 41% of a tiny run's instructions (docs/performance.md, "Python overhead").
 pub fn literal(text: &'static str) -> Value {
     thread_local! {
-        static PARSED: RefCell<HashMap<&'static str, Value>> = RefCell::new(HashMap::new());
+        static PARSED: RefCell<HashMap<(usize, usize), Value, BuildHasherDefault<ByAddress>>> = RefCell::new(HashMap::default());
     }
     PARSED.with_borrow_mut(|parsed| {
         parsed
-            .entry(text)
+            .entry((text.as_ptr() as usize, text.len()))
             .or_insert_with(|| {
                 let mut t: Table = format!("v = {text}").parse().expect("a parameter's default is valid TOML");
                 t.remove("v").expect("parsed")
             })
             .clone()
     })
+}
+
+/// Hashes the keys of [`literal`] and [`defaults`], a `'static` text's or
+/// table's address and length, by a multiply: the address names it, and
+/// hashing a text with the standard SipHash was half of each lookup.
+#[derive(Default)]
+struct ByAddress(u64);
+
+impl Hasher for ByAddress {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        bytes.iter().for_each(|&b| self.write_usize(b.into()));
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (self.0.rotate_left(29) ^ n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
 }
 
 pub fn join(path: &str, key: &str) -> String {
@@ -141,8 +189,10 @@ fn unknown<'a>(what: &str, key: &str, known: impl Iterator<Item = &'a str>) -> S
     format!("unknown {what} `{key}`, expected one of {}", known.join(", "))
 }
 
-fn check_value(v: &Value, key: &str, p: &Param) -> Result<(), Problem> {
-    let bad = |msg: String| Err((key.to_string(), msg));
+/// `key` makes the dotted key for an error: formatting it for every key
+/// checked cost more than the checks.
+fn check_value(v: &Value, key: &dyn Fn() -> String, p: &Param) -> Result<(), Problem> {
+    let bad = |msg: String| Err((key(), msg));
     let wrong = |want: &str| bad(format!("invalid type: {}, expected {want}", describe(v)));
     match (p.ty, v) {
         (Type::Int, Value::Integer(i)) => in_range(key, *i as f64, Some(*i as i128), p.range),
@@ -166,18 +216,18 @@ fn check_value(v: &Value, key: &str, p: &Param) -> Result<(), Problem> {
         (Type::IntList | Type::FloatList, Value::Array(a)) => {
             let int = matches!(p.ty, Type::IntList);
             let item = Param { ty: if int { Type::Int } else { Type::Float }, ..*p };
-            a.iter().enumerate().try_for_each(|(i, x)| check_value(x, &format!("{key}[{i}]"), &item))
+            a.iter().enumerate().try_for_each(|(i, x)| check_value(x, &|| format!("{}[{i}]", key()), &item))
         }
         (Type::IntList, _) => wrong("an array of integers"),
         (Type::FloatList, _) => wrong("an array of numbers"),
         (Type::StrList, Value::Array(a)) => a.iter().enumerate().try_for_each(|(i, x)| match x {
             Value::String(_) => Ok(()),
-            _ => Err((format!("{key}[{i}]"), format!("invalid type: {}, expected a string", describe(x)))),
+            _ => Err((format!("{}[{i}]", key()), format!("invalid type: {}, expected a string", describe(x)))),
         }),
         (Type::StrList, _) => wrong("an array of strings"),
         (Type::Items(_), Value::Array(a)) => a.iter().enumerate().try_for_each(|(i, x)| match x {
             Value::Table(_) => Ok(()),
-            _ => Err((format!("{key}[{i}]"), format!("invalid type: {}, expected a table", describe(x)))),
+            _ => Err((format!("{}[{i}]", key()), format!("invalid type: {}, expected a table", describe(x)))),
         }),
         (Type::Items(_), _) => wrong("an array of tables"),
         (Type::Sections(_), Value::Table(_) | Value::Array(_)) => Ok(()),
@@ -185,7 +235,7 @@ fn check_value(v: &Value, key: &str, p: &Param) -> Result<(), Problem> {
     }
 }
 
-fn in_range(key: &str, f: f64, int: Option<i128>, range: Range) -> Result<(), Problem> {
+fn in_range(key: &dyn Fn() -> String, f: f64, int: Option<i128>, range: Range) -> Result<(), Problem> {
     let ok = match (range, int) {
         (Range::None, _) => true,
         (Range::Int(lo, hi), Some(i)) => (lo..=hi).contains(&i),
@@ -196,7 +246,7 @@ fn in_range(key: &str, f: f64, int: Option<i128>, range: Range) -> Result<(), Pr
         Ok(())
     } else {
         let within = if matches!(range, Range::Float { .. }) { "in " } else { "" };
-        Err((key.to_string(), format!("must be {within}{}, got {}", range_text(range), int.map_or(f.to_string(), |i| i.to_string()))))
+        Err((key(), format!("must be {within}{}, got {}", range_text(range), int.map_or(f.to_string(), |i| i.to_string()))))
     }
 }
 

@@ -399,7 +399,8 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
 /// Each table of an array-of-tables key, checked against its own keys.
 fn check_items(t: &mut Table, path: &str, params: &[Param]) -> Result<(), Problem> {
     for p in params {
-        let (params::Type::Items(item), Some(Value::Array(items))) = (p.ty, t.get_mut(p.key)) else { continue };
+        let params::Type::Items(item) = p.ty else { continue };
+        let Some(Value::Array(items)) = t.get_mut(p.key) else { continue };
         for (i, x) in items.iter_mut().enumerate() {
             let at = format!("{path}.{}[{i}]", p.key);
             params::check_section(x.as_table_mut().expect("checked as a table"), &at, item)?;
