@@ -34,7 +34,6 @@ use crate::engine::Time;
 use serde::{Deserialize, Serialize};
 
 pub use config::{BusConfig, EXERCISER_LINK_MBPS, IntcConfig};
-pub use direct::Direct;
 pub use ioapic::{IoApic, PINS as IOAPIC_PINS};
 pub use msi::Msi;
 pub use set::Controllers;
