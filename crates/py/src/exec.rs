@@ -38,9 +38,13 @@ struct PyHost {
 }
 
 impl Host for PyHost {
-    fn write(&mut self, fd: u32, bytes: &[u8]) -> Result<(), u32> {
+    fn wants(&self, fd: u32, len: u32) -> u32 {
+        if self.stream { len } else { self.captured.wants(fd, len) }
+    }
+
+    fn write(&mut self, fd: u32, bytes: &[u8], len: u32) -> Result<(), u32> {
         if !self.stream {
-            return self.captured.write(fd, bytes);
+            return self.captured.write(fd, bytes, len);
         }
         let done = if fd == 1 { std::io::stdout().write_all(bytes) } else { std::io::stderr().write_all(bytes) };
         // A closed or broken stream fails the guest's write, as it would natively.
