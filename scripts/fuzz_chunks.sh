@@ -49,7 +49,7 @@ while :; do
             -artifact_prefix=artifacts/$t/ >"$log" 2>&1
         rc=$?
         e=$(grep -o "number_of_executed_units: *[0-9]*" "$log" | grep -o "[0-9]*$")
-        c=$(awk '{print $1 + $2}' "$log.cpu")
+        c=$(tail -1 "$log.cpu" | awk '{print $1 + $2}')  # after time's "exited with non-zero status" line
         execs[$t]=$((execs[$t] + ${e:-0})) cpu[$t]=$(echo "${cpu[$t]} + $c" | bc)
         echo "$(date -u +%H:%M) $t chunk $n: ${e:-0} inputs, $c CPU-s, load $load, $(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1), $(grep -o 'peak_rss_mb: *[0-9]*' "$log")"
         [ $rc -eq 0 ] || { echo "$t: exit $rc, see $log and fuzz/artifacts/$t/"; goal[$t]=0 failed=1; }
