@@ -1,7 +1,7 @@
 //! Interrupt controllers: how a device's request becomes a vector on a CPU.
 //!
 //! The ideal wire and three generations of controllers, one module each,
-//! each a [`Controller`] built by [`build`] (the registry of kinds):
+//! each a [`Controller`] with its [`Kind`] row, found by [`IntcKind::kind`] (the registry):
 //! - `direct.rs`: no controller; the interrupt reaches its CPU at once, free.
 //! - `xtpic.rs`: two cascaded 8259As; 15 lines, fixed priority, vector
 //!   fetched by an INTA cycle, mask and EOI by port I/O; one CPU.
