@@ -41,7 +41,7 @@ struct Look<'a>(&'a irqsim_core::Report);
 impl Look<'_> {
     /// Metric `name` (0 when the run does not report it).
     fn get(&self, name: &str) -> f64 {
-        self.0.metrics.iter().find(|(k, _)| k == name).map_or(0.0, |(_, v)| *v)
+        self.0.metric(name).unwrap_or(0.0)
     }
 }
 

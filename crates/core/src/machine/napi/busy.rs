@@ -4,7 +4,7 @@
 use crate::cpu::{Bin, USER, Work};
 use crate::engine::Time;
 use crate::kernel::Job as Any;
-use crate::kernel::napi::{Job, TIMER_GENERATION_BITS, busy::Busy};
+use crate::kernel::napi::{Job, busy::Busy};
 use crate::kernel::net::Site;
 use crate::machine::Machine;
 
@@ -130,17 +130,9 @@ impl Machine {
         // that poll takes nothing and does not renew the count): deferrals
         // left keep the interrupt masked with the timer armed; otherwise the
         // interrupt comes back and a timer still armed is stale.
-        let now = self.queue.now();
-        let n = self.napi();
-        if n.flush_timeout > 0 {
-            if n.defer_left[q] > 0 {
-                n.defer_left[q] -= 1;
-                n.counters.deferred += 1;
-                self.queue_irq_disable(q);
-                self.arm_napi_timer(now, q);
-                return;
-            }
-            n.timer_generation[q] = n.timer_generation[q].wrapping_add(1) & ((1 << TIMER_GENERATION_BITS) - 1);
+        if self.defer_interrupt(q) {
+            self.queue_irq_disable(q);
+            return;
         }
         if self.queue_irq_off(q) {
             self.queue_irq_enable(q);

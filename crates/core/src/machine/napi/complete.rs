@@ -59,7 +59,6 @@ impl Machine {
     /// of the interrupt. Returns whether the driver may enable the
     /// interrupt again (never for an RPS backlog, which has none).
     pub(super) fn complete_done(&mut self, cpu: usize, q: usize) -> bool {
-        let now = self.queue.now();
         let n = self.napi();
         n.scheduled[q] = false;
         n.cpus[cpu].list.retain(|&x| x as usize != q);
@@ -75,15 +74,24 @@ impl Machine {
         if n.poll_frames[q] > 0 {
             n.defer_left[q] = n.defer_hard_irqs;
         }
+        !self.defer_interrupt(q)
+    }
+
+    /// napi_complete_done's deferral, for a softirq poll and for a busy
+    /// poll's last one: while deferrals remain and there is a timeout, one
+    /// is spent and the timer armed instead of the interrupt (`true`);
+    /// otherwise the interrupt comes back and a deferral timer still armed
+    /// (a busy poll took the instance meanwhile) is stale.
+    pub(super) fn defer_interrupt(&mut self, q: usize) -> bool {
+        let now = self.queue.now();
+        let n = self.napi();
         if n.defer_left[q] > 0 && n.flush_timeout > 0 {
             n.defer_left[q] -= 1;
             n.counters.deferred += 1;
             self.arm_napi_timer(now, q);
-            return false;
+            return true;
         }
-        // The interrupt comes back: a deferral timer still armed (a busy
-        // poll took the instance meanwhile) is stale.
         n.timer_generation[q] = n.timer_generation[q].wrapping_add(1) & ((1 << TIMER_GENERATION_BITS) - 1);
-        true
+        false
     }
 }
