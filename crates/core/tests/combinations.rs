@@ -133,8 +133,9 @@ fn key(set: &str) -> &str {
     set.split('=').next().unwrap_or(set)
 }
 
-/// Sets every mechanism's keys at once and runs the machine they make.
-fn try_all(ms: &[&Mechanism]) -> Outcome {
+/// Sets every mechanism's keys at once and runs the machine they make;
+/// with `shows`, each mechanism's own metric must show it at work.
+fn try_all(ms: &[&Mechanism], shows: bool) -> Outcome {
     let what = ms.iter().map(|m| m.name).collect::<Vec<_>>().join(" + ");
     let bases: Vec<&str> = ms.iter().filter_map(|m| m.base).collect();
     let on_code = bases.iter().any(|b| b.starts_with("code/"));
@@ -186,9 +187,11 @@ fn try_all(ms: &[&Mechanism]) -> Outcome {
     let bits = |r: &irqsim_core::Report| r.metrics.iter().map(|(k, v)| (k.clone(), v.to_bits())).collect::<Vec<_>>();
     assert_eq!(bits(&first), bits(&second), "{what}: not deterministic");
     assert_eq!(first.bins, second.bins, "{what}: not deterministic");
-    for m in ms {
-        let (evidence, holds) = m.shows;
-        assert!(holds(&Look(&first)), "{what}: {} does not show in the report ({evidence})", m.name);
+    if shows {
+        for m in ms {
+            let (evidence, holds) = m.shows;
+            assert!(holds(&Look(&first)), "{what}: {} does not show in the report ({evidence})", m.name);
+        }
     }
     Outcome::Runs
 }
@@ -201,7 +204,7 @@ fn table() -> String {
     for i in 0..n {
         for j in i..n {
             let (a, b) = (&MECHANISMS[i], &MECHANISMS[j]);
-            let mark = match try_all(&[a, b]) {
+            let mark = match try_all(&[a, b], true) {
                 Outcome::Runs => {
                     runs += 1;
                     'y'
@@ -262,10 +265,13 @@ proptest::proptest! {
 
     /// Random machines of up to five mechanisms: each runs (conserving
     /// frames, bins summing to the elapsed cycles, the same numbers twice),
-    /// or is refused in one line, or sets one key twice.
+    /// or is refused in one line, or sets one key twice. Each mechanism's
+    /// own metric is checked on the pairs only: among several, one may
+    /// leave another nothing to do (a busy poller that takes every frame
+    /// leaves no poll to complete, so nothing to defer or for DIM to sample).
     #[test]
     fn random_machines_run_or_are_refused(picks in proptest::collection::btree_set(0..MECHANISMS.len(), 2..=5)) {
         let ms: Vec<&Mechanism> = picks.iter().map(|&i| &MECHANISMS[i]).collect();
-        try_all(&ms);
+        try_all(&ms, false);
     }
 }
