@@ -65,6 +65,8 @@ pub struct Scenario {
     pub irq_path: crate::kernel::IrqPathConfig,
     /// Interrupt sources beside the NIC.
     pub sources: crate::device::sources::SourcesConfig,
+    /// NICs beside the first.
+    pub nics: crate::device::nics::NicsConfig,
     /// The kernel's network software as code on execution-driven cores.
     pub code: crate::code::CodeConfig,
     /// The NAPI path (`irq_path.kind = "napi"`).
@@ -105,6 +107,8 @@ struct Selected<'s> {
     irq_path: Option<&'s crate::kernel::IrqPathConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
     sources: Option<&'s crate::device::sources::SourcesConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nics: Option<&'s crate::device::nics::NicsConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
     code: Option<&'s crate::code::CodeConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -161,12 +165,14 @@ impl Scenario {
         let mut parts = selected_parts(self.workload.kind()).0;
         if parts.contains(Part::Nic) {
             // Only the direct wire, for the NIC and every source beside it.
-            let wire = !self.intc.kind.kind().bus && self.sources.others.iter().all(|o| o.intc.is_none_or(|k| !k.kind().bus));
+            let wire = !self.intc.kind.kind().bus
+                && self.sources.others.iter().all(|o| o.intc.is_none_or(|k| !k.kind().bus))
+                && self.nics.others.iter().all(|o| o.intc.is_none_or(|k| !k.kind().bus));
             let linux = self.irq_path.kind.is_some_and(|k| k != crate::kernel::IrqPathKind::Mt);
             let napi = self.irq_path.kind == Some(crate::kernel::IrqPathKind::Napi);
             let sections = self.masking.nic_sections() || self.masking.code_sections;
             let others = self.sources.others.is_empty();
-            for (part, idle) in [(Part::Bus, wire), (Part::IrqPath, wire && !linux && others), (Part::Masking, !sections), (Part::Sources, others), (Part::Napi, !napi), (Part::Coalesce, !self.coalesce.active()), (Part::Rss, !self.rss.active())] {
+            for (part, idle) in [(Part::Bus, wire), (Part::IrqPath, wire && !linux && others), (Part::Masking, !sections), (Part::Sources, others), (Part::Nics, self.nics.others.is_empty()), (Part::Napi, !napi), (Part::Coalesce, !self.coalesce.active()), (Part::Rss, !self.rss.active())] {
                 if idle {
                     parts.remove(part);
                 }
@@ -203,6 +209,7 @@ impl Scenario {
             bus: pick(Part::Bus).then_some(&self.bus),
             irq_path: pick(Part::IrqPath).then_some(&self.irq_path),
             sources: pick(Part::Sources).then_some(&self.sources),
+            nics: pick(Part::Nics).then_some(&self.nics),
             code: pick(Part::Code).then_some(&self.code),
             napi: pick(Part::Napi).then_some(&self.napi),
             coalesce: pick(Part::Coalesce).then_some(&self.coalesce),
@@ -220,13 +227,14 @@ impl Scenario {
     /// Stimuli per second the workload offers by its rates (0 for closed
     /// loops and replays): a lower bound on its events.
     fn stimuli_per_s(&self) -> f64 {
-        match &self.workload {
+        let first = match &self.workload {
             WorkloadConfig::Arrivals(a) => a.rate_pps,
             WorkloadConfig::Synthetic(g) => (g.packet_interrupts_per_s + g.syscalls_per_s) as f64,
             WorkloadConfig::NullRpc(w) => w.interrupt_rate_per_s,
             WorkloadConfig::Exerciser(w) => w.rate_hz + w.others.iter().map(|o| o.rate_hz).sum::<f64>(),
             WorkloadConfig::Flood(_) | WorkloadConfig::Trace(_) | WorkloadConfig::Script(_) => 0.0,
-        }
+        };
+        first + self.nics.others.iter().map(|n| n.rate_pps).sum::<f64>()
     }
 
     /// Checks between keys that the parameter tables cannot state: `(key, message)`.

@@ -33,6 +33,7 @@ pub enum Part {
     Bus,
     IrqPath,
     Sources,
+    Nics,
     Code,
     Napi,
     Coalesce,
@@ -149,6 +150,14 @@ pub const PARTS: &[Info] = &[
         notes: "",
     },
     Info {
+        part: Part::Nics,
+        section: "nics",
+        title: "the other NICs",
+        help: "NICs beside the first, each with its own arrivals, buffer, wire, interrupt and NAPI instance (docs/models/composition.md, \"Several NICs\")",
+        params: crate::device::nics::NicsConfig::PARAMS,
+        notes: "Refused: without `irq_path.kind = \"napi\"`, with kernel code (`code.program`) or the programmable NIC (`nic_firmware.program`); a NIC's `irq_thread` past `cpu.threads`, its frame larger than its buffer, its rate above one frame per cycle.",
+    },
+    Info {
         part: Part::Code,
         section: "code",
         title: "the kernel's code",
@@ -224,7 +233,7 @@ pub fn selected_parts(kind: &str) -> (PartSet, &'static str) {
             (PartSet::of(&[Run, Cpu, Intc, Bus, IrqPath, Stats, Workload]), "it runs the interrupt-delivery model: controller, fabric and Linux interrupt path")
         }
         _ => (
-            PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Intc, Bus, IrqPath, Masking, Sources, Code, Napi, Coalesce, Rss, NicFirmware, Stats, Workload]),
+            PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Intc, Bus, IrqPath, Masking, Sources, Nics, Code, Napi, Coalesce, Rss, NicFirmware, Stats, Workload]),
             "it drives the NIC through its controller, driver, stack and application",
         ),
     }

@@ -65,7 +65,7 @@ pub(super) fn check_when(root: &Table, key: &str, kind: &str) -> Result<(), Prob
     let Some(w) = p.when else { return Ok(()) };
     let value = lookup(root, w.key).map(plain).unwrap_or_else(|| implied(w.key, kind).to_string());
     let item = item_of(root, key).map(|t| t.get("intc").map(plain));
-    let values = deciding(value, w.key, item, || own_controllers(root.get("sources")).chain(own_controllers(root.get("workload"))).map(plain).collect());
+    let values = deciding(value, w.key, item, || own_controllers(root.get("sources")).chain(own_controllers(root.get("workload"))).chain(own_controllers(root.get("nics"))).map(plain).collect());
     if values.iter().any(|v| w.is.contains(&v.as_str())) {
         return Ok(());
     }
@@ -137,7 +137,7 @@ pub fn drop_unused(doc: &mut serde_json::Value, kind: &str) {
         let v = path.split('.').try_fold(doc, |v, seg| v.get(seg));
         v.filter(|v| !v.is_null()).map(json_plain).unwrap_or_else(|| implied(path, kind).to_string())
     };
-    let own: Vec<String> = ["sources", "workload"]
+    let own: Vec<String> = ["sources", "workload", "nics"]
         .iter()
         .filter_map(|s| doc.get(s)?.get("others")?.as_array())
         .flatten()

@@ -7,6 +7,7 @@
 //! - [`dim`]: dynamic interrupt moderation (adaptive-rx) over lib/dim's profiles.
 //! - [`rss`]: receive-side scaling: Toeplitz hash, indirection table, a ring
 //!   and an MSI-X vector per queue.
+//! - [`nics`]: the NICs beside the first (`[[nics.others]]`).
 //! - [`source`]: interrupt sources as the delivery path sees them (the PCIe
 //!   exerciser, timer, disk, the NIC behind a controller); [`sources`]: how
 //!   a scenario configures those beside the NIC.
@@ -15,6 +16,7 @@ pub mod coalesce;
 pub mod dim;
 pub mod firmware;
 pub mod nic;
+pub mod nics;
 pub(crate) mod ring;
 pub mod rss;
 pub mod source;

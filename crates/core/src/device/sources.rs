@@ -98,9 +98,14 @@ impl SourcesConfig {
 }
 
 impl SourceConfig {
+    /// What the sources of list `key` ask of the controllers, each with its key.
+    pub fn requests<'a>(others: &'a [SourceConfig], key: &'a str) -> impl ExactSizeIterator<Item = (String, crate::intc::Request)> + 'a {
+        others.iter().enumerate().map(move |(i, o)| (format!("{key}[{i}]"), o.request()))
+    }
+
     /// What it asks of the controllers.
     pub fn request(&self) -> crate::intc::Request {
-        crate::intc::Request { intc: self.intc, cpu: self.cpu, line: self.line }
+        crate::intc::Request { intc: self.intc, cpu: self.cpu, line: self.line, cpu_key: "cpu" }
     }
 
     /// The keys of each `[[workload.others]]` (or `[[sources.others]]`) table.

@@ -276,17 +276,19 @@ pub struct Request {
     pub intc: Option<IntcKind>,
     pub cpu: usize,
     pub line: Option<u32>,
+    /// The key `cpu` is set by, in the device's table (errors name it).
+    pub cpu_key: &'static str,
 }
 
 /// Assigns inputs (explicit or first free) on each source's controller
 /// (its `intc`, else `kind`) and checks the controllers' limits; errors
-/// name the offending key.
-pub fn assign(kind: IntcKind, first: First, others: impl ExactSizeIterator<Item = Request>, others_key: &str) -> Result<Wiring, (String, String)> {
+/// name the offending key (each other source's table is `(its key, request)`).
+pub fn assign(kind: IntcKind, first: First, others: impl ExactSizeIterator<Item = (String, Request)>) -> Result<Wiring, (String, String)> {
     let mut controllers = vec![kind];
     let mut used: Vec<Vec<u32>> = vec![Vec::new()];
     let exerciser = pick(kind, &mut used[0], first.key, first.line, first.vectors)?;
     let mut wired = Vec::with_capacity(others.len());
-    for (i, o) in others.enumerate() {
+    for (item, o) in others {
         let own = o.intc.unwrap_or(kind);
         let c = match controllers.iter().position(|k| k.same_controller(own)) {
             Some(c) => c,
@@ -298,12 +300,12 @@ pub fn assign(kind: IntcKind, first: First, others: impl ExactSizeIterator<Item 
         };
         if controllers[c].kind().cpu0_only && o.cpu != 0 {
             return Err((
-                format!("{others_key}[{i}].cpu"),
+                format!("{item}.{}", o.cpu_key),
                 format!("the {} delivers to CPU 0 only, not {}; use an IO-APIC or MSI to route elsewhere", controllers[c].name(), o.cpu),
             ));
         }
         let base = bases(&controllers)[c];
-        wired.push(base + pick(controllers[c], &mut used[c], &format!("{others_key}[{i}].line"), o.line, 1)?[0]);
+        wired.push(base + pick(controllers[c], &mut used[c], &format!("{item}.line"), o.line, 1)?[0]);
     }
     Ok(Wiring { controllers, exerciser, others: wired })
 }

@@ -9,6 +9,10 @@ use crate::machine::{Event, Machine};
 impl Machine {
     /// Queue `q`'s coalescing (one per RSS queue, or the NIC's own).
     pub(crate) fn coalescer(&mut self, q: usize) -> Option<&mut Coalesce> {
+        if self.port_of(q).is_some() {
+            // The other NICs do not coalesce.
+            return None;
+        }
         match &mut self.net.rss {
             Some(r) => r.coalesce.get_mut(q),
             None => self.net.coalesce.as_mut(),
@@ -48,11 +52,19 @@ impl Machine {
     /// counters (with RSS, the queue's; else the NIC's) and may move to
     /// another profile.
     pub(crate) fn dim_sample(&mut self, q: usize) {
+        if self.port_of(q).is_some() {
+            // The other NICs have no DIM.
+            return;
+        }
         let now = self.queue.now();
         let c = &self.net.counters;
         let (events, frames, bytes) = match &self.net.rss {
             Some(r) => (r.interrupts[q], r.taken[q].0, r.taken[q].1),
-            None => (c.interrupts, c.rx_delivered, c.rx_delivered_bytes),
+            None if self.net.ports.is_empty() => (c.interrupts, c.rx_delivered, c.rx_delivered_bytes),
+            // Beside other NICs, the first NIC's own: the totals less theirs.
+            None => self.net.ports.iter().fold((c.interrupts, c.rx_delivered, c.rx_delivered_bytes), |(e, f, b), p| {
+                (e - p.counters.interrupts, f.saturating_sub(p.counters.taken), b.saturating_sub(p.counters.taken_bytes))
+            }),
         };
         let Some(co) = self.coalescer(q) else { return };
         let Some(d) = co.dim.as_mut() else { return };

@@ -117,7 +117,7 @@ impl Delivery {
 
     /// The exerciser and its fellow sources (the `exerciser` workload).
     pub fn exerciser(s: &Scenario, w: &ExerciserConfig) -> Result<Self, (String, String)> {
-        let wiring = intc::assign(s.intc.kind, intc::First { key: "workload.line", line: w.line, vectors: s.intc.vectors }, w.others.iter().map(SourceConfig::request), "workload.others")?;
+        let wiring = intc::assign(s.intc.kind, intc::First { key: "workload.line", line: w.line, vectors: s.intc.vectors }, SourceConfig::requests(&w.others, "workload.others"))?;
         let per_s = s.cpu.clock_mhz * 1e6;
         let mut exerciser = Source::new(wiring.exerciser, Kind::Exerciser, s.irq_path.isr_cycles, w.process, w.rate_hz, per_s);
         exerciser.dma_transfer = dma_cycles(s, w.dma_bytes);
@@ -138,9 +138,18 @@ impl Delivery {
         let others = &s.sources.others;
         let wiring = crate::config::nic_wiring(s).expect("wiring checked at load");
         let top_half = if linux { s.irq_path.isr_cycles + s.irq_path.tasklet_schedule_cycles } else { 0 };
-        let mut sources = vec![Source::new(wiring.exerciser, Kind::Nic, top_half, crate::workload::config::Process::Periodic, 1.0, 1.0)];
+        let nic = |inputs| Source::new(inputs, Kind::Nic, top_half, crate::workload::config::Process::Periodic, 1.0, 1.0);
+        let mut sources = vec![nic(wiring.exerciser)];
         sources.extend(self::others(s, others, &wiring.others));
-        let mut d = Self::wired(s, &wiring.controllers, sources, |i| if i == 0 { (s.nic.irq_thread, DEFAULT_PRIORITY) } else { (others[i - 1].cpu, others[i - 1].priority) });
+        // The other NICs, after the other sources (`Net::ports` knows each one's source).
+        sources.extend(wiring.others[others.len()..].iter().map(|&input| nic(vec![input])));
+        let nics = &s.nics.others;
+        let route = |i: usize| match i {
+            0 => (s.nic.irq_thread, DEFAULT_PRIORITY),
+            i if i <= others.len() => (others[i - 1].cpu, others[i - 1].priority),
+            i => (nics[i - 1 - others.len()].irq_thread, nics[i - 1 - others.len()].priority),
+        };
+        let mut d = Self::wired(s, &wiring.controllers, sources, route);
         if !linux {
             (d.path.entry_cycles, d.path.exit_cycles) = (0, 0);
         }

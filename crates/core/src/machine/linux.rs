@@ -53,8 +53,11 @@ impl Machine {
                 let src = self.delivery.chains[input as usize][h as usize];
                 if self.delivery.sources[src].kind == Kind::Nic {
                     self.delivery.serving[cpu] = (input, h);
-                    // The queue whose vector this is (RSS), for NAPI.
-                    let q = || self.delivery.sources[src].inputs.iter().position(|&i| i == input).unwrap_or(0);
+                    // The queue whose vector this is (RSS, or another NIC's), for NAPI.
+                    let q = || match src {
+                        0 => self.delivery.sources[src].inputs.iter().position(|&i| i == input).unwrap_or(0),
+                        _ => self.net.port_base + (src - self.net.port_src),
+                    };
                     if self.code.is_some() {
                         // The handler is code; the chain goes on when it returns.
                         let top = if self.net.napi.is_some() { crate::code::Activity::QueueIsr { q: q() as u8 } } else { crate::code::Activity::Isr { irq: 0 } };

@@ -21,7 +21,7 @@
 //! `crate::code`, `crate::workload`) own their keys, state and methods, and
 //! the files here are the steps that move work from one to the next.
 //!
-//! Files: `build.rs` (the machine from a scenario); `net.rs`, `delivery.rs`,
+//! Files: `build.rs` (the machine from a scenario); `net.rs`, `nics.rs`, `delivery.rs`,
 //! `code.rs` and `firmware.rs` (each group of parts' state and events);
 //! `jobs.rs` (each job's cost and what follows it), `driver.rs`,
 //! `stack.rs`, `linux.rs`, `napi/`, `rss.rs`, `coalesce.rs`, `masking/`
@@ -41,6 +41,7 @@ mod linux;
 pub mod masking;
 mod napi;
 mod net;
+mod nics;
 mod rss;
 mod report;
 mod stack;
@@ -72,6 +73,10 @@ pub(crate) enum Event {
     TxOut,
     /// A received frame that waited for the wire lands at the NIC.
     Landed { bytes: u32 },
+    /// A frame arrives for NIC `port` beside the first (`nics.rs`).
+    PortArrive { port: u8, bytes: u32 },
+    /// Its frame that waited for its wire lands.
+    PortLanded { port: u8, bytes: u32 },
     /// Interrupt source `src` raises its next interrupt.
     Raise(u32),
     /// Assert_INTx (`true`) or Deassert_INTx reaches the controller.
@@ -206,6 +211,11 @@ impl Machine {
                 Event::Landed { bytes } => {
                     self.net.wire_waiting -= 1;
                     self.land(now, bytes);
+                }
+                Event::PortArrive { port, bytes } => self.port_arrive(now, port as usize, bytes)?,
+                Event::PortLanded { port, bytes } => {
+                    self.net.ports[port as usize].wire_waiting -= 1;
+                    self.port_land(now, port as usize, bytes);
                 }
                 Event::Raise(src) => self.raise(now, src as usize),
                 Event::Line { input, assert } => self.line(now, input, assert),

@@ -67,6 +67,12 @@ pub(crate) struct Net {
     /// The programmable NIC (`[nic_firmware]`): `nic` is then the host's
     /// queue of the frames it returned.
     pub firmware: Option<Box<crate::device::firmware::Firmware>>,
+    /// The NICs beside the first (`nics.rs`), their first receive queue
+    /// (after the first NIC's; `usize::MAX` without any) and their first
+    /// interrupt source (after the other sources).
+    pub ports: Vec<super::nics::Port>,
+    pub port_base: usize,
+    pub port_src: usize,
 }
 
 impl Net {
@@ -127,6 +133,9 @@ impl Net {
             coalesce: (s.coalesce.active() && !s.rss.active()).then(coalescer),
             rss,
             firmware,
+            ports: super::nics::Port::all(s),
+            port_base: if s.nics.others.is_empty() { usize::MAX } else { s.rss.vectors() as usize },
+            port_src: 1 + s.sources.others.len(),
         })
     }
 
@@ -157,6 +166,9 @@ impl Net {
             coalesce: None,
             rss: None,
             firmware: None,
+            ports: Vec::new(),
+            port_base: usize::MAX,
+            port_src: 0,
         }
     }
 
@@ -181,6 +193,7 @@ impl Machine {
         } else if self.net.background {
             self.post(app, USER, Job::Background);
         }
+        self.start_ports()?;
         self.schedule_next_stimulus()
     }
 

@@ -1,7 +1,8 @@
 //! RSS on the machine: a landed frame is steered to its queue's ring, and the
 //! queue's vector interrupts through the controller unless its NAPI instance
 //! has it masked. The hash, the table and the queues' rings are the device's
-//! (`device/rss.rs`).
+//! (`device/rss.rs`). Queues after the first NIC's are the other NICs'
+//! (`nics.rs`).
 
 use crate::device::nic::{Accept, Nic};
 use crate::engine::Time;
@@ -10,6 +11,9 @@ use crate::machine::{Event, Machine};
 impl Machine {
     /// Receive queue `q`'s ring: the NIC's own without RSS.
     pub(crate) fn ring(&mut self, q: usize) -> &mut Nic {
+        if let Some(k) = self.port_of(q) {
+            return &mut self.net.ports[k].nic;
+        }
         match &mut self.net.rss {
             Some(r) => &mut r.rings[q],
             None => &mut self.net.nic,
@@ -19,10 +23,16 @@ impl Machine {
     /// Whether queue `q`'s interrupt is disabled.
     /// (An RPS backlog, past the rings, has no interrupt: always off.)
     pub(crate) fn queue_irq_off(&self, q: usize) -> bool {
+        if let Some(k) = self.port_of(q) {
+            return self.net.ports[k].irq_off;
+        }
         self.net.rss.as_ref().map_or(self.net.irq_posted, |r| r.irq_off.get(q).copied().unwrap_or(true))
     }
 
     pub(crate) fn queue_irq_disable(&mut self, q: usize) {
+        if let Some(k) = self.port_of(q) {
+            return self.net.ports[k].irq_off = true;
+        }
         match &mut self.net.rss {
             Some(r) => r.irq_off[q] = true,
             None => self.net.irq_posted = true,
@@ -30,6 +40,9 @@ impl Machine {
     }
 
     pub(crate) fn queue_irq_enable(&mut self, q: usize) {
+        if let Some(k) = self.port_of(q) {
+            return self.net.ports[k].irq_off = false;
+        }
         match &mut self.net.rss {
             Some(r) => r.irq_off[q] = false,
             None => self.net.irq_posted = false,
@@ -39,6 +52,9 @@ impl Machine {
     /// Queue `q`'s interrupt, enabled again with `waiting` frames, fires
     /// (through coalescing, if the NIC coalesces).
     pub(crate) fn queue_interrupt(&mut self, q: usize, waiting: u64) {
+        if let Some(k) = self.port_of(q) {
+            return self.port_raise(k);
+        }
         let coalescing = self.net.rss.as_ref().map_or(self.net.coalesce.is_some(), |r| !r.coalesce.is_empty());
         if coalescing && waiting > 0 {
             self.coalesce_count(q, waiting);

@@ -41,7 +41,7 @@ pub(crate) fn exerciser(s: &Scenario) -> Result<(), (String, String)> {
     cpu(s, "workload.cpu", w.cpu)?;
     check_others(s, &w.others, "workload.others")?;
     // Wiring: every input in range, MSI never shared, enough inputs for all.
-    intc::assign(kind, intc::First { key: "workload.line", line: w.line, vectors: s.intc.vectors }, w.others.iter().map(SourceConfig::request), "workload.others").map(|_| ())
+    intc::assign(kind, intc::First { key: "workload.line", line: w.line, vectors: s.intc.vectors }, SourceConfig::requests(&w.others, "workload.others")).map(|_| ())
 }
 
 /// Checks of the NIC's interrupt delivery: where the controller can route
@@ -52,19 +52,22 @@ pub(crate) fn nic(s: &Scenario) -> Result<(), (String, String)> {
         return Err(("nic.irq_thread".into(), msg));
     }
     let others = &s.sources.others;
-    if others.is_empty() {
+    if others.is_empty() && s.nics.others.is_empty() {
         return Ok(());
     }
     check_others(s, others, "sources.others")?;
     nic_wiring(s).map(|_| ())
 }
 
-/// The NIC's inputs (one vector per RSS queue, on the first free ones) and
-/// the other sources' after them: checked at load and built from by the
-/// same call, so a machine never meets wiring its check did not see.
+/// The NIC's inputs (one vector per RSS queue, on the first free ones), the
+/// other sources' after them, then the other NICs': checked at load and
+/// built from by the same call, so a machine never meets wiring its check
+/// did not see.
 pub fn nic_wiring(s: &Scenario) -> Result<intc::Wiring, (String, String)> {
     let vectors = s.rss.vectors();
-    let wiring = intc::assign(s.intc.kind, intc::First { key: "nic", line: None, vectors }, s.sources.others.iter().map(SourceConfig::request), "sources.others");
+    let nics = s.nics.others.iter().enumerate().map(|(i, n)| (format!("nics.others[{i}]"), n.request()));
+    let requests = SourceConfig::requests(&s.sources.others, "sources.others").chain(nics).collect::<Vec<_>>();
+    let wiring = intc::assign(s.intc.kind, intc::First { key: "nic", line: None, vectors }, requests.into_iter());
     wiring.map_err(|(key, msg)| match vectors {
         1 => (key, msg),
         n => (key, format!("{msg} (the NIC's {n} RSS queues take vectors 0..={})", n - 1)),

@@ -6,6 +6,7 @@ mod code;
 mod intc;
 mod masking;
 mod nic;
+mod nics;
 
 pub use intc::nic_wiring;
 pub(super) use intc::exerciser;
@@ -15,6 +16,7 @@ use super::Scenario;
 
 /// The parts' rules for a scenario whose workload drives the NIC.
 pub(super) fn nic(s: &Scenario) -> Result<(), (String, String)> {
+    nics::nics(s)?;
     intc::nic(s)?;
     code::code(s)?;
     nic::coalesce(s)?;

@@ -1,0 +1,45 @@
+//! Rules for the NICs beside the first (`[[nics.others]]`), each naming the
+//! key to change.
+
+use crate::config::Scenario;
+use crate::kernel::IrqPathKind;
+
+/// More NICs than this beside the first: a NAPI queue number is a byte,
+/// shared with the first NIC's RSS queues and RPS's backlogs.
+pub(crate) const MAX_OTHERS: usize = 32;
+
+pub(crate) fn nics(s: &Scenario) -> Result<(), (String, String)> {
+    let others = &s.nics.others;
+    if others.is_empty() {
+        return Ok(());
+    }
+    let err = |key: String, msg: String| Err((key, msg));
+    if others.len() > MAX_OTHERS {
+        return err(format!("nics.others[{MAX_OTHERS}]"), format!("{} NICs beside the first: at most {MAX_OTHERS}", others.len()));
+    }
+    if s.irq_path.kind != Some(IrqPathKind::Napi) {
+        return err("nics.others".into(), "the other NICs are polled by NAPI instances of their own: needs irq_path.kind = \"napi\"".into());
+    }
+    if s.code.selected() {
+        return err("nics.others".into(), "kernel code (`code.program`) drives one NIC of its own (its ring and registers): other NICs beside it are not modelled yet".into());
+    }
+    if s.nic_firmware.selected() {
+        return err("nics.others".into(), "the programmable NIC (`nic_firmware.program`) is the first NIC's; other NICs beside it are not modelled yet".into());
+    }
+    if s.rss.rps() {
+        return err("rss.rps_cpus".into(), "RPS steers the first NIC's RSS flows; the other NICs' frames carry no flow of that mix: remove the key or the other NICs".into());
+    }
+    for (i, n) in others.iter().enumerate() {
+        let key = |leaf: &str| format!("nics.others[{i}].{leaf}");
+        if n.irq_thread >= s.cpu.threads {
+            return err(key("irq_thread"), format!("thread {} does not exist (cpu.threads = {})", n.irq_thread, s.cpu.threads));
+        }
+        if n.rate_pps > s.cpu.clock_mhz * 1e6 {
+            return err(key("rate_per_s"), format!("{} per second is more than one per cycle of the {} MHz clock", n.rate_pps, s.cpu.clock_mhz));
+        }
+        if u64::from(n.packet_bytes) > n.rx_buffer_bytes {
+            return err(key("packet_bytes"), format!("{}-byte packets never fit its {}-byte rx_buffer_bytes", n.packet_bytes, n.rx_buffer_bytes));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,87 @@
+//! NICs beside the first, as a scenario configures them (`[[nics.others]]`):
+//! each an e1000-like receive side of its own (buffer, descriptors, wire,
+//! DMA), fed by its own arrivals, interrupting through its own controller
+//! input, drained by its own NAPI instance. The first NIC is `[nic]` with
+//! `[workload]`, `[rss]` and `[coalesce]`; the host's software (driver and
+//! stack costs, application, NAPI's weight and budget) serves them all.
+//! What they do at run time is `machine/nics.rs`.
+
+use crate::intc::IntcKind;
+use crate::params::{Param, REQ, absent, d};
+use crate::workload::config::{ArrivalsConfig, MAX_PACKET_BYTES, Process};
+use serde::{Deserialize, Serialize};
+
+/// `[nics]`: the NICs beside the first.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct NicsConfig {
+    pub others: Vec<NicPortConfig>,
+}
+
+impl NicsConfig {
+    /// The section's keys.
+    pub const PARAMS: &'static [Param] = &[Param::items(
+        "others",
+        NicPortConfig::PARAMS,
+        d("[]"),
+        "NICs beside the first (`[nic]`), one `[[nics.others]]` table each, on the NAPI path: each its own arrivals, buffer, wire, interrupt and NAPI instance",
+    )];
+}
+
+/// One more NIC: its arrivals, its receive side and its interrupt.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct NicPortConfig {
+    pub process: Process,
+    /// Frames per second (the key `rate_per_s`).
+    #[serde(rename = "rate_per_s")]
+    pub rate_pps: f64,
+    pub packet_bytes: u32,
+    pub first_ns: f64,
+    pub irq_thread: usize,
+    pub rx_buffer_bytes: u64,
+    pub rx_ring_frames: Option<u64>,
+    pub link_mbps: f64,
+    pub wire_queue_packets: u64,
+    pub dma_bytes_per_cycle: f64,
+    pub line: Option<u32>,
+    pub priority: u8,
+    /// Its own controller (absent: `intc.kind`'s).
+    pub intc: Option<IntcKind>,
+}
+
+const VECTORED: &[&str] = &["ioapic", "msi", "msix"];
+
+impl NicPortConfig {
+    /// The keys of each `[[nics.others]]` table.
+    pub const PARAMS: &'static [Param] = &[
+        Param::choice("process", &["periodic", "poisson"], d("\"poisson\""), "arrival process of its received frames"),
+        Param::float("rate_per_s", "/s", REQ, true, 0.0, 1e9, "frames arriving per second (at most one per cycle)"),
+        Param::int("packet_bytes", "bytes", REQ, 1, MAX_PACKET_BYTES as i128, "frame size"),
+        Param::float("first_ns", "ns", d("0.0"), false, 0.0, 1e9, "when its first frame arrives"),
+        Param::int("irq_thread", "", d("0"), 0, crate::cpu::MAX_THREAD, "hardware thread its interrupt goes to (below `cpu.threads`); its NAPI instance polls there"),
+        Param::int("rx_buffer_bytes", "bytes", d("16384"), 1, 1 << 30, "on-card receive buffer; a frame that does not fit is dropped"),
+        Param::int("rx_ring_frames", "", absent("no limit but `rx_buffer_bytes`"), 1, 1 << 20, "receive descriptors: frames waiting for the driver beyond this many are dropped"),
+        Param::float("link_mbps", "Mb/s", d("10.0"), true, 0.0, 1_000_000.0, "line rate: received frames land at least a frame time apart"),
+        Param::int("wire_queue_packets", "packets", d("1000"), 1, 1_000_000, "received frames that may wait for the wire; more are dropped"),
+        Param::float("dma_bytes_per_cycle", "bytes/cycle", d("4.0"), true, 0.0, 4096.0, "DMA rate between its buffer and memory"),
+        Param::int("line", "", absent("first free"), 0, 2047, "controller input; equal to another device's line: shared (legacy only)"),
+        Param::int("priority", "", d("4"), 0, 13, "vector priority class").when("intc.kind", VECTORED),
+        Param::choice(
+            "intc",
+            &["direct", "xtpic", "ioapic", "msi", "msix"],
+            absent("`intc.kind`"),
+            "its own controller beside the first NIC's: e.g. this NIC on the IO-APIC while the first uses MSI-X",
+        ),
+    ];
+
+    /// What it asks of the controllers.
+    pub fn request(&self) -> crate::intc::Request {
+        crate::intc::Request { intc: self.intc, cpu: self.irq_thread, line: self.line, cpu_key: "irq_thread" }
+    }
+
+    /// Its arrivals, as the first NIC's `arrivals` workload would state them.
+    pub fn arrivals(&self) -> ArrivalsConfig {
+        ArrivalsConfig { process: self.process, rate_pps: self.rate_pps, packet_bytes: self.packet_bytes, first_ns: self.first_ns }
+    }
+}
