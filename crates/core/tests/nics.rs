@@ -1,7 +1,8 @@
 //! Several NICs on one machine (`[[nics.others]]`): each with its own
 //! arrivals, wire, buffer, interrupt and NAPI instance, on its own
-//! controller and CPU; frames conserved per NIC and in total; the NAPI
-//! path's options serve every NIC; what is not modelled is refused.
+//! controller and CPU; frames conserved per NIC and in total; every
+//! receive path and the NAPI path's options serve every NIC; what is not
+//! modelled is refused.
 
 use irqsim_core::{Record, Report, Scenario, parse_override, simulate};
 use std::path::Path;
@@ -114,6 +115,28 @@ fn the_napi_options_serve_every_nic() {
     }
 }
 
+/// The mt path (each NIC's ISR drains its own ring) and the Linux path
+/// (each NIC's top half raises its own bottom half), over a controller and
+/// over the bare wire: each NIC's frames are all taken, by its own CPU.
+#[test]
+fn every_receive_path_drains_each_nic() {
+    for path in ["mt", "linux"] {
+        let r = run(TWO, &[&format!("irq_path.kind=\"{path}\"")]);
+        assert_eq!(m(&r, "rx_delivered"), m(&r, "rx_offered"), "{path}");
+        assert_eq!(m(&r, "nic1_rx_taken"), m(&r, "nic1_rx_offered"), "{path}");
+        assert_eq!(m(&r, "source1_serviced"), m(&r, "nic1_interrupts"), "{path}");
+        let bottom = r.bins[1].get(irqsim_core::cpu::Bin::BottomHalf);
+        assert_eq!(bottom > 0, path == "linux", "{path}: CPU 1 runs the second NIC's bottom half on the Linux path only");
+        assert!(r.bins[1].get(irqsim_core::cpu::Bin::Interrupt) > 0, "{path}: CPU 1 takes the second NIC's interrupts");
+    }
+    // The bare wire's mt path (the livelock receiver), with critical sections in the driver.
+    let wire = ["run.duration_ms=20", "workload.process=\"poisson\"", "workload.rate_per_s=4000", "cpu.threads=2", "masking.driver_section_cycles=300"];
+    let nic = "nics.others=[{rate_per_s = 1000.0, packet_bytes = 1000, irq_thread = 1}]";
+    let r = run("livelock/receiver", &[&wire[..], &[nic]].concat());
+    assert!(m(&r, "nic1_rx_taken") > 10.0 && m(&r, "nic1_rx_dropped") == 0.0);
+    assert!(m(&r, "masking_cycles") > 0.0);
+}
+
 /// Many NICs on many CPUs, each on its own MSI-X vector.
 #[test]
 fn eight_nics_on_four_cpus() {
@@ -149,7 +172,9 @@ fn refusals_name_the_key() {
         let e = load(name, sets).err().unwrap_or_else(|| panic!("{sets:?} loaded"));
         assert!(!e.contains('\n') && e.contains(key), "{sets:?}: {e}");
     };
-    refused(TWO, &["irq_path.kind=\"linux\""], "nics.others");
+    let one = "nics.others=[{rate_per_s = 1000.0, packet_bytes = 100}]";
+    refused("code/rx-min", &[one], "nics.others");
+    refused("compose/rx-firmware", &[one], "nics.others");
     refused(TWO, &[&second_nic(&[("irq_thread", "5")])], "nics.others[0].irq_thread");
     refused(TWO, &[&second_nic(&[("packet_bytes", "9000"), ("rx_buffer_bytes", "4096")])], "nics.others[0].packet_bytes");
     refused(TWO, &["rss.kind=\"toeplitz\"", "rss.rps_cpus=2"], "rss.rps_cpus");

@@ -155,7 +155,7 @@ impl Scenario {
     /// sources beside it.
     pub fn nic_wired(&self) -> bool {
         let linux = self.irq_path.kind.is_some_and(|k| k != crate::kernel::IrqPathKind::Mt);
-        self.intc.kind.kind().bus || linux || !self.sources.others.is_empty()
+        self.intc.kind.kind().bus || linux || !self.sources.others.is_empty() || !self.nics.others.is_empty()
     }
 
     /// The parts this scenario's run uses: its workload's, less those its

@@ -153,9 +153,9 @@ pub const PARTS: &[Info] = &[
         part: Part::Nics,
         section: "nics",
         title: "the other NICs",
-        help: "NICs beside the first, each with its own arrivals, buffer, wire, interrupt and NAPI instance (docs/models/composition.md, \"Several NICs\")",
+        help: "NICs beside the first, each with its own arrivals, buffer, wire and interrupt, drained by its own ISR, bottom half or NAPI instance (docs/models/composition.md, \"Several NICs\")",
         params: crate::device::nics::NicsConfig::PARAMS,
-        notes: "Refused: without `irq_path.kind = \"napi\"`, with kernel code (`code.program`) or the programmable NIC (`nic_firmware.program`); a NIC's `irq_thread` past `cpu.threads`, its frame larger than its buffer, its rate above one frame per cycle.",
+        notes: "Each NIC's interrupt goes through the controllers (on the mt path too). Refused: with kernel code (`code.program`) or the programmable NIC (`nic_firmware.program`); a NIC's `irq_thread` past `cpu.threads`, its frame larger than its buffer, its rate above one frame per cycle.",
     },
     Info {
         part: Part::Code,

@@ -1,7 +1,8 @@
 //! NICs beside the first, as a scenario configures them (`[[nics.others]]`):
 //! each an e1000-like receive side of its own (buffer, descriptors, wire,
 //! DMA), fed by its own arrivals, interrupting through its own controller
-//! input, drained by its own NAPI instance. The first NIC is `[nic]` with
+//! input, drained by its own ISR (mt path), bottom half (Linux) or NAPI
+//! instance. The first NIC is `[nic]` with
 //! `[workload]`, `[rss]` and `[coalesce]`; the host's software (driver and
 //! stack costs, application, NAPI's weight and budget) serves them all.
 //! What they do at run time is `machine/nics.rs`.
@@ -24,7 +25,7 @@ impl NicsConfig {
         "others",
         NicPortConfig::PARAMS,
         d("[]"),
-        "NICs beside the first (`[nic]`), one `[[nics.others]]` table each, on the NAPI path: each its own arrivals, buffer, wire, interrupt and NAPI instance",
+        "NICs beside the first (`[nic]`), one `[[nics.others]]` table each: each its own arrivals, buffer, wire and interrupt, drained by its own ISR, bottom half or NAPI instance",
     )];
 }
 

@@ -90,6 +90,13 @@ pub enum Job {
         arrival: Time,
         bytes: u32,
     },
+    /// A driver step for the receive queue `q` of a NIC beside the first,
+    /// on the mt or Linux path (`machine/nics.rs`): its ISR's or its bottom
+    /// half's, as `IsrRx`, `Softirq` and `PollRx` are the first NIC's.
+    Port {
+        step: PortStep,
+        q: u8,
+    },
     // The other parts' jobs, each its own enum.
     /// A step of the Linux interrupt path (`linux.rs`).
     Irq(IrqJob),
@@ -99,6 +106,28 @@ pub enum Job {
     Code(crate::code::Activity),
     /// A step of the NAPI receive path (`napi/`).
     Napi(NapiJob),
+}
+
+/// A driver step of a NIC beside the first ([`Job::Port`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PortStep {
+    /// The ISR takes one received frame.
+    Isr,
+    /// The NET_RX bottom half's entry.
+    Softirq,
+    /// The bottom half takes one received frame.
+    Poll,
+}
+
+impl PortStep {
+    /// The first NIC's job of the same cost.
+    pub fn as_first(self) -> Job {
+        match self {
+            PortStep::Isr => Job::IsrRx,
+            PortStep::Softirq => Job::Softirq,
+            PortStep::Poll => Job::PollRx,
+        }
+    }
 }
 
 impl Job {
@@ -141,6 +170,7 @@ impl Label for Job {
             Job::RecvIp { .. } => "IP receive",
             Job::RecvUdp { .. } => "UDP receive",
             Job::RecvSocket { .. } => "socket receive",
+            Job::Port { step, .. } => step.as_first().label(),
             Job::Irq(j) => j.label(),
             Job::Mask(j) => j.label(),
             Job::Code(a) => a.label(),

@@ -231,7 +231,7 @@ impl Costs {
             // UDP copies the data from the socket buffer to the user buffer.
             Job::RecvUdp { bytes, .. } => (self.udp + self.copy(bytes) + self.recv_wakeup, Bin::Kernel),
             Job::RecvSocket { .. } => (self.socket - self.sections.protocol, Bin::Kernel),
-            Job::Irq(_) | Job::Mask(_) | Job::Code(_) | Job::Napi(_) => unreachable!("not a network job: {job:?}"),
+            Job::Irq(_) | Job::Mask(_) | Job::Code(_) | Job::Napi(_) | Job::Port { .. } => unreachable!("not a network job: {job:?}"),
         };
         Work { job, cycles, bin }
     }

@@ -60,9 +60,9 @@ impl Machine {
         let c = &self.net.counters;
         let (events, frames, bytes) = match &self.net.rss {
             Some(r) => (r.interrupts[q], r.taken[q].0, r.taken[q].1),
-            None if self.net.ports.is_empty() => (c.interrupts, c.rx_delivered, c.rx_delivered_bytes),
+            None if self.net.ports.list.is_empty() => (c.interrupts, c.rx_delivered, c.rx_delivered_bytes),
             // Beside other NICs, the first NIC's own: the totals less theirs.
-            None => self.net.ports.iter().fold((c.interrupts, c.rx_delivered, c.rx_delivered_bytes), |(e, f, b), p| {
+            None => self.net.ports.list.iter().fold((c.interrupts, c.rx_delivered, c.rx_delivered_bytes), |(e, f, b), p| {
                 (e - p.counters.interrupts, f.saturating_sub(p.counters.taken), b.saturating_sub(p.counters.taken_bytes))
             }),
         };

@@ -141,7 +141,7 @@ impl Delivery {
         let nic = |inputs| Source::new(inputs, Kind::Nic, top_half, crate::workload::config::Process::Periodic, 1.0, 1.0);
         let mut sources = vec![nic(wiring.exerciser)];
         sources.extend(self::others(s, others, &wiring.others));
-        // The other NICs, after the other sources (`Net::ports` knows each one's source).
+        // The other NICs, after the other sources (`Ports::src` is the first).
         sources.extend(wiring.others[others.len()..].iter().map(|&input| nic(vec![input])));
         let nics = &s.nics.others;
         let route = |i: usize| match i {

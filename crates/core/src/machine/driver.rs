@@ -199,7 +199,7 @@ impl Machine {
 
     /// Hands a received frame to the protocol, unless its backlog is full.
     #[inline(always)]
-    fn protocol_takes(&mut self, thread: usize, frame: RxFrame) {
+    pub(crate) fn protocol_takes(&mut self, thread: usize, frame: RxFrame) {
         if self.net.counters.rx_in_stack >= self.net.backlog_limit {
             self.backlog_drop();
         } else {

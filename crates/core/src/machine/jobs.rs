@@ -19,6 +19,7 @@ impl Machine {
             Job::Mask(j) => self.mask_work(j),
             Job::Code(a) => Work { job, cycles: crate::code::UNTIL_RETURN, bin: a.bin() },
             Job::Napi(j) => self.napi_work(j),
+            Job::Port { step, .. } => self.port_work(job, step),
             _ => self.net.costs.work(job),
         }
     }
@@ -51,6 +52,7 @@ impl Machine {
             Job::Mask(j) => self.mask_after(now, thread, level, j),
             Job::Code(a) => self.code_after(thread, level, a),
             Job::Napi(j) => self.napi_after(now, thread, j),
+            Job::Port { step, q } => self.port_after(now, thread, step, usize::from(q)),
             // One protocol layer is done; the next runs in the same activation.
             Job::SendSocket { bytes } if !self.net.costs.layered => Some(Job::DriverSend { bytes }),
             Job::SendSocket { bytes } => Some(Job::SendUdp { bytes }),
@@ -116,6 +118,9 @@ impl Machine {
             return next(Phase::Restore);
         }
         match site {
+            // Queue 0 is the first NIC's; on the mt and Linux paths every other queue is another NIC's.
+            Site::Driver if q > 0 => self.port_step(usize::from(q), false).or_else(|| self.port_isr_done(now, thread)),
+            Site::BottomHalf if q > 0 => self.port_step(usize::from(q), true),
             Site::Driver => self.nic_step(false).or_else(|| self.isr_done(now, thread)),
             Site::BottomHalf => self.nic_step(true),
             Site::Poll => self.poll_section(q, Site::PollSocket).or_else(|| self.poll_resume(now, thread, q)),

@@ -56,7 +56,7 @@ impl Machine {
                     // The queue whose vector this is (RSS, or another NIC's), for NAPI.
                     let q = || match src {
                         0 => self.delivery.sources[src].inputs.iter().position(|&i| i == input).unwrap_or(0),
-                        _ => self.net.port_base + (src - self.net.port_src),
+                        _ => self.net.ports.base + (src - self.net.ports.src),
                     };
                     if self.code.is_some() {
                         // The handler is code; the chain goes on when it returns.
@@ -66,6 +66,14 @@ impl Machine {
                     if self.net.napi.is_some() {
                         let q = q();
                         self.napi_schedule(cpu, q);
+                    } else if src != 0 {
+                        // Another NIC: its own bottom half, or its own ISR's drain.
+                        let q = q();
+                        if self.net.linux {
+                            self.post(cpu, SOFT, Any::Port { step: crate::kernel::PortStep::Softirq, q: q as u8 });
+                        } else if let Some(step) = self.port_step(q, false) {
+                            return Some(step);
+                        }
                     } else if self.net.linux {
                         self.post(cpu, SOFT, Any::Softirq);
                     } else if let Some(step) = self.nic_step(false) {

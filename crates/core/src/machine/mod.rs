@@ -213,10 +213,7 @@ impl Machine {
                     self.land(now, bytes);
                 }
                 Event::PortArrive { port, bytes } => self.port_arrive(now, port as usize, bytes)?,
-                Event::PortLanded { port, bytes } => {
-                    self.net.ports[port as usize].wire_waiting -= 1;
-                    self.port_land(now, port as usize, bytes);
-                }
+                Event::PortLanded { port, bytes } => self.port_landed(now, port as usize, bytes),
                 Event::Raise(src) => self.raise(now, src as usize),
                 Event::Line { input, assert } => self.line(now, input, assert),
                 Event::Msi { input, src } => self.msi(input, src as usize),

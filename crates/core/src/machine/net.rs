@@ -67,12 +67,8 @@ pub(crate) struct Net {
     /// The programmable NIC (`[nic_firmware]`): `nic` is then the host's
     /// queue of the frames it returned.
     pub firmware: Option<Box<crate::device::firmware::Firmware>>,
-    /// The NICs beside the first (`nics.rs`), their first receive queue
-    /// (after the first NIC's; `usize::MAX` without any) and their first
-    /// interrupt source (after the other sources).
-    pub ports: Vec<super::nics::Port>,
-    pub port_base: usize,
-    pub port_src: usize,
+    /// The NICs beside the first (`nics.rs`).
+    pub ports: super::nics::Ports,
 }
 
 impl Net {
@@ -133,9 +129,7 @@ impl Net {
             coalesce: (s.coalesce.active() && !s.rss.active()).then(coalescer),
             rss,
             firmware,
-            ports: super::nics::Port::all(s),
-            port_base: if s.nics.others.is_empty() { usize::MAX } else { s.rss.vectors() as usize },
-            port_src: 1 + s.sources.others.len(),
+            ports: super::nics::Ports::new(s),
         })
     }
 
@@ -166,9 +160,7 @@ impl Net {
             coalesce: None,
             rss: None,
             firmware: None,
-            ports: Vec::new(),
-            port_base: usize::MAX,
-            port_src: 0,
+            ports: super::nics::Ports::default(),
         }
     }
 

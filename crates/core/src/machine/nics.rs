@@ -1,7 +1,7 @@
 //! The NICs beside the first (`[[nics.others]]`) on the machine. Each is
 //! a port: its own arrivals, wire, receive buffer and interrupt source on
 //! the controllers, and one receive queue numbered after the first NIC's
-//! (its RSS queues): queue `Net::port_base + k` is port `k`'s. Its NAPI
+//! (its RSS queues): queue `Ports::base + k` is port `k`'s. Its NAPI
 //! instance is that queue's, so the NAPI path (polls, weight and budget,
 //! threaded NAPI, deferred interrupts, busy polling, critical sections)
 //! serves it as it serves the first NIC's queues.
@@ -16,7 +16,34 @@ use crate::config::Scenario;
 use crate::device::nic::{Accept, Nic};
 use crate::engine::Time;
 use crate::error::Result;
+use crate::cpu::Work;
+use crate::kernel::net::Site;
+use crate::kernel::{Job, PortStep};
 use crate::workload::{Stimulus, Workload};
+
+/// The NICs beside the first: each one's state, their first receive queue
+/// (after the first NIC's; `usize::MAX` without any) and their first
+/// interrupt source (after the other sources).
+pub(crate) struct Ports {
+    pub list: Vec<Port>,
+    pub base: usize,
+    pub src: usize,
+}
+
+impl Default for Ports {
+    fn default() -> Self {
+        Self { list: Vec::new(), base: usize::MAX, src: 0 }
+    }
+}
+
+impl Ports {
+    pub fn new(s: &Scenario) -> Self {
+        match s.nics.others.is_empty() {
+            true => Self::default(),
+            false => Self { list: Port::all(s), base: s.rss.vectors() as usize, src: 1 + s.sources.others.len() },
+        }
+    }
+}
 
 /// One NIC beside the first.
 pub(crate) struct Port {
@@ -74,14 +101,14 @@ impl Port {
 impl Machine {
     /// Each port's first arrival.
     pub(super) fn start_ports(&mut self) -> Result<()> {
-        for k in 0..self.net.ports.len() {
+        for k in 0..self.net.ports.list.len() {
             self.schedule_port_arrival(k)?;
         }
         Ok(())
     }
 
     fn schedule_port_arrival(&mut self, k: usize) -> Result<()> {
-        if let Some((t, Stimulus::Receive { bytes })) = self.net.ports[k].workload.next_stimulus()?
+        if let Some((t, Stimulus::Receive { bytes })) = self.net.ports.list[k].workload.next_stimulus()?
             && t < self.end
         {
             let now = self.queue.now();
@@ -90,15 +117,24 @@ impl Machine {
         Ok(())
     }
 
-    /// A frame arrives for port `k`: it lands once its wire is free.
+    /// A frame arrives for port `k`: it lands once its wire is free. Out
+    /// of line, as the next: a machine of one NIC has none of their events.
+    #[inline(never)]
     pub(super) fn port_arrive(&mut self, now: Time, k: usize, bytes: u32) -> Result<()> {
         self.port_offer(now, k, bytes);
         self.schedule_port_arrival(k)
     }
 
+    /// Port `k`'s frame that waited for its wire lands.
+    #[inline(never)]
+    pub(super) fn port_landed(&mut self, now: Time, k: usize, bytes: u32) {
+        self.net.ports.list[k].wire_waiting -= 1;
+        self.port_land(now, k, bytes);
+    }
+
     fn port_offer(&mut self, now: Time, k: usize, bytes: u32) {
         self.net.counters.rx_offered += 1;
-        let p = &mut self.net.ports[k];
+        let p = &mut self.net.ports.list[k];
         p.counters.offered += 1;
         if let Some(prev) = p.landed {
             let earliest = prev.saturating_add(p.nic.wire_cycles(bytes));
@@ -122,7 +158,7 @@ impl Machine {
     /// fires unless its NAPI instance has it masked.
     pub(super) fn port_land(&mut self, now: Time, k: usize, bytes: u32) {
         self.timeline.mark(now, "frame received");
-        let p = &mut self.net.ports[k];
+        let p = &mut self.net.ports.list[k];
         if p.nic.receive(now, bytes) == Accept::Dropped {
             p.counters.dropped_nic += 1;
             self.net.counters.rx_dropped_nic += 1;
@@ -132,8 +168,10 @@ impl Machine {
     }
 
     /// Port `k`'s interrupt fires unless it is disabled.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn port_raise(&mut self, k: usize) {
-        let p = &mut self.net.ports[k];
+        let p = &mut self.net.ports.list[k];
         if p.irq_off {
             return;
         }
@@ -142,13 +180,90 @@ impl Machine {
         self.net.counters.interrupts += 1;
         let now = self.queue.now();
         self.timeline.mark(now, "NIC interrupt");
-        let src = self.net.port_src + k;
+        let src = self.net.ports.src + k;
         self.signal_interrupt(now, src, 0);
+    }
+
+    /// A port's driver step as CPU work: the first NIC's step of the same
+    /// kind costs the same (the driver and its costs are one).
+    #[inline(never)]
+    pub(super) fn port_work(&mut self, job: Job, step: PortStep) -> Work<Job> {
+        Work { job, ..self.net.costs.work(step.as_first()) }
+    }
+
+    /// A port's driver step on the mt or Linux path ended on `thread`:
+    /// what follows, as `IsrRx`, `Softirq` and `PollRx` are followed.
+    #[inline(never)]
+    pub(super) fn port_after(&mut self, now: Time, thread: usize, step: PortStep, q: usize) -> Option<Job> {
+        match step {
+            PortStep::Isr => self.port_rx_step(now, thread, q, false).or_else(|| self.port_isr_done(now, thread)),
+            PortStep::Softirq => self.port_step(q, true),
+            PortStep::Poll => self.port_rx_step(now, thread, q, true),
+        }
+    }
+
+    /// The driver's next step on port queue `q` in its ISR or (`bottom`)
+    /// its bottom half; `None` when its ring is empty, and its interrupt
+    /// is enabled again.
+    pub(crate) fn port_step(&mut self, q: usize, bottom: bool) -> Option<Job> {
+        if self.port_ring(q).rx_waiting() > 0 {
+            let step = if bottom { PortStep::Poll } else { PortStep::Isr };
+            return Some(Job::Port { step, q: q as u8 });
+        }
+        self.port_irq_set(q, false);
+        None
+    }
+
+    /// The port's ISR drained its ring: the handler chain goes on (a
+    /// port's interrupt always comes through the controllers).
+    pub(crate) fn port_isr_done(&mut self, now: Time, thread: usize) -> Option<Job> {
+        Some(Job::Irq(self.nic_handler_done(now, thread)))
+    }
+
+    /// The ISR or the bottom half took one frame off port queue `q`, as
+    /// `rx_step` does for the first NIC (no closed-loop sender: a port's
+    /// arrivals are open).
+    fn port_rx_step(&mut self, now: Time, thread: usize, q: usize, bottom: bool) -> Option<Job> {
+        let (frame, in_memory) = self.port_ring(q).take_rx(now).expect("a port's Rx step always has a frame");
+        let c = &mut self.net.ports.list[q - self.net.ports.base].counters;
+        (c.taken, c.taken_bytes) = (c.taken + 1, c.taken_bytes + u64::from(frame.bytes));
+        self.net.costs.redraw();
+        if self.net.costs.stack {
+            self.protocol_takes(thread, frame);
+        } else {
+            self.deliver_in_memory(frame.arrival, in_memory, frame.bytes);
+        }
+        if self.net.costs.sections.driver > 0 {
+            return Some(Job::section(if bottom { Site::BottomHalf } else { Site::Driver }, q as u8, 0, 0));
+        }
+        self.port_step(q, bottom)
     }
 
     /// The port whose queue is `q`, if `q` is a port's.
     #[inline(always)]
     pub(crate) fn port_of(&self, q: usize) -> Option<usize> {
-        q.checked_sub(self.net.port_base).filter(|&k| k < self.net.ports.len())
+        q.checked_sub(self.net.ports.base).filter(|&k| k < self.net.ports.list.len())
+    }
+
+    // The queue operations of `rss.rs` on a port's queue `q`. Cold and out
+    // of line: inlined, their code made the one-NIC event loop's register
+    // allocation worse (4 instructions a frame on the bench).
+
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn port_ring(&mut self, q: usize) -> &mut Nic {
+        &mut self.net.ports.list[q - self.net.ports.base].nic
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn port_irq(&self, q: usize) -> &Port {
+        &self.net.ports.list[q - self.net.ports.base]
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn port_irq_set(&mut self, q: usize, off: bool) {
+        self.net.ports.list[q - self.net.ports.base].irq_off = off;
     }
 }

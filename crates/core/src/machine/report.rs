@@ -113,7 +113,7 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     let s = m.end as f64 / (m.clock_mhz * 1e6);
     // Frames code holds: on the ring, in the socket, queued to send.
     let (held, software) = m.code.as_ref().map_or((0, 0), |k| (k.sys.devices.frames.len() as u64, k.dropped_software));
-    let rx_in_flight = n.nic.rx_waiting() as u64 + n.rss.as_ref().map_or(0, |r| r.waiting()) + n.napi.as_ref().map_or(0, |x| x.backlogged()) + c.rx_in_stack + c.rx_in_dma + n.wire_waiting + held + n.firmware.as_ref().map_or(0, |f| f.in_flight()) + n.ports.iter().map(|p| p.in_flight()).sum::<u64>();
+    let rx_in_flight = n.nic.rx_waiting() as u64 + n.rss.as_ref().map_or(0, |r| r.waiting()) + n.napi.as_ref().map_or(0, |x| x.backlogged()) + c.rx_in_stack + c.rx_in_dma + n.wire_waiting + held + n.firmware.as_ref().map_or(0, |f| f.in_flight()) + n.ports.list.iter().map(|p| p.in_flight()).sum::<u64>();
     // Forwarded frames on the wire, and frames the send entry queued.
     let sending = m.code.as_ref().map_or(0, |k| k.tx_busy.iter().zip(k.tx_forwarding).filter(|&(&b, f)| b && f).count() as u64 + k.sends_queued);
     let tx_in_flight = n.nic.tx_in_flight() as u64 + c.tx_in_stack + sending + n.firmware.as_ref().map_or(0, |f| f.sending());
@@ -172,13 +172,13 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
 /// frames in = dropped + held + taken.
 fn ports(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     let n = &m.net;
-    if n.ports.is_empty() {
+    if n.ports.list.is_empty() {
         return Vec::new();
     }
     let c = &n.counters;
-    let sum = |f: fn(&super::nics::PortCounters) -> u64| n.ports.iter().map(|p| f(&p.counters)).sum::<u64>();
-    let mut out = named([("nics", (n.ports.len() + 1) as f64), ("nic0_rx_offered", (c.rx_offered - sum(|p| p.offered)) as f64), ("nic0_interrupts", (c.interrupts - sum(|p| p.interrupts)) as f64)]);
-    for (i, p) in n.ports.iter().enumerate() {
+    let sum = |f: fn(&super::nics::PortCounters) -> u64| n.ports.list.iter().map(|p| f(&p.counters)).sum::<u64>();
+    let mut out = named([("nics", (n.ports.list.len() + 1) as f64), ("nic0_rx_offered", (c.rx_offered - sum(|p| p.offered)) as f64), ("nic0_interrupts", (c.interrupts - sum(|p| p.interrupts)) as f64)]);
+    for (i, p) in n.ports.list.iter().enumerate() {
         let k = &p.counters;
         let dropped = k.dropped_wire + k.dropped_nic;
         out.extend([("rx_offered", k.offered), ("rx_dropped", dropped), ("rx_taken", k.taken), ("interrupts", k.interrupts)].map(|(what, x)| (format!("nic{}_{what}", i + 1), x as f64)));

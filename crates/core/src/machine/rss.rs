@@ -11,8 +11,8 @@ use crate::machine::{Event, Machine};
 impl Machine {
     /// Receive queue `q`'s ring: the NIC's own without RSS.
     pub(crate) fn ring(&mut self, q: usize) -> &mut Nic {
-        if let Some(k) = self.port_of(q) {
-            return &mut self.net.ports[k].nic;
+        if q >= self.net.ports.base {
+            return self.port_ring(q);
         }
         match &mut self.net.rss {
             Some(r) => &mut r.rings[q],
@@ -23,15 +23,15 @@ impl Machine {
     /// Whether queue `q`'s interrupt is disabled.
     /// (An RPS backlog, past the rings, has no interrupt: always off.)
     pub(crate) fn queue_irq_off(&self, q: usize) -> bool {
-        if let Some(k) = self.port_of(q) {
-            return self.net.ports[k].irq_off;
+        if q >= self.net.ports.base {
+            return self.port_irq(q).irq_off;
         }
         self.net.rss.as_ref().map_or(self.net.irq_posted, |r| r.irq_off.get(q).copied().unwrap_or(true))
     }
 
     pub(crate) fn queue_irq_disable(&mut self, q: usize) {
-        if let Some(k) = self.port_of(q) {
-            return self.net.ports[k].irq_off = true;
+        if q >= self.net.ports.base {
+            return self.port_irq_set(q, true);
         }
         match &mut self.net.rss {
             Some(r) => r.irq_off[q] = true,
@@ -40,8 +40,8 @@ impl Machine {
     }
 
     pub(crate) fn queue_irq_enable(&mut self, q: usize) {
-        if let Some(k) = self.port_of(q) {
-            return self.net.ports[k].irq_off = false;
+        if q >= self.net.ports.base {
+            return self.port_irq_set(q, false);
         }
         match &mut self.net.rss {
             Some(r) => r.irq_off[q] = false,
@@ -52,8 +52,8 @@ impl Machine {
     /// Queue `q`'s interrupt, enabled again with `waiting` frames, fires
     /// (through coalescing, if the NIC coalesces).
     pub(crate) fn queue_interrupt(&mut self, q: usize, waiting: u64) {
-        if let Some(k) = self.port_of(q) {
-            return self.port_raise(k);
+        if q >= self.net.ports.base {
+            return self.port_raise(q - self.net.ports.base);
         }
         let coalescing = self.net.rss.as_ref().map_or(self.net.coalesce.is_some(), |r| !r.coalesce.is_empty());
         if coalescing && waiting > 0 {

@@ -88,7 +88,7 @@ pub(crate) fn nic(s: &Scenario) -> std::result::Result<(), (String, String)> {
         return err(
             "masking.section_level",
             format!(
-                "{section_level} leaves the NIC's priority {} unmasked, which only the bare wire's priority levels can do; behind a controller (intc.kind, irq_path.kind or sources.others) a section masks every interrupt on its CPU",
+                "{section_level} leaves the NIC's priority {} unmasked, which only the bare wire's priority levels can do; behind a controller (intc.kind, irq_path.kind, sources.others or nics.others) a section masks every interrupt on its CPU",
                 m.nic_priority
             ),
         );

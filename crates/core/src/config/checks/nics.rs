@@ -2,7 +2,6 @@
 //! key to change.
 
 use crate::config::Scenario;
-use crate::kernel::IrqPathKind;
 
 /// More NICs than this beside the first: a NAPI queue number is a byte,
 /// shared with the first NIC's RSS queues and RPS's backlogs.
@@ -16,9 +15,6 @@ pub(crate) fn nics(s: &Scenario) -> Result<(), (String, String)> {
     let err = |key: String, msg: String| Err((key, msg));
     if others.len() > MAX_OTHERS {
         return err(format!("nics.others[{MAX_OTHERS}]"), format!("{} NICs beside the first: at most {MAX_OTHERS}", others.len()));
-    }
-    if s.irq_path.kind != Some(IrqPathKind::Napi) {
-        return err("nics.others".into(), "the other NICs are polled by NAPI instances of their own: needs irq_path.kind = \"napi\"".into());
     }
     if s.code.selected() {
         return err("nics.others".into(), "kernel code (`code.program`) drives one NIC of its own (its ring and registers): other NICs beside it are not modelled yet".into());

@@ -238,7 +238,7 @@ impl Machine {
         let (frame, in_memory) = self.ring(q).take_rx(now).expect("an Rx poll step always has a frame");
         let port = self.port_of(q);
         if let Some(k) = port {
-            let c = &mut self.net.ports[k].counters;
+            let c = &mut self.net.ports.list[k].counters;
             (c.taken, c.taken_bytes) = (c.taken + 1, c.taken_bytes + u64::from(frame.bytes));
         } else if let Some(r) = &mut self.net.rss {
             let t = &mut r.taken[q];
