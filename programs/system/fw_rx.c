@@ -59,7 +59,8 @@ u32 received, dropped, delivered;
 
 /* A planted fault, for the tests that show each of the machine's checks
    catches it (`code.poke = ["plant=N"]`): 1 delivers frame 10 twice, 2
-   queues frame 10 after frame 11, 3 corrupts a byte of frame 10. */
+   queues frame 10 after frame 11, 3 corrupts a byte of frame 10; 4 makes
+   the bottom half load a word from an unaligned address (a fault). */
 u32 plant;
 static struct entry held;
 
@@ -159,7 +160,7 @@ static u32 rx_clean(u32 budget)
 		volatile struct bd *r = &ret_ring[taken % RING];
 		struct entry e = { (u8 *)r->addr, r->len };
 		u8 *fresh = buf_get();
-		received++;
+		received += plant == 4 ? *(volatile u32 *)(r->addr + 1) : 1;
 		if (!fresh) {
 			SVC(DROPPED) = number(e.buf) + 1;
 			dropped++;

@@ -132,3 +132,11 @@ fn the_abstract_hosts_keys_are_refused() {
         assert!(e.contains(key.split('=').next().unwrap()) && e.contains("the host driver is kernel code") && !e.contains('\n'), "{e}");
     }
 }
+
+/// A driver that faults stops the run with one line naming the program,
+/// the function and the PC (plant 4: an unaligned load in the bottom half).
+#[test]
+fn a_faulting_driver_is_named() {
+    let e = try_run(&["code.poke=[\"plant=4\"]", "run.duration_ms=0.1"]).err().expect("the driver faults").to_string();
+    assert!(e.contains("fw_rx.elf") && e.contains("in rx_clean+0x") && e.contains("pc 0x") && !e.contains('\n'), "{e}");
+}
