@@ -364,6 +364,9 @@ impl Ports {
             service::SOFTIRQ_RAISE if v == 0 => self.act(Action::SoftIrq { thread }),
             service::SOFTIRQ_RAISE => return Err(format!("softirq {v}: only NET_RX (0) exists")),
             service::WAKE => self.act(Action::Wake { socket: v }),
+            service::DELIVERED if self.firmware => {
+                return Err("the programmable NIC's frames are delivered by FRAME (the bytes' address, which the machine checks), not by tag".into());
+            }
             service::DELIVERED => self.finish(v, at.cycle, true)?,
             service::DROPPED => self.finish(v, at.cycle, false)?,
             service::EOI if (v as usize) < NICS => self.act(Action::Eoi { irq: v }),
