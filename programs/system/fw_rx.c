@@ -60,7 +60,8 @@ u32 received, dropped, delivered;
 /* A planted fault, for the tests that show each of the machine's checks
    catches it (`code.poke = ["plant=N"]`): 1 delivers frame 10 twice, 2
    queues frame 10 after frame 11, 3 corrupts a byte of frame 10; 4 makes
-   the bottom half load a word from an unaligned address (a fault). */
+   the bottom half load a word from an unaligned address (a fault), 5 the
+   interrupt handler run a floating-point instruction (unsupported). */
 u32 plant;
 static struct entry held;
 
@@ -125,6 +126,8 @@ void nic_isr(u32 irq)
 {
 	if (irq != 0)
 		return; /* a timer tick: nothing to do */
+	if (plant == 5)
+		__asm__ volatile(".word 0x46000000"); /* add.s $f0, $f0, $f0 */
 	if (NIC(ICR) & CAUSE_RX) {
 		NIC(IMC) = CAUSE_RX;
 		SVC(SOFTIRQ_RAISE) = 0;

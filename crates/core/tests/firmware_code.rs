@@ -133,10 +133,15 @@ fn the_abstract_hosts_keys_are_refused() {
     }
 }
 
-/// A driver that faults stops the run with one line naming the program,
-/// the function and the PC (plant 4: an unaligned load in the bottom half).
+/// A driver that faults or runs an unsupported instruction stops the run
+/// with one line naming the program, the function and the PC (plant 4: an
+/// unaligned load in the bottom half; 5: a floating-point instruction in
+/// the interrupt handler).
 #[test]
 fn a_faulting_driver_is_named() {
-    let e = try_run(&["code.poke=[\"plant=4\"]", "run.duration_ms=0.1"]).err().expect("the driver faults").to_string();
-    assert!(e.contains("fw_rx.elf") && e.contains("in rx_clean+0x") && e.contains("pc 0x") && !e.contains('\n'), "{e}");
+    for (plant, want) in [("4", "unaligned access"), ("5", "unsupported instruction")] {
+        let e = try_run(&[&format!("code.poke=[\"plant={plant}\"]"), "run.duration_ms=0.1"]).err().expect("the driver faults").to_string();
+        let function = if plant == "4" { "in rx_clean+0x" } else { "in nic_isr+0x" };
+        assert!(e.contains("fw_rx.elf") && e.contains(want) && e.contains(function) && e.contains("pc 0x") && !e.contains('\n'), "{e}");
+    }
 }
