@@ -139,7 +139,7 @@ impl Core {
     }
 
     /// True if two threads take turns, none reserved, both at work (the
-    /// common SMT core): then `interleave`'s `pick_pair` may stand for [`Core::pick`].
+    /// common SMT core): then `interleave`'s `Pair` may stand for [`Core::pick`].
     pub(crate) fn is_pair(&self) -> bool {
         self.threads.len() == 2 && self.policy == Policy::RoundRobin && self.interrupt_thread.is_none() && self.threads.iter().all(|t| t.active)
     }
