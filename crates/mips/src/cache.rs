@@ -60,11 +60,6 @@ pub struct Cache {
     /// The line of the most recent access: a repeat is a hit with no
     /// state to change (it is already the set's most recently used).
     last: u32,
-    /// The slot holding `last`, and the line accessed before it and its slot
-    /// (`INVALID` once evicted): a hit there needs no search of its set.
-    last_slot: usize,
-    prev: u32,
-    prev_slot: usize,
     pub pin: Pinning,
     pub counts: Vec<Counts>,
 }
@@ -83,9 +78,6 @@ impl Cache {
             locked: vec![false; n],
             clock: 0,
             last: INVALID,
-            last_slot: 0,
-            prev: INVALID,
-            prev_slot: 0,
             pin: Pinning::new(geometry.ways, requesters),
             counts: vec![Counts::default(); requesters],
         }
@@ -96,9 +88,8 @@ impl Cache {
     }
 
     /// Looks `addr` up for requester `who`, allocating on a miss; true on a
-    /// hit. The repeat of the last line (most accesses), of the line before
-    /// it (a loop over two lines; code and stack) and a hit elsewhere are
-    /// inline; a miss is not.
+    /// hit. The repeat of the last line (most accesses) and a hit elsewhere
+    /// are inline; a miss is not.
     #[inline(always)]
     pub fn access(&mut self, addr: u32, who: usize) -> bool {
         let line = addr >> self.line_shift;
@@ -107,24 +98,13 @@ impl Cache {
             return true;
         }
         self.clock += 1;
-        if line == self.prev {
-            self.used[self.prev_slot] = self.clock;
-            (self.last, self.last_slot, self.prev, self.prev_slot) = (line, self.prev_slot, self.last, self.last_slot);
-            return true;
-        }
         let base = (line & self.set_mask) as usize * self.ways;
         if let Some(w) = self.tags[base..base + self.ways].iter().position(|&t| t == line) {
             self.used[base + w] = self.clock;
-            self.remember(line, base + w);
+            self.last = line;
             return true;
         }
         self.miss(line, who)
-    }
-
-    /// `line`, in `slot`, is the last line accessed; the last before it the one before.
-    #[inline(always)]
-    fn remember(&mut self, line: u32, slot: usize) {
-        (self.prev, self.prev_slot, self.last, self.last_slot) = (self.last, self.last_slot, line, slot);
     }
 
     /// [`Cache::access`] of a line not cached.
@@ -132,16 +112,8 @@ impl Cache {
     fn miss(&mut self, line: u32, who: usize) -> bool {
         self.counts[who].misses += 1;
         // A bypassed miss (reserved set) leaves nothing to hit next time.
-        match self.allocate(line, who) {
-            Some(slot) => self.remember(line, slot),
-            None => self.remember(INVALID, 0),
-        }
+        self.last = if self.allocate(line, who).is_some() { line } else { INVALID };
         false
-    }
-
-    /// Forgets the remembered lines: their slots may hold others now.
-    fn forget(&mut self) {
-        (self.last, self.prev) = (INVALID, INVALID);
     }
 
     /// Places `line` for `who`; returns the slot, or None if its set is reserved for another thread.
@@ -160,13 +132,6 @@ impl Cache {
             // as if it were unlocked (ARM1176 with all ways locked uses way 0).
             .unwrap_or_else(|| (0..self.ways).find(|&w| allowed(w)).unwrap_or(0));
         let slot = base + victim;
-        // The line it evicts is no longer where it was remembered.
-        if slot == self.last_slot {
-            self.last = INVALID;
-        }
-        if slot == self.prev_slot {
-            self.prev = INVALID;
-        }
         self.tags[slot] = line;
         self.used[slot] = self.clock;
         self.locked[slot] = self.pin.tracing(who);
@@ -200,7 +165,7 @@ impl Cache {
                 self.locked[s] = true;
             }
         }
-        self.forget();
+        self.last = INVALID;
         Ok(fetched)
     }
 
@@ -230,9 +195,6 @@ impl Cache {
             self.locked[base + w] = false;
             if self.last == line {
                 self.last = INVALID;
-            }
-            if self.prev == line {
-                self.prev = INVALID;
             }
         }
     }

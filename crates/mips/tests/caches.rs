@@ -55,20 +55,6 @@ fn lru_evicts_the_least_recently_used_way() {
 }
 
 #[test]
-fn a_line_dropped_or_evicted_is_not_remembered() {
-    // The cache remembers its last two lines (and their ways); each must be
-    // forgotten when its line goes: invalidated by another core's store,
-    // evicted, or its way given to another line.
-    let mut c = cache(1024, 2, 32);
-    assert_eq!(misses(&mut c, [0, 512]), 2);
-    c.invalidate(0);
-    assert_eq!(misses(&mut c, [0]), 1);
-    c.invalidate(0);
-    assert_eq!(misses(&mut c, [0]), 1);
-    assert_eq!(misses(&mut c, [512, 0, 512]), 0);
-}
-
-#[test]
 fn way_pinning_limits_allocation_but_not_hits() {
     let mut c = cache(1024, 2, 32);
     c.access(0, 0); // thread 0's line in way 0 (the empty ways fill lowest first)
