@@ -11,7 +11,8 @@ type Metrics = Vec<(Name, f64)>;
 
 impl Report {
     pub(crate) fn new(mut m: Machine) -> Self {
-        let mut metrics: Metrics = Vec::new();
+        // A run reports some tens of metrics: one allocation, no regrowth.
+        let mut metrics: Metrics = Vec::with_capacity(64);
         let mut laws = Vec::new();
         let mut records = Vec::new();
         // A group names each metric once: only those before it can repeat one.
