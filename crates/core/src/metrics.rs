@@ -189,14 +189,18 @@ pub fn find(name: &str) -> Option<&'static Metric> {
 
 /// The CPU's load from each hardware thread's cycle bins: `busy_share`,
 /// `thread{N}_busy_share` and the share of every bin.
-pub fn cpu_load(bins: &[Bins], elapsed: u64) -> Vec<(String, f64)> {
+pub fn cpu_load(bins: &[Bins], elapsed: u64) -> Vec<(crate::report::Name, f64)> {
     let cycles = (elapsed * bins.len() as u64).max(1) as f64;
     let busy = |b: &Bins| (b.total() - b.get(Bin::Idle)) as f64;
-    let mut out = vec![("busy_share".to_string(), bins.iter().map(busy).sum::<f64>() / cycles)];
-    out.extend(bins.iter().enumerate().map(|(i, b)| (format!("thread{i}_busy_share"), busy(b) / elapsed.max(1) as f64)));
-    out.extend(Bin::ALL.iter().map(|&bin| (format!("{}_share", bin.name()), bins.iter().map(|b| b.get(bin)).sum::<u64>() as f64 / cycles)));
+    let mut out = vec![("busy_share".into(), bins.iter().map(busy).sum::<f64>() / cycles)];
+    out.extend(bins.iter().enumerate().map(|(i, b)| (format!("thread{i}_busy_share").into(), busy(b) / elapsed.max(1) as f64)));
+    out.extend(Bin::ALL.iter().zip(BIN_SHARES).map(|(&bin, name)| (name.into(), bins.iter().map(|b| b.get(bin)).sum::<u64>() as f64 / cycles)));
     out
 }
+
+/// `{bin}_share` for each of [`Bin::ALL`], written out: formatted, they were
+/// a tenth of a tiny run's report.
+const BIN_SHARES: [&str; 6] = ["user_share", "kernel_share", "interrupt_share", "bottom_half_share", "overhead_share", "idle_share"];
 
 /// docs/metrics.md.
 pub fn markdown() -> String {
@@ -240,7 +244,8 @@ mod tests {
         b.add(Bin::Interrupt, 100);
         let load: std::collections::HashMap<_, _> = cpu_load(&[a, b], 100).into_iter().collect();
         assert_eq!((load["busy_share"], load["thread0_busy_share"], load["thread1_busy_share"]), (0.65, 0.3, 1.0));
-        let bins: f64 = BINS.iter().map(|b| load[&format!("{b}_share")]).sum();
+        let bins: f64 = BINS.iter().map(|b| load[format!("{b}_share").as_str()]).sum();
+        assert!(Bin::ALL.iter().zip(BIN_SHARES).all(|(b, name)| name == format!("{}_share", b.name())));
         assert_eq!((load["user_share"], load["idle_share"], bins), (0.15, 0.35, 1.0));
     }
 }

@@ -396,6 +396,16 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
     Ok(selected)
 }
 
+/// The declaration of `section.leaf`, a key of one value (no array of
+/// tables, no table of sections) of a part, or of workload kind `kind`.
+pub(super) fn plain_param(section: &str, leaf: &str, kind: &str) -> Option<&'static Param> {
+    let params = match section {
+        "workload" => variant(kind)?.params,
+        _ => PARTS.iter().find(|i| i.section == section)?.params,
+    };
+    params::find(params, leaf).filter(|p| !matches!(p.ty, params::Type::Items(_) | params::Type::Sections(_)))
+}
+
 /// Each table of an array-of-tables key, checked against its own keys.
 fn check_items(t: &mut Table, path: &str, params: &[Param]) -> Result<(), Problem> {
     for p in params {
