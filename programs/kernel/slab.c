@@ -93,7 +93,7 @@ static u8 *free_pages[2][ARENA_PAGES(POOL_MAX)];
 static u32 nr_free_pages[2];
 static u8 off_slab[ARENA_PAGES(POOL_MAX)][64] __attribute__((aligned(64)));
 
-struct kmem_cache kmem_caches[2] __attribute__((aligned(64)));
+static struct kmem_cache kmem_caches[2] __attribute__((aligned(64)));
 #define head_cache (&kmem_caches[0])
 #define data_cache (&kmem_caches[1])
 
@@ -191,14 +191,17 @@ void skb_pool_init(void)
 	cache_init(data_cache, BUF_SIZE, DATA_PER_SLAB, 24, arrays.data[0], 256, arrays.data_shared);
 }
 
-/* cache_grow: a page from the page list, its slab (in the page or, off-slab,
-   in its management object), the bufctl chain, set_slab_attr. */
+/* cache_grow: a page from the page list (under the cache's lock, which
+   slab_destroy holds when it returns one), its slab (in the page or,
+   off-slab, in its management object), the bufctl chain, set_slab_attr. */
 static int cache_grow(struct kmem_cache *c)
 {
 	u32 k = c - kmem_caches;
-	if (!nr_free_pages[k])
+	spin_lock(&c->spinlock);
+	u8 *mem = nr_free_pages[k] ? free_pages[k][--nr_free_pages[k]] : 0;
+	spin_unlock(&c->spinlock);
+	if (!mem)
 		return 0;
-	u8 *mem = free_pages[k][--nr_free_pages[k]];
 	struct page *pg = virt_to_page(mem);
 	int on_slab = c == head_cache;
 	struct slab *s = (struct slab *)(on_slab ? mem : off_slab[pg - mem_map]);
