@@ -33,6 +33,7 @@ struct fake {
 	u32 accesses;      /* MEASURE: register accesses */
 };
 extern struct fake fake;
+extern u32 fake_irq_depth;
 
 void fake_reset(void);
 /* The NIC receives a frame: DMA into the next owned descriptor; 0 if the

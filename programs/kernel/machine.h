@@ -62,6 +62,7 @@ struct desc {
 #define DESC_EOP 0x2u
 
 #ifdef FAKE_NIC
+extern u32 fake_cpu; /* smp_processor_id() in the test build */
 u32 fake_read(u32 addr);
 void fake_write(u32 addr, u32 value);
 #define reg_read(a) fake_read(a)
