@@ -231,7 +231,7 @@ fn busy_polling_refusals() {
 }
 
 /// With the kernel's software as code, the abstract receive path's costs
-/// and its rotting NIC are refused, naming the key: the NAPI part decides
+/// its rotting NIC and its late acknowledgement are refused, naming the key: the NAPI part decides
 /// when code polls, code's instructions are the poll (`code_parts.rs`).
 #[test]
 fn receive_path_parts_are_refused_with_code() {
@@ -240,6 +240,7 @@ fn receive_path_parts_are_refused_with_code() {
         (&["nic.rx_ring_frames=64"][..], "nic.rx_ring_frames"),
         (&["irq_path.kind=\"napi\"", "napi.complete_cycles=100"], "napi.complete_cycles"),
         (&["irq_path.kind=\"napi\"", "napi.rotting=true"], "napi.rotting"),
+        (&["irq_path.kind=\"napi\"", "napi.late_ack=true"], "napi.late_ack"),
     ] {
         let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
         let e = Scenario::from_file(&path, &o).expect_err("refused").to_string();
