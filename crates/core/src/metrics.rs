@@ -139,6 +139,7 @@ pub const METRICS: &[Metric] = &[
     m("napi_max_poll_frames", "frames", "most frames one poll took", "napi"),
     m("napi_max_run_frames", "frames", "most frames one softirq run took", "napi"),
     m("napi_rotted", "frames", "frames left waiting when the interrupt was enabled again (a rotting NIC)", "napi"),
+    m("napi_late_acks", "interrupts", "interrupts raised on enable by a receive cause set after the poll acknowledged it, with no frame waiting (`napi.late_ack`)", "napi"),
     m("napi_deferred", "completions", "completions that left the interrupt masked and armed the timer", "napi"),
     m("napi_busy_poll_frames", "frames", "frames taken by busy polling", "napi"),
     m("napi_busy_poll_sleeps", "sleeps", "times a busy-polling reader slept", "napi"),

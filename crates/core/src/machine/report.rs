@@ -320,6 +320,7 @@ fn napi(n: &crate::kernel::napi::Napi, laws: &mut Vec<Law>) -> Metrics {
         ("napi_max_poll_frames", c.max_poll_frames as f64),
         ("napi_max_run_frames", c.max_run_frames as f64),
         ("napi_rotted", c.rotted as f64),
+        ("napi_late_acks", c.late_acks as f64),
         ("napi_deferred", c.deferred as f64),
         ("napi_busy_poll_frames", n.busy.as_ref().map_or(0, |b| b.frames) as f64),
         ("napi_busy_poll_sleeps", n.busy.as_ref().map_or(0, |b| b.sleeps) as f64),
