@@ -61,8 +61,11 @@ u32 received, dropped, delivered;
    catches it (`code.poke = ["plant=N"]`): 1 delivers frame 10 twice, 2
    queues frame 10 after frame 11, 3 corrupts a byte of frame 10; 4 makes
    the bottom half load a word from an unaligned address (a fault), 5 the
-   interrupt handler run a floating-point instruction (unsupported). */
+   interrupt handler run a floating-point instruction (unsupported); 6 the
+   interrupt handler spin forever, 7 the bottom half wait forever for a flag
+   nobody sets (lockups). */
 u32 plant;
+static volatile u32 never;
 static struct entry held;
 
 static volatile u32 lock;
@@ -130,6 +133,8 @@ void nic_isr(u32 irq)
 		__asm__ volatile(".word 0x46000000"); /* add.s $f0, $f0, $f0 */
 	if (NIC(ICR) & CAUSE_RX) {
 		NIC(IMC) = CAUSE_RX;
+		while (plant == 6)
+			;
 		SVC(SOFTIRQ_RAISE) = 0;
 	}
 	SVC(EOI) = irq;
@@ -179,6 +184,8 @@ static u32 rx_clean(u32 budget)
 		taken++;
 		work++;
 	}
+	while (plant == 7 && !never)
+		;
 	if (work)
 		FW(MBOX_RECV) = posted;
 	if (q_count)

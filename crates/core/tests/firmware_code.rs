@@ -145,3 +145,41 @@ fn a_faulting_driver_is_named() {
         assert!(e.contains("fw_rx.elf") && e.contains(want) && e.contains(function) && e.contains("pc 0x") && !e.contains('\n'), "{e}");
     }
 }
+
+/// A driver that never returns is caught by the lockup watchdog, one line
+/// naming the program, the lockup, the activity, the function and the PC:
+/// plant 6 spins in the interrupt handler (a hard lockup after
+/// `code.watchdog_thresh_ms`), plant 7 waits in the bottom half for a flag
+/// nobody sets (a soft lockup after twice it), both well before the run ends.
+#[test]
+fn a_looping_driver_is_caught_by_the_watchdog() {
+    for (plant, want, function) in [("6", "hard lockup: NIC ISR (code)", "in nic_isr+0x"), ("7", "soft lockup: NET_RX (code)", "in rx_clean+0x")] {
+        let sets = [&format!("code.poke=[\"plant={plant}\"]"), "code.watchdog_thresh_ms=0.05", "run.duration_ms=1"];
+        let e = try_run(&sets).err().expect("the driver locks up").to_string();
+        assert!(e.contains("fw_rx.elf") && e.contains(want) && e.contains(function) && e.contains("pc 0x") && !e.contains('\n'), "{e}");
+        let ran: f64 = e.split("has run ").nth(1).and_then(|r| r.split(' ').next()).and_then(|r| r.parse().ok()).expect("how long it ran");
+        let limit = if plant == "6" { 0.05 } else { 0.1 };
+        assert!((limit..limit + 0.01).contains(&ran), "{e}");
+    }
+}
+
+/// Without the watchdog (`code.watchdog_thresh_ms = 0`), a looping
+/// interrupt handler still sees Ctrl-C: the monitor is asked at the loop's
+/// polls and after each slice of code cycles (its pulse, by default the
+/// same question); it says stop at its third answer, before the end.
+#[test]
+fn ctrl_c_stops_a_looping_driver() {
+    struct StopAtThird(u64);
+    impl irqsim_core::Monitor for StopAtThird {
+        fn poll(&mut self, _: u64, _: u64) -> bool {
+            self.0 += 1;
+            self.0 < 3
+        }
+    }
+    let o: Vec<_> = ["code.poke=[\"plant=6\"]", "code.watchdog_thresh_ms=0", "run.duration_ms=50"].iter().map(|s| parse_override(s).unwrap()).collect();
+    let s = Scenario::from_file(&dir().join("rx-firmware.toml"), &o).unwrap();
+    let mut stop = StopAtThird(0);
+    let Err(e) = irqsim_core::simulate_with(&s, &dir(), Record::default(), &mut stop) else { panic!("ran to its end") };
+    assert!(matches!(e, Error::Cancelled { at, .. } if at < 50_000_000), "{e}");
+    assert_eq!(stop.0, 3);
+}

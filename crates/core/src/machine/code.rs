@@ -89,10 +89,12 @@ impl Machine {
                 self.sliced = true;
                 self.code_outcomes();
                 self.code_fault()?;
+                self.code_lockup(horizon)?;
                 return Ok(true);
             }
             Stop::Limit | Stop::Idle => {
                 self.code_outcomes();
+                self.code_lockup(horizon)?;
                 return self.code_fault();
             }
             Stop::Device { core, thread } | Stop::Syscall { core, thread } | Stop::Returned { core, thread } | Stop::Fault { core, thread, .. } => {
@@ -112,7 +114,17 @@ impl Machine {
         }
         self.code_actions(c)?;
         self.code_fault()?;
+        self.code_lockup(c)?;
         Ok(true)
+    }
+
+    /// The lockup watchdog's look at cycle `now` (`code/watchdog.rs`).
+    fn code_lockup(&self, now: Time) -> Result<()> {
+        let code = self.code.as_ref().expect("code part selected");
+        match code.lockup(now) {
+            Some(msg) => Err(crate::Error::Code { file: self.name().to_string(), msg }),
+            None => Ok(()),
+        }
     }
 
     /// A model error code caused outside a register access (a frame sent
