@@ -7,6 +7,7 @@ use super::{Scenario, parts};
 use crate::error::{Error, Result};
 use serde::Deserialize;
 use std::cell::RefCell;
+use std::sync::Arc;
 use toml::{Table, Value};
 
 /// One `key.path=value` override.
@@ -69,20 +70,32 @@ pub const MAX_SCENARIO_BYTES: usize = 4 << 20;
 impl Scenario {
     /// Loads a scenario from a file.
     pub fn from_file(path: &std::path::Path, overrides: &[Override]) -> Result<Scenario> {
-        let text = crate::input::read_regular(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-        Self::from_toml(&text, &path.display().to_string(), overrides)
+        Self::shared_from_file(path, overrides).map(Arc::unwrap_or_clone)
     }
 
     /// Loads a scenario from TOML text; `file` names it in errors.
     pub fn from_toml(text: &str, file: &str, overrides: &[Override]) -> Result<Scenario> {
+        Self::shared_from_toml(text, file, overrides).map(Arc::unwrap_or_clone)
+    }
+
+    /// [`Scenario::from_file`], shared with the loads kept.
+    pub fn shared_from_file(path: &std::path::Path, overrides: &[Override]) -> Result<Arc<Scenario>> {
+        let text = crate::input::read_regular(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+        Self::shared_from_toml(&text, &path.display().to_string(), overrides)
+    }
+
+    /// [`Scenario::from_toml`], shared with the loads kept: a repeated load
+    /// copies nothing (copying the kept scenario and dropping the copy were
+    /// 15 k instructions of a tiny run's 50 k in the core, docs/performance.md).
+    pub fn shared_from_toml(text: &str, file: &str, overrides: &[Override]) -> Result<Arc<Scenario>> {
         if let Some(s) = Loaded::find(text, file, overrides) {
             return Ok(s);
         }
         // A sweep's patched loads are not kept: each would evict another.
         if let Some(s) = Base::patch(text, file, overrides) {
-            return Ok(s);
+            return Ok(Arc::new(s));
         }
-        let scenario = Self::load(text, file, overrides)?;
+        let scenario = Arc::new(Self::load(text, file, overrides)?);
         Loaded::keep(text, file, overrides, &scenario);
         Ok(scenario)
     }
@@ -145,7 +158,7 @@ struct Loaded {
     text: String,
     file: String,
     overrides: Vec<Override>,
-    scenario: Scenario,
+    scenario: Arc<Scenario>,
 }
 
 impl Loaded {
@@ -159,7 +172,7 @@ impl Loaded {
         KEPT.with_borrow_mut(f)
     }
 
-    fn find(text: &str, file: &str, overrides: &[Override]) -> Option<Scenario> {
+    fn find(text: &str, file: &str, overrides: &[Override]) -> Option<Arc<Scenario>> {
         Self::with(|kept| {
             let i = kept.iter().position(|k| k.text == text && k.file == file && same_overrides(&k.overrides, overrides))?;
             kept[..=i].rotate_right(1);
@@ -167,7 +180,7 @@ impl Loaded {
         })
     }
 
-    fn keep(text: &str, file: &str, overrides: &[Override], scenario: &Scenario) {
+    fn keep(text: &str, file: &str, overrides: &[Override], scenario: &Arc<Scenario>) {
         if text.len() > CACHED_BYTES {
             return;
         }
@@ -362,6 +375,9 @@ mod tests {
         let load = |file: &str, o: &[Override]| Scenario::from_toml(MIN, file, o).unwrap();
         assert_eq!(load("a.toml", &with("cpu.save_restore_cycles=5")).cpu.save_restore_cycles, 5);
         assert_eq!(load("a.toml", &with("cpu.save_restore_cycles=5")).cpu.save_restore_cycles, 5);
+        // A repeated load is the kept scenario itself, not a copy.
+        let shared = || Scenario::shared_from_toml(MIN, "a.toml", &with("cpu.save_restore_cycles=5")).unwrap();
+        assert!(Arc::ptr_eq(&shared(), &shared()));
         assert_eq!(load("a.toml", &with("cpu.save_restore_cycles=6")).cpu.save_restore_cycles, 6);
         assert_eq!(load("b.toml", &with("cpu.save_restore_cycles=5")).file, "b.toml");
         assert_eq!(load("a.toml", &[]).cpu.save_restore_cycles, 186);
