@@ -5,8 +5,13 @@
    struct rtable; a hit takes a reference and stamps the entry's use, as
    2.6's does. A miss stands for ip_route_input_slow, whose FIB lookup this
    kernel does not have: it fills a new entry from what the caller decided
-   (local delivery or forwarding). Entries never expire (no timer runs the
-   garbage collector). Only the bottom half inserts. */
+   (local delivery or forwarding). When the RT_ENTRIES entries are all in
+   use, a miss runs a forced garbage collection (2.6's rt_garbage_collect,
+   which dst_alloc calls past gc_thresh): unreferenced entries unused for
+   longer than a timeout are freed, the timeout halving until enough are;
+   if every entry is referenced by a frame in flight, the allocation fails
+   and the frame is dropped and counted (2.6's "dst cache overflow",
+   ENOBUFS). Only the bottom half inserts and collects. */
 #include "kernel.h"
 
 /* struct rt_hash_bucket: the chain and its lock, aligned to 8: 16 bytes. */
@@ -17,13 +22,17 @@ struct rt_bucket {
 
 static struct rt_bucket rt_hash[RT_HASH];
 static struct rtable rtables[RT_ENTRIES] __attribute__((aligned(64)));
-static u32 nroutes;
+static u32 nroutes;        /* entries carved from rtables so far */
+static struct rtable *rt_free; /* entries the collector freed, by `next` */
+static u32 rt_rover;       /* the bucket the next collection starts after */
 struct netdev netdevs[NNETDEV] __attribute__((aligned(64)));
 volatile u32 jiffies;
 
 void route_init(void)
 {
 	nroutes = 0;
+	rt_free = 0;
+	rt_rover = 0;
 	for (u32 i = 0; i < RT_HASH; i++)
 		rt_hash[i].chain = 0;
 }
@@ -49,8 +58,60 @@ static u32 rt_bucket_of(u32 daddr, u32 saddr, u32 iif, u8 tos)
 	return (h ^ h >> 16) & (RT_HASH - 1);
 }
 
+#define RT_GC_TIMEOUT (300 * HZ) /* net/ipv4/route.c */
+#define RT_GC_GOAL (RT_ENTRIES / 8) /* ours: a sweep's cost spread over 64 misses */
+
+/* rt_garbage_collect's forced pass: sweeps the buckets from the rover,
+   unlinking unreferenced entries older than `tmo` (halved for each entry a
+   chain keeps, so long chains shrink first), with the timeout halving
+   after each sweep short of the goal; its last sweep (timeout 0) takes any
+   unreferenced entry, where 2.6 would grow towards ip_rt_max_size, memory
+   this kernel does not provide. Returns a free entry, or null if every
+   entry is held by a frame. */
+static struct rtable *rt_garbage_collect(void)
+{
+	u32 goal = RT_GC_GOAL, now = jiffies;
+	for (u32 expire = RT_GC_TIMEOUT;; expire >>= 1) {
+		for (u32 i = 0; i < RT_HASH && goal; i++) {
+			rt_rover = (rt_rover + 1) & (RT_HASH - 1);
+			struct rtable **p = &rt_hash[rt_rover].chain, *rt;
+			u32 tmo = expire;
+			while ((rt = *p)) {
+				if (rt->refcnt || now - rt->lastuse < tmo) {
+					tmo >>= 1;
+					p = &rt->next;
+					continue;
+				}
+				*p = rt->next;
+				rt->next = rt_free;
+				rt_free = rt;
+				if (!--goal)
+					break;
+			}
+		}
+		if (!goal || !expire)
+			break;
+	}
+	return rt_free;
+}
+
+/* dst_alloc from ip_dst_cache: a fresh entry, a freed one, or one the
+   collector frees; null (and counted) when all are held. */
+static struct rtable *rt_alloc(u32 tag)
+{
+	if (nroutes < RT_ENTRIES)
+		return &rtables[nroutes++];
+	struct rtable *rt = rt_free ? rt_free : rt_garbage_collect();
+	if (!rt) {
+		ksvc(KSVC_RT_OVERFLOW, tag);
+		return 0;
+	}
+	rt_free = rt->next;
+	return rt;
+}
+
 /* Sets skb->dst to the route of (daddr, saddr, tos) from skb->dev; null
-   if the cache is full. `input` (RT_LOCAL, RT_FORWARD) fills a new entry. */
+   if every cache entry is held by a frame (counted). `input` (RT_LOCAL, RT_FORWARD) fills a new entry. */
 struct rtable *ip_route_input(struct skb *skb, u32 daddr, u32 saddr, u8 tos, u32 input)
 {
 	u32 iif = skb->dev->ifindex;
@@ -59,9 +120,8 @@ struct rtable *ip_route_input(struct skb *skb, u32 daddr, u32 saddr, u8 tos, u32
 	while (rt && !(rt->fl_dst == daddr && rt->fl_src == saddr && rt->iif == iif && rt->tos == tos))
 		rt = rt->next;
 	if (!rt) {
-		if (nroutes >= RT_ENTRIES)
+		if (!(rt = rt_alloc(skb->tag)))
 			return 0;
-		rt = &rtables[nroutes++];
 		rt->fl_dst = daddr, rt->fl_src = saddr, rt->iif = iif, rt->tos = tos;
 		rt->input = input;
 		rt->output = input;
@@ -79,8 +139,15 @@ struct rtable *ip_route_input(struct skb *skb, u32 daddr, u32 saddr, u8 tos, u32
 }
 
 #ifdef FAKE_NIC
-/* For the test driver: the entries, and the references frames still hold. */
-u32 rt_count(void) { return nroutes; }
+/* For the test driver: the entries in the cache, and the references
+   frames still hold. */
+u32 rt_count(void)
+{
+	u32 n = nroutes;
+	for (struct rtable *rt = rt_free; rt; rt = rt->next)
+		n--;
+	return n;
+}
 
 u32 rt_refs(void)
 {
