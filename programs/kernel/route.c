@@ -22,17 +22,25 @@ struct rt_bucket {
 
 static struct rt_bucket rt_hash[RT_HASH];
 static struct rtable rtables[RT_ENTRIES] __attribute__((aligned(64)));
-static u32 nroutes;        /* entries carved from rtables so far */
-static struct rtable *rt_free; /* entries the collector freed, by `next` */
-static u32 rt_rover;       /* the bucket the next collection starts after */
+static u32 nroutes; /* entries carved from rtables so far */
+
+/* The collector's code and state lie after everything else (the code after
+   the rodata, the state after the bss: kernel/napi.ld), so no address of
+   the paths that run when the cache is not full moves (the SMT study's
+   cache sets). */
+#define LATE_TEXT __attribute__((section(".late.text"), noinline))
+/* A freed entry has iif 0 (no device has ifindex 0); entries carved since
+   route_init are filled, so neither position below needs resetting. */
+static struct {
+	u32 next;  /* the entry the next search for a freed one starts at */
+	u32 rover; /* the bucket the next collection starts after */
+} rt_gc __attribute__((section(".late.data"))) = {0, 0};
 struct netdev netdevs[NNETDEV] __attribute__((aligned(64)));
 volatile u32 jiffies;
 
 void route_init(void)
 {
 	nroutes = 0;
-	rt_free = 0;
-	rt_rover = 0;
 	for (u32 i = 0; i < RT_HASH; i++)
 		rt_hash[i].chain = 0;
 }
@@ -66,15 +74,14 @@ static u32 rt_bucket_of(u32 daddr, u32 saddr, u32 iif, u8 tos)
    chain keeps, so long chains shrink first), with the timeout halving
    after each sweep short of the goal; its last sweep (timeout 0) takes any
    unreferenced entry, where 2.6 would grow towards ip_rt_max_size, memory
-   this kernel does not provide. Returns a free entry, or null if every
-   entry is held by a frame. */
-static struct rtable *rt_garbage_collect(void)
+   this kernel does not provide. Returns whether it freed any. */
+LATE_TEXT static u32 rt_garbage_collect(void)
 {
 	u32 goal = RT_GC_GOAL, now = jiffies;
 	for (u32 expire = RT_GC_TIMEOUT;; expire >>= 1) {
 		for (u32 i = 0; i < RT_HASH && goal; i++) {
-			rt_rover = (rt_rover + 1) & (RT_HASH - 1);
-			struct rtable **p = &rt_hash[rt_rover].chain, *rt;
+			rt_gc.rover = (rt_gc.rover + 1) & (RT_HASH - 1);
+			struct rtable **p = &rt_hash[rt_gc.rover].chain, *rt;
 			u32 tmo = expire;
 			while ((rt = *p)) {
 				if (rt->refcnt || now - rt->lastuse < tmo) {
@@ -83,30 +90,44 @@ static struct rtable *rt_garbage_collect(void)
 					continue;
 				}
 				*p = rt->next;
-				rt->next = rt_free;
-				rt_free = rt;
+				rt->iif = 0;
 				if (!--goal)
 					break;
 			}
 		}
 		if (!goal || !expire)
-			break;
+			return goal < RT_GC_GOAL;
 	}
-	return rt_free;
 }
 
-/* dst_alloc from ip_dst_cache: a fresh entry, a freed one, or one the
-   collector frees; null (and counted) when all are held. */
-static struct rtable *rt_alloc(u32 tag)
+/* The next freed entry from rt_gc.next on, or null. */
+LATE_TEXT static struct rtable *rt_freed(void)
 {
-	if (nroutes < RT_ENTRIES)
-		return &rtables[nroutes++];
-	struct rtable *rt = rt_free ? rt_free : rt_garbage_collect();
-	if (!rt) {
-		ksvc(KSVC_RT_OVERFLOW, tag);
+	for (u32 i = 0; i < RT_ENTRIES; i++) {
+		struct rtable *rt = &rtables[(rt_gc.next + i) % RT_ENTRIES];
+		if (!rt->iif) {
+			rt_gc.next = (u32)(rt - rtables) + 1;
+			return rt;
+		}
+	}
+	return 0;
+}
+
+/* ip_route_input's miss once every entry has been carved: dst_alloc from
+   a full ip_dst_cache takes an entry the collector freed, and
+   ip_route_input fills it as it fills a fresh one (it carves at nroutes);
+   with every entry held, the frame's overflow is counted and it is
+   dropped by the caller. */
+LATE_TEXT static struct rtable *rt_cache_full(struct skb *skb, u32 daddr, u32 saddr, u8 tos, u32 input)
+{
+	struct rtable *rt = rt_freed();
+	if (!rt && (!rt_garbage_collect() || !(rt = rt_freed()))) {
+		ksvc(KSVC_RT_OVERFLOW, skb->tag);
 		return 0;
 	}
-	rt_free = rt->next;
+	nroutes = (u32)(rt - rtables);
+	rt = ip_route_input(skb, daddr, saddr, tos, input);
+	nroutes = RT_ENTRIES;
 	return rt;
 }
 
@@ -120,8 +141,9 @@ struct rtable *ip_route_input(struct skb *skb, u32 daddr, u32 saddr, u8 tos, u32
 	while (rt && !(rt->fl_dst == daddr && rt->fl_src == saddr && rt->iif == iif && rt->tos == tos))
 		rt = rt->next;
 	if (!rt) {
-		if (!(rt = rt_alloc(skb->tag)))
-			return 0;
+		if (nroutes >= RT_ENTRIES)
+			return rt_cache_full(skb, daddr, saddr, tos, input);
+		rt = &rtables[nroutes++];
 		rt->fl_dst = daddr, rt->fl_src = saddr, rt->iif = iif, rt->tos = tos;
 		rt->input = input;
 		rt->output = input;
@@ -139,13 +161,15 @@ struct rtable *ip_route_input(struct skb *skb, u32 daddr, u32 saddr, u8 tos, u32
 }
 
 #ifdef FAKE_NIC
-/* For the test driver: the entries in the cache, and the references
-   frames still hold. */
-u32 rt_count(void)
+/* For the test driver: the entries carved, those of them in the cache (not
+   freed by the collector), and the references frames still hold. */
+u32 rt_count(void) { return nroutes; }
+
+LATE_TEXT u32 rt_in_use(void)
 {
-	u32 n = nroutes;
-	for (struct rtable *rt = rt_free; rt; rt = rt->next)
-		n--;
+	u32 n = 0;
+	for (u32 i = 0; i < nroutes; i++)
+		n += rtables[i].iif != 0;
 	return n;
 }
 

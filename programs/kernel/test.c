@@ -289,16 +289,16 @@ static void phase_route_gc(void)
 		ok &= sys_recv(0, ubuf, sizeof ubuf) == 20 && fake.last_delivered == f + 1;
 	}
 	check(ok && fake.delivered == n && fake.dropped == 0 && fake.rt_overflow == 0, "route: more sources than entries, all delivered");
-	check(rt_count() <= RT_ENTRIES && rt_refs() == 0, "route: the collector keeps the cache within its entries");
+	check(rt_count() == RT_ENTRIES && rt_in_use() <= RT_ENTRIES && rt_refs() == 0, "route: the collector keeps the cache within its entries");
 	put_kv("route.sources", (int)n);
-	put_kv("route.entries", (int)rt_count());
+	put_kv("route.entries", (int)rt_in_use());
 	/* References taken as frames in flight would hold them. */
 	static struct rtable *held[RT_ENTRIES];
 	static struct skb skb;
 	skb.dev = &netdevs[NIC_RX];
 	for (u32 i = 0; i < RT_ENTRIES; i++)
 		ok &= (held[i] = ip_route_input(&skb, IP4(10, 1, 0, 1), IP4(10, 2, i >> 8, i & 255), 0, RT_LOCAL)) != 0;
-	check(ok && rt_count() == RT_ENTRIES, "route: every entry held");
+	check(ok && rt_in_use() == RT_ENTRIES, "route: every entry held");
 	receive(make_frame(n, 20, n + 1, 0), n + 1);
 	service();
 	check(fake.dropped == 1 && fake.last_dropped == n + 1 && fake.rt_overflow == 1, "route: a full cache drops the frame and counts it");
