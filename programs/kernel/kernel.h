@@ -226,6 +226,7 @@ void route_init(void);
 struct rtable *ip_route_input(struct skb *skb, u32 daddr, u32 saddr, u8 tos, u32 input);
 void dst_release(struct rtable *rt);
 u32 rt_count(void);
+u32 rt_in_use(void);
 u32 rt_refs(void);
 void netdev_init(void);
 

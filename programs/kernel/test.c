@@ -276,6 +276,40 @@ static void phase_nat(void)
 	put_kv("nat.dropped", (int)fake.dropped);
 }
 
+/* The route cache with more sources than entries: the collector frees
+   unreferenced entries, so every frame is delivered; with every entry held
+   by a frame, a new source's frame is dropped and counted, not lost. */
+static void phase_route_gc(void)
+{
+	boot(8, 32, 4, 0);
+	u32 n = RT_ENTRIES + RT_ENTRIES / 2, ok = 1;
+	for (u32 f = 0; f < n; f++) {
+		receive(make_frame(f, 20, f + 1, 0), f + 1);
+		service();
+		ok &= sys_recv(0, ubuf, sizeof ubuf) == 20 && fake.last_delivered == f + 1;
+	}
+	check(ok && fake.delivered == n && fake.dropped == 0 && fake.rt_overflow == 0, "route: more sources than entries, all delivered");
+	check(rt_count() == RT_ENTRIES && rt_in_use() <= RT_ENTRIES && rt_refs() == 0, "route: the collector keeps the cache within its entries");
+	put_kv("route.sources", (int)n);
+	put_kv("route.entries", (int)rt_in_use());
+	/* References taken as frames in flight would hold them. */
+	static struct rtable *held[RT_ENTRIES];
+	static struct skb skb;
+	skb.dev = &netdevs[NIC_RX];
+	for (u32 i = 0; i < RT_ENTRIES; i++)
+		ok &= (held[i] = ip_route_input(&skb, IP4(10, 1, 0, 1), IP4(10, 2, i >> 8, i & 255), 0, RT_LOCAL)) != 0;
+	check(ok && rt_in_use() == RT_ENTRIES, "route: every entry held");
+	receive(make_frame(n, 20, n + 1, 0), n + 1);
+	service();
+	check(fake.dropped == 1 && fake.last_dropped == n + 1 && fake.rt_overflow == 1, "route: a full cache drops the frame and counts it");
+	for (u32 i = 0; i < RT_ENTRIES; i++)
+		dst_release(held[i]);
+	receive(make_frame(n, 20, n + 2, 0), n + 2);
+	service();
+	check(sys_recv(0, ubuf, sizeof ubuf) == 20 && fake.last_delivered == n + 2, "route: released entries are collected again");
+	put_kv("route.overflows", (int)fake.rt_overflow);
+}
+
 /* RFC 1624 incremental updates against full recomputation, on random
    headers: source address, TTL and, for UDP, address and port. */
 static void phase_checksums(void)
@@ -314,6 +348,7 @@ int main(void)
 	phase_budget_and_pool();
 	phase_slab();
 	phase_nat();
+	phase_route_gc();
 	phase_checksums();
 	put_str(failed ? "kernel_test: FAILED\n" : "kernel_test: ok\n");
 	return failed;

@@ -109,6 +109,9 @@ pub mod service {
     /// wrote it, its first 256 bytes at most); the machine checks they are
     /// the frame next in order, whole.
     pub const FRAME: u32 = 0x2C;
+    /// The route cache had no entry to give the frame `tag` (every one
+    /// held); the kernel then drops it with DROPPED.
+    pub const RT_OVERFLOW: u32 = 0x30;
 }
 
 /// Interrupt causes (ICR and IMS bits): receive queue 0 and transmit done;
@@ -255,6 +258,8 @@ pub struct Ports {
     pub frames: HashMap<u32, InFlight>,
     pub actions: Vec<Action>,
     pub outcomes: Vec<Outcome>,
+    /// Frames the route cache had no entry for (RT_OVERFLOW).
+    pub rt_overflow: u64,
     /// Cycles a register read stalls the thread.
     pub read_cycles: u32,
     /// Hardware threads per core of the simulated cores (to name a thread).
@@ -282,6 +287,7 @@ impl Ports {
             frames: HashMap::new(),
             actions: Vec::new(),
             outcomes: Vec::new(),
+            rt_overflow: 0,
             read_cycles,
             threads_per_core,
             report_rx_enable: false,
@@ -369,6 +375,8 @@ impl Ports {
             }
             service::DELIVERED => self.finish(v, at.cycle, true)?,
             service::DROPPED => self.finish(v, at.cycle, false)?,
+            service::RT_OVERFLOW if self.frames.contains_key(&v) => self.rt_overflow += 1,
+            service::RT_OVERFLOW => return Err(format!("route overflow of frame tag {v}, which is not in flight")),
             service::EOI if (v as usize) < NICS => self.act(Action::Eoi { irq: v }),
             service::EOI => return Err(format!("EOI of irq {v}: only NIC interrupts 0..{NICS} exist")),
             service::NAPI_SCHEDULE => self.act(Action::NapiSchedule { thread, queue: v }),

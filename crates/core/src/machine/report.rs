@@ -148,6 +148,7 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     }
     if m.code.is_some() {
         metrics.push(("rx_dropped_software".into(), software as f64));
+        metrics.push(("rx_dropped_route".into(), m.code.as_ref().map_or(0, |k| k.sys.devices.rt_overflow) as f64));
     }
     if let Some(f) = &n.firmware {
         metrics.extend(named([("nic_firmware_instructions", f.instructions() as f64), ("nic_firmware_interrupts", f.interrupts as f64), ("nic_firmware_cycles", f.now() as f64)]));
