@@ -36,8 +36,12 @@ done
 # kernel/: the Linux-shaped receive and forward path, one ELF per role for
 # the machine (entry symbols, no main), and kernel_test: the same sources
 # with a fake NIC in memory and a test driver, which qemu-mips runs too;
-# kernel/measure-*: the same with counters read around each activity.
-ksrc=(kernel/init.c kernel/skb.c kernel/nic.c kernel/ip.c kernel/route.c kernel/socket.c kernel/nat.c)
+# kernel/measure-*: the same with counters read around each activity, on
+# the stack pool (-DSKB_POOL) they were measured on for livelock's inputs,
+# the route cache collector out of the way (kernel/bare.ld) and the data
+# where it was when they were measured.
+pool_src=(kernel/init.c kernel/skb.c kernel/nic.c kernel/ip.c kernel/route.c kernel/socket.c kernel/nat.c)
+ksrc=("${pool_src[@]}" kernel/slab.c)
 # kernel_elf OUT ARGS: a machine kernel with its NAPI entries (kernel/napi.c)
 # placed after everything else (kernel/napi.ld: its code after the rodata)
 # and the data segment pinned where the kernel without them has it, so no
@@ -46,7 +50,7 @@ ksrc=(kernel/init.c kernel/skb.c kernel/nic.c kernel/ip.c kernel/route.c kernel/
 kernel_elf() {
     local elf=$1 bare=$out/kernel/.bare.elf
     shift
-    "$CC" "${flags[@]}" -Wl,-e,kernel_init -o "$bare" "$@"
+    "$CC" "${flags[@]}" -Wl,-e,kernel_init -Wl,-T,kernel/bare.ld -o "$bare" "$@"
     local data
     data=0x$(mips-linux-gnu-nm "$bare" | awk '$3 == "_fdata" { print $1 }')
     rm "$bare"
@@ -67,8 +71,8 @@ done
 "$CC" "${flags[@]}" -DFAKE_NIC -o "$out/kernel_test.elf" rt/start.S rt/rt.c "${ksrc[@]}" kernel/fake_nic.c kernel/test.c
 for fwd in 0 1; do
     name=$([[ $fwd == 1 ]] && echo nat || echo netperf)
-    "$CC" "${flags[@]}" -DFAKE_NIC -DMEASURE -DCONFIG_FORWARD=$fwd -o "$out/kernel/measure-$name.elf" \
-        rt/start.S rt/rt.c "${ksrc[@]}" kernel/fake_nic.c kernel/measure.c
+    "$CC" "${flags[@]}" -DFAKE_NIC -DMEASURE -DSKB_POOL -DCONFIG_FORWARD=$fwd -Wl,-T,kernel/bare.ld -Wl,--section-start=.data=0x414000 -o "$out/kernel/measure-$name.elf" \
+        rt/start.S rt/rt.c "${pool_src[@]}" kernel/fake_nic.c kernel/measure.c
 done
 if [[ "${1:-}" == "--check" ]]; then
     stale=0

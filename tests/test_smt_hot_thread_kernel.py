@@ -34,9 +34,15 @@ EXPECTED = {
     "ring.free_skbs": 24,  # 32 minus the 8 in the ring: every other skb came back
     "budget.net_rx_runs": 3,  # 7 frames at 3 per run
     "pool.dropped": 1,
+    "slab.delivered": 600,  # 3 bursts of 200 received on CPU 1, read on CPU 0
+    "slab.free_skbs": 248,  # 256 minus the 8 in the ring: every object came back
+    "slab.drained": 224,  # 248 less the 24 in CPU 0's array, which CPU 1 cannot take
     "nat.sent": 13,
     "nat.connections": 6,
     "nat.dropped": 2,  # a full conntrack table, TTL 1
+    "route.sources": 768,  # 1.5 x the route cache's 512 entries: all delivered
+    "route.entries": 512,  # the collector keeps the cache within them
+    "route.overflows": 1,  # every entry held: one frame dropped and counted
     "checksums.cases": 5000,
     "checksums.mismatches": 0,
 }
@@ -80,8 +86,10 @@ def test_static_footprint_follows_the_calls():
     assert {"net_rx_action", "ip_rcv", "udp_rcv", "nat_forward", "skb_alloc", "nic_xmit"} <= bh
     assert "sys_recv" not in bh and "kernel_init" not in bh
     assert {"ip_route_input", "ct_put", "dst_release"} <= bh
-    # recv frees the skb as __kfree_skb does: route, socket charge, connection
-    assert set(sf["sys_recv"]["functions"]) == {"sys_recv", "skb_free", "dst_release", "sock_rfree", "ct_put"}
+    assert {"skb_head_alloc", "kmalloc_data"} <= bh  # alloc_skb's two slab allocations
+    # recv frees the skb as __kfree_skb does: route, socket charge, connection,
+    # then kfree of the data and kmem_cache_free of the head
+    assert set(sf["sys_recv"]["functions"]) == {"sys_recv", "skb_free", "dst_release", "sock_rfree", "ct_put", "kfree_data", "skb_head_free", "cache_free"}
     assert sf["app_main"]["functions"] == ["app_main"]  # user code reaches no kernel function
     for a in sf.values():
         assert a["code_bytes"] / 64 <= a["code_lines"] <= a["code_bytes"] / 64 + len(a["functions"]) + 1
@@ -91,8 +99,9 @@ def test_static_footprint_follows_the_calls():
 # Linux 2.6.11's objects for the paper's Alpha (docs/models/smt-hot-thread.md,
 # "Linux 2.6's footprint"): slab object size x count in the ELF.
 SIZES_2_6 = {
-    "skbs": 320 * 640,  # sk_buff 264 B, SLAB_HWCACHE_ALIGN
-    "buffers": 4096 * 640,  # kmalloc(2296): the 4096 B cache
+    "head_pages": 8192 * 41,  # skbuff_head_cache: 25 sk_buffs (264 B, SLAB_HWCACHE_ALIGN: 320) a page, 1,024 of them
+    "data_pages": 8192 * 512,  # kmalloc(2296): size-4096, 2 a page
+    "kmem_caches": 448 * 2,  # kmem_cache_t, NR_CPUS 32
     "socks": 832 * 4,  # udp_sock 792 B, SLAB_HWCACHE_ALIGN
     "conns": 304 * 4096,  # ip_conntrack, ip_conntrack_max of them
     "ct_hash": 16 * 512,  # list_head buckets with 128 MiB

@@ -216,10 +216,10 @@ fn check_error(msg: &str, inputs: &[&str]) -> Outcome {
     Outcome::Rejected
 }
 
-fn bits(metrics: &[(String, f64)]) -> Vec<(&str, u64)> {
+fn bits(metrics: &[(irqsim_core::report::Name, f64)]) -> Vec<(&str, u64)> {
     metrics
         .iter()
-        .map(|(k, v)| (k.as_str(), v.to_bits()))
+        .map(|(k, v)| (k.as_ref(), v.to_bits()))
         .collect()
 }
 

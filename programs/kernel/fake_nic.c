@@ -6,6 +6,10 @@
 #include "fake_nic.h"
 
 struct fake fake;
+#ifndef SKB_POOL
+u32 fake_cpu;
+u32 fake_irq_depth; /* local_irq_save sections open (the slab's) */
+#endif
 
 static struct fake_nic *nic_of(u32 addr) { return &fake.nic[(addr - NIC_BASE(0)) >> 8]; }
 
@@ -60,6 +64,13 @@ static void device_write(u32 addr, u32 v)
 	case KSVC_BASE + KSVC_DELIVERED: fake.delivered++; fake.last_delivered = v; return;
 	case KSVC_BASE + KSVC_DROPPED: fake.dropped++; fake.last_dropped = v; return;
 	case KSVC_BASE + KSVC_EOI: fake.eoi++; return;
+#ifndef MEASURE
+	case KSVC_BASE + KSVC_RT_OVERFLOW: fake.rt_overflow++; return;
+#endif
+#ifndef SKB_POOL
+	case KSVC_BASE + KSVC_IRQ_SAVE: fake_irq_depth++; return;
+	case KSVC_BASE + KSVC_IRQ_RESTORE: fake_irq_depth--; return;
+#endif
 	}
 	bad_register(addr);
 }

@@ -31,8 +31,12 @@ struct fake {
 	u32 last_delivered, last_dropped;
 	struct meter cost; /* MEASURE: the device's own share */
 	u32 accesses;      /* MEASURE: register accesses */
+#ifndef MEASURE /* (kernel/measure-* keep the layout they were measured with) */
+	u32 rt_overflow;   /* RT_OVERFLOW: frames the route cache had no entry for */
+#endif
 };
 extern struct fake fake;
+extern u32 fake_irq_depth;
 
 void fake_reset(void);
 /* The NIC receives a frame: DMA into the next owned descriptor; 0 if the

@@ -24,7 +24,11 @@
 #define TX_RING_MAX 256
 #endif
 #ifndef POOL_MAX
+#ifdef SKB_POOL
 #define POOL_MAX 640 /* skbs, each with one BUF_SIZE buffer */
+#else
+#define POOL_MAX 1024 /* data objects the slab arena holds (skb.c, slab.c) */
+#endif
 #endif
 #ifndef SOCK_QLEN_MAX
 #define SOCK_QLEN_MAX 256
@@ -182,11 +186,17 @@ extern volatile u32 jiffies; /* advanced by thread 0's timer tick (code.ticks_pe
 #define TICK_THREADS 8
 extern volatile u32 ticks[TICK_THREADS];
 
-/* skb.c */
+/* skb.c; slab.c (2.6.11's slab allocator) unless -DSKB_POOL, the stack of
+   fixed skb and buffer pairs that kernel/measure-* keep. */
 void skb_pool_init(void);
 struct skb *skb_alloc(void);
 void skb_free(struct skb *skb);
 u32 skb_free_count(void);
+struct skb *skb_head_alloc(void); /* kmem_cache_alloc(skbuff_head_cache) */
+void skb_head_free(struct skb *skb);
+u8 *kmalloc_data(void);           /* kmalloc(2296): size-4096 */
+void kfree_data(u8 *p);
+u32 slab_data_free(void);
 
 /* nic.c */
 void nic_init(void);
@@ -216,6 +226,7 @@ void route_init(void);
 struct rtable *ip_route_input(struct skb *skb, u32 daddr, u32 saddr, u8 tos, u32 input);
 void dst_release(struct rtable *rt);
 u32 rt_count(void);
+u32 rt_in_use(void);
 u32 rt_refs(void);
 void netdev_init(void);
 

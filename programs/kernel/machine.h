@@ -46,6 +46,7 @@
 #define KSVC_IRQ_RESTORE 0x18   /* W 0: local_irq_restore */
 #define KSVC_NAPI_SCHEDULE 0x1C /* W queue: napi_schedule (the NAPI path, napi.c) */
 #define KSVC_NAPI_COMPLETE 0x20 /* W frames: napi_complete_done; R: 1 to enable the interrupt */
+#define KSVC_RT_OVERFLOW 0x30   /* W tag: no route cache entry for the frame (it is then DROPPED) */
 
 #define SOFTIRQ_NET_RX 0
 
@@ -62,6 +63,7 @@ struct desc {
 #define DESC_EOP 0x2u
 
 #ifdef FAKE_NIC
+extern u32 fake_cpu; /* smp_processor_id() in the test build */
 u32 fake_read(u32 addr);
 void fake_write(u32 addr, u32 value);
 #define reg_read(a) fake_read(a)

@@ -1,10 +1,12 @@
-/* The skb pool: socket buffers on a free list that several activities use
-   at once (the bottom half allocates, recv and the TX cleanup free), on
-   different hardware threads or preempting one another on one. There is
-   no interrupt disabling in this machine, so the list is lock-free: a
-   stack whose pop is one ll/sc sequence. An sc fails if any store hit the
-   head word since the ll, or if the context was switched in between, so
-   a pop that raced another retries, and the ABA case cannot succeed.
+/* Socket buffers, which several activities use at once (the bottom half
+   allocates, recv and the TX cleanup free), on different hardware threads
+   or preempting one another on one. By default each skb's head and data
+   come from 2.6.11's slab allocator (slab.c), as alloc_skb takes them.
+   With -DSKB_POOL (kernel/measure-*) they are fixed pairs on a free list
+   instead, lock-free: a stack whose pop is one ll/sc sequence. An sc fails
+   if any store hit the head word since the ll, or if the context was
+   switched in between, so a pop that raced another retries, and the ABA
+   case cannot succeed.
 
    Allocation and release do what 2.6's alloc_skb and __kfree_skb do to
    the objects (net/core/skbuff.c): clear the sk_buff up to truesize, set
@@ -12,6 +14,7 @@
    socket's memory charge and the connection, and read the shared info. */
 #include "kernel.h"
 
+#ifdef SKB_POOL
 static struct skb skbs[POOL_MAX] __attribute__((aligned(64)));
 static u8 buffers[POOL_MAX][BUF_SIZE] __attribute__((aligned(64)));
 static struct skb *pool_head;
@@ -45,6 +48,19 @@ struct skb *skb_alloc(void)
 	} while (!ok);
 	if (!h)
 		return 0;
+#else
+struct skb *skb_alloc(void)
+{
+	struct skb *h = skb_head_alloc();
+	if (!h)
+		return 0;
+	u8 *data = kmalloc_data();
+	if (!data) {
+		skb_head_free(h);
+		return 0;
+	}
+	h->head = data;
+#endif
 	u32 *w = (u32 *)h;
 	for (u32 i = 0; i < SKB_CLEARED / 4; i++)
 		w[i] = 0;
@@ -62,7 +78,6 @@ struct skb *skb_alloc(void)
 
 void skb_free(struct skb *skb)
 {
-	struct skb *h;
 	if (skb->dst)
 		dst_release(skb->dst);
 	if (skb->owned)
@@ -72,16 +87,26 @@ void skb_free(struct skb *skb)
 	/* skb_release_data reads these (the path builds no fragments). */
 	TOUCH(skb_shinfo(skb)->nr_frags);
 	TOUCH(skb_shinfo(skb)->frag_list);
+#ifdef SKB_POOL
+	struct skb *h;
 	do {
 		h = pool_head;
 		skb->next = h;
 	} while (!__sync_bool_compare_and_swap(&pool_head, h, skb));
+#else
+	kfree_data(skb->head);
+	skb_head_free(skb);
+#endif
 }
 
 u32 skb_free_count(void)
 {
+#ifdef SKB_POOL
 	u32 n = 0;
 	for (struct skb *s = pool_head; s; s = s->next)
 		n++;
 	return n;
+#else
+	return slab_data_free();
+#endif
 }

@@ -85,13 +85,13 @@ pub fn checked(report: Report, file: &str) -> Result<Report> {
 
 /// Loads and runs a scenario file.
 pub fn run_file(path: &std::path::Path, overrides: &[Override], record: Record) -> Result<Report> {
-    let scenario = Scenario::from_file(path, overrides)?;
+    let scenario = Scenario::shared_from_file(path, overrides)?;
     simulate(&scenario, path.parent().unwrap_or(std::path::Path::new(".")), record)
 }
 
 /// Runs a scenario given as TOML text (relative paths resolve from the
 /// working directory).
 pub fn run_str(text: &str, name: &str, overrides: &[Override]) -> Result<Report> {
-    let scenario = Scenario::from_toml(text, name, overrides)?;
+    let scenario = Scenario::shared_from_toml(text, name, overrides)?;
     simulate(&scenario, std::path::Path::new("."), Record::default())
 }

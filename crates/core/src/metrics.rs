@@ -67,7 +67,8 @@ pub const METRICS: &[Metric] = &[
     m("nic_firmware_window_cycles", "cycles", "NIC cycles of the measured window (`nic_firmware.window_frames`; 0 if it did not end)", "nic_firmware"),
     m("nic_firmware_window_frames", "frames", "frames done in the window: put on the wire plus returned to the host", "nic_firmware"),
     m("nic_firmware_window_instructions", "instructions", "instructions the NIC's cores completed in the window, all cores", "nic_firmware"),
-    m("rx_dropped_software", "frames", "frames the kernel's code dropped (socket or ring full)", "code"),
+    m("rx_dropped_software", "frames", "frames the kernel's code dropped (socket or ring full, no route cache entry)", "code"),
+    m("rx_dropped_route", "frames", "of `rx_dropped_software`: frames the route cache had no entry for (every entry held by a frame)", "code"),
     m("rx_oversize_frames", "frames", "captured frames larger than the NIC's buffer (GRO/TSO), dropped", "workload kind `trace`"),
     m("rx_in_flight", "frames", "frames received but not yet delivered nor dropped when the run ended", NET),
     m("rx_forwarded", "frames", "frames the kernel's code forwarded (sent back out)", "code"),
@@ -139,6 +140,7 @@ pub const METRICS: &[Metric] = &[
     m("napi_max_poll_frames", "frames", "most frames one poll took", "napi"),
     m("napi_max_run_frames", "frames", "most frames one softirq run took", "napi"),
     m("napi_rotted", "frames", "frames left waiting when the interrupt was enabled again (a rotting NIC)", "napi"),
+    m("napi_late_acks", "interrupts", "interrupts raised on enable by a receive cause set after the poll acknowledged it, with no frame waiting (`napi.late_ack`)", "napi"),
     m("napi_deferred", "completions", "completions that left the interrupt masked and armed the timer", "napi"),
     m("napi_busy_poll_frames", "frames", "frames taken by busy polling", "napi"),
     m("napi_busy_poll_sleeps", "sleeps", "times a busy-polling reader slept", "napi"),
@@ -194,14 +196,18 @@ pub fn find(name: &str) -> Option<&'static Metric> {
 
 /// The CPU's load from each hardware thread's cycle bins: `busy_share`,
 /// `thread{N}_busy_share` and the share of every bin.
-pub fn cpu_load(bins: &[Bins], elapsed: u64) -> Vec<(String, f64)> {
+pub fn cpu_load(bins: &[Bins], elapsed: u64) -> Vec<(crate::report::Name, f64)> {
     let cycles = (elapsed * bins.len() as u64).max(1) as f64;
     let busy = |b: &Bins| (b.total() - b.get(Bin::Idle)) as f64;
-    let mut out = vec![("busy_share".to_string(), bins.iter().map(busy).sum::<f64>() / cycles)];
-    out.extend(bins.iter().enumerate().map(|(i, b)| (format!("thread{i}_busy_share"), busy(b) / elapsed.max(1) as f64)));
-    out.extend(Bin::ALL.iter().map(|&bin| (format!("{}_share", bin.name()), bins.iter().map(|b| b.get(bin)).sum::<u64>() as f64 / cycles)));
+    let mut out = vec![("busy_share".into(), bins.iter().map(busy).sum::<f64>() / cycles)];
+    out.extend(bins.iter().enumerate().map(|(i, b)| (format!("thread{i}_busy_share").into(), busy(b) / elapsed.max(1) as f64)));
+    out.extend(Bin::ALL.iter().zip(BIN_SHARES).map(|(&bin, name)| (name.into(), bins.iter().map(|b| b.get(bin)).sum::<u64>() as f64 / cycles)));
     out
 }
+
+/// `{bin}_share` for each of [`Bin::ALL`], written out: formatted, they were
+/// a tenth of a tiny run's report.
+const BIN_SHARES: [&str; 6] = ["user_share", "kernel_share", "interrupt_share", "bottom_half_share", "overhead_share", "idle_share"];
 
 /// docs/metrics.md.
 pub fn markdown() -> String {
@@ -245,7 +251,8 @@ mod tests {
         b.add(Bin::Interrupt, 100);
         let load: std::collections::HashMap<_, _> = cpu_load(&[a, b], 100).into_iter().collect();
         assert_eq!((load["busy_share"], load["thread0_busy_share"], load["thread1_busy_share"]), (0.65, 0.3, 1.0));
-        let bins: f64 = BINS.iter().map(|b| load[&format!("{b}_share")]).sum();
+        let bins: f64 = BINS.iter().map(|b| load[format!("{b}_share").as_str()]).sum();
+        assert!(Bin::ALL.iter().zip(BIN_SHARES).all(|(b, name)| name == format!("{}_share", b.name())));
         assert_eq!((load["user_share"], load["idle_share"], bins), (0.15, 0.35, 1.0));
     }
 }

@@ -7,6 +7,12 @@ use crate::cpu::{Bin, Bins};
 use crate::timeline::Timeline;
 use crate::stats::Distribution;
 use serde_json::{Map, Value, json};
+use std::borrow::Cow;
+
+/// A metric's name: most are constants, borrowed, so that a tiny run
+/// formats and frees none (docs/performance.md); a family's member
+/// (`thread3_busy_share`) is made when reported.
+pub type Name = Cow<'static, str>;
 
 /// A conservation law: `lhs` must equal `rhs`.
 #[derive(Debug, Clone)]
@@ -20,7 +26,7 @@ pub struct Report {
     pub clock_mhz: f64,
     pub elapsed_cycles: u64,
     /// Named metrics in a fixed order; NaN where undefined (no samples).
-    pub metrics: Vec<(String, f64)>,
+    pub metrics: Vec<(Name, f64)>,
     /// Cycle bins of each hardware thread.
     pub bins: Vec<Bins>,
     /// Cycle bins of each hardware context of each thread (no idle).
@@ -39,22 +45,26 @@ pub struct Report {
 }
 
 /// Metrics from `(name, value)` pairs.
-pub fn named<const N: usize>(pairs: [(&str, f64); N]) -> Vec<(String, f64)> {
-    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+pub fn named<const N: usize>(pairs: [(&'static str, f64); N]) -> Vec<(Name, f64)> {
+    pairs.into_iter().map(|(k, v)| (Cow::Borrowed(k), v)).collect()
 }
 
-/// Latency summary metrics (µs) of a distribution in cycles, named
-/// `{prefix}_min_us` etc.; the minimum and maximum are exact.
-pub fn latency_metrics(prefix: &str, d: &Distribution, clock_mhz: f64) -> Vec<(String, f64)> {
+/// The names [`latency_metrics`] gives a distribution: `latency_names!("isr_latency")`
+/// is `isr_latency_min_us` and so on.
+macro_rules! latency_names {
+    ($prefix:literal) => {
+        [concat!($prefix, "_min_us"), concat!($prefix, "_p50_us"), concat!($prefix, "_p99_us"), concat!($prefix, "_p999_us"), concat!($prefix, "_max_us")]
+    };
+}
+pub(crate) use latency_names;
+
+/// Latency summary metrics (µs) of a distribution in cycles, named by
+/// [`latency_names`]; the minimum and maximum are exact.
+pub fn latency_metrics(names: [&'static str; 5], d: &Distribution, clock_mhz: f64) -> Vec<(Name, f64)> {
     let us = |c: u64| if d.is_empty() { f64::NAN } else { c as f64 / clock_mhz };
     let (min, max) = d.extremes().unwrap_or_default();
-    vec![
-        (format!("{prefix}_min_us"), us(min)),
-        (format!("{prefix}_p50_us"), us(d.quantile(0.5))),
-        (format!("{prefix}_p99_us"), us(d.quantile(0.99))),
-        (format!("{prefix}_p999_us"), us(d.quantile(0.999))),
-        (format!("{prefix}_max_us"), us(max)),
-    ]
+    let [n_min, p50, p99, p999, n_max] = names;
+    named([(n_min, us(min)), (p50, us(d.quantile(0.5))), (p99, us(d.quantile(0.99))), (p999, us(d.quantile(0.999))), (n_max, us(max))])
 }
 
 impl Report {
@@ -85,7 +95,7 @@ impl Report {
 
     /// Metrics and bins as JSON (the `irqsim run --json` schema).
     pub fn to_json(&self) -> Value {
-        let metrics: Map<String, Value> = self.metrics.iter().map(|(k, v)| (k.clone(), json_num(*v))).collect();
+        let metrics: Map<String, Value> = self.metrics.iter().map(|(k, v)| (k.to_string(), json_num(*v))).collect();
         let row = |b: &Bins, thread: usize| {
             let mut m: Map<String, Value> = Bin::ALL.iter().map(|&bin| (bin.name().to_string(), json!(b.get(bin)))).collect();
             m.insert("thread".into(), json!(thread));

@@ -114,6 +114,16 @@ const MECHANISMS: &[Mechanism] = &[
         abstract_sets: &[],
         shows: ("code_interrupt_instructions > 0", |l| l.get("code_interrupt_instructions") > 0.0),
     },
+    // The programmable NIC with kernel code as its host driver (programs/system/fw_rx.c).
+    Mechanism {
+        name: "firmware-code",
+        base: Some("code/rx-firmware"),
+        sets: &["run.duration_ms=1", "workload.rate_per_s=50000", "nic_firmware.cores=2"],
+        abstract_sets: &[],
+        shows: ("nic_firmware_instructions > 0 and code_interrupt_instructions > 0", |l| {
+            l.get("nic_firmware_instructions") > 0.0 && l.get("code_interrupt_instructions") > 0.0
+        }),
+    },
     // Code's own sections (spin_lock_irqsave) under optimistic protection.
     Mechanism {
         name: "code-optimistic",

@@ -83,7 +83,7 @@ struct Fingerprint {
 fn fingerprint(r: &Report) -> Fingerprint {
     use irqsim_core::cpu::Bin;
     Fingerprint {
-        metrics: r.metrics.iter().map(|(k, v)| (k.clone(), v.to_bits())).collect(),
+        metrics: r.metrics.iter().map(|(k, v)| (k.to_string(), v.to_bits())).collect(),
         bins: r.bins.iter().map(|b| Bin::ALL.iter().map(|&x| b.get(x)).collect()).collect(),
         records: r.records.clone(),
         spans: r.timeline.spans().iter().map(|s| (s.thread, s.context, s.start, s.end, s.label)).collect(),

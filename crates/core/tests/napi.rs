@@ -113,6 +113,24 @@ fn rotting_packets_wait_for_the_next_arrival() {
     assert!(m(&rotting, "latency_p50_us") > m(&latched, "latency_p50_us"));
 }
 
+/// With the late acknowledgement (`napi.late_ack`), a poll that took a frame
+/// arriving after its read of the cause re-raises the interrupt on enable,
+/// one more interrupt and one more emptying poll each; a frame already
+/// waiting at the read does not.
+#[test]
+fn a_late_acknowledgement_raises_a_redundant_interrupt() {
+    let sets = |late: &'static str, rate: &'static str| [late, rate, "workload.packet_bytes=1024", "run.duration_ms=20"];
+    let on = run("livelock/e1000-router", &sets("napi.late_ack=true", "workload.rate_per_s=119061"));
+    let off = run("livelock/e1000-router", &sets("napi.late_ack=false", "workload.rate_per_s=119061"));
+    assert_eq!(m(&off, "napi_late_acks"), 0.0);
+    assert!(m(&on, "napi_late_acks") > 100.0, "{}", m(&on, "napi_late_acks"));
+    assert!(m(&on, "interrupts") > m(&off, "interrupts"));
+    assert!((m(&on, "napi_completes") - m(&on, "interrupts")).abs() <= 1.0, "each interrupt ends in an emptying poll");
+    // One frame every 100 µs: each poll takes the frame its read acknowledged.
+    let slow = run("livelock/e1000-router", &sets("napi.late_ack=true", "workload.rate_per_s=10000"));
+    assert_eq!(m(&slow, "napi_late_acks"), 0.0);
+}
+
 /// Interrupt-driven receive collapses above the MLFRR; NAPI holds near it.
 #[test]
 fn livelock_interrupts_collapse_napi_holds() {
@@ -213,7 +231,7 @@ fn busy_polling_refusals() {
 }
 
 /// With the kernel's software as code, the abstract receive path's costs
-/// and its rotting NIC are refused, naming the key: the NAPI part decides
+/// its rotting NIC and its late acknowledgement are refused, naming the key: the NAPI part decides
 /// when code polls, code's instructions are the poll (`code_parts.rs`).
 #[test]
 fn receive_path_parts_are_refused_with_code() {
@@ -222,6 +240,7 @@ fn receive_path_parts_are_refused_with_code() {
         (&["nic.rx_ring_frames=64"][..], "nic.rx_ring_frames"),
         (&["irq_path.kind=\"napi\"", "napi.complete_cycles=100"], "napi.complete_cycles"),
         (&["irq_path.kind=\"napi\"", "napi.rotting=true"], "napi.rotting"),
+        (&["irq_path.kind=\"napi\"", "napi.late_ack=true"], "napi.late_ack"),
     ] {
         let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
         let e = Scenario::from_file(&path, &o).expect_err("refused").to_string();

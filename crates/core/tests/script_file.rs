@@ -17,7 +17,7 @@ fn metrics(text: &str, base: &Path) -> Vec<(String, u64)> {
     let s = Scenario::from_toml(text, "s.toml", &[]).expect("scenario loads");
     let r = simulate(&s, base, Record::default()).expect("run");
     r.check_invariants().expect("invariants");
-    r.metrics.iter().map(|(k, v)| (k.clone(), v.to_bits())).collect()
+    r.metrics.iter().map(|(k, v)| (k.to_string(), v.to_bits())).collect()
 }
 
 /// Events of every action, two at one cycle, some past the run's end.

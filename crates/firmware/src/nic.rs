@@ -35,7 +35,20 @@ const RX_BUFS: u32 = 0x3_0000;
 const BUF: u32 = 2048;
 /// Bytes of a transfer that are copied; the rest is timed only (the
 /// firmware never reads frame payloads, only descriptors and headers).
-const COPY_BYTES: u32 = 256;
+pub const COPY_BYTES: u32 = 256;
+
+/// Word `i` of the `k`-th frame the MAC accepts, `len` bytes long, as it
+/// lands in SRAM: its number, its length, then a pattern of both, so a
+/// host that checks the bytes it delivers sees any one of them changed
+/// (the firmware reads only the number; the DMA engines copy the first
+/// [`COPY_BYTES`]).
+pub fn frame_word(k: u32, len: u32, i: u32) -> u32 {
+    match i {
+        0 => k,
+        1 => len,
+        _ => k.wrapping_mul(0x9E37_79B9) ^ i.wrapping_mul(0x85EB_CA6B),
+    }
+}
 
 /// Banked SRAM: a core's access stalls while another core holds the bank this cycle.
 struct Sram {
@@ -250,7 +263,10 @@ impl Hardware {
         let w = |off: u32| (off / 4) as usize;
         self.sram.words[w(RX_STATUS + 8 * s)] = len;
         self.sram.words[w(RX_STATUS + 8 * s + 4)] = k;
-        self.sram.words[w(RX_BUFS + s * BUF)] = k;
+        let base = w(RX_BUFS + s * BUF);
+        for (i, word) in self.sram.words[base..base + len.min(COPY_BYTES).div_ceil(4) as usize].iter_mut().enumerate() {
+            *word = frame_word(k, len, i as u32);
+        }
         self.accepted += 1;
     }
 

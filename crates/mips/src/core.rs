@@ -79,7 +79,8 @@ pub struct Core {
     pub interrupt_thread: Option<usize>,
     /// Cycles in which some thread issued.
     pub busy_cycles: u64,
-    last: usize,
+    /// The thread that issued last (round-robin starts after it).
+    pub(crate) last: usize,
 }
 
 impl Core {
@@ -91,21 +92,22 @@ impl Core {
         self.threads.iter().any(|t| t.active)
     }
 
-    /// The thread to issue this cycle among active, fetched threads whose
-    /// `ready` has come; None if all wait (they must be fetched first).
+    /// The thread to issue at cycle `now` among active, fetched threads whose
+    /// `ready` has come, `last` having issued last; None if all wait (they
+    /// must be fetched first).
     #[inline(always)]
-    pub(crate) fn select(&self) -> Option<usize> {
+    pub(crate) fn select(&self, now: u64, last: usize) -> Option<usize> {
         let n = self.threads.len();
         let ready = |t: usize| {
             let th = &self.threads[t];
-            th.active && th.ready <= self.now
+            th.active && th.ready <= now
         };
         if let Some(k) = self.interrupt_thread.filter(|&k| ready(k)) {
             return Some(k);
         }
         // The threads in round-robin order from the one after the last to issue
         // (a wrap, not a remainder: this runs every cycle).
-        let mut t = self.last;
+        let mut t = last;
         let mut best: Option<(usize, u32)> = None;
         for _ in 0..n {
             t = if t + 1 == n { 0 } else { t + 1 };
@@ -116,7 +118,7 @@ impl Core {
                 Policy::RoundRobin => return Some(t),
                 // The first of the fewest in flight.
                 Policy::Icount => {
-                    let load = self.threads[t].board.in_flight(self.now);
+                    let load = self.threads[t].board.in_flight(now);
                     if best.is_none_or(|(_, b)| load < b) {
                         best = Some((t, load));
                     }
@@ -126,35 +128,20 @@ impl Core {
         best.map(|(t, _)| t)
     }
 
-    /// The thread to issue this cycle ([`Core::select`]) and whether another
+    /// The thread to issue at `now` ([`Core::select`]) and whether another
     /// active thread may issue by the next cycle (if not, it has the slot alone).
     #[inline(always)]
-    pub(crate) fn pick(&self) -> Option<(usize, bool)> {
-        let t = self.select()?;
-        let soon = self.now + 1;
+    pub(crate) fn pick(&self, now: u64, last: usize) -> Option<(usize, bool)> {
+        let t = self.select(now, last)?;
+        let soon = now + 1;
         let shared = self.threads.iter().enumerate().any(|(k, th)| k != t && th.active && th.ready <= soon);
         Some((t, shared))
     }
 
-    /// True if [`Core::pick_pair`] may stand for [`Core::pick`]: two threads
-    /// taking turns, none reserved (the common SMT core).
+    /// True if two threads take turns, none reserved, both at work (the
+    /// common SMT core): then `interleave`'s `Pair` may stand for [`Core::pick`].
     pub(crate) fn is_pair(&self) -> bool {
-        self.threads.len() == 2 && self.policy == Policy::RoundRobin && self.interrupt_thread.is_none()
-    }
-
-    /// [`Core::pick`] for a core that [`Core::is_pair`]: the thread that did not issue last, if ready, first.
-    #[inline(always)]
-    pub(crate) fn pick_pair(&self) -> Option<(usize, bool)> {
-        let [x, y] = &self.threads[..] else { return None };
-        let at = |th: &HwThread| if th.active { th.ready } else { u64::MAX };
-        let (a, ra, rb) = if self.last == 0 { (1, at(y), at(x)) } else { (0, at(x), at(y)) };
-        if ra <= self.now {
-            Some((a, rb <= self.now + 1))
-        } else if rb <= self.now {
-            Some((a ^ 1, ra <= self.now + 1))
-        } else {
-            None
-        }
+        self.threads.len() == 2 && self.policy == Policy::RoundRobin && self.interrupt_thread.is_none() && self.threads.iter().all(|t| t.active)
     }
 
     /// Records that `t` issued this cycle.

@@ -2,7 +2,7 @@
 //! cycle by cycle: the path of [`System::run`] for a core with more than one
 //! thread at work. Each cycle every thread has its next instruction fetched
 //! (in thread order), the SMT policy picks a ready one ([`crate::core::Core::pick`];
-//! a pair under round-robin by [`crate::core::Core::pick_pair`]) and it
+//! a pair under round-robin by [`Pair`]) and it
 //! issues. A thread ready while all others wait for at least
 //! [`ALONE_CYCLES`] runs alone, by blocks, until the first of them is ready
 //! ([`crate::slice`]); a shorter wait goes on here, as entering the slice
@@ -16,10 +16,12 @@
 //! the general step's bookkeeping.
 
 use crate::bus::{DataBus, Timing, Who};
+use crate::core::{Core, HwThread};
 use crate::device::Devices;
 use crate::error::Fault;
 use crate::exec::{Flow, compute};
 use crate::system::{Stop, System, step};
+use crate::timing::Pipeline;
 
 /// The fewest cycles a thread given the slot alone runs by blocks
 /// (`System::run_thread`); measured on two busy threads of `bench/kernels`
@@ -38,6 +40,8 @@ enum Ended {
     /// A thread's next instruction is to be fetched the general way
     /// (outside the text: a return or a fault).
     Fetch,
+    /// As [`Ended::Fetch`], after the thread issued.
+    Refetch,
     /// Thread `t` faulted at `pc`.
     Fault {
         t: usize,
@@ -70,7 +74,7 @@ impl<D: Devices> System<D> {
                         return Some(s);
                     }
                 }
-                Ended::Fetch => {}
+                Ended::Fetch | Ended::Refetch => {}
                 Ended::Fault { t, pc, f, msg } => return Some(self.fault(k, t, pc, f, &msg)),
                 Ended::Stop(s) => return Some(s),
             }
@@ -78,19 +82,50 @@ impl<D: Devices> System<D> {
     }
 
     /// Issues cycle by cycle on one bus, every active thread of core `k`
-    /// fetched, until something needs more than that.
+    /// fetched, until something needs more than that. The core's cycle,
+    /// last thread to issue and busy cycles are locals meanwhile.
     fn cycles<T: Timing>(&mut self, k: usize, limit: u64, timing: &mut T) -> Ended {
+        let (pipeline, id) = (self.pipeline, k * self.threads);
+        let (mut bus, core) = self.bus(k, timing);
+        let mut run = Run { k, id, limit, now: core.now, last: core.last, busy: core.busy_cycles };
+        let end = if core.is_pair() {
+            let (x, y) = core.threads.split_at_mut(1);
+            run.cycles(&mut Pair(&mut x[0], &mut y[0]), &mut bus, &pipeline)
+        } else {
+            run.cycles(&mut *core, &mut bus, &pipeline)
+        };
+        (core.now, core.last, core.busy_cycles) = (run.now, run.last, run.busy);
+        end
+    }
+
+    /// One data bus for core `k`'s run of cycles, and the core.
+    fn bus<'a, T: Timing>(&'a mut self, k: usize, timing: &'a mut T) -> (DataBus<'a, T, D>, &'a mut Core) {
         let topology = ((self.cores.len() as u32) << 8) | self.threads as u32;
-        let (pipeline, threads) = (self.pipeline, self.threads);
         let core = &mut self.cores[k];
-        let who = Who { core: k, thread: 0, id: k * threads, now: core.now, instret: 0, topology };
-        let mut bus = DataBus::new(&mut self.mem, &mut self.code, &mut self.links, timing, &mut self.devices, who);
-        let pair = core.is_pair();
+        let who = Who { core: k, thread: 0, id: k * self.threads, now: core.now, instret: 0, topology };
+        (DataBus::new(&mut self.mem, &mut self.code, &mut self.links, timing, &mut self.devices, who), core)
+    }
+}
+
+/// A run of cycles of core `k` (its first thread's global index `id`) to
+/// `limit`: the core's cycle, last thread to issue and busy cycles.
+struct Run {
+    k: usize,
+    id: usize,
+    limit: u64,
+    now: u64,
+    last: usize,
+    busy: u64,
+}
+
+impl Run {
+    /// Issues cycle by cycle, each cycle's thread picked by `slots`.
+    #[inline(always)]
+    fn cycles<S: Slots, T: Timing, D: Devices>(&mut self, slots: &mut S, bus: &mut DataBus<'_, T, D>, pipeline: &Pipeline) -> Ended {
         loop {
-            let picked = if pair { core.pick_pair() } else { core.pick() };
-            let Some((t, shared)) = picked else {
-                core.now = core.next_ready().unwrap_or(limit).min(limit).max(core.now + 1);
-                if core.now >= limit {
+            let Some((t, shared)) = slots.pick(self.now, self.last) else {
+                self.now = slots.next_ready().min(self.limit).max(self.now + 1);
+                if self.now >= self.limit {
                     return Ended::Limit;
                 }
                 continue;
@@ -98,65 +133,152 @@ impl<D: Devices> System<D> {
             // Ready while every other thread waits (for a miss, a result, a
             // fetch): it has the issue slot to itself until the first is ready.
             if !shared {
-                let until = limit.min(core.others_ready(t));
-                if until > core.now + ALONE_CYCLES {
+                let until = self.limit.min(slots.others_ready(t));
+                if until > self.now + ALONE_CYCLES {
                     return Ended::Alone { t, until };
                 }
             }
-            let now = core.now;
-            let th = &mut core.threads[t];
-            let Some(inst) = th.next else { return Ended::Fetch };
-            let (pc, id) = (th.ctx.pc, k * threads + t);
-            // Most instructions touch no memory, leave nothing in flight and go on in order.
-            if inst.class == 0 && !inst.op.transfers() {
-                if let Err(f) = compute(&mut th.ctx, inst) {
-                    th.next = None;
-                    return Ended::Fault { t, pc, f, msg: String::new() };
-                }
-                (th.ctx.pc, th.ctx.npc) = (th.ctx.npc, th.ctx.npc.wrapping_add(4));
-                bus.devices.issued(id, pc, now);
-                (th.instructions, th.ready) = (th.instructions + 1, now + 1);
-            } else {
-                bus.who = Who { thread: t, id, now, instret: th.instructions, ..bus.who };
-                bus.stall = 0;
-                let flow = match step(th, inst, &mut bus, &pipeline) {
-                    Ok((flow, ready)) => {
-                        (th.instructions, th.ready) = (th.instructions + 1, ready);
-                        flow
-                    }
-                    Err(f) => {
-                        th.next = None;
-                        return Ended::Fault { t, pc, f, msg: std::mem::take(&mut bus.device_error) };
-                    }
-                };
-                let stop = if flow == Flow::Syscall {
-                    Some(Stop::Syscall { core: k, thread: t })
-                } else if std::mem::take(&mut bus.mmio) && bus.devices.take_stop() {
-                    Some(Stop::Device { core: k, thread: t })
-                } else {
-                    None
-                };
-                if let Some(stop) = stop {
-                    th.next = None;
-                    core.issued(t);
-                    core.now = now + 1;
-                    return Ended::Stop(stop);
-                }
+            let turn = Turn { k: self.k, t, id: self.id + t, now: self.now, limit: self.limit };
+            let issued = turn.take(slots.thread(t), bus, pipeline);
+            if !matches!(issued, Err(Ended::Fault { .. } | Ended::Fetch)) {
+                (self.last, self.now, self.busy) = (t, self.now + 1, self.busy + 1);
             }
-            core.issued(t);
-            core.now = now + 1;
-            let th = &mut core.threads[t];
-            // Its next instruction, fetched as the next cycle begins (none at the limit).
-            if now + 1 >= limit {
-                th.next = None;
-                return Ended::Limit;
+            if let Err(end) = issued {
+                return end;
             }
-            let pc = th.ctx.pc;
-            th.next = bus.code.get(pc);
-            let Some(next) = &th.next else { return Ended::Fetch };
-            let fetched = th.ready.max(now + 1) + u64::from(bus.timing.fetch(k, id, pc));
-            // Nothing in flight by then (the common case): no register to look up.
-            th.ready = if fetched >= th.board.drained() { fetched } else { fetched.max(th.board.ready(*next)) };
         }
+    }
+}
+
+/// Thread `t` (global `id`) of core `k` at cycle `now` of a run of cycles to `limit`.
+struct Turn {
+    k: usize,
+    t: usize,
+    id: usize,
+    now: u64,
+    limit: u64,
+}
+
+impl Turn {
+    /// Issues `th`'s fetched instruction and fetches its next. An `Err`
+    /// ends the run: [`Ended::Fetch`] (no instruction fetched) and
+    /// [`Ended::Fault`] with nothing issued, any other after the issue.
+    #[inline(always)]
+    fn take<T: Timing, D: Devices>(&self, th: &mut HwThread, bus: &mut DataBus<'_, T, D>, pipeline: &Pipeline) -> Result<(), Ended> {
+        let Turn { k, t, id, now, limit } = *self;
+        let Some(inst) = th.next else { return Err(Ended::Fetch) };
+        let pc = th.ctx.pc;
+        // Most instructions touch no memory, leave nothing in flight and go on in order.
+        if inst.class == 0 && !inst.op.transfers() {
+            if let Err(f) = compute(&mut th.ctx, inst) {
+                th.next = None;
+                return Err(Ended::Fault { t, pc, f, msg: String::new() });
+            }
+            (th.ctx.pc, th.ctx.npc) = (th.ctx.npc, th.ctx.npc.wrapping_add(4));
+            bus.devices.issued(id, pc, now);
+            (th.instructions, th.ready) = (th.instructions + 1, now + 1);
+        } else {
+            bus.who = Who { thread: t, id, now, instret: th.instructions, ..bus.who };
+            bus.stall = 0;
+            let flow = match step(th, inst, bus, pipeline) {
+                Ok((flow, ready)) => {
+                    (th.instructions, th.ready) = (th.instructions + 1, ready);
+                    flow
+                }
+                Err(f) => {
+                    th.next = None;
+                    return Err(Ended::Fault { t, pc, f, msg: std::mem::take(&mut bus.device_error) });
+                }
+            };
+            let stop = if flow == Flow::Syscall {
+                Some(Stop::Syscall { core: k, thread: t })
+            } else if std::mem::take(&mut bus.mmio) && bus.devices.take_stop() {
+                Some(Stop::Device { core: k, thread: t })
+            } else {
+                None
+            };
+            if let Some(stop) = stop {
+                th.next = None;
+                return Err(Ended::Stop(stop));
+            }
+        }
+        // Its next instruction, fetched as the next cycle begins (none at the limit).
+        if now + 1 >= limit {
+            th.next = None;
+            return Err(Ended::Limit);
+        }
+        let pc = th.ctx.pc;
+        th.next = bus.code.get(pc);
+        let Some(next) = &th.next else { return Err(Ended::Refetch) };
+        let fetched = th.ready.max(now + 1) + u64::from(bus.timing.fetch(k, id, pc));
+        // Nothing in flight by then (the common case): no register to look up.
+        th.ready = if fetched >= th.board.drained() { fetched } else { fetched.max(th.board.ready(*next)) };
+        Ok(())
+    }
+}
+
+/// The threads of a core in a run of cycles, as the cycle loop sees them.
+trait Slots {
+    /// The thread to issue at `now`, `last` having issued last, and whether
+    /// another may issue by the next cycle ([`Core::pick`]).
+    fn pick(&self, now: u64, last: usize) -> Option<(usize, bool)>;
+    /// The earliest cycle an active thread other than `t` may issue.
+    fn others_ready(&self, t: usize) -> u64;
+    /// The earliest cycle any active thread may issue.
+    fn next_ready(&self) -> u64;
+    fn thread(&mut self, t: usize) -> &mut HwThread;
+}
+
+impl Slots for Core {
+    #[inline(always)]
+    fn pick(&self, now: u64, last: usize) -> Option<(usize, bool)> {
+        Core::pick(self, now, last)
+    }
+
+    fn others_ready(&self, t: usize) -> u64 {
+        Core::others_ready(self, t)
+    }
+
+    fn next_ready(&self) -> u64 {
+        Core::next_ready(self).unwrap_or(u64::MAX)
+    }
+
+    #[inline(always)]
+    fn thread(&mut self, t: usize) -> &mut HwThread {
+        &mut self.threads[t]
+    }
+}
+
+/// A core that [`Core::is_pair`]: the thread that did not issue last goes
+/// first if ready, by two comparisons of the threads' ready cycles, each
+/// thread reached through its own reference.
+struct Pair<'a>(&'a mut HwThread, &'a mut HwThread);
+
+impl Slots for Pair<'_> {
+    #[inline(always)]
+    fn pick(&self, now: u64, last: usize) -> Option<(usize, bool)> {
+        let (a, ra, rb) = if last == 0 { (1, self.1.ready, self.0.ready) } else { (0, self.0.ready, self.1.ready) };
+        if ra <= now {
+            Some((a, rb <= now + 1))
+        } else if rb <= now {
+            Some((a ^ 1, ra <= now + 1))
+        } else {
+            None
+        }
+    }
+
+    #[inline(always)]
+    fn others_ready(&self, t: usize) -> u64 {
+        if t == 0 { self.1.ready } else { self.0.ready }
+    }
+
+    #[inline(always)]
+    fn next_ready(&self) -> u64 {
+        self.0.ready.min(self.1.ready)
+    }
+
+    #[inline(always)]
+    fn thread(&mut self, t: usize) -> &mut HwThread {
+        if t == 0 { &mut *self.0 } else { &mut *self.1 }
     }
 }

@@ -246,7 +246,7 @@ fn threads_alone_in_the_slot_issue_as_cycle_by_cycle_sharing_would() {
 fn two_threads_take_turns_as_on_a_core_with_an_idle_third() {
     // Both threads add to one shared word (load, add, store: their turns
     // decide which updates are lost) and interlock on the load. A core of
-    // two takes its own path ([`Core::pick_pair`]); beside an idle third
+    // two takes its own path (`interleave`'s `Pair`); beside an idle third
     // thread the same pair goes the general way, and must give the same.
     let a = [lui(8, DATA >> 16), lw(10, 0, 8), addiu(10, 10, 1), sw(10, 0, 8), mult(10, 10), mflo(11), beq(0, 0, -6), addiu(13, 13, 1)];
     let b = [lui(8, DATA >> 16), lw(10, 0, 8), addiu(10, 10, 3), sw(10, 0, 8), beq(0, 0, -4), addiu(13, 13, 1)];

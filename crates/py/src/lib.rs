@@ -14,6 +14,7 @@ use irqsim_core::{Override, Record, Report, Scenario};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A finished run.
 #[pyclass(module = "irqsim._core", frozen)]
@@ -96,13 +97,13 @@ fn overrides(items: Vec<String>, origin: &str) -> PyResult<Vec<Override>> {
 
 /// Loads a scenario from a file (`path`) or from TOML text (`text`, named
 /// `name` in errors, relative paths resolved from `base`).
-fn load(path: Option<PathBuf>, text: Option<String>, name: &str, sets: &[Override]) -> Result<(Scenario, PathBuf), irqsim_core::Error> {
+fn load(path: Option<PathBuf>, text: Option<String>, name: &str, sets: &[Override]) -> Result<(Arc<Scenario>, PathBuf), irqsim_core::Error> {
     match (path, text) {
         (Some(p), _) => {
-            let s = Scenario::from_file(&p, sets)?;
+            let s = Scenario::shared_from_file(&p, sets)?;
             Ok((s, p.parent().unwrap_or(Path::new(".")).to_path_buf()))
         }
-        (None, Some(t)) => Ok((Scenario::from_toml(&t, name, sets)?, PathBuf::from("."))),
+        (None, Some(t)) => Ok((Scenario::shared_from_toml(&t, name, sets)?, PathBuf::from("."))),
         (None, None) => Err(irqsim_core::Error::Config { file: name.into(), key: "scenario".into(), line: None, msg: "no scenario given".into() }),
     }
 }

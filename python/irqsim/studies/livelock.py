@@ -10,7 +10,8 @@ forwarding table of Linux's Documentation/networking/NAPI_HOWTO.txt (2002).
 ``reproduce()`` puts NAPI_HOWTO's forwarded frames, RX interrupts and
 done and not-done polls beside the simulated ones (``livelock/e1000-router``:
 the forwarding machine of ``livelock/e1000-forward`` with the router's
-interrupt path; the forwarding cost per frame is calibrated on the 60-byte
+interrupt path and the 2002 driver's late acknowledgement, ``napi.late_ack``;
+the forwarding cost per frame is calibrated on the 60-byte
 row on the free wire; the rest are predictions). Each
 frame's cost is drawn from ``e1000_spread()``: the spread measured on the code
 kernel's NAT path (``measured_spread()``) with its transmit cleanup

@@ -107,9 +107,11 @@ def peak(points: list[Point]) -> Point:
 # is used: the rings (the seed's D-cache range pinning), their software side
 # first, then the descriptors (the NIC writes those: a DMA write drops a
 # pinned line with its data); for the L2 then the rest of the kernel's
-# tables and last the frame buffers (DMA-written too).
+# tables (the sk_buff heads' slab pages first), the slab allocator's own
+# data, and last the data objects' pages (DMA-written too).
 RINGS = {"netperf": ("rx_skb", "rx", "rx_desc"), "nat": ("rx_skb", "tx_skb", "rx", "tx", "rx_desc", "tx_desc")}
-TABLES = ("skbs", "socks", "queues", "udp_hash", "ct_hash", "conns", "rt_hash", "rtables", "netdevs", "jiffies", "kconfig", "pool_head", "buffers")
+TABLES = ("head_pages", "socks", "queues", "udp_hash", "ct_hash", "conns", "rt_hash", "rtables", "netdevs", "jiffies", "kconfig",
+          "kmem_caches", "arrays", "mem_map", "off_slab", "data_pages")
 
 
 # Kernels beside the scenarios' (``variant`` arguments below), as (ELF suffix,

@@ -29,6 +29,7 @@ pub struct CodeConfig {
     pub flows: u32,
     pub mmio_read_cycles: u32,
     pub ticks_per_s: f64,
+    pub watchdog_thresh_ms: f64,
     pub core: toml::Table,
     pub poke: Vec<String>,
     pub dma: String,
@@ -97,6 +98,15 @@ impl CodeConfig {
             0.0,
             1e6,
             "the timer tick: this many times a second every hardware thread t runs `isr(2 + t)` at interrupt level (Linux's per-CPU local timer interrupt); 0: no tick",
+        ),
+        Param::float(
+            "watchdog_thresh_ms",
+            "ms",
+            d("1.0"),
+            false,
+            0.0,
+            3_600_000.0,
+            "the lockup watchdog (Linux's watchdog_thresh, kernel/watchdog.c, scaled to simulated runs): an interrupt handler that runs this long without returning is a hard lockup, a software-interrupt-level activity (bottom half, poll, system call, init) that runs twice it a soft lockup; either ends the run with one line naming the activity, the function and the PC where it is; 0: no watchdog",
         ),
         Param::sections(
             "core",

@@ -20,8 +20,10 @@
 pub mod config;
 pub mod frame;
 pub mod ports;
+mod watchdog;
 
 pub use config::CodeConfig;
+pub use watchdog::Watchdog;
 
 use crate::cpu::{Bin, Level};
 use irqsim_mips::config::ExecConfig;
@@ -245,6 +247,8 @@ pub struct Code {
     results: Vec<u32>,
     /// The receive call found its socket empty and busy-polls before it sleeps.
     pub busy_recv: bool,
+    /// The lockup watchdog (`watchdog.rs`).
+    pub watchdog: Watchdog,
 }
 
 /// A problem with `[code]`: the key and what is wrong.
@@ -357,6 +361,7 @@ impl Code {
             fault: None,
             results: vec![0; threads * levels],
             busy_recv: false,
+            watchdog: Watchdog::new(threads * levels),
         })
     }
 
@@ -387,7 +392,11 @@ impl Code {
     /// Gives thread `t` the registers of `activity` at `level` from cycle
     /// `at`: those saved when it was preempted, or a fresh call of its entry.
     pub fn start(&mut self, t: usize, level: Level, activity: Activity, at: u64) {
-        let ctx = self.saved[t * self.levels + level as usize].take().unwrap_or_else(|| self.fresh(t, level, activity));
+        let slot = t * self.levels + level as usize;
+        let ctx = self.saved[slot].take().unwrap_or_else(|| {
+            self.watchdog.began(slot, level, activity, at);
+            self.fresh(t, level, activity)
+        });
         let (k, h) = self.hw(t);
         self.mark[t] = self.counters(t);
         self.on_cpu[t] = Some((level, activity.bin()));
@@ -408,7 +417,9 @@ impl Code {
     /// Thread `t`'s activity returned `v0` (its hardware thread is idle).
     pub fn returned(&mut self, t: usize, v0: u32) {
         if let Some(level) = self.on_cpu(t) {
-            self.results[t * self.levels + level as usize] = v0;
+            let slot = t * self.levels + level as usize;
+            self.results[slot] = v0;
+            self.watchdog.ended(slot);
         }
         self.settle(t);
     }

@@ -5,7 +5,10 @@
 //! and the kernel services through which code asks the machine to post
 //! work, wake the application, count a frame, end an interrupt, or ask the
 //! NAPI part to schedule a poll and to complete one (napi_schedule,
-//! napi_complete_done, whose answer code reads back).
+//! napi_complete_done, whose answer code reads back). Beside the
+//! programmable NIC (`[nic_firmware]`), its host interface ([`fw`]): the
+//! two mailboxes and where its rings and status block are in the kernel's
+//! memory; NIC 0's cause and mask registers are then its interrupt's.
 //!
 //! A register access happens inside a run of the instruction-set simulator;
 //! what needs the machine becomes an [`Action`] and, when it must happen at
@@ -30,6 +33,30 @@ pub const RXQ_BASE: u32 = 0x1000;
 pub const RXQ_STRIDE: u32 = 0x40;
 /// The most receive queues NIC 0 has (`rss.queues`' range).
 pub const MAX_QUEUES: usize = 16;
+
+/// The programmable NIC's host interface starts at `DEVICE_BASE + FW_BASE`
+/// (only with `[nic_firmware]`; programs/firmware/nic.h is the firmware's
+/// side of the same protocol).
+pub const FW_BASE: u32 = 0x0800;
+
+/// Offsets in the programmable NIC's host interface. The rings and the
+/// status block are at fixed addresses of the kernel's memory, which the
+/// firmware's DMA engines read and write (irqsim-firmware's `memory.rs`);
+/// the driver reads them here rather than hard-coding them.
+pub mod fw {
+    /// W: the send mailbox: frames posted to send in all (the send producer index).
+    pub const MBOX_SEND: u32 = 0x00;
+    /// W: the receive mailbox: receive buffers posted in all.
+    pub const MBOX_RECV: u32 = 0x04;
+    /// R: the send ring, the receive (buffer) ring, the return ring and the
+    /// status block (+0 send consumer, +4 receive producer).
+    pub const SEND_RING: u32 = 0x08;
+    pub const RECV_RING: u32 = 0x0C;
+    pub const RET_RING: u32 = 0x10;
+    pub const STATUS: u32 = 0x14;
+    /// R: descriptors in each ring.
+    pub const RING: u32 = 0x18;
+}
 
 /// NIC register offsets.
 pub mod reg {
@@ -77,6 +104,14 @@ pub mod service {
     pub const RPS_CPU: u32 = 0x24;
     /// Read-only: the CPUs RPS steers to (`rss.rps_cpus`; 0: off).
     pub const RPS_CPUS: u32 = 0x28;
+    /// Beside the programmable NIC, in place of DELIVERED: the address of
+    /// the bytes the socket hands the application (the frame as the NIC
+    /// wrote it, its first 256 bytes at most); the machine checks they are
+    /// the frame next in order, whole.
+    pub const FRAME: u32 = 0x2C;
+    /// The route cache had no entry to give the frame `tag` (every one
+    /// held); the kernel then drops it with DROPPED.
+    pub const RT_OVERFLOW: u32 = 0x30;
 }
 
 /// Interrupt causes (ICR and IMS bits): receive queue 0 and transmit done;
@@ -185,6 +220,15 @@ pub enum Action {
         thread: usize,
         tag: u32,
     },
+    /// The programmable NIC's send (`send`) or receive mailbox was written.
+    Mailbox {
+        send: bool,
+        value: u32,
+    },
+    /// The socket delivered the frame whose bytes are at `addr` (service FRAME).
+    Frame {
+        addr: u32,
+    },
 }
 
 /// A frame the machine put on a receive ring and has not seen leave.
@@ -214,6 +258,8 @@ pub struct Ports {
     pub frames: HashMap<u32, InFlight>,
     pub actions: Vec<Action>,
     pub outcomes: Vec<Outcome>,
+    /// Frames the route cache had no entry for (RT_OVERFLOW).
+    pub rt_overflow: u64,
     /// Cycles a register read stalls the thread.
     pub read_cycles: u32,
     /// Hardware threads per core of the simulated cores (to name a thread).
@@ -228,6 +274,8 @@ pub struct Ports {
     pub answers: Vec<Option<(u32, u32)>>,
     /// `rss.rps_cpus` (0: no RPS).
     pub rps_cpus: u32,
+    /// The NIC is the programmable one: its host interface is there.
+    pub firmware: bool,
     stop: bool,
 }
 
@@ -239,12 +287,14 @@ impl Ports {
             frames: HashMap::new(),
             actions: Vec::new(),
             outcomes: Vec::new(),
+            rt_overflow: 0,
             read_cycles,
             threads_per_core,
             report_rx_enable: false,
             mask_cycles: [0, 0],
             answers: Vec::new(),
             rps_cpus: 0,
+            firmware: false,
             stop: false,
         }
     }
@@ -320,13 +370,20 @@ impl Ports {
             service::SOFTIRQ_RAISE if v == 0 => self.act(Action::SoftIrq { thread }),
             service::SOFTIRQ_RAISE => return Err(format!("softirq {v}: only NET_RX (0) exists")),
             service::WAKE => self.act(Action::Wake { socket: v }),
+            service::DELIVERED if self.firmware => {
+                return Err("the programmable NIC's frames are delivered by FRAME (the bytes' address, which the machine checks), not by tag".into());
+            }
             service::DELIVERED => self.finish(v, at.cycle, true)?,
             service::DROPPED => self.finish(v, at.cycle, false)?,
+            service::RT_OVERFLOW if self.frames.contains_key(&v) => self.rt_overflow += 1,
+            service::RT_OVERFLOW => return Err(format!("route overflow of frame tag {v}, which is not in flight")),
             service::EOI if (v as usize) < NICS => self.act(Action::Eoi { irq: v }),
             service::EOI => return Err(format!("EOI of irq {v}: only NIC interrupts 0..{NICS} exist")),
             service::NAPI_SCHEDULE => self.act(Action::NapiSchedule { thread, queue: v }),
             service::NAPI_COMPLETE => self.act(Action::NapiComplete { thread, work: v }),
             service::RPS_CPU => self.act(Action::RpsCpu { thread, tag: v }),
+            service::FRAME if self.firmware => self.act(Action::Frame { addr: v }),
+            service::FRAME => return Err("FRAME is the programmable NIC's (`nic_firmware.program`); this NIC's frames are DELIVERED by tag".into()),
             _ => return Err("no such kernel service".into()),
         }
         Ok(0)
@@ -357,6 +414,25 @@ fn ring_write(r: &mut Ring, off: u32, v: u32) -> Result<(), String> {
     Ok(())
 }
 
+/// The register of the programmable NIC's host interface an address is, if any.
+fn fw_of(addr: u32) -> Option<u32> {
+    let off = (addr - DEVICE_BASE).checked_sub(FW_BASE)?;
+    (off <= fw::RING).then_some(off)
+}
+
+/// A read of the programmable NIC's host interface.
+fn fw_read(off: u32) -> Result<u32, String> {
+    use irqsim_firmware::memory as host;
+    Ok(match off {
+        fw::SEND_RING => host::SEND_RING,
+        fw::RECV_RING => host::RECV_RING,
+        fw::RET_RING => host::RET_RING,
+        fw::STATUS => host::STATUS,
+        fw::RING => host::RING as u32,
+        _ => return Err("write-only register (a mailbox)".into()),
+    })
+}
+
 /// Which NIC and register an address is, if any.
 fn nic_of(addr: u32) -> Option<(usize, u32)> {
     let k = ((addr - DEVICE_BASE) / NIC_STRIDE) as usize;
@@ -384,6 +460,9 @@ impl Devices for Ports {
                 },
                 _ => Err("no readable kernel service here".into()),
             };
+        }
+        if let Some(off) = fw_of(addr).filter(|_| self.firmware) {
+            return Ok((fw_read(off)?, self.read_cycles));
         }
         if let Some((q, off)) = rxq_of(addr, self.queues()) {
             let r = *self.rx_ring(q);
@@ -418,6 +497,13 @@ impl Devices for Ports {
         }
         if addr >= SERVICES {
             return self.service(addr - SERVICES, value, at);
+        }
+        if let Some(off) = fw_of(addr).filter(|_| self.firmware) {
+            match off {
+                fw::MBOX_SEND | fw::MBOX_RECV => self.act(Action::Mailbox { send: off == fw::MBOX_SEND, value }),
+                _ => return Err("read-only register".into()),
+            }
+            return Ok(0);
         }
         if let Some((q, off)) = rxq_of(addr, self.queues()) {
             ring_write(self.rx_ring(q), off, value)?;

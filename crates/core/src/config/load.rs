@@ -2,10 +2,12 @@
 //! bad value came from: the file and its line, or the override (`--set` on
 //! the command line, whatever word the caller chose elsewhere).
 
+use super::patch::Base;
 use super::{Scenario, parts};
 use crate::error::{Error, Result};
 use serde::Deserialize;
 use std::cell::RefCell;
+use std::sync::Arc;
 use toml::{Table, Value};
 
 /// One `key.path=value` override.
@@ -33,11 +35,31 @@ pub fn parse_override_as(text: &str, origin: &str) -> Result<Override> {
         return Err(bad("empty key segment"));
     }
     let raw = raw.trim();
-    let value = match format!("v = {raw}").parse::<Table>() {
+    let value = plain_number(raw).unwrap_or_else(|| match format!("v = {raw}").parse::<Table>() {
         Ok(mut t) => t.remove("v").unwrap_or_else(|| Value::String(raw.into())),
         Err(_) => Value::String(raw.into()),
-    };
+    });
     Ok(Override { path, value, origin: origin.into() })
+}
+
+/// `42`, `-7`, `0.001`: a number as TOML reads it, without TOML's parser
+/// (half of the instructions of a sweep's loaded run went to parsing its
+/// overrides once loads were patched). Anything else (`1e3`, `0x10`,
+/// `1_000`, `01`, too large) is left to the parser.
+fn plain_number(raw: &str) -> Option<Value> {
+    let digits = raw.strip_prefix('-').unwrap_or(raw);
+    let (int, frac) = match digits.split_once('.') {
+        Some((int, frac)) => (int, Some(frac)),
+        None => (digits, None),
+    };
+    let decimal = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+    if !decimal(int) || int.len() > 1 && int.starts_with('0') || frac.is_some_and(|f| !decimal(f)) {
+        return None;
+    }
+    match frac {
+        None => raw.parse().ok().map(Value::Integer),
+        Some(_) => raw.parse().ok().map(Value::Float),
+    }
 }
 
 /// The largest scenario text read: TOML is parsed whole, so this bounds the
@@ -48,21 +70,37 @@ pub const MAX_SCENARIO_BYTES: usize = 4 << 20;
 impl Scenario {
     /// Loads a scenario from a file.
     pub fn from_file(path: &std::path::Path, overrides: &[Override]) -> Result<Scenario> {
-        let text = crate::input::read_regular(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-        Self::from_toml(&text, &path.display().to_string(), overrides)
+        Self::shared_from_file(path, overrides).map(Arc::unwrap_or_clone)
     }
 
     /// Loads a scenario from TOML text; `file` names it in errors.
     pub fn from_toml(text: &str, file: &str, overrides: &[Override]) -> Result<Scenario> {
+        Self::shared_from_toml(text, file, overrides).map(Arc::unwrap_or_clone)
+    }
+
+    /// [`Scenario::from_file`], shared with the loads kept.
+    pub fn shared_from_file(path: &std::path::Path, overrides: &[Override]) -> Result<Arc<Scenario>> {
+        let text = crate::input::read_regular(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+        Self::shared_from_toml(&text, &path.display().to_string(), overrides)
+    }
+
+    /// [`Scenario::from_toml`], shared with the loads kept: a repeated load
+    /// copies nothing (copying the kept scenario and dropping the copy were
+    /// 15 k instructions of a tiny run's 50 k in the core, docs/performance.md).
+    pub fn shared_from_toml(text: &str, file: &str, overrides: &[Override]) -> Result<Arc<Scenario>> {
         if let Some(s) = Loaded::find(text, file, overrides) {
             return Ok(s);
         }
-        let scenario = Self::load(text, file, overrides)?;
+        // A sweep's patched loads are not kept: each would evict another.
+        if let Some(s) = Base::patch(text, file, overrides) {
+            return Ok(Arc::new(s));
+        }
+        let scenario = Arc::new(Self::load(text, file, overrides)?);
         Loaded::keep(text, file, overrides, &scenario);
         Ok(scenario)
     }
 
-    fn load(text: &str, file: &str, overrides: &[Override]) -> Result<Scenario> {
+    pub(super) fn load(text: &str, file: &str, overrides: &[Override]) -> Result<Scenario> {
         if text.len() > MAX_SCENARIO_BYTES {
             let msg = format!(
                 "{} bytes, more than a scenario may hold ({MAX_SCENARIO_BYTES}); its parsed form takes some 35 times its size (1,000,000 script events took 2.4 GB): give a long script as `workload.events_file`, read as the run advances",
@@ -90,7 +128,9 @@ impl Scenario {
         // The tables agree with the structs (a test loads every part), so a
         // failure here is a bug; it still names the key, found by doing it
         // again with the path tracked (which costs a fifth of a tiny run).
-        let mut scenario = match Scenario::deserialize(Value::Table(checked()?)) {
+        let table = checked()?;
+        let base = (text.len() <= CACHED_BYTES).then(|| table.clone());
+        let mut scenario = match Scenario::deserialize(Value::Table(table)) {
             Ok(s) => s,
             Err(_) => {
                 let e = serde_path_to_error::deserialize::<_, Scenario>(Value::Table(checked()?)).expect_err("failed once");
@@ -99,6 +139,9 @@ impl Scenario {
         };
         scenario.file = file.to_string();
         scenario.check().map_err(|(key, msg)| config_error(key, msg))?;
+        if let Some(table) = base {
+            Base::keep(text, file, overrides, table, &scenario);
+        }
         Ok(scenario)
     }
 }
@@ -115,7 +158,7 @@ struct Loaded {
     text: String,
     file: String,
     overrides: Vec<Override>,
-    scenario: Scenario,
+    scenario: Arc<Scenario>,
 }
 
 impl Loaded {
@@ -129,7 +172,7 @@ impl Loaded {
         KEPT.with_borrow_mut(f)
     }
 
-    fn find(text: &str, file: &str, overrides: &[Override]) -> Option<Scenario> {
+    fn find(text: &str, file: &str, overrides: &[Override]) -> Option<Arc<Scenario>> {
         Self::with(|kept| {
             let i = kept.iter().position(|k| k.text == text && k.file == file && same_overrides(&k.overrides, overrides))?;
             kept[..=i].rotate_right(1);
@@ -137,7 +180,7 @@ impl Loaded {
         })
     }
 
-    fn keep(text: &str, file: &str, overrides: &[Override], scenario: &Scenario) {
+    fn keep(text: &str, file: &str, overrides: &[Override], scenario: &Arc<Scenario>) {
         if text.len() > CACHED_BYTES {
             return;
         }
@@ -155,7 +198,7 @@ fn same_overrides(a: &[Override], b: &[Override]) -> bool {
 
 /// Whether two values are the same TOML, float bits and all (`==` takes
 /// `-0.0` for `0.0`, which a key such as a rate would tell apart).
-fn same(a: &Value, b: &Value) -> bool {
+pub(super) fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
         (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y)),
@@ -332,6 +375,9 @@ mod tests {
         let load = |file: &str, o: &[Override]| Scenario::from_toml(MIN, file, o).unwrap();
         assert_eq!(load("a.toml", &with("cpu.save_restore_cycles=5")).cpu.save_restore_cycles, 5);
         assert_eq!(load("a.toml", &with("cpu.save_restore_cycles=5")).cpu.save_restore_cycles, 5);
+        // A repeated load is the kept scenario itself, not a copy.
+        let shared = || Scenario::shared_from_toml(MIN, "a.toml", &with("cpu.save_restore_cycles=5")).unwrap();
+        assert!(Arc::ptr_eq(&shared(), &shared()));
         assert_eq!(load("a.toml", &with("cpu.save_restore_cycles=6")).cpu.save_restore_cycles, 6);
         assert_eq!(load("b.toml", &with("cpu.save_restore_cycles=5")).file, "b.toml");
         assert_eq!(load("a.toml", &[]).cpu.save_restore_cycles, 186);
@@ -345,6 +391,19 @@ mod tests {
         // Another origin names the override differently.
         let o = [parse_override_as("cpu.clock_mhz=-5", "overrides").unwrap()];
         assert!(Scenario::from_toml(MIN, "a.toml", &o).unwrap_err().to_string().starts_with("overrides: `cpu.clock_mhz`"));
+    }
+
+    #[test]
+    fn plain_numbers_read_as_toml_reads_them() {
+        let by_toml = |raw: &str| format!("v = {raw}").parse::<Table>().ok().and_then(|mut t| t.remove("v"));
+        let numbers = ["0", "-0", "7", "-12", "9223372036854775807", "-9223372036854775808", "0.0", "-0.0", "0.001", "1.5", "20000.25", "3.141592653589793238"];
+        for raw in numbers {
+            let fast = plain_number(raw).unwrap_or_else(|| panic!("{raw} is plain"));
+            assert!(same(&fast, &by_toml(raw).unwrap()), "{raw}");
+        }
+        for raw in ["9223372036854775808", "01", "1.", ".5", "1e3", "1_000", "+1", "0x10", "inf", "1.5.2", "-", ""] {
+            assert!(plain_number(raw).is_none(), "{raw}");
+        }
     }
 
     #[test]

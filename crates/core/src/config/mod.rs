@@ -14,6 +14,7 @@ mod docs;
 mod inputs;
 mod load;
 mod parts;
+mod patch;
 mod rules;
 pub(crate) mod sections;
 mod workload;

@@ -163,7 +163,7 @@ pub const PARTS: &[Info] = &[
         title: "the kernel's code",
         help: "the NIC's handlers, bottom half, receive call and application as MIPS code on execution-driven cores (docs/models/cores.md)",
         params: crate::code::CodeConfig::PARAMS,
-        notes: "With `program` set, `[driver]`, `[stack]`, `[app]`, `napi.complete_cycles`, `napi.rotting` and the masking part's section keys are refused (code is the driver, stack and application, and its critical sections are its own `local_irq_save`s: `masking.code_sections` gives them the masking part's scheme and costs), as are the workloads without a NIC (`exerciser`, `null_rpc`); the workload's sends (a send flood, `send` events, frames a trace's host sent, `tx_share`) run the program's `send` entry at software-interrupt level on `app_thread` (a send flood is then the application: the program's `app` does not run), and its other system calls cost `app.syscall_cycles` beside the program; without `program` every other `code` key is refused.",
+        notes: "With `program` set, `[driver]`, `[stack]`, `[app]`, `napi.complete_cycles`, `napi.rotting`, `napi.late_ack` and the masking part's section keys are refused (code is the driver, stack and application, and its critical sections are its own `local_irq_save`s: `masking.code_sections` gives them the masking part's scheme and costs), as are the workloads without a NIC (`exerciser`, `null_rpc`); the workload's sends (a send flood, `send` events, frames a trace's host sent, `tx_share`) run the program's `send` entry at software-interrupt level on `app_thread` (a send flood is then the application: the program's `app` does not run), and its other system calls cost `app.syscall_cycles` beside the program; without `program` every other `code` key is refused.",
     },
     Info {
         part: Part::Napi,
@@ -403,6 +403,16 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
     }
     check_cancelled(root, &explicit)?;
     Ok(selected)
+}
+
+/// The declaration of `section.leaf`, a key of one value (no array of
+/// tables, no table of sections) of a part, or of workload kind `kind`.
+pub(super) fn plain_param(section: &str, leaf: &str, kind: &str) -> Option<&'static Param> {
+    let params = match section {
+        "workload" => variant(kind)?.params,
+        _ => PARTS.iter().find(|i| i.section == section)?.params,
+    };
+    params::find(params, leaf).filter(|p| !matches!(p.ty, params::Type::Items(_) | params::Type::Sections(_)))
 }
 
 /// Each table of an array-of-tables key, checked against its own keys.

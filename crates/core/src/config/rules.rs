@@ -11,7 +11,7 @@
 
 use crate::params::{self, Param, Problem, plain};
 use super::parts::{PARTS, abstract_section_key, code_replaces, strip_indices};
-use super::workload::variant;
+use super::workload::{VARIANTS, variant};
 use toml::{Table, Value};
 
 /// A key whose effect another key's value cancels: `key` (when written, and
@@ -57,6 +57,37 @@ pub(super) fn check_cancelled(root: &Table, explicit: &[String]) -> Result<(), P
         }
     }
     Ok(())
+}
+
+/// Whether a rule of [`check_table`](super::parts::check_table) reads
+/// `key`'s value, not only whether it is written: the workload's kind (which
+/// parts and keys there are), `cpu.threads` (code's cores follow it), every
+/// [`When`](params::When)'s deciding key and both keys of each [`Cancel`].
+/// A load that changes only other keys' values need not check the table
+/// again (`load.rs`); a new rule that reads a value names its key here.
+pub(super) fn reads_value(key: &str) -> bool {
+    static DECIDING: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+        fn add(params: &'static [Param], out: &mut Vec<&'static str>) {
+            for p in params {
+                out.extend(p.when.map(|w| w.key));
+                match p.ty {
+                    params::Type::Items(item) => add(item, out),
+                    params::Type::Sections(sections) => sections.iter().for_each(|s| {
+                        out.extend(s.when.map(|w| w.key));
+                        add(s.params, out);
+                    }),
+                    _ => {}
+                }
+            }
+        }
+        let mut out = vec!["workload.kind", "cpu.threads"];
+        out.extend(CANCELS.iter().flat_map(|c| [c.key, c.by]));
+        PARTS.iter().map(|i| i.params).chain(VARIANTS.iter().map(|v| v.params)).for_each(|ps| add(ps, &mut out));
+        out.sort_unstable();
+        out.dedup();
+        out
+    });
+    DECIDING.binary_search(&key).is_ok()
 }
 
 /// Refuses an explicit key whose [`When`](params::When) does not hold.

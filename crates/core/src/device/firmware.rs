@@ -26,6 +26,12 @@
 //!   back, the driver has a transmit completion to clean.
 //! - An interrupt the firmware asks for is the NIC's interrupt on the
 //!   machine ([`Effect::Interrupt`]).
+//! - With kernel code (`code.program`) the host driver is the code's: the
+//!   firmware's DMA reads and writes the code's memory (the machine gives
+//!   it to [`Firmware::advance`]), the driver posts buffers and frames and
+//!   walks the return ring itself ([`Firmware::drive_by_code`]), and what
+//!   its socket delivers is checked ([`check_frame`]): the frames the MAC
+//!   accepted, each once, in order, whole.
 //! - For the nic-firmware study: the host may keep the send ring full by
 //!   itself (`fill_send_ring_bytes`, a post per descriptor given back), a
 //!   window of frames is measured with the cores' profile
@@ -41,7 +47,7 @@ use super::nic::Nic as HostQueue;
 use crate::engine::Time;
 use irqsim_firmware::config as fw;
 use irqsim_firmware::memory::{BUF, Memory, RECV_BUFS, RECV_RING, RET_RING, RING, SEND_BUFS, SEND_RING, STATUS};
-use irqsim_firmware::nic::Mailbox;
+use irqsim_firmware::nic::{COPY_BYTES, Mailbox, frame_word};
 use irqsim_firmware::profile::HANDLERS;
 use irqsim_firmware::{Effect, HostMemory, Measured, Nic, NicConfig, Organisation, Window};
 use irqsim_mips::Program;
@@ -179,6 +185,11 @@ pub struct Firmware {
     window: Window,
     /// Interrupts the firmware asked for.
     pub interrupts: u64,
+    /// The host driver is kernel code (`code.program`): it posts buffers
+    /// and frames, and reads the return ring, in the code's memory.
+    code: bool,
+    /// Frames the MAC has accepted in all (the next one's number).
+    pub numbered: u64,
     /// Something the host must see came since the last [`Firmware::effects`].
     pub due: bool,
 }
@@ -230,12 +241,25 @@ impl Firmware {
             fill: c.count("fill_send_ring_bytes") as u32,
             window: Window::new(&cfg, owners, c.count("warmup_frames"), c.count("window_frames")),
             interrupts: 0,
+            code: false,
+            numbered: 0,
             due: false,
         };
         // The host sees the status block when it is written (each frame returned, each send descriptor given back).
         f.nic.watch_host_writes(STATUS..STATUS + 8);
         f.post_buffers(0);
         Ok(f)
+    }
+
+    /// The host driver is kernel code: it posts its own receive buffers
+    /// (the abstract host's are taken back before the NIC runs) and reads
+    /// what the firmware returns in the code's memory; the frames the MAC
+    /// accepts are then the machine's to number ([`Firmware::accepted`]).
+    pub fn drive_by_code(&mut self) {
+        debug_assert_eq!(self.nic.now(), 0, "before the NIC runs");
+        self.code = true;
+        self.posted = 0;
+        self.nic.host_writes_mailbox(Mailbox::Receive, 0);
     }
 
     /// The host's side of the receive queue: no buffer limit, no DMA time.
@@ -260,18 +284,24 @@ impl Firmware {
 
     /// Runs the NIC to host cycle `t`, or to the end of the first cycle the
     /// host must act in (an interrupt asked for, a frame sent, the status
-    /// block written), and sets `due` if it stopped for one. Frames that
-    /// landed meanwhile join those accepted, or `drops`.
-    pub fn advance(&mut self, t: Time) -> Result<(), String> {
+    /// block written), and sets `due` if it stopped for one. Its DMA
+    /// reaches `host` (the code's memory), or the device's own host memory.
+    /// Frames that landed meanwhile join those accepted, or `drops`.
+    pub fn advance(&mut self, t: Time, host: Option<&mut dyn HostMemory>) -> Result<(), String> {
         let to = self.cycle(t);
         if to <= self.nic.now() {
             return Ok(());
         }
         let before = self.effects.len();
-        self.nic.advance(to, &mut self.mem, &mut self.effects).map_err(|e| e.to_string())?;
+        let mem: &mut dyn HostMemory = match host {
+            Some(h) => h,
+            None => &mut self.mem,
+        };
+        self.nic.advance(to, mem, &mut self.effects).map_err(|e| e.to_string())?;
         for took in self.nic.landings() {
             let frame = self.arriving.pop_front().expect("a frame landed that was given");
             if took {
+                self.numbered += 1;
                 self.accepted.push_back(frame);
             } else {
                 self.drops.push(frame.0);
@@ -331,6 +361,10 @@ impl Firmware {
                 Effect::DmaWrite { .. } => {}
             }
         }
+        if self.code {
+            // The driver reads the status block and the return ring itself.
+            return Ok(seen);
+        }
         let done = u64::from(self.mem.read(STATUS));
         if done > self.send_done {
             if done > self.send_posted - self.sending.len() as u64 {
@@ -372,6 +406,32 @@ impl Firmware {
         true
     }
 
+    /// Kernel code posted a frame of `bytes` to send (its descriptor, its
+    /// header and the send mailbox are the driver's): the wire's check
+    /// expects it next.
+    pub fn code_sends(&mut self, bytes: u32) {
+        self.send_posted += 1;
+        self.sending.push_back(bytes);
+    }
+
+    /// Frames the MAC accepted since the last call, `(arrival, bytes)` in
+    /// order, and the first one's number. Kernel code's frames are the
+    /// machine's once accepted.
+    pub fn accepted(&mut self) -> (u64, std::collections::vec_deque::Drain<'_, (Time, u32)>) {
+        debug_assert!(self.code);
+        (self.numbered - self.accepted.len() as u64, self.accepted.drain(..))
+    }
+
+    /// The mailbox write of a driver that is code, now.
+    pub fn mailbox(&mut self, send: bool, value: u32) {
+        self.nic.host_writes_mailbox(if send { Mailbox::Send } else { Mailbox::Receive }, u64::from(value));
+    }
+
+    /// Host cycles of `n` NIC cycles.
+    pub fn host_cycles(&self, n: u64) -> Time {
+        (n as f64 * self.ratio).ceil() as Time
+    }
+
     /// Frames posted to send and not yet on the wire.
     pub fn sending(&self) -> u64 {
         self.sending.len() as u64
@@ -403,6 +463,9 @@ impl Firmware {
     /// with `fill_send_ring_bytes` a frame to send per send descriptor
     /// given back; returns the frames it posted to send.
     pub fn post(&mut self, taken: u64) -> u64 {
+        if self.code {
+            return 0;
+        }
         self.post_buffers(taken);
         let before = self.send_posted;
         while self.fill > 0 && self.send(self.fill) {}
@@ -447,6 +510,28 @@ impl Firmware {
     }
 }
 
+/// The bytes a socket delivered (`got`, the frame's first up to
+/// [`COPY_BYTES`], as far as the firmware's DMA wrote them) must be frame
+/// `k` of `len` bytes as the MAC received it. Returns the first byte that
+/// differs.
+pub fn check_frame(k: u32, len: u32, got: &[u8]) -> Result<(), Broken> {
+    let n = len.min(COPY_BYTES) as usize;
+    let want = (0..n.div_ceil(4) as u32).flat_map(|i| frame_word(k, len, i).to_be_bytes());
+    match got.iter().zip(want).take(n).position(|(g, w)| *g != w) {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "frame {k} ({len} bytes) delivered with byte {i} = {:#04x}, not the {:#04x} the MAC received (corrupted)",
+            got[i],
+            frame_word(k, len, i as u32 / 4).to_be_bytes()[i % 4]
+        )),
+    }
+}
+
+/// Bytes of a frame the firmware's DMA puts in host memory (the rest is timed only).
+pub fn copied(len: u32) -> u32 {
+    len.min(COPY_BYTES)
+}
+
 fn slot(i: u64) -> u32 {
     (i % RING) as u32
 }
@@ -461,7 +546,13 @@ const REPLACED: &[(&str, &str)] = &[
     ("bus.link_mbps", "the firmware's DMA engines have their own bandwidth (`nic_firmware.dma_gbps`)"),
     ("coalesce.", "the firmware decides when to interrupt (after each batch of returned frames); the e1000's coalescing timers are not on it"),
     ("rss.", "the firmware returns frames on one ring"),
-    ("code.", "kernel code drives its own NIC model (code/ports.rs); the programmable NIC's host driver is the abstract kernel's"),
+];
+
+/// The abstract host's keys, refused when the host driver is kernel code.
+const ABSTRACT_HOST: &[(&str, &str)] = &[
+    ("nic_firmware.fill_send_ring_bytes", "the driver (`code.program`) sends what the workload sends, through its own send entry"),
+    ("nic_firmware.warmup_frames", "the measured window counts frames the abstract host returns; with kernel code as the driver there is none"),
+    ("nic_firmware.window_frames", "the measured window counts frames the abstract host returns; with kernel code as the driver there is none"),
 ];
 
 /// The keys a scenario sets that the programmable NIC refuses, or any of
@@ -478,6 +569,11 @@ pub(crate) fn excludes(explicit: &[String]) -> Result<(), (String, String)> {
         if let Some((_, why)) = REPLACED.iter().find(|(p, _)| k.starts_with(p)) {
             return Err((k.clone(), format!("the NIC is the programmable one (`nic_firmware.program`): {why}; remove the key")));
         }
+    }
+    if explicit.iter().any(|k| k == "code.program")
+        && let Some((k, why)) = ABSTRACT_HOST.iter().find(|(p, _)| explicit.iter().any(|k| k == p))
+    {
+        return Err((k.to_string(), format!("the host driver is kernel code: {why}; remove the key")));
     }
     Ok(())
 }

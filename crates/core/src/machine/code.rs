@@ -31,6 +31,11 @@ impl Machine {
     }
 
     pub(super) fn start_code(&mut self) {
+        if let (Some(code), Some(f)) = (&mut self.code, &mut self.net.firmware) {
+            // The programmable NIC's host driver is this code (`machine/firmware.rs`).
+            code.sys.devices.firmware = true;
+            f.drive_by_code();
+        }
         if self.code.is_some() {
             self.post(0, SOFT, Job::Code(Activity::Init));
             if self.code().tick > 0 {
@@ -84,10 +89,12 @@ impl Machine {
                 self.sliced = true;
                 self.code_outcomes();
                 self.code_fault()?;
+                self.code_lockup(horizon)?;
                 return Ok(true);
             }
             Stop::Limit | Stop::Idle => {
                 self.code_outcomes();
+                self.code_lockup(horizon)?;
                 return self.code_fault();
             }
             Stop::Device { core, thread } | Stop::Syscall { core, thread } | Stop::Returned { core, thread } | Stop::Fault { core, thread, .. } => {
@@ -105,9 +112,19 @@ impl Machine {
             Stop::Fault { error, .. } => return Err(crate::Error::Code { file: self.name().to_string(), msg: error.to_string() }),
             Stop::Limit | Stop::Idle => unreachable!(),
         }
-        self.code_actions(c);
+        self.code_actions(c)?;
         self.code_fault()?;
+        self.code_lockup(c)?;
         Ok(true)
+    }
+
+    /// The lockup watchdog's look at cycle `now` (`code/watchdog.rs`).
+    fn code_lockup(&self, now: Time) -> Result<()> {
+        let code = self.code.as_ref().expect("code part selected");
+        match code.lockup(now) {
+            Some(msg) => Err(crate::Error::Code { file: self.name().to_string(), msg }),
+            None => Ok(()),
+        }
     }
 
     /// A model error code caused outside a register access (a frame sent
@@ -121,7 +138,7 @@ impl Machine {
 
     /// Frames software finished with since the last look. A closed-loop
     /// receive flood offers its next frame as each one leaves software.
-    fn code_outcomes(&mut self) {
+    pub(super) fn code_outcomes(&mut self) {
         let mut outcomes = std::mem::take(&mut self.code().sys.devices.outcomes);
         let now = self.queue.now();
         for o in outcomes.drain(..) {
@@ -144,7 +161,7 @@ impl Machine {
     }
 
     /// What register accesses asked for, in order.
-    fn code_actions(&mut self, now: Time) {
+    fn code_actions(&mut self, now: Time) -> Result<()> {
         let mut actions = std::mem::take(&mut self.code().sys.devices.actions);
         for a in actions.drain(..) {
             match a {
@@ -188,9 +205,12 @@ impl Machine {
                     let cpu = self.code_rps_cpu(thread, tag);
                     self.code().sys.devices.answers[thread] = Some((service::RPS_CPU, cpu));
                 }
+                Action::Mailbox { send, value } => self.firmware_mailbox(now, send, value)?,
+                Action::Frame { addr } => self.firmware_frame(now, addr)?,
             }
         }
         self.code().sys.devices.actions = actions;
+        Ok(())
     }
 
     /// Code on `thread` opened a critical section (`local_irq_save`): its
@@ -429,11 +449,14 @@ impl Machine {
                 return self.code_busy_poll_done(now, q, work);
             }
             Activity::Syscall if std::mem::take(&mut self.code().busy_recv) => return self.code_busy_start(now),
-            Activity::Send { .. } => {
+            Activity::Send { bytes } => {
                 // The entry's answer: the frame is on the ring, or an errno.
                 let queued = (self.code().result(thread, level) as i32) >= 0;
                 self.net.counters.tx_in_stack -= 1;
-                if queued {
+                if let (true, Some(f)) = (queued, &mut self.net.firmware) {
+                    // On the programmable NIC's send ring: the wire checks it comes next.
+                    f.code_sends(u32::from(bytes));
+                } else if queued {
                     self.code().sends_queued += 1;
                 } else {
                     self.net.counters.tx_dropped += 1;

@@ -47,11 +47,11 @@ impl Machine {
             return;
         }
         self.timeline.mark(now, "frame received");
-        if self.code.is_some() {
-            return self.code_land(now, bytes);
-        }
         if self.net.firmware.is_some() {
             return self.firmware_land(now, bytes);
+        }
+        if self.code.is_some() {
+            return self.code_land(now, bytes);
         }
         if self.net.rss.is_some() {
             return self.rss_land(now, bytes);

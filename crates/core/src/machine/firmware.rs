@@ -14,11 +14,44 @@
 //! before the NIC runs on (and, with `fill_send_ring_bytes`, a frame to
 //! send for each send descriptor given back). A measured window
 //! (`window_frames`) ends the run when it ends.
+//!
+//! With kernel code as the host driver (`code.program`), the firmware's DMA
+//! reads and writes the code's memory ([`Dma`]), and the driver speaks the
+//! firmware's protocol through the NIC's host interface (`code/ports.rs`).
+//! Code runs first, at most [`LOOKAHEAD`] NIC cycles past the NIC, then the
+//! NIC runs to where the code is: a mailbox write reaches the NIC at its
+//! very cycle (the NIC is run up to it first), and what the NIC does
+//! reaches the code at most [`LOOKAHEAD`] NIC cycles late (never early).
+//! Each frame the MAC accepts is the code's to deliver (in flight by its
+//! tag, its number + 1), and what the socket delivers is checked: the next
+//! frame in order, whole.
 
 use super::{Event, Machine, SLICE};
+use crate::code::Code;
+use crate::code::ports::{CAUSE_RX, InFlight, Outcome};
+use crate::device::firmware::{check_frame, copied};
 use crate::engine::{Key, Time, key_time};
 use crate::error::{Error, Result};
 use crate::workload::Stimulus;
+use irqsim_firmware::HostMemory;
+
+/// NIC cycles kernel code runs ahead of the programmable NIC at most: how
+/// late the NIC's writes and interrupts may reach the code.
+const LOOKAHEAD: u64 = 32;
+
+/// The code's memory as the firmware's DMA engines see it: a write
+/// invalidates the lines the caches hold, as any DMA into the code's memory.
+struct Dma<'a>(&'a mut Code);
+
+impl HostMemory for Dma<'_> {
+    fn read(&mut self, addr: u32) -> u32 {
+        self.0.sys.mem.read_u32(addr)
+    }
+
+    fn write(&mut self, addr: u32, value: u32) {
+        self.0.dma_write(addr, &value.to_be_bytes());
+    }
+}
 
 impl Machine {
     /// Before the event or completion at `next`: the parts that run on
@@ -27,28 +60,60 @@ impl Machine {
     /// runs without them never call it.
     #[inline(never)]
     pub(super) fn step_devices(&mut self, next: Key) -> Result<bool> {
+        if let (Some(_), Some(f)) = (&self.code, &self.net.firmware) {
+            // Kernel code beside the programmable NIC: the code first, then the NIC to where it is.
+            let bound = f.host_time(f.now()).saturating_add(f.host_cycles(LOOKAHEAD)).max(self.queue.now() + 1);
+            let next = next.min(Key::from(bound) << 64);
+            return Ok(self.run_code(next)? || self.run_firmware(next)?);
+        }
         if self.code.is_some() && self.run_code(next)? {
             return Ok(true);
         }
         if self.net.firmware.is_some() {
-            return self.run_firmware();
+            return self.run_firmware(Key::MAX);
         }
         Ok(false)
     }
 
-    /// Runs the NIC up to the next event, at most [`SLICE`] cycles at a time;
-    /// `true` if the loop must look again: the NIC did something the host
-    /// must see first, or the slice ended before the event.
-    fn run_firmware(&mut self) -> Result<bool> {
+    /// Runs the NIC up to the next event (no later than `bound`), at most
+    /// [`SLICE`] cycles at a time; `true` if the loop must look again: the
+    /// NIC did something the host must see first, or it stopped before the
+    /// event (the slice or the bound).
+    fn run_firmware(&mut self, bound: Key) -> Result<bool> {
         let before = self.queue.now();
         // The wire's frames come out of the queue: the next event is the next other one (or a thread's timer).
         let next = self.timers.first().1.min(self.wire_ahead(before.saturating_add(SLICE))?);
         let event = if next == Key::MAX { self.end } else { key_time(next).min(self.end) };
-        let horizon = event.min(before.saturating_add(SLICE));
+        let slice = before.saturating_add(SLICE);
+        let horizon = event.min(slice).min(key_time(bound));
+        self.firmware_advance(before, horizon)?;
+        let f = self.net.firmware.as_mut().expect("firmware part selected");
+        if f.due {
+            // The end of the NIC cycle it stopped in, no later than the event.
+            let at = f.host_time(f.now()).clamp(before, horizon);
+            self.queue.advance_to(at);
+            self.firmware_effects(at)?;
+            return Ok(true);
+        }
+        if horizon < event {
+            self.queue.advance_to(horizon);
+            self.sliced |= horizon == slice;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// The host posts what it has to post, then the NIC runs to `to` (or
+    /// to its first effect the host must see), its DMA into the code's
+    /// memory when the driver is code; the frames the MAC dropped are
+    /// counted (no earlier than `before`), and those it accepted become
+    /// the code's.
+    fn firmware_advance(&mut self, before: Time, to: Time) -> Result<()> {
         let waiting = self.net.nic.rx_waiting() as u64;
         let f = self.net.firmware.as_mut().expect("firmware part selected");
         self.net.counters.tx_offered += f.post(f.returned() - waiting);
-        if let Err(msg) = f.advance(horizon) {
+        let mut dma = self.code.as_deref_mut().map(Dma);
+        if let Err(msg) = f.advance(to, dma.as_mut().map(|d| d as &mut dyn HostMemory)) {
             return Err(Error::Code { file: self.name().to_string(), msg: format!("nic_firmware: {msg}") });
         }
         // The frames the MAC dropped as the NIC ran, each counted at its arrival.
@@ -59,19 +124,48 @@ impl Machine {
         let f = self.net.firmware.as_mut().expect("firmware part selected");
         f.drops = drops;
         f.drops.clear();
-        if f.due {
-            // The end of the NIC cycle it stopped in, no later than the event.
-            let at = f.host_time(f.now()).clamp(before, horizon);
-            self.queue.advance_to(at);
-            self.firmware_effects(at)?;
-            return Ok(true);
+        if let Some(code) = self.code.as_deref_mut() {
+            let (first, accepted) = f.accepted();
+            for (k, (arrival, bytes)) in (first..).zip(accepted) {
+                code.sys.devices.frames.insert(tag(k), InFlight { arrival, bytes, queue: 0, flow: 0 });
+            }
         }
-        if horizon < event {
-            self.queue.advance_to(horizon);
-            self.sliced = true;
-            return Ok(true);
+        Ok(())
+    }
+
+    /// Kernel code wrote a mailbox at `now`: the NIC runs up to that cycle
+    /// (the host sees what it did by then), then takes the new count.
+    pub(super) fn firmware_mailbox(&mut self, now: Time, send: bool, value: u32) -> Result<()> {
+        loop {
+            self.firmware_advance(now, now)?;
+            if !self.net.firmware.as_ref().expect("firmware part selected").due {
+                break;
+            }
+            self.firmware_effects(now)?;
         }
-        Ok(false)
+        self.net.firmware.as_mut().expect("firmware part selected").mailbox(send, value);
+        Ok(())
+    }
+
+    /// The socket hands the application the bytes at `addr` (service
+    /// FRAME): they must be the frame the MAC accepted next of those not
+    /// yet delivered or dropped, whole. It is then delivered.
+    pub(super) fn firmware_frame(&mut self, now: Time, addr: u32) -> Result<()> {
+        let code = self.code.as_deref_mut().expect("code part selected");
+        let k = code.sys.mem.read_u32(addr);
+        let next = code.sys.devices.frames.keys().min().copied();
+        let broken = match (code.sys.devices.frames.get(&tag(k.into())), next) {
+            (None, _) => Err(format!("the socket delivered frame {k}, which is not in flight (delivered twice, or never received)")),
+            (Some(_), Some(n)) if n != tag(k.into()) => Err(format!("the socket delivered frame {k} where frame {} was next (out of order)", n - 1)),
+            (Some(f), _) => check_frame(k, f.bytes, &code.sys.mem.read_bytes(addr, copied(f.bytes))),
+        };
+        if let Err(msg) = broken {
+            return Err(Error::Invariant { file: self.name().to_string(), msg: format!("nic_firmware: {msg}") });
+        }
+        let frame = code.sys.devices.frames.remove(&tag(k.into())).expect("in flight");
+        code.sys.devices.outcomes.push(Outcome { frame, at: now, delivered: true });
+        self.code_outcomes();
+        Ok(())
     }
 
     /// The frames arriving next, up to `limit`: while the queue's next
@@ -115,8 +209,12 @@ impl Machine {
             self.net.counters.tx_sent_bytes += seen.sent_bytes;
             self.timeline.mark(now, "frame sent");
         }
-        // An interrupt for frames an earlier one already took finds nothing: not taken.
-        if seen.interrupt && self.net.nic.rx_waiting() > 0 {
+        if seen.interrupt && self.code.is_some() {
+            // Kernel code's driver: the receive cause of NIC 0's registers, its interrupt as any code NIC's.
+            self.code.as_mut().expect("code part selected").sys.devices.nics[0].icr |= CAUSE_RX;
+            self.code_rx_interrupt(now, 0);
+        } else if seen.interrupt && self.net.nic.rx_waiting() > 0 {
+            // An interrupt for frames an earlier one already took finds nothing: not taken.
             self.raise_nic_irq();
         }
         if seen.window_ended {
@@ -146,4 +244,10 @@ impl Machine {
             self.nic_dropped(now);
         }
     }
+}
+
+/// The tag by which kernel code names the `k`-th frame the MAC accepted
+/// (`k + 1`: tag 0 is a frame of the code's own, as on its other NICs).
+fn tag(k: u64) -> u32 {
+    (k as u32).wrapping_add(1)
 }

@@ -5,18 +5,21 @@
 use super::Machine;
 use crate::cpu::Bin;
 use crate::device::source::Kind;
-use crate::report::{Law, Report, latency_metrics, named};
+use crate::report::{Law, Name, Report, latency_metrics, latency_names, named};
 
-type Metrics = Vec<(String, f64)>;
+type Metrics = Vec<(Name, f64)>;
 
 impl Report {
     pub(crate) fn new(mut m: Machine) -> Self {
-        let mut metrics: Metrics = Vec::new();
+        // A run reports some tens of metrics: one allocation, no regrowth.
+        let mut metrics: Metrics = Vec::with_capacity(64);
         let mut laws = Vec::new();
         let mut records = Vec::new();
+        // A group names each metric once: only those before it can repeat one.
         let mut add = |more: Metrics| {
+            let before = metrics.len();
             for (k, v) in more {
-                if !metrics.iter().any(|(name, _)| *name == k) {
+                if !metrics[..before].iter().any(|(name, _)| *name == k) {
                     metrics.push((k, v));
                 }
             }
@@ -41,13 +44,14 @@ impl Report {
             add(named([("coalesce_timer_interrupts", c.timer_interrupts as f64), ("coalesce_frame_interrupts", c.frame_interrupts as f64)]));
             if let Some(d) = &c.dim {
                 add(named([("dim_decisions", d.decisions as f64), ("dim_profile_changes", d.changes as f64), ("dim_final_profile", d.ix as f64)]));
-                add(d.shares(m.end).iter().enumerate().map(|(i, &x)| (format!("dim_time_share_profile_{i}"), x)).collect());
+                add(d.shares(m.end).iter().enumerate().map(|(i, &x)| (format!("dim_time_share_profile_{i}").into(), x)).collect());
             }
         }
         if let Some(r) = &m.net.rss {
             let total = r.frames.iter().sum::<u64>().max(1) as f64;
             add(named([("rss_queues", r.frames.len() as f64), ("rss_busiest_queue_share", *r.frames.iter().max().unwrap_or(&0) as f64 / total)]));
-            let per_queue = |q: usize| [(format!("rss_queue{q}_frames"), r.frames[q] as f64), (format!("rss_queue{q}_interrupts"), r.interrupts[q] as f64)];
+            let per_queue =
+                |q: usize| [(format!("rss_queue{q}_frames").into(), r.frames[q] as f64), (format!("rss_queue{q}_interrupts").into(), r.interrupts[q] as f64)];
             add((0..r.frames.len()).flat_map(per_queue).collect());
         }
         if let Some(n) = &m.net.napi {
@@ -102,7 +106,7 @@ fn rss_dim(queues: &[crate::device::coalesce::Coalesce], end: u64) -> Metrics {
             *s += x / dims.len() as f64;
         }
     }
-    out.extend(shares.iter().enumerate().map(|(i, &x)| (format!("dim_time_share_profile_{i}"), x)));
+    out.extend(shares.iter().enumerate().map(|(i, &x)| (format!("dim_time_share_profile_{i}").into(), x)));
     out
 }
 
@@ -144,6 +148,7 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     }
     if m.code.is_some() {
         metrics.push(("rx_dropped_software".into(), software as f64));
+        metrics.push(("rx_dropped_route".into(), m.code.as_ref().map_or(0, |k| k.sys.devices.rt_overflow) as f64));
     }
     if let Some(f) = &n.firmware {
         metrics.extend(named([("nic_firmware_instructions", f.instructions() as f64), ("nic_firmware_interrupts", f.interrupts as f64), ("nic_firmware_cycles", f.now() as f64)]));
@@ -155,7 +160,7 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
             ("nic_firmware_window_instructions", window(|w| w.instructions)),
         ]));
     }
-    metrics.extend(latency_metrics("latency", n.latencies.distribution(), m.clock_mhz));
+    metrics.extend(latency_metrics(latency_names!("latency"), n.latencies.distribution(), m.clock_mhz));
     laws.push(Law {
         what: "rx offered = delivered + dropped + in flight",
         lhs: c.rx_offered,
@@ -181,7 +186,7 @@ fn ports(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     for (i, p) in n.ports.list.iter().enumerate() {
         let k = &p.counters;
         let dropped = k.dropped_wire + k.dropped_nic;
-        out.extend([("rx_offered", k.offered), ("rx_dropped", dropped), ("rx_taken", k.taken), ("interrupts", k.interrupts)].map(|(what, x)| (format!("nic{}_{what}", i + 1), x as f64)));
+        out.extend([("rx_offered", k.offered), ("rx_dropped", dropped), ("rx_taken", k.taken), ("interrupts", k.interrupts)].map(|(what, x)| (format!("nic{}_{what}", i + 1).into(), x as f64)));
         laws.push(Law { what: "a NIC's rx offered = dropped + held + taken by the driver", lhs: k.offered, rhs: dropped + p.in_flight() + k.taken });
     }
     out
@@ -214,7 +219,7 @@ fn delivery(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     laws.push(Law { what: "interrupts raised = serviced + lost + in flight", lhs: raised, rhs: serviced + lost + in_flight });
     if d.sources.len() > 1 {
         for (i, s) in d.sources.iter().enumerate() {
-            metrics.extend([("raised", s.raised), ("serviced", s.serviced), ("lost", s.lost)].map(|(what, n)| (format!("source{i}_{what}"), n as f64)));
+            metrics.extend([("raised", s.raised), ("serviced", s.serviced), ("lost", s.lost)].map(|(what, n)| (format!("source{i}_{what}").into(), n as f64)));
         }
     }
     let exercisers = || d.sources.iter().filter(|s| s.kind == Kind::Exerciser);
@@ -238,8 +243,8 @@ fn delivery(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         ("max_interrupts_per_s", if serviced == 0 { f64::NAN } else { clock * 1e6 / per_irq }),
         ("user_share", user as f64 / (m.end as f64 * bins.len() as f64)),
     ]));
-    metrics.extend(latency_metrics("isr_latency", &d.isr_hist, clock));
-    metrics.extend(latency_metrics("tasklet_latency", &d.tasklet_hist, clock));
+    metrics.extend(latency_metrics(latency_names!("isr_latency"), &d.isr_hist, clock));
+    metrics.extend(latency_metrics(latency_names!("tasklet_latency"), &d.tasklet_hist, clock));
     laws.push(Law {
         what: "exerciser ISR claims = tasklet runs + merged schedules + scheduled",
         lhs: c.exerciser_claims,
@@ -309,11 +314,11 @@ fn code_metrics(code: &crate::code::Code) -> Metrics {
     for bin in [Bin::User, Bin::Kernel, Bin::Interrupt, Bin::BottomHalf] {
         let c = totals[bin as usize];
         let name = bin.name();
-        out.push((format!("code_{name}_instructions"), c.instructions as f64));
+        out.push((format!("code_{name}_instructions").into(), c.instructions as f64));
         if code.sys.caches.is_some() {
-            out.push((format!("code_{name}_l1i_misses"), c.l1i_misses as f64));
-            out.push((format!("code_{name}_l1d_misses"), c.l1d_misses as f64));
-            out.push((format!("code_{name}_l2_misses"), c.l2_misses as f64));
+            out.push((format!("code_{name}_l1i_misses").into(), c.l1i_misses as f64));
+            out.push((format!("code_{name}_l1d_misses").into(), c.l1d_misses as f64));
+            out.push((format!("code_{name}_l2_misses").into(), c.l2_misses as f64));
         }
     }
     out.push(("rx_forwarded".into(), code.forwarded as f64));
@@ -337,6 +342,7 @@ fn napi(n: &crate::kernel::napi::Napi, laws: &mut Vec<Law>) -> Metrics {
         ("napi_max_poll_frames", c.max_poll_frames as f64),
         ("napi_max_run_frames", c.max_run_frames as f64),
         ("napi_rotted", c.rotted as f64),
+        ("napi_late_acks", c.late_acks as f64),
         ("napi_deferred", c.deferred as f64),
         ("napi_busy_poll_frames", n.busy.as_ref().map_or(0, |b| b.frames) as f64),
         ("napi_busy_poll_sleeps", n.busy.as_ref().map_or(0, |b| b.sleeps) as f64),

@@ -30,6 +30,10 @@ pub(crate) fn napi(s: &Scenario) -> Result<(), (String, String)> {
         let msg = "the rotting NIC is the abstract one; code's NIC (e1000-like) latches its receive cause, so frames waiting when the driver enables its interrupt raise it at once: remove the key";
         return Err(("napi.rotting".into(), msg.into()));
     }
+    if s.code.selected() && n.late_ack {
+        let msg = "with code the program's driver reads and acknowledges its NIC's cause itself: remove the key";
+        return Err(("napi.late_ack".into(), msg.into()));
+    }
     if n.prefer_busy_poll && (n.busy_poll_usecs == 0 || n.defer_hard_irqs == 0 || n.gro_flush_timeout_ns == 0) {
         let msg = "prefers busy polling: needs busy_poll_usecs, defer_hard_irqs and gro_flush_timeout_ns above 0";
         return Err(("napi.prefer_busy_poll".into(), msg.into()));

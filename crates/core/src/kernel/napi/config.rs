@@ -18,6 +18,7 @@ pub struct NapiConfig {
     pub poll_cycles: u64,
     pub complete_cycles: u64,
     pub rotting: bool,
+    pub late_ack: bool,
     pub gro_flush_timeout_ns: u64,
     pub defer_hard_irqs: u32,
     pub threaded: bool,
@@ -41,6 +42,12 @@ impl NapiConfig {
             "rotting",
             d("false"),
             "the NIC does not interrupt for frames that arrived before its interrupt was enabled again: they wait for the next arrival (NAPI_HOWTO's \"rotting packet\"; counted in `napi_rotted`)",
+        )
+        .when("irq_path.kind", NAPI),
+        Param::flag(
+            "late_ack",
+            d("false"),
+            "the driver acknowledges the receive cause only at its poll's start (the 2002 e1000's ICR read): a frame that arrives after it leaves the cause set, so enabling the interrupt raises it even when the poll took that frame (NAPI_HOWTO's \"redundant irqs\"; counted in `napi_late_acks`)",
         )
         .when("irq_path.kind", NAPI),
         Param::int(

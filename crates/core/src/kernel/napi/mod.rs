@@ -113,6 +113,8 @@ pub struct Counters {
     pub max_run_frames: u64,
     /// Frames left waiting when the interrupt was enabled again, on a rotting NIC.
     pub rotted: u64,
+    /// Interrupts raised on enable by a cause that came after the poll's acknowledgement, no frame waiting (`late_ack`).
+    pub late_acks: u64,
     /// Steps taken with a queue's interrupt enabled while its instance is scheduled.
     pub irq_enabled_while_scheduled: u64,
     /// Completions that left the interrupt masked and armed the timer.
@@ -139,6 +141,10 @@ pub struct Napi {
     pub budget: u64,
     pub budget_cycles: u64,
     pub rotting: bool,
+    /// The receive cause is acknowledged at each poll's start only (`late_ack`).
+    pub(crate) late_ack: bool,
+    /// With `late_ack`: frames waiting in each instance's ring when its poll read the cause.
+    pub(crate) waiting_at_ack: Vec<u64>,
     pub(crate) poll_cycles: u64,
     pub(crate) complete_cycles: u64,
     pub(crate) softirq_cycles: u64,
@@ -180,6 +186,8 @@ impl Napi {
             budget: u64::from(c.budget),
             budget_cycles: (c.budget_usecs * cycles_per_us).round() as u64,
             rotting: c.rotting,
+            late_ack: c.late_ack,
+            waiting_at_ack: vec![0; queues],
             poll_cycles: c.poll_cycles,
             complete_cycles: c.complete_cycles,
             softirq_cycles: if c.threaded { c.thread_wakeup_cycles } else { softirq_entry_cycles },

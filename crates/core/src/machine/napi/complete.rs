@@ -44,6 +44,10 @@ impl Machine {
         self.queue_irq_enable(q);
         let waiting = self.waiting(q);
         if waiting == 0 && !(q == 0 && self.net.nic.tx_done_pending) {
+            if self.cause_since_ack(q) {
+                self.napi().counters.late_acks += 1;
+                self.queue_interrupt(q, 0);
+            }
             return;
         }
         if self.napi().rotting {
@@ -51,6 +55,25 @@ impl Machine {
             return;
         }
         self.queue_interrupt(q, waiting);
+    }
+
+    /// With `late_ack`, the poll's read of the receive cause at its start
+    /// (the 2002 e1000's ICR read in `e1000_process_intr`) clears it; the
+    /// frames then waiting are the ones it acknowledged.
+    #[inline(always)]
+    pub(super) fn ack_cause(&mut self, q: usize) {
+        if self.napi().late_ack {
+            self.napi().waiting_at_ack[q] = self.waiting(q);
+        }
+    }
+
+    /// Whether a frame arrived at instance `q`'s ring after its poll's
+    /// acknowledgement (those it took and those waiting, beyond those
+    /// waiting at the read): its cause is still set (NAPI_HOWTO's
+    /// "redundant irqs … due to too late acking of already processed irqs").
+    fn cause_since_ack(&mut self, q: usize) -> bool {
+        let n = self.napi();
+        n.late_ack && q < n.device_queues && n.poll_frames[q] > n.waiting_at_ack[q]
     }
 
     /// napi_complete_done's decision (net/core/dev.c): the instance leaves

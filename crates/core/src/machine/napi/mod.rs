@@ -87,6 +87,7 @@ impl Machine {
                 let n = self.napi();
                 n.counters.polls += 1;
                 n.poll_frames[q as usize] = 0;
+                self.ack_cause(q as usize);
                 self.poll_step(now, cpu, q)?
             }
             Job::Tx => {
