@@ -26,7 +26,7 @@ def test_parts_lists_every_part_with_its_keys(cli):
 def test_parts_json_matches_the_api():
     doc = irqsim.api.parts()
     sections = [part["section"] for part in doc]
-    assert sections == ["", "run", "cpu", "nic", "driver", "stack", "app", "stats", "workload", "masking", "intc", "bus", "irq_path", "sources", "code", "napi", "coalesce", "rss", "nic_firmware"]
+    assert sections == ["", "run", "cpu", "nic", "driver", "stack", "app", "stats", "workload", "masking", "intc", "bus", "irq_path", "sources", "nics", "code", "napi", "coalesce", "rss", "nic_firmware"]
     intc = next(part for part in doc if part["section"] == "intc")
     assert intc["used_by"] == ["flood", "arrivals", "trace", "script", "synthetic", "exerciser"]
     vectors = next(p for p in intc["params"] if p["key"] == "vectors")

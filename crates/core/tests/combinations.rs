@@ -98,7 +98,7 @@ const MECHANISMS: &[Mechanism] = &[
     // A second controller: a disk on the IO-APIC whatever the NIC's is.
     m("ioapic-disk", &["sources.others=[{rate_per_s = 2000.0, isr_cycles = 3000, intc = \"ioapic\"}]"], ANOTHER_DEVICE),
     // A second NIC beside the first, with its own arrivals and NAPI instance.
-    m("nics", &["nics.others=[{rate_per_s = 4000.0, packet_bytes = 1000, link_mbps = 100.0}]"], ("nic1_rx_taken > 0", |l| l.get("nic1_rx_taken") > 0.0)),
+    m("nics", &["nics.others=[{rate_per_s = 1000.0, packet_bytes = 500, link_mbps = 100.0}]"], ("nic1_rx_taken > 0", |l| l.get("nic1_rx_taken") > 0.0)),
     // The programmable NIC in place of the e1000-like one, below what its host takes.
     Mechanism {
         name: "firmware",
