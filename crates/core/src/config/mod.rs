@@ -220,7 +220,7 @@ impl Scenario {
         let mut doc = serde_json::to_value(&selected).expect("a scenario is plain data");
         rules::drop_unused(&mut doc, self.workload.kind());
         if self.nic_firmware.selected() {
-            crate::device::firmware::drop_replaced(&mut doc);
+            crate::device::firmware::drop_replaced(&mut doc, self.code.selected());
         }
         doc.to_string()
     }

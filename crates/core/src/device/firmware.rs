@@ -579,9 +579,11 @@ pub(crate) fn excludes(explicit: &[String]) -> Result<(), (String, String)> {
 }
 
 /// Takes the keys the programmable NIC replaces out of a scenario written
-/// back (`Scenario::to_json`), so that it loads again.
-pub(crate) fn drop_replaced(doc: &mut serde_json::Value) {
-    for (key, _) in REPLACED {
+/// back (`Scenario::to_json`), and with kernel code as its host driver
+/// (`code`) the abstract host's, so that it loads again.
+pub(crate) fn drop_replaced(doc: &mut serde_json::Value, code: bool) {
+    let host = if code { ABSTRACT_HOST } else { &[] };
+    for (key, _) in REPLACED.iter().chain(host) {
         let Some((section, leaf)) = key.split_once('.') else { continue };
         if let Some(t) = doc.get_mut(section).and_then(|t| t.as_object_mut()) {
             t.remove(leaf);
