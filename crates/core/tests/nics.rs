@@ -137,6 +137,25 @@ fn every_receive_path_drains_each_nic() {
     assert!(m(&r, "masking_cycles") > 0.0);
 }
 
+/// A NIC's own coalescing and DIM (its `rx_usecs`, `rx_frames`,
+/// `adaptive_rx`) gate its interrupts only: the first NIC, on its own CPU
+/// and controller, interrupts exactly as before.
+#[test]
+fn each_nic_coalesces_on_its_own() {
+    let plain = run(TWO, &["run.duration_ms=200"]);
+    let held = run(TWO, &["run.duration_ms=200", &second_nic(&[("rx_frames", "8"), ("rx_usecs", "50")])]);
+    assert!(m(&held, "nic1_coalesce_interrupts") > 0.0);
+    assert!(m(&held, "nic1_interrupts") < 0.6 * m(&plain, "nic1_interrupts"), "{} {}", m(&held, "nic1_interrupts"), m(&plain, "nic1_interrupts"));
+    assert_eq!(m(&held, "nic0_interrupts"), m(&plain, "nic0_interrupts"));
+    assert_eq!(m(&held, "nic1_rx_dropped"), 0.0);
+    let dim = run(TWO, &["run.duration_ms=200", &second_nic(&[("adaptive_rx", "true")])]);
+    assert!(m(&dim, "nic1_dim_decisions") > 0.0);
+    assert!(dim.metric("dim_decisions").is_none(), "the first NIC has no DIM");
+    // Both NICs coalescing, each by its own rules, on the mt path.
+    let both = run(TWO, &["irq_path.kind=\"mt\"", "coalesce.rx_frames=4", "coalesce.rx_usecs=100", &second_nic(&[("rx_frames", "8"), ("rx_usecs", "50")])]);
+    assert!(m(&both, "coalesce_frame_interrupts") + m(&both, "coalesce_timer_interrupts") > 0.0 && m(&both, "nic1_coalesce_interrupts") > 0.0);
+}
+
 /// Many NICs on many CPUs, each on its own MSI-X vector.
 #[test]
 fn eight_nics_on_four_cpus() {
@@ -172,6 +191,10 @@ fn refusals_name_the_key() {
         let e = load(name, sets).err().unwrap_or_else(|| panic!("{sets:?} loaded"));
         assert!(!e.contains('\n') && e.contains(key), "{sets:?}: {e}");
     };
+    refused(TWO, &[&second_nic(&[("rx_usecs", "20")])], "nics.others[0].rx_usecs");
+    refused(TWO, &[&second_nic(&[("rx_usecs", "0"), ("rx_frames", "0")])], "nics.others[0].rx_frames");
+    refused(TWO, &[&second_nic(&[("adaptive_rx", "true"), ("rx_frames", "4")])], "nics.others[0].rx_frames");
+    refused(TWO, &["irq_path.kind=\"linux\"", &second_nic(&[("adaptive_rx", "true")])], "nics.others[0].adaptive_rx");
     let one = "nics.others=[{rate_per_s = 1000.0, packet_bytes = 100}]";
     refused("code/rx-min", &[one], "nics.others");
     refused("compose/rx-firmware", &[one], "nics.others");

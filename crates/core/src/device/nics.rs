@@ -2,11 +2,12 @@
 //! each an e1000-like receive side of its own (buffer, descriptors, wire,
 //! DMA), fed by its own arrivals, interrupting through its own controller
 //! input, drained by its own ISR (mt path), bottom half (Linux) or NAPI
-//! instance. The first NIC is `[nic]` with
+//! instance, with coalescing and DIM of its own. The first NIC is `[nic]` with
 //! `[workload]`, `[rss]` and `[coalesce]`; the host's software (driver and
 //! stack costs, application, NAPI's weight and budget) serves them all.
 //! What they do at run time is `machine/nics.rs`.
 
+use crate::device::coalesce::{CoalesceConfig, DimMode};
 use crate::intc::IntcKind;
 use crate::params::{Param, REQ, absent, d};
 use crate::workload::config::{ArrivalsConfig, MAX_PACKET_BYTES, Process};
@@ -49,6 +50,11 @@ pub struct NicPortConfig {
     pub priority: u8,
     /// Its own controller (absent: `intc.kind`'s).
     pub intc: Option<IntcKind>,
+    /// Its own receive-interrupt coalescing and DIM, as `[coalesce]`'s keys.
+    pub rx_usecs: u32,
+    pub rx_frames: u32,
+    pub adaptive_rx: bool,
+    pub dim_mode: DimMode,
 }
 
 const VECTORED: &[&str] = &["ioapic", "msi", "msix"];
@@ -74,11 +80,20 @@ impl NicPortConfig {
             absent("`intc.kind`"),
             "its own controller beside the first NIC's: e.g. this NIC on the IO-APIC while the first uses MSI-X",
         ),
+        Param::int("rx_usecs", "µs", d("0"), 0, 1_000_000, "its receive-interrupt delay after the first frame it covers (as `coalesce.rx_usecs`)"),
+        Param::int("rx_frames", "", d("1"), 0, 1 << 20, "frames that interrupt at once (as `coalesce.rx_frames`)"),
+        Param::flag("adaptive_rx", d("false"), "DIM tunes its coalescing (as `coalesce.adaptive_rx`; the NAPI path)"),
+        Param::choice("dim_mode", &["eqe", "cqe"], d("\"eqe\""), "its DIM's profiles and timer (as `coalesce.dim_mode`)"),
     ];
 
     /// What it asks of the controllers.
     pub fn request(&self) -> crate::intc::Request {
         crate::intc::Request { intc: self.intc, cpu: self.irq_thread, line: self.line, cpu_key: "irq_thread" }
+    }
+
+    /// Its coalescing, as the first NIC's `[coalesce]` would state it.
+    pub fn coalesce(&self) -> CoalesceConfig {
+        CoalesceConfig { rx_usecs: self.rx_usecs, rx_frames: self.rx_frames, adaptive_rx: self.adaptive_rx, dim_mode: self.dim_mode }
     }
 
     /// Its arrivals, as the first NIC's `arrivals` workload would state them.

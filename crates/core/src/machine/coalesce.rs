@@ -9,9 +9,8 @@ use crate::machine::{Event, Machine};
 impl Machine {
     /// Queue `q`'s coalescing (one per RSS queue, or the NIC's own).
     pub(crate) fn coalescer(&mut self, q: usize) -> Option<&mut Coalesce> {
-        if self.port_of(q).is_some() {
-            // The other NICs do not coalesce.
-            return None;
+        if q >= self.net.ports.base {
+            return self.port_coalescer(q);
         }
         match &mut self.net.rss {
             Some(r) => r.coalesce.get_mut(q),
@@ -24,6 +23,8 @@ impl Machine {
         if self.code.is_some() {
             let now = self.queue.now();
             self.code_rx_interrupt(now, q)
+        } else if q >= self.net.ports.base {
+            self.port_raise(q - self.net.ports.base)
         } else if self.net.rss.is_some() {
             self.rss_raise(q)
         } else {
@@ -52,13 +53,14 @@ impl Machine {
     /// counters (with RSS, the queue's; else the NIC's) and may move to
     /// another profile.
     pub(crate) fn dim_sample(&mut self, q: usize) {
-        if self.port_of(q).is_some() {
-            // The other NICs have no DIM.
-            return;
-        }
         let now = self.queue.now();
         let c = &self.net.counters;
         let (events, frames, bytes) = match &self.net.rss {
+            // Another NIC's DIM samples its own counts.
+            _ if q >= self.net.ports.base => {
+                let k = &self.net.ports.list[q - self.net.ports.base].counters;
+                (k.interrupts, k.taken, k.taken_bytes)
+            }
             Some(r) => (r.interrupts[q], r.taken[q].0, r.taken[q].1),
             None if self.net.ports.list.is_empty() => (c.interrupts, c.rx_delivered, c.rx_delivered_bytes),
             // Beside other NICs, the first NIC's own: the totals less theirs.

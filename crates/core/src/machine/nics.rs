@@ -13,6 +13,7 @@
 
 use super::{Event, Machine};
 use crate::config::Scenario;
+use crate::device::coalesce::Coalesce;
 use crate::device::nic::{Accept, Nic};
 use crate::engine::Time;
 use crate::error::Result;
@@ -57,6 +58,8 @@ pub(crate) struct Port {
     /// Its interrupt is disabled (its NAPI instance owns it).
     pub irq_off: bool,
     pub counters: PortCounters,
+    /// Its receive-interrupt coalescing, when it coalesces.
+    pub coalesce: Option<Coalesce>,
 }
 
 /// One port's own counts.
@@ -87,7 +90,8 @@ impl Port {
                 // Port k's stream: the run's seed moved by a golden-ratio step per port.
                 let seed = host.seed.wrapping_add((k as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
                 let workload = Workload::arrivals(&c.arrivals(), &crate::workload::Host { seed, ..host });
-                Port { nic, workload, landed: None, wire_waiting: 0, wire_queue: c.wire_queue_packets, irq_off: false, counters: PortCounters::default() }
+                let coalesce = c.coalesce().active().then(|| Coalesce::new(&c.coalesce(), cycles_per_us));
+                Port { nic, workload, landed: None, wire_waiting: 0, wire_queue: c.wire_queue_packets, irq_off: false, counters: PortCounters::default(), coalesce }
             })
             .collect()
     }
@@ -164,6 +168,12 @@ impl Machine {
             self.net.counters.rx_dropped_nic += 1;
             return;
         }
+        if p.coalesce.is_some() {
+            if !p.irq_off {
+                self.coalesce_count(self.net.ports.base + k, 1);
+            }
+            return;
+        }
         self.port_raise(k);
     }
 
@@ -177,6 +187,9 @@ impl Machine {
         }
         p.irq_off = true;
         p.counters.interrupts += 1;
+        if let Some(c) = &mut p.coalesce {
+            c.fired();
+        }
         self.net.counters.interrupts += 1;
         let now = self.queue.now();
         self.timeline.mark(now, "NIC interrupt");
@@ -237,6 +250,13 @@ impl Machine {
             return Some(Job::section(if bottom { Site::BottomHalf } else { Site::Driver }, q as u8, 0, 0));
         }
         self.port_step(q, bottom)
+    }
+
+    /// Port queue `q`'s coalescing, if it coalesces.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn port_coalescer(&mut self, q: usize) -> Option<&mut Coalesce> {
+        self.net.ports.list[q - self.net.ports.base].coalesce.as_mut()
     }
 
     /// The port whose queue is `q`, if `q` is a port's.

@@ -188,6 +188,12 @@ fn ports(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         let dropped = k.dropped_wire + k.dropped_nic;
         out.extend([("rx_offered", k.offered), ("rx_dropped", dropped), ("rx_taken", k.taken), ("interrupts", k.interrupts)].map(|(what, x)| (format!("nic{}_{what}", i + 1).into(), x as f64)));
         laws.push(Law { what: "a NIC's rx offered = dropped + held + taken by the driver", lhs: k.offered, rhs: dropped + p.in_flight() + k.taken });
+        if let Some(c) = &p.coalesce {
+            out.push((format!("nic{}_coalesce_interrupts", i + 1).into(), (c.timer_interrupts + c.frame_interrupts) as f64));
+            if let Some(d) = &c.dim {
+                out.push((format!("nic{}_dim_decisions", i + 1).into(), d.decisions as f64));
+            }
+        }
     }
     out
 }

@@ -53,7 +53,10 @@ impl Machine {
     /// (through coalescing, if the NIC coalesces).
     pub(crate) fn queue_interrupt(&mut self, q: usize, waiting: u64) {
         if q >= self.net.ports.base {
-            return self.port_raise(q - self.net.ports.base);
+            return match self.port_coalescer(q).is_some() && waiting > 0 {
+                true => self.coalesce_count(q, waiting),
+                false => self.port_raise(q - self.net.ports.base),
+            };
         }
         let coalescing = self.net.rss.as_ref().map_or(self.net.coalesce.is_some(), |r| !r.coalesce.is_empty());
         if coalescing && waiting > 0 {

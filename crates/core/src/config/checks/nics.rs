@@ -33,6 +33,19 @@ pub(crate) fn nics(s: &Scenario) -> Result<(), (String, String)> {
         if n.rate_pps > s.cpu.clock_mhz * 1e6 {
             return err(key("rate_per_s"), format!("{} per second is more than one per cycle of the {} MHz clock", n.rate_pps, s.cpu.clock_mhz));
         }
+        if n.adaptive_rx && (n.rx_usecs != 0 || n.rx_frames != 1) {
+            let k = if n.rx_usecs != 0 { "rx_usecs" } else { "rx_frames" };
+            return err(key(k), "only used when its `adaptive_rx` is `false` (DIM chooses them); remove the key".into());
+        }
+        if n.adaptive_rx && s.irq_path.kind != Some(crate::kernel::IrqPathKind::Napi) {
+            return err(key("adaptive_rx"), "DIM samples at napi_complete_done: needs irq_path.kind = \"napi\"".into());
+        }
+        if n.rx_usecs == 0 && n.rx_frames == 0 {
+            return err(key("rx_frames"), "rx_usecs and rx_frames are both 0: the NIC would never interrupt (ethtool refuses it)".into());
+        }
+        if n.rx_usecs > 0 && n.rx_frames == 1 {
+            return err(key("rx_usecs"), "changes nothing while its rx_frames = 1: the first frame interrupts at once, before any rx_usecs timer could expire; set rx_frames to 0 (the timer alone) or above 1".into());
+        }
         if u64::from(n.packet_bytes) > n.rx_buffer_bytes {
             return err(key("packet_bytes"), format!("{}-byte packets never fit its {}-byte rx_buffer_bytes", n.packet_bytes, n.rx_buffer_bytes));
         }
