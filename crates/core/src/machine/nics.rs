@@ -238,8 +238,7 @@ impl Machine {
     /// arrivals are open).
     fn port_rx_step(&mut self, now: Time, thread: usize, q: usize, bottom: bool) -> Option<Job> {
         let (frame, in_memory) = self.port_ring(q).take_rx(now).expect("a port's Rx step always has a frame");
-        let c = &mut self.net.ports.list[q - self.net.ports.base].counters;
-        (c.taken, c.taken_bytes) = (c.taken + 1, c.taken_bytes + u64::from(frame.bytes));
+        self.port_took(q, frame.bytes);
         self.net.costs.redraw();
         if self.net.costs.stack {
             self.protocol_takes(thread, frame);
@@ -250,6 +249,12 @@ impl Machine {
             return Some(Job::section(if bottom { Site::BottomHalf } else { Site::Driver }, q as u8, 0, 0));
         }
         self.port_step(q, bottom)
+    }
+
+    /// The driver took a frame of `bytes` off port queue `q`'s ring.
+    pub(crate) fn port_took(&mut self, q: usize, bytes: u32) {
+        let c = &mut self.net.ports.list[q - self.net.ports.base].counters;
+        (c.taken, c.taken_bytes) = (c.taken + 1, c.taken_bytes + u64::from(bytes));
     }
 
     /// Port queue `q`'s coalescing, if it coalesces.
@@ -277,7 +282,7 @@ impl Machine {
 
     #[cold]
     #[inline(never)]
-    pub(crate) fn port_irq(&self, q: usize) -> &Port {
+    pub(crate) fn port(&self, q: usize) -> &Port {
         &self.net.ports.list[q - self.net.ports.base]
     }
 

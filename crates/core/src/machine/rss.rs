@@ -24,7 +24,7 @@ impl Machine {
     /// (An RPS backlog, past the rings, has no interrupt: always off.)
     pub(crate) fn queue_irq_off(&self, q: usize) -> bool {
         if q >= self.net.ports.base {
-            return self.port_irq(q).irq_off;
+            return self.port(q).irq_off;
         }
         self.net.rss.as_ref().map_or(self.net.irq_posted, |r| r.irq_off.get(q).copied().unwrap_or(true))
     }

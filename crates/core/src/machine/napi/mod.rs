@@ -237,10 +237,9 @@ impl Machine {
             return;
         }
         let (frame, in_memory) = self.ring(q).take_rx(now).expect("an Rx poll step always has a frame");
-        let port = self.port_of(q);
-        if let Some(k) = port {
-            let c = &mut self.net.ports.list[k].counters;
-            (c.taken, c.taken_bytes) = (c.taken + 1, c.taken_bytes + u64::from(frame.bytes));
+        let port = self.port_of(q).is_some();
+        if port {
+            self.port_took(q, frame.bytes);
         } else if let Some(r) = &mut self.net.rss {
             let t = &mut r.taken[q];
             (t.0, t.1) = (t.0 + 1, t.1 + u64::from(frame.bytes));
@@ -252,7 +251,7 @@ impl Machine {
             self.deliver_in_memory(frame.arrival, at, frame.bytes);
             self.busy_wake(q);
         }
-        if port.is_some() {
+        if port {
             return;
         }
         if let Some((t, s)) = self.net.workload.rx_serviced(now) {
