@@ -264,12 +264,6 @@ impl Machine {
         self.net.ports.list[q - self.net.ports.base].coalesce.as_mut()
     }
 
-    /// The port whose queue is `q`, if `q` is a port's.
-    #[inline(always)]
-    pub(crate) fn port_of(&self, q: usize) -> Option<usize> {
-        q.checked_sub(self.net.ports.base).filter(|&k| k < self.net.ports.list.len())
-    }
-
     // The queue operations of `rss.rs` on a port's queue `q`. Cold and out
     // of line: inlined, their code made the one-NIC event loop's register
     // allocation worse (4 instructions a frame on the bench).

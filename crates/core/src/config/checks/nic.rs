@@ -4,11 +4,15 @@
 use crate::config::{Direction, Scenario, WorkloadConfig};
 use crate::kernel::IrqPathKind;
 
+/// ethtool's refusal of a NIC that would never interrupt (the first NIC's
+/// `[coalesce]` and each other NIC's own keys).
+pub(super) const NEVER_INTERRUPTS: &str = "rx_usecs and rx_frames are both 0: the NIC would never interrupt (ethtool refuses it)";
+
 /// ethtool's rule between the two keys, and DIM's path: `(key, message)`.
 pub(crate) fn coalesce(s: &Scenario) -> Result<(), (String, String)> {
     let c = &s.coalesce;
     if !c.adaptive_rx && c.rx_usecs == 0 && c.rx_frames == 0 {
-        return Err(("coalesce.rx_frames".into(), "rx_usecs and rx_frames are both 0: the NIC would never interrupt (ethtool refuses it)".into()));
+        return Err(("coalesce.rx_frames".into(), NEVER_INTERRUPTS.into()));
     }
     // Kernel code's driver is its own: DIM samples where it enables its
     // receive cause again (its napi_complete_done).

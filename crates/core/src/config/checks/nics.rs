@@ -41,7 +41,7 @@ pub(crate) fn nics(s: &Scenario) -> Result<(), (String, String)> {
             return err(key("adaptive_rx"), "DIM samples at napi_complete_done: needs irq_path.kind = \"napi\"".into());
         }
         if n.rx_usecs == 0 && n.rx_frames == 0 {
-            return err(key("rx_frames"), "rx_usecs and rx_frames are both 0: the NIC would never interrupt (ethtool refuses it)".into());
+            return err(key("rx_frames"), super::nic::NEVER_INTERRUPTS.into());
         }
         if n.rx_usecs > 0 && n.rx_frames == 1 {
             return err(key("rx_usecs"), "changes nothing while its rx_frames = 1: the first frame interrupts at once, before any rx_usecs timer could expire; set rx_frames to 0 (the timer alone) or above 1".into());
