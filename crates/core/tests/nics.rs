@@ -1,8 +1,8 @@
 //! Several NICs on one machine (`[[nics.others]]`): each with its own
 //! arrivals, wire, buffer, interrupt and NAPI instance, on its own
 //! controller and CPU; frames conserved per NIC and in total; every
-//! receive path and the NAPI path's options serve every NIC; what is not
-//! modelled is refused.
+//! receive path and the NAPI path's options serve every NIC; each NIC's
+//! own RSS and RPS over all of them; what is not modelled is refused.
 
 use irqsim_core::{Record, Report, Scenario, parse_override, simulate};
 use std::path::Path;
@@ -186,6 +186,53 @@ fn the_same_scenario_gives_the_same_numbers() {
     assert_ne!(m(&twin, "nic0_rx_offered"), m(&twin, "nic1_rx_offered"));
 }
 
+/// A NIC's own RSS: its frames' flows hashed over its own queues, each with
+/// its ring, its MSI-X vector to its own CPU and its NAPI instance.
+#[test]
+fn a_nic_steers_its_own_frames_over_its_own_queues() {
+    // NIC 1 keeps the IO-APIC pin (and `intc.trigger` its meaning); NIC 2 is on MSI-X.
+    let pin = "{intc = \"ioapic\", line = 16, irq_thread = 1, rate_per_s = 1000.0, packet_bytes = 100}";
+    let nic2 = |extra: &str| format!("nics.others=[{pin}, {{intc = \"msix\", irq_thread = 0, rate_per_s = 30000.0, packet_bytes = 1000, link_mbps = 1000.0{extra}}}]");
+    let quiet = ["workload.rate_per_s=100.0"];
+    // One queue: its vector goes to CPU 0, and CPU 1 only serves NIC 1's trickle.
+    let one = run(TWO, &[&quiet[..], &[&nic2("")]].concat());
+    // Two queues: vector 1 goes to CPU 1, which now polls half of NIC 2's frames.
+    let two = run(TWO, &[&quiet[..], &[&nic2(", queues = 2")]].concat());
+    assert_eq!(m(&two, "nic2_rss_queues"), 2.0);
+    assert!(one.metric("nic2_rss_queues").is_none(), "no RSS metrics for one queue");
+    let share = |r: &Report| r.bins[1].get(irqsim_core::cpu::Bin::BottomHalf) as f64 / r.bins[0].get(irqsim_core::cpu::Bin::BottomHalf) as f64;
+    assert!(share(&one) < 0.1 && share(&two) > 0.6, "CPU 1's polling against CPU 0's: {} then {}", share(&one), share(&two));
+    assert_eq!(m(&two, "source2_serviced"), m(&two, "nic2_interrupts"), "both vectors are NIC 2's source");
+    assert_eq!(m(&two, "nic2_rx_offered"), m(&one, "nic2_rx_offered"), "the same frames, spread");
+    assert_eq!(m(&two, "nic2_rx_dropped"), 0.0);
+    // Its flows decide the spread: eight flows under a steep Zipf skew crowd one queue.
+    let even = run(TWO, &[&quiet[..], &[&nic2(", queues = 4")]].concat());
+    let skewed = run(TWO, &[&quiet[..], &[&nic2(", queues = 4, flows = 8, flow_skew = 2.0")]].concat());
+    let (e, k) = (m(&even, "nic2_rss_busiest_queue_share"), m(&skewed, "nic2_rss_busiest_queue_share"));
+    assert!(e < 0.35 && k > 0.6, "busiest queue's share: {e} uniform, {k} skewed");
+    // Each queue coalesces on its own: every interrupt is its coalescing's.
+    let held = run(TWO, &[&quiet[..], &[&nic2(", queues = 4, rx_usecs = 400, rx_frames = 0")]].concat());
+    assert_eq!(m(&held, "nic2_coalesce_interrupts"), m(&held, "nic2_interrupts"));
+    assert!(m(&held, "nic2_interrupts") < 0.5 * m(&even, "nic2_interrupts"), "{} {}", m(&held, "nic2_interrupts"), m(&even, "nic2_interrupts"));
+}
+
+/// RPS steers every NIC's frames: the second NIC's flows, hashed, send the
+/// protocol's work of its frames to the other CPU's backlog.
+#[test]
+fn rps_steers_every_nics_frames() {
+    let rps = ["rss.kind=\"toeplitz\"", "rss.queues=1", "stack.enabled=true", "workload.rate_per_s=100.0"];
+    let nic1 = second_nic(&[("irq_thread", "0"), ("rate_per_s", "5000.0")]);
+    let off = run(TWO, &[&rps[..], &[&nic1]].concat());
+    let on = run(TWO, &[&rps[..], &[&nic1, "rss.rps_cpus=2"]].concat());
+    assert_eq!(m(&off, "rps_remote_frames"), 0.0);
+    assert_eq!(m(&off, "thread1_busy_share"), 0.0);
+    // About half the flows hash to CPU 1; nearly all its frames are NIC 1's.
+    let remote = m(&on, "rps_remote_frames");
+    assert!(remote > 0.3 * m(&on, "nic1_rx_taken"), "{remote} of {}", m(&on, "nic1_rx_taken"));
+    assert!(m(&on, "thread1_busy_share") > 0.0);
+    assert_eq!(m(&on, "rx_delivered") + m(&on, "rx_in_flight"), m(&off, "rx_delivered") + m(&off, "rx_in_flight"));
+}
+
 /// What is not modelled, or meaningless, is refused in one line naming the key.
 #[test]
 fn refusals_name_the_key() {
@@ -202,7 +249,15 @@ fn refusals_name_the_key() {
     refused("compose/rx-firmware", &[one], "nics.others");
     refused(TWO, &[&second_nic(&[("irq_thread", "5")])], "nics.others[0].irq_thread");
     refused(TWO, &[&second_nic(&[("packet_bytes", "9000"), ("rx_buffer_bytes", "4096")])], "nics.others[0].packet_bytes");
-    refused(TWO, &["rss.kind=\"toeplitz\"", "rss.rps_cpus=2"], "rss.rps_cpus");
+    refused(TWO, &[&second_nic(&[("queues", "2")])], "nics.others[0].queues");
+    let beside_a_pin = |own: &str| format!("nics.others=[{{intc = \"ioapic\", line = 16, rate_per_s = 1.0, packet_bytes = 100}}, {{rate_per_s = 1.0, packet_bytes = 100, {own}}}]");
+    refused(TWO, &["irq_path.kind=\"linux\"", &beside_a_pin("intc = \"msix\", queues = 2")], "nics.others[1].queues");
+    refused(TWO, &[&beside_a_pin("intc = \"msi\", queues = 3")], "nics.others[1].queues");
+    refused(TWO, &[&second_nic(&[("flows", "8")])], "nics.others[0].flows");
+    // 1 + 1 + 19 × 16 queues: past the NAPI instances' 256.
+    let wide = "{intc = \"msix\", rate_per_s = 1.0, packet_bytes = 100, queues = 16}";
+    let many = format!("nics.others=[{{intc = \"ioapic\", line = 16, rate_per_s = 1.0, packet_bytes = 100}}, {}]", vec![wide; 19].join(", "));
+    refused(TWO, &[&many], "nics.others[19].queues");
     refused(TWO, &["nics.others=[{rate_per_s = 1.0, packet_bytes = 100, colour = 1}]"], "colour");
     refused(TWO, &[&second_nic(&[("line", "30")])], "nics.others[0].line");
     let pic = "nics.others=[{intc = \"ioapic\", rate_per_s = 1.0, packet_bytes = 100}, {intc = \"xtpic\", irq_thread = 1, rate_per_s = 1.0, packet_bytes = 100}]";

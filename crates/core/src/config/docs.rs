@@ -50,8 +50,13 @@ pub fn markdown(more: &[Section]) -> String {
             let _ = writeln!(out, "\n{}", info.notes);
         }
         for p in info.params {
-            if let Type::Sections(s) = p.ty {
-                sections(&mut out, 3, &format!("{}.{}", info.section, p.key), s);
+            match p.ty {
+                Type::Sections(s) => sections(&mut out, 3, &format!("{}.{}", info.section, p.key), s),
+                Type::Items(item) => {
+                    let _ = write!(out, "\nEach `[[{}.{}]]` table:\n\n", info.section, p.key);
+                    table(&mut out, item);
+                }
+                _ => {}
             }
         }
     }

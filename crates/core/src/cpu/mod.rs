@@ -407,7 +407,7 @@ impl<J: Copy + Label> Thread<J> {
 
     /// [`Thread::post`] then [`Thread::dispatch`] when
     /// [`Thread::starts_at_once`], without queueing `work`.
-    #[inline]
+    #[inline(always)]
     pub fn start_at_once(&mut self, now: Time, level: Level, work: Work<J>, timeline: &mut Timeline) -> Option<Time> {
         debug_assert!(self.starts_at_once(level));
         self.charge(now, timeline);

@@ -8,6 +8,7 @@
 //! What they do at run time is `machine/nics.rs`.
 
 use crate::device::coalesce::{CoalesceConfig, DimMode};
+use crate::device::rss::{RssConfig, RssKind};
 use crate::intc::IntcKind;
 use crate::params::{Param, REQ, absent, d};
 use crate::workload::config::{ArrivalsConfig, MAX_PACKET_BYTES, Process};
@@ -55,6 +56,11 @@ pub struct NicPortConfig {
     pub rx_frames: u32,
     pub adaptive_rx: bool,
     pub dim_mode: DimMode,
+    /// Its own receive-side scaling: queues, and the flows it hashes
+    /// (as `[rss]`'s keys; absent: `[rss]`'s defaults).
+    pub queues: u32,
+    pub flows: Option<u32>,
+    pub flow_skew: Option<f64>,
 }
 
 const VECTORED: &[&str] = &["ioapic", "msi", "msix"];
@@ -84,16 +90,32 @@ impl NicPortConfig {
         Param::int("rx_frames", "", d("1"), 0, 1 << 20, "frames that interrupt at once (as `coalesce.rx_frames`)"),
         Param::flag("adaptive_rx", d("false"), "DIM tunes its coalescing (as `coalesce.adaptive_rx`; the NAPI path)"),
         Param::choice("dim_mode", &["eqe", "cqe"], d("\"eqe\""), "its DIM's profiles and timer (as `coalesce.dim_mode`)"),
+        Param::int(
+            "queues",
+            "",
+            d("1"),
+            1,
+            16,
+            "its receive queues (its own RSS, as `rss.queues`): a Toeplitz hash of each frame's flow picks one; each queue has its ring, its own coalescing, a vector to thread (`irq_thread` + k) mod `cpu.threads`, and a NAPI instance",
+        ),
+        Param::int("flows", "", absent("1024"), 1, 65_536, "flows in its frames' mix, drawn from its own seed (as `rss.flows`); with `queues` above 1 or RPS (`rss.rps_cpus`)"),
+        Param::float("flow_skew", "", absent("0.0"), false, 0.0, 10.0, "Zipf exponent of its flows' shares (as `rss.flow_skew`); with `queues` above 1 or RPS"),
     ];
 
     /// What it asks of the controllers.
     pub fn request(&self) -> crate::intc::Request {
-        crate::intc::Request { intc: self.intc, cpu: self.irq_thread, line: self.line, cpu_key: "irq_thread" }
+        crate::intc::Request { intc: self.intc, cpu: self.irq_thread, line: self.line, vectors: self.queues, cpu_key: "irq_thread" }
     }
 
     /// Its coalescing, as the first NIC's `[coalesce]` would state it.
     pub fn coalesce(&self) -> CoalesceConfig {
         CoalesceConfig { rx_usecs: self.rx_usecs, rx_frames: self.rx_frames, adaptive_rx: self.adaptive_rx, dim_mode: self.dim_mode }
+    }
+
+    /// Its receive-side scaling, as the first NIC's `[rss]` would state it
+    /// (RPS, `rss.rps_cpus`, is the host's and steers every NIC's frames).
+    pub fn rss(&self, rps_cpus: u32) -> RssConfig {
+        RssConfig { kind: RssKind::Toeplitz, queues: self.queues, flows: self.flows.unwrap_or(1024), flow_skew: self.flow_skew.unwrap_or(0.0), rps_cpus }
     }
 
     /// Its arrivals, as the first NIC's `arrivals` workload would state them.

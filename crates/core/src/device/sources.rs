@@ -105,7 +105,7 @@ impl SourceConfig {
 
     /// What it asks of the controllers.
     pub fn request(&self) -> crate::intc::Request {
-        crate::intc::Request { intc: self.intc, cpu: self.cpu, line: self.line, cpu_key: "cpu" }
+        crate::intc::Request { intc: self.intc, cpu: self.cpu, line: self.line, vectors: 1, cpu_key: "cpu" }
     }
 
     /// The keys of each `[[workload.others]]` (or `[[sources.others]]`) table.

@@ -248,7 +248,8 @@ pub struct Wiring {
     /// source names, in order.
     pub controllers: Vec<IntcKind>,
     pub exerciser: Vec<u32>,
-    pub others: Vec<u32>,
+    /// Each other source's inputs (one, or one per RSS queue of a NIC).
+    pub others: Vec<Vec<u32>>,
 }
 
 /// The first device's request: its key prefix for errors, its line if
@@ -270,12 +271,13 @@ pub fn owner(bases: &[u32], input: u32) -> usize {
 }
 
 /// Another device's request: its own controller (else the first device's),
-/// the CPU it interrupts, its line if given.
+/// the CPU it interrupts, its line if given, how many vectors it takes.
 #[derive(Debug, Clone, Copy)]
 pub struct Request {
     pub intc: Option<IntcKind>,
     pub cpu: usize,
     pub line: Option<u32>,
+    pub vectors: u32,
     /// The key `cpu` is set by, in the device's table (errors name it).
     pub cpu_key: &'static str,
 }
@@ -305,7 +307,7 @@ pub fn assign(kind: IntcKind, first: First, others: impl ExactSizeIterator<Item 
             ));
         }
         let base = bases(&controllers)[c];
-        wired.push(base + pick(controllers[c], &mut used[c], &format!("{item}.line"), o.line, 1)?[0]);
+        wired.push(pick(controllers[c], &mut used[c], &format!("{item}.line"), o.line, o.vectors)?.into_iter().map(|l| base + l).collect());
     }
     Ok(Wiring { controllers, exerciser, others: wired })
 }

@@ -82,7 +82,7 @@ impl Machine {
                     m.net.app_thread = s.code.app_thread;
                 }
                 if s.irq_path.kind == Some(IrqPathKind::Napi) {
-                    m.net.napi = Some(crate::kernel::napi::Napi::new(&s.napi, &s.rss, s.nics.others.len(), &s.cpu, &s.stack, s.irq_path.softirq_entry_cycles));
+                    m.net.napi = Some(crate::kernel::napi::Napi::new(&s.napi, &s.rss, s.nics.others.iter().map(|n| n.queues as usize).sum(), &s.cpu, &s.stack, s.irq_path.softirq_entry_cycles));
                 }
                 if wired {
                     m.delivery = Delivery::nic(s, linux);

@@ -9,7 +9,7 @@ use crate::machine::{Event, Machine};
 impl Machine {
     /// Queue `q`'s coalescing (one per RSS queue, or the NIC's own).
     pub(crate) fn coalescer(&mut self, q: usize) -> Option<&mut Coalesce> {
-        if q >= self.net.ports.base {
+        if self.net.ports.holds(q) {
             return self.port_coalescer(q);
         }
         match &mut self.net.rss {
@@ -23,8 +23,8 @@ impl Machine {
         if self.code.is_some() {
             let now = self.queue.now();
             self.code_rx_interrupt(now, q)
-        } else if q >= self.net.ports.base {
-            self.port_raise(q - self.net.ports.base)
+        } else if self.net.ports.holds(q) {
+            self.port_raise(q)
         } else if self.net.rss.is_some() {
             self.rss_raise(q)
         } else {
@@ -57,15 +57,13 @@ impl Machine {
         let c = &self.net.counters;
         let (events, frames, bytes) = match &self.net.rss {
             // Another NIC's DIM samples its own counts.
-            _ if q >= self.net.ports.base => {
-                let k = &self.net.ports.list[q - self.net.ports.base].counters;
-                (k.interrupts, k.taken, k.taken_bytes)
-            }
+            _ if self.net.ports.holds(q) => self.port_dim_counts(q),
             Some(r) => (r.interrupts[q], r.taken[q].0, r.taken[q].1),
             None if self.net.ports.list.is_empty() => (c.interrupts, c.rx_delivered, c.rx_delivered_bytes),
             // Beside other NICs, the first NIC's own: the totals less theirs.
             None => self.net.ports.list.iter().fold((c.interrupts, c.rx_delivered, c.rx_delivered_bytes), |(e, f, b), p| {
-                (e - p.counters.interrupts, f.saturating_sub(p.counters.taken), b.saturating_sub(p.counters.taken_bytes))
+                let (taken, bytes) = p.taken();
+                (e - p.interrupts(), f.saturating_sub(taken), b.saturating_sub(bytes))
             }),
         };
         let Some(co) = self.coalescer(q) else { return };

@@ -142,7 +142,7 @@ impl Delivery {
         let mut sources = vec![nic(wiring.exerciser)];
         sources.extend(self::others(s, others, &wiring.others));
         // The other NICs, after the other sources (`Ports::src` is the first).
-        sources.extend(wiring.others[others.len()..].iter().map(|&input| nic(vec![input])));
+        sources.extend(wiring.others[others.len()..].iter().map(|inputs| nic(inputs.clone())));
         let nics = &s.nics.others;
         let route = |i: usize| match i {
             0 => (s.nic.irq_thread, DEFAULT_PRIORITY),
@@ -216,11 +216,11 @@ impl Delivery {
 const DEFAULT_PRIORITY: u8 = 4;
 
 /// The other sources on their inputs, exercisers among them.
-fn others<'a>(s: &'a Scenario, others: &'a [SourceConfig], lines: &'a [u32]) -> impl Iterator<Item = Source> + 'a {
+fn others<'a>(s: &'a Scenario, others: &'a [SourceConfig], lines: &'a [Vec<u32>]) -> impl Iterator<Item = Source> + 'a {
     let per_s = s.cpu.clock_mhz * 1e6;
-    others.iter().zip(lines).map(move |(o, &line)| {
+    others.iter().zip(lines).map(move |(o, line)| {
         let kind = if o.kind == SourceKind::Exerciser { Kind::Exerciser } else { Kind::Other };
-        let mut src = Source::new(vec![line], kind, o.isr_cycles, o.process, o.rate_hz, per_s);
+        let mut src = Source::new(line.clone(), kind, o.isr_cycles, o.process, o.rate_hz, per_s);
         src.dma_transfer = dma_cycles(s, o.dma_bytes);
         src
     })

@@ -56,7 +56,7 @@ impl Machine {
                     // The queue whose vector this is (RSS, or another NIC's), for NAPI.
                     let q = || match src {
                         0 => self.delivery.sources[src].inputs.iter().position(|&i| i == input).unwrap_or(0),
-                        _ => self.net.ports.base + (src - self.net.ports.src),
+                        _ => self.net.ports.queue_of_input(src - self.net.ports.src, &self.delivery.sources[src].inputs, input),
                     };
                     if self.code.is_some() {
                         // The handler is code; the chain goes on when it returns.

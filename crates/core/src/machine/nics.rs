@@ -1,10 +1,11 @@
 //! The NICs beside the first (`[[nics.others]]`) on the machine. Each is
-//! a port: its own arrivals, wire, receive buffer and interrupt source on
-//! the controllers, and one receive queue numbered after the first NIC's
-//! (its RSS queues): queue `Ports::base + k` is port `k`'s. Its NAPI
-//! instance is that queue's, so the NAPI path (polls, weight and budget,
-//! threaded NAPI, deferred interrupts, busy polling, critical sections)
-//! serves it as it serves the first NIC's queues.
+//! a port: its own arrivals, wire and interrupt source on the controllers,
+//! and its receive queues (one, or its own RSS's), numbered after the first
+//! NIC's: port `k`'s queues start at `Ports::first[k]`. Each queue has its
+//! ring, its vector (the source's `i`th input), its coalescing and its NAPI
+//! instance, so the NAPI path (polls, weight and budget, threaded NAPI,
+//! deferred interrupts, busy polling, RPS, critical sections) serves it as
+//! it serves the first NIC's queues.
 //!
 //! The totals (`rx_offered`, drops, `interrupts`, deliveries) count every
 //! NIC; each port also keeps its own, and the report checks frames in =
@@ -15,6 +16,7 @@ use super::{Event, Machine};
 use crate::config::Scenario;
 use crate::device::coalesce::Coalesce;
 use crate::device::nic::{Accept, Nic};
+use crate::device::rss::Rss;
 use crate::engine::Time;
 use crate::error::Result;
 use crate::cpu::Work;
@@ -23,60 +25,87 @@ use crate::kernel::{Job, PortStep};
 use crate::workload::{Stimulus, Workload};
 
 /// The NICs beside the first: each one's state, their first receive queue
-/// (after the first NIC's; `usize::MAX` without any) and their first
-/// interrupt source (after the other sources).
+/// (after the first NIC's; `usize::MAX` without any; RPS backlogs follow
+/// their last), their first
+/// interrupt source (after the other sources), and which port and queue
+/// within it each of their queues is.
 pub(crate) struct Ports {
     pub list: Vec<Port>,
     pub base: usize,
     pub src: usize,
+    /// Port queue `q`'s port and its queue there, at `q - base`.
+    pub owner: Vec<(u8, u8)>,
+    /// Each port's first queue.
+    pub first: Vec<usize>,
 }
 
 impl Default for Ports {
     fn default() -> Self {
-        Self { list: Vec::new(), base: usize::MAX, src: 0 }
+        Self { list: Vec::new(), base: usize::MAX, src: 0, owner: Vec::new(), first: Vec::new() }
     }
 }
 
 impl Ports {
     pub fn new(s: &Scenario) -> Self {
-        match s.nics.others.is_empty() {
-            true => Self::default(),
-            false => Self { list: Port::all(s), base: s.rss.vectors() as usize, src: 1 + s.sources.others.len() },
+        if s.nics.others.is_empty() {
+            return Self::default();
         }
+        let base = s.rss.vectors() as usize;
+        let owner: Vec<(u8, u8)> = s.nics.others.iter().enumerate().flat_map(|(k, c)| (0..c.queues).map(move |i| (k as u8, i as u8))).collect();
+        let first = s.nics.others.iter().scan(base, |next, c| Some(std::mem::replace(next, *next + c.queues as usize))).collect();
+        Self { list: Port::all(s), base, src: 1 + s.sources.others.len(), owner, first }
+    }
+
+    /// Whether queue `q` is a port's (not the first NIC's, nor an RPS
+    /// backlog's, which come after the ports').
+    #[inline(always)]
+    pub fn holds(&self, q: usize) -> bool {
+        q.wrapping_sub(self.base) < self.owner.len()
+    }
+
+    /// Port queue `q`'s port and its queue within it.
+    fn at(&self, q: usize) -> (usize, usize) {
+        let (k, i) = self.owner[q - self.base];
+        (usize::from(k), usize::from(i))
+    }
+
+    /// The queue of port `k`'s input `input` (its vector's queue).
+    #[cold]
+    #[inline(never)]
+    pub fn queue_of_input(&self, k: usize, inputs: &[u32], input: u32) -> usize {
+        self.first[k] + inputs.iter().position(|&i| i == input).unwrap_or(0)
     }
 }
 
 /// One NIC beside the first.
 pub(crate) struct Port {
-    pub nic: Nic,
+    /// Its receive queues: each ring, mask, count and coalescing, and the
+    /// flows it hashes (one queue and no flows without RSS or RPS).
+    pub rx: Rss,
+    /// Each frame's flow is drawn: it steers over several queues, or RPS
+    /// reads the flow back.
+    pub steers: bool,
     pub workload: Workload,
     /// When its last received frame landed (or will land).
     pub landed: Option<Time>,
     /// Frames waiting for its wire, and how many may.
     pub wire_waiting: u64,
     pub wire_queue: u64,
-    /// Its interrupt is disabled (its NAPI instance owns it).
-    pub irq_off: bool,
     pub counters: PortCounters,
-    /// Its receive-interrupt coalescing, when it coalesces.
-    pub coalesce: Option<Coalesce>,
 }
 
-/// One port's own counts.
+/// One port's own counts (its queues' interrupts and frames taken are in
+/// `Port::rx`).
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct PortCounters {
     pub offered: u64,
     pub dropped_wire: u64,
     pub dropped_nic: u64,
-    pub interrupts: u64,
-    /// Frames and bytes the driver took off its ring.
-    pub taken: u64,
-    pub taken_bytes: u64,
 }
 
 impl Port {
     /// The ports of scenario `s` (its `[[nics.others]]`), each drawing its
-    /// arrivals from a seed of its own.
+    /// arrivals and flows from a seed of its own.
     pub fn all(s: &Scenario) -> Vec<Port> {
         let host = s.workload_host();
         let cycles_per_us = s.cycles_per_us();
@@ -85,20 +114,41 @@ impl Port {
             .iter()
             .enumerate()
             .map(|(k, c)| {
-                let mut nic = Nic::new(c.rx_buffer_bytes, 1, c.dma_bytes_per_cycle, cycles_per_us, c.link_mbps);
-                nic.rx_ring = c.rx_ring_frames.unwrap_or(u64::MAX);
+                let ring = || {
+                    let mut nic = Nic::new(c.rx_buffer_bytes, 1, c.dma_bytes_per_cycle, cycles_per_us, c.link_mbps);
+                    nic.rx_ring = c.rx_ring_frames.unwrap_or(u64::MAX);
+                    nic
+                };
                 // Port k's stream: the run's seed moved by a golden-ratio step per port.
                 let seed = host.seed.wrapping_add((k as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
                 let workload = Workload::arrivals(&c.arrivals(), &crate::workload::Host { seed, ..host });
-                let coalesce = c.coalesce().active().then(|| Coalesce::new(&c.coalesce(), cycles_per_us));
-                Port { nic, workload, landed: None, wire_waiting: 0, wire_queue: c.wire_queue_packets, irq_off: false, counters: PortCounters::default(), coalesce }
+                let mut rss = c.rss(s.rss.rps_cpus);
+                let steers = rss.queues > 1 || rss.rps();
+                if !steers {
+                    rss.flows = 1;
+                }
+                let mut rx = Rss::new(&rss, seed, ring);
+                if c.coalesce().active() {
+                    rx.coalesce = (0..c.queues).map(|_| Coalesce::new(&c.coalesce(), cycles_per_us)).collect();
+                }
+                Port { rx, steers, workload, landed: None, wire_waiting: 0, wire_queue: c.wire_queue_packets, counters: PortCounters::default() }
             })
             .collect()
     }
 
-    /// Frames it holds: waiting for the wire or in its buffer.
+    /// Frames it holds: waiting for the wire or in its rings.
     pub fn in_flight(&self) -> u64 {
-        self.wire_waiting + self.nic.rx_waiting() as u64
+        self.wire_waiting + self.rx.waiting()
+    }
+
+    /// Its queues' interrupts.
+    pub fn interrupts(&self) -> u64 {
+        self.rx.interrupts.iter().sum()
+    }
+
+    /// Frames and bytes the driver took off its rings.
+    pub fn taken(&self) -> (u64, u64) {
+        self.rx.taken.iter().fold((0, 0), |(f, b), t| (f + t.0, b + t.1))
     }
 }
 
@@ -141,7 +191,7 @@ impl Machine {
         let p = &mut self.net.ports.list[k];
         p.counters.offered += 1;
         if let Some(prev) = p.landed {
-            let earliest = prev.saturating_add(p.nic.wire_cycles(bytes));
+            let earliest = prev.saturating_add(p.rx.rings[0].wire_cycles(bytes));
             if earliest > now {
                 if p.wire_waiting >= p.wire_queue {
                     p.counters.dropped_wire += 1;
@@ -158,43 +208,51 @@ impl Machine {
         self.port_land(now, k, bytes);
     }
 
-    /// A frame of port `k` comes off its wire into its buffer; its interrupt
-    /// fires unless its NAPI instance has it masked.
+    /// A frame of port `k` comes off its wire into its buffer, in the ring
+    /// of the queue its flow hashes to; that queue's interrupt fires unless
+    /// its NAPI instance has it masked.
     pub(super) fn port_land(&mut self, now: Time, k: usize, bytes: u32) {
         self.timeline.mark(now, "frame received");
         let p = &mut self.net.ports.list[k];
-        if p.nic.receive(now, bytes) == Accept::Dropped {
+        let (i, flow) = if p.steers { p.rx.steer() } else { (0, 0) };
+        if p.rx.rings[i].receive(now, bytes) == Accept::Dropped {
             p.counters.dropped_nic += 1;
             self.net.counters.rx_dropped_nic += 1;
             return;
         }
-        if p.coalesce.is_some() {
-            if !p.irq_off {
-                self.coalesce_count(self.net.ports.base + k, 1);
+        if p.rx.keep_flows {
+            p.rx.waiting_flows[i].push_back(flow);
+        }
+        let q = self.net.ports.first[k] + i;
+        if !p.rx.coalesce.is_empty() {
+            if !p.rx.irq_off[i] {
+                self.coalesce_count(q, 1);
             }
             return;
         }
-        self.port_raise(k);
+        self.port_raise(q);
     }
 
-    /// Port `k`'s interrupt fires unless it is disabled.
+    /// Port queue `q`'s interrupt fires unless it is disabled: its vector
+    /// (the port's source's input for that queue).
     #[cold]
     #[inline(never)]
-    pub(crate) fn port_raise(&mut self, k: usize) {
-        let p = &mut self.net.ports.list[k];
-        if p.irq_off {
+    pub(crate) fn port_raise(&mut self, q: usize) {
+        let (k, i) = self.net.ports.at(q);
+        let r = &mut self.net.ports.list[k].rx;
+        if r.irq_off[i] {
             return;
         }
-        p.irq_off = true;
-        p.counters.interrupts += 1;
-        if let Some(c) = &mut p.coalesce {
+        r.irq_off[i] = true;
+        r.interrupts[i] += 1;
+        if let Some(c) = r.coalesce.get_mut(i) {
             c.fired();
         }
         self.net.counters.interrupts += 1;
         let now = self.queue.now();
         self.timeline.mark(now, "NIC interrupt");
         let src = self.net.ports.src + k;
-        self.signal_interrupt(now, src, 0);
+        self.signal_vector(now, src, i);
     }
 
     /// A port's driver step as CPU work: the first NIC's step of the same
@@ -252,16 +310,37 @@ impl Machine {
     }
 
     /// The driver took a frame of `bytes` off port queue `q`'s ring.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn port_took(&mut self, q: usize, bytes: u32) {
-        let c = &mut self.net.ports.list[q - self.net.ports.base].counters;
-        (c.taken, c.taken_bytes) = (c.taken + 1, c.taken_bytes + u64::from(bytes));
+        let (k, i) = self.net.ports.at(q);
+        let t = &mut self.net.ports.list[k].rx.taken[i];
+        (t.0, t.1) = (t.0 + 1, t.1 + u64::from(bytes));
+    }
+
+    /// The hash of the flow of the frame leaving port queue `q` (RPS).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn port_take_hash(&mut self, q: usize) -> u32 {
+        let (k, i) = self.net.ports.at(q);
+        self.net.ports.list[k].rx.take_hash(i)
+    }
+
+    /// Port queue `q`'s interrupts, frames and bytes taken: what its DIM samples.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn port_dim_counts(&self, q: usize) -> (u64, u64, u64) {
+        let (k, i) = self.net.ports.at(q);
+        let r = &self.net.ports.list[k].rx;
+        (r.interrupts[i], r.taken[i].0, r.taken[i].1)
     }
 
     /// Port queue `q`'s coalescing, if it coalesces.
     #[cold]
     #[inline(never)]
     pub(crate) fn port_coalescer(&mut self, q: usize) -> Option<&mut Coalesce> {
-        self.net.ports.list[q - self.net.ports.base].coalesce.as_mut()
+        let (k, i) = self.net.ports.at(q);
+        self.net.ports.list[k].rx.coalesce.get_mut(i)
     }
 
     // The queue operations of `rss.rs` on a port's queue `q`. Cold and out
@@ -271,18 +350,21 @@ impl Machine {
     #[cold]
     #[inline(never)]
     pub(crate) fn port_ring(&mut self, q: usize) -> &mut Nic {
-        &mut self.net.ports.list[q - self.net.ports.base].nic
+        let (k, i) = self.net.ports.at(q);
+        &mut self.net.ports.list[k].rx.rings[i]
     }
 
     #[cold]
     #[inline(never)]
-    pub(crate) fn port(&self, q: usize) -> &Port {
-        &self.net.ports.list[q - self.net.ports.base]
+    pub(crate) fn port_irq_off(&self, q: usize) -> bool {
+        let (k, i) = self.net.ports.at(q);
+        self.net.ports.list[k].rx.irq_off[i]
     }
 
     #[cold]
     #[inline(never)]
     pub(crate) fn port_irq_set(&mut self, q: usize, off: bool) {
-        self.net.ports.list[q - self.net.ports.base].irq_off = off;
+        let (k, i) = self.net.ports.at(q);
+        self.net.ports.list[k].rx.irq_off[i] = off;
     }
 }

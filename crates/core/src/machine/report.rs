@@ -181,18 +181,25 @@ fn ports(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         return Vec::new();
     }
     let c = &n.counters;
-    let sum = |f: fn(&super::nics::PortCounters) -> u64| n.ports.list.iter().map(|p| f(&p.counters)).sum::<u64>();
-    let mut out = named([("nics", (n.ports.list.len() + 1) as f64), ("nic0_rx_offered", (c.rx_offered - sum(|p| p.offered)) as f64), ("nic0_interrupts", (c.interrupts - sum(|p| p.interrupts)) as f64)]);
+    let sum = |f: fn(&super::nics::Port) -> u64| n.ports.list.iter().map(f).sum::<u64>();
+    let mut out = named([("nics", (n.ports.list.len() + 1) as f64), ("nic0_rx_offered", (c.rx_offered - sum(|p| p.counters.offered)) as f64), ("nic0_interrupts", (c.interrupts - sum(|p| p.interrupts())) as f64)]);
     for (i, p) in n.ports.list.iter().enumerate() {
         let k = &p.counters;
-        let dropped = k.dropped_wire + k.dropped_nic;
-        out.extend([("rx_offered", k.offered), ("rx_dropped", dropped), ("rx_taken", k.taken), ("interrupts", k.interrupts)].map(|(what, x)| (format!("nic{}_{what}", i + 1).into(), x as f64)));
-        laws.push(Law { what: "a NIC's rx offered = dropped + held + taken by the driver", lhs: k.offered, rhs: dropped + p.in_flight() + k.taken });
-        if let Some(c) = &p.coalesce {
-            out.push((format!("nic{}_coalesce_interrupts", i + 1).into(), (c.timer_interrupts + c.frame_interrupts) as f64));
-            if let Some(d) = &c.dim {
-                out.push((format!("nic{}_dim_decisions", i + 1).into(), d.decisions as f64));
+        let name = |what: &str| format!("nic{}_{what}", i + 1).into();
+        let (dropped, taken) = (k.dropped_wire + k.dropped_nic, p.taken().0);
+        out.extend([("rx_offered", k.offered), ("rx_dropped", dropped), ("rx_taken", taken), ("interrupts", p.interrupts())].map(|(what, x)| (name(what), x as f64)));
+        laws.push(Law { what: "a NIC's rx offered = dropped + held + taken by the driver", lhs: k.offered, rhs: dropped + p.in_flight() + taken });
+        if !p.rx.coalesce.is_empty() {
+            let fired: u64 = p.rx.coalesce.iter().map(|c| c.timer_interrupts + c.frame_interrupts).sum();
+            out.push((name("coalesce_interrupts"), fired as f64));
+            if p.rx.coalesce[0].dim.is_some() {
+                out.push((name("dim_decisions"), p.rx.coalesce.iter().filter_map(|c| c.dim.as_ref()).map(|d| d.decisions).sum::<u64>() as f64));
             }
+        }
+        if p.rx.rings.len() > 1 {
+            let steered: u64 = p.rx.frames.iter().sum();
+            let busiest = p.rx.frames.iter().max().copied().unwrap_or(0);
+            out.extend([("rss_queues", p.rx.rings.len() as f64), ("rss_busiest_queue_share", busiest as f64 / steered.max(1) as f64)].map(|(what, x)| (name(what), x)));
         }
     }
     out

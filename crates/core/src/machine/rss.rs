@@ -11,7 +11,7 @@ use crate::machine::{Event, Machine};
 impl Machine {
     /// Receive queue `q`'s ring: the NIC's own without RSS.
     pub(crate) fn ring(&mut self, q: usize) -> &mut Nic {
-        if q >= self.net.ports.base {
+        if self.net.ports.holds(q) {
             return self.port_ring(q);
         }
         match &mut self.net.rss {
@@ -23,14 +23,14 @@ impl Machine {
     /// Whether queue `q`'s interrupt is disabled.
     /// (An RPS backlog, past the rings, has no interrupt: always off.)
     pub(crate) fn queue_irq_off(&self, q: usize) -> bool {
-        if q >= self.net.ports.base {
-            return self.port(q).irq_off;
+        if self.net.ports.holds(q) {
+            return self.port_irq_off(q);
         }
         self.net.rss.as_ref().map_or(self.net.irq_posted, |r| r.irq_off.get(q).copied().unwrap_or(true))
     }
 
     pub(crate) fn queue_irq_disable(&mut self, q: usize) {
-        if q >= self.net.ports.base {
+        if self.net.ports.holds(q) {
             return self.port_irq_set(q, true);
         }
         match &mut self.net.rss {
@@ -40,7 +40,7 @@ impl Machine {
     }
 
     pub(crate) fn queue_irq_enable(&mut self, q: usize) {
-        if q >= self.net.ports.base {
+        if self.net.ports.holds(q) {
             return self.port_irq_set(q, false);
         }
         match &mut self.net.rss {
@@ -52,10 +52,10 @@ impl Machine {
     /// Queue `q`'s interrupt, enabled again with `waiting` frames, fires
     /// (through coalescing, if the NIC coalesces).
     pub(crate) fn queue_interrupt(&mut self, q: usize, waiting: u64) {
-        if q >= self.net.ports.base {
+        if self.net.ports.holds(q) {
             return match self.port_coalescer(q).is_some() && waiting > 0 {
                 true => self.coalesce_count(q, waiting),
-                false => self.port_raise(q - self.net.ports.base),
+                false => self.port_raise(q),
             };
         }
         let coalescing = self.net.rss.as_ref().map_or(self.net.coalesce.is_some(), |r| !r.coalesce.is_empty());

@@ -3,9 +3,12 @@
 
 use crate::config::Scenario;
 
-/// More NICs than this beside the first: a NAPI queue number is a byte,
-/// shared with the first NIC's RSS queues and RPS's backlogs.
+/// More NICs than this beside the first (events number them by a byte;
+/// their queues share the NAPI instances' numbers, `MAX_QUEUES`).
 pub(crate) const MAX_OTHERS: usize = 32;
+
+/// NAPI instances a machine may have: each queue's number is a byte.
+const MAX_QUEUES: usize = 256;
 
 pub(crate) fn nics(s: &Scenario) -> Result<(), (String, String)> {
     let others = &s.nics.others;
@@ -22,8 +25,11 @@ pub(crate) fn nics(s: &Scenario) -> Result<(), (String, String)> {
     if s.nic_firmware.selected() {
         return err("nics.others".into(), "the programmable NIC (`nic_firmware.program`) is the first NIC's; other NICs beside it are not modelled yet".into());
     }
-    if s.rss.rps() {
-        return err("rss.rps_cpus".into(), "RPS steers the first NIC's RSS flows; the other NICs' frames carry no flow of that mix: remove the key or the other NICs".into());
+    let queues = s.rss.vectors() as usize + others.iter().map(|n| n.queues as usize).sum::<usize>();
+    let backlogs = if s.rss.rps() { s.cpu.threads } else { 0 };
+    if queues + backlogs > MAX_QUEUES {
+        let msg = format!("{queues} receive queues over all NICs and {backlogs} RPS backlogs: at most {MAX_QUEUES} NAPI instances in all");
+        return err(format!("nics.others[{}].queues", others.len() - 1), msg);
     }
     for (i, n) in others.iter().enumerate() {
         let key = |leaf: &str| format!("nics.others[{i}].{leaf}");
@@ -46,9 +52,34 @@ pub(crate) fn nics(s: &Scenario) -> Result<(), (String, String)> {
         if n.rx_usecs > 0 && n.rx_frames == 1 {
             return err(key("rx_usecs"), "changes nothing while its rx_frames = 1: the first frame interrupts at once, before any rx_usecs timer could expire; set rx_frames to 0 (the timer alone) or above 1".into());
         }
+        if n.queues > 1 {
+            rss(s, n).map_err(|msg| (key("queues"), msg))?;
+        } else if !s.rss.rps() {
+            for (leaf, set) in [("flows", n.flows.is_some()), ("flow_skew", n.flow_skew.is_some())] {
+                if set {
+                    return err(key(leaf), "its frames' flows are drawn only to steer them: with its `queues` above 1 or RPS (`rss.rps_cpus`); remove the key".into());
+                }
+            }
+        }
         if u64::from(n.packet_bytes) > n.rx_buffer_bytes {
             return err(key("packet_bytes"), format!("{}-byte packets never fit its {}-byte rx_buffer_bytes", n.packet_bytes, n.rx_buffer_bytes));
         }
+    }
+    Ok(())
+}
+
+/// What another NIC's own RSS needs, as the first NIC's (`nic::rss`): a
+/// NAPI instance per queue, and a vector per queue on its controller.
+fn rss(s: &Scenario, n: &crate::device::nics::NicPortConfig) -> Result<(), String> {
+    if s.irq_path.kind != Some(crate::kernel::IrqPathKind::Napi) {
+        return Err("its RSS queues are polled by NAPI instances: needs irq_path.kind = \"napi\"".into());
+    }
+    let kind = n.intc.unwrap_or(s.intc.kind);
+    if kind.legacy() {
+        return Err(format!("one vector per queue: needs its `intc` (or intc.kind) \"msix\", \"msi\" or \"direct\", not the {}", kind.name()));
+    }
+    if matches!(kind.kind().vectors, Some((_, true))) && !n.queues.is_power_of_two() {
+        return Err(format!("{} grants a power of two of vectors; {} queues need \"msix\"", kind.name(), n.queues));
     }
     Ok(())
 }

@@ -175,10 +175,10 @@ pub struct Napi {
 impl Napi {
     /// The instances of a NIC whose receive queues are `rss`'s, on `cpu`'s
     /// threads; a softirq's entry costs `softirq_entry_cycles`.
-    /// `nics`: the NICs beside the first, a queue each after its own.
-    pub fn new(c: &NapiConfig, rss: &RssConfig, nics: usize, cpu: &CpuConfig, stack: &StackConfig, softirq_entry_cycles: u64) -> Self {
+    /// `port_queues`: the receive queues of the NICs beside the first, after its own.
+    pub fn new(c: &NapiConfig, rss: &RssConfig, port_queues: usize, cpu: &CpuConfig, stack: &StackConfig, softirq_entry_cycles: u64) -> Self {
         let cycles_per_us = cpu.clock_mhz;
-        let device_queues = rss.vectors() as usize + nics;
+        let device_queues = rss.vectors() as usize + port_queues;
         let rps = rss.rps().then(|| rps::Rps::new(rss.rps_cpus, cpu.threads, stack.backlog_packets));
         let queues = device_queues + rps.as_ref().map_or(0, |_| cpu.threads);
         Self {

@@ -237,7 +237,7 @@ impl Machine {
             return;
         }
         let (frame, in_memory) = self.ring(q).take_rx(now).expect("an Rx poll step always has a frame");
-        let port = q >= self.net.ports.base;
+        let port = self.net.ports.holds(q);
         if port {
             self.port_took(q, frame.bytes);
         } else if let Some(r) = &mut self.net.rss {

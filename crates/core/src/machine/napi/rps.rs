@@ -8,7 +8,10 @@ impl Machine {
     /// Queue `q`'s frame (arrival, bytes) left the ring on `cpu`: it goes
     /// to the backlog of the CPU its flow picks.
     pub(super) fn rps_enqueue(&mut self, cpu: usize, q: usize, arrival: Time, bytes: u32) {
-        let hash = self.net.rss.as_mut().expect("RPS steers RSS flows").take_hash(q);
+        let hash = match self.net.ports.holds(q) {
+            true => self.port_take_hash(q),
+            false => self.net.rss.as_mut().expect("RPS steers RSS flows").take_hash(q),
+        };
         let n = self.napi();
         let base = n.device_queues();
         let rps = n.rps.as_mut().expect("RPS enqueue needs RPS");
