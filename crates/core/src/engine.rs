@@ -263,5 +263,33 @@ mod tests {
             }
             prop_assert!(q.pop().is_none());
         }
+
+        /// The same with events spread over many scales (one instant apart
+        /// to millions of cycles), `peek` agreeing with `pop`, and time
+        /// rewound as a device running behind the loop does.
+        #[test]
+        fn pops_in_order_across_scales_and_rewinds(ops in proptest::collection::vec((0u64..1_000, 0u32..4, 0u8..8), 1..400)) {
+            let mut q = EventQueue::new();
+            let mut model: Vec<(u64, usize)> = Vec::new();
+            for (i, (dt, scale, op)) in ops.into_iter().enumerate() {
+                let t = q.now() + (dt << (6 * scale));
+                q.schedule(t, i);
+                model.push((t, i));
+                if op >= 3 {
+                    model.sort();
+                    prop_assert_eq!(q.peek(), Some(&model[0].1));
+                    prop_assert_eq!(q.pop().unwrap(), model.remove(0));
+                }
+                if op == 7 {
+                    // Back by as much again, within the run so far.
+                    q.rewind(q.now() - q.now().min(dt << (6 * scale)));
+                }
+            }
+            model.sort();
+            for want in model {
+                prop_assert_eq!(q.pop().unwrap(), want);
+            }
+            prop_assert!(q.pop().is_none());
+        }
     }
 }

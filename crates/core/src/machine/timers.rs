@@ -192,12 +192,15 @@ mod tests {
         /// smallest set key and its thread, as a scan of every thread finds
         /// it; in the heap, a timer past the end counts as cleared (one
         /// thread's slot keeps it: the End event, queued first, comes first).
+        /// Times are one cycle to 2^15 cycles apart (`scale`).
         #[test]
-        fn first_is_the_smallest_timer(threads in 1usize..70, end in 0u64..45, ops in proptest::collection::vec((0usize..70, 0u64..40, any::<bool>()), 1..400)) {
+        fn first_is_the_smallest_timer(threads in 1usize..70, end in 0u64..45, scale in 0u32..4, ops in proptest::collection::vec((0usize..70, 0u64..40, any::<bool>()), 1..400)) {
+            let end = end << (5 * scale);
             let mut timers = Timers::new(threads, end);
             let mut model = vec![Key::MAX; threads];
             for (seq, (t, time, clear)) in ops.into_iter().enumerate() {
                 let t = t % threads;
+                let time = time << (5 * scale);
                 // Set keys are unique, as the queue's sequence numbers make them.
                 let key = if clear { Key::MAX } else { (Key::from(time) << 64) | seq as Key };
                 timers.set(t, key);
