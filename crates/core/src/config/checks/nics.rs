@@ -22,9 +22,6 @@ pub(crate) fn nics(s: &Scenario) -> Result<(), (String, String)> {
     if s.code.selected() {
         return err("nics.others".into(), "kernel code (`code.program`) drives one NIC of its own (its ring and registers): other NICs beside it are not modelled yet".into());
     }
-    if s.nic_firmware.selected() {
-        return err("nics.others".into(), "the programmable NIC (`nic_firmware.program`) is the first NIC's; other NICs beside it are not modelled yet".into());
-    }
     let queues = s.rss.vectors() as usize + others.iter().map(|n| n.queues as usize).sum::<usize>();
     let backlogs = if s.rss.rps() { s.cpu.threads } else { 0 };
     if queues + backlogs > MAX_QUEUES {
