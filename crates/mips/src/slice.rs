@@ -65,6 +65,11 @@ impl<D: Devices> System<D> {
                         let (body, end) = b.steps.split_at(b.ordinary as usize);
                         let entry = pc;
                         if let Err((j, leave)) = run.body(th, body, t0, pc, instret, &mut bus) {
+                            if D::BLOCK_HOOK {
+                                // The steps before the leave, and the leaving one if it ran.
+                                let ran = j + usize::from(matches!(leave, Leave::After { .. }));
+                                bus.devices.issued_block(id, pc, t0, &body[..ran]);
+                            }
                             let s = &body[j];
                             let from = body[..j].last().map_or(t0, |p| t0 + u64::from(p.off) + 1);
                             (pc, instret) = (pc.wrapping_add(4 * j as u32), instret + j as u64);
@@ -249,8 +254,7 @@ struct Ordinary<'p> {
 impl Ordinary<'_> {
     /// Runs a block's body (`pc` is its first instruction's, `instret` the
     /// count before it): on an early leave, the index of the step it left at.
-    /// With [`Devices::BLOCK_HOOK`] the body's instructions are reported
-    /// by the caller once the block has run, or here when it leaves early.
+    /// With [`Devices::BLOCK_HOOK`] the caller reports its instructions.
     #[inline(always)]
     fn body<T: Timing, D: Devices>(
         &self,
@@ -262,42 +266,30 @@ impl Ordinary<'_> {
         bus: &mut DataBus<'_, T, D>,
     ) -> Result<(), (usize, Leave)> {
         let each = !D::BLOCK_HOOK;
-        let left = 'steps: {
-            for (j, s) in body.iter().enumerate() {
-                let pc = pc.wrapping_add(4 * j as u32);
-                let f = self.fetch(s, pc, bus);
-                if f != 0 {
-                    break 'steps (j, Leave::Fetch(f));
-                }
-                let at = t0 + u64::from(s.off);
-                // Most instructions leave nothing in flight and cannot fault (the cycle only for the device's hook).
-                if simple(&mut th.ctx, s.simple, s.inst) {
-                    if each {
-                        bus.devices.issued(self.id, pc, at);
-                    }
-                    continue;
-                }
-                if s.inst.class == 0 {
-                    if let Err(f) = compute(&mut th.ctx, s.inst) {
-                        break 'steps (j, Leave::Fault(f));
-                    }
-                    if each {
-                        bus.devices.issued(self.id, pc, at);
-                    }
-                    continue;
-                }
-                if let Err(leave) = self.timed(th, s.inst, at, pc, instret + j as u64, bus, each) {
-                    break 'steps (j, leave);
-                }
+        for (j, s) in body.iter().enumerate() {
+            let pc = pc.wrapping_add(4 * j as u32);
+            let f = self.fetch(s, pc, bus);
+            if f != 0 {
+                return Err((j, Leave::Fetch(f)));
             }
-            return Ok(());
-        };
-        if D::BLOCK_HOOK {
-            // What issued before the leave: the steps before it, and it too if it ran.
-            let ran = left.0 + usize::from(matches!(left.1, Leave::After { .. }));
-            bus.devices.issued_block(self.id, pc, t0, &body[..ran]);
+            let at = t0 + u64::from(s.off);
+            // Most instructions leave nothing in flight and cannot fault (the cycle only for the device's hook).
+            if simple(&mut th.ctx, s.simple, s.inst) {
+                if each {
+                    bus.devices.issued(self.id, pc, at);
+                }
+                continue;
+            }
+            if s.inst.class == 0 {
+                compute(&mut th.ctx, s.inst).map_err(|f| (j, Leave::Fault(f)))?;
+                if each {
+                    bus.devices.issued(self.id, pc, at);
+                }
+                continue;
+            }
+            self.timed(th, s.inst, at, pc, instret + j as u64, bus, each).map_err(|leave| (j, leave))?;
         }
-        Err(left)
+        Ok(())
     }
 
     /// Stall cycles of the fetch of step `s` at `pc`: none if it hits the
