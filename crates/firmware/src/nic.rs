@@ -19,6 +19,7 @@
 use crate::config::NicConfig;
 use crate::device::{Effect, HostMemory};
 use crate::profile::Recorder;
+use irqsim_mips::block::Step;
 use irqsim_mips::device::{Access, DEVICE_BASE, Devices};
 use std::collections::VecDeque;
 
@@ -380,5 +381,12 @@ impl Devices for Hardware {
     #[inline(always)]
     fn issued(&mut self, thread: usize, pc: u32, cycle: u64) {
         self.recorder.issued(thread, pc, cycle);
+    }
+
+    const BLOCK_HOOK: bool = true;
+
+    #[inline(always)]
+    fn issued_block(&mut self, thread: usize, pc: u32, t0: u64, steps: &[Step]) {
+        self.recorder.issued_block(thread, pc, t0, steps);
     }
 }

@@ -4,9 +4,14 @@
 //! charged to the instruction it is issuing or stalled on: as each
 //! instruction issues, the [`Recorder`] charges it the cycles since the
 //! core's previous issue, so the cores run at the simulator's speed and
-//! nothing is done per cycle.
+//! nothing is done per cycle. A block of code run whole (irqsim-mips's
+//! `Devices::issued_block`) on a core that does not run ahead is counted
+//! once, per (handler, block): its instructions' cycles after the first are
+//! fixed by the block's schedule, so they are expanded onto its words only
+//! when the profile is taken.
 
 use irqsim_mips::Program;
+use irqsim_mips::block::Step;
 
 /// The firmware's top-level handlers, in the order of `enum handler` in
 /// programs/firmware/fw.c (the index is what `fw_cfg.owner` is indexed by).
@@ -151,12 +156,18 @@ struct Issue {
 
 const NOT_CHARGED: u32 = u32::MAX;
 
+const UNSEEN: u8 = 0;
+/// A block that enters a handler after its first word, reaches past the
+/// text or is run at more than one length: charged instruction by
+/// instruction.
+const IRREGULAR: u8 = u8::MAX;
+
 /// Gathers a [`Profile`] as instructions issue: per core, the cycle of its
 /// last issue and the handler it is in; per (handler, word), executions
 /// and cycles, each handler's words side by side (a handler's hot words
-/// share cache lines). With cores that run ahead it keeps each core's
-/// last [`RECENT`] issues, so a window's edges count only what issued
-/// before them.
+/// share cache lines); per (handler, block entry), the runs of blocks.
+/// With cores that run ahead it keeps each core's last [`RECENT`] issues,
+/// so a window's edges count only what issued before them.
 pub struct Recorder {
     on: bool,
     base: u32,
@@ -164,6 +175,14 @@ pub struct Recorder {
     places: Vec<Place>,
     /// Indexed by `handler * words + word`: (executions, cycles).
     cells: Vec<[u64; 2]>,
+    /// Indexed as `cells`, by a block's entry word: the block's runs, and
+    /// the cycles charged to its first instruction.
+    runs: Vec<[u64; 2]>,
+    /// Per entry word, the block counted in `runs` there: its length
+    /// ([`UNSEEN`] before its first run, [`IRREGULAR`] if it is charged
+    /// instruction by instruction) and its instructions' issue offsets.
+    shape: Vec<u8>,
+    offsets: Vec<Box<[u32]>>,
     /// Per core (when cores run ahead): its last issues, a ring, and how many it has had.
     recent: Vec<([Issue; RECENT], usize)>,
 }
@@ -180,7 +199,9 @@ impl Recorder {
             .collect();
         let places = vec![Place { last: 0, current: DISPATCH as u8 }; cores];
         let recent = if ahead { vec![([Issue::default(); RECENT], 0); cores] } else { vec![] };
-        Recorder { on: false, base: f.base, enter, places, cells: vec![[0; 2]; (DISPATCH + 1) * f.words()], recent }
+        let cells = vec![[0; 2]; (DISPATCH + 1) * f.words()];
+        let (shape, offsets) = (vec![UNSEEN; f.words()], vec![Box::default(); f.words()]);
+        Recorder { on: false, base: f.base, enter, places, runs: cells.clone(), cells, shape, offsets, recent }
     }
 
     /// Starts charging at cycle `at`; every core is taken to be in the
@@ -249,6 +270,58 @@ impl Recorder {
         }
     }
 
+    /// The block entered at `pc` ran `steps` on hardware thread `core`
+    /// from cycle `t0` (see irqsim-mips's `Devices::issued_block`): one run
+    /// of the block counted, and the cycles since the core's last issue
+    /// charged to its first instruction; the rest is expanded at
+    /// [`Recorder::finish`]. Cores that run ahead keep each issue.
+    #[inline(always)]
+    pub fn issued_block(&mut self, core: usize, pc: u32, t0: u64, steps: &[Step]) {
+        if core < self.recent.len() {
+            for (j, s) in steps.iter().enumerate() {
+                self.issued(core, pc.wrapping_add(4 * j as u32), t0 + u64::from(s.off));
+            }
+            return;
+        }
+        let w = (pc.wrapping_sub(self.base) / 4) as usize;
+        let (true, Some(&n), Some(first), Some(last)) = (self.on, self.shape.get(w), steps.first(), steps.last()) else {
+            return;
+        };
+        if n as usize != steps.len() {
+            return self.irregular(core, pc, t0, steps);
+        }
+        let (enter, Some(p)) = (self.enter[w], self.places.get_mut(core)) else { return };
+        if enter != KEEP {
+            p.current = enter;
+        }
+        let run = &mut self.runs[p.current as usize * self.enter.len() + w];
+        run[0] += 1;
+        run[1] += t0 + u64::from(first.off) - p.last;
+        p.last = t0 + u64::from(last.off);
+    }
+
+    /// A block's run [`Recorder::issued_block`] cannot count as a run:
+    /// learns the block's shape at its first run (within the text, no
+    /// handler entered after its first word: one handler for the whole
+    /// run), or charges it instruction by instruction.
+    #[cold]
+    #[inline(never)]
+    fn irregular(&mut self, core: usize, pc: u32, t0: u64, steps: &[Step]) {
+        let w = (pc.wrapping_sub(self.base) / 4) as usize;
+        if self.shape[w] == UNSEEN {
+            let n = steps.len();
+            let one = n < IRREGULAR as usize && self.enter.get(w + 1..w + n).is_some_and(|e| e.iter().all(|&e| e == KEEP || e == self.enter[w]));
+            self.shape[w] = if one { n as u8 } else { IRREGULAR };
+            self.offsets[w] = steps.iter().map(|s| s.off).collect();
+            if one {
+                return self.issued_block(core, pc, t0, steps);
+            }
+        }
+        for (j, s) in steps.iter().enumerate() {
+            self.charge(core, pc.wrapping_add(4 * j as u32), t0 + u64::from(s.off), 1);
+        }
+    }
+
     /// Stops at cycle `at` (no core has issued in it): each core's cycles
     /// since its last issue go to the instruction it waits to issue, at
     /// `pcs[core]`. Returns the profile.
@@ -276,6 +349,22 @@ impl Recorder {
         }
         self.on = false;
         let words = self.enter.len();
+        // The blocks' runs onto their words: each instruction after the first is charged its issue
+        // offset less the one before it, per run.
+        for (i, run) in self.runs.iter_mut().enumerate() {
+            let [n, c] = std::mem::take(run);
+            if n == 0 {
+                continue;
+            }
+            let offsets = &self.offsets[i % words];
+            self.cells[i][0] += n;
+            self.cells[i][1] += c;
+            for (j, pair) in offsets.windows(2).enumerate() {
+                let cell = &mut self.cells[i + j + 1];
+                cell[0] += n;
+                cell[1] += n * u64::from(pair[1] - pair[0]);
+            }
+        }
         let mut p = Profile {
             executed: vec![0; words],
             cycles: vec![0; words],
@@ -307,5 +396,73 @@ impl Recorder {
             }
         }
         p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use irqsim_mips::decode::decode;
+    use irqsim_mips::elf::{Segment, Symbol};
+    use irqsim_mips::exec::{Cond, Simple};
+
+    /// Text at 0x1000: `fw_main` (4 words), the handler `receive` (8), a
+    /// helper both call (4).
+    fn functions() -> Functions {
+        let symbol = |name: &str, addr, size| Symbol { name: name.into(), addr, size };
+        let p = Program {
+            name: "t".into(),
+            entry: 0x1000,
+            segments: vec![Segment { vaddr: 0x1000, data: vec![0; 64], memsz: 64, executable: true }],
+            sections: vec![],
+            symbols: vec![symbol("fw_main", 0x1000, 16), symbol("receive", 0x1010, 32), symbol("helper", 0x1030, 16)],
+        };
+        Functions::new(&p)
+    }
+
+    fn steps(offs: &[u32]) -> Vec<Step> {
+        let inst = decode(0, 0);
+        offs.iter().map(|&off| Step { inst, off, fetch: false, simple: Simple::of(inst), cond: Cond::of(inst) }).collect()
+    }
+
+    /// Blocks told as runs give the profile their instructions told one by
+    /// one give: in the dispatch loop, a handler, a helper called from each,
+    /// a block that enters the handler after its first word (charged one by
+    /// one), a block run at a second length, and runs before the window.
+    #[test]
+    fn runs_of_blocks_give_the_profile_of_their_instructions() {
+        let f = functions();
+        // (entry, first issue cycle, the block's offsets).
+        let runs: [(u32, u64, &[u32]); 8] = [
+            (0x1000, 3, &[0, 1, 3]),
+            (0x1010, 10, &[0, 2, 3, 4]),
+            (0x1030, 20, &[0, 1, 2]),
+            (0x100C, 30, &[0, 1]),
+            (0x1030, 40, &[0, 1, 2]),
+            (0x1030, 50, &[0, 1]),
+            (0x1000, 60, &[0, 1, 3]),
+            (0x1014, 80, &[0, 5]),
+        ];
+        let profile = |blocks: bool| {
+            let mut r = Recorder::new(&f, 1, false);
+            for (n, &(pc, t0, offs)) in runs.iter().cycle().take(3 * runs.len()).enumerate() {
+                let t0 = t0 + 100 * (n / runs.len()) as u64;
+                if n == 2 {
+                    r.begin(t0);
+                }
+                if blocks {
+                    r.issued_block(0, pc, t0, &steps(offs));
+                } else {
+                    for (j, &off) in offs.iter().enumerate() {
+                        r.issued(0, pc + 4 * j as u32, t0 + u64::from(off));
+                    }
+                }
+            }
+            let p = r.finish(290, &[0x1004], &f);
+            (p.executed, p.cycles, p.handler_cycles, p.handler_instructions, p.invocations, p.dispatch_work, p.handler_work)
+        };
+        let by_instruction = profile(false);
+        assert_eq!(profile(true), by_instruction);
+        assert_eq!(by_instruction.0.iter().sum::<u64>(), 59, "the instructions from the third run on");
     }
 }

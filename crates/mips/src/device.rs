@@ -5,6 +5,7 @@
 //! rest goes to a [`Devices`] implementation the machine supplies (NIC, DMA,
 //! MAC, interrupt-controller EOI, ...).
 
+use crate::block::Step;
 use crate::hierarchy::Level;
 
 pub const MMIO_BASE: u32 = 0xBF00_0000;
@@ -93,6 +94,23 @@ pub trait Devices {
     /// profiler's hook (the programmable NIC's); nothing by default.
     #[inline(always)]
     fn issued(&mut self, _thread: usize, _pc: u32, _cycle: u64) {}
+
+    /// Whether a block's instructions (see [`crate::block`]) are reported
+    /// together, to [`Devices::issued_block`], rather than one by one.
+    const BLOCK_HOOK: bool = false;
+
+    /// With [`Devices::BLOCK_HOOK`]: the instructions of `steps`, in order
+    /// from the block's entry at `pc` (`pc`, `pc + 4`, ...: its body, then
+    /// its transfer if it ran), issued on hardware thread `thread` at
+    /// `t0 + off`, called once where they have run. A delay slot, and
+    /// anything run one instruction at a time, still goes to
+    /// [`Devices::issued`], all in issue order. By default, one by one.
+    #[inline(always)]
+    fn issued_block(&mut self, thread: usize, pc: u32, t0: u64, steps: &[Step]) {
+        for (j, s) in steps.iter().enumerate() {
+            self.issued(thread, pc.wrapping_add(4 * j as u32), t0 + u64::from(s.off));
+        }
+    }
 }
 
 /// A machine with no devices: every access beyond the built-in registers faults.

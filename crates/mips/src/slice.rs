@@ -3,7 +3,9 @@
 //! entered with nothing in flight and fitting before the limit; anything
 //! else goes one instruction at a time, with the same result. Either way
 //! each instruction that issues is reported once to [`Devices::issued`],
-//! after it executes, with its PC and issue cycle.
+//! after it executes, with its PC and issue cycle (or, with
+//! [`Devices::BLOCK_HOOK`], a block's instructions at once to
+//! [`Devices::issued_block`]).
 
 use crate::block::Step;
 use crate::bus::{DataBus, Timing, Who};
@@ -61,7 +63,13 @@ impl<D: Devices> System<D> {
                             break 'chain None;
                         }
                         let (body, end) = b.steps.split_at(b.ordinary as usize);
+                        let entry = pc;
                         if let Err((j, leave)) = run.body(th, body, t0, pc, instret, &mut bus) {
+                            if D::BLOCK_HOOK {
+                                // The steps before the leave, and the leaving one if it ran.
+                                let ran = j + usize::from(matches!(leave, Leave::After { .. }));
+                                bus.devices.issued_block(id, pc, t0, &body[..ran]);
+                            }
                             let s = &body[j];
                             let from = body[..j].last().map_or(t0, |p| t0 + u64::from(p.off) + 1);
                             (pc, instret) = (pc.wrapping_add(4 * j as u32), instret + j as u64);
@@ -71,6 +79,9 @@ impl<D: Devices> System<D> {
                         (pc, instret) = (pc.wrapping_add(4 * body.len() as u32), instret + body.len() as u64);
                         let from = t0 + u64::from(b.after);
                         let Some((last, slot)) = end.split_first() else {
+                            if D::BLOCK_HOOK {
+                                bus.devices.issued_block(id, entry, t0, body);
+                            }
                             (ready, now, t0) = (from, from, from);
                             continue;
                         };
@@ -87,11 +98,18 @@ impl<D: Devices> System<D> {
                         let exit = match exit {
                             Ok(exit) => exit,
                             Err(leave) => {
+                                if D::BLOCK_HOOK {
+                                    bus.devices.issued_block(id, entry, t0, body);
+                                }
                                 (th.ctx.pc, th.ctx.npc) = (pc, pc.wrapping_add(4));
                                 break Some((leave, last.inst, at, from));
                             }
                         };
-                        bus.devices.issued(id, pc, at);
+                        if D::BLOCK_HOOK {
+                            bus.devices.issued_block(id, entry, t0, &b.steps[..=body.len()]);
+                        } else {
+                            bus.devices.issued(id, pc, at);
+                        }
                         instret += 1;
                         let (s, next, from) = match exit {
                             Exit::Taken(target) => (slot.get(1), target, at + 1 + u64::from(pipeline.branch_taken_cycles)),
@@ -236,6 +254,7 @@ struct Ordinary<'p> {
 impl Ordinary<'_> {
     /// Runs a block's body (`pc` is its first instruction's, `instret` the
     /// count before it): on an early leave, the index of the step it left at.
+    /// With [`Devices::BLOCK_HOOK`] the caller reports its instructions.
     #[inline(always)]
     fn body<T: Timing, D: Devices>(
         &self,
@@ -246,6 +265,7 @@ impl Ordinary<'_> {
         instret: u64,
         bus: &mut DataBus<'_, T, D>,
     ) -> Result<(), (usize, Leave)> {
+        let each = !D::BLOCK_HOOK;
         for (j, s) in body.iter().enumerate() {
             let pc = pc.wrapping_add(4 * j as u32);
             let f = self.fetch(s, pc, bus);
@@ -255,15 +275,19 @@ impl Ordinary<'_> {
             let at = t0 + u64::from(s.off);
             // Most instructions leave nothing in flight and cannot fault (the cycle only for the device's hook).
             if simple(&mut th.ctx, s.simple, s.inst) {
-                bus.devices.issued(self.id, pc, at);
+                if each {
+                    bus.devices.issued(self.id, pc, at);
+                }
                 continue;
             }
             if s.inst.class == 0 {
                 compute(&mut th.ctx, s.inst).map_err(|f| (j, Leave::Fault(f)))?;
-                bus.devices.issued(self.id, pc, at);
+                if each {
+                    bus.devices.issued(self.id, pc, at);
+                }
                 continue;
             }
-            self.timed(th, s.inst, at, pc, instret + j as u64, bus).map_err(|leave| (j, leave))?;
+            self.timed(th, s.inst, at, pc, instret + j as u64, bus, each).map_err(|leave| (j, leave))?;
         }
         Ok(())
     }
@@ -297,21 +321,36 @@ impl Ordinary<'_> {
             bus.devices.issued(self.id, pc, at);
             return Ok(());
         }
-        self.timed(th, inst, at, pc, instret, bus)
+        self.timed(th, inst, at, pc, instret, bus, true)
     }
 
-    /// Executes `inst` (at `pc`), fetched, which may leave a result in flight or access memory.
+    /// Executes `inst` (at `pc`), fetched, which may leave a result in
+    /// flight or access memory; `report`: to [`Devices::issued`].
     #[inline(always)]
-    fn timed<T: Timing, D: Devices>(&self, th: &mut HwThread, inst: Inst, at: u64, pc: u32, instret: u64, bus: &mut DataBus<'_, T, D>) -> Result<(), Leave> {
+    #[allow(clippy::too_many_arguments)]
+    fn timed<T: Timing, D: Devices>(
+        &self,
+        th: &mut HwThread,
+        inst: Inst,
+        at: u64,
+        pc: u32,
+        instret: u64,
+        bus: &mut DataBus<'_, T, D>,
+        report: bool,
+    ) -> Result<(), Leave> {
         if inst.class & Inst::MEMORY == 0 {
             compute(&mut th.ctx, inst).map_err(Leave::Fault)?;
-            bus.devices.issued(self.id, pc, at);
+            if report {
+                bus.devices.issued(self.id, pc, at);
+            }
             th.board.issued(self.pipeline, inst, at, at + 1);
             return Ok(());
         }
         (bus.who.now, bus.who.instret, bus.stall) = (at, instret, 0);
         access(&mut th.ctx, inst, bus).map_err(Leave::Fault)?;
-        bus.devices.issued(self.id, pc, at);
+        if report {
+            bus.devices.issued(self.id, pc, at);
+        }
         let stall = bus.stall;
         th.board.accessed(self.pipeline, inst, at + 1 + u64::from(stall));
         // Only a store can write the text; only a device access can ask to stop.

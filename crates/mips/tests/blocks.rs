@@ -4,6 +4,7 @@
 
 mod common;
 use common::*;
+use irqsim_mips::block::Step;
 use irqsim_mips::device::{Access, Devices, MMIO_BASE};
 use irqsim_mips::hierarchy::{HierarchyConfig, Level};
 use irqsim_mips::{Context, Stop, System, SystemConfig};
@@ -142,11 +143,12 @@ fn a_line_locked_over_the_running_code_is_fetched_again() {
     assert_eq!(run_in_slices(&words, &config, 1), whole);
 }
 
-/// Records every issue the [`Devices::issued`] hook reports.
+/// Records every issue the [`Devices::issued`] hook reports, and with
+/// `BLOCKS` those [`Devices::issued_block`] reports (how many calls).
 #[derive(Default)]
-struct Issues(Vec<(usize, u32, u64)>);
+struct Issues<const BLOCKS: bool>(Vec<(usize, u32, u64)>, u64);
 
-impl Devices for Issues {
+impl<const BLOCKS: bool> Devices for Issues<BLOCKS> {
     fn read(&mut self, _: u32, _: Access) -> Result<(u32, u32), String> {
         Err("none".into())
     }
@@ -156,6 +158,45 @@ impl Devices for Issues {
     fn issued(&mut self, thread: usize, pc: u32, cycle: u64) {
         self.0.push((thread, pc, cycle));
     }
+    const BLOCK_HOOK: bool = BLOCKS;
+    fn issued_block(&mut self, thread: usize, pc: u32, t0: u64, steps: &[Step]) {
+        self.1 += 1;
+        for (j, s) in steps.iter().enumerate() {
+            self.0.push((thread, pc + 4 * j as u32, t0 + u64::from(s.off)));
+        }
+    }
+}
+
+/// Every issue of `words` on `config` run in slices of `step` cycles, as
+/// the hooks report them, checked for order and count; and the block hook's calls.
+fn issues<const BLOCKS: bool>(words: &[u32], config: &SystemConfig, step: u64) -> (Vec<(usize, u32, u64)>, u64) {
+    let exit = TEXT + 4 * (words.len() as u32 + 1);
+    let mut s = System::new(program(words, 4096), config, Issues::<BLOCKS>::default());
+    for k in 0..config.cores {
+        for t in 0..config.threads {
+            let stack = 0x7000_0000 - 0x1000 * s.thread_id(k, t) as u32;
+            s.start(k, t, Context::at(TEXT, stack), 3 * t as u64);
+        }
+    }
+    let mut until = step;
+    while s.run(until) == Stop::Limit {
+        until += step;
+    }
+    for k in 0..config.cores {
+        for t in 0..config.threads {
+            let id = s.thread_id(k, t);
+            let n = s.devices.0.iter().filter(|i| i.0 == id).count() as u64;
+            assert_eq!(n, s.cores[k].threads[t].instructions, "{config:?}");
+        }
+    }
+    // In (cycle, thread) order, one issue per thread and cycle at most
+    // (one per core with one core); the last is an exit's syscall.
+    assert!(s.devices.0.windows(2).all(|w| (w[0].2, w[0].0) < (w[1].2, w[1].0)), "{config:?}");
+    if config.cores == 1 {
+        assert!(s.devices.0.windows(2).all(|w| w[0].2 < w[1].2), "{config:?}");
+    }
+    assert_eq!(s.devices.0.last().map(|i| i.1), Some(exit));
+    (std::mem::take(&mut s.devices.0), s.devices.1)
 }
 
 #[test]
@@ -166,7 +207,6 @@ fn every_issue_is_reported_once_with_its_cycle_whole_or_in_slices() {
     let mut words = vec![lui(16, MMIO_BASE >> 16), lw(17, 0, 16)];
     words.extend(mixed());
     words.extend([bne(0, 0, 5), addiu(19, 0, 1), beq(0, 0, 1), addiu(19, 19, 1), addiu(20, 0, 9), lw(18, 0, 16)]);
-    let exit = TEXT + 4 * (words.len() as u32 + 1);
     let caches = Some(HierarchyConfig::default());
     let configs = [
         SystemConfig::default(),
@@ -176,37 +216,16 @@ fn every_issue_is_reported_once_with_its_cycle_whole_or_in_slices() {
         SystemConfig { cores: 2, caches, ..Default::default() },
     ];
     for config in &configs {
-        let issues = |step: u64| {
-            let mut s = System::new(program(&words, 4096), config, Issues::default());
-            for k in 0..config.cores {
-                for t in 0..config.threads {
-                    let stack = 0x7000_0000 - 0x1000 * s.thread_id(k, t) as u32;
-                    s.start(k, t, Context::at(TEXT, stack), 3 * t as u64);
-                }
-            }
-            let mut until = step;
-            while s.run(until) == Stop::Limit {
-                until += step;
-            }
-            for k in 0..config.cores {
-                for t in 0..config.threads {
-                    let id = s.thread_id(k, t);
-                    let n = s.devices.0.iter().filter(|i| i.0 == id).count() as u64;
-                    assert_eq!(n, s.cores[k].threads[t].instructions, "{config:?}");
-                }
-            }
-            // In (cycle, thread) order, one issue per thread and cycle at most
-            // (one per core with one core); the last is an exit's syscall.
-            assert!(s.devices.0.windows(2).all(|w| (w[0].2, w[0].0) < (w[1].2, w[1].0)), "{config:?}");
-            if config.cores == 1 {
-                assert!(s.devices.0.windows(2).all(|w| w[0].2 < w[1].2), "{config:?}");
-            }
-            assert_eq!(s.devices.0.last().map(|i| i.1), Some(exit));
-            std::mem::take(&mut s.devices.0)
-        };
-        let whole = issues(1_000_000);
+        let (whole, _) = issues::<false>(&words, config, 1_000_000);
+        // Told a block at a time, the same issues in the same order.
+        let (blocks, calls) = issues::<true>(&words, config, 1_000_000);
+        assert_eq!(blocks, whole, "{config:?} by blocks");
+        if config.threads == 1 && config.caches.is_none() {
+            assert!(calls > 0, "{config:?}: blocks ran whole");
+        }
         for step in [1, 2, 3, 5] {
-            assert_eq!(issues(step), whole, "{config:?} in slices of {step} cycles");
+            assert_eq!(issues::<false>(&words, config, step).0, whole, "{config:?} in slices of {step} cycles");
+            assert_eq!(issues::<true>(&words, config, step).0, whole, "{config:?} by blocks in slices of {step} cycles");
         }
     }
 }
@@ -235,7 +254,7 @@ fn a_block_looping_to_itself_issues_as_one_instruction_at_a_time() {
     ];
     for config in [SystemConfig::default(), SystemConfig { caches: Some(HierarchyConfig::default()), ..Default::default() }] {
         let issues = |step: u64| {
-            let mut s = System::new(program(&words, 4096), &config, Issues::default());
+            let mut s = System::new(program(&words, 4096), &config, Issues::<false>::default());
             s.start(0, 0, Context::at(TEXT, 0x7000_0000), 0);
             let mut until = step;
             while s.run(until) == Stop::Limit {

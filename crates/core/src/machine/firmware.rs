@@ -172,7 +172,10 @@ impl Machine {
     /// event is a frame from the wire (a received stimulus, or a frame that
     /// waited for the wire), it is handled as the loop would at its time,
     /// and so given to the NIC ahead; then time goes back to where the NIC
-    /// and the host are. Returns the next event's key.
+    /// and the host are. Returns the next event's key. The workload's next
+    /// frame is handled at once, without the queue, when the queue would
+    /// give it next (before every queued event: a tie goes to the one
+    /// queued first).
     fn wire_ahead(&mut self, limit: Time) -> Result<Key> {
         let now = self.queue.now();
         let mut key = self.queue.peek_key();
@@ -180,7 +183,15 @@ impl Machine {
             match self.queue.pop() {
                 Some((at, Event::Stimulus(s))) => {
                     self.apply(at, s);
-                    self.schedule_next_stimulus()?;
+                    // The workload's next frames at once while each is what the queue would give next.
+                    while let Some((t, s)) = self.next_stimulus()? {
+                        if !matches!(s, Stimulus::Receive { .. }) || t > limit || t >= key_time(self.queue.peek_key()) {
+                            self.queue.schedule(t, Event::Stimulus(s));
+                            break;
+                        }
+                        self.queue.advance_to(t);
+                        self.apply(t, s);
+                    }
                 }
                 Some((at, Event::Landed { bytes })) => {
                     self.net.wire_waiting -= 1;

@@ -191,16 +191,22 @@ impl Machine {
 
     #[inline(always)]
     pub(super) fn schedule_next_stimulus(&mut self) -> Result<()> {
-        if let Some((t, s)) = self.net.workload.next_stimulus()? {
-            let now = self.queue.now();
-            if t < now {
-                self.net.reordered += 1;
-            }
-            if t < self.end {
-                self.queue.schedule(t.max(now), Event::Stimulus(s));
-            }
+        if let Some((t, s)) = self.next_stimulus()? {
+            self.queue.schedule(t, Event::Stimulus(s));
         }
         Ok(())
+    }
+
+    /// The workload's next stimulus and when it acts: no earlier than now
+    /// (one due earlier is counted as reordered); none from the run's end.
+    #[inline(always)]
+    pub(super) fn next_stimulus(&mut self) -> Result<Option<(Time, Stimulus)>> {
+        let Some((t, s)) = self.net.workload.next_stimulus()? else { return Ok(None) };
+        let now = self.queue.now();
+        if t < now {
+            self.net.reordered += 1;
+        }
+        Ok((t < self.end).then_some((t.max(now), s)))
     }
 
     #[inline(always)]
