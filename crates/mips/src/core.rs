@@ -34,7 +34,7 @@ impl Policy {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Two {
     /// Round-robin: the thread that did not issue last goes first if ready.
-    Turns,
+    RoundRobin,
     /// This thread is reserved for interrupts: it goes first if ready.
     Reserved(usize),
 }
@@ -157,7 +157,7 @@ impl Core {
             // The reserved thread first whenever it is ready, else the other
             // (the only candidate left, under either policy).
             (Some(r), _) => Some(Two::Reserved(r)),
-            (None, Policy::RoundRobin) => Some(Two::Turns),
+            (None, Policy::RoundRobin) => Some(Two::RoundRobin),
             (None, Policy::Icount) => None,
         }
     }

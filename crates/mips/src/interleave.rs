@@ -93,7 +93,7 @@ impl<D: Devices> System<D> {
             && let [x, y] = &mut core.threads[..]
         {
             match two {
-                Two::Turns => run.cycles(&mut Pair(x, y), &mut bus, &pipeline),
+                Two::RoundRobin => run.cycles(&mut Pair(x, y), &mut bus, &pipeline),
                 Two::Reserved(r) => run.cycles(&mut Reserved { r, pair: Pair(x, y) }, &mut bus, &pipeline),
             }
         } else {
