@@ -88,8 +88,7 @@ impl<D: Devices> System<D> {
         let (pipeline, id) = (self.pipeline, k * self.threads);
         let (mut bus, core) = self.bus(k, timing);
         let mut run = Run { k, id, limit, now: core.now, last: core.last, busy: core.busy_cycles };
-        let two = core.two();
-        let end = if let Some(two) = two
+        let end = if let Some(two) = core.two()
             && let [x, y] = &mut core.threads[..]
         {
             match two {
