@@ -125,12 +125,22 @@ impl Cache {
         let base = set as usize * self.ways;
         let mask = self.pin.way_mask(who);
         let allowed = |w: usize| mask >> w & 1 == 1;
-        let victim = (0..self.ways)
-            .filter(|&w| allowed(w) && !self.locked[base + w])
-            .min_by_key(|&w| if self.tags[base + w] == INVALID { 0 } else { self.used[base + w] })
-            // Every permitted way is locked: replace the lowest permitted one
-            // as if it were unlocked (ARM1176 with all ways locked uses way 0).
-            .unwrap_or_else(|| (0..self.ways).find(|&w| allowed(w)).unwrap_or(0));
+        let range = base..base + self.ways;
+        let (tags, used, locked) = (&self.tags[range.clone()], &self.used[range.clone()], &self.locked[range]);
+        // The first permitted, unlocked way that is empty, else least recently used (empty: 0).
+        let (mut victim, mut oldest) = (usize::MAX, u64::MAX);
+        // (All three are `ways` long; bounding by each lets the compiler drop the bounds checks.)
+        for w in 0..tags.len().min(used.len()).min(locked.len()) {
+            let age = if tags[w] == INVALID { 0 } else { used[w] };
+            if allowed(w) && !locked[w] && age < oldest {
+                (victim, oldest) = (w, age);
+            }
+        }
+        // Every permitted way is locked: replace the lowest permitted one
+        // as if it were unlocked (ARM1176 with all ways locked uses way 0).
+        if victim == usize::MAX {
+            victim = (0..self.ways).find(|&w| allowed(w)).unwrap_or(0);
+        }
         let slot = base + victim;
         self.tags[slot] = line;
         self.used[slot] = self.clock;

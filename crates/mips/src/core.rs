@@ -30,6 +30,15 @@ impl Policy {
     }
 }
 
+/// How the two threads of a core, both at work, share its issue slot ([`Core::two`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Two {
+    /// Round-robin: the thread that did not issue last goes first if ready.
+    RoundRobin,
+    /// This thread is reserved for interrupts: it goes first if ready.
+    Reserved(usize),
+}
+
 /// One hardware thread: a register context plus its pipeline state.
 #[derive(Clone, Debug, Default)]
 pub struct HwThread {
@@ -138,10 +147,19 @@ impl Core {
         Some((t, shared))
     }
 
-    /// True if two threads take turns, none reserved, both at work (the
-    /// common SMT core): then `interleave`'s `Pair` may stand for [`Core::pick`].
-    pub(crate) fn is_pair(&self) -> bool {
-        self.threads.len() == 2 && self.policy == Policy::RoundRobin && self.interrupt_thread.is_none() && self.threads.iter().all(|t| t.active)
+    /// How two threads both at work share the slot, if the core has two:
+    /// then `interleave`'s `Pair` or `Reserved` may stand for [`Core::pick`].
+    pub(crate) fn two(&self) -> Option<Two> {
+        if self.threads.len() != 2 || !self.threads.iter().all(|t| t.active) {
+            return None;
+        }
+        match (self.interrupt_thread, self.policy) {
+            // The reserved thread first whenever it is ready, else the other
+            // (the only candidate left, under either policy).
+            (Some(r), _) => Some(Two::Reserved(r)),
+            (None, Policy::RoundRobin) => Some(Two::RoundRobin),
+            (None, Policy::Icount) => None,
+        }
     }
 
     /// Records that `t` issued this cycle.

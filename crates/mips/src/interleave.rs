@@ -2,7 +2,7 @@
 //! cycle by cycle: the path of [`System::run`] for a core with more than one
 //! thread at work. Each cycle every thread has its next instruction fetched
 //! (in thread order), the SMT policy picks a ready one ([`crate::core::Core::pick`];
-//! a pair under round-robin by [`Pair`]) and it
+//! a pair under round-robin by [`Pair`], a pair with one reserved by [`Reserved`]) and it
 //! issues. A thread ready while all others wait for at least
 //! [`ALONE_CYCLES`] runs alone, by blocks, until the first of them is ready
 //! ([`crate::slice`]); a shorter wait goes on here, as entering the slice
@@ -16,7 +16,7 @@
 //! the general step's bookkeeping.
 
 use crate::bus::{DataBus, Timing, Who};
-use crate::core::{Core, HwThread};
+use crate::core::{Core, HwThread, Two};
 use crate::device::Devices;
 use crate::error::Fault;
 use crate::exec::{Flow, compute};
@@ -88,9 +88,13 @@ impl<D: Devices> System<D> {
         let (pipeline, id) = (self.pipeline, k * self.threads);
         let (mut bus, core) = self.bus(k, timing);
         let mut run = Run { k, id, limit, now: core.now, last: core.last, busy: core.busy_cycles };
-        let end = if core.is_pair() {
-            let (x, y) = core.threads.split_at_mut(1);
-            run.cycles(&mut Pair(&mut x[0], &mut y[0]), &mut bus, &pipeline)
+        let end = if let Some(two) = core.two()
+            && let [x, y] = &mut core.threads[..]
+        {
+            match two {
+                Two::RoundRobin => run.cycles(&mut Pair(x, y), &mut bus, &pipeline),
+                Two::Reserved(r) => run.cycles(&mut Reserved { r, pair: Pair(x, y) }, &mut bus, &pipeline),
+            }
         } else {
             run.cycles(&mut *core, &mut bus, &pipeline)
         };
@@ -280,5 +284,36 @@ impl Slots for Pair<'_> {
     #[inline(always)]
     fn thread(&mut self, t: usize) -> &mut HwThread {
         if t == 0 { &mut *self.0 } else { &mut *self.1 }
+    }
+}
+
+/// A core of two threads at work, thread `r` reserved for interrupts
+/// ([`Two::Reserved`]): `r` goes first if ready, else the other, as in
+/// [`Pair`] with the other always having issued last.
+struct Reserved<'a> {
+    r: usize,
+    pair: Pair<'a>,
+}
+
+impl Slots for Reserved<'_> {
+    #[inline(always)]
+    fn pick(&self, now: u64, _: usize) -> Option<(usize, bool)> {
+        // As if the other had issued last: `r` is asked first.
+        self.pair.pick(now, self.r ^ 1)
+    }
+
+    #[inline(always)]
+    fn others_ready(&self, t: usize) -> u64 {
+        self.pair.others_ready(t)
+    }
+
+    #[inline(always)]
+    fn next_ready(&self) -> u64 {
+        self.pair.next_ready()
+    }
+
+    #[inline(always)]
+    fn thread(&mut self, t: usize) -> &mut HwThread {
+        self.pair.thread(t)
     }
 }

@@ -86,13 +86,18 @@ impl Memory {
     #[cold]
     #[inline(never)]
     fn first_write(&mut self, addr: u32, value: u32, mask: u32) -> bool {
-        if self.guarded(addr) {
-            return false;
-        }
-        let (p, w) = split(addr);
-        let page = self.pages[p].insert(Box::new([0; PAGE_WORDS]));
-        page[w] = value & mask;
+        let Some(page) = self.page_mut(addr) else { return false };
+        page[split(addr).1] = value & mask;
         true
+    }
+
+    /// The page holding `addr`, allocated if need be; None if it is guarded.
+    fn page_mut(&mut self, addr: u32) -> Option<&mut [u32; PAGE_WORDS]> {
+        let p = split(addr).0;
+        if self.pages[p].is_none() && self.guarded(addr) {
+            return None;
+        }
+        Some(self.pages[p].get_or_insert_with(|| Box::new([0; PAGE_WORDS])))
     }
 
     pub fn write_u32(&mut self, addr: u32, v: u32) {
@@ -117,11 +122,21 @@ impl Memory {
             self.write_u8(addr.wrapping_add(i as u32), b);
         }
         let mut a = addr.wrapping_add(head.len() as u32);
-        let words = rest.chunks_exact(4);
+        let mut words = rest.chunks_exact(4);
         let tail = words.remainder();
-        for w in words {
-            self.write_u32(a, u32::from_be_bytes([w[0], w[1], w[2], w[3]]));
-            a = a.wrapping_add(4);
+        // A page's share of the words at a time (none written in a guarded page).
+        while words.len() > 0 {
+            let n = words.len().min(PAGE_WORDS - split(a).1);
+            let part = words.by_ref().take(n);
+            if let Some(page) = self.page_mut(a) {
+                let w = split(a).1;
+                for (slot, b) in page[w..w + n].iter_mut().zip(part) {
+                    *slot = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+                }
+            } else {
+                part.for_each(drop);
+            }
+            a = a.wrapping_add(4 * n as u32);
         }
         for (i, &b) in tail.iter().enumerate() {
             self.write_u8(a.wrapping_add(i as u32), b);
@@ -154,6 +169,13 @@ mod tests {
         m.write_bytes(0x1FFFB, &bytes);
         assert_eq!(m.read_bytes(0x1FFFB, 11), bytes);
         assert_eq!((m.read_u8(0x1FFFA), m.read_u8(0x20006)), (0, 0));
+        // Whole words across three pages, the middle one guarded: its words are dropped.
+        m.guard(0x4_0000, 0x5_0000);
+        let words: Vec<u8> = (0..0x2_0010u32).map(|i| (i % 251) as u8).collect();
+        m.write_bytes(0x3_fff8, &words);
+        assert_eq!(m.read_bytes(0x3_fff8, 8), words[..8]);
+        assert!(!m.allocated(0x4_0000) && m.read_u32(0x4_fffc) == 0);
+        assert_eq!(m.read_bytes(0x5_0000, 0x10), words[0x1_0008..0x1_0018]);
     }
 
     #[test]

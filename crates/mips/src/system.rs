@@ -66,6 +66,8 @@ pub struct System<D: Devices = NoDevices> {
     pub(crate) blocks: Blocks,
     pub(crate) links: Links,
     pub(crate) threads: usize,
+    /// [`System::interleave`]'s order of cores, kept between runs for its allocation.
+    turns: Turns,
 }
 
 impl<D: Devices> System<D> {
@@ -87,6 +89,7 @@ impl<D: Devices> System<D> {
             code,
             links: Links::new(n * m),
             threads: m,
+            turns: Turns::default(),
         }
     }
 
@@ -131,22 +134,25 @@ impl<D: Devices> System<D> {
         // (core k may issue at another's cycle only if its index is lower),
         // as if every core were stepped one cycle at a time. Cores with work
         // are kept by (cycle, index); only the core that ran moves.
-        let mut turns = Turns::new(&self.cores);
-        loop {
+        let mut turns = std::mem::take(&mut self.turns);
+        turns.fill(&self.cores);
+        let stop = loop {
             let Some((now, k)) = turns.laggard() else {
-                return Stop::Idle;
+                break Stop::Idle;
             };
             if now >= until {
-                return Stop::Limit;
+                break Stop::Limit;
             }
             if let Some(stop) = self.run_core(k, until.min(turns.next()), timing) {
-                return stop;
+                break stop;
             }
             if let Some(stop) = after(self, k, &turns) {
-                return stop;
+                break stop;
             }
             turns.ran(&self.cores[k]);
-        }
+        };
+        self.turns = turns;
+        stop
     }
 
     /// Runs core `k` until its cycle reaches `limit`, it runs out of work, or a thread stops.
@@ -254,15 +260,16 @@ impl<D: Devices> System<D> {
 
 /// Cores with work by (cycle, index), the laggard first: whose turn it is
 /// when cores interleave in cycle order and within a cycle in index order.
+#[derive(Default)]
 pub(crate) struct Turns(Vec<(u64, usize)>);
 
 impl Turns {
-    pub(crate) fn new(cores: &[Core]) -> Self {
-        // Sized once: collected from a filter, the vector grew by reallocation on every run.
-        let mut order = Vec::with_capacity(cores.len());
-        order.extend(cores.iter().filter(|c| c.has_work()).map(|c| (c.now, c.id)));
-        order.sort_unstable();
-        Turns(order)
+    /// The cores of `cores` with work, in order (the vector is reused: a
+    /// new one per run cost an allocation per `System::run` call).
+    fn fill(&mut self, cores: &[Core]) {
+        self.0.clear();
+        self.0.extend(cores.iter().filter(|c| c.has_work()).map(|c| (c.now, c.id)));
+        self.0.sort_unstable();
     }
 
     /// The laggard: its cycle and index.

@@ -246,12 +246,13 @@ fn threads_alone_in_the_slot_issue_as_cycle_by_cycle_sharing_would() {
 fn two_threads_take_turns_as_on_a_core_with_an_idle_third() {
     // Both threads add to one shared word (load, add, store: their turns
     // decide which updates are lost) and interlock on the load. A core of
-    // two takes its own path (`interleave`'s `Pair`); beside an idle third
-    // thread the same pair goes the general way, and must give the same.
+    // two takes its own path (`interleave`'s `Pair`, or `Reserved` with a
+    // thread reserved for interrupts); beside an idle third thread the same
+    // pair goes the general way, and must give the same.
     let a = [lui(8, DATA >> 16), lw(10, 0, 8), addiu(10, 10, 1), sw(10, 0, 8), mult(10, 10), mflo(11), beq(0, 0, -6), addiu(13, 13, 1)];
     let b = [lui(8, DATA >> 16), lw(10, 0, 8), addiu(10, 10, 3), sw(10, 0, 8), beq(0, 0, -4), addiu(13, 13, 1)];
-    let run = |threads: usize, caches: Option<HierarchyConfig>| {
-        let c = SystemConfig { threads, caches, ..Default::default() };
+    let run = |threads: usize, caches: Option<HierarchyConfig>, interrupt_thread: Option<usize>| {
+        let c = SystemConfig { threads, caches, interrupt_thread, ..Default::default() };
         let mut s = System::new(two_programs(&a, &b), &c, irqsim_mips::device::NoDevices);
         s.start(0, 0, Context::at(TEXT, 0x7000_0000), 0);
         s.start(0, 1, Context::at(TEXT + 0x1000, 0x6000_0000), 0);
@@ -261,8 +262,14 @@ fn two_threads_take_turns_as_on_a_core_with_an_idle_third() {
         (counts(&s), s.cores[0].busy_cycles, s.mem.read_u32(DATA), s.cores[0].threads[0].ctx.r[13])
     };
     for caches in [None, Some(HierarchyConfig::default())] {
-        let pair = run(2, caches);
-        assert_eq!(pair, run(3, caches), "caches: {}", caches.is_some());
+        let pair = run(2, caches, None);
+        assert_eq!(pair, run(3, caches, None), "caches: {}", caches.is_some());
         assert!(pair.0.0 > 1000 && pair.0.1 > 1000, "{pair:?}");
+        // The reserved thread issues whenever it is ready; the other fills its waits.
+        for r in [0, 1] {
+            let pair = run(2, caches, Some(r));
+            assert_eq!(pair, run(3, caches, Some(r)), "caches: {}, thread {r} reserved", caches.is_some());
+            assert!(pair.0.0 > 200 && pair.0.1 > 200, "{pair:?}");
+        }
     }
 }
