@@ -31,6 +31,9 @@ for src in tests/*.c handlers/*.c bench/*.c system/*.c hostile/*.c; do
     [[ "$name" == system/rx_min ]] && extra=(-Wl,--section-start=.sbss=0x412000)
     "$CC" "${flags[@]}" "${extra[@]}" -o "$out/$name.elf" rt/start.S rt/rt.c "$src"
 done
+# rx_nics: rx_min's driver serving every NIC the machine has
+# ([[nics.others]]): the same source with its RX_NICS lines in.
+"$CC" "${flags[@]}" -DRX_NICS -o "$out/system/rx_nics.elf" rt/start.S rt/rt.c system/rx_min.c
 # The NIC firmware is one program of several files (crates/firmware runs it).
 "$CC" "${flags[@]}" -o "$out/firmware/nic.elf" rt/start.S rt/rt.c firmware/*.c
 # kernel/: the Linux-shaped receive and forward path, one ELF per role for

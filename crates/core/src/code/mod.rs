@@ -30,7 +30,7 @@ use irqsim_mips::config::ExecConfig;
 use irqsim_mips::hierarchy::{HierarchyConfig, Level as Cache};
 use irqsim_mips::mem::PAGE_BYTES;
 use irqsim_mips::{Context, Program, System};
-use ports::{NICS, Ports};
+use ports::Ports;
 use serde::Serialize;
 
 /// Work cycles of a code job: it ends when the code returns, never by count.
@@ -95,8 +95,11 @@ fn restart(ctx: &mut Context) {
 pub enum Activity {
     Init,
     Isr { irq: u8 },
-    /// On the NAPI path, the top half of NIC 0's receive queue `q` (its vector).
+    /// On the NAPI path, the top half of receive queue `q` (its vector):
+    /// NIC 0's, or past them another NIC's.
     QueueIsr { q: u8 },
+    /// The interrupt of another NIC (`[[nics.others]]`), NIC `nic` >= 1.
+    OtherIsr { nic: u8 },
     /// The timer tick of a thread: the interrupt entry with [`TICK_IRQ`] + its index.
     Tick,
     BottomHalf,
@@ -114,7 +117,7 @@ impl Activity {
     pub fn bin(self) -> Bin {
         match self {
             Activity::Init | Activity::Syscall | Activity::Send { .. } | Activity::BusyPoll { .. } => Bin::Kernel,
-            Activity::Isr { .. } | Activity::QueueIsr { .. } | Activity::Tick => Bin::Interrupt,
+            Activity::Isr { .. } | Activity::QueueIsr { .. } | Activity::OtherIsr { .. } | Activity::Tick => Bin::Interrupt,
             Activity::BottomHalf | Activity::Poll { .. } => Bin::BottomHalf,
             Activity::App => Bin::User,
         }
@@ -125,6 +128,7 @@ impl Activity {
             Activity::Init => "kernel init",
             Activity::Isr { .. } => "NIC ISR (code)",
             Activity::QueueIsr { .. } => "NIC queue top half (code)",
+            Activity::OtherIsr { .. } => "other NIC's ISR (code)",
             Activity::Tick => "timer tick (code)",
             Activity::BottomHalf => "NET_RX (code)",
             Activity::Poll { .. } => "NAPI poll (code)",
@@ -157,6 +161,8 @@ impl Counts {
 struct Entries {
     init: u32,
     isr: u32,
+    /// Beside other NICs, off the NAPI path: their interrupts' entry.
+    other_isr: Option<u32>,
     bottom_half: u32,
     syscall: u32,
     /// The workload's sends (`code.send`), if the program has the entry.
@@ -217,15 +223,16 @@ pub struct Code {
     /// when the section closes.
     pub tick_held: Vec<bool>,
     /// Each NIC's interrupt is posted and not yet ended (EOI).
-    pub irq_posted: [bool; NICS],
-    /// On the NAPI path: each receive queue's top half is posted and has
-    /// not returned (which ends its interrupt).
+    pub irq_posted: Vec<bool>,
+    /// On the NAPI path: each receive queue's top half (NIC 0's queues,
+    /// then the other NICs') is posted and has not returned (which ends
+    /// its interrupt).
     pub rxq_posted: Vec<bool>,
     /// A NIC's interrupt on the bare wire waits for its CPU's mask to drop
     /// (a critical section of code was open when it came).
-    pub irq_held: [bool; NICS],
+    pub irq_held: Vec<bool>,
     /// A NIC is sending a frame.
-    pub tx_busy: [bool; NICS],
+    pub tx_busy: Vec<bool>,
     pub flows: u32,
     pub next_tag: u32,
     pub frame: Vec<u8>,
@@ -237,7 +244,7 @@ pub struct Code {
     pub sends_queued: u64,
     /// Whether the frame each NIC has on the wire is a forwarded one (a
     /// received frame's tag), counted as offered when it started.
-    pub tx_forwarding: [bool; NICS],
+    pub tx_forwarding: Vec<bool>,
     /// A WAKE that came while its reader was not blocked, kept for its next EAGAIN.
     pub wake_pending: Option<u32>,
     /// An error code caused outside a register access, reported at the next look.
@@ -256,21 +263,33 @@ pub type Problem = (String, String);
 
 /// A NAPI driver that serves a fixed number of instances says so in a word
 /// `nic_napi_instances` (programs/kernel's: its one receive ring, no RPS
-/// backlog); RSS queues and RPS backlogs beyond it are refused at load.
-fn napi_instances_fit(sys: &System<Ports>, given: &str, p: NapiPath) -> Result<(), Problem> {
+/// backlog); RSS queues, other NICs and RPS backlogs beyond it are refused
+/// at load.
+fn napi_instances_fit(sys: &System<Ports>, given: &str, p: NapiPath, others: usize) -> Result<(), Problem> {
     let Some(addr) = sys.program.symbol("nic_napi_instances") else { return Ok(()) };
-    let (serves, need) = (sys.mem.read_u32(addr) as usize, p.queues + p.rps_cpus as usize);
+    let (serves, need) = (sys.mem.read_u32(addr) as usize, p.queues + others + p.rps_cpus as usize);
     if need <= serves {
         return Ok(());
     }
-    let key = if p.queues > serves { "rss.queues" } else { "rss.rps_cpus" };
-    Err((key.into(), format!("{given}'s NAPI driver serves {serves} instance(s) (its nic_napi_instances), but {} receive queue(s) and {} RPS backlog(s) need {need}", p.queues, p.rps_cpus)))
+    let key = if p.queues > serves {
+        "rss.queues"
+    } else if p.queues + others > serves {
+        "nics.others"
+    } else {
+        "rss.rps_cpus"
+    };
+    Err((
+        key.into(),
+        format!("{given}'s NAPI driver serves {serves} instance(s) (its nic_napi_instances), but {} receive queue(s), {others} other NIC(s) and {} RPS backlog(s) need {need}", p.queues, p.rps_cpus),
+    ))
 }
 
 impl Code {
     /// The cores for `threads` machine threads of `levels` levels each;
-    /// `napi`: the NAPI path's weight and busy-poll budget, when it is chosen.
-    pub fn new(c: &CodeConfig, threads: usize, levels: usize, napi: Option<NapiPath>, base_dir: &std::path::Path) -> Result<Code, Problem> {
+    /// `napi`: the NAPI path's weight and busy-poll budget, when it is
+    /// chosen; `others`: the NICs beside NIC 0 (`[[nics.others]]`) and
+    /// their first receive queue.
+    pub fn new(c: &CodeConfig, threads: usize, levels: usize, napi: Option<NapiPath>, others: (usize, usize), base_dir: &std::path::Path) -> Result<Code, Problem> {
         let given = c.program.as_deref().expect("code part selected");
         let path = base_dir.join(given);
         let program = Program::load(&path).map_err(|e| ("code.program".to_string(), format!("{}: {e}", path.display())))?;
@@ -295,9 +314,16 @@ impl Code {
             }
         }
         let symbol = |key: &str, name: &str| program.symbol(name).ok_or_else(|| (format!("code.{key}"), format!("no symbol `{name}` in {given}")));
+        let other_isr = match others.0 > 0 && napi.is_none() {
+            true => Some(program.symbol(&c.other_isr).ok_or_else(|| {
+                ("nics.others".to_string(), format!("{given} has no `{}` (`code.other_isr`): its driver serves NIC 0 only", c.other_isr))
+            })?),
+            false => None,
+        };
         let entries = Entries {
             init: symbol("init", &c.init)?,
             isr: symbol("isr", &c.isr)?,
+            other_isr,
             bottom_half: symbol("bottom_half", &c.bottom_half)?,
             syscall: symbol("syscall", &c.syscall)?,
             send: program.symbol(&c.send),
@@ -314,9 +340,11 @@ impl Code {
         ports.rx_queues = vec![Default::default(); queues - 1];
         ports.rps_cpus = napi.map_or(0, |p| p.rps_cpus);
         ports.answers = vec![None; threads];
+        ports.set_others(others.0, others.1);
+        let nics = ports.nics.len();
         let mut sys = System::new(program, &exec.system, ports);
         if let Some(p) = napi {
-            napi_instances_fit(&sys, given, p)?;
+            napi_instances_fit(&sys, given, p, others.0)?;
         }
         for i in 0..(threads * levels) as u32 {
             let top = STACK_TOP - i * stride;
@@ -345,12 +373,12 @@ impl Code {
             tick: 0,
             tick_posted: vec![false; threads],
             tick_held: vec![false; threads],
-            irq_posted: [false; NICS],
-            rxq_posted: vec![false; queues],
-            irq_held: [false; NICS],
-            tx_busy: [false; NICS],
+            irq_posted: vec![false; nics],
+            rxq_posted: vec![false; queues + others.0],
+            irq_held: vec![false; nics],
+            tx_busy: vec![false; nics],
             sends_queued: 0,
-            tx_forwarding: [false; NICS],
+            tx_forwarding: vec![false; nics],
             flows: c.flows,
             next_tag: 1,
             frame: Vec::new(),
@@ -478,6 +506,7 @@ impl Code {
             Activity::Init => Context::call(e.init, sp, &[]),
             Activity::QueueIsr { q } => Context::call(napi().isr, sp, &[u32::from(q)]),
             Activity::Isr { irq } => Context::call(e.isr, sp, &[u32::from(irq)]),
+            Activity::OtherIsr { nic } => Context::call(e.other_isr.expect("other NICs interrupt only with the entry"), sp, &[u32::from(nic)]),
             Activity::Tick => Context::call(e.isr, sp, &[TICK_IRQ + t as u32]),
             Activity::BottomHalf => Context::call(e.bottom_half, sp, &[]),
             Activity::Poll { q } => Context::call(napi().poll, sp, &[u32::from(q), napi().weight]),

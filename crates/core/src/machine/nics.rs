@@ -162,6 +162,9 @@ impl Machine {
     /// fires unless its NAPI instance has it masked.
     pub(super) fn port_land(&mut self, now: Time, k: usize, bytes: u32) {
         self.timeline.mark(now, "frame received");
+        if self.code.is_some() {
+            return self.code_port_land(now, k, bytes);
+        }
         let p = &mut self.net.ports.list[k];
         if p.nic.receive(now, bytes) == Accept::Dropped {
             p.counters.dropped_nic += 1;

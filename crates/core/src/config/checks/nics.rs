@@ -16,9 +16,6 @@ pub(crate) fn nics(s: &Scenario) -> Result<(), (String, String)> {
     if others.len() > MAX_OTHERS {
         return err(format!("nics.others[{MAX_OTHERS}]"), format!("{} NICs beside the first: at most {MAX_OTHERS}", others.len()));
     }
-    if s.code.selected() {
-        return err("nics.others".into(), "kernel code (`code.program`) drives one NIC of its own (its ring and registers): other NICs beside it are not modelled yet".into());
-    }
     if s.nic_firmware.selected() {
         return err("nics.others".into(), "the programmable NIC (`nic_firmware.program`) is the first NIC's; other NICs beside it are not modelled yet".into());
     }
@@ -37,7 +34,11 @@ pub(crate) fn nics(s: &Scenario) -> Result<(), (String, String)> {
             let k = if n.rx_usecs != 0 { "rx_usecs" } else { "rx_frames" };
             return err(key(k), "only used when its `adaptive_rx` is `false` (DIM chooses them); remove the key".into());
         }
-        if n.adaptive_rx && s.irq_path.kind != Some(crate::kernel::IrqPathKind::Napi) {
+        if s.code.selected() && n.rx_ring_frames.is_some() {
+            return err(key("rx_ring_frames"), "with kernel code (`code.program`) its descriptors are the ring the program's driver gives it (RDLEN): remove the key".into());
+        }
+        // Kernel code's driver enables its cause again where DIM samples.
+        if n.adaptive_rx && !s.code.selected() && s.irq_path.kind != Some(crate::kernel::IrqPathKind::Napi) {
             return err(key("adaptive_rx"), "DIM samples at napi_complete_done: needs irq_path.kind = \"napi\"".into());
         }
         if n.rx_usecs == 0 && n.rx_frames == 0 {
