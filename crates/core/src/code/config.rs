@@ -53,7 +53,7 @@ impl CodeConfig {
         Param::text(
             "other_isr",
             d("\"nic_other_isr\""),
-            "entry `other_isr(nic)` run at interrupt level for the interrupt of NIC `nic` >= 1 of `[[nics.others]]` (off the NAPI path, where `napi_isr` serves every NIC's queue); a program without it drives NIC 0 only",
+            "entry `other_isr(nic)` run at interrupt level for the interrupt of NIC `nic` >= 1 of `[[nics.others]]` (off the NAPI path, where `napi_isr` serves every NIC's queue); a program without it drives NIC 0 only and is refused beside other NICs",
         ),
         Param::text(
             "napi_isr",

@@ -161,7 +161,7 @@ impl Counts {
 struct Entries {
     init: u32,
     isr: u32,
-    /// Beside other NICs, off the NAPI path: their interrupts' entry.
+    /// Beside other NICs: their interrupts' entry (off the NAPI path).
     other_isr: Option<u32>,
     bottom_half: u32,
     syscall: u32,
@@ -314,7 +314,8 @@ impl Code {
             }
         }
         let symbol = |key: &str, name: &str| program.symbol(name).ok_or_else(|| (format!("code.{key}"), format!("no symbol `{name}` in {given}")));
-        let other_isr = match others.0 > 0 && napi.is_none() {
+        // Its presence says the driver serves other NICs, on the NAPI path too.
+        let other_isr = match others.0 > 0 {
             true => Some(program.symbol(&c.other_isr).ok_or_else(|| {
                 ("nics.others".to_string(), format!("{given} has no `{}` (`code.other_isr`): its driver serves NIC 0 only", c.other_isr))
             })?),
