@@ -158,7 +158,7 @@ pub const METRICS: &[Metric] = &[
     family("nic{}_rx_offered", &[], "frames", "frames offered to NIC N (0: the first, `[nic]`; 1..: `[[nics.others]]` in order)", "nics"),
     family("nic{}_interrupts", &[], "interrupts", "interrupts NIC N raised", "nics"),
     family("nic{}_rx_dropped", &[], "frames", "frames NIC N >= 1 dropped at its wire or buffer", "nics"),
-    family("nic{}_rx_taken", &[], "frames", "frames the driver took off NIC N >= 1's ring", "nics"),
+    family("nic{}_rx_taken", &[], "frames", "frames the driver took off NIC N >= 1's ring (with kernel code: that the program finished with, delivered or dropped)", "nics"),
     family("nic{}_coalesce_interrupts", &[], "interrupts", "NIC N >= 1's interrupts its coalescing fired (by its timer or its frame count)", "nics (its `rx_usecs`, `rx_frames` or `adaptive_rx`)"),
     family("nic{}_dim_decisions", &[], "decisions", "decisions NIC N >= 1's DIM took", "nics (its `adaptive_rx`)"),
     m("rss_queues", "queues", "receive queues", "rss"),
