@@ -94,12 +94,12 @@ fn restart(ctx: &mut Context) {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Activity {
     Init,
+    /// NIC `irq`'s interrupt: `code.isr`, or for another NIC
+    /// (`[[nics.others]]`, NIC `irq` >= 1) `code.other_isr`.
     Isr { irq: u8 },
     /// On the NAPI path, the top half of receive queue `q` (its vector):
     /// NIC 0's, or past them another NIC's.
     QueueIsr { q: u8 },
-    /// The interrupt of another NIC (`[[nics.others]]`), NIC `nic` >= 1.
-    OtherIsr { nic: u8 },
     /// The timer tick of a thread: the interrupt entry with [`TICK_IRQ`] + its index.
     Tick,
     BottomHalf,
@@ -117,7 +117,7 @@ impl Activity {
     pub fn bin(self) -> Bin {
         match self {
             Activity::Init | Activity::Syscall | Activity::Send { .. } | Activity::BusyPoll { .. } => Bin::Kernel,
-            Activity::Isr { .. } | Activity::QueueIsr { .. } | Activity::OtherIsr { .. } | Activity::Tick => Bin::Interrupt,
+            Activity::Isr { .. } | Activity::QueueIsr { .. } | Activity::Tick => Bin::Interrupt,
             Activity::BottomHalf | Activity::Poll { .. } => Bin::BottomHalf,
             Activity::App => Bin::User,
         }
@@ -128,7 +128,6 @@ impl Activity {
             Activity::Init => "kernel init",
             Activity::Isr { .. } => "NIC ISR (code)",
             Activity::QueueIsr { .. } => "NIC queue top half (code)",
-            Activity::OtherIsr { .. } => "other NIC's ISR (code)",
             Activity::Tick => "timer tick (code)",
             Activity::BottomHalf => "NET_RX (code)",
             Activity::Poll { .. } => "NAPI poll (code)",
@@ -506,8 +505,10 @@ impl Code {
         match activity {
             Activity::Init => Context::call(e.init, sp, &[]),
             Activity::QueueIsr { q } => Context::call(napi().isr, sp, &[u32::from(q)]),
+            Activity::Isr { irq } if self.sys.devices.other_queue(usize::from(irq)).is_some() => {
+                Context::call(e.other_isr.expect("other NICs interrupt only with the entry"), sp, &[u32::from(irq)])
+            }
             Activity::Isr { irq } => Context::call(e.isr, sp, &[u32::from(irq)]),
-            Activity::OtherIsr { nic } => Context::call(e.other_isr.expect("other NICs interrupt only with the entry"), sp, &[u32::from(nic)]),
             Activity::Tick => Context::call(e.isr, sp, &[TICK_IRQ + t as u32]),
             Activity::BottomHalf => Context::call(e.bottom_half, sp, &[]),
             Activity::Poll { q } => Context::call(napi().poll, sp, &[u32::from(q), napi().weight]),

@@ -484,7 +484,9 @@ impl Machine {
             self.code_queue_isr_done(now, usize::from(q));
             return Some(Job::Irq(self.nic_handler_done(now, thread)));
         }
-        if (activity == (Activity::Isr { irq: 0 }) && self.net.wired) || matches!(activity, Activity::OtherIsr { .. }) {
+        if let Activity::Isr { irq } = activity
+            && ((irq == 0 && self.net.wired) || self.code().sys.devices.other_queue(usize::from(irq)).is_some())
+        {
             return Some(Job::Irq(self.nic_handler_done(now, thread)));
         }
         // A send flood is the application (the workload's sending loop,

@@ -60,11 +60,9 @@ impl Machine {
                     };
                     if self.code.is_some() {
                         // The handler is code; the chain goes on when it returns.
-                        let top = match (self.net.napi.is_some(), src) {
-                            (true, _) => crate::code::Activity::QueueIsr { q: q() as u8 },
-                            (false, 0) => crate::code::Activity::Isr { irq: 0 },
-                            (false, _) => crate::code::Activity::OtherIsr { nic: (1 + src - self.net.ports.src) as u8 },
-                        };
+                        // Another NIC's handler is its NIC's (`code.other_isr`).
+                        let irq = if src == 0 { 0 } else { (1 + src - self.net.ports.src) as u8 };
+                        let top = if self.net.napi.is_some() { crate::code::Activity::QueueIsr { q: q() as u8 } } else { crate::code::Activity::Isr { irq } };
                         return Some(Any::Code(top));
                     }
                     if self.net.napi.is_some() {
