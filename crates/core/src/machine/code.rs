@@ -337,7 +337,9 @@ impl Machine {
     }
 
     /// NIC `nic` has put a frame on the wire: the descriptor is done, a
-    /// forwarded frame is delivered, and the next one goes.
+    /// forwarded frame is delivered, and the next one goes. Out of line:
+    /// the event loop calls it only with code.
+    #[inline(never)]
     pub(super) fn code_sent(&mut self, now: Time, nic: usize) {
         let code = self.code.as_mut().expect("code part selected");
         let n = code.sys.devices.nics[nic];
