@@ -228,6 +228,6 @@ fn what_the_program_cannot_serve_is_refused() {
     };
     refused(&["code.program=\"../../programs/system/rx_min.elf\""], "`nics.others`: ../../programs/system/rx_min.elf has no `nic_other_isr`");
     refused(&[NAPI, "code.program=\"../../programs/kernel/host.elf\""], "`nics.others`");
-    let e = load(TWO, &[&others(&["intc = \"ioapic\", line = 16, irq_thread = 1, rate_per_s = 1000.0, rx_ring_frames = 8"])]).err().expect("refused at load");
+    let e = load(TWO, &[&others(&["intc = \"ioapic\", line = 16, irq_thread = 1, rate_per_s = 1000.0, rx_ring_frames = 8"])]).expect_err("refused at load");
     assert!(!e.contains('\n') && e.contains("nics.others[0].rx_ring_frames"), "{e}");
 }
