@@ -31,6 +31,9 @@ for src in tests/*.c handlers/*.c bench/*.c system/*.c hostile/*.c; do
     [[ "$name" == system/rx_min ]] && extra=(-Wl,--section-start=.sbss=0x412000)
     "$CC" "${flags[@]}" "${extra[@]}" -o "$out/$name.elf" rt/start.S rt/rt.c "$src"
 done
+# rx_nics: rx_min's driver serving every NIC the machine has
+# ([[nics.others]]): the same source with its RX_NICS lines in.
+"$CC" "${flags[@]}" -DRX_NICS -o "$out/system/rx_nics.elf" rt/start.S rt/rt.c system/rx_min.c
 # The NIC firmware is one program of several files (crates/firmware runs it).
 "$CC" "${flags[@]}" -o "$out/firmware/nic.elf" rt/start.S rt/rt.c firmware/*.c
 # kernel/: the Linux-shaped receive and forward path, one ELF per role for
@@ -62,6 +65,10 @@ kernel_elf "$out/kernel/nat.elf" -DCONFIG_FORWARD=1 rt/rt.c "${ksrc[@]}" kernel/
 # study's non-default option.
 kernel_elf "$out/kernel/host-sched.elf" -DCONFIG_SCHED rt/rt.c "${ksrc[@]}" kernel/app.c kernel/sched.c
 kernel_elf "$out/kernel/nat-sched.elf" -DCONFIG_SCHED -DCONFIG_FORWARD=1 rt/rt.c "${ksrc[@]}" kernel/app.c kernel/sched.c
+# kernel/host-nics: the host kernel serving every NIC ([[nics.others]]):
+# kernel/nics.c wraps init.c's kernel_init and nic.c's net_rx_action and
+# has the NAPI entries in napi.c's place.
+"$CC" "${flags[@]}" -Wl,-e,kernel_init -Dkernel_init=kernel_init_nic0 -Dnet_rx_action=net_rx_action_nic0 -o "$out/kernel/host-nics.elf" rt/rt.c "${ksrc[@]}" kernel/app.c kernel/nics.c
 # kernel/*-padK: the default kernels with code moved K x 16 bytes and data
 # K x 64 bytes (kernel/pad.c, linked first): the SMT study's layout probes.
 for k in 1 2 3; do

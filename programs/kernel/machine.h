@@ -11,7 +11,7 @@
 
 #include "../rt/rt.h"
 
-/* NIC k's registers: NIC_BASE(k) + offset. */
+/* NIC k's registers: NIC_BASE(k) + offset (nics.c places NICs 8 and up). */
 #define NIC_BASE(k) (0xBF010000u + (u32)(k) * 0x100u)
 #define NIC_ICR 0x00       /* R: pending causes, cleared by the read */
 #define NIC_IMS 0x04       /* W: enable causes; R: enabled causes */
@@ -47,6 +47,7 @@
 #define KSVC_NAPI_SCHEDULE 0x1C /* W queue: napi_schedule (the NAPI path, napi.c) */
 #define KSVC_NAPI_COMPLETE 0x20 /* W frames: napi_complete_done; R: 1 to enable the interrupt */
 #define KSVC_RT_OVERFLOW 0x30   /* W tag: no route cache entry for the frame (it is then DROPPED) */
+#define KSVC_NICS 0x34          /* R: the NICs the machine has (1 + [[nics.others]]; nics.c) */
 
 #define SOFTIRQ_NET_RX 0
 

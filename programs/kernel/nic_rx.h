@@ -23,7 +23,8 @@ static void arm(volatile struct desc *d, struct skb *skb)
 	d->status = 0;
 }
 
-static int rx_pending(void) { return rx.desc[rx.next].status & DESC_DD; }
+static int ring_pending(const struct ring *r) { return r->desc[r->next].status & DESC_DD; }
+#define rx_pending() ring_pending(&rx)
 
 /* eth_type_trans and netif_receive_skb's marks on a received frame. */
 static void eth_type_trans(struct skb *skb, struct netdev *dev)
@@ -45,20 +46,20 @@ static void eth_type_trans(struct skb *skb, struct netdev *dev)
    RDT write. Returns the frames taken. The budget is read through a
    pointer at each frame, as net_rx_action always read kconfig.budget, so
    its code stays what it was. */
-static u32 rx_clean(const u32 *budget)
+static u32 ring_clean(struct ring *r, u32 nic, const u32 *budget)
 {
 	u32 done = 0;
 	struct netdev *dev = &netdevs[NIC_RX];
 	dev->quota = dev->weight; /* the NAPI poll's quota */
-	while (done < *budget && rx_pending()) {
-		volatile struct desc *d = &rx.desc[rx.next];
-		struct skb *skb = rx.skb[rx.next];
+	while (done < *budget && ring_pending(r)) {
+		volatile struct desc *d = &r->desc[r->next];
+		struct skb *skb = r->skb[r->next];
 		struct skb *fresh = skb_alloc();
 		skb->len = d->len;
 		skb->tag = d->tag;
 		if (fresh) {
 			eth_type_trans(skb, dev);
-			rx.skb[rx.next] = fresh;
+			r->skb[r->next] = fresh;
 			arm(d, fresh);
 			ip_rcv(skb);
 		} else {
@@ -66,13 +67,15 @@ static u32 rx_clean(const u32 *budget)
 			ksvc(KSVC_DROPPED, skb->tag);
 			arm(d, skb);
 		}
-		rx.next = (rx.next + 1) & rx.mask;
+		r->next = (r->next + 1) & r->mask;
 		done++;
 	}
 	dev->quota -= done;
 	if (done)
-		nic_write(NIC_RX, NIC_RDT, (rx.next - 1) & rx.mask);
+		nic_write(nic, NIC_RDT, (r->next - 1) & r->mask);
 	return done;
 }
+
+static u32 rx_clean(const u32 *budget) { return ring_clean(&rx, NIC_RX, budget); }
 
 #endif

@@ -9,17 +9,44 @@
    register map is the machine's (docs/models/cores.md, "Code on the
    machine"). Sizes are small on purpose: tests drive the pool, the ring
    and the socket queue to their limits. The send path (sys_send, at the
-   end) puts the workload's sends on NIC 0's transmit ring. */
+   end) puts the workload's sends on NIC 0's transmit ring.
+
+   Built with -DRX_NICS it is rx_nics.elf, the same driver for every NIC
+   the machine has (`[[nics.others]]`): NIC k >= 1 has one receive ring,
+   its queue numbered after NIC 0's (nqueues + k - 1, as the machine
+   numbers its NAPI instance), its ring registers the legacy ones at NIC
+   k's base and an interrupt of its own: nic_other_isr(k) off the NAPI
+   path, the same top half and poll as NIC 0's queues on it. Without the
+   flag every RX_NICS line is gone and rx_min.elf is byte for byte what it
+   was (programs/build.sh --check). */
 #include "../rt/rt.h"
 
+#ifdef RX_NICS
+/* NICs 8 and up sit past the receive queues' blocks (code/ports.rs). */
+#define NIC(k, off) (*(volatile u32 *)(0xBF010000u + ((k) < 8 ? 0 : 0x2000u) + (k) * 0x100u + (off)))
+#else
 #define NIC(k, off) (*(volatile u32 *)(0xBF010000u + (k) * 0x100u + (off)))
+#endif
 /* Receive queue q's registers (queue 0's are also NIC 0's RDBA..RDT). */
-#define RXQ(q, off) (*(volatile u32 *)(0xBF011000u + (q) * 0x40u + (off)))
+#define RXQ0(q, off) (*(volatile u32 *)(0xBF011000u + (q) * 0x40u + (off)))
+#ifdef RX_NICS
+#define OTHERS 32 /* [[nics.others]] at most */
+/* Past NIC 0's queues, NIC k's RDBA, RDLEN and RDT (0x10, 0x14, 0x1C). */
+#define QNIC(q) ((q) < nqueues ? 0 : (q) - nqueues + 1)
+#define RXQ(q, off) (*((q) < nqueues ? &RXQ0(q, off) : &NIC(QNIC(q), 0x10 + (off) / 2)))
+/* A NIC's one vector reads (and so clears) its cause register. */
+#define ONE_VECTOR(q) (nqueues == 1 || (q) >= nqueues)
+#else
+#define OTHERS 0
+#define QNIC(q) 0
+#define RXQ(q, off) RXQ0(q, off)
+#define ONE_VECTOR(q) (nqueues == 1)
+#endif
 #define SVC(off) (*(volatile u32 *)(0xBF01F000u + (off)))
 enum { ICR = 0x00, IMS = 0x04, IMC = 0x08, TDBA = 0x20, TDLEN = 0x24, TDT = 0x2C, QUEUES = 0x34 };
 enum { Q_RDBA = 0x00, Q_RDLEN = 0x08, Q_RDT = 0x18 };
 enum { SOFTIRQ_RAISE = 0x00, WAKE = 0x04, DELIVERED = 0x08, DROPPED = 0x0C, EOI = 0x10, IRQ_SAVE = 0x14, IRQ_RESTORE = 0x18,
-       NAPI_SCHEDULE = 0x1C, NAPI_COMPLETE = 0x20, RPS_CPU = 0x24, RPS_CPUS = 0x28 };
+       NAPI_SCHEDULE = 0x1C, NAPI_COMPLETE = 0x20, RPS_CPU = 0x24, RPS_CPUS = 0x28, NICS = 0x34 };
 enum { CAUSE_RX = 1, DD = 1 };
 #define NO_CPU 0xFFFFFFFFu
 
@@ -43,14 +70,19 @@ struct desc {
 	u8 status, pad[3];
 };
 
-static struct desc ring[MAXQ][RING] __attribute__((aligned(16)));
+static struct desc ring[MAXQ + OTHERS][RING] __attribute__((aligned(16)));
 static u8 buffers[POOL][BUF];
-static u8 extra[(MAXQ - 1) * RING][BUF]; /* the other queues' buffers */
-static u8 *free_list[POOL + (MAXQ - 1) * RING];
+static u8 extra[(MAXQ - 1 + OTHERS) * RING][BUF]; /* the other queues' buffers */
+static u8 *free_list[POOL + (MAXQ - 1 + OTHERS) * RING];
 static u32 free_count;
-static u32 next_rx[MAXQ];     /* next descriptor the driver looks at */
-static u8 *owned[MAXQ][RING]; /* the buffer each descriptor carries */
+static u32 next_rx[MAXQ + OTHERS];     /* next descriptor the driver looks at */
+static u8 *owned[MAXQ + OTHERS][RING]; /* the buffer each descriptor carries */
 static u32 nqueues, rps;
+#ifdef RX_NICS
+static u32 nothers; /* NICs beside NIC 0 */
+#else
+#define nothers 0
+#endif
 
 struct entry {
 	u8 *buf;
@@ -116,6 +148,10 @@ static int refill(u32 q, u32 i)
 
 static u32 rx_cause(u32 q)
 {
+#ifdef RX_NICS
+	if (q >= nqueues)
+		return CAUSE_RX;
+#endif
 	return q ? 1u << (15 + q) : CAUSE_RX;
 }
 
@@ -123,12 +159,15 @@ void kernel_init(void)
 {
 	nqueues = NIC(0, QUEUES);
 	rps = SVC(RPS_CPUS);
+#ifdef RX_NICS
+	nothers = SVC(NICS) - 1;
+#endif
 	for (u32 i = 0; i < POOL; i++)
 		buf_put(buffers[i]);
-	for (u32 i = 0; i < (nqueues - 1) * RING; i++)
+	for (u32 i = 0; i < (nqueues - 1 + nothers) * RING; i++)
 		buf_put(extra[i]);
 	u32 causes = 0;
-	for (u32 q = 0; q < nqueues; q++) {
+	for (u32 q = 0; q < nqueues + nothers; q++) {
 		u32 n = 0;
 		while (n < RING - 1 && refill(q, n))
 			n++;
@@ -138,8 +177,13 @@ void kernel_init(void)
 		causes |= rx_cause(q);
 	}
 	NIC(0, IMS) = causes;
+#ifdef RX_NICS
+	for (u32 k = 1; k <= nothers; k++)
+		NIC(k, IMS) = CAUSE_RX;
+#endif
 }
 
+#ifndef RX_NICS
 void nic_isr(u32 irq)
 {
 	u32 cause = NIC(irq, ICR);
@@ -149,6 +193,7 @@ void nic_isr(u32 irq)
 	}
 	SVC(EOI) = irq;
 }
+#endif
 
 static u16 ip_sum(const u8 *h)
 {
@@ -208,6 +253,51 @@ static void rx_end(u32 q, u32 tail)
 		SVC(WAKE) = 0;
 }
 
+#ifdef RX_NICS
+/* NIC k's interrupt (nic_isr for NIC 0, nic_other_isr for the others):
+   with a receive cause it masks it, marks the NIC for the bottom half and
+   raises NET_RX on this CPU, as a driver's ISR puts its device on this
+   CPU's poll list (netif_rx_schedule). */
+static volatile u32 rx_scheduled[1 + OTHERS];
+
+static void rx_isr(u32 k)
+{
+	if (NIC(k, ICR) & CAUSE_RX) {
+		NIC(k, IMC) = CAUSE_RX;
+		rx_scheduled[k] = 1;
+		SVC(SOFTIRQ_RAISE) = 0;
+	}
+	SVC(EOI) = k;
+}
+
+void nic_isr(u32 irq)
+{
+	rx_isr(irq);
+}
+
+void nic_other_isr(u32 nic)
+{
+	rx_isr(nic);
+}
+
+/* The bottom half drains each NIC it takes from the marks (one CPU's
+   bottom half per NIC: the mark is taken atomically) and enables its
+   cause again; a frame that landed meanwhile interrupts at once. */
+void net_rx_action(void)
+{
+	for (u32 k = 0; k <= nothers; k++) {
+		if (!__sync_bool_compare_and_swap(&rx_scheduled[k], 1, 0))
+			continue;
+		u32 q = k ? nqueues + k - 1 : 0, tail = RXQ(q, Q_RDT);
+		while (ring[q][next_rx[q]].status & DD) {
+			struct entry e = rx_take(q, &tail);
+			rx_deliver(&e);
+		}
+		rx_end(q, tail);
+		NIC(k, IMS) = CAUSE_RX;
+	}
+}
+#else
 void net_rx_action(void)
 {
 	u32 tail = RXQ(0, Q_RDT);
@@ -218,6 +308,7 @@ void net_rx_action(void)
 	rx_end(0, tail);
 	NIC(0, IMS) = CAUSE_RX;
 }
+#endif
 
 /* NAPI (Linux 5.x net/core/dev.c; e1000e's and ixgbe's interrupt handlers
    and polls). The top half of queue q masks its cause and asks the kernel
@@ -227,9 +318,9 @@ void net_rx_action(void)
    several, each queue's vector clears its own cause (MSI-X auto-clear). */
 void nic_napi_isr(u32 q)
 {
-	if (nqueues == 1 && !(NIC(0, ICR) & CAUSE_RX))
+	if (ONE_VECTOR(q) && !(NIC(QNIC(q), ICR) & CAUSE_RX))
 		return;
-	NIC(0, IMC) = rx_cause(q);
+	NIC(QNIC(q), IMC) = rx_cause(q);
 	SVC(NAPI_SCHEDULE) = q;
 }
 
@@ -247,7 +338,7 @@ static void backlog_enqueue(u32 cpu, const struct entry *e)
 	spin_lock_irqsave(&bl_lock[cpu]);
 	if (bl_count[cpu] < BACKLOG) {
 		backlog[cpu][(bl_head[cpu] + bl_count[cpu]++) % BACKLOG] = *e;
-		SVC(NAPI_SCHEDULE) = nqueues + cpu;
+		SVC(NAPI_SCHEDULE) = nqueues + nothers + cpu;
 		queued = 1;
 	}
 	spin_unlock_irqrestore(&bl_lock[cpu]);
@@ -293,8 +384,8 @@ static u32 process_backlog(u32 cpu, u32 budget)
    scheduled and its interrupt masked. */
 u32 nic_napi_poll(u32 q, u32 budget)
 {
-	if (q >= nqueues)
-		return process_backlog(q - nqueues, budget);
+	if (q >= nqueues + nothers)
+		return process_backlog(q - nqueues - nothers, budget);
 	u32 tail = RXQ(q, Q_RDT), work = 0;
 	while (work < budget && (ring[q][next_rx[q]].status & DD)) {
 		struct entry e = rx_take(q, &tail);
@@ -313,7 +404,7 @@ u32 nic_napi_poll(u32 q, u32 budget)
 	if (work < budget) {
 		SVC(NAPI_COMPLETE) = work;
 		if (SVC(NAPI_COMPLETE))
-			NIC(0, IMS) = rx_cause(q);
+			NIC(QNIC(q), IMS) = rx_cause(q);
 	}
 	return work;
 }

@@ -158,7 +158,7 @@ pub const METRICS: &[Metric] = &[
     family("nic{}_rx_offered", &[], "frames", "frames offered to NIC N (0: the first, `[nic]`; 1..: `[[nics.others]]` in order)", "nics"),
     family("nic{}_interrupts", &[], "interrupts", "interrupts NIC N raised", "nics"),
     family("nic{}_rx_dropped", &[], "frames", "frames NIC N >= 1 dropped at its wire or buffer", "nics"),
-    family("nic{}_rx_taken", &[], "frames", "frames the driver took off NIC N >= 1's rings", "nics"),
+    family("nic{}_rx_taken", &[], "frames", "frames the driver took off NIC N >= 1's rings (with kernel code: that the program finished with, delivered or dropped)", "nics"),
     family("nic{}_coalesce_interrupts", &[], "interrupts", "NIC N >= 1's interrupts its coalescing fired (by its timer or its frame count; summed over its queues)", "nics (its `rx_usecs`, `rx_frames` or `adaptive_rx`)"),
     family("nic{}_dim_decisions", &[], "decisions", "decisions NIC N >= 1's DIM took (summed over its queues)", "nics (its `adaptive_rx`)"),
     family("nic{}_rss_queues", &[], "queues", "NIC N >= 1's receive queues (its own RSS)", "nics (its `queues` above 1)"),

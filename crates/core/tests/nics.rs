@@ -264,8 +264,6 @@ fn refusals_name_the_key() {
     refused(TWO, &[&second_nic(&[("rx_usecs", "0"), ("rx_frames", "0")])], "nics.others[0].rx_frames");
     refused(TWO, &[&second_nic(&[("adaptive_rx", "true"), ("rx_frames", "4")])], "nics.others[0].rx_frames");
     refused(TWO, &["irq_path.kind=\"linux\"", &second_nic(&[("adaptive_rx", "true")])], "nics.others[0].adaptive_rx");
-    let one = "nics.others=[{rate_per_s = 1000.0, packet_bytes = 100}]";
-    refused("code/rx-min", &[one], "nics.others");
     refused(TWO, &[&second_nic(&[("irq_thread", "5")])], "nics.others[0].irq_thread");
     refused(TWO, &[&second_nic(&[("packet_bytes", "9000"), ("rx_buffer_bytes", "4096")])], "nics.others[0].packet_bytes");
     refused(TWO, &[&second_nic(&[("queues", "2")])], "nics.others[0].queues");

@@ -17,6 +17,7 @@ pub struct CodeConfig {
     pub program: Option<String>,
     pub init: String,
     pub isr: String,
+    pub other_isr: String,
     pub napi_isr: String,
     pub napi_poll: String,
     pub bottom_half: String,
@@ -49,6 +50,11 @@ impl CodeConfig {
             "entry run once at cycle 0 on thread 0 (software-interrupt level) before anything else: sets up rings and tables",
         ),
         Param::text("isr", d("\"nic_isr\""), "entry `isr(irq)` run at interrupt level for NIC `irq`'s interrupt on `nic.irq_thread`"),
+        Param::text(
+            "other_isr",
+            d("\"nic_other_isr\""),
+            "entry `other_isr(nic)` run at interrupt level for the interrupt of NIC `nic` >= 1 of `[[nics.others]]` (off the NAPI path, where `napi_isr` serves every NIC's queue); a program without it drives NIC 0 only and is refused beside other NICs",
+        ),
         Param::text(
             "napi_isr",
             d("\"nic_napi_isr\""),

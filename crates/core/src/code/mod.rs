@@ -30,7 +30,7 @@ use irqsim_mips::config::ExecConfig;
 use irqsim_mips::hierarchy::{HierarchyConfig, Level as Cache};
 use irqsim_mips::mem::PAGE_BYTES;
 use irqsim_mips::{Context, Program, System};
-use ports::{NICS, Ports};
+use ports::Ports;
 use serde::Serialize;
 
 /// Work cycles of a code job: it ends when the code returns, never by count.
@@ -94,8 +94,11 @@ fn restart(ctx: &mut Context) {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Activity {
     Init,
+    /// NIC `irq`'s interrupt: `code.isr`, or for another NIC
+    /// (`[[nics.others]]`, NIC `irq` >= 1) `code.other_isr`.
     Isr { irq: u8 },
-    /// On the NAPI path, the top half of NIC 0's receive queue `q` (its vector).
+    /// On the NAPI path, the top half of receive queue `q` (its vector):
+    /// NIC 0's, or past them another NIC's.
     QueueIsr { q: u8 },
     /// The timer tick of a thread: the interrupt entry with [`TICK_IRQ`] + its index.
     Tick,
@@ -157,6 +160,8 @@ impl Counts {
 struct Entries {
     init: u32,
     isr: u32,
+    /// Beside other NICs: their interrupts' entry (off the NAPI path).
+    other_isr: Option<u32>,
     bottom_half: u32,
     syscall: u32,
     /// The workload's sends (`code.send`), if the program has the entry.
@@ -217,15 +222,16 @@ pub struct Code {
     /// when the section closes.
     pub tick_held: Vec<bool>,
     /// Each NIC's interrupt is posted and not yet ended (EOI).
-    pub irq_posted: [bool; NICS],
-    /// On the NAPI path: each receive queue's top half is posted and has
-    /// not returned (which ends its interrupt).
+    pub irq_posted: Vec<bool>,
+    /// On the NAPI path: each receive queue's top half (NIC 0's queues,
+    /// then the other NICs') is posted and has not returned (which ends
+    /// its interrupt).
     pub rxq_posted: Vec<bool>,
     /// A NIC's interrupt on the bare wire waits for its CPU's mask to drop
     /// (a critical section of code was open when it came).
-    pub irq_held: [bool; NICS],
+    pub irq_held: Vec<bool>,
     /// A NIC is sending a frame.
-    pub tx_busy: [bool; NICS],
+    pub tx_busy: Vec<bool>,
     pub flows: u32,
     pub next_tag: u32,
     pub frame: Vec<u8>,
@@ -237,7 +243,7 @@ pub struct Code {
     pub sends_queued: u64,
     /// Whether the frame each NIC has on the wire is a forwarded one (a
     /// received frame's tag), counted as offered when it started.
-    pub tx_forwarding: [bool; NICS],
+    pub tx_forwarding: Vec<bool>,
     /// A WAKE that came while its reader was not blocked, kept for its next EAGAIN.
     pub wake_pending: Option<u32>,
     /// An error code caused outside a register access, reported at the next look.
@@ -256,21 +262,33 @@ pub type Problem = (String, String);
 
 /// A NAPI driver that serves a fixed number of instances says so in a word
 /// `nic_napi_instances` (programs/kernel's: its one receive ring, no RPS
-/// backlog); RSS queues and RPS backlogs beyond it are refused at load.
-fn napi_instances_fit(sys: &System<Ports>, given: &str, p: NapiPath) -> Result<(), Problem> {
+/// backlog); RSS queues, other NICs and RPS backlogs beyond it are refused
+/// at load.
+fn napi_instances_fit(sys: &System<Ports>, given: &str, p: NapiPath, others: usize) -> Result<(), Problem> {
     let Some(addr) = sys.program.symbol("nic_napi_instances") else { return Ok(()) };
-    let (serves, need) = (sys.mem.read_u32(addr) as usize, p.queues + p.rps_cpus as usize);
+    let (serves, need) = (sys.mem.read_u32(addr) as usize, p.queues + others + p.rps_cpus as usize);
     if need <= serves {
         return Ok(());
     }
-    let key = if p.queues > serves { "rss.queues" } else { "rss.rps_cpus" };
-    Err((key.into(), format!("{given}'s NAPI driver serves {serves} instance(s) (its nic_napi_instances), but {} receive queue(s) and {} RPS backlog(s) need {need}", p.queues, p.rps_cpus)))
+    let key = if p.queues > serves {
+        "rss.queues"
+    } else if p.queues + others > serves {
+        "nics.others"
+    } else {
+        "rss.rps_cpus"
+    };
+    Err((
+        key.into(),
+        format!("{given}'s NAPI driver serves {serves} instance(s) (its nic_napi_instances), but {} receive queue(s), {others} other NIC(s) and {} RPS backlog(s) need {need}", p.queues, p.rps_cpus),
+    ))
 }
 
 impl Code {
     /// The cores for `threads` machine threads of `levels` levels each;
-    /// `napi`: the NAPI path's weight and busy-poll budget, when it is chosen.
-    pub fn new(c: &CodeConfig, threads: usize, levels: usize, napi: Option<NapiPath>, base_dir: &std::path::Path) -> Result<Code, Problem> {
+    /// `napi`: the NAPI path's weight and busy-poll budget, when it is
+    /// chosen; `others`: the NICs beside NIC 0 (`[[nics.others]]`) and
+    /// their first receive queue.
+    pub fn new(c: &CodeConfig, threads: usize, levels: usize, napi: Option<NapiPath>, others: (usize, usize), base_dir: &std::path::Path) -> Result<Code, Problem> {
         let given = c.program.as_deref().expect("code part selected");
         let path = base_dir.join(given);
         let program = Program::load(&path).map_err(|e| ("code.program".to_string(), format!("{}: {e}", path.display())))?;
@@ -295,9 +313,17 @@ impl Code {
             }
         }
         let symbol = |key: &str, name: &str| program.symbol(name).ok_or_else(|| (format!("code.{key}"), format!("no symbol `{name}` in {given}")));
+        // Its presence says the driver serves other NICs, on the NAPI path too.
+        let other_isr = match others.0 > 0 {
+            true => Some(program.symbol(&c.other_isr).ok_or_else(|| {
+                ("nics.others".to_string(), format!("{given} has no `{}` (`code.other_isr`): its driver serves NIC 0 only", c.other_isr))
+            })?),
+            false => None,
+        };
         let entries = Entries {
             init: symbol("init", &c.init)?,
             isr: symbol("isr", &c.isr)?,
+            other_isr,
             bottom_half: symbol("bottom_half", &c.bottom_half)?,
             syscall: symbol("syscall", &c.syscall)?,
             send: program.symbol(&c.send),
@@ -314,9 +340,11 @@ impl Code {
         ports.rx_queues = vec![Default::default(); queues - 1];
         ports.rps_cpus = napi.map_or(0, |p| p.rps_cpus);
         ports.answers = vec![None; threads];
+        ports.set_others(others.0, others.1);
+        let nics = ports.nics.len();
         let mut sys = System::new(program, &exec.system, ports);
         if let Some(p) = napi {
-            napi_instances_fit(&sys, given, p)?;
+            napi_instances_fit(&sys, given, p, others.0)?;
         }
         for i in 0..(threads * levels) as u32 {
             let top = STACK_TOP - i * stride;
@@ -345,12 +373,12 @@ impl Code {
             tick: 0,
             tick_posted: vec![false; threads],
             tick_held: vec![false; threads],
-            irq_posted: [false; NICS],
-            rxq_posted: vec![false; queues],
-            irq_held: [false; NICS],
-            tx_busy: [false; NICS],
+            irq_posted: vec![false; nics],
+            rxq_posted: vec![false; queues + others.0],
+            irq_held: vec![false; nics],
+            tx_busy: vec![false; nics],
             sends_queued: 0,
-            tx_forwarding: [false; NICS],
+            tx_forwarding: vec![false; nics],
             flows: c.flows,
             next_tag: 1,
             frame: Vec::new(),
@@ -477,6 +505,9 @@ impl Code {
         match activity {
             Activity::Init => Context::call(e.init, sp, &[]),
             Activity::QueueIsr { q } => Context::call(napi().isr, sp, &[u32::from(q)]),
+            Activity::Isr { irq } if self.sys.devices.other_queue(usize::from(irq)).is_some() => {
+                Context::call(e.other_isr.expect("other NICs interrupt only with the entry"), sp, &[u32::from(irq)])
+            }
             Activity::Isr { irq } => Context::call(e.isr, sp, &[u32::from(irq)]),
             Activity::Tick => Context::call(e.isr, sp, &[TICK_IRQ + t as u32]),
             Activity::BottomHalf => Context::call(e.bottom_half, sp, &[]),

@@ -18,12 +18,23 @@
 use irqsim_mips::device::{Access, DEVICE_BASE, Devices};
 use std::collections::HashMap;
 
-/// NIC `k`'s registers start at `DEVICE_BASE + k * NIC_STRIDE`.
+/// NIC `k`'s registers start at `DEVICE_BASE + k * NIC_STRIDE` for the
+/// first [`LOW_NICS`]; NICs past them (`[[nics.others]]`) at
+/// `DEVICE_BASE + HIGH_NICS + k * NIC_STRIDE`, past the receive queues'
+/// blocks ([`nic_base`]).
 pub const NIC_STRIDE: u32 = 0x100;
+pub const LOW_NICS: usize = 8;
+pub const HIGH_NICS: u32 = 0x2000;
 /// The kernel services.
 pub const SERVICES: u32 = 0xBF01_F000;
-/// NICs the window holds (receive NIC 0, a second one for forwarding).
+/// NICs the window holds at least (receive NIC 0, a second one for
+/// forwarding); with `[[nics.others]]`, one more for each past the first.
 pub const NICS: usize = 2;
+
+/// Where NIC `k`'s registers start, from `DEVICE_BASE`.
+pub const fn nic_base(k: usize) -> u32 {
+    if k < LOW_NICS { k as u32 * NIC_STRIDE } else { HIGH_NICS + k as u32 * NIC_STRIDE }
+}
 
 /// NIC 0's receive queues' registers (RSS) start at `DEVICE_BASE +
 /// RXQ_BASE + q * RXQ_STRIDE`, as ixgbe's RDBAL(n) = 0x01000 + 0x40 n
@@ -112,6 +123,9 @@ pub mod service {
     /// The route cache had no entry to give the frame `tag` (every one
     /// held); the kernel then drops it with DROPPED.
     pub const RT_OVERFLOW: u32 = 0x30;
+    /// Read-only: the NICs the machine has (1 + `[[nics.others]]`; NIC 1
+    /// forwards without them).
+    pub const NICS: u32 = 0x34;
 }
 
 /// Interrupt causes (ICR and IMS bits): receive queue 0 and transmit done;
@@ -251,7 +265,13 @@ pub struct Outcome {
 
 /// The registers behind the window, and what accesses asked for.
 pub struct Ports {
-    pub nics: [NicRegs; NICS],
+    /// Each NIC's registers: NIC 0, then NIC 1 (forwarding, or the first of
+    /// `[[nics.others]]`), then the other NICs.
+    pub nics: Vec<NicRegs>,
+    /// The other NICs (`[[nics.others]]`): NIC `k >= 1` is the machine's
+    /// port `k - 1`, whose receive queue is `others_base + k - 1`.
+    pub others: usize,
+    pub others_base: usize,
     /// NIC 0's receive queues past the first (RSS).
     pub rx_queues: Vec<Ring>,
     /// Frames in flight by tag.
@@ -282,7 +302,9 @@ pub struct Ports {
 impl Ports {
     pub fn new(read_cycles: u32, threads_per_core: usize) -> Self {
         Ports {
-            nics: [NicRegs::default(); NICS],
+            nics: vec![NicRegs::default(); NICS],
+            others: 0,
+            others_base: usize::MAX,
             rx_queues: Vec::new(),
             frames: HashMap::new(),
             actions: Vec::new(),
@@ -304,15 +326,42 @@ impl Ports {
         1 + self.rx_queues.len()
     }
 
-    /// Receive queue `q`'s ring.
-    pub fn rx_ring(&mut self, q: usize) -> &mut Ring {
-        if q == 0 { &mut self.nics[0].rx } else { &mut self.rx_queues[q - 1] }
+    /// `others` NICs beside NIC 0 (`[[nics.others]]`), whose receive
+    /// queues (NAPI instances) are numbered from `base`.
+    pub fn set_others(&mut self, others: usize, base: usize) {
+        self.nics.resize(NICS.max(1 + others), NicRegs::default());
+        (self.others, self.others_base) = (others, base);
     }
 
-    /// Whether NIC 0 asserts receive queue `q`'s interrupt (its vector).
+    /// The receive queue of NIC `k` if it is another NIC (`k >= 1`).
+    pub fn other_queue(&self, k: usize) -> Option<usize> {
+        (k >= 1 && k <= self.others).then(|| self.others_base + k - 1)
+    }
+
+    /// The NIC whose receive queue `q` is, if it is another NIC's.
+    pub fn other_nic(&self, q: usize) -> Option<usize> {
+        q.checked_sub(self.others_base).filter(|&k| k < self.others).map(|k| k + 1)
+    }
+
+    /// Receive queue `q`'s ring: NIC 0's, or another NIC's.
+    pub fn rx_ring(&mut self, q: usize) -> &mut Ring {
+        match self.other_nic(q) {
+            Some(k) => &mut self.nics[k].rx,
+            None if q == 0 => &mut self.nics[0].rx,
+            None => &mut self.rx_queues[q - 1],
+        }
+    }
+
+    /// The NIC of receive queue `q`, and its receive cause there.
+    pub fn rx_nic(&self, q: usize) -> (usize, u32) {
+        self.other_nic(q).map_or((0, rx_cause(q)), |k| (k, CAUSE_RX))
+    }
+
+    /// Whether receive queue `q`'s interrupt (its vector) is asserted.
     pub fn rx_asserted(&self, q: usize) -> bool {
-        let n = &self.nics[0];
-        n.icr & n.ims & rx_cause(q) != 0
+        let (k, cause) = self.rx_nic(q);
+        let n = &self.nics[k];
+        n.icr & n.ims & cause != 0
     }
 
     fn act(&mut self, a: Action) {
@@ -336,6 +385,9 @@ impl Ports {
                     for queue in (0..self.queues()).filter(|&q| v & rx_cause(q) != 0) {
                         self.act(Action::RxEnabled { queue });
                     }
+                }
+                if let Some(queue) = self.other_queue(k).filter(|_| self.report_rx_enable && v & CAUSE_RX != 0) {
+                    self.act(Action::RxEnabled { queue });
                 }
                 if asserted {
                     self.act(Action::Unmask { nic: k });
@@ -377,8 +429,8 @@ impl Ports {
             service::DROPPED => self.finish(v, at.cycle, false)?,
             service::RT_OVERFLOW if self.frames.contains_key(&v) => self.rt_overflow += 1,
             service::RT_OVERFLOW => return Err(format!("route overflow of frame tag {v}, which is not in flight")),
-            service::EOI if (v as usize) < NICS => self.act(Action::Eoi { irq: v }),
-            service::EOI => return Err(format!("EOI of irq {v}: only NIC interrupts 0..{NICS} exist")),
+            service::EOI if (v as usize) < self.nics.len() => self.act(Action::Eoi { irq: v }),
+            service::EOI => return Err(format!("EOI of irq {v}: only NIC interrupts 0..{} exist", self.nics.len())),
             service::NAPI_SCHEDULE => self.act(Action::NapiSchedule { thread, queue: v }),
             service::NAPI_COMPLETE => self.act(Action::NapiComplete { thread, work: v }),
             service::RPS_CPU => self.act(Action::RpsCpu { thread, tag: v }),
@@ -433,10 +485,14 @@ fn fw_read(off: u32) -> Result<u32, String> {
     })
 }
 
-/// Which NIC and register an address is, if any.
-fn nic_of(addr: u32) -> Option<(usize, u32)> {
-    let k = ((addr - DEVICE_BASE) / NIC_STRIDE) as usize;
-    (k < NICS).then_some((k, (addr - DEVICE_BASE) % NIC_STRIDE))
+/// Which of `nics` NICs and register an address is, if any.
+fn nic_of(addr: u32, nics: usize) -> Option<(usize, u32)> {
+    let off = addr - DEVICE_BASE;
+    let k = match off.checked_sub(HIGH_NICS) {
+        Some(high) => (high / NIC_STRIDE) as usize,
+        None => (off / NIC_STRIDE) as usize,
+    };
+    (k < nics && off.checked_sub(nic_base(k)).is_some_and(|d| d < NIC_STRIDE)).then_some((k, off % NIC_STRIDE))
 }
 
 /// Which receive queue of NIC 0 and register an address is, if any (the
@@ -454,6 +510,7 @@ impl Devices for Ports {
             let thread = at.core * self.threads_per_core + at.thread;
             return match off {
                 service::RPS_CPUS => Ok((self.rps_cpus, 0)),
+                service::NICS => Ok((1 + self.others as u32, 0)),
                 service::NAPI_COMPLETE | service::RPS_CPU => match self.answers.get_mut(thread).and_then(Option::take) {
                     Some((asked, v)) if asked == off => Ok((v, 0)),
                     _ => Err("a service's answer read before the service was asked (write its argument first)".into()),
@@ -468,7 +525,7 @@ impl Devices for Ports {
             let r = *self.rx_ring(q);
             return Ok(([r.base, r.len, r.head, r.tail][off as usize / 4], self.read_cycles));
         }
-        let Some((k, off)) = nic_of(addr) else {
+        let Some((k, off)) = nic_of(addr, self.nics.len()) else {
             return Err("no readable device register here".into());
         };
         let queues = if k == 0 { self.queues() as u32 } else { 1 };
@@ -509,7 +566,7 @@ impl Devices for Ports {
             ring_write(self.rx_ring(q), off, value)?;
             return Ok(0);
         }
-        let Some((k, off)) = nic_of(addr) else {
+        let Some((k, off)) = nic_of(addr, self.nics.len()) else {
             return Err("no device register here".into());
         };
         self.nic_write(k, off, value)?;

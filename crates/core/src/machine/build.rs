@@ -61,7 +61,8 @@ impl Machine {
                         queues: s.rss.vectors() as usize,
                         rps_cpus: if s.rss.rps() { s.rss.rps_cpus } else { 0 },
                     });
-                    let mut code = crate::code::Code::new(&s.code, s.cpu.threads, levels, napi, base_dir)
+                    let others = (s.nics.others.len(), m.net.ports.base);
+                    let mut code = crate::code::Code::new(&s.code, s.cpu.threads, levels, napi, others, base_dir)
                         .map_err(|(key, msg)| crate::Error::Config { file: s.file.clone(), key, line: None, msg })?;
                     // Code's own sections (`local_irq_save`) mask every
                     // interrupt of their CPU, a mask per CPU.
@@ -70,7 +71,7 @@ impl Machine {
                     if code_sections {
                         code.sys.devices.mask_cycles = m.masking.raise_lower();
                     }
-                    code.sys.devices.report_rx_enable = s.coalesce.adaptive_rx;
+                    code.sys.devices.report_rx_enable = s.coalesce.adaptive_rx || s.nics.others.iter().any(|n| n.adaptive_rx);
                     if s.code.ticks_per_s > 0.0 {
                         code.tick = ((s.cpu.clock_mhz * 1e6 / s.code.ticks_per_s).round() as u64).max(1);
                     }

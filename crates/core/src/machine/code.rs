@@ -12,8 +12,8 @@
 //! at the instruction boundary and the new one's given, after the entry and
 //! context costs the CPU model charges.
 //!
-//! NIC 0's receive side (its queues, their interrupts, coalescing) is in
-//! `code_rx.rs`.
+//! The receive side (NIC 0's queues, the other NICs' rings, their
+//! interrupts, coalescing) is in `code_rx.rs`.
 
 use super::{Event, Machine, SLICE};
 use crate::code::ports::{Action, CAUSE_TXDW, DD, DESC_BYTES, service};
@@ -138,14 +138,19 @@ impl Machine {
 
     /// Frames software finished with since the last look. A closed-loop
     /// receive flood offers its next frame as each one leaves software.
+    /// Another NIC's frame counts as taken by its port's driver (its
+    /// arrivals are open).
     pub(super) fn code_outcomes(&mut self) {
         let mut outcomes = std::mem::take(&mut self.code().sys.devices.outcomes);
         let now = self.queue.now();
         for o in outcomes.drain(..) {
-            if let Some((t, s)) = self.net.workload.rx_serviced(now) {
+            let q = usize::from(o.frame.queue);
+            if self.net.ports.holds(q) {
+                self.port_took(q, o.frame.bytes);
+            } else if let Some((t, s)) = self.net.workload.rx_serviced(now) {
                 self.queue.schedule(t, Event::Feedback(s));
             }
-            if let Some(r) = &mut self.net.rss {
+            if let Some(r) = self.net.rss.as_mut().filter(|_| !self.net.ports.holds(q)) {
                 // Off its queue's ring (the counts its DIM samples).
                 let t = &mut r.taken[usize::from(o.frame.queue)];
                 (t.0, t.1) = (t.0 + 1, t.1 + u64::from(o.frame.bytes));
@@ -244,7 +249,7 @@ impl Machine {
         if self.section_exit(thread, level) {
             self.section_restore(thread);
         }
-        for nic in 0..crate::code::ports::NICS {
+        for nic in 0..self.code().irq_held.len() {
             if std::mem::take(&mut self.code().irq_held[nic]) {
                 self.code_interrupt(now, nic);
             }
@@ -255,8 +260,8 @@ impl Machine {
         self.dispatch(thread);
     }
 
-    /// NIC `nic` may interrupt: NIC 0 on each of its receive queues
-    /// (`code_rx.rs`), NIC 1 at once.
+    /// NIC `nic` may interrupt: NIC 0 on each of its receive queues and
+    /// another NIC on its one (`code_rx.rs`), a forwarding NIC 1 at once.
     fn code_raise(&mut self, now: Time, nic: usize) {
         if nic == 0 {
             for q in 0..self.code().sys.devices.queues() {
@@ -264,20 +269,30 @@ impl Machine {
             }
             return;
         }
+        if let Some(q) = self.code().sys.devices.other_queue(nic) {
+            return self.code_rx_raise(now, q);
+        }
         self.code_interrupt(now, nic);
     }
 
     /// Posts NIC `nic`'s handler if the NIC asserts its interrupt and its
     /// handler is not already posted or running (until its EOI). Behind a
     /// controller, NIC 0 signals it (INTx or MSI) and the Linux path calls
-    /// the handler from its chain; NIC 1 is always on the direct wire.
+    /// the handler from its chain; another NIC (`[[nics.others]]`) signals
+    /// its port's input, whose chain calls `code.other_isr`; a forwarding
+    /// NIC 1 is on the direct wire.
     pub(crate) fn code_interrupt(&mut self, now: Time, nic: usize) {
-        let (wired, irq_thread) = (nic == 0 && self.net.wired, self.net.irq_thread);
-        let masked = |t| self.masking.holds(t);
         let code = self.code.as_mut().expect("code part selected");
         if code.irq_posted[nic] || !code.sys.devices.nics[nic].asserted() {
             return;
         }
+        if code.sys.devices.other_queue(nic).is_some() {
+            code.irq_posted[nic] = true;
+            return self.code_port_interrupt(now, nic - 1);
+        }
+        let (wired, irq_thread) = (nic == 0 && self.net.wired, self.net.irq_thread);
+        let masked = |t| self.masking.holds(t);
+        let code = self.code.as_mut().expect("code part selected");
         let t = if nic == 1 { code.tx_irq_thread.unwrap_or(irq_thread) } else { irq_thread };
         if !wired && masked(t) {
             // Held until the section closes (`code_irq_restore`); behind a
@@ -322,7 +337,9 @@ impl Machine {
     }
 
     /// NIC `nic` has put a frame on the wire: the descriptor is done, a
-    /// forwarded frame is delivered, and the next one goes.
+    /// forwarded frame is delivered, and the next one goes. Out of line:
+    /// the event loop calls it only with code.
+    #[inline(never)]
     pub(super) fn code_sent(&mut self, now: Time, nic: usize) {
         let code = self.code.as_mut().expect("code part selected");
         let n = code.sys.devices.nics[nic];
@@ -469,7 +486,9 @@ impl Machine {
             self.code_queue_isr_done(now, usize::from(q));
             return Some(Job::Irq(self.nic_handler_done(now, thread)));
         }
-        if activity == (Activity::Isr { irq: 0 }) && self.net.wired {
+        if let Activity::Isr { irq } = activity
+            && ((irq == 0 && self.net.wired) || self.code().sys.devices.other_queue(usize::from(irq)).is_some())
+        {
             return Some(Job::Irq(self.nic_handler_done(now, thread)));
         }
         // A send flood is the application (the workload's sending loop,

@@ -1,6 +1,10 @@
-//! Code's receiving NIC 0: each frame lands in the ring of the receive
-//! queue RSS steers it to (`device/rss.rs`'s flow mix and Toeplitz table;
-//! queue 0 without RSS) and sets that queue's interrupt cause.
+//! Code's receiving NICs: each frame of NIC 0 lands in the ring of the
+//! receive queue RSS steers it to (`device/rss.rs`'s flow mix and Toeplitz
+//! table; queue 0 without RSS) and sets that queue's interrupt cause. A
+//! frame of another NIC (`[[nics.others]]`, port `k`) lands in the ring of
+//! code's NIC `k + 1`, whose one receive queue is the port's (`Ports::base
+//! + k`), and sets that NIC's cause; its interrupt is the port's input on
+//! the controllers (`machine/nics.rs`), and the port counts it.
 //!
 //! On the mt and Linux paths the NIC has one interrupt, which its handler
 //! ends with an EOI (`code.rs`). On the NAPI path each queue has its own
@@ -20,7 +24,9 @@ use crate::engine::Time;
 impl Machine {
     /// A received frame comes off the wire into NIC 0: DMA into the buffer
     /// of the next descriptor its queue's ring gives the NIC, or a drop when
-    /// it gives none.
+    /// it gives none. Out of line: the event loop inlines `land`, and a
+    /// machine without code never calls this.
+    #[inline(never)]
     pub(crate) fn code_land(&mut self, now: Time, bytes: u32) {
         let (q, flow) = match &mut self.net.rss {
             Some(r) => {
@@ -29,16 +35,45 @@ impl Machine {
             }
             None => (0, None),
         };
-        let code = self.code.as_mut().expect("code part selected");
-        let ring = *code.sys.devices.rx_ring(q);
-        if ring.len == 0 || ring.head == ring.tail {
-            code.sys.devices.nics[0].rx_missed += 1;
+        if !self.code_put(now, q, bytes, flow) {
             self.net.counters.rx_dropped_nic += 1;
             // A closed-loop flood's sender tries again a frame's time later.
             if let Some((t, s)) = self.net.workload.rx_serviced(now + self.net.nic.wire_cycles(bytes)) {
                 self.queue.schedule(t, Event::Feedback(s));
             }
             return;
+        }
+        if self.code_coalesces(q) {
+            return self.code_coalesce(q, 1);
+        }
+        self.code_rx_interrupt(now, q);
+    }
+
+    /// A frame of port `k` (code's NIC `k + 1`) comes off its wire: into
+    /// its ring, or a drop when the ring gives no descriptor.
+    pub(crate) fn code_port_land(&mut self, now: Time, k: usize, bytes: u32) {
+        let q = self.net.ports.first[k];
+        if !self.code_put(now, q, bytes, None) {
+            self.net.ports.list[k].counters.dropped_nic += 1;
+            self.net.counters.rx_dropped_nic += 1;
+            return;
+        }
+        if self.code_coalesces(q) {
+            return self.code_coalesce(q, 1);
+        }
+        self.code_rx_interrupt(now, q);
+    }
+
+    /// DMA of a frame into the buffer of the next descriptor receive queue
+    /// `q`'s ring gives the NIC, and its cause set; `false` (the NIC's
+    /// missed count up) when the ring gives none.
+    fn code_put(&mut self, now: Time, q: usize, bytes: u32, flow: Option<u32>) -> bool {
+        let code = self.code.as_mut().expect("code part selected");
+        let (nic, cause) = code.sys.devices.rx_nic(q);
+        let ring = *code.sys.devices.rx_ring(q);
+        if ring.len == 0 || ring.head == ring.tail {
+            code.sys.devices.nics[nic].rx_missed += 1;
+            return false;
         }
         let tag = code.next_tag;
         code.next_tag = code.next_tag.checked_add(1).unwrap_or(1);
@@ -59,22 +94,23 @@ impl Machine {
         code.sys.devices.frames.insert(tag, InFlight { arrival: now, bytes: len, queue: q as u8, flow });
         let r = code.sys.devices.rx_ring(q);
         r.head = (r.head + 1) % r.len;
-        code.sys.devices.nics[0].icr |= rx_cause(q);
-        if self.code_coalesces() {
-            return self.code_coalesce(q, 1);
-        }
-        self.code_rx_interrupt(now, q);
+        code.sys.devices.nics[nic].icr |= cause;
+        true
     }
 
-    /// Whether NIC 0 coalesces its receive interrupts (per queue with RSS).
-    fn code_coalesces(&self) -> bool {
+    /// Whether receive queue `q`'s NIC coalesces its interrupts (NIC 0 per
+    /// queue with RSS).
+    fn code_coalesces(&mut self, q: usize) -> bool {
+        if self.net.ports.holds(q) {
+            return self.port_coalescer(q).is_some();
+        }
         self.net.rss.as_ref().map_or(self.net.coalesce.is_some(), |r| !r.coalesce.is_empty())
     }
 
     /// Queue `q` may interrupt: at once, or under coalescing (`[coalesce]`)
     /// once the frames waiting meet its rules.
     pub(super) fn code_rx_raise(&mut self, now: Time, q: usize) {
-        if self.code_coalesces() {
+        if self.code_coalesces(q) {
             let waiting = self.code.as_mut().expect("code part selected").sys.devices.rx_ring(q).waiting();
             return self.code_coalesce(q, waiting);
         }
@@ -96,21 +132,28 @@ impl Machine {
         let napi = self.net.napi.is_some();
         let code = self.code.as_mut().expect("code part selected");
         let p = &code.sys.devices;
-        if napi { code.rxq_posted[q] || !p.rx_asserted(q) } else { code.irq_posted[0] || !p.nics[0].asserted() }
+        let nic = p.rx_nic(q).0;
+        if napi { code.rxq_posted[q] || !p.rx_asserted(q) } else { code.irq_posted[nic] || !p.nics[nic].asserted() }
     }
 
     /// Queue `q` interrupts if its cause is pending and enabled and its
-    /// last interrupt has ended: on the NAPI path its own vector, else the
-    /// NIC's one interrupt (`code_interrupt`).
+    /// last interrupt has ended: on the NAPI path its own vector (another
+    /// NIC's: its port's input), else its NIC's one interrupt
+    /// (`code_interrupt`).
     pub(crate) fn code_rx_interrupt(&mut self, now: Time, q: usize) {
+        let code = self.code.as_mut().expect("code part selected");
+        let nic = code.sys.devices.rx_nic(q).0;
         if self.net.napi.is_none() {
-            return self.code_interrupt(now, 0);
+            return self.code_interrupt(now, nic);
         }
         if self.code_rx_irq_off(q) {
             return;
         }
         let code = self.code.as_mut().expect("code part selected");
         code.rxq_posted[q] = true;
+        if nic > 0 {
+            return self.code_port_interrupt(now, nic - 1);
+        }
         if let Some(r) = &mut self.net.rss {
             code.sys.devices.nics[0].icr &= !rx_cause(q);
             r.interrupts[q] += 1;
@@ -125,6 +168,20 @@ impl Machine {
         } else {
             self.signal_interrupt(now, 0, 0);
         }
+    }
+
+    /// Port `k`'s interrupt fires through its controller input (with code
+    /// a port has one queue: code's NIC `k + 1` has one ring).
+    pub(super) fn code_port_interrupt(&mut self, now: Time, k: usize) {
+        let r = &mut self.net.ports.list[k].rx;
+        r.interrupts[0] += 1;
+        if let Some(c) = r.coalesce.get_mut(0) {
+            c.fired();
+        }
+        self.net.counters.interrupts += 1;
+        self.timeline.mark(now, "NIC interrupt");
+        let src = self.net.ports.src + k;
+        self.signal_interrupt(now, src, 0);
     }
 
     /// Queue `q`'s top half returned: its interrupt has ended, and a cause

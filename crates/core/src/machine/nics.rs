@@ -213,6 +213,9 @@ impl Machine {
     /// its NAPI instance has it masked.
     pub(super) fn port_land(&mut self, now: Time, k: usize, bytes: u32) {
         self.timeline.mark(now, "frame received");
+        if self.code.is_some() {
+            return self.code_port_land(now, k, bytes);
+        }
         let p = &mut self.net.ports.list[k];
         let (i, flow) = if p.steers { p.rx.steer() } else { (0, 0) };
         if p.rx.rings[i].receive(now, bytes) == Accept::Dropped {

@@ -119,7 +119,7 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     let (held, software) = m.code.as_ref().map_or((0, 0), |k| (k.sys.devices.frames.len() as u64, k.dropped_software));
     let rx_in_flight = n.nic.rx_waiting() as u64 + n.rss.as_ref().map_or(0, |r| r.waiting()) + n.napi.as_ref().map_or(0, |x| x.backlogged()) + c.rx_in_stack + c.rx_in_dma + n.wire_waiting + held + n.firmware.as_ref().map_or(0, |f| f.in_flight()) + n.ports.list.iter().map(|p| p.in_flight()).sum::<u64>();
     // Forwarded frames on the wire, and frames the send entry queued.
-    let sending = m.code.as_ref().map_or(0, |k| k.tx_busy.iter().zip(k.tx_forwarding).filter(|&(&b, f)| b && f).count() as u64 + k.sends_queued);
+    let sending = m.code.as_ref().map_or(0, |k| k.tx_busy.iter().zip(&k.tx_forwarding).filter(|&(&b, &f)| b && f).count() as u64 + k.sends_queued);
     let tx_in_flight = n.nic.tx_in_flight() as u64 + c.tx_in_stack + sending + n.firmware.as_ref().map_or(0, |f| f.sending());
     let mut metrics = named([
         ("sim_seconds", s),
@@ -188,7 +188,11 @@ fn ports(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         let name = |what: &str| format!("nic{}_{what}", i + 1).into();
         let (dropped, taken) = (k.dropped_wire + k.dropped_nic, p.taken().0);
         out.extend([("rx_offered", k.offered), ("rx_dropped", dropped), ("rx_taken", taken), ("interrupts", p.interrupts())].map(|(what, x)| (name(what), x as f64)));
-        laws.push(Law { what: "a NIC's rx offered = dropped + held + taken by the driver", lhs: k.offered, rhs: dropped + p.in_flight() + taken });
+        // With kernel code, frames it holds (on its ring, in its queues);
+        // taken are those it finished with (delivered or dropped).
+        let q = n.ports.first[i] as u8;
+        let code = m.code.as_ref().map_or(0, |c| c.sys.devices.frames.values().filter(|f| f.queue == q).count() as u64);
+        laws.push(Law { what: "a NIC's rx offered = dropped + held + taken by the driver", lhs: k.offered, rhs: dropped + p.in_flight() + code + taken });
         if !p.rx.coalesce.is_empty() {
             let fired: u64 = p.rx.coalesce.iter().map(|c| c.timer_interrupts + c.frame_interrupts).sum();
             out.push((name("coalesce_interrupts"), fired as f64));

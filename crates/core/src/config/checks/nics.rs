@@ -19,14 +19,14 @@ pub(crate) fn nics(s: &Scenario) -> Result<(), (String, String)> {
     if others.len() > MAX_OTHERS {
         return err(format!("nics.others[{MAX_OTHERS}]"), format!("{} NICs beside the first: at most {MAX_OTHERS}", others.len()));
     }
-    if s.code.selected() {
-        return err("nics.others".into(), "kernel code (`code.program`) drives one NIC of its own (its ring and registers): other NICs beside it are not modelled yet".into());
-    }
     let queues = s.rss.vectors() as usize + others.iter().map(|n| n.queues as usize).sum::<usize>();
     let backlogs = if s.rss.rps() { s.cpu.threads } else { 0 };
     if queues + backlogs > MAX_QUEUES {
         let msg = format!("{queues} receive queues over all NICs and {backlogs} RPS backlogs: at most {MAX_QUEUES} NAPI instances in all");
         return err(format!("nics.others[{}].queues", others.len() - 1), msg);
+    }
+    if s.code.selected() {
+        code(s)?;
     }
     for (i, n) in others.iter().enumerate() {
         let key = |leaf: &str| format!("nics.others[{i}].{leaf}");
@@ -40,7 +40,11 @@ pub(crate) fn nics(s: &Scenario) -> Result<(), (String, String)> {
             let k = if n.rx_usecs != 0 { "rx_usecs" } else { "rx_frames" };
             return err(key(k), "only used when its `adaptive_rx` is `false` (DIM chooses them); remove the key".into());
         }
-        if n.adaptive_rx && s.irq_path.kind != Some(crate::kernel::IrqPathKind::Napi) {
+        if s.code.selected() && n.rx_ring_frames.is_some() {
+            return err(key("rx_ring_frames"), "with kernel code (`code.program`) its descriptors are the ring the program's driver gives it (RDLEN): remove the key".into());
+        }
+        // Kernel code's driver enables its cause again where DIM samples.
+        if n.adaptive_rx && !s.code.selected() && s.irq_path.kind != Some(crate::kernel::IrqPathKind::Napi) {
             return err(key("adaptive_rx"), "DIM samples at napi_complete_done: needs irq_path.kind = \"napi\"".into());
         }
         if n.rx_usecs == 0 && n.rx_frames == 0 {
@@ -77,6 +81,25 @@ fn rss(s: &Scenario, n: &crate::device::nics::NicPortConfig) -> Result<(), Strin
     }
     if matches!(kind.kind().vectors, Some((_, true))) && !n.queues.is_power_of_two() {
         return Err(format!("{} grants a power of two of vectors; {} queues need \"msix\"", kind.name(), n.queues));
+    }
+    Ok(())
+}
+
+/// What other NICs beside kernel code need: code's NIC `k` (one ring and
+/// one cause register each) is the `k`th other NIC, and the program's
+/// driver serves it.
+fn code(s: &Scenario) -> Result<(), (String, String)> {
+    if s.nic_firmware.selected() {
+        let msg = "the host driver in code (`code.program`) speaks the programmable NIC's protocol for the first NIC only: other NICs beside both are not modelled yet";
+        return Err(("nics.others".into(), msg.into()));
+    }
+    if s.rss.rps() {
+        let msg = "kernel code's RPS steers the first NIC's flows; code's other NICs carry none: remove the key or the other NICs";
+        return Err(("rss.rps_cpus".into(), msg.into()));
+    }
+    if let Some(i) = s.nics.others.iter().position(|n| n.queues > 1) {
+        let msg = "with kernel code (`code.program`) each other NIC is one of code's NICs, with one ring: its own RSS is not modelled there";
+        return Err((format!("nics.others[{i}].queues"), msg.into()));
     }
     Ok(())
 }

@@ -3,7 +3,8 @@
 //! `net_rx_action`, `napi_poll`, `napi_complete_done`, `napi_busy_loop`,
 //! `busy_poll_stop`; docs/models/cores.md, "NAPI with code").
 //!
-//! 1. NIC 0's interrupt runs the program's top half (`code.napi_isr`): it
+//! 1. A receive queue's interrupt (NIC 0's, or another NIC's past them)
+//!    runs the program's top half (`code.napi_isr`): it
 //!    masks its receive cause (IMC) and writes NAPI_SCHEDULE, which puts
 //!    the instance on its CPU's poll list and raises NET_RX (or wakes the
 //!    NAPI thread), as the abstract top half does.
@@ -35,17 +36,20 @@
 
 use crate::kernel::napi::Job;
 use crate::code::Activity;
-use crate::code::ports::rx_cause;
 use crate::engine::Time;
 use crate::kernel::Job as Any;
 use crate::machine::Machine;
 
 impl Machine {
     /// Whether instance `q`'s interrupt is disabled: with code, the receive
-    /// cause the program's NIC register masks.
+    /// cause the program's NIC register masks (its NIC's: NIC 0's queue or
+    /// another NIC's).
     pub(super) fn napi_irq_off(&self, q: usize) -> bool {
         match &self.code {
-            Some(c) if q < self.net.napi.as_ref().map_or(0, |n| n.device_queues) => c.sys.devices.nics[0].ims & rx_cause(q) == 0,
+            Some(c) if q < self.net.napi.as_ref().map_or(0, |n| n.device_queues) => {
+                let (k, cause) = c.sys.devices.rx_nic(q);
+                c.sys.devices.nics[k].ims & cause == 0
+            }
             Some(_) => true,
             None => self.queue_irq_off(q),
         }

@@ -1,0 +1,239 @@
+//! Other NICs (`[[nics.others]]`) beside kernel code: each is one of code's
+//! NIC register sets (NIC `k` for the `k`-th other), its frames land in the
+//! ring the program's driver gave it, its interrupt goes through its own
+//! controller input to the program's handler for it (`code.other_isr`, or
+//! the NAPI top half of its queue), and the driver (rx_nics: rx_min.c built
+//! with -DRX_NICS) delivers its frames to the one socket. Every run checks
+//! frames in = dropped + held + taken per NIC and in total.
+
+use irqsim_core::cpu::Bin;
+use irqsim_core::{Record, Report, Scenario, parse_override, simulate};
+use std::path::Path;
+
+const TWO: &str = "code/two-nics";
+const NAPI: &str = "irq_path.kind=\"napi\"";
+/// The first NIC's first frame after the run: only the others offer frames.
+const FIRST_SILENT: &str = "workload.first_ns=1e9";
+
+fn load(name: &str, sets: &[&str]) -> Result<(Scenario, std::path::PathBuf), String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios").join(format!("{name}.toml"));
+    let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
+    Scenario::from_file(&path, &o).map(|s| (s, path)).map_err(|e| e.to_string())
+}
+
+fn run(sets: &[&str]) -> Report {
+    let (s, path) = load(TWO, sets).unwrap_or_else(|e| panic!("{e}"));
+    let r = simulate(&s, path.parent().unwrap(), Record::default()).unwrap_or_else(|e| panic!("{sets:?}: {e}"));
+    r.check_invariants().unwrap_or_else(|e| panic!("{sets:?}: {e}"));
+    r
+}
+
+fn m(r: &Report, k: &str) -> f64 {
+    r.metric(k).unwrap_or_else(|| panic!("no metric {k}"))
+}
+
+/// Instructions code ran in `bin` on thread `t`.
+fn code(r: &Report, t: usize, bin: Bin) -> u64 {
+    r.code_bins[t][bin as usize].instructions
+}
+
+/// `nics.others` with a NIC of each item's fields, and the bundled
+/// scenario's process, size and link where an item does not set them.
+fn others(list: &[&str]) -> String {
+    let base = [("process", "\"poisson\""), ("packet_bytes", "256"), ("link_mbps", "1000.0")];
+    let items: Vec<String> = list
+        .iter()
+        .map(|f| {
+            let mut fields: Vec<String> = base.iter().filter(|(k, _)| !f.contains(&format!("{k} ="))).map(|(k, v)| format!("{k} = {v}")).collect();
+            fields.push(f.to_string());
+            format!("{{{}}}", fields.join(", "))
+        })
+        .collect();
+    format!("nics.others=[{}]", items.join(", "))
+}
+
+/// The second NIC's frames reach the application through the program's
+/// driver: with the first NIC silent, every frame delivered is its, taken
+/// off its ring by the driver, and its interrupts ran the program's
+/// handler for it (`nic_other_isr`) on CPU 1, through its IO-APIC pin.
+#[test]
+fn the_other_nics_frames_are_delivered_by_the_programs_driver() {
+    let r = run(&[FIRST_SILENT]);
+    let (offered, taken) = (m(&r, "nic1_rx_offered"), m(&r, "nic1_rx_taken"));
+    assert_eq!(m(&r, "nic0_rx_offered"), 0.0);
+    assert!(offered > 200.0, "{offered}");
+    assert_eq!(m(&r, "rx_delivered"), taken, "every frame delivered is the second NIC's");
+    assert!(taken >= offered - 2.0, "{taken} of {offered}: below the knee at most a frame is lost or held");
+    assert_eq!(m(&r, "nic1_interrupts"), m(&r, "source1_serviced"), "its interrupts come through its own pin");
+    assert_eq!(m(&r, "nic0_interrupts"), 0.0);
+    assert!(code(&r, 1, Bin::Interrupt) > 0 && code(&r, 1, Bin::BottomHalf) > 0, "CPU 1 runs its handler and bottom half");
+    assert_eq!(code(&r, 0, Bin::Interrupt), 0, "nothing interrupts CPU 0");
+    // The same NIC to CPU 0: CPU 1 runs no code at all.
+    let r0 = run(&[FIRST_SILENT, &others(&["intc = \"ioapic\", line = 16, irq_thread = 0, rate_per_s = 15000.0"])]);
+    assert!(code(&r0, 0, Bin::Interrupt) > 0);
+    assert_eq!(r0.code_bins[1].iter().map(|c| c.instructions).sum::<u64>(), 0);
+    assert_eq!(m(&r0, "rx_delivered"), m(&r0, "nic1_rx_taken"));
+}
+
+/// Both NICs at once, each on its own controller and CPU, on the Linux
+/// path (the bottom half drains the NICs its CPU was raised for) and the
+/// mt path; each NIC's interrupts are its own source's.
+#[test]
+fn two_nics_on_two_cpus_each_through_its_own_controller() {
+    for path in ["irq_path.kind=\"linux\"", "irq_path.kind=\"mt\""] {
+        let r = run(&[path]);
+        let (first, second) = (m(&r, "nic0_rx_offered"), m(&r, "nic1_rx_offered"));
+        assert!(first > 200.0 && second > 200.0, "{path}: {first} {second}");
+        assert!(m(&r, "rx_delivered") >= first + second - 4.0, "{path}: {} of {}", m(&r, "rx_delivered"), first + second);
+        assert_eq!(m(&r, "source0_serviced"), m(&r, "nic0_interrupts"), "{path}");
+        assert_eq!(m(&r, "source1_serviced"), m(&r, "nic1_interrupts"), "{path}");
+        assert!(m(&r, "nic1_interrupts") > 100.0, "{path}");
+        assert!(code(&r, 0, Bin::Interrupt) > 0 && code(&r, 1, Bin::Interrupt) > 0, "{path}");
+    }
+}
+
+/// Both NICs on one level-triggered IO-APIC pin of one CPU: the handler
+/// chain reads each NIC's status and calls the program's handler for each
+/// that asserts it (`nic_isr`, then `nic_other_isr`), on every path.
+#[test]
+fn two_nics_share_one_pin() {
+    let shared = others(&["intc = \"ioapic\", line = 16, irq_thread = 0, rate_per_s = 15000.0"]);
+    for path in ["irq_path.kind=\"linux\"", "irq_path.kind=\"mt\"", NAPI] {
+        let r = run(&[path, "intc.kind=\"ioapic\"", "cpu.threads=1", &shared]);
+        assert!(m(&r, "nic0_interrupts") > 100.0 && m(&r, "nic1_interrupts") > 100.0, "{path}");
+        assert_eq!(m(&r, "source1_serviced"), m(&r, "nic1_interrupts"), "{path}");
+        assert!(m(&r, "nic1_rx_taken") >= m(&r, "nic1_rx_offered") - 2.0, "{path}");
+    }
+}
+
+/// On the NAPI path each NIC is a NAPI instance: the program's top half and
+/// poll serve the second NIC's queue (numbered after the first NIC's four
+/// RSS queues), and threaded NAPI and busy polling serve it too.
+#[test]
+fn napi_polls_each_nics_ring() {
+    let r = run(&[NAPI, FIRST_SILENT]);
+    assert!(m(&r, "napi_polls") > 100.0);
+    assert_eq!(m(&r, "rx_delivered"), m(&r, "nic1_rx_taken"));
+    assert!(m(&r, "nic1_rx_taken") > 200.0);
+    assert!(code(&r, 1, Bin::BottomHalf) > 0, "its poll runs on CPU 1");
+    let rss = run(&[NAPI, "intc.kind=\"msix\"", "rss.kind=\"toeplitz\"", "rss.queues=4"]);
+    assert!((0..4).all(|q| m(&rss, &format!("rss_queue{q}_frames")) > 0.0), "the first NIC's four queues");
+    assert!(m(&rss, "nic1_rx_taken") > 200.0, "and the second NIC's, the fifth instance");
+    let threaded = run(&[NAPI, "napi.threaded=true", FIRST_SILENT]);
+    assert!(m(&threaded, "napi_thread_runs") > 0.0 && m(&threaded, "napi_softirq_runs") == 0.0);
+    assert!(m(&threaded, "nic1_rx_taken") > 200.0);
+    // The application reads on CPU 0 and busy-polls the queue its last frame came from.
+    let busy = run(&[NAPI, "napi.busy_poll_usecs=50", FIRST_SILENT, &others(&["intc = \"ioapic\", line = 16, irq_thread = 0, rate_per_s = 15000.0"])]);
+    assert!(m(&busy, "napi_busy_poll_frames") > 0.0, "busy polling takes the second NIC's frames");
+    assert_eq!(m(&busy, "rx_delivered"), m(&busy, "nic1_rx_taken"));
+}
+
+/// The second NIC's own coalescing holds its interrupts back (a timer of
+/// 50 µs alone), and its own DIM decides on the NAPI path. (The first
+/// NIC's interrupts may move a little: with code both NICs' frames meet in
+/// one socket and one buffer pool.)
+#[test]
+fn the_other_nic_coalesces_and_tunes_its_own_interrupts() {
+    let nic = "intc = \"ioapic\", line = 16, irq_thread = 1, rate_per_s = 15000.0";
+    let plain = run(&[]);
+    let held = run(&[&others(&[&format!("{nic}, rx_usecs = 50, rx_frames = 0")])]);
+    assert!(m(&held, "nic1_interrupts") < 0.7 * m(&plain, "nic1_interrupts"), "{} vs {}", m(&held, "nic1_interrupts"), m(&plain, "nic1_interrupts"));
+    assert!(m(&held, "nic1_coalesce_interrupts") > 0.0);
+    let dim = run(&[NAPI, "run.duration_ms=60", &others(&[&format!("{nic}, adaptive_rx = true")])]);
+    assert!(m(&dim, "nic1_dim_decisions") > 0.0);
+}
+
+/// Overloaded on the NAPI path (a poll takes at most its weight, so the
+/// ring fills), the second NIC drops at its ring (its driver gives it 15
+/// descriptors), counted as its own drops, and stays polled (one
+/// interrupt); the first NIC drops at most its frame before the driver's
+/// init.
+#[test]
+fn an_overloaded_other_nic_drops_at_its_own_ring() {
+    let r = run(&[NAPI, &others(&["intc = \"ioapic\", line = 16, irq_thread = 1, rate_per_s = 1000000.0, packet_bytes = 64, link_mbps = 10000.0"])]);
+    assert!(m(&r, "nic1_rx_dropped") > 1000.0, "{}", m(&r, "nic1_rx_dropped"));
+    assert!(m(&r, "nic1_interrupts") < 10.0, "{}", m(&r, "nic1_interrupts"));
+    let first_drops = m(&r, "rx_dropped_nic") + m(&r, "rx_dropped_wire") - m(&r, "nic1_rx_dropped");
+    assert!(first_drops <= 1.0, "{first_drops}");
+}
+
+/// Nine NICs beside the first on two CPUs (NICs 8 and 9 past the receive
+/// queues' register blocks), on the Linux and NAPI paths: each one's
+/// frames reach the driver.
+#[test]
+fn nine_other_nics_each_served() {
+    let list: Vec<String> = (0..9).map(|k| format!("intc = \"msi\", irq_thread = {}, rate_per_s = 4000.0", k % 2)).collect();
+    let list: Vec<&str> = list.iter().map(String::as_str).collect();
+    for path in ["irq_path.kind=\"linux\"", NAPI] {
+        let r = run(&[path, "intc.kind=\"msi\"", &others(&list)]);
+        assert_eq!(m(&r, "nics"), 10.0);
+        for k in 1..=9 {
+            assert!(m(&r, &format!("nic{k}_rx_taken")) > 40.0, "{path}: NIC {k}: {}", m(&r, &format!("nic{k}_rx_taken")));
+        }
+    }
+}
+
+/// The Linux-shaped kernel serves other NICs too (kernel/host-nics.elf:
+/// programs/kernel/nics.c): on the SMT study's netperf receiver a second
+/// NIC interrupts the other hardware thread through an MSI; on the Linux
+/// and NAPI paths its frames reach the socket beside the first NIC's (only
+/// the frames before kernel_init armed the rings are dropped).
+#[test]
+fn the_kernels_driver_serves_every_nic() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios/smt-hot-thread");
+    for path in ["irq_path.kind=\"linux\"", NAPI] {
+        let sets = [
+            "run.duration_ms=3",
+            path,
+            "code.program=\"../../programs/kernel/host-nics.elf\"",
+            "nics.others=[{intc = \"msi\", irq_thread = 1, rate_per_s = 40000.0, packet_bytes = 1000, link_mbps = 1000.0}]",
+        ];
+        let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
+        let s = Scenario::from_file(&dir.join("netperf-baseline.toml"), &o).unwrap_or_else(|e| panic!("{e}"));
+        let r = simulate(&s, &dir, Record::default()).unwrap_or_else(|e| panic!("{path}: {e}"));
+        r.check_invariants().unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert!(m(&r, "nic1_rx_taken") > 100.0, "{path}: {}", m(&r, "nic1_rx_taken"));
+        assert_eq!(m(&r, "rx_dropped_software"), 0.0, "{path}");
+        assert_eq!(m(&r, "rx_delivered") + m(&r, "rx_in_flight"), m(&r, "rx_offered") - m(&r, "rx_dropped_nic"), "{path}");
+        assert!(m(&r, "nic1_rx_dropped") < 0.1 * m(&r, "nic1_rx_offered"), "{path}: only before its ring was armed");
+        assert_eq!(m(&r, "source1_serviced"), m(&r, "nic1_interrupts"), "{path}");
+        assert!(code(&r, 1, Bin::Interrupt) > 0, "{path}: its top half runs on thread 1");
+    }
+}
+
+/// Same scenario and seed, same numbers bit for bit; another seed moves them.
+#[test]
+fn runs_are_deterministic() {
+    for path in ["irq_path.kind=\"linux\"", NAPI] {
+        let bits = |r: &Report| r.metrics.iter().map(|(k, v)| (k.clone(), v.to_bits())).collect::<Vec<_>>();
+        let (a, b) = (run(&[path]), run(&[path]));
+        assert_eq!(bits(&a), bits(&b), "{path}");
+        assert_eq!(a.code_bins, b.code_bins, "{path}");
+        let c = run(&[path, "run.seed=7"]);
+        assert_ne!(m(&a, "nic1_rx_offered"), m(&c, "nic1_rx_offered"), "{path}");
+    }
+}
+
+/// A program whose driver serves NIC 0 only, and a key the program's ring
+/// replaces, are refused in one line naming the key.
+#[test]
+fn what_the_program_cannot_serve_is_refused() {
+    let refused = |sets: &[&str], key: &str| {
+        let (s, path) = load(TWO, sets).unwrap_or_else(|e| panic!("{e}"));
+        let e = match simulate(&s, path.parent().unwrap(), Record::default()) {
+            Ok(_) => panic!("{sets:?} ran"),
+            Err(e) => e.to_string(),
+        };
+        assert!(!e.contains('\n') && e.contains(key), "{sets:?}: {e}");
+    };
+    refused(&["code.program=\"../../programs/system/rx_min.elf\""], "`nics.others`: ../../programs/system/rx_min.elf has no `nic_other_isr`");
+    refused(&[NAPI, "code.program=\"../../programs/kernel/host.elf\""], "`nics.others`");
+    let at_load = |sets: &[&str], key: &str| {
+        let e = load(TWO, sets).expect_err("refused at load");
+        assert!(!e.contains('\n') && e.contains(key), "{sets:?}: {e}");
+    };
+    at_load(&[&others(&["intc = \"ioapic\", line = 16, irq_thread = 1, rate_per_s = 1000.0, rx_ring_frames = 8"])], "nics.others[0].rx_ring_frames");
+    // Code's NIC k has one ring: another NIC's own RSS is not modelled there.
+    at_load(&[NAPI, &others(&["intc = \"msix\", irq_thread = 1, rate_per_s = 1000.0, queues = 2"])], "nics.others[0].queues");
+    at_load(&[NAPI, "rss.kind=\"toeplitz\"", "rss.rps_cpus=2"], "rss.rps_cpus");
+}
