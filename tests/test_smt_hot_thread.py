@@ -116,6 +116,21 @@ def test_pinning_runs_on_the_machine():
     assert pinned.metrics["code_bottom_half_l1d_misses"] != plain.metrics["code_bottom_half_l1d_misses"]
 
 
+def test_a_lock_on_untouched_lines_costs_capacity_and_a_lock_of_live_data_wins_some_back(monkeypatch):
+    """Half the L2 locked on lines nothing touches only takes capacity (more
+    misses); the same half locked on the NAT's own rings and tables keeps
+    live lines, so it misses less than the untouched lock does."""
+    monkeypatch.setattr(smt, "RATES", {**smt.RATES, "nat": [2.0e6]})
+    monkeypatch.setattr(smt, "DURATION_MS", 2.0)
+    smt.bandwidth.cache_clear()
+    try:
+        c = {k: smt.l2_per_frame(p, "nat") for k, p in smt.pin_controls("nat", 0.5).items()}
+    finally:
+        smt.bandwidth.cache_clear()
+    assert c["untouched range"] > 1.2 * c["none"]
+    assert c["study's order"] < c["untouched range"] and c["order without the head pages"] < c["untouched range"]
+
+
 def test_direction_rows():
     up = Row("s", "e", "change", "%", float("nan"), 12.0, "higher")
     assert up.agrees and not Row("s", "e", "change", "%", float("nan"), -5.0, "higher").agrees
