@@ -235,6 +235,19 @@ def sensitivity(variants: dict | None = None) -> list[tuple[str, float, float, f
     return out
 
 
+def nat_sensitivity(variants: dict | None = None) -> list[tuple[str, float, float, float]]:
+    """(variant, hot vs baseline %, hot vs the spread baseline %, L2 cut at
+    half the L2 pinned %): the NAT's three rows over ``variants`` (as
+    ``sensitivity``), each from its own sweeps."""
+    out = []
+    for name, (extra, core) in (variants or VARIANTS).items():
+        base, hot, spread = (peak(sweep("nat", h, extra={**extra, **x}, settings=core)) for h, x in ((False, {}), (True, {}), (False, SPREAD)))
+        half = run_point("nat", True, hot.rate, [*core, *pins("nat", "l2", 0.5)], extra=extra)
+        cut = -change(l2_per_frame(half, "nat"), l2_per_frame(hot, "nat"))
+        out.append((name, change(hot.delivered_mbps, base.delivered_mbps), change(hot.delivered_mbps, spread.delivered_mbps), cut))
+    return out
+
+
 # Each assumed input of the netperf gain at 0.8x and 1.2x (issue 25): the
 # memory latency (228 cycles), the register read (228), the save/restore (78).
 PLUS_MINUS_20 = {
