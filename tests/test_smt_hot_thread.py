@@ -116,6 +116,38 @@ def test_pinning_runs_on_the_machine():
     assert pinned.metrics["code_bottom_half_l1d_misses"] != plain.metrics["code_bottom_half_l1d_misses"]
 
 
+def test_a_lock_on_untouched_lines_costs_capacity_and_a_lock_of_live_data_wins_some_back(monkeypatch):
+    """Half the L2 locked on lines nothing touches only takes capacity (more
+    misses); the same half locked on the NAT's own rings and tables keeps
+    live lines, so it misses less than the untouched lock does."""
+    monkeypatch.setattr(smt, "RATES", {**smt.RATES, "nat": [2.0e6]})
+    monkeypatch.setattr(smt, "DURATION_MS", 2.0)
+    smt.bandwidth.cache_clear()
+    try:
+        c = {k: smt.l2_per_frame(p, "nat") for k, p in smt.pin_controls("nat", 0.5).items()}
+    finally:
+        smt.bandwidth.cache_clear()
+    assert c["untouched range"] > 1.2 * c["none"]
+    assert c["study's order"] < c["untouched range"] and c["order without the head pages"] < c["untouched range"]
+
+
+def test_the_nat_sensitivity_as_built_is_the_studys_nat_rows(monkeypatch):
+    monkeypatch.setattr(smt, "RATES", {**smt.RATES, "nat": [1.0e6, 2.0e6]})
+    monkeypatch.setattr(smt, "DURATION_MS", 2.0)
+    for f in (smt.bandwidth, smt.pinned, smt.spread_baseline):
+        f.cache_clear()
+    try:
+        ((_, gain, vs_spread, cut),) = smt.nat_sensitivity({"as built": ({}, [])})
+        base, hot, spread = (smt.peak(list(c)) for c in (smt.bandwidth("nat", False), smt.bandwidth("nat", True), smt.spread_baseline("nat")))
+        half = smt.pinned("nat", "l2", 0.5)
+    finally:
+        for f in (smt.bandwidth, smt.pinned, smt.spread_baseline):
+            f.cache_clear()
+    assert gain == smt.change(hot.delivered_mbps, base.delivered_mbps)
+    assert vs_spread == smt.change(hot.delivered_mbps, spread.delivered_mbps)
+    assert cut == -smt.change(smt.l2_per_frame(half, "nat"), smt.l2_per_frame(hot, "nat"))
+
+
 def test_direction_rows():
     up = Row("s", "e", "change", "%", float("nan"), 12.0, "higher")
     assert up.agrees and not Row("s", "e", "change", "%", float("nan"), -5.0, "higher").agrees

@@ -135,7 +135,7 @@ pub const METRICS: &[Metric] = &[
     m("napi_thread_runs", "runs", "NAPI kernel-thread runs (`napi.threaded`): a woken thread polling its instance", "napi"),
     m("napi_polls", "polls", "poll calls", "napi"),
     m("napi_completes", "polls", "polls that emptied the ring (napi_complete)", "napi"),
-    m("napi_not_done", "polls", "polls that used their whole weight (`napi_polls - napi_completes`)", "napi"),
+    m("napi_not_done", "polls", "polls that did not complete: they took their whole weight, or with `napi.poll_within_budget` stopped at what was left of the budget with frames waiting (`napi_polls - napi_completes`)", "napi"),
     m("napi_time_squeezes", "runs", "softirq runs that ended with budget or time spent (time_squeeze)", "napi"),
     m("napi_max_poll_frames", "frames", "most frames one poll took", "napi"),
     m("napi_max_run_frames", "frames", "most frames one softirq run took", "napi"),

@@ -131,6 +131,19 @@ fn a_late_acknowledgement_raises_a_redundant_interrupt() {
     assert_eq!(m(&slow, "napi_late_acks"), 0.0);
 }
 
+/// Within the run's budget (`napi.poll_within_budget`, the 2002 e1000's
+/// `rx_work_limit = min(*budget, quota)`), an overloaded router's NET_RX runs
+/// poll 64, 64, 64, 64 and 44 frames of the budget's 300: 60 a poll that
+/// leaves frames, where polls of the whole weight take 64.
+#[test]
+fn polls_within_the_budget_take_only_its_rest() {
+    for (within, per_poll) in [("napi.poll_within_budget=true", 60.0), ("napi.poll_within_budget=false", 64.0)] {
+        let r = run("livelock/e1000-router", &[within, "workload.packet_bytes=60", "workload.rate_per_s=890000", "run.duration_ms=20"]);
+        let took = m(&r, "rx_delivered") / m(&r, "napi_not_done");
+        assert!((took - per_poll).abs() < 1.0, "{within}: {took} frames a poll");
+    }
+}
+
 /// Interrupt-driven receive collapses above the MLFRR; NAPI holds near it.
 #[test]
 fn livelock_interrupts_collapse_napi_holds() {
@@ -241,6 +254,7 @@ fn receive_path_parts_are_refused_with_code() {
         (&["irq_path.kind=\"napi\"", "napi.complete_cycles=100"], "napi.complete_cycles"),
         (&["irq_path.kind=\"napi\"", "napi.rotting=true"], "napi.rotting"),
         (&["irq_path.kind=\"napi\"", "napi.late_ack=true"], "napi.late_ack"),
+        (&["irq_path.kind=\"napi\"", "napi.poll_within_budget=true"], "napi.poll_within_budget"),
     ] {
         let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
         let e = Scenario::from_file(&path, &o).expect_err("refused").to_string();

@@ -192,6 +192,29 @@ def pinned(workload: str, kind: str, fraction: float, variant: str = "") -> Poin
     return run_point(workload, True, top.rate, pins(workload, kind, fraction, variant), extra=kernel(workload, variant)) if fraction else top
 
 
+# An address range no code, stack or DMA of the study's kernels touches
+# (their data ends below 0xa0_0000, the stacks start at 0x7ff0_0000).
+UNTOUCHED = 0x4000_0000
+
+
+def pin_controls(workload: str = "nat", fraction: float = 0.5) -> dict[str, Point]:
+    """The hot thread at its unpinned peak load with ``fraction`` of the L2
+    locked in three ways: the study's order (rings, the heads' slab pages,
+    the tables, ...); a range nothing touches (the capacity pinning takes
+    from everything else, protecting nothing); and the order without the
+    heads' slab pages (rings, then the tables). With nothing pinned as
+    "none". What the NAT's L2 row turns on (docs/models/smt-hot-thread.md)."""
+    top = peak(list(bandwidth(workload, True)))
+    budget = int(fraction * P4_CACHES["l2.size_bytes"])
+    tables = RINGS[workload] + tuple(t for t in TABLES if t != "head_pages")
+    locks = {
+        "study's order": pins(workload, "l2", fraction),
+        "untouched range": [f"l2.lock_range={UNTOUCHED:#x}+{budget}"],
+        "order without the head pages": [f"l2.lock_range={','.join(pin_ranges(workload, budget, tables))}"],
+    }
+    return {"none": top, **{name: run_point(workload, True, top.rate, p) for name, p in locks.items()}}
+
+
 # What the netperf gain depends on, one input changed at a time:
 # (scenario overrides, settings added to the core's).
 VARIANTS = {
@@ -209,6 +232,19 @@ def sensitivity(variants: dict | None = None) -> list[tuple[str, float, float, f
     for name, (extra, core) in (variants or VARIANTS).items():
         base, hot = (peak(sweep("netperf", h, extra=extra, settings=core)).delivered_mbps for h in (False, True))
         out.append((name, base, hot, change(hot, base)))
+    return out
+
+
+def nat_sensitivity(variants: dict | None = None) -> list[tuple[str, float, float, float]]:
+    """(variant, hot vs baseline %, hot vs the spread baseline %, L2 cut at
+    half the L2 pinned %): the NAT's three rows over ``variants`` (as
+    ``sensitivity``), each from its own sweeps."""
+    out = []
+    for name, (extra, core) in (variants or VARIANTS).items():
+        base, hot, spread = (peak(sweep("nat", h, extra={**extra, **x}, settings=core)) for h, x in ((False, {}), (True, {}), (False, SPREAD)))
+        half = run_point("nat", True, hot.rate, [*core, *pins("nat", "l2", 0.5)], extra=extra)
+        cut = -change(l2_per_frame(half, "nat"), l2_per_frame(hot, "nat"))
+        out.append((name, change(hot.delivered_mbps, base.delivered_mbps), change(hot.delivered_mbps, spread.delivered_mbps), cut))
     return out
 
 

@@ -38,6 +38,10 @@ pub(crate) fn napi(s: &Scenario) -> Result<(), (String, String)> {
         let msg = "with code the program's driver reads and acknowledges its NIC's cause itself: remove the key";
         return Err(("napi.late_ack".into(), msg.into()));
     }
+    if n.poll_within_budget && (s.code.selected() || n.threaded) {
+        let msg = "a poll within the NET_RX run's budget needs the abstract driver polled by the softirq: code's driver takes its weight, a NAPI thread has no budget; remove the key";
+        return Err(("napi.poll_within_budget".into(), msg.into()));
+    }
     if n.prefer_busy_poll && (n.busy_poll_usecs == 0 || n.defer_hard_irqs == 0 || n.gro_flush_timeout_ns == 0) {
         let msg = "prefers busy polling: needs busy_poll_usecs, defer_hard_irqs and gro_flush_timeout_ns above 0";
         return Err(("napi.prefer_busy_poll".into(), msg.into()));

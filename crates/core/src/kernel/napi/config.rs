@@ -19,6 +19,7 @@ pub struct NapiConfig {
     pub complete_cycles: u64,
     pub rotting: bool,
     pub late_ack: bool,
+    pub poll_within_budget: bool,
     pub gro_flush_timeout_ns: u64,
     pub defer_hard_irqs: u32,
     pub threaded: bool,
@@ -48,6 +49,12 @@ impl NapiConfig {
             "late_ack",
             d("false"),
             "the driver acknowledges the receive cause only at its poll's start (the 2002 e1000's ICR read): a frame that arrives after it leaves the cause set, so enabling the interrupt raises it even when the poll took that frame (NAPI_HOWTO's \"redundant irqs\"; counted in `napi_late_acks`)",
+        )
+        .when("irq_path.kind", NAPI),
+        Param::flag(
+            "poll_within_budget",
+            d("false"),
+            "each poll may take only what is left of the NET_RX run's budget, min(budget left, weight), and one that reaches it with frames waiting stays scheduled (Linux 2.4 and early 2.6: `dev->poll(dev, &budget)`, the 2002 e1000's `rx_work_limit`); false: each poll may take its whole weight and the run stops once the budget is spent (the `napi_struct` interface)",
         )
         .when("irq_path.kind", NAPI),
         Param::int(

@@ -143,6 +143,8 @@ pub struct Napi {
     pub rotting: bool,
     /// The receive cause is acknowledged at each poll's start only (`late_ack`).
     pub(crate) late_ack: bool,
+    /// A poll takes at most what is left of the run's budget (`poll_within_budget`).
+    pub(crate) poll_within_budget: bool,
     /// With `late_ack`: frames waiting in each instance's ring when its poll read the cause.
     pub(crate) waiting_at_ack: Vec<u64>,
     pub(crate) poll_cycles: u64,
@@ -187,6 +189,7 @@ impl Napi {
             budget_cycles: (c.budget_usecs * cycles_per_us).round() as u64,
             rotting: c.rotting,
             late_ack: c.late_ack,
+            poll_within_budget: c.poll_within_budget,
             waiting_at_ack: vec![0; queues],
             poll_cycles: c.poll_cycles,
             complete_cycles: c.complete_cycles,

@@ -158,17 +158,26 @@ impl Machine {
         if q == 0 && self.net.nic.tx_done_pending {
             return Some(Job::Tx);
         }
-        let (frames, weight) = (self.napi().poll_frames[q as usize], self.napi().weight);
-        if frames < weight && self.waiting(q as usize) > 0 {
+        let (frames, limit) = (self.napi().poll_frames[q as usize], self.poll_limit(cpu));
+        if frames < limit && self.waiting(q as usize) > 0 {
             return Some(Job::Rx { q });
         }
         self.poll_ended(cpu, frames);
-        if frames < weight {
+        // Done below its limit; within the run's budget (2.4's e1000_poll)
+        // also at it when nothing waits.
+        if frames < limit || (self.napi().poll_within_budget && self.waiting(q as usize) == 0) {
             return Some(Job::Complete { q });
         }
         // Still scheduled: to the end of the list.
         self.napi().cpus[cpu].list.rotate_left(1);
         self.next_poll(now, cpu)
+    }
+
+    /// Frames a poll on `cpu` may take: its weight, or within the run's
+    /// budget no more than is left of it (`poll_within_budget`).
+    fn poll_limit(&mut self, cpu: usize) -> u64 {
+        let n = self.napi();
+        if n.poll_within_budget { n.weight.min(n.cpus[cpu].left) } else { n.weight }
     }
 
     /// A poll on `cpu` took `frames`: the run's budget and the records.
