@@ -26,9 +26,8 @@ use crate::workload::{Stimulus, Workload};
 
 /// The NICs beside the first: each one's state, their first receive queue
 /// (after the first NIC's; `usize::MAX` without any; RPS backlogs follow
-/// their last), their first
-/// interrupt source (after the other sources), and which port and queue
-/// within it each of their queues is.
+/// their last), their first interrupt source (after the other sources),
+/// and which port and queue within it each of their queues is.
 pub(crate) struct Ports {
     pub list: Vec<Port>,
     pub base: usize,
