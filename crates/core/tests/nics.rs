@@ -253,6 +253,27 @@ fn another_nic_beside_the_programmable_one() {
     assert!(m(&slow_beside, "rx_delivered") - m(&slow_beside, "nic1_rx_taken") < m(&slow_alone, "rx_delivered"));
 }
 
+/// Each NIC on its own receive path, as a kernel with NAPI and older
+/// drivers side by side: on a NAPI machine the second NIC's driver drains
+/// it in its ISR (`mt`) or raises its own NET_RX bottom half (`linux`),
+/// and NAPI schedules only the first NIC's instance.
+#[test]
+fn each_nic_on_its_own_receive_path() {
+    let napi = run(TWO, &[]);
+    assert_eq!(m(&napi, "napi_schedules"), m(&napi, "nic0_interrupts") + m(&napi, "nic1_interrupts"));
+    for path in ["\"linux\"", "\"mt\""] {
+        let r = run(TWO, &[&second_nic(&[("irq_path", path)])]);
+        assert_eq!(m(&r, "napi_schedules"), m(&r, "nic0_interrupts"), "{path}: NAPI serves the first NIC only");
+        assert_eq!(m(&r, "nic1_rx_taken"), m(&napi, "nic1_rx_taken"), "{path}: the second NIC's frames all taken");
+        let cpu1 = r.bins[1];
+        let (irq, bh) = (cpu1.get(irqsim_core::cpu::Bin::Interrupt), cpu1.get(irqsim_core::cpu::Bin::BottomHalf));
+        match path {
+            "\"mt\"" => assert!(bh == 0 && irq > 2 * napi.bins[1].get(irqsim_core::cpu::Bin::Interrupt), "its ISR drains it: {irq} {bh}"),
+            _ => assert!(bh > irq, "its bottom half drains it: {irq} {bh}"),
+        }
+    }
+}
+
 /// What is not modelled, or meaningless, is refused in one line naming the key.
 #[test]
 fn refusals_name_the_key() {
@@ -271,6 +292,9 @@ fn refusals_name_the_key() {
     refused(TWO, &["irq_path.kind=\"linux\"", &beside_a_pin("intc = \"msix\", queues = 2")], "nics.others[1].queues");
     refused(TWO, &[&beside_a_pin("intc = \"msi\", queues = 3")], "nics.others[1].queues");
     refused(TWO, &[&second_nic(&[("flows", "8")])], "nics.others[0].flows");
+    refused(TWO, &["irq_path.kind=\"linux\"", &second_nic(&[("irq_path", "\"napi\"")])], "nics.others[0].irq_path");
+    refused(TWO, &["irq_path.kind=\"mt\"", &second_nic(&[("irq_path", "\"linux\"")])], "nics.others[0].irq_path");
+    refused(TWO, &[&second_nic(&[("irq_path", "\"mt\""), ("adaptive_rx", "true")])], "nics.others[0].adaptive_rx");
     // 1 + 1 + 19 × 16 queues: past the NAPI instances' 256.
     let wide = "{intc = \"msix\", rate_per_s = 1.0, packet_bytes = 100, queues = 16}";
     let many = format!("nics.others=[{{intc = \"ioapic\", line = 16, rate_per_s = 1.0, packet_bytes = 100}}, {}]", vec![wide; 19].join(", "));

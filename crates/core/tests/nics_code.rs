@@ -236,4 +236,5 @@ fn what_the_program_cannot_serve_is_refused() {
     // Code's NIC k has one ring: another NIC's own RSS is not modelled there.
     at_load(&[NAPI, &others(&["intc = \"msix\", irq_thread = 1, rate_per_s = 1000.0, queues = 2"])], "nics.others[0].queues");
     at_load(&[NAPI, "rss.kind=\"toeplitz\"", "rss.rps_cpus=2"], "rss.rps_cpus");
+    at_load(&[&others(&["intc = \"ioapic\", line = 16, irq_thread = 1, rate_per_s = 1000.0, irq_path = \"mt\""])], "nics.others[0].irq_path");
 }

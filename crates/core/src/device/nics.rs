@@ -61,6 +61,18 @@ pub struct NicPortConfig {
     pub queues: u32,
     pub flows: Option<u32>,
     pub flow_skew: Option<f64>,
+    /// Its driver's receive path (absent: `irq_path.kind`'s).
+    pub irq_path: Option<DriverPath>,
+}
+
+/// A NIC's own receive path, by `irq_path.kind`'s names: the kernel's
+/// `IrqPathKind` (`From`), named here as the devices sit below the kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DriverPath {
+    Mt,
+    Linux,
+    Napi,
 }
 
 const VECTORED: &[&str] = &["ioapic", "msi", "msix"];
@@ -100,6 +112,12 @@ impl NicPortConfig {
         ),
         Param::int("flows", "", absent("1024"), 1, 65_536, "flows in its frames' mix, drawn from its own seed (as `rss.flows`); with `queues` above 1 or RPS (`rss.rps_cpus`)"),
         Param::float("flow_skew", "", absent("0.0"), false, 0.0, 10.0, "Zipf exponent of its flows' shares (as `rss.flow_skew`); with `queues` above 1 or RPS"),
+        Param::choice(
+            "irq_path",
+            &["mt", "linux", "napi"],
+            absent("`irq_path.kind`"),
+            "its driver's receive path, as in a kernel with NAPI and older drivers side by side: its ISR drains it (`mt`), its top half raises its own NET_RX bottom half (`linux`, on a Linux or NAPI machine), or a NAPI instance per queue (`napi`, on a NAPI machine)",
+        ),
     ];
 
     /// What it asks of the controllers.

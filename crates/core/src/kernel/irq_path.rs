@@ -4,6 +4,7 @@
 //! What the CPU runs is `linux.rs` and `napi/`.
 
 use crate::params::{Param, absent, d};
+use crate::device::nics::DriverPath;
 use crate::intc::config::CONTROLLERS;
 use serde::{Deserialize, Serialize};
 
@@ -23,6 +24,20 @@ pub enum IrqPathKind {
     /// Linux's NAPI: the top half schedules a poll of the receive ring,
     /// with the NIC's interrupt off until the poll empties it (`[napi]`).
     Napi,
+}
+
+impl IrqPathKind {
+    /// The path of a NIC whose own is `own` (`[[nics.others]]`'s
+    /// `irq_path`) on a machine whose path is `machine`.
+    pub fn of_nic(own: Option<DriverPath>, machine: Option<IrqPathKind>) -> Self {
+        own.map(|p| match p {
+            DriverPath::Mt => Self::Mt,
+            DriverPath::Linux => Self::Linux,
+            DriverPath::Napi => Self::Napi,
+        })
+        .or(machine)
+        .unwrap_or(Self::Mt)
+    }
 }
 
 /// CPU cycles of the Linux 2.6 interrupt path around the device's handlers.

@@ -18,7 +18,7 @@ use crate::kernel::IrqPathConfig;
 use crate::device::source::{Kind, Source, Write};
 use crate::engine::Time;
 use crate::intc::{self, Controllers, IntcKind, Rec, Route, Signal};
-use crate::kernel::{IrqJob, Job};
+use crate::kernel::{IrqJob, IrqPathKind, Job};
 use crate::stats::Distribution;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -138,11 +138,13 @@ impl Delivery {
         let others = &s.sources.others;
         let wiring = crate::config::nic_wiring(s).expect("wiring checked at load");
         let top_half = if linux { s.irq_path.isr_cycles + s.irq_path.tasklet_schedule_cycles } else { 0 };
-        let nic = |inputs| Source::new(inputs, Kind::Nic, top_half, crate::workload::config::Process::Periodic, 1.0, 1.0);
-        let mut sources = vec![nic(wiring.exerciser)];
+        let nic = |inputs, top_half| Source::new(inputs, Kind::Nic, top_half, crate::workload::config::Process::Periodic, 1.0, 1.0);
+        let mut sources = vec![nic(wiring.exerciser, top_half)];
         sources.extend(self::others(s, others, &wiring.others));
-        // The other NICs, after the other sources (`Ports::src` is the first).
-        sources.extend(wiring.others[others.len()..].iter().map(|inputs| nic(inputs.clone())));
+        // The other NICs, after the other sources (`Ports::src` is the
+        // first); one whose own path is the ISR's has no top half.
+        let ports = s.nics.others.iter().zip(&wiring.others[others.len()..]);
+        sources.extend(ports.map(|(n, inputs)| nic(inputs.clone(), if IrqPathKind::of_nic(n.irq_path, s.irq_path.kind) == IrqPathKind::Mt { 0 } else { top_half })));
         let nics = &s.nics.others;
         let route = |i: usize| match i {
             0 => (s.nic.irq_thread, DEFAULT_PRIORITY),

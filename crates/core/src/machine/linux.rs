@@ -65,17 +65,14 @@ impl Machine {
                         let top = if self.net.napi.is_some() { crate::code::Activity::QueueIsr { q: q() as u8 } } else { crate::code::Activity::Isr { irq } };
                         return Some(Any::Code(top));
                     }
-                    if self.net.napi.is_some() {
+                    if src != 0 {
                         let q = q();
-                        self.napi_schedule(cpu, q);
-                    } else if src != 0 {
-                        // Another NIC: its own bottom half, or its own ISR's drain.
-                        let q = q();
-                        if self.net.linux {
-                            self.post(cpu, SOFT, Any::Port { step: crate::kernel::PortStep::Softirq, q: q as u8 });
-                        } else if let Some(step) = self.port_step(q, false) {
+                        if let Some(step) = self.port_claimed(cpu, src - self.net.ports.src, q) {
                             return Some(step);
                         }
+                    } else if self.net.napi.is_some() {
+                        let q = q();
+                        self.napi_schedule(cpu, q);
                     } else if self.net.linux {
                         self.post(cpu, SOFT, Any::Softirq);
                     } else if let Some(step) = self.nic_step(false) {

@@ -19,9 +19,9 @@ use crate::device::nic::{Accept, Nic};
 use crate::device::rss::Rss;
 use crate::engine::Time;
 use crate::error::Result;
-use crate::cpu::Work;
+use crate::cpu::{SOFT, Work};
 use crate::kernel::net::Site;
-use crate::kernel::{Job, PortStep};
+use crate::kernel::{IrqPathKind, Job, PortStep};
 use crate::workload::{Stimulus, Workload};
 
 /// The NICs beside the first: each one's state, their first receive queue
@@ -84,6 +84,8 @@ pub(crate) struct Port {
     /// Each frame's flow is drawn: it steers over several queues, or RPS
     /// reads the flow back.
     pub steers: bool,
+    /// Its driver's receive path (`irq_path`, else the machine's).
+    pub path: IrqPathKind,
     pub workload: Workload,
     /// When its last received frame landed (or will land).
     pub landed: Option<Time>,
@@ -130,7 +132,7 @@ impl Port {
                 if c.coalesce().active() {
                     rx.coalesce = (0..c.queues).map(|_| Coalesce::new(&c.coalesce(), cycles_per_us)).collect();
                 }
-                Port { rx, steers, workload, landed: None, wire_waiting: 0, wire_queue: c.wire_queue_packets, counters: PortCounters::default() }
+                Port { rx, steers, path: IrqPathKind::of_nic(c.irq_path, s.irq_path.kind), workload, landed: None, wire_waiting: 0, wire_queue: c.wire_queue_packets, counters: PortCounters::default() }
             })
             .collect()
     }
@@ -255,6 +257,21 @@ impl Machine {
         self.timeline.mark(now, "NIC interrupt");
         let src = self.net.ports.src + k;
         self.signal_vector(now, src, i);
+    }
+
+    /// Port `k`'s interrupt for its queue `q` was claimed on `cpu`: on its
+    /// own path, its NAPI instance is scheduled, its top half raises its
+    /// own NET_RX bottom half, or its ISR drains its ring (the step
+    /// returned).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn port_claimed(&mut self, cpu: usize, k: usize, q: usize) -> Option<Job> {
+        match self.net.ports.list[k].path {
+            IrqPathKind::Napi => self.napi_schedule(cpu, q),
+            IrqPathKind::Linux => self.post(cpu, SOFT, Job::Port { step: PortStep::Softirq, q: q as u8 }),
+            IrqPathKind::Mt => return self.port_step(q, false),
+        }
+        None
     }
 
     /// A port's driver step as CPU work: the first NIC's step of the same

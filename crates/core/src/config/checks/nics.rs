@@ -2,6 +2,8 @@
 //! key to change.
 
 use crate::config::Scenario;
+use crate::device::nics::NicPortConfig;
+use crate::kernel::IrqPathKind;
 
 /// More NICs than this beside the first (events number them by a byte;
 /// their queues share the NAPI instances' numbers, `MAX_QUEUES`).
@@ -44,8 +46,8 @@ pub(crate) fn nics(s: &Scenario) -> Result<(), (String, String)> {
             return err(key("rx_ring_frames"), "with kernel code (`code.program`) its descriptors are the ring the program's driver gives it (RDLEN): remove the key".into());
         }
         // Kernel code's driver enables its cause again where DIM samples.
-        if n.adaptive_rx && !s.code.selected() && s.irq_path.kind != Some(crate::kernel::IrqPathKind::Napi) {
-            return err(key("adaptive_rx"), "DIM samples at napi_complete_done: needs irq_path.kind = \"napi\"".into());
+        if n.adaptive_rx && !s.code.selected() && IrqPathKind::of_nic(n.irq_path, s.irq_path.kind) != IrqPathKind::Napi {
+            return err(key("adaptive_rx"), "DIM samples at napi_complete_done: needs its path on NAPI (irq_path.kind = \"napi\", its `irq_path` absent or \"napi\")".into());
         }
         if n.rx_usecs == 0 && n.rx_frames == 0 {
             return err(key("rx_frames"), super::nic::NEVER_INTERRUPTS.into());
@@ -53,6 +55,7 @@ pub(crate) fn nics(s: &Scenario) -> Result<(), (String, String)> {
         if n.rx_usecs > 0 && n.rx_frames == 1 {
             return err(key("rx_usecs"), "changes nothing while its rx_frames = 1: the first frame interrupts at once, before any rx_usecs timer could expire; set rx_frames to 0 (the timer alone) or above 1".into());
         }
+        path(s, n).map_err(|msg| (key("irq_path"), msg))?;
         if n.queues > 1 {
             rss(s, n).map_err(|msg| (key("queues"), msg))?;
         } else if !s.rss.rps() {
@@ -71,9 +74,9 @@ pub(crate) fn nics(s: &Scenario) -> Result<(), (String, String)> {
 
 /// What another NIC's own RSS needs, as the first NIC's (`nic::rss`): a
 /// NAPI instance per queue, and a vector per queue on its controller.
-fn rss(s: &Scenario, n: &crate::device::nics::NicPortConfig) -> Result<(), String> {
-    if s.irq_path.kind != Some(crate::kernel::IrqPathKind::Napi) {
-        return Err("its RSS queues are polled by NAPI instances: needs irq_path.kind = \"napi\"".into());
+fn rss(s: &Scenario, n: &NicPortConfig) -> Result<(), String> {
+    if IrqPathKind::of_nic(n.irq_path, s.irq_path.kind) != IrqPathKind::Napi {
+        return Err("its RSS queues are polled by NAPI instances: needs its path on NAPI (irq_path.kind = \"napi\", its `irq_path` absent or \"napi\")".into());
     }
     let kind = n.intc.unwrap_or(s.intc.kind);
     if kind.legacy() {
@@ -102,4 +105,23 @@ fn code(s: &Scenario) -> Result<(), (String, String)> {
         return Err((format!("nics.others[{i}].queues"), msg.into()));
     }
     Ok(())
+}
+
+/// Where another NIC's own receive path can run: NAPI's instances, weight
+/// and budget are the host's NAPI part; a Linux top half needs the Linux
+/// interrupt path (do_IRQ and its costs); kernel code's driver is code.
+fn path(s: &Scenario, n: &NicPortConfig) -> Result<(), String> {
+    if n.irq_path.is_none() {
+        return Ok(());
+    }
+    let own = IrqPathKind::of_nic(n.irq_path, None);
+    let machine = s.irq_path.kind.unwrap_or(IrqPathKind::Mt);
+    if s.code.selected() {
+        return Err("with kernel code (`code.program`) the program's driver is every NIC's: remove the key".into());
+    }
+    match (own, machine) {
+        (IrqPathKind::Napi, IrqPathKind::Linux | IrqPathKind::Mt) => Err("NAPI instances, weight and budget are the host's NAPI part: needs irq_path.kind = \"napi\"".into()),
+        (IrqPathKind::Linux, IrqPathKind::Mt) => Err("a Linux top half and NET_RX bottom half need the Linux interrupt path (do_IRQ): irq_path.kind = \"linux\" or \"napi\"".into()),
+        _ => Ok(()),
+    }
 }
