@@ -15,7 +15,8 @@
 //!    unless its NAPI instance has it masked (`kernel/napi/`).
 
 use crate::params::{Param, d};
-use crate::device::nic::Nic;
+use crate::device::nic::{Accept, Nic};
+use crate::engine::Time;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
@@ -166,6 +167,32 @@ impl Rss {
         let q = self.flow_queue[flow] as usize;
         self.frames[q] += 1;
         (q, flow as u32)
+    }
+
+    /// A frame of `bytes` of flow `flow` lands in queue `q`'s ring (its flow
+    /// kept for RPS); `false` when the ring drops it.
+    pub fn receive(&mut self, q: usize, flow: u32, now: Time, bytes: u32) -> bool {
+        if self.rings[q].receive(now, bytes) == Accept::Dropped {
+            return false;
+        }
+        if self.keep_flows {
+            self.waiting_flows[q].push_back(flow);
+        }
+        true
+    }
+
+    /// Queue `q`'s interrupt fires unless its NAPI instance has it masked:
+    /// masked now, counted, and its coalescing told; whether it fired.
+    pub fn fire(&mut self, q: usize) -> bool {
+        if self.irq_off[q] {
+            return false;
+        }
+        self.irq_off[q] = true;
+        self.interrupts[q] += 1;
+        if let Some(c) = self.coalesce.get_mut(q) {
+            c.fired();
+        }
+        true
     }
 
     /// The hash of flow `flow`.

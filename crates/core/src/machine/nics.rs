@@ -15,7 +15,7 @@
 use super::{Event, Machine};
 use crate::config::Scenario;
 use crate::device::coalesce::Coalesce;
-use crate::device::nic::{Accept, Nic};
+use crate::device::nic::Nic;
 use crate::device::rss::Rss;
 use crate::engine::Time;
 use crate::error::Result;
@@ -219,13 +219,10 @@ impl Machine {
         }
         let p = &mut self.net.ports.list[k];
         let (i, flow) = if p.steers { p.rx.steer() } else { (0, 0) };
-        if p.rx.rings[i].receive(now, bytes) == Accept::Dropped {
+        if !p.rx.receive(i, flow, now, bytes) {
             p.counters.dropped_nic += 1;
             self.net.counters.rx_dropped_nic += 1;
             return;
-        }
-        if p.rx.keep_flows {
-            p.rx.waiting_flows[i].push_back(flow);
         }
         let q = self.net.ports.first[k] + i;
         if !p.rx.coalesce.is_empty() {
@@ -243,14 +240,8 @@ impl Machine {
     #[inline(never)]
     pub(crate) fn port_raise(&mut self, q: usize) {
         let (k, i) = self.net.ports.at(q);
-        let r = &mut self.net.ports.list[k].rx;
-        if r.irq_off[i] {
+        if !self.net.ports.list[k].rx.fire(i) {
             return;
-        }
-        r.irq_off[i] = true;
-        r.interrupts[i] += 1;
-        if let Some(c) = r.coalesce.get_mut(i) {
-            c.fired();
         }
         self.net.counters.interrupts += 1;
         let now = self.queue.now();

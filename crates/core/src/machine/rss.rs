@@ -4,7 +4,7 @@
 //! (`device/rss.rs`). Queues after the first NIC's are the other NICs'
 //! (`nics.rs`).
 
-use crate::device::nic::{Accept, Nic};
+use crate::device::nic::Nic;
 use crate::engine::Time;
 use crate::machine::{Event, Machine};
 
@@ -74,16 +74,13 @@ impl Machine {
     pub(crate) fn rss_land(&mut self, now: Time, bytes: u32) {
         let r = self.net.rss.as_mut().expect("RSS landing needs RSS");
         let (q, flow) = r.steer();
-        if r.rings[q].receive(now, bytes) == Accept::Dropped {
+        if !r.receive(q, flow, now, bytes) {
             self.net.counters.rx_dropped_nic += 1;
             let retry = r.rings[q].next_release().unwrap_or(now + 1).max(now + 1);
             if let Some((t, s)) = self.net.workload.rx_serviced(retry) {
                 self.queue.schedule(t, Event::Feedback(s));
             }
             return;
-        }
-        if r.keep_flows {
-            r.waiting_flows[q].push_back(flow);
         }
         if !r.coalesce.is_empty() {
             if !r.irq_off[q] {
@@ -96,14 +93,8 @@ impl Machine {
 
     /// Queue `q`'s MSI-X vector fires unless its interrupt is disabled.
     pub(crate) fn rss_raise(&mut self, q: usize) {
-        let r = self.net.rss.as_mut().expect("RSS interrupts need RSS");
-        if r.irq_off[q] {
+        if !self.net.rss.as_mut().expect("RSS interrupts need RSS").fire(q) {
             return;
-        }
-        r.irq_off[q] = true;
-        r.interrupts[q] += 1;
-        if let Some(c) = r.coalesce.get_mut(q) {
-            c.fired();
         }
         self.net.counters.interrupts += 1;
         let now = self.queue.now();
