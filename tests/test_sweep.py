@@ -494,6 +494,39 @@ def test_a_huge_grid_is_computed_in_bounded_memory(tmp_path, monkeypatch):
     assert peaks[0] < 4 << 20, peaks
 
 
+def test_rows_wait_for_a_slow_writer_in_bounded_number(tmp_path, monkeypatch):
+    """Runs that finish faster than their part files are written (a slow
+    disk, a loaded machine) wait for the writer: the rows made and not yet
+    written stay within a part's rows plus a few per thread, where the
+    threads once piled them up without bound while a part was written."""
+    import time
+
+    from irqsim.sweeps import compute
+
+    made, written, most = 0, 0, 0
+
+    def instant(job, stop=None):
+        nonlocal made
+        made += 1
+        return compute._row(job, {"rx_delivered": job.run.seed}, None, {"wall_seconds": 0.0})
+
+    def slow(out, rows, bar):
+        nonlocal written, most
+        most = max(most, made - written)
+        time.sleep(0.05)
+        real(out, rows, bar)
+        written += len(rows)
+
+    real = compute._record
+    monkeypatch.setattr(compute, "PART_ROWS", 50)
+    monkeypatch.setattr(compute, "execute", instant)
+    monkeypatch.setattr(compute, "_record", slow)
+    spec = {"scenario": "bench/rx-overload", "grid": {"cpu.clock_mhz": [float(v) for v in range(100, 1100)]}}
+    done = irqsim.sweeps.run_sweep(spec, tmp_path / "out", cluster=Cluster(workers=2))
+    assert done.computed == 1000 and made == written == 1000
+    assert most <= 50 + (compute.HANDED_PER_THREAD + 1) * 2, most
+
+
 def test_a_changed_input_file_gives_its_runs_new_ids(tmp_path):
     """A sweep of a scenario that reads a file (here a script's events) is
     resumed while the file is the same, and computed again once it changes:

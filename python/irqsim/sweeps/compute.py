@@ -48,6 +48,9 @@ from irqsim.sweeps.spec import Run
 PART_SECONDS = 1.0
 #: ... or once this many rows wait, so that the rows held do not grow with the runs' speed.
 PART_ROWS = 1_000
+#: Threads: finished rows a thread may hand over before the writer takes them; a thread
+#: whose rows wait waits too, so the rows held stay bounded while a part file is written.
+HANDED_PER_THREAD = 4
 #: A batch (one dask task) should take about this long: a killed sweep loses at most that much per worker.
 TASK_SECONDS = 1.0
 #: Batches per worker at least, so that no worker idles while another finishes a long batch.
@@ -153,7 +156,8 @@ def _on_threads(todo: Iterator[Job], count: int, out: Path, n: int, bar, ready: 
     threads stop their runs and end; the rows already finished are written
     on Ctrl-C, so that a rerun does not compute them again."""
     take = threading.Lock()
-    finished: queue.SimpleQueue = queue.SimpleQueue()
+    n = min(n, count)
+    finished: queue.Queue = queue.Queue(maxsize=HANDED_PER_THREAD * max(n, 1))
     stop = threading.Event()
 
     def work() -> None:
@@ -163,13 +167,13 @@ def _on_threads(todo: Iterator[Job], count: int, out: Path, n: int, bar, ready: 
                     job = next(todo, None)
                 if job is None:
                     break
-                finished.put(execute(job, stop))
+                finished.put(execute(job, stop))  # waits while the writer is behind
         except Stopped:
             pass
         finally:
             finished.put(None)
 
-    threads = [threading.Thread(target=work, name=f"irqsim-sweep-{i}", daemon=True) for i in range(min(n, count))]
+    threads = [threading.Thread(target=work, name=f"irqsim-sweep-{i}", daemon=True) for i in range(n)]
     for t in threads:
         t.start()
     # The writers' imports, done while the runs simulate (they release the GIL meanwhile);
@@ -191,16 +195,28 @@ def _on_threads(todo: Iterator[Job], count: int, out: Path, n: int, bar, ready: 
                 rows, last = [], time.monotonic()
     except KeyboardInterrupt:
         stop.set()
-        for t in threads:
-            t.join()
-        while not finished.empty():
-            if (row := finished.get()) is not None:
-                rows.append(row)
+        rows += _taken_until_ended(threads, finished)
         _record(out, rows, bar)
         raise
     finally:
         stop.set()
+        if running:  # a thread may be waiting to hand over a row: take them until all end
+            _taken_until_ended(threads, finished)
     _record(out, rows, bar)
+
+
+def _taken_until_ended(threads: list[threading.Thread], finished: queue.Queue) -> list[dict[str, Any]]:
+    """The rows the stopping threads still hand over, taken until all have ended."""
+    rows = []
+    while True:
+        try:
+            row = finished.get(timeout=0.05)
+        except queue.Empty:
+            if not any(t.is_alive() for t in threads):
+                return rows
+            continue
+        if row is not None:
+            rows.append(row)
 
 
 def _on_dask(todo: Iterator[Job], count: int, out: Path, cluster: Cluster, bar, ready: Callable[[], None]) -> None:
