@@ -274,6 +274,29 @@ fn each_nic_on_its_own_receive_path() {
     }
 }
 
+/// A Linux machine whose second NIC is a NAPI driver's (a 2.6 kernel served
+/// both kinds side by side): the first NIC's top half raises its NET_RX
+/// bottom half, NAPI polls only the second NIC, and `[napi]` is the second
+/// NIC's (its weight shapes its polls); busy polling, which polls the
+/// receiving socket's instance, needs the first NIC on NAPI.
+#[test]
+fn a_napi_nic_on_a_linux_machine() {
+    let napi = run(TWO, &[]);
+    let linux = ["irq_path.kind=\"linux\"", &second_nic(&[("irq_path", "\"napi\"")])];
+    let r = run(TWO, &linux);
+    assert_eq!(m(&r, "napi_schedules"), m(&r, "nic1_interrupts"), "NAPI serves the second NIC only");
+    assert!(m(&r, "nic0_interrupts") > 500.0);
+    assert_eq!(m(&r, "nic1_rx_taken"), m(&napi, "nic1_rx_taken"), "the second NIC's frames all taken");
+    assert_eq!(m(&r, "rx_delivered"), m(&r, "rx_offered"), "below both NICs' knees nothing is lost");
+    let small = run(TWO, &[linux[0], linux[1], "napi.weight=1"]);
+    assert!(m(&small, "napi_polls") > m(&r, "napi_polls"), "its weight is the second NIC's: {} {}", m(&small, "napi_polls"), m(&r, "napi_polls"));
+    assert_eq!(m(&small, "nic0_interrupts"), m(&r, "nic0_interrupts"), "the first NIC's path does not poll");
+    let e = load(TWO, &[linux[0], linux[1], "napi.busy_poll_usecs=50"]).err().expect("busy polling refused");
+    assert!(!e.contains('\n') && e.contains("napi.busy_poll_usecs") && e.contains("first NIC"), "{e}");
+    let e = load(TWO, &[linux[0], "napi.weight=8"]).err().expect("no NIC on NAPI: its keys are refused");
+    assert!(!e.contains('\n') && e.contains("napi"), "{e}");
+}
+
 /// What is not modelled, or meaningless, is refused in one line naming the key.
 #[test]
 fn refusals_name_the_key() {
@@ -292,7 +315,7 @@ fn refusals_name_the_key() {
     refused(TWO, &["irq_path.kind=\"linux\"", &beside_a_pin("intc = \"msix\", queues = 2")], "nics.others[1].queues");
     refused(TWO, &[&beside_a_pin("intc = \"msi\", queues = 3")], "nics.others[1].queues");
     refused(TWO, &[&second_nic(&[("flows", "8")])], "nics.others[0].flows");
-    refused(TWO, &["irq_path.kind=\"linux\"", &second_nic(&[("irq_path", "\"napi\"")])], "nics.others[0].irq_path");
+    refused(TWO, &["irq_path.kind=\"mt\"", &second_nic(&[("irq_path", "\"napi\"")])], "nics.others[0].irq_path");
     refused(TWO, &["irq_path.kind=\"mt\"", &second_nic(&[("irq_path", "\"linux\"")])], "nics.others[0].irq_path");
     refused(TWO, &[&second_nic(&[("irq_path", "\"mt\""), ("adaptive_rx", "true")])], "nics.others[0].adaptive_rx");
     // 1 + 1 + 19 × 16 queues: past the NAPI instances' 256.

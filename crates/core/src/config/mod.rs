@@ -70,7 +70,7 @@ pub struct Scenario {
     pub nics: crate::device::nics::NicsConfig,
     /// The kernel's network software as code on execution-driven cores.
     pub code: crate::code::CodeConfig,
-    /// The NAPI path (`irq_path.kind = "napi"`).
+    /// The NAPI path (`irq_path.kind = "napi"`, or another NIC's own).
     pub napi: crate::kernel::napi::NapiConfig,
     /// The NIC's receive-interrupt coalescing.
     pub coalesce: crate::device::coalesce::CoalesceConfig,
@@ -159,6 +159,18 @@ impl Scenario {
         self.intc.kind.kind().bus || linux || !self.sources.others.is_empty() || !self.nics.others.is_empty()
     }
 
+    /// Whether the NAPI part runs: on the NAPI path, or on the Linux path
+    /// for another NIC whose own path is NAPI (as a 2.6 kernel's NAPI
+    /// drivers served NICs beside older ones).
+    pub fn napi_used(&self) -> bool {
+        use crate::kernel::IrqPathKind::{Linux, Napi};
+        match self.irq_path.kind {
+            Some(Napi) => true,
+            Some(Linux) => self.nics.others.iter().any(|n| n.irq_path == Some(crate::device::nics::DriverPath::Napi)),
+            _ => false,
+        }
+    }
+
     /// The parts this scenario's run uses: its workload's, less those its
     /// choices leave idle (the bus of the direct wire, the interrupt path's
     /// costs on the mt path, masking without critical sections in the NIC path).
@@ -170,7 +182,7 @@ impl Scenario {
                 && self.sources.others.iter().all(|o| o.intc.is_none_or(|k| !k.kind().bus))
                 && self.nics.others.iter().all(|o| o.intc.is_none_or(|k| !k.kind().bus));
             let linux = self.irq_path.kind.is_some_and(|k| k != crate::kernel::IrqPathKind::Mt);
-            let napi = self.irq_path.kind == Some(crate::kernel::IrqPathKind::Napi);
+            let napi = self.napi_used();
             let sections = self.masking.nic_sections() || self.masking.code_sections;
             let others = self.sources.others.is_empty();
             for (part, idle) in [(Part::Bus, wire), (Part::IrqPath, wire && !linux && others), (Part::Masking, !sections), (Part::Sources, others), (Part::Nics, self.nics.others.is_empty()), (Part::Napi, !napi), (Part::Coalesce, !self.coalesce.active()), (Part::Rss, !self.rss.active())] {

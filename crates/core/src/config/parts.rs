@@ -171,7 +171,7 @@ pub const PARTS: &[Info] = &[
         title: "the NAPI path",
         help: "the NIC's poll with a weight, the NET_RX softirq's budget, the interrupt off while polling (docs/models/napi-coalescing.md)",
         params: crate::kernel::napi::NapiConfig::PARAMS,
-        notes: "Its keys are used only with `irq_path.kind = \"napi\"`. Refused as no-ops (naming both keys): `gro_flush_timeout_ns` without `defer_hard_irqs` and the reverse, `busy_poll_budget` without `busy_poll_usecs`.",
+        notes: "Its keys are used only with `irq_path.kind = \"napi\"`, or on the Linux path with another NIC's own `irq_path = \"napi\"` (busy polling refused there: the first NIC's frames carry no NAPI instance). Refused as no-ops (naming both keys): `gro_flush_timeout_ns` without `defer_hard_irqs` and the reverse, `busy_poll_budget` without `busy_poll_usecs`.",
     },
     Info {
         part: Part::Coalesce,

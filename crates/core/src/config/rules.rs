@@ -95,27 +95,36 @@ pub(super) fn check_when(root: &Table, key: &str, kind: &str) -> Result<(), Prob
     let Some(p) = param_of(key, kind) else { return Ok(()) };
     let Some(w) = p.when else { return Ok(()) };
     let value = lookup(root, w.key).map(plain).unwrap_or_else(|| implied(w.key, kind).to_string());
-    let item = item_of(root, key).map(|t| t.get("intc").map(plain));
-    let values = deciding(value, w.key, item, || own_controllers(root.get("sources")).chain(own_controllers(root.get("workload"))).chain(own_controllers(root.get("nics"))).map(plain).collect());
+    let Some((field, what)) = PER_DEVICE.iter().find(|d| d.0 == w.key).map(|d| (d.1, d.2)) else {
+        return when_holds(key, &w, vec![value], "");
+    };
+    let item = item_of(root, key).map(|t| t.get(field).map(plain));
+    let values = deciding(value, item, || ["sources", "workload", "nics"].iter().flat_map(|s| own(root.get(*s), field)).map(plain).collect());
+    when_holds(key, &w, values, what)
+}
+
+/// Deciding keys a device may set for itself in its own table (`intc`, a
+/// NIC's `irq_path`): `(machine's key, the item's field, what they are)`.
+const PER_DEVICE: &[(&str, &str, &str)] = &[("intc.kind", "intc", "controllers"), ("irq_path.kind", "irq_path", "receive paths")];
+
+/// Refuses `key` unless one of its deciding key's `values` is one its
+/// `When` asks for.
+fn when_holds(key: &str, w: &params::When, values: Vec<String>, what: &str) -> Result<(), Problem> {
     if values.iter().any(|v| w.is.contains(&v.as_str())) {
         return Ok(());
     }
     let is = if values.len() == 1 {
         format!("it is `{}`", values[0])
     } else {
-        format!("the machine's controllers are {}", params::quoted(&values.iter().map(String::as_str).collect::<Vec<_>>()))
+        format!("the machine's {what} are {}", params::quoted(&values.iter().map(String::as_str).collect::<Vec<_>>()))
     };
     Err((key.into(), format!("only used when `{}` is {} ({is}); remove the key", w.key, params::quoted(w.is))))
 }
 
-/// The values `deciding_key` (whose own value is `value`) takes for a key:
-/// for `intc.kind`, the source's own controller in a source's table
-/// (`item`: `Some(its intc)`), else every controller on the machine
-/// (`own`: the sources' own `intc`s).
-fn deciding(value: String, deciding_key: &str, item: Option<Option<String>>, own: impl FnOnce() -> Vec<String>) -> Vec<String> {
-    if deciding_key != "intc.kind" {
-        return vec![value];
-    }
+/// The values a per-device deciding key (whose own value is `value`) takes
+/// for a key: the device's own setting in a device's table (`item`:
+/// `Some(its own)`), else the machine's and every device's own (`own`).
+fn deciding(value: String, item: Option<Option<String>>, own: impl FnOnce() -> Vec<String>) -> Vec<String> {
     match item {
         Some(own) => vec![own.unwrap_or(value)],
         None => {
@@ -132,9 +141,9 @@ fn deciding(value: String, deciding_key: &str, item: Option<Option<String>>, own
 
 /// The `intc` of each source in a section's `others` list (`[sources]`,
 /// the exerciser's `[workload]`).
-fn own_controllers(section: Option<&Value>) -> impl Iterator<Item = &Value> {
+fn own<'t>(section: Option<&'t Value>, field: &'t str) -> impl Iterator<Item = &'t Value> {
     let items = section.and_then(|s| s.get("others")).and_then(Value::as_array);
-    items.into_iter().flatten().filter_map(|x| x.get("intc"))
+    items.into_iter().flatten().filter_map(move |x| x.get(field))
 }
 
 /// The table of an array item a key is in (`sources.others[1].line`).
@@ -168,15 +177,23 @@ pub fn drop_unused(doc: &mut serde_json::Value, kind: &str) {
         let v = path.split('.').try_fold(doc, |v, seg| v.get(seg));
         v.filter(|v| !v.is_null()).map(json_plain).unwrap_or_else(|| implied(path, kind).to_string())
     };
-    let own: Vec<String> = ["sources", "workload", "nics"]
-        .iter()
-        .filter_map(|s| doc.get(s)?.get("others")?.as_array())
-        .flatten()
-        .filter_map(|x| x.get("intc").filter(|v| !v.is_null()).map(json_plain))
-        .collect();
+    let own = |doc: &serde_json::Value, field: &str| -> Vec<String> {
+        ["sources", "workload", "nics"]
+            .iter()
+            .filter_map(|s| doc.get(s)?.get("others")?.as_array())
+            .flatten()
+            .filter_map(|x| x.get(field).filter(|v| !v.is_null()).map(json_plain))
+            .collect()
+    };
     let unused = |doc: &serde_json::Value, params: &[Param], item: Option<&serde_json::Value>| -> Vec<&'static str> {
-        let item = item.map(|x| x.get("intc").filter(|v| !v.is_null()).map(json_plain));
-        let used = |w: params::When| deciding(value_of(doc, w.key), w.key, item.clone(), || own.clone()).iter().any(|v| w.is.contains(&v.as_str()));
+        let used = |w: params::When| {
+            let value = value_of(doc, w.key);
+            let values = match PER_DEVICE.iter().find(|d| d.0 == w.key) {
+                Some(&(_, field, _)) => deciding(value, item.map(|x| x.get(field).filter(|v| !v.is_null()).map(json_plain)), || own(doc, field)),
+                None => vec![value],
+            };
+            values.iter().any(|v| w.is.contains(&v.as_str()))
+        };
         params.iter().filter(|p| p.when.is_some_and(|w| !used(w))).map(|p| p.key).collect()
     };
     let sections = PARTS.iter().map(|i| (i.section, i.params)).chain(variant(kind).map(|v| ("workload", v.params)));

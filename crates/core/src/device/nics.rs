@@ -116,7 +116,7 @@ impl NicPortConfig {
             "irq_path",
             &["mt", "linux", "napi"],
             absent("`irq_path.kind`"),
-            "its driver's receive path, as in a kernel with NAPI and older drivers side by side: its ISR drains it (`mt`), its top half raises its own NET_RX bottom half (`linux`, on a Linux or NAPI machine), or a NAPI instance per queue (`napi`, on a NAPI machine)",
+            "its driver's receive path, as in a kernel with NAPI and older drivers side by side: its ISR drains it (`mt`), its top half raises its own NET_RX bottom half (`linux`, on a Linux or NAPI machine), or a NAPI instance per queue (`napi`, on a Linux or NAPI machine; on a Linux one `[napi]` is its)",
         ),
     ];
 

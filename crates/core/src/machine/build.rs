@@ -8,7 +8,7 @@
 //! section: the controller from `[intc]`, the interrupt path from
 //! `[irq_path]`, the CPU from `[cpu]`.
 
-use super::{Delivery, Machine, Masking, Net, Record};
+use super::{Delivery, Machine, Masking, Net, Record, Route};
 use crate::config::{Scenario, WorkloadConfig};
 use crate::cpu::{EntryCosts, IRQ, Thread};
 use crate::kernel::IrqPathKind;
@@ -51,7 +51,7 @@ impl Machine {
                     // delivers to its CPU; on the bare wire, priority levels.
                     m.masking = Masking::nic(&s.masking, s.cpu.threads, wired);
                     if !wired {
-                        m.net.masked = Some(s.masking.nic_priority);
+                        m.net.route = Route::Masked(s.masking.nic_priority);
                     }
                 }
                 if s.code.selected() {
@@ -82,12 +82,12 @@ impl Machine {
                     m.net.background = false;
                     m.net.app_thread = s.code.app_thread;
                 }
-                if s.irq_path.kind == Some(IrqPathKind::Napi) {
+                if s.napi_used() {
                     m.net.napi = Some(crate::kernel::napi::Napi::new(&s.napi, &s.rss, s.nics.others.iter().map(|n| n.queues as usize).sum(), &s.cpu, &s.stack, s.irq_path.softirq_entry_cycles));
                 }
                 if wired {
                     m.delivery = Delivery::nic(s, linux);
-                    (m.net.wired, m.net.linux) = (true, linux);
+                    m.net.route = Route::Controller;
                 }
             }
         }

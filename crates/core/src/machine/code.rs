@@ -290,7 +290,7 @@ impl Machine {
             code.irq_posted[nic] = true;
             return self.code_port_interrupt(now, nic - 1);
         }
-        let (wired, irq_thread) = (nic == 0 && self.net.wired, self.net.irq_thread);
+        let (wired, irq_thread) = (nic == 0 && self.net.wired(), self.net.irq_thread);
         let masked = |t| self.masking.holds(t);
         let code = self.code.as_mut().expect("code part selected");
         let t = if nic == 1 { code.tx_irq_thread.unwrap_or(irq_thread) } else { irq_thread };
@@ -487,7 +487,7 @@ impl Machine {
             return Some(Job::Irq(self.nic_handler_done(now, thread)));
         }
         if let Activity::Isr { irq } = activity
-            && ((irq == 0 && self.net.wired) || self.code().sys.devices.other_queue(usize::from(irq)).is_some())
+            && ((irq == 0 && self.net.wired()) || self.code().sys.devices.other_queue(usize::from(irq)).is_some())
         {
             return Some(Job::Irq(self.nic_handler_done(now, thread)));
         }

@@ -11,7 +11,7 @@ use crate::kernel::net::Site;
 use crate::cpu::{IRQ, SOFT};
 use crate::device::nic::{Accept, RxFrame, Send};
 use crate::engine::Time;
-use crate::machine::{Event, Machine};
+use crate::machine::{Event, Machine, Route};
 
 impl Machine {
     /// The sender offers a frame. Frames land no closer together than the
@@ -126,16 +126,14 @@ impl Machine {
         }
         let now = self.queue.now();
         self.timeline.mark(now, "NIC interrupt");
-        if self.net.wired {
-            self.signal_interrupt(now, 0, 0);
-            return;
+        match self.net.route {
+            Route::Controller => self.signal_interrupt(now, 0, 0),
+            Route::Masked(priority) => self.raise_masked(self.net.irq_thread, priority),
+            Route::Wire => {
+                self.timeline.flow_from(self.net.irq_thread, IRQ, now, "NIC interrupt");
+                self.post_dispatch(self.net.irq_thread, IRQ, first);
+            }
         }
-        if let Some(priority) = self.net.masked {
-            self.raise_masked(self.net.irq_thread, priority);
-            return;
-        }
-        self.timeline.flow_from(self.net.irq_thread, IRQ, now, "NIC interrupt");
-        self.post_dispatch(self.net.irq_thread, IRQ, first);
     }
 
     /// The driver's next step for what the NIC has, in the ISR or (`bottom`)

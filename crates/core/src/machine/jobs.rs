@@ -4,7 +4,7 @@
 //! are the kernel part's (`kernel/`); the steps they lead to are in
 //! `driver.rs`, `stack.rs`, `linux.rs`, `napi/` and `masking/` beside this file.
 
-use super::Machine;
+use super::{Machine, Route};
 use crate::cpu::{Level, Work};
 use crate::engine::Time;
 use crate::kernel::Job;
@@ -77,11 +77,10 @@ impl Machine {
         if self.net.direct {
             return None;
         }
-        if self.net.wired {
-            return Some(Job::Irq(self.nic_handler_done(now, thread)));
-        }
-        if self.net.masked.is_some() {
-            self.nic_handler_finished();
+        match self.net.route {
+            Route::Controller => return Some(Job::Irq(self.nic_handler_done(now, thread))),
+            Route::Masked(_) => self.nic_handler_finished(),
+            Route::Wire => {}
         }
         None
     }

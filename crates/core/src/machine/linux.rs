@@ -7,7 +7,7 @@ use crate::cpu::{Bin, SOFT, Work};
 use crate::device::source::{Kind, Write};
 use crate::engine::Time;
 use crate::intc::Rec;
-use crate::kernel::Job as Any;
+use crate::kernel::{IrqPathKind, Job as Any};
 use crate::kernel::linux::Job;
 
 impl Machine {
@@ -70,13 +70,19 @@ impl Machine {
                         if let Some(step) = self.port_claimed(cpu, src - self.net.ports.src, q) {
                             return Some(step);
                         }
-                    } else if self.net.napi.is_some() {
-                        let q = q();
-                        self.napi_schedule(cpu, q);
-                    } else if self.net.linux {
-                        self.post(cpu, SOFT, Any::Softirq);
-                    } else if let Some(step) = self.nic_step(false) {
-                        return Some(step);
+                    } else {
+                        match self.net.path {
+                            IrqPathKind::Napi => {
+                                let q = q();
+                                self.napi_schedule(cpu, q);
+                            }
+                            IrqPathKind::Linux => self.post(cpu, SOFT, Any::Softirq),
+                            IrqPathKind::Mt => {
+                                if let Some(step) = self.nic_step(false) {
+                                    return Some(step);
+                                }
+                            }
+                        }
                     }
                     return Some(Any::Irq(self.nic_handler_done(now, cpu)));
                 }

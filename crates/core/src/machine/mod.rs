@@ -49,7 +49,7 @@ mod timers;
 
 pub(crate) use delivery::Delivery;
 pub(crate) use crate::masking::state::Masking;
-pub(crate) use net::Net;
+pub(crate) use net::{Net, Route};
 
 use crate::cpu::Thread;
 use crate::engine::{EventQueue, Key, Time};

@@ -13,7 +13,7 @@ use crate::device::firmware::Firmware;
 use crate::device::nic::Nic;
 use crate::engine::Time;
 use crate::error::Result;
-use crate::kernel::Job;
+use crate::kernel::{IrqPathKind, Job};
 use crate::kernel::net::{Costs, Software};
 use crate::stats::{Counters, Latencies};
 use crate::workload::{Stimulus, Workload};
@@ -33,23 +33,21 @@ pub(crate) struct Net {
     pub backlog_limit: u64,
     /// Stimuli that came earlier than one before them (strace -f interleaving).
     pub reordered: u64,
-    /// The NIC's interrupt goes through the controller as delivery source
-    /// 0 (any controller but the direct wire, or the Linux path).
-    pub wired: bool,
-    /// The Linux path: a top half schedules the NET_RX bottom half, which
-    /// drains the NIC.
-    pub linux: bool,
-    /// Critical sections in the driver and protocol: the NIC's interrupt
-    /// goes through the masking part at this priority.
-    pub masked: Option<u8>,
-    /// A landed frame goes straight into the one NIC and its interrupt
-    /// straight to `irq_thread`: no code, RSS, coalescing, controller,
-    /// masking or timeline (set at the start). One test on the arrival
-    /// path instead of one per part.
+    /// How the NIC's interrupt reaches its CPU.
+    pub route: Route,
+    /// The receive path its handler starts: the ISR drains the NIC (mt),
+    /// the top half schedules the NET_RX bottom half (Linux) or a poll
+    /// of its NAPI instance (NAPI).
+    pub path: IrqPathKind,
+    /// Derived at the start, for the hot path: a landed frame goes straight
+    /// into the one NIC and its interrupt straight to `irq_thread` (the bare
+    /// wire and no code, RSS, coalescing, masking or timeline). One test on
+    /// the arrival path instead of one per part.
     pub direct: bool,
-    /// A frame the driver takes goes to the protocol stack and nothing else
-    /// follows from it: no closed-loop sender, no critical section in the
-    /// driver, no drawn receive cost. One test per frame instead of three.
+    /// Derived at the start, for the hot path: a frame the driver takes
+    /// goes to the protocol stack and nothing else follows from it (no
+    /// closed-loop sender, no critical section in the driver, no drawn
+    /// receive cost). One test per frame instead of three.
     pub rx_plain: bool,
     /// `app.max_waiting_calls`.
     pub max_waiting_calls: u64,
@@ -116,9 +114,8 @@ impl Net {
             irq_posted: false,
             backlog_limit: s.stack.backlog_packets as u64,
             reordered: 0,
-            wired: false,
-            linux: false,
-            masked: None,
+            route: Route::Wire,
+            path: IrqPathKind::of_nic(None, s.irq_path.kind),
             direct: false,
             rx_plain,
             max_waiting_calls: s.app.max_waiting_calls,
@@ -147,9 +144,8 @@ impl Net {
             irq_posted: false,
             backlog_limit: 0,
             reordered: 0,
-            wired: false,
-            linux: false,
-            masked: None,
+            route: Route::Wire,
+            path: IrqPathKind::Mt,
             direct: false,
             rx_plain: false,
             max_waiting_calls: 0,
@@ -167,6 +163,24 @@ impl Net {
     pub fn active(&self) -> bool {
         !matches!(self.workload, Workload::Idle)
     }
+
+    /// The NIC's interrupt goes through the controllers as delivery source 0.
+    pub fn wired(&self) -> bool {
+        self.route == Route::Controller
+    }
+}
+
+/// How the first NIC's interrupt reaches its CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Route {
+    /// The bare wire: the ISR is posted at once on `irq_thread`.
+    Wire,
+    /// The bare wire with critical sections in the driver and protocol:
+    /// the interrupt goes through the masking part at this priority.
+    Masked(u8),
+    /// Delivery source 0: through a controller (any but the bare wire, the
+    /// Linux or NAPI path, or other sources or NICs beside it).
+    Controller,
 }
 
 impl Machine {
@@ -175,7 +189,7 @@ impl Machine {
             return Ok(());
         }
         let n = &self.net;
-        self.net.direct = self.code.is_none() && n.firmware.is_none() && n.rss.is_none() && n.coalesce.is_none() && !n.wired && n.masked.is_none() && !self.timeline.enabled();
+        self.net.direct = self.code.is_none() && n.firmware.is_none() && n.rss.is_none() && n.coalesce.is_none() && n.route == Route::Wire && !self.timeline.enabled();
         let app = self.net.app_thread;
         if self.net.napi.as_ref().is_some_and(|n| n.busy.is_some()) {
             self.busy_poll_start();

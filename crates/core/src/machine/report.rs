@@ -2,7 +2,7 @@
 //! metrics and conservation laws; cycle bins, records and the timeline are
 //! common. A metric two groups both name (the run's length) appears once.
 
-use super::Machine;
+use super::{Machine, Route};
 use crate::cpu::Bin;
 use crate::device::source::Kind;
 use crate::report::{Law, Name, Report, latency_metrics, latency_names, named};
@@ -60,7 +60,7 @@ impl Report {
         if m.masking.active() {
             add(masking(&m, &mut laws));
         }
-        if m.net.masked.is_some() || m.masking.wired || m.code.is_some() {
+        if matches!(m.net.route, Route::Masked(_)) || m.masking.wired || m.code.is_some() {
             add(nic_masking(&m, &mut laws));
         }
         if let Some(code) = &m.code {

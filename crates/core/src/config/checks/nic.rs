@@ -25,8 +25,14 @@ pub(crate) fn coalesce(s: &Scenario) -> Result<(), (String, String)> {
 /// Busy polling's combinations: `(key, message)`.
 pub(crate) fn napi(s: &Scenario) -> Result<(), (String, String)> {
     let n = &s.napi;
-    if s.irq_path.kind != Some(IrqPathKind::Napi) {
+    if !s.napi_used() {
         return Ok(());
+    }
+    if n.busy_poll_usecs > 0 && s.irq_path.kind != Some(IrqPathKind::Napi) {
+        // sk_busy_loop polls the NAPI instance of the socket's last frame; the
+        // first NIC's frames, on the Linux path, carry none.
+        let msg = "the receiving socket busy-polls the first NIC's NAPI instance: needs irq_path.kind = \"napi\" (here only other NICs are on NAPI)";
+        return Err(("napi.busy_poll_usecs".into(), msg.into()));
     }
     if s.code.selected() && n.rotting {
         // Code's NIC latches its receive cause in ICR: enabling the

@@ -107,9 +107,9 @@ fn code(s: &Scenario) -> Result<(), (String, String)> {
     Ok(())
 }
 
-/// Where another NIC's own receive path can run: NAPI's instances, weight
-/// and budget are the host's NAPI part; a Linux top half needs the Linux
-/// interrupt path (do_IRQ and its costs); kernel code's driver is code.
+/// Where another NIC's own receive path can run: NAPI and a Linux top half
+/// need the Linux interrupt path (do_IRQ, the NET_RX softirq and their
+/// costs); kernel code's driver is code.
 fn path(s: &Scenario, n: &NicPortConfig) -> Result<(), String> {
     if n.irq_path.is_none() {
         return Ok(());
@@ -120,7 +120,7 @@ fn path(s: &Scenario, n: &NicPortConfig) -> Result<(), String> {
         return Err("with kernel code (`code.program`) the program's driver is every NIC's: remove the key".into());
     }
     match (own, machine) {
-        (IrqPathKind::Napi, IrqPathKind::Linux | IrqPathKind::Mt) => Err("NAPI instances, weight and budget are the host's NAPI part: needs irq_path.kind = \"napi\"".into()),
+        (IrqPathKind::Napi, IrqPathKind::Mt) => Err("a NAPI poll runs in the NET_RX softirq of the Linux interrupt path (do_IRQ): irq_path.kind = \"linux\" or \"napi\"".into()),
         (IrqPathKind::Linux, IrqPathKind::Mt) => Err("a Linux top half and NET_RX bottom half need the Linux interrupt path (do_IRQ): irq_path.kind = \"linux\" or \"napi\"".into()),
         _ => Ok(()),
     }
