@@ -131,13 +131,6 @@ impl Blocks {
         Some(&self.at[k])
     }
 
-    /// The block entered at `pc` if already built, the blocks shared (synced by the caller).
-    #[inline(always)]
-    pub(crate) fn built(&self, pc: u32) -> Option<&Block> {
-        let off = pc.wrapping_sub(self.base);
-        self.at.get((off >> 2) as usize).filter(|b| off & 3 == 0 && !b.steps.is_empty())
-    }
-
     /// Drops every block: the text changed (or is seen for the first time).
     #[cold]
     fn renew(&mut self, code: &Code) {

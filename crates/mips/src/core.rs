@@ -90,15 +90,11 @@ pub struct Core {
     pub busy_cycles: u64,
     /// The thread that issued last (round-robin starts after it).
     pub(crate) last: usize,
-    /// Whether threads sharing the slot take their instructions from their
-    /// blocks by cursors (`interleave`); false: each from the text, cycle by
-    /// cycle, the reference the cursors are tested against. Same results.
-    pub cursors: bool,
 }
 
 impl Core {
     pub fn new(id: usize, threads: usize, policy: Policy, interrupt_thread: Option<usize>) -> Self {
-        Core { id, now: 0, threads: vec![HwThread::default(); threads], policy, interrupt_thread, busy_cycles: 0, last: threads - 1, cursors: true }
+        Core { id, now: 0, threads: vec![HwThread::default(); threads], policy, interrupt_thread, busy_cycles: 0, last: threads - 1 }
     }
 
     pub fn has_work(&self) -> bool {
