@@ -31,7 +31,7 @@ pub struct Step {
     /// its instruction-cache line. The others hit the line fetched before
     /// them (within a block only data accesses come between two fetches).
     pub fetch: bool,
-    /// Its operation as [`crate::exec::simple`] runs it, if it can.
+    /// Its operation as [`Simple::run`] runs it, if it can.
     pub simple: Simple,
     /// A transfer as [`crate::exec::cond`] decides it, if it can.
     pub cond: Cond,

@@ -13,7 +13,7 @@ use crate::core::HwThread;
 use crate::decode::Inst;
 use crate::device::Devices;
 use crate::error::Fault;
-use crate::exec::{Exit, Flow, access, compute, cond, decide, simple};
+use crate::exec::{Exit, Flow, access, compute, cond, decide};
 use crate::system::{Stop, System, step};
 use crate::timing::{Pipeline, Scoreboard};
 
@@ -274,7 +274,7 @@ impl Ordinary<'_> {
             }
             let at = t0 + u64::from(s.off);
             // Most instructions leave nothing in flight and cannot fault (the cycle only for the device's hook).
-            if simple(&mut th.ctx, s.simple, s.inst) {
+            if s.simple.run(&mut th.ctx, &s.inst) {
                 if each {
                     bus.devices.issued(self.id, pc, at);
                 }
@@ -312,7 +312,7 @@ impl Ordinary<'_> {
         if f != 0 {
             return Err(Leave::Fetch(f));
         }
-        if simple(&mut th.ctx, s.simple, inst) {
+        if s.simple.run(&mut th.ctx, &s.inst) {
             bus.devices.issued(self.id, pc, at);
             return Ok(());
         }

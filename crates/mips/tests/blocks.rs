@@ -69,6 +69,41 @@ fn blocks_give_the_cycles_of_one_instruction_at_a_time() {
     }
 }
 
+/// Loads and stores of every width and lane, and an unaligned halfword
+/// load that faults, as a block runs them in ordinary memory
+/// ([`irqsim_mips::bus::DataBus::plain`]) and as one instruction at a time
+/// runs them (slices of one cycle).
+#[test]
+fn a_block_loads_and_stores_every_lane_as_one_instruction_at_a_time() {
+    let (lb, lh, lbu, lhu, sb, sh) = (32, 33, 36, 37, 40, 41);
+    let mut words = vec![lui(8, 0x1000), lui(9, 0x89AB), i(13, 9, 9, 0xCDEF), sw(9, 0, 8)];
+    for off in 0..4 {
+        words.extend([i(sb, 8, 9, 4 + off), i(lb, 8, 10, off), i(lbu, 8, 11, off), addu(12, 12, 10), addu(13, 13, 11)]);
+    }
+    for off in [0, 2] {
+        words.extend([i(sh, 8, 9, 8 + off), i(lh, 8, 14, off), i(lhu, 8, 15, off), addu(16, 16, 14), addu(17, 17, 15)]);
+    }
+    words.extend([lw(18, 4, 8), lw(19, 8, 8), i(lhu, 8, 20, 1)]);
+    let mut s = system(program(&words, 4096), &SystemConfig::default());
+    let fault = s.run(1_000_000);
+    let r = s.cores[0].threads[0].ctx.r;
+    // The bytes 89 AB CD EF sign- and zero-extended, the halves 89AB and CDEF.
+    assert_eq!((r[12], r[13]), (0xFFFF_FF89u32.wrapping_add(0xFFFF_FFAB).wrapping_add(0xFFFF_FFCD).wrapping_add(0xFFFF_FFEF), 0x89 + 0xAB + 0xCD + 0xEF));
+    assert_eq!((r[16], r[17]), (0xFFFF_89ABu32.wrapping_add(0xFFFF_CDEF), 0x89AB + 0xCDEF));
+    assert_eq!((r[18], r[19]), (0xEFEF_EFEF, 0xCDEF_CDEF));
+    let mut one = system(program(&words, 4096), &SystemConfig::default());
+    let mut until = 1;
+    let stop = loop {
+        match one.run(until) {
+            Stop::Limit => until += 1,
+            other => break other,
+        }
+    };
+    assert_eq!(format!("{stop:?}"), format!("{fault:?}"));
+    assert_eq!(one.cores[0].threads[0].ctx, s.cores[0].threads[0].ctx);
+    assert_eq!((one.cores[0].now, one.cores[0].threads[0].instructions), (s.cores[0].now, s.cores[0].threads[0].instructions));
+}
+
 #[test]
 fn a_store_into_the_running_block_takes_effect_before_it_runs() {
     // The loop's store rewrites its own `addiu $4, $4, 1` (index 6) into `addiu $4, $4, 2` before it runs.
