@@ -329,7 +329,9 @@ impl<J: Copy + Label> Thread<J> {
         let slot = &mut self.slots[at(level)];
         match next {
             Some(work) => {
-                slot.active = Active { work, switch: 0, overhead: 0, remaining: work.cycles };
+                // `complete` left no switch or entry cycles: the job and its cycles only.
+                debug_assert_eq!(slot.active.switch | slot.active.overhead, 0);
+                (slot.active.work, slot.active.remaining) = (work, work.cycles);
                 // `complete` left the activity running, the top started one;
                 // only waiting work above it could preempt.
                 debug_assert_eq!(self.running, Some(level));
@@ -342,11 +344,9 @@ impl<J: Copy + Label> Thread<J> {
                 Some(now.saturating_add(work.cycles))
             }
             None => {
+                // Its context's registers stay marked as its own: a start
+                // saves them only while their level's `started` bit is set.
                 self.started &= !(1 << level);
-                let ctx = self.context_of(level);
-                if self.live[ctx] == Some(level) {
-                    self.live[ctx] = None;
-                }
                 self.running = None;
                 if !may_resume || self.started == 0 {
                     return None;
