@@ -73,10 +73,12 @@ struct Active<J> {
 
 impl<J> Active<J> {
     /// When the activity completes if it runs from `now` on without a break.
-    /// Saturating: absurd configured costs end past the run, never wrap.
+    /// Saturating: a job that never ends (a background task) ends past the
+    /// run, never wraps. Switch and entry cycles are each a configured cost
+    /// of at most `MAX_CYCLES` (10^9), so their sum is added plainly.
     #[inline(always)]
     fn end(&self, now: Time) -> Time {
-        now.saturating_add(self.switch).saturating_add(self.overhead).saturating_add(self.remaining)
+        now.saturating_add(self.remaining.saturating_add(self.switch + self.overhead))
     }
 }
 
@@ -431,7 +433,7 @@ impl<J: Copy + Label> Thread<J> {
             && owner != level
             && self.started & (1 << owner) != 0
         {
-            overhead = overhead.saturating_add(self.costs.save_restore);
+            overhead += self.costs.save_restore;
         }
         let act = Active { work, switch, overhead, remaining: work.cycles };
         self.slots[at(level)].active = act;

@@ -157,7 +157,7 @@ impl Machine {
             (None, Some(r)) => &r.irq_off[..],
             _ => &[],
         };
-        let bad = n.scheduled.iter().zip(flags).filter(|&(&s, &off)| s && !off).count()
+        let bad = n.scheduled.iter().zip(flags).map(|(&s, &off)| usize::from(s & !off)).sum::<usize>()
             + (flags.len()..n.scheduled.len()).filter(|&q| n.scheduled[q] && !self.napi_irq_off(q)).count();
         self.napi().counters.irq_enabled_while_scheduled += bad as u64;
     }
