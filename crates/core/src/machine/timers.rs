@@ -6,9 +6,10 @@
 //! Only set timers are in the heap: a thread with nothing to complete
 //! before the end of the run (idle, or a background job) costs nothing, a
 //! timer past the end counting as cleared. Keys are unique (they carry the
-//! event queue's sequence number), so the order is total. A machine of one
-//! thread, the common case, keeps its one timer in a slot: setting it is a
-//! store, finding it a load.
+//! event queue's sequence number), so the order is total. The earliest
+//! timer and its thread are kept beside the heap, so the loop's look at
+//! every event is two loads; a machine of one thread, the common case, has
+//! no heap: its timer is that field, and setting it is a store.
 
 use crate::engine::{Key, Time, key_time};
 
