@@ -112,11 +112,13 @@ impl<E> EventQueue<E> {
 
     /// Reserves the key an event scheduled now at `time` would get, for a
     /// model that keeps a timer outside the queue (a hardware thread's next
-    /// completion) and compares it with [`EventQueue::peek_key`].
+    /// completion) and compares it with [`EventQueue::peek_key`]. Not
+    /// clamped as `schedule` is: every timer is a completion, `now` plus
+    /// cycles (debug builds check).
     #[inline]
     pub fn reserve_key(&mut self, time: Time) -> Key {
         debug_assert!(time >= self.now, "timer set in the past: {time} < {}", self.now);
-        let key = ((time.max(self.now) as u128) << 64) | self.seq as u128;
+        let key = ((time as u128) << 64) | self.seq as u128;
         self.seq += 1;
         key
     }

@@ -73,10 +73,12 @@ struct Active<J> {
 
 impl<J> Active<J> {
     /// When the activity completes if it runs from `now` on without a break.
-    /// Saturating: absurd configured costs end past the run, never wrap.
+    /// Saturating: a job that never ends (a background task) ends past the
+    /// run, never wraps. Switch and entry cycles are each a configured cost
+    /// of at most `MAX_CYCLES` (10^9), so their sum is added plainly.
     #[inline(always)]
     fn end(&self, now: Time) -> Time {
-        now.saturating_add(self.switch).saturating_add(self.overhead).saturating_add(self.remaining)
+        now.saturating_add(self.remaining.saturating_add(self.switch + self.overhead))
     }
 }
 
@@ -329,7 +331,9 @@ impl<J: Copy + Label> Thread<J> {
         let slot = &mut self.slots[at(level)];
         match next {
             Some(work) => {
-                slot.active = Active { work, switch: 0, overhead: 0, remaining: work.cycles };
+                // `complete` left no switch or entry cycles: the job and its cycles only.
+                debug_assert_eq!(slot.active.switch | slot.active.overhead, 0);
+                (slot.active.work, slot.active.remaining) = (work, work.cycles);
                 // `complete` left the activity running, the top started one;
                 // only waiting work above it could preempt.
                 debug_assert_eq!(self.running, Some(level));
@@ -342,11 +346,9 @@ impl<J: Copy + Label> Thread<J> {
                 Some(now.saturating_add(work.cycles))
             }
             None => {
+                // Its context's registers stay marked as its own: a start
+                // saves them only while their level's `started` bit is set.
                 self.started &= !(1 << level);
-                let ctx = self.context_of(level);
-                if self.live[ctx] == Some(level) {
-                    self.live[ctx] = None;
-                }
                 self.running = None;
                 if !may_resume || self.started == 0 {
                     return None;
@@ -431,7 +433,7 @@ impl<J: Copy + Label> Thread<J> {
             && owner != level
             && self.started & (1 << owner) != 0
         {
-            overhead = overhead.saturating_add(self.costs.save_restore);
+            overhead += self.costs.save_restore;
         }
         let act = Active { work, switch, overhead, remaining: work.cycles };
         self.slots[at(level)].active = act;

@@ -6,20 +6,24 @@
 //! Only set timers are in the heap: a thread with nothing to complete
 //! before the end of the run (idle, or a background job) costs nothing, a
 //! timer past the end counting as cleared. Keys are unique (they carry the
-//! event queue's sequence number), so the order is total. A machine of one
-//! thread, the common case, keeps its one timer in a slot: setting it is a
-//! store, finding it a load.
+//! event queue's sequence number), so the order is total. The earliest
+//! timer and its thread are kept beside the heap, so the loop's look at
+//! every event is two loads; a machine of one thread, the common case, has
+//! no heap: its timer is that field, and setting it is a store.
 
 use crate::engine::{Key, Time, key_time};
 
 /// Position of a thread whose timer is not set.
 const ABSENT: u32 = u32::MAX;
 
-pub(crate) enum Timers {
-    /// One thread: its timer (`Key::MAX`: not set).
-    One(Key),
-    /// Several threads: the set timers in an indexed heap.
-    Many(Heap),
+pub(crate) struct Timers {
+    /// The earliest timer (`Key::MAX`: none) and its thread, kept up to
+    /// date by `set`: the loop reads it at every event.
+    first: Key,
+    thread: usize,
+    /// Several threads: the set timers in an indexed heap. One thread (no
+    /// heap) keeps its timer in `first`: setting it is a store.
+    heap: Option<Heap>,
 }
 
 pub(crate) struct Heap {
@@ -33,37 +37,35 @@ pub(crate) struct Heap {
 
 impl Timers {
     pub fn new(threads: usize, end: Time) -> Self {
-        if threads == 1 {
-            return Timers::One(Key::MAX);
-        }
-        Timers::Many(Heap { heap: Vec::with_capacity(threads), pos: vec![ABSENT; threads], end })
+        let heap = (threads != 1).then(|| Heap { heap: Vec::with_capacity(threads), pos: vec![ABSENT; threads], end });
+        Timers { first: Key::MAX, thread: 0, heap }
     }
 
-    /// The earliest timer and its thread (`(0, Key::MAX)`: none set).
-    #[inline]
+    /// The earliest timer and its thread (`Key::MAX`: none set).
+    #[inline(always)]
     pub fn first(&self) -> (usize, Key) {
-        match self {
-            Timers::One(k) => (0, *k),
-            Timers::Many(h) => h.heap.first().map_or((0, Key::MAX), |&(k, t)| (t as usize, k)),
-        }
+        (self.thread, self.first)
     }
 
     /// Sets `thread`'s timer to `key` (`Key::MAX` clears it). Inline: with
     /// one timer set, the common case, it is a store.
     #[inline(always)]
     pub fn set(&mut self, thread: usize, key: Key) {
-        match self {
-            Timers::One(k) => *k = key,
-            Timers::Many(h) => h.set(thread, key),
+        match &mut self.heap {
+            None => self.first = key,
+            Some(h) => {
+                h.set(thread, key);
+                (self.first, self.thread) = h.heap.first().map_or((Key::MAX, 0), |&(k, t)| (k, t as usize));
+            }
         }
     }
 
     /// How many timers are set.
     #[cfg(test)]
     fn len(&self) -> usize {
-        match self {
-            Timers::One(k) => usize::from(*k != Key::MAX),
-            Timers::Many(h) => h.heap.len(),
+        match &self.heap {
+            None => usize::from(self.first != Key::MAX),
+            Some(h) => h.heap.len(),
         }
     }
 
@@ -71,7 +73,7 @@ impl Timers {
     /// thread thinks it is in the heap.
     #[cfg(test)]
     fn positions_agree(&self) -> bool {
-        let Timers::Many(h) = self else { return true };
+        let Some(h) = &self.heap else { return true };
         h.heap.iter().enumerate().all(|(i, &(_, t))| h.pos[t as usize] as usize == i) && h.pos.iter().filter(|&&p| p != ABSENT).count() == h.heap.len()
     }
 }
