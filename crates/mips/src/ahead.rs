@@ -55,13 +55,14 @@ impl<D: Devices> System<D> {
         let mut perfect = Perfect;
         let mut bus = DataBus::new(&mut self.mem, &mut self.code, &mut self.links, &mut perfect, &mut self.devices, who);
         let (mut now, mut issued) = (core.now, 0);
+        // The fetched instruction is kept in a local (an `Inst` stored per instruction cost more than the test).
+        let mut next = th.next.take();
         let end = loop {
-            let inst = match th.next {
+            let inst = match next {
                 Some(i) => i,
                 None => {
                     let Some(i) = bus.code.get(th.ctx.pc) else { break Turn::Unfetched };
                     th.ready = th.ready.max(now).max(th.board.ready(i));
-                    th.next = Some(i);
                     i
                 }
             };
@@ -69,12 +70,12 @@ impl<D: Devices> System<D> {
             let mine = at < turn;
             if !mine && (at >= limit || !private(inst, &th.ctx, range)) {
                 // It cannot issue before `at`: its next turn starts there.
-                now = at;
+                (now, th.next) = (at, Some(inst));
                 break Turn::Over;
             }
             let pc = th.ctx.pc;
             (bus.who.now, bus.who.instret, bus.stall, bus.mmio) = (at, th.instructions, 0, false);
-            th.next = None;
+            next = None;
             let flow = match step(th, inst, &mut bus, &pipeline) {
                 Ok((flow, ready)) => {
                     th.ready = ready;
