@@ -100,7 +100,8 @@ impl<D: Devices> System<D> {
             Turn::Stop(s) => Some(s),
             Turn::Fault(pc, f, msg) => Some(self.fault(k, 0, pc, f, &msg)),
             // The fetch of a return or a bad PC is reported in turn, as `System::run` reports it.
-            Turn::Unfetched => if now < turn { self.prepare(k, 0, &mut Perfect) } else { None },
+            Turn::Unfetched if now < turn => self.prepare(k, 0, &mut Perfect),
+            Turn::Unfetched => None,
         }
     }
 }
