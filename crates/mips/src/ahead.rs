@@ -11,14 +11,18 @@
 //! the limit, or `ahead` cycles past the next core. So every memory and
 //! device access, and every fault or stop, happens in the order
 //! [`System::run`] gives; only instructions invisible to the other cores
-//! issue earlier in host time, at their own cycles. A caller that counts
-//! instructions by cycle must allow for cores being past its horizon (at
-//! most `ahead` cycles' worth).
+//! issue earlier in host time, at their own cycles. A turn and the private
+//! stretch after it are one loop on one bus ([`System::run_turn`]): turns
+//! are mostly a cycle or two long, and a slice's set-up per turn cost more
+//! than its instructions. A caller that counts instructions by cycle must
+//! allow for cores being past its horizon (at most `ahead` cycles' worth).
 
 use crate::bus::{DataBus, Perfect, Who};
 use crate::context::Context;
 use crate::decode::{Inst, Op};
 use crate::device::Devices;
+use crate::error::Fault;
+use crate::exec::Flow;
 use crate::system::{Stop, System, step};
 use std::ops::Range;
 
@@ -32,14 +36,14 @@ impl<D: Devices> System<D> {
         if self.threads != 1 || self.caches.is_some() || private.len() != self.cores.len() {
             return self.run(until);
         }
-        // A core's turn over, it goes on through private work up to `ahead` past the next core.
-        self.interleave(until, &mut Perfect, |sys, k, turns| sys.run_private(k, until.min(turns.others().saturating_add(ahead)), &private[k]))
+        self.interleave(until, |sys, k, turns| sys.run_turn(k, until.min(turns.next()), until.min(turns.others().saturating_add(ahead)), &private[k]))
     }
 
-    /// Issues core `k`'s instructions while each is private to it (see
-    /// [`private`]) and issues before `limit`: one bus for the stretch, as
-    /// a slice has, and each step as [`System::run`]'s (fetches are free).
-    fn run_private(&mut self, k: usize, limit: u64, range: &Range<u32>) -> Option<Stop> {
+    /// Core `k`'s turn and what follows it, on one bus: every instruction
+    /// that issues before `turn` (as [`System::run`]'s turn would issue
+    /// it), then those private to it (see [`private`]) that issue before
+    /// `limit`. Fetches are free; a failed fetch is reported in turn.
+    fn run_turn(&mut self, k: usize, turn: u64, limit: u64, range: &Range<u32>) -> Option<Stop> {
         let topology = ((self.cores.len() as u32) << 8) | 1;
         let pipeline = self.pipeline;
         let core = &mut self.cores[k];
@@ -51,36 +55,65 @@ impl<D: Devices> System<D> {
         let mut perfect = Perfect;
         let mut bus = DataBus::new(&mut self.mem, &mut self.code, &mut self.links, &mut perfect, &mut self.devices, who);
         let (mut now, mut issued) = (core.now, 0);
-        let fault = loop {
-            let inst = match th.next {
+        // The fetched instruction is kept in a local (an `Inst` stored per instruction cost more than the test).
+        let mut next = th.next.take();
+        let end = loop {
+            let inst = match next {
                 Some(i) => i,
-                // Only fetches within the text: a return or a bad fetch is reported in turn.
                 None => {
-                    let Some(i) = bus.code.get(th.ctx.pc) else { break None };
+                    let Some(i) = bus.code.get(th.ctx.pc) else { break Turn::Unfetched };
                     th.ready = th.ready.max(now).max(th.board.ready(i));
-                    th.next = Some(i);
                     i
                 }
             };
             let at = th.ready.max(now);
-            if at >= limit || !private(inst, &th.ctx, range) {
-                break None;
+            let mine = at < turn;
+            if !mine && (at >= limit || !private(inst, &th.ctx, range)) {
+                // It cannot issue before `at`: its next turn starts there.
+                (now, th.next) = (at, Some(inst));
+                break Turn::Over;
             }
             let pc = th.ctx.pc;
-            (bus.who.now, bus.who.instret, bus.stall) = (at, th.instructions, 0);
-            th.next = None;
-            match step(th, inst, &mut bus, &pipeline) {
-                Ok((_, ready)) => th.ready = ready,
-                Err(f) => break Some((pc, f, std::mem::take(&mut bus.device_error))),
-            }
+            (bus.who.now, bus.who.instret, bus.stall, bus.mmio) = (at, th.instructions, 0, false);
+            next = None;
+            let flow = match step(th, inst, &mut bus, &pipeline) {
+                Ok((flow, ready)) => {
+                    th.ready = ready;
+                    flow
+                }
+                Err(f) => break Turn::Fault(pc, f, std::mem::take(&mut bus.device_error)),
+            };
             th.instructions += 1;
             issued += 1;
             now = at + 1;
+            if flow == Flow::Syscall {
+                break Turn::Stop(Stop::Syscall { core: k, thread: 0 });
+            }
+            if mine && bus.mmio && bus.devices.take_stop() {
+                break Turn::Stop(Stop::Device { core: k, thread: 0 });
+            }
         };
         core.issued_alone(0, issued);
         core.now = now;
-        fault.map(|(pc, f, msg)| self.fault(k, 0, pc, f, &msg))
+        match end {
+            Turn::Over => None,
+            Turn::Stop(s) => Some(s),
+            Turn::Fault(pc, f, msg) => Some(self.fault(k, 0, pc, f, &msg)),
+            // The fetch of a return or a bad PC is reported in turn, as `System::run` reports it.
+            Turn::Unfetched if now < turn => self.prepare(k, 0, &mut Perfect),
+            Turn::Unfetched => None,
+        }
     }
+}
+
+/// Why [`System::run_turn`] ended.
+enum Turn {
+    /// The turn is over and the next instruction is not private (or not before the limit).
+    Over,
+    Stop(Stop),
+    Fault(u32, Fault, String),
+    /// The next instruction could not be fetched (a return, or a bad PC).
+    Unfetched,
 }
 
 /// Whether `i`, next for a thread in context `ctx`, is invisible to other

@@ -122,13 +122,14 @@ impl<D: Devices> System<D> {
     }
 
     fn run_with<T: Timing>(&mut self, timing: &mut T, until: u64) -> Stop {
-        self.interleave(until, timing, |_, _, _| None)
+        self.interleave(until, |sys, k, turns| sys.run_core(k, until.min(turns.next()), timing))
     }
 
-    /// [`System::run`]'s loop; `after(self, k, turns)` runs when core `k`'s
-    /// turn is over, before it moves (see [`crate::ahead`]).
+    /// [`System::run`]'s loop; `turn(self, k, turns)` runs core `k`, the
+    /// laggard, up to its turn's end (`turns.next()`; see [`crate::ahead`]
+    /// for what else it may run).
     #[inline(always)]
-    pub(crate) fn interleave<T: Timing>(&mut self, until: u64, timing: &mut T, mut after: impl FnMut(&mut Self, usize, &Turns) -> Option<Stop>) -> Stop {
+    pub(crate) fn interleave(&mut self, until: u64, mut turn: impl FnMut(&mut Self, usize, &Turns) -> Option<Stop>) -> Stop {
         // The laggard core runs next, until another core's turn: cores
         // interleave in cycle order, and within a cycle in index order
         // (core k may issue at another's cycle only if its index is lower),
@@ -143,10 +144,7 @@ impl<D: Devices> System<D> {
             if now >= until {
                 break Stop::Limit;
             }
-            if let Some(stop) = self.run_core(k, until.min(turns.next()), timing) {
-                break stop;
-            }
-            if let Some(stop) = after(self, k, &turns) {
+            if let Some(stop) = turn(self, k, &turns) {
                 break stop;
             }
             turns.ran(&self.cores[k]);
