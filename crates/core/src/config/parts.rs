@@ -276,6 +276,13 @@ pub(super) fn code_replaces(key: &str) -> bool {
     key != "app.syscall_cycles" && ABSTRACT.iter().any(|p| key.starts_with(p))
 }
 
+/// Of the keys code replaces, those the abstract kernel beside it uses on
+/// the CPUs `code.cpus` leaves it: its driver's costs and NAPI's completion
+/// (its NICs deliver at the driver: the stack and application are code's).
+pub(super) fn beside_code(key: &str) -> bool {
+    key.starts_with("driver.") || key == "napi.complete_cycles"
+}
+
 /// Code replaces the abstract driver, stack and application; the NIC's
 /// workloads feed it (`CodeConfig::check` refuses those that would make its
 /// application send). Without a program, no other `code` key means anything.
@@ -287,7 +294,8 @@ fn code_excludes(explicit: &[String], kind: &str) -> Result<(), Problem> {
             None => Ok(()),
         };
     }
-    if let Some(k) = explicit.iter().find(|k| code_replaces(k)) {
+    let beside = explicit.iter().any(|k| k == "code.cpus");
+    if let Some(k) = explicit.iter().find(|k| code_replaces(k) && !(beside && beside_code(k))) {
         return Err((k.clone(), "the kernel's software is code (`code.program`): this part is not used; remove the key".into()));
     }
     if let Some(k) = explicit.iter().find(|k| k.strip_prefix("masking.").is_some_and(abstract_section_key)) {
