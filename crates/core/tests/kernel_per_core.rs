@@ -163,4 +163,7 @@ fn refusals_name_the_key() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios/code/two-nics.toml");
     let e = Scenario::from_file(&path, &[parse_override("driver.isr_rx_done_cycles=5000").unwrap()]).unwrap_err().to_string();
     assert!(e.contains("`driver.isr_rx_done_cycles`: the kernel's software is code"), "{e}");
+    // With `code.cpus` but no NIC on an abstract CPU they would change nothing.
+    let e = load(&[SHORT, "nics.others=[]", "driver.isr_rx_done_cycles=5000"]).unwrap_err();
+    assert!(e.contains("`driver.isr_rx_done_cycles`: the kernel's software is code (`code.program`) on every CPU a NIC interrupts"), "{e}");
 }

@@ -283,10 +283,20 @@ pub(super) fn beside_code(key: &str) -> bool {
     key.starts_with("driver.") || key == "napi.complete_cycles"
 }
 
+/// Whether another NIC's interrupts go to a CPU `code.cpus` leaves to
+/// the abstract kernel, whose driver then takes the keys [`beside_code`]
+/// names (an item's `irq_thread` absent is 0).
+fn abstract_nic(root: &Table) -> bool {
+    let Some(cpus) = root.get("code").and_then(|c| c.get("cpus")).and_then(Value::as_array) else { return false };
+    let named = |t: i64| cpus.iter().any(|c| c.as_integer() == Some(t));
+    let others = root.get("nics").and_then(|n| n.get("others")).and_then(Value::as_array);
+    others.is_some_and(|o| o.iter().any(|n| !named(n.get("irq_thread").and_then(Value::as_integer).unwrap_or(0))))
+}
+
 /// Code replaces the abstract driver, stack and application; the NIC's
 /// workloads feed it (`CodeConfig::check` refuses those that would make its
 /// application send). Without a program, no other `code` key means anything.
-fn code_excludes(explicit: &[String], kind: &str) -> Result<(), Problem> {
+fn code_excludes(root: &Table, explicit: &[String], kind: &str) -> Result<(), Problem> {
     let code = |k: &&String| k.starts_with("code.");
     if !explicit.iter().any(|k| k == "code.program") {
         return match explicit.iter().find(code) {
@@ -294,9 +304,13 @@ fn code_excludes(explicit: &[String], kind: &str) -> Result<(), Problem> {
             None => Ok(()),
         };
     }
-    let beside = explicit.iter().any(|k| k == "code.cpus");
+    let beside = abstract_nic(root);
     if let Some(k) = explicit.iter().find(|k| code_replaces(k) && !(beside && beside_code(k))) {
-        return Err((k.clone(), "the kernel's software is code (`code.program`): this part is not used; remove the key".into()));
+        let msg = match beside_code(k) {
+            true => "the kernel's software is code (`code.program`) on every CPU a NIC interrupts: this part is used only by the abstract kernel `code.cpus` leaves on other CPUs; remove the key, or send a `[[nics.others]]` NIC's `irq_thread` there",
+            false => "the kernel's software is code (`code.program`): this part is not used; remove the key",
+        };
+        return Err((k.clone(), msg.into()));
     }
     if let Some(k) = explicit.iter().find(|k| k.strip_prefix("masking.").is_some_and(abstract_section_key)) {
         let msg = "the kernel's software is code (`code.program`): its critical sections are its own `local_irq_save`s, each masking every interrupt of its CPU (`masking.code_sections` gives them this part's scheme and costs); remove the key";
@@ -374,7 +388,7 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
         }
     }
     // After the part check: a key of an unselected part is named as such.
-    code_excludes(&explicit, &kind)?;
+    code_excludes(root, &explicit, &kind)?;
     crate::device::firmware::excludes(&explicit)?;
     code_cores_follow_threads(root, &explicit);
     if kind != "exerciser" && explicit.iter().any(|k| k == "intc.vectors") {

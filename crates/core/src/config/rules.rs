@@ -217,7 +217,10 @@ pub fn drop_unused(doc: &mut serde_json::Value, kind: &str) {
     // Kernel code's sections are its own: the abstract kernel's section
     // lengths and priority levels are refused with it, and the abstract
     // receive path's keys it replaces (`code_excludes`).
-    let beside = doc.get("code").and_then(|c| c.get("cpus")).is_some_and(|c| !c.is_null());
+    // Kept for the abstract kernel beside code (`parts::abstract_nic`).
+    let cpus = doc.get("code").and_then(|c| c.get("cpus")).and_then(|c| c.as_array());
+    let others = doc.get("nics").and_then(|n| n.get("others")).and_then(|o| o.as_array());
+    let beside = cpus.zip(others).is_some_and(|(cpus, o)| o.iter().any(|n| !cpus.contains(n.get("irq_thread").unwrap_or(&0.into()))));
     if doc.get("code").and_then(|c| c.get("program")).is_some_and(|p| !p.is_null())
         && let Some(sections) = doc.as_object_mut()
     {
