@@ -82,6 +82,11 @@ fn the_abstract_kernels_costs_move_only_its_cpu() {
     assert_eq!(a.code_bins, b.code_bins);
     assert_eq!(a.bins[0], b.bins[0]);
     assert!(b.bins[1].get(Bin::BottomHalf) > a.bins[1].get(Bin::BottomHalf) + 100 * 3000);
+    // The scenario as written (`irqsim run -o`'s config.toml) keeps them.
+    let (s, _) = load(&[SHORT, "driver.isr_rx_done_cycles=6000"]).unwrap();
+    assert!(s.to_json().contains(r#""isr_rx_done_cycles":6000"#));
+    let (s, _) = load(&[SHORT, "code.cpus=[0, 1]"]).unwrap();
+    assert!(!s.to_json().contains("isr_rx_done_cycles"), "no NIC left to the abstract driver");
 }
 
 /// Overload on the abstract kernel's NIC: it drops at its ring, every
