@@ -84,9 +84,12 @@ def _print_result(r: api.Result, name: str) -> None:
     out.print(t)
     b = r.bins
     bt = _table("cycle bins per hardware thread (% of elapsed)", ("thread", *b.columns), right=tuple(b.columns))
+    # A kernel per core (`code.cpus`): each thread's row names the kernel it ran.
+    kernel = {0.0: " (abstract costs)", 1.0: " (code)"}
     for thread, row in b.iterrows():
         total = row.sum()
-        bt.add_row(str(thread), *(f"{100 * x / total:.2f}" for x in row))
+        ran = kernel.get(r.metrics.get(f"cpu{thread}_runs_code"), "")
+        bt.add_row(f"{thread}{ran}", *(f"{100 * x / total:.2f}" for x in row))
     out.print(bt)
     cb = r.context_bins
     if len(cb) > len(b):

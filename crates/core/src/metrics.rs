@@ -172,6 +172,7 @@ pub const METRICS: &[Metric] = &[
     family("code_{}_l1i_misses", CODE_BINS, "misses", "L1 instruction-cache misses in the bin, all threads", "code with caches"),
     family("code_{}_l1d_misses", CODE_BINS, "misses", "L1 data-cache misses in the bin, all threads", "code with caches"),
     family("code_{}_l2_misses", CODE_BINS, "misses", "L2 misses in the bin, all threads", "code with caches"),
+    family("cpu{}_runs_code", &[], "flag", "1 if hardware thread N's kernel is the program, 0 if the abstract costs (a kernel per core)", "code (`cpus`)"),
 ];
 
 impl Metric {

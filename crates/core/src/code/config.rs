@@ -26,6 +26,8 @@ pub struct CodeConfig {
     pub app: String,
     pub app_thread: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<Vec<usize>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tx_irq_thread: Option<usize>,
     pub flows: u32,
     pub mmio_read_cycles: u32,
@@ -79,6 +81,14 @@ impl CodeConfig {
             "entry `send(bytes)` run at software-interrupt level on `app_thread` for each send the workload makes (a send flood's, a script's `send` event, a frame a trace's host sent, a synthetic load's `tx_share`): it puts a frame of `bytes` bytes on NIC 0's transmit ring and returns `bytes`, or a negative errno when it drops the send; looked up at the first send",
         ),
         Param::text("app", d("\"app_main\""), "entry of the application, started after `init` returns; empty: no application (a forwarding box)"),
+        Param::of(
+            "cpus",
+            Type::IntList,
+            "",
+            absent("every hardware thread runs the program"),
+            crate::params::Range::Int(0, crate::cpu::MAX_THREAD),
+            "the hardware threads (CPUs) whose kernel is the program; the others run the abstract-cost kernel (`[driver]` costs on the path `irq_path.kind` selects), a kernel per core: a NIC whose interrupts go to a code CPU (`nic.irq_thread`, each `[[nics.others]]` `irq_thread`) is driven by the program there, one whose interrupts go to the other CPUs by the costs; the application, the tick and NIC 0 are code's, so `app_thread`, `tx_irq_thread`, NIC 0's interrupt CPUs and `rss.rps_cpus` must be among them, as must both threads of an SMT core or neither",
+        ),
         Param::int("app_thread", "", d("0"), 0, crate::cpu::MAX_THREAD, "hardware thread of the application (below `cpu.threads`)"),
         Param::int(
             "tx_irq_thread",
@@ -131,6 +141,17 @@ impl CodeConfig {
 
     pub fn selected(&self) -> bool {
         self.program.is_some()
+    }
+
+    /// Whether hardware thread `t`'s kernel is the program.
+    pub fn runs_on(&self, t: usize) -> bool {
+        self.selected() && self.cpus.as_ref().is_none_or(|c| c.contains(&t))
+    }
+
+    /// Per hardware thread of `threads`, whether its kernel is the program
+    /// (`cpus`; absent: every one).
+    pub fn runs(&self, threads: usize) -> Vec<bool> {
+        (0..threads).map(|t| self.runs_on(t)).collect()
     }
 
 }

@@ -207,6 +207,13 @@ pub struct Code {
     /// Per thread, per [`Bin`] index: what code did there.
     pub counts: Vec<[Counts; 6]>,
     pub app_thread: usize,
+    /// Per hardware thread, whether its kernel is this program, when
+    /// `code.cpus` names them (`None`: every one); the others run the
+    /// abstract costs.
+    pub cpus: Option<Vec<bool>>,
+    /// Per other NIC (`[[nics.others]]`), whether its driver is this
+    /// program (its interrupts go to a CPU that runs it).
+    pub drives_port: Vec<bool>,
     /// The thread NIC 1 interrupts, if not `nic.irq_thread`.
     pub tx_irq_thread: Option<usize>,
     /// The socket the application waits on, while it is blocked.
@@ -366,6 +373,8 @@ impl Code {
             mark: vec![[0; 4]; threads],
             counts: vec![[Counts::default(); 6]; threads],
             app_thread: c.app_thread,
+            cpus: c.cpus.as_ref().map(|_| c.runs(threads)),
+            drives_port: vec![true; others.0],
             tx_irq_thread: c.tx_irq_thread,
             app_blocked: None,
             syscall_args: [0; 3],
@@ -391,6 +400,11 @@ impl Code {
             busy_recv: false,
             watchdog: Watchdog::new(threads * levels),
         })
+    }
+
+    /// Whether hardware thread `t` runs this program.
+    pub fn runs(&self, t: usize) -> bool {
+        self.cpus.as_ref().is_none_or(|c| c[t])
     }
 
     pub fn has_app(&self) -> bool {

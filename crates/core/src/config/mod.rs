@@ -190,9 +190,11 @@ impl Scenario {
                     parts.remove(part);
                 }
             }
-            // Code replaces the abstract driver, stack and application.
+            // Code replaces the abstract driver, stack and application; the
+            // driver's costs stay for a NIC on a CPU `code.cpus` leaves to them.
             let code = self.code.selected();
-            for (part, idle) in [(Part::Code, !code), (Part::Driver, code), (Part::Stack, code), (Part::App, code), (Part::NicFirmware, !self.nic_firmware.selected())] {
+            let beside = self.nics.others.iter().any(|n| !self.code.runs_on(n.irq_thread % self.cpu.threads));
+            for (part, idle) in [(Part::Code, !code), (Part::Driver, code && !beside), (Part::Stack, code), (Part::App, code), (Part::NicFirmware, !self.nic_firmware.selected())] {
                 if idle {
                     parts.remove(part);
                 }

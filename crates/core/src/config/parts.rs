@@ -163,7 +163,7 @@ pub const PARTS: &[Info] = &[
         title: "the kernel's code",
         help: "the NIC's handlers, bottom half, receive call and application as MIPS code on execution-driven cores (docs/models/cores.md)",
         params: crate::code::CodeConfig::PARAMS,
-        notes: "With `program` set, `[driver]`, `[stack]`, `[app]`, `napi.complete_cycles`, `napi.rotting`, `napi.late_ack`, `napi.poll_within_budget` and the masking part's section keys are refused (code is the driver, stack and application, and its critical sections are its own `local_irq_save`s: `masking.code_sections` gives them the masking part's scheme and costs), as are the workloads without a NIC (`exerciser`, `null_rpc`); the workload's sends (a send flood, `send` events, frames a trace's host sent, `tx_share`) run the program's `send` entry at software-interrupt level on `app_thread` (a send flood is then the application: the program's `app` does not run), and its other system calls cost `app.syscall_cycles` beside the program; without `program` every other `code` key is refused.",
+        notes: "With `program` set, `[driver]`, `[stack]`, `[app]`, `napi.complete_cycles`, `napi.rotting`, `napi.late_ack`, `napi.poll_within_budget` and the masking part's section keys are refused (code is the driver, stack and application, and its critical sections are its own `local_irq_save`s: `masking.code_sections` gives them the masking part's scheme and costs; but with `cpus` naming some CPUs and a `[[nics.others]]` NIC interrupting another, `[driver]` and `napi.complete_cycles` set the abstract kernel's costs there), as are the workloads without a NIC (`exerciser`, `null_rpc`); the workload's sends (a send flood, `send` events, frames a trace's host sent, `tx_share`) run the program's `send` entry at software-interrupt level on `app_thread` (a send flood is then the application: the program's `app` does not run), and its other system calls cost `app.syscall_cycles` beside the program; without `program` every other `code` key is refused.",
     },
     Info {
         part: Part::Napi,
@@ -276,10 +276,27 @@ pub(super) fn code_replaces(key: &str) -> bool {
     key != "app.syscall_cycles" && ABSTRACT.iter().any(|p| key.starts_with(p))
 }
 
+/// Of the keys code replaces, those the abstract kernel beside it uses on
+/// the CPUs `code.cpus` leaves it: its driver's costs and NAPI's completion
+/// (its NICs deliver at the driver: the stack and application are code's).
+pub(super) fn beside_code(key: &str) -> bool {
+    key.starts_with("driver.") || key == "napi.complete_cycles"
+}
+
+/// Whether another NIC's interrupts go to a CPU `code.cpus` leaves to
+/// the abstract kernel, whose driver then takes the keys [`beside_code`]
+/// names (an item's `irq_thread` absent is 0).
+fn abstract_nic(root: &Table) -> bool {
+    let Some(cpus) = root.get("code").and_then(|c| c.get("cpus")).and_then(Value::as_array) else { return false };
+    let named = |t: i64| cpus.iter().any(|c| c.as_integer() == Some(t));
+    let others = root.get("nics").and_then(|n| n.get("others")).and_then(Value::as_array);
+    others.is_some_and(|o| o.iter().any(|n| !named(n.get("irq_thread").and_then(Value::as_integer).unwrap_or(0))))
+}
+
 /// Code replaces the abstract driver, stack and application; the NIC's
 /// workloads feed it (`CodeConfig::check` refuses those that would make its
 /// application send). Without a program, no other `code` key means anything.
-fn code_excludes(explicit: &[String], kind: &str) -> Result<(), Problem> {
+fn code_excludes(root: &Table, explicit: &[String], kind: &str) -> Result<(), Problem> {
     let code = |k: &&String| k.starts_with("code.");
     if !explicit.iter().any(|k| k == "code.program") {
         return match explicit.iter().find(code) {
@@ -287,8 +304,13 @@ fn code_excludes(explicit: &[String], kind: &str) -> Result<(), Problem> {
             None => Ok(()),
         };
     }
-    if let Some(k) = explicit.iter().find(|k| code_replaces(k)) {
-        return Err((k.clone(), "the kernel's software is code (`code.program`): this part is not used; remove the key".into()));
+    let beside = abstract_nic(root);
+    if let Some(k) = explicit.iter().find(|k| code_replaces(k) && !(beside && beside_code(k))) {
+        let msg = match beside_code(k) {
+            true => "the kernel's software is code (`code.program`) on every CPU a NIC interrupts: this part is used only by the abstract kernel `code.cpus` leaves on other CPUs; remove the key, or send a `[[nics.others]]` NIC's `irq_thread` there",
+            false => "the kernel's software is code (`code.program`): this part is not used; remove the key",
+        };
+        return Err((k.clone(), msg.into()));
     }
     if let Some(k) = explicit.iter().find(|k| k.strip_prefix("masking.").is_some_and(abstract_section_key)) {
         let msg = "the kernel's software is code (`code.program`): its critical sections are its own `local_irq_save`s, each masking every interrupt of its CPU (`masking.code_sections` gives them this part's scheme and costs); remove the key";
@@ -366,7 +388,7 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
         }
     }
     // After the part check: a key of an unselected part is named as such.
-    code_excludes(&explicit, &kind)?;
+    code_excludes(root, &explicit, &kind)?;
     crate::device::firmware::excludes(&explicit)?;
     code_cores_follow_threads(root, &explicit);
     if kind != "exerciser" && explicit.iter().any(|k| k == "intc.vectors") {

@@ -10,7 +10,7 @@
 //! decides (its `priority` needs a vectored controller).
 
 use crate::params::{self, Param, Problem, plain};
-use super::parts::{PARTS, abstract_section_key, code_replaces, strip_indices};
+use super::parts::{PARTS, abstract_section_key, beside_code, code_replaces, strip_indices};
 use super::workload::{VARIANTS, variant};
 use toml::{Table, Value};
 
@@ -234,11 +234,18 @@ pub fn drop_unused(doc: &mut serde_json::Value, kind: &str) {
     // Kernel code's sections are its own: the abstract kernel's section
     // lengths and priority levels are refused with it, and the abstract
     // receive path's keys it replaces (`code_excludes`).
+    // Kept for the abstract kernel beside code (`parts::abstract_nic`).
+    let cpus = doc.get("code").and_then(|c| c.get("cpus")).and_then(|c| c.as_array());
+    let others = doc.get("nics").and_then(|n| n.get("others")).and_then(|o| o.as_array());
+    let beside = cpus.zip(others).is_some_and(|(cpus, o)| o.iter().any(|n| !cpus.contains(n.get("irq_thread").unwrap_or(&0.into()))));
     if doc.get("code").and_then(|c| c.get("program")).is_some_and(|p| !p.is_null())
         && let Some(sections) = doc.as_object_mut()
     {
         for (name, t) in sections.iter_mut().filter_map(|(n, t)| Some((n.clone(), t.as_object_mut()?))) {
-            t.retain(|k, _| !(code_replaces(&format!("{name}.{k}")) || name == "masking" && abstract_section_key(k)));
+            t.retain(|k, _| {
+                let key = format!("{name}.{k}");
+                !(code_replaces(&key) && !(beside && beside_code(&key)) || name == "masking" && abstract_section_key(k))
+            });
         }
     }
     // The NIC takes one vector per RSS queue and the loader refuses the key

@@ -20,7 +20,7 @@ impl Machine {
 
     /// Queue `q`'s interrupt fires.
     fn coalesced_interrupt(&mut self, q: usize) {
-        if self.code.is_some() {
+        if self.code_queue(q) {
             let now = self.queue.now();
             self.code_rx_interrupt(now, q)
         } else if self.net.ports.holds(q) {
@@ -79,7 +79,7 @@ impl Machine {
     #[inline(never)]
     pub(crate) fn coalesce_timer(&mut self, _now: Time, tag: u32) {
         let q = (tag >> GENERATION_BITS) as usize;
-        let off = if self.code.is_some() { self.code_rx_irq_off(q) } else { self.queue_irq_off(q) };
+        let off = if self.code_queue(q) { self.code_rx_irq_off(q) } else { self.queue_irq_off(q) };
         let Some(c) = self.coalescer(q) else { return };
         if c.armed != Some(tag & ((1 << GENERATION_BITS) - 1)) {
             return;

@@ -14,6 +14,13 @@
 //!
 //! The receive side (NIC 0's queues, the other NICs' rings, their
 //! interrupts, coalescing) is in `code_rx.rs`.
+//!
+//! A kernel per core (`code.cpus`): code runs only on the CPUs it names;
+//! the others run the abstract kernel's jobs and never start their
+//! simulated cores. The first NIC, the application and the tick are
+//! code's (checked at load); another NIC is the program's when its
+//! interrupts go to a code CPU (`Code::drives_port`), else the abstract
+//! driver's (`machine/nics.rs`), polled by the abstract NAPI steps.
 
 use super::{Event, Machine, SLICE};
 use crate::code::ports::{Action, CAUSE_TXDW, DD, DESC_BYTES, service};
@@ -36,8 +43,10 @@ impl Machine {
             code.sys.devices.firmware = true;
             f.drive_by_code();
         }
-        if self.code.is_some() {
-            self.post(0, SOFT, Job::Code(Activity::Init));
+        if let Some(code) = &self.code {
+            // On thread 0, or the first that runs code.
+            let first = (0..self.threads.len()).find(|&t| code.runs(t)).expect("a CPU runs code (checked at load)");
+            self.post(first, SOFT, Job::Code(Activity::Init));
             if self.code().tick > 0 {
                 let first = self.code().tick;
                 self.queue.schedule(first, Event::CodeTick);
@@ -45,11 +54,14 @@ impl Machine {
         }
     }
 
-    /// The timer tick: every hardware thread takes it at interrupt level
-    /// (unless its last tick has not run yet), then the next is armed.
+    /// The timer tick: every hardware thread that runs code takes it at
+    /// interrupt level (unless its last tick has not run yet), then the
+    /// next is armed.
     pub(super) fn code_tick(&mut self, now: Time) {
         for t in 0..self.threads.len() {
-            self.code_post_tick(t);
+            if self.code().runs(t) {
+                self.code_post_tick(t);
+            }
         }
         let next = now + self.code().tick;
         if next < self.end {
@@ -68,6 +80,13 @@ impl Machine {
             self.post(t, IRQ, Job::Code(Activity::Tick));
             self.dispatch(t);
         }
+    }
+
+    /// Whether NAPI instance `q` is the program's: the first NIC's queue,
+    /// an RPS backlog, or another NIC's whose driver is code.
+    #[inline(always)]
+    pub(crate) fn code_queue(&self, q: usize) -> bool {
+        self.code.as_ref().is_some_and(|c| !self.net.ports.holds(q) || c.drives_port[usize::from(self.net.ports.owner[q - self.net.ports.base].0)])
     }
 
     /// Runs the cores until `next` (the next event's key), a slice of at

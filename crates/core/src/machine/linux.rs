@@ -58,7 +58,7 @@ impl Machine {
                         0 => self.delivery.sources[src].inputs.iter().position(|&i| i == input).unwrap_or(0),
                         _ => self.net.ports.queue_of_input(src - self.net.ports.src, &self.delivery.sources[src].inputs, input),
                     };
-                    if self.code.is_some() {
+                    if self.code.as_ref().is_some_and(|c| src == 0 || c.drives_port[src - self.net.ports.src]) {
                         // The handler is code; the chain goes on when it returns.
                         // Another NIC's handler is its NIC's (`code.other_isr`).
                         let irq = if src == 0 { 0 } else { (1 + src - self.net.ports.src) as u8 };

@@ -214,7 +214,7 @@ impl Machine {
     /// its NAPI instance has it masked.
     pub(super) fn port_land(&mut self, now: Time, k: usize, bytes: u32) {
         self.timeline.mark(now, "frame received");
-        if self.code.is_some() {
+        if self.code.as_ref().is_some_and(|c| c.drives_port[k]) {
             return self.code_port_land(now, k, bytes);
         }
         let p = &mut self.net.ports.list[k];

@@ -149,6 +149,10 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     if m.code.is_some() {
         metrics.push(("rx_dropped_software".into(), software as f64));
         metrics.push(("rx_dropped_route".into(), m.code.as_ref().map_or(0, |k| k.sys.devices.rt_overflow) as f64));
+        // A kernel per core (`code.cpus`): which one each CPU ran.
+        if let Some(cpus) = m.code.as_ref().and_then(|k| k.cpus.as_ref()) {
+            metrics.extend(cpus.iter().enumerate().map(|(t, &c)| (format!("cpu{t}_runs_code").into(), f64::from(u8::from(c)))));
+        }
     }
     if let Some(f) = &n.firmware {
         metrics.extend(named([("nic_firmware_instructions", f.instructions() as f64), ("nic_firmware_interrupts", f.interrupts as f64), ("nic_firmware_cycles", f.now() as f64)]));

@@ -31,6 +31,8 @@ pub(crate) fn nics(s: &Scenario) -> Result<(), (String, String)> {
         code(s)?;
     }
     for (i, n) in others.iter().enumerate() {
+        // Its driver is the program, or the abstract kernel beside it (`code.cpus`).
+        let on_code = super::code::port_on_code(s, n);
         let key = |leaf: &str| format!("nics.others[{i}].{leaf}");
         if n.irq_thread >= s.cpu.threads {
             return err(key("irq_thread"), format!("thread {} does not exist (cpu.threads = {})", n.irq_thread, s.cpu.threads));
@@ -42,11 +44,11 @@ pub(crate) fn nics(s: &Scenario) -> Result<(), (String, String)> {
             let k = if n.rx_usecs != 0 { "rx_usecs" } else { "rx_frames" };
             return err(key(k), "only used when its `adaptive_rx` is `false` (DIM chooses them); remove the key".into());
         }
-        if s.code.selected() && n.rx_ring_frames.is_some() {
+        if on_code && n.rx_ring_frames.is_some() {
             return err(key("rx_ring_frames"), "with kernel code (`code.program`) its descriptors are the ring the program's driver gives it (RDLEN): remove the key".into());
         }
         // Kernel code's driver enables its cause again where DIM samples.
-        if n.adaptive_rx && !s.code.selected() && IrqPathKind::of_nic(n.irq_path, s.irq_path.kind) != IrqPathKind::Napi {
+        if n.adaptive_rx && !on_code && IrqPathKind::of_nic(n.irq_path, s.irq_path.kind) != IrqPathKind::Napi {
             return err(key("adaptive_rx"), "DIM samples at napi_complete_done: needs its path on NAPI (irq_path.kind = \"napi\", its `irq_path` absent or \"napi\")".into());
         }
         if n.rx_usecs == 0 && n.rx_frames == 0 {
@@ -55,7 +57,7 @@ pub(crate) fn nics(s: &Scenario) -> Result<(), (String, String)> {
         if n.rx_usecs > 0 && n.rx_frames == 1 {
             return err(key("rx_usecs"), "changes nothing while its rx_frames = 1: the first frame interrupts at once, before any rx_usecs timer could expire; set rx_frames to 0 (the timer alone) or above 1".into());
         }
-        path(s, n).map_err(|msg| (key("irq_path"), msg))?;
+        path(s, n, on_code).map_err(|msg| (key("irq_path"), msg))?;
         if n.queues > 1 {
             rss(s, n).map_err(|msg| (key("queues"), msg))?;
         } else if !s.rss.rps() {
@@ -100,7 +102,7 @@ fn code(s: &Scenario) -> Result<(), (String, String)> {
         let msg = "kernel code's RPS steers the first NIC's flows; code's other NICs carry none: remove the key or the other NICs";
         return Err(("rss.rps_cpus".into(), msg.into()));
     }
-    if let Some(i) = s.nics.others.iter().position(|n| n.queues > 1) {
+    if let Some(i) = s.nics.others.iter().position(|n| n.queues > 1 && super::code::port_on_code(s, n)) {
         let msg = "with kernel code (`code.program`) each other NIC is one of code's NICs, with one ring: its own RSS is not modelled there";
         return Err((format!("nics.others[{i}].queues"), msg.into()));
     }
@@ -109,15 +111,15 @@ fn code(s: &Scenario) -> Result<(), (String, String)> {
 
 /// Where another NIC's own receive path can run: NAPI and a Linux top half
 /// need the Linux interrupt path (do_IRQ, the NET_RX softirq and their
-/// costs); kernel code's driver is code.
-fn path(s: &Scenario, n: &NicPortConfig) -> Result<(), String> {
+/// costs); on a CPU that runs kernel code its driver is the program's.
+fn path(s: &Scenario, n: &NicPortConfig, on_code: bool) -> Result<(), String> {
     if n.irq_path.is_none() {
         return Ok(());
     }
     let own = IrqPathKind::of_nic(n.irq_path, None);
     let machine = s.irq_path.kind.unwrap_or(IrqPathKind::Mt);
-    if s.code.selected() {
-        return Err("with kernel code (`code.program`) the program's driver is every NIC's: remove the key".into());
+    if on_code {
+        return Err("its interrupts go to a CPU that runs kernel code (`code.program`, `code.cpus`), where the program's driver is every NIC's: remove the key, or send its interrupts (`irq_thread`) to a CPU of the abstract kernel".into());
     }
     match (own, machine) {
         (IrqPathKind::Napi, IrqPathKind::Mt) => Err("a NAPI poll runs in the NET_RX softirq of the Linux interrupt path (do_IRQ): irq_path.kind = \"linux\" or \"napi\"".into()),

@@ -29,6 +29,11 @@ impl Machine {
     /// A frame that came through queue `q` reached the socket: the socket
     /// remembers the queue, and a sleeping receiver wakes.
     pub(super) fn busy_wake(&mut self, q: usize) {
+        if self.code.is_some() {
+            // An abstract kernel's frame beside code (`code.cpus`): code's
+            // receiver reads only the program's socket (`code_busy_mark`).
+            return;
+        }
         let Some(b) = self.net.napi.as_mut().and_then(|n| n.busy.as_mut()) else { return };
         b.napi_id = q;
         if b.sleeping {

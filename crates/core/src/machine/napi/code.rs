@@ -41,17 +41,17 @@ use crate::kernel::Job as Any;
 use crate::machine::Machine;
 
 impl Machine {
-    /// Whether instance `q`'s interrupt is disabled: with code, the receive
-    /// cause the program's NIC register masks (its NIC's: NIC 0's queue or
-    /// another NIC's).
+    /// Whether instance `q`'s interrupt is disabled: for code's instances,
+    /// the receive cause the program's NIC register masks (its NIC's: NIC
+    /// 0's queue or another NIC's).
     pub(super) fn napi_irq_off(&self, q: usize) -> bool {
         match &self.code {
-            Some(c) if q < self.net.napi.as_ref().map_or(0, |n| n.device_queues) => {
+            Some(c) if self.code_queue(q) && q < self.net.napi.as_ref().map_or(0, |n| n.device_queues) => {
                 let (k, cause) = c.sys.devices.rx_nic(q);
                 c.sys.devices.nics[k].ims & cause == 0
             }
-            Some(_) => true,
-            None => self.queue_irq_off(q),
+            Some(_) if self.code_queue(q) => true,
+            _ => self.queue_irq_off(q),
         }
     }
 

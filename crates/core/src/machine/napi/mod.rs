@@ -114,12 +114,12 @@ impl Machine {
         Some(self.napi_step(next))
     }
 
-    /// The step as a job: with kernel code a poll is the program's
-    /// (`code.rs`), every other step the NAPI part's own.
+    /// The step as a job: with kernel code a poll of its instance is the
+    /// program's (`code.rs`), every other step the NAPI part's own.
     #[inline(always)]
     fn napi_step(&self, job: Job) -> Any {
         match job {
-            Job::Poll { q } if self.code.is_some() => Any::Code(crate::code::Activity::Poll { q }),
+            Job::Poll { q } if self.code_queue(usize::from(q)) => Any::Code(crate::code::Activity::Poll { q }),
             _ => Any::Napi(job),
         }
     }
