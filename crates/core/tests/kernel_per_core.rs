@@ -73,6 +73,21 @@ fn each_cpu_runs_its_own_kernel_and_bins_its_cycles() {
     }
 }
 
+/// Code on the Linux path beside an abstract NIC on NAPI (the NAPI part
+/// then built for that NIC alone): the program's top half raises its own
+/// bottom half, NAPI polls only the second NIC (once a panic: code's top
+/// half took the NAPI part's presence for its own path).
+#[test]
+fn code_on_the_linux_path_beside_an_abstract_napi_nic() {
+    let r = run(&[SHORT, "irq_path.kind=\"linux\"", &second(20000.0, 512, "irq_path = \"napi\"")]);
+    conserved(&r);
+    let (offered, taken) = (m(&r, "nic1_rx_offered"), m(&r, "nic1_rx_taken"));
+    assert!(offered > 80.0 && taken >= offered - 1.0, "{taken} of {offered}");
+    assert_eq!(m(&r, "napi_schedules"), m(&r, "nic1_interrupts"), "NAPI serves the second NIC only");
+    assert!(m(&r, "nic0_interrupts") > 50.0 && r.code_bins[0][Bin::BottomHalf as usize].instructions > 0);
+    assert_eq!(code(&r, 1), 0);
+}
+
 /// The two kernels do not reach into each other: the abstract driver's
 /// cost moves CPU 1's cycles only; CPU 0's code and bins stay bit for bit.
 #[test]

@@ -20,6 +20,7 @@ use super::{Event, Machine};
 use crate::code::frame;
 use crate::code::ports::{DD, DESC_BYTES, EOP, InFlight, rx_cause};
 use crate::engine::Time;
+use crate::kernel::IrqPathKind;
 
 impl Machine {
     /// A received frame comes off the wire into NIC 0: DMA into the buffer
@@ -129,7 +130,7 @@ impl Machine {
     /// Queue `q`'s interrupt cannot fire now: raised and not yet ended, or
     /// its cause is not pending and enabled.
     pub(crate) fn code_rx_irq_off(&mut self, q: usize) -> bool {
-        let napi = self.net.napi.is_some();
+        let napi = self.net.path == IrqPathKind::Napi;
         let code = self.code.as_mut().expect("code part selected");
         let p = &code.sys.devices;
         let nic = p.rx_nic(q).0;
@@ -143,7 +144,7 @@ impl Machine {
     pub(crate) fn code_rx_interrupt(&mut self, now: Time, q: usize) {
         let code = self.code.as_mut().expect("code part selected");
         let nic = code.sys.devices.rx_nic(q).0;
-        if self.net.napi.is_none() {
+        if self.net.path != IrqPathKind::Napi {
             return self.code_interrupt(now, nic);
         }
         if self.code_rx_irq_off(q) {

@@ -62,7 +62,7 @@ impl Machine {
                         // The handler is code; the chain goes on when it returns.
                         // Another NIC's handler is its NIC's (`code.other_isr`).
                         let irq = if src == 0 { 0 } else { (1 + src - self.net.ports.src) as u8 };
-                        let top = if self.net.napi.is_some() { crate::code::Activity::QueueIsr { q: q() as u8 } } else { crate::code::Activity::Isr { irq } };
+                        let top = if self.net.path == IrqPathKind::Napi { crate::code::Activity::QueueIsr { q: q() as u8 } } else { crate::code::Activity::Isr { irq } };
                         return Some(Any::Code(top));
                     }
                     if src != 0 {
