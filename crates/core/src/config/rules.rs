@@ -7,7 +7,9 @@
 //! `intc.kind` as a deciding key stands for every controller on the machine
 //! (a source's own `intc` included: `bus.*` is used when any controller has
 //! a bus), except in a source's own table, where that source's controller
-//! decides (its `priority` needs a vectored controller).
+//! decides (its `priority` needs a vectored controller). `irq_path.kind`
+//! likewise stands for every NIC's receive path (a NIC's own `irq_path`
+//! included: `[napi]` is used when any NIC is on NAPI).
 
 use crate::params::{self, Param, Problem, plain};
 use super::parts::{PARTS, abstract_section_key, beside_code, code_replaces, strip_indices};
@@ -139,8 +141,9 @@ fn deciding(value: String, item: Option<Option<String>>, own: impl FnOnce() -> V
     }
 }
 
-/// The `intc` of each source in a section's `others` list (`[sources]`,
-/// the exerciser's `[workload]`).
+/// Each device's own `field` (its `intc`, a NIC's `irq_path`) in a
+/// section's `others` list (`[sources]`, the exerciser's `[workload]`,
+/// `[nics]`).
 fn own<'t>(section: Option<&'t Value>, field: &'t str) -> impl Iterator<Item = &'t Value> {
     let items = section.and_then(|s| s.get("others")).and_then(Value::as_array);
     items.into_iter().flatten().filter_map(move |x| x.get(field))
