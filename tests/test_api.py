@@ -41,6 +41,18 @@ def test_overrides_as_mapping_and_as_strings_agree():
     assert a.metrics["rx_throughput_mbps"] > irqsim.run("mt-interrupts/driver-rx-single", {"run.duration_ms": 10.0}).metrics["rx_throughput_mbps"]
 
 
+def test_a_list_items_key_by_its_index():
+    """One key of one `[[nics.others]]` table, by its index, from a mapping
+    or a string; an index past the list is an IrqsimError naming the key."""
+    a = irqsim.run("compose/two-nics", {"nics.others[0].irq_path": "linux", "run.duration_ms": 5.0})
+    b = irqsim.run("compose/two-nics", ['nics.others[0].irq_path="linux"', "run.duration_ms=5"])
+    base = irqsim.run("compose/two-nics", {"run.duration_ms": 5.0})
+    assert a.metrics == b.metrics
+    assert a.metrics["napi_schedules"] < base.metrics["napi_schedules"]  # the second NIC left NAPI
+    with pytest.raises(irqsim.IrqsimError, match=r"nics\.others\[2\]\.rate_per_s"):
+        irqsim.run("compose/two-nics", {"nics.others[2].rate_per_s": 1.0})
+
+
 def test_toml_text_runs():
     """TOML text is a scenario too."""
     text = '[cpu]\nclock_mhz = 100.0\n[run]\nduration_ms = 5.0\n[workload]\nkind = "arrivals"\nrate_per_s = 1000.0\npacket_bytes = 200\n'

@@ -297,6 +297,23 @@ fn a_napi_nic_on_a_linux_machine() {
     assert!(!e.contains('\n') && e.contains("napi"), "{e}");
 }
 
+/// One key of one NIC's table set by its index is the same run as the list
+/// set whole with that key changed; an index past the list is refused.
+#[test]
+fn a_nics_key_set_by_its_index() {
+    for (k, v) in [("irq_path", "\"linux\""), ("rate_per_s", "1000.0")] {
+        let a = run(TWO, &[&format!("nics.others[0].{k}={v}")]);
+        let b = run(TWO, &[&second_nic(&[(k, v)])]);
+        assert_eq!(a.metrics, b.metrics, "{k}");
+    }
+    let whole = run(TWO, &["nics.others[0]={intc = \"ioapic\", line = 16, irq_thread = 1, rate_per_s = 5000.0, packet_bytes = 100}"]);
+    assert!(m(&whole, "nic1_rx_offered") < 500.0);
+    let e = load(TWO, &["nics.others[1].rate_per_s=1.0"]).err().expect("no second item");
+    assert!(e.contains("nics.others[1].rate_per_s") && e.contains("1 item"), "{e}");
+    let e = load(TWO, &["nics.others[-1].rate_per_s=1.0"]).err().expect("a bad index");
+    assert!(e.contains("name[index]"), "{e}");
+}
+
 /// What is not modelled, or meaningless, is refused in one line naming the key.
 #[test]
 fn refusals_name_the_key() {

@@ -24,6 +24,9 @@ out of range is refused with an error naming the file, the line and the key
 (`scenario.toml:3: `cpu.clok_mhz`: unknown field ...`). Any key can be
 overridden on the command line with `--set section.key=value` (or
 `irqsim.run(path, {\"section.key\": value})`); the value is read as TOML.
+A key of one table of a list is indexed from 0 (`--set
+'nics.others[0].irq_path=\"linux\"'`, or a whole item, `nics.others[1]={...}`);
+a list is lengthened by setting it whole (`--set 'nics.others=[{...}, {...}]'`).
 `irqsim parts` lists the parts and their keys; `irqsim validate` prints a
 scenario with every default filled in, only the parts it uses.
 

@@ -246,15 +246,39 @@ fn related(a: &str, b: &str) -> bool {
     a == b || a.strip_prefix(b).is_some_and(|r| r.starts_with('.')) || b.strip_prefix(a).is_some_and(|r| r.starts_with('.'))
 }
 
+/// Sets an override's key in the scenario's table. A segment `name[i]`
+/// is the `i`th item of the list `name` the scenario already has
+/// (`nics.others[0].irq_path`: one key of one `[[nics.others]]` table).
 fn set(table: &mut Table, o: &Override) -> std::result::Result<(), String> {
     let (last, parents) = o.path.split_last().ok_or("empty key")?;
     let mut t = table;
     for (i, seg) in parents.iter().enumerate() {
-        let entry = t.entry(seg.clone()).or_insert_with(|| Value::Table(Table::new()));
-        t = entry.as_table_mut().ok_or_else(|| format!("`{}` is not a table", o.path[..=i].join(".")))?;
+        let here = || o.path[..=i].join(".");
+        let entry = match indexed(seg)? {
+            Some((name, k)) => item(t, name, k)?,
+            None => t.entry(seg.clone()).or_insert_with(|| Value::Table(Table::new())),
+        };
+        t = entry.as_table_mut().ok_or_else(|| format!("`{}` is not a table", here()))?;
     }
-    t.insert(last.clone(), o.value.clone());
+    match indexed(last)? {
+        Some((name, k)) => *item(t, name, k)? = o.value.clone(),
+        None => _ = t.insert(last.clone(), o.value.clone()),
+    }
     Ok(())
+}
+
+/// `name[i]` as `(name, i)`; `None` for a plain segment.
+fn indexed(seg: &str) -> std::result::Result<Option<(&str, usize)>, String> {
+    let Some((name, rest)) = seg.split_once('[') else { return Ok(None) };
+    let index = rest.strip_suffix(']').and_then(|i| i.parse().ok()).filter(|_| !name.is_empty());
+    index.map(|i| Some((name, i))).ok_or_else(|| format!("`{seg}`: a list item is written `name[index]`, the index a whole number from 0"))
+}
+
+/// Item `k` of the list `name` in `t`, which must have it.
+fn item<'t>(t: &'t mut Table, name: &str, k: usize) -> std::result::Result<&'t mut Value, String> {
+    let list = t.get_mut(name).and_then(Value::as_array_mut).ok_or_else(|| format!("the scenario has no list `{name}` to index; set the whole list"))?;
+    let n = list.len();
+    list.get_mut(k).ok_or_else(|| format!("`{name}` has {n} item(s), numbered from 0; set the whole list to add one"))
 }
 
 /// The 1-based line where `key` is set in `text`: dotted, with `[i]` for
