@@ -159,6 +159,12 @@ impl Scenario {
         self.intc.kind.kind().bus || linux || !self.sources.others.is_empty() || !self.nics.others.is_empty()
     }
 
+    /// Whether another NIC's driver is the program: its interrupts go to
+    /// CPUs that run it (checked at load to be all or none of its CPUs).
+    pub(crate) fn port_on_code(&self, n: &crate::device::nics::NicPortConfig) -> bool {
+        self.code.runs_on(n.irq_thread % self.cpu.threads)
+    }
+
     /// Whether the NAPI part runs: on the NAPI path, or on the Linux path
     /// for another NIC whose own path is NAPI (as a 2.6 kernel's NAPI
     /// drivers served NICs beside older ones).
@@ -193,7 +199,7 @@ impl Scenario {
             // Code replaces the abstract driver, stack and application; the
             // driver's costs stay for a NIC on a CPU `code.cpus` leaves to them.
             let code = self.code.selected();
-            let beside = self.nics.others.iter().any(|n| !self.code.runs_on(n.irq_thread % self.cpu.threads));
+            let beside = self.nics.others.iter().any(|n| !self.port_on_code(n));
             for (part, idle) in [(Part::Code, !code), (Part::Driver, code && !beside), (Part::Stack, code), (Part::App, code), (Part::NicFirmware, !self.nic_firmware.selected())] {
                 if idle {
                     parts.remove(part);

@@ -76,7 +76,7 @@ impl Machine {
                         code.tick = ((s.cpu.clock_mhz * 1e6 / s.code.ticks_per_s).round() as u64).max(1);
                     }
                     code.watchdog.arm(s.code.watchdog_thresh_ms, s.cpu.clock_mhz);
-                    code.drives_port = s.nics.others.iter().map(|n| s.code.runs_on(n.irq_thread % s.cpu.threads)).collect();
+                    code.drives_port = s.nics.others.iter().map(|n| s.port_on_code(n)).collect();
                     m.code = Some(Box::new(code));
                     // The application is code: no abstract one runs beside it;
                     // a workload's other system calls interrupt code's.

@@ -2,7 +2,6 @@
 //! their line, and which CPUs run the program (`code.cpus`).
 
 use crate::config::Scenario;
-use crate::device::nics::NicPortConfig;
 use crate::intc::IntcKind;
 
 /// Checks between the cores' keys (a thread a pin names, a cache's
@@ -26,11 +25,6 @@ fn nic_cpus(first: usize, queues: usize, threads: usize, kind: IntcKind) -> Vec<
     (0..queues).map(|i| (first + i) % threads).collect()
 }
 
-/// Whether another NIC's driver is the program: its interrupts go to CPUs
-/// that run it (checked at load to be all or none of its CPUs).
-pub(crate) fn port_on_code(s: &Scenario, n: &NicPortConfig) -> bool {
-    s.code.runs_on(n.irq_thread % s.cpu.threads)
-}
 
 /// A kernel per core (`code.cpus`): what runs code on the CPUs it names
 /// must stay there. The application, the tick and the first NIC (its ring

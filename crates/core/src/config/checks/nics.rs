@@ -32,7 +32,7 @@ pub(crate) fn nics(s: &Scenario) -> Result<(), (String, String)> {
     }
     for (i, n) in others.iter().enumerate() {
         // Its driver is the program, or the abstract kernel beside it (`code.cpus`).
-        let on_code = super::code::port_on_code(s, n);
+        let on_code = s.port_on_code(n);
         let key = |leaf: &str| format!("nics.others[{i}].{leaf}");
         if n.irq_thread >= s.cpu.threads {
             return err(key("irq_thread"), format!("thread {} does not exist (cpu.threads = {})", n.irq_thread, s.cpu.threads));
@@ -102,7 +102,7 @@ fn code(s: &Scenario) -> Result<(), (String, String)> {
         let msg = "kernel code's RPS steers the first NIC's flows; code's other NICs carry none: remove the key or the other NICs";
         return Err(("rss.rps_cpus".into(), msg.into()));
     }
-    if let Some(i) = s.nics.others.iter().position(|n| n.queues > 1 && super::code::port_on_code(s, n)) {
+    if let Some(i) = s.nics.others.iter().position(|n| n.queues > 1 && s.port_on_code(n)) {
         let msg = "with kernel code (`code.program`) each other NIC is one of code's NICs, with one ring: its own RSS is not modelled there";
         return Err((format!("nics.others[{i}].queues"), msg.into()));
     }
