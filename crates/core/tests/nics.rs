@@ -4,23 +4,12 @@
 //! receive path and the NAPI path's options serve every NIC; each NIC's
 //! own RSS and RPS over all of them; what is not modelled is refused.
 
-use irqsim_core::{Record, Report, Scenario, parse_override, simulate};
-use std::path::Path;
+mod common;
+
+use common::{load, m, run};
+use irqsim_core::Report;
 
 const TWO: &str = "compose/two-nics";
-
-fn load(name: &str, sets: &[&str]) -> Result<(Scenario, std::path::PathBuf), String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios").join(format!("{name}.toml"));
-    let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
-    Scenario::from_file(&path, &o).map(|s| (s, path)).map_err(|e| e.to_string())
-}
-
-fn run(name: &str, sets: &[&str]) -> Report {
-    let (s, path) = load(name, sets).unwrap_or_else(|e| panic!("{e}"));
-    let r = simulate(&s, path.parent().unwrap(), Record::default()).unwrap_or_else(|e| panic!("{name} {sets:?}: {e}"));
-    r.check_invariants().unwrap_or_else(|e| panic!("{name} {sets:?}: {e}"));
-    r
-}
 
 /// The bundled scenario's second NIC with `changes` (key, value) to its table,
 /// as an override (an override sets the whole list).
@@ -34,10 +23,6 @@ fn second_nic(changes: &[(&str, &str)]) -> String {
     }
     let fields: Vec<String> = fields.iter().filter(|f| !f.1.is_empty()).map(|(k, v)| format!("{k} = {v}")).collect();
     format!("nics.others=[{{{}}}]", fields.join(", "))
-}
-
-fn m(r: &Report, k: &str) -> f64 {
-    r.metric(k).unwrap_or_else(|| panic!("no metric {k}"))
 }
 
 /// The bundled scenario: the first NIC on MSI-X to CPU 0, the second on an

@@ -7,7 +7,8 @@
 //! - [`dim`]: dynamic interrupt moderation (adaptive-rx) over lib/dim's profiles.
 //! - [`rss`]: receive-side scaling: Toeplitz hash, indirection table, a ring
 //!   and an MSI-X vector per queue.
-//! - [`nics`]: the NICs beside the first (`[[nics.others]]`).
+//! - [`nics`]: the NICs beside the first (`[[nics.others]]`); [`tx_ring`]:
+//!   their transmit descriptor rings, when frames are forwarded to them.
 //! - [`source`]: interrupt sources as the delivery path sees them (the PCIe
 //!   exerciser, timer, disk, the NIC behind a controller); [`sources`]: how
 //!   a scenario configures those beside the NIC.
@@ -21,3 +22,4 @@ pub(crate) mod ring;
 pub mod rss;
 pub mod source;
 pub mod sources;
+pub mod tx_ring;

@@ -26,6 +26,21 @@ pub struct RxFrame {
     pub bytes: u32,
 }
 
+/// A frame for the transmitter: a local send's, or a received frame the
+/// kernel forwards (its arrival kept for its latency when it leaves).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TxFrame {
+    pub bytes: u32,
+    pub forwarded: Option<Time>,
+}
+
+impl TxFrame {
+    /// A frame the application sent.
+    pub fn local(bytes: u32) -> Self {
+        Self { bytes, forwarded: None }
+    }
+}
+
 /// A frame in the receive buffer; `dma_end` is set once the driver took it.
 #[derive(Debug, Clone, Copy, Default)]
 struct Slot {
@@ -54,13 +69,13 @@ pub struct Nic {
     /// `(bytes, wire cycles)` of the last received frame, for the same reason.
     wire_last: (u32, u64),
     /// Frames the driver queued while the transmitter was busy (kernel memory).
-    tx_pending: VecDeque<u32>,
+    tx_pending: VecDeque<TxFrame>,
     tx_capacity: usize,
     tx_busy: bool,
     /// A transmit completed and the driver has not acknowledged it yet.
     pub tx_done_pending: bool,
-    /// Bytes of the frame on the wire.
-    tx_current: u32,
+    /// The frame on the wire.
+    tx_current: TxFrame,
 }
 
 /// No frame has this size (`MAX_PACKET_BYTES` is far below): an empty cache.
@@ -92,7 +107,7 @@ impl Nic {
             tx_capacity,
             tx_busy: false,
             tx_done_pending: false,
-            tx_current: 0,
+            tx_current: TxFrame::default(),
         }
     }
 
@@ -214,26 +229,27 @@ impl Nic {
 
     /// Driver Send: start the transmitter if idle (returns when the frame has
     /// left the wire), else queue the frame in the transmit-pending queue.
-    pub fn send(&mut self, now: Time, bytes: u32) -> Send {
+    pub fn send(&mut self, now: Time, frame: TxFrame) -> Send {
         if !self.tx_busy && !self.tx_done_pending {
-            return Send::Started(self.start_tx(now, bytes));
+            return Send::Started(self.start_tx(now, frame));
         }
         if self.tx_pending.len() >= self.tx_capacity {
             return Send::Dropped;
         }
-        self.tx_pending.push_back(bytes);
+        self.tx_pending.push_back(frame);
         Send::Queued
     }
 
-    fn start_tx(&mut self, now: Time, bytes: u32) -> Time {
+    fn start_tx(&mut self, now: Time, frame: TxFrame) -> Time {
         self.tx_busy = true;
-        self.tx_current = bytes;
+        self.tx_current = frame;
+        let bytes = frame.bytes;
         // Saturating: an absurdly slow DMA or link ends past the run, never wraps.
         now.saturating_add(self.dma_cycles(bytes, false)).saturating_add(ceil(f64::from(bytes) * self.wire_cycles_per_byte))
     }
 
-    /// The frame on the wire is out; returns its size.
-    pub fn tx_finished(&mut self) -> u32 {
+    /// The frame on the wire is out; returns it.
+    pub fn tx_finished(&mut self) -> TxFrame {
         self.tx_busy = false;
         self.tx_done_pending = true;
         self.tx_current
@@ -243,8 +259,8 @@ impl Nic {
     /// frame, if any; returns when that one will be out.
     pub fn ack_tx(&mut self, now: Time) -> Option<Time> {
         self.tx_done_pending = false;
-        let bytes = self.tx_pending.pop_front()?;
-        Some(self.start_tx(now, bytes))
+        let frame = self.tx_pending.pop_front()?;
+        Some(self.start_tx(now, frame))
     }
 
     /// Frames held by the NIC or its queue (for conservation checks).
@@ -275,6 +291,9 @@ pub enum Send {
     Dropped,
 }
 
+/// `forward_to`'s help, the first NIC's and each other's.
+pub const FORWARD_TO: &str = "the NIC its received frames leave by (0: this `[nic]`, k: `nics.others[k-1]`): the kernel forwards each frame the driver takes (IP forwarding, `stack.ip_cycles` with the stack, and Driver Send, `driver.send_cycles`) onto that NIC's transmit queue, and the frame is delivered (`rx_forwarded`) when it has left that NIC's wire; a full transmit queue drops it (`rx_dropped_forward`)";
+
 /// `[nic]`; keys: [`NicConfig::PARAMS`].
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -286,6 +305,9 @@ pub struct NicConfig {
     pub dma_bytes_per_cycle: f64,
     pub irq_thread: usize,
     pub rx_ring_frames: Option<u64>,
+    /// The NIC its received frames leave by (`forward_to`; absent: the
+    /// local stack).
+    pub forward_to: Option<u32>,
 }
 
 impl NicConfig {
@@ -335,6 +357,7 @@ impl NicConfig {
             1 << 20,
             "receive descriptors: frames waiting for the driver beyond this many are dropped (`rx_dropped_nic`), whatever their size",
         ),
+        Param::int("forward_to", "", crate::params::absent("the local stack"), 0, 255, FORWARD_TO),
     ];
 }
 
@@ -380,11 +403,13 @@ mod tests {
     fn busy_transmitter_queues_then_drops() {
         let mut nic = Nic::new(3000, 1, 4.0, 200.0, 10.0);
         // 100 bytes: 25 DMA cycles + 100 * 8 / 10 µs * 200 = 16000 wire cycles.
-        assert_eq!(nic.send(0, 100), Send::Started(16_025));
-        assert_eq!(nic.send(1, 100), Send::Queued);
-        assert_eq!(nic.send(2, 100), Send::Dropped);
-        assert_eq!(nic.tx_finished(), 100);
+        let forwarded = TxFrame { bytes: 100, forwarded: Some(7) };
+        assert_eq!(nic.send(0, TxFrame::local(100)), Send::Started(16_025));
+        assert_eq!(nic.send(1, forwarded), Send::Queued);
+        assert_eq!(nic.send(2, TxFrame::local(100)), Send::Dropped);
+        assert_eq!(nic.tx_finished(), TxFrame::local(100));
         assert_eq!(nic.ack_tx(20_000), Some(36_025));
         assert_eq!(nic.tx_in_flight(), 1);
+        assert_eq!(nic.tx_finished(), forwarded, "a forwarded frame keeps its arrival");
     }
 }

@@ -63,6 +63,10 @@ pub struct NicPortConfig {
     pub flow_skew: Option<f64>,
     /// Its driver's receive path (absent: `irq_path.kind`'s).
     pub irq_path: Option<DriverPath>,
+    /// The NIC its received frames leave by (absent: the local stack), and
+    /// its own transmitter's queue when frames leave by it.
+    pub forward_to: Option<u32>,
+    pub tx_queue_packets: Option<usize>,
 }
 
 /// A NIC's own receive path, by `irq_path.kind`'s names: the kernel's
@@ -81,7 +85,7 @@ impl NicPortConfig {
     /// The keys of each `[[nics.others]]` table.
     pub const PARAMS: &'static [Param] = &[
         Param::choice("process", &["periodic", "poisson"], d("\"poisson\""), "arrival process of its received frames"),
-        Param::float("rate_per_s", "/s", REQ, true, 0.0, 1e9, "frames arriving per second (at most one per cycle)"),
+        Param::float("rate_per_s", "/s", REQ, false, 0.0, 1e9, "frames arriving per second (at most one per cycle; 0: none, a NIC that only transmits what others forward to it)"),
         Param::int("packet_bytes", "bytes", REQ, 1, MAX_PACKET_BYTES as i128, "frame size"),
         Param::float("first_ns", "ns", d("0.0"), false, 0.0, 1e9, "when its first frame arrives"),
         Param::int("irq_thread", "", d("0"), 0, crate::cpu::MAX_THREAD, "hardware thread its interrupt goes to (below `cpu.threads`); its NAPI instance polls there"),
@@ -117,6 +121,15 @@ impl NicPortConfig {
             &["mt", "linux", "napi"],
             absent("`irq_path.kind`"),
             "its driver's receive path, as in a kernel with NAPI and older drivers side by side: its ISR drains it (`mt`), its top half raises its own NET_RX bottom half (`linux`, on a Linux or NAPI machine), or a NAPI instance per queue (`napi`, on a Linux or NAPI machine; on a Linux one `[napi]` is its)",
+        ),
+        Param::int("forward_to", "", absent("the local stack"), 0, 255, crate::device::nic::FORWARD_TO),
+        Param::int(
+            "tx_queue_packets",
+            "packets",
+            absent("64"),
+            1,
+            1_000_000,
+            "its driver's transmit-pending queue (as `nic.tx_queue_packets`), when a NIC forwards to it: a frame finding it full is dropped; its transmit completions interrupt on its first queue's vector and its ISR, bottom half or that queue's NAPI poll cleans them",
         ),
     ];
 

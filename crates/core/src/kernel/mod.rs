@@ -90,6 +90,13 @@ pub enum Job {
         arrival: Time,
         bytes: u32,
     },
+    /// A received frame the kernel forwards out of NIC `to` (IP forwarding
+    /// and Driver Send, at the software-interrupt level).
+    Forward {
+        arrival: Time,
+        bytes: u32,
+        to: u8,
+    },
     /// A driver step for the receive queue `q` of a NIC beside the first,
     /// on the mt or Linux path (`machine/nics.rs`): its ISR's or its bottom
     /// half's, as `IsrRx`, `Softirq` and `PollRx` are the first NIC's.
@@ -117,6 +124,10 @@ pub enum PortStep {
     Softirq,
     /// The bottom half takes one received frame.
     Poll,
+    /// The ISR, or (`PollTx`) the bottom half, cleans a transmit
+    /// completion (a NIC others forward to).
+    IsrTx,
+    PollTx,
 }
 
 impl PortStep {
@@ -126,6 +137,8 @@ impl PortStep {
             PortStep::Isr => Job::IsrRx,
             PortStep::Softirq => Job::Softirq,
             PortStep::Poll => Job::PollRx,
+            PortStep::IsrTx => Job::IsrTx,
+            PortStep::PollTx => Job::PollTx,
         }
     }
 }
@@ -170,6 +183,7 @@ impl Label for Job {
             Job::RecvIp { .. } => "IP receive",
             Job::RecvUdp { .. } => "UDP receive",
             Job::RecvSocket { .. } => "socket receive",
+            Job::Forward { .. } => "IP forward",
             Job::Port { step, .. } => step.as_first().label(),
             Job::Irq(j) => j.label(),
             Job::Mask(j) => j.label(),
@@ -183,6 +197,7 @@ impl Label for Job {
             Job::RecvIp { arrival, bytes }
             | Job::RecvUdp { arrival, bytes }
             | Job::RecvSocket { arrival, bytes }
+            | Job::Forward { arrival, bytes, .. }
             | Job::Section { arrival, bytes, site: Site::Protocol, .. } => [Some(("frame", arrival)), Some(("bytes", u64::from(bytes)))],
             Job::SendSocket { bytes } | Job::SendUdp { bytes } | Job::SendIp { bytes } | Job::DriverSend { bytes } => [Some(("bytes", u64::from(bytes))), None],
             Job::Irq(j) => j.args(),

@@ -231,6 +231,7 @@ impl Costs {
             // UDP copies the data from the socket buffer to the user buffer.
             Job::RecvUdp { bytes, .. } => (self.udp + self.copy(bytes) + self.recv_wakeup, Bin::Kernel),
             Job::RecvSocket { .. } => (self.socket - self.sections.protocol, Bin::Kernel),
+            Job::Forward { .. } => (self.forward_cycles(), Bin::Kernel),
             Job::Irq(_) | Job::Mask(_) | Job::Code(_) | Job::Napi(_) | Job::Port { .. } => unreachable!("not a network job: {job:?}"),
         };
         Work { job, cycles, bin }
@@ -240,6 +241,12 @@ impl Costs {
     /// the stack) every receive layer's, run to completion.
     pub fn napi_rx_cycles(&mut self, bytes: u32) -> u64 {
         self.driver_rx_cycles() + self.stack_rx_cycles(bytes)
+    }
+
+    /// Forwarding a received frame: IP's receive, route and output (its
+    /// layer's cost, with the stack: no copy, no socket) and Driver Send.
+    pub fn forward_cycles(&self) -> u64 {
+        if self.stack { self.ip + self.driver_send } else { self.driver_send }
     }
 
     /// The receive layers' part of a frame (RPS runs it on another CPU).

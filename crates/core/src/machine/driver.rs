@@ -9,7 +9,7 @@
 use crate::kernel::Job;
 use crate::kernel::net::Site;
 use crate::cpu::{IRQ, SOFT};
-use crate::device::nic::{Accept, RxFrame, Send};
+use crate::device::nic::{Accept, RxFrame, Send, TxFrame};
 use crate::engine::Time;
 use crate::machine::{Event, Machine, Route};
 
@@ -93,10 +93,8 @@ impl Machine {
 
     /// The transmitter has put a frame on the wire.
     pub(crate) fn tx_out(&mut self, now: Time) {
-        let bytes = self.net.nic.tx_finished();
-        self.net.counters.tx_sent += 1;
-        self.net.counters.tx_sent_bytes += u64::from(bytes);
-        self.timeline.mark(now, "frame sent");
+        let frame = self.net.nic.tx_finished();
+        self.sent(now, frame);
         if self.net.rss.is_some() {
             // Transmit completions are queue 0's: its poll cleans them.
             return self.rss_raise(0);
@@ -180,7 +178,9 @@ impl Machine {
             return self.nic_step(bottom);
         }
         self.net.costs.redraw();
-        if self.net.costs.stack {
+        if let Some(to) = self.net.forwarding.first {
+            self.forward_takes(thread, frame.arrival, frame.bytes, to);
+        } else if self.net.costs.stack {
             self.protocol_takes(thread, frame);
         } else {
             // Driver layer only: the frame is delivered once its DMA is done.
@@ -213,7 +213,7 @@ impl Machine {
         if self.net.firmware.is_some() {
             return self.firmware_send(bytes);
         }
-        match self.net.nic.send(now, bytes) {
+        match self.net.nic.send(now, TxFrame::local(bytes)) {
             Send::Started(out) => self.queue.schedule(out, Event::TxOut),
             Send::Queued => {}
             Send::Dropped => self.net.counters.tx_dropped += 1,

@@ -65,6 +65,10 @@ impl Machine {
             Job::RecvIp { arrival, bytes } if self.net.costs.layered => Some(Job::RecvUdp { arrival, bytes }),
             Job::RecvUdp { arrival, bytes } => Some(Job::RecvSocket { arrival, bytes }),
             Job::RecvIp { arrival, bytes } | Job::RecvSocket { arrival, bytes } => self.socket_done(now, arrival, bytes),
+            Job::Forward { arrival, bytes, to } => {
+                self.forwarded_job(now, arrival, bytes, to);
+                None
+            }
         }
     }
 

@@ -36,6 +36,7 @@ mod code_tests;
 mod delivery;
 mod driver;
 mod firmware;
+mod forward;
 mod jobs;
 mod linux;
 pub mod masking;
@@ -77,6 +78,8 @@ pub(crate) enum Event {
     PortArrive { port: u8, bytes: u32 },
     /// Its frame that waited for its wire lands.
     PortLanded { port: u8, bytes: u32 },
+    /// Its transmitter has put a frame on the wire (`forward.rs`).
+    PortTxOut { port: u8 },
     /// Interrupt source `src` raises its next interrupt.
     Raise(u32),
     /// Assert_INTx (`true`) or Deassert_INTx reaches the controller.
@@ -214,6 +217,7 @@ impl Machine {
                 }
                 Event::PortArrive { port, bytes } => self.port_arrive(now, port as usize, bytes)?,
                 Event::PortLanded { port, bytes } => self.port_landed(now, port as usize, bytes),
+                Event::PortTxOut { port } => self.port_tx_out(now, port as usize),
                 Event::Raise(src) => self.raise(now, src as usize),
                 Event::Line { input, assert } => self.line(now, input, assert),
                 Event::Msi { input, src } => self.msi(input, src as usize),

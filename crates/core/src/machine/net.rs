@@ -67,6 +67,8 @@ pub(crate) struct Net {
     pub firmware: Option<Box<crate::device::firmware::Firmware>>,
     /// The NICs beside the first (`nics.rs`).
     pub ports: super::nics::Ports,
+    /// Received frames forwarded out of a NIC (`forward.rs`).
+    pub forwarding: super::forward::Forwarding,
 }
 
 impl Net {
@@ -101,7 +103,8 @@ impl Net {
         };
         let software = Software { driver: &s.driver, stack: &s.stack, app: &s.app, irq_path: &s.irq_path };
         let costs = Costs::new(&software, &s.masking, s.run.seed, think, record.timeline);
-        let rx_plain = costs.stack && costs.sections.driver == 0 && !costs.spread() && workload.rx_serviced(0).is_none();
+        let forward_to = s.nic.forward_to.map(|k| k as u8);
+        let rx_plain = costs.stack && costs.sections.driver == 0 && !costs.spread() && workload.rx_serviced(0).is_none() && forward_to.is_none();
         Ok(Self {
             nic,
             costs,
@@ -127,6 +130,7 @@ impl Net {
             rss,
             firmware,
             ports: super::nics::Ports::new(s),
+            forwarding: super::forward::Forwarding { first: forward_to, ..Default::default() },
         })
     }
 
@@ -157,6 +161,7 @@ impl Net {
             rss: None,
             firmware: None,
             ports: super::nics::Ports::default(),
+            forwarding: Default::default(),
         }
     }
 

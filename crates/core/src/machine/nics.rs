@@ -17,6 +17,7 @@ use crate::config::Scenario;
 use crate::device::coalesce::Coalesce;
 use crate::device::nic::Nic;
 use crate::device::rss::Rss;
+use crate::device::tx_ring::TxRing;
 use crate::engine::Time;
 use crate::error::Result;
 use crate::cpu::{SOFT, Work};
@@ -63,9 +64,14 @@ impl Ports {
     }
 
     /// Port queue `q`'s port and its queue within it.
-    fn at(&self, q: usize) -> (usize, usize) {
+    pub(crate) fn at(&self, q: usize) -> (usize, usize) {
         let (k, i) = self.owner[q - self.base];
         (usize::from(k), usize::from(i))
+    }
+
+    /// Where port queue `q`'s frames leave by, if they are forwarded.
+    pub fn forward_of(&self, q: usize) -> Option<u8> {
+        self.list[self.at(q).0].forward
     }
 
     /// The queue of port `k`'s input `input` (its vector's queue).
@@ -86,6 +92,12 @@ pub(crate) struct Port {
     pub steers: bool,
     /// Its driver's receive path (`irq_path`, else the machine's).
     pub path: IrqPathKind,
+    /// The NIC its received frames leave by (`forward_to`), if any.
+    pub forward: Option<u8>,
+    /// Its transmit ring (used when a NIC forwards to it), and the frames
+    /// it sent; its completions interrupt on its first queue.
+    pub tx: TxRing,
+    pub sent: u64,
     pub workload: Workload,
     /// When its last received frame landed (or will land).
     pub landed: Option<Time>,
@@ -122,7 +134,11 @@ impl Port {
                 };
                 // Port k's stream: the run's seed moved by a golden-ratio step per port.
                 let seed = host.seed.wrapping_add((k as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
-                let workload = Workload::arrivals(&c.arrivals(), &crate::workload::Host { seed, ..host });
+                // A NIC that only transmits (rate 0) has no arrivals.
+                let workload = match c.rate_pps > 0.0 {
+                    true => Workload::arrivals(&c.arrivals(), &crate::workload::Host { seed, ..host }),
+                    false => Workload::Idle,
+                };
                 let mut rss = c.rss(s.rss.rps_cpus);
                 let steers = rss.queues > 1 || rss.rps();
                 if !steers {
@@ -132,7 +148,10 @@ impl Port {
                 if c.coalesce().active() {
                     rx.coalesce = (0..c.queues).map(|_| Coalesce::new(&c.coalesce(), cycles_per_us)).collect();
                 }
-                Port { rx, steers, path: IrqPathKind::of_nic(c.irq_path, s.irq_path.kind), workload, landed: None, wire_waiting: 0, wire_queue: c.wire_queue_packets, counters: PortCounters::default() }
+                let path = IrqPathKind::of_nic(c.irq_path, s.irq_path.kind);
+                let forward = c.forward_to.map(|k| k as u8);
+                let tx = TxRing::new(c.tx_queue_packets.unwrap_or(64) as u64, cycles_per_us, c.link_mbps);
+                Port { rx, steers, path, forward, tx, sent: 0, workload, landed: None, wire_waiting: 0, wire_queue: c.wire_queue_packets, counters: PortCounters::default() }
             })
             .collect()
     }
@@ -280,6 +299,14 @@ impl Machine {
             PortStep::Isr => self.port_rx_step(now, thread, q, false).or_else(|| self.port_isr_done(now, thread)),
             PortStep::Softirq => self.port_step(q, true),
             PortStep::Poll => self.port_rx_step(now, thread, q, true),
+            PortStep::IsrTx => {
+                self.port_tx_clean(q);
+                self.port_step(q, false).or_else(|| self.port_isr_done(now, thread))
+            }
+            PortStep::PollTx => {
+                self.port_tx_clean(q);
+                self.port_step(q, true)
+            }
         }
     }
 
@@ -287,6 +314,9 @@ impl Machine {
     /// its bottom half; `None` when its ring is empty, and its interrupt
     /// is enabled again.
     pub(crate) fn port_step(&mut self, q: usize, bottom: bool) -> Option<Job> {
+        if let Some(tx) = self.port_tx_step(q, bottom) {
+            return Some(tx);
+        }
         if self.port_ring(q).rx_waiting() > 0 {
             let step = if bottom { PortStep::Poll } else { PortStep::Isr };
             return Some(Job::Port { step, q: q as u8 });
@@ -308,7 +338,9 @@ impl Machine {
         let (frame, in_memory) = self.port_ring(q).take_rx(now).expect("a port's Rx step always has a frame");
         self.port_took(q, frame.bytes);
         self.net.costs.redraw();
-        if self.net.costs.stack {
+        if let Some(to) = self.net.ports.forward_of(q) {
+            self.forward_takes(thread, frame.arrival, frame.bytes, to);
+        } else if self.net.costs.stack {
             self.protocol_takes(thread, frame);
         } else {
             self.deliver_in_memory(frame.arrival, in_memory, frame.bytes);

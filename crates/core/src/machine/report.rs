@@ -117,10 +117,11 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     let s = m.end as f64 / (m.clock_mhz * 1e6);
     // Frames code holds: on the ring, in the socket, queued to send.
     let (held, software) = m.code.as_ref().map_or((0, 0), |k| (k.sys.devices.frames.len() as u64, k.dropped_software));
-    let rx_in_flight = n.nic.rx_waiting() as u64 + n.rss.as_ref().map_or(0, |r| r.waiting()) + n.napi.as_ref().map_or(0, |x| x.backlogged()) + c.rx_in_stack + c.rx_in_dma + n.wire_waiting + held + n.firmware.as_ref().map_or(0, |f| f.in_flight()) + n.ports.list.iter().map(|p| p.in_flight()).sum::<u64>();
+    let rx_in_flight = n.nic.rx_waiting() as u64 + n.rss.as_ref().map_or(0, |r| r.waiting()) + n.napi.as_ref().map_or(0, |x| x.backlogged()) + c.rx_in_stack + c.rx_in_dma + n.wire_waiting + held + n.firmware.as_ref().map_or(0, |f| f.in_flight()) + n.ports.list.iter().map(|p| p.in_flight()).sum::<u64>() + n.forwarding.queued;
     // Forwarded frames on the wire, and frames the send entry queued.
     let sending = m.code.as_ref().map_or(0, |k| k.tx_busy.iter().zip(&k.tx_forwarding).filter(|&(&b, &f)| b && f).count() as u64 + k.sends_queued);
-    let tx_in_flight = n.nic.tx_in_flight() as u64 + c.tx_in_stack + sending + n.firmware.as_ref().map_or(0, |f| f.sending());
+    let ports_sending = n.ports.list.iter().map(|p| p.tx.in_flight()).sum::<u64>();
+    let tx_in_flight = n.nic.tx_in_flight() as u64 + c.tx_in_stack + sending + n.firmware.as_ref().map_or(0, |f| f.sending()) + ports_sending;
     let mut metrics = named([
         ("sim_seconds", s),
         ("sim_cycles", m.end as f64),
@@ -168,8 +169,11 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     laws.push(Law {
         what: "rx offered = delivered + dropped + in flight",
         lhs: c.rx_offered,
-        rhs: c.rx_delivered + c.rx_dropped_nic + c.rx_dropped_backlog + c.rx_dropped_wire + software + rx_in_flight,
+        rhs: c.rx_delivered + c.rx_dropped_nic + c.rx_dropped_backlog + c.rx_dropped_wire + software + n.forwarding.dropped + rx_in_flight,
     });
+    if n.forwarding.first.is_some() || n.ports.list.iter().any(|p| p.forward.is_some()) {
+        metrics.extend(named([("rx_forwarded", n.forwarding.forwarded as f64), ("rx_dropped_forward", n.forwarding.dropped as f64)]));
+    }
     metrics.extend(ports(m, laws));
     laws.push(Law { what: "system calls = done + dropped + waiting", lhs: c.syscalls, rhs: c.syscalls_done + c.syscalls_dropped + c.syscalls_waiting });
     laws.push(Law { what: "tx offered = sent + dropped + in flight", lhs: c.tx_offered, rhs: c.tx_sent + c.tx_dropped + tx_in_flight });
@@ -197,6 +201,9 @@ fn ports(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         let q = n.ports.first[i] as u8;
         let code = m.code.as_ref().map_or(0, |c| c.sys.devices.frames.values().filter(|f| f.queue == q).count() as u64);
         laws.push(Law { what: "a NIC's rx offered = dropped + held + taken by the driver", lhs: k.offered, rhs: dropped + p.in_flight() + code + taken });
+        if n.forwarding.first == Some(i as u8 + 1) || n.ports.list.iter().any(|o| o.forward == Some(i as u8 + 1)) {
+            out.push((name("tx_sent"), p.sent as f64));
+        }
         if !p.rx.coalesce.is_empty() {
             let fired: u64 = p.rx.coalesce.iter().map(|c| c.timer_interrupts + c.frame_interrupts).sum();
             out.push((name("coalesce_interrupts"), fired as f64));

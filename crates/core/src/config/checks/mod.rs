@@ -3,6 +3,7 @@
 //! file per part, each naming the key to change.
 
 mod code;
+mod forward;
 mod intc;
 mod masking;
 mod nic;
@@ -17,6 +18,7 @@ use super::Scenario;
 /// The parts' rules for a scenario whose workload drives the NIC.
 pub(super) fn nic(s: &Scenario) -> Result<(), (String, String)> {
     nics::nics(s)?;
+    forward::forward(s)?;
     intc::nic(s)?;
     code::code(s)?;
     nic::coalesce(s)?;

@@ -66,8 +66,8 @@ pub enum Job {
     Softirq,
     /// One call of the driver's poll, besides its frames.
     Poll { q: u8 },
-    /// Cleaning one transmit completion.
-    Tx,
+    /// Cleaning one transmit completion of queue `q`'s NIC.
+    Tx { q: u8 },
     /// One received frame, to its delivery.
     Rx { q: u8 },
     /// napi_complete_done and the interrupt enable.
@@ -83,7 +83,7 @@ impl Label for Job {
         match self {
             Job::Softirq => "NET_RX softirq entry (or NAPI thread wakeup)",
             Job::Poll { .. } => "NAPI poll",
-            Job::Tx => "NAPI poll (Tx clean)",
+            Job::Tx { .. } => "NAPI poll (Tx clean)",
             Job::Rx { .. } => "NAPI poll (Rx frame)",
             Job::Complete { .. } => "napi_complete_done",
             Job::BusySpin => "busy poll (spin)",
@@ -93,7 +93,7 @@ impl Label for Job {
 
     fn args(&self) -> crate::timeline::Args {
         match *self {
-            Job::Poll { q } | Job::Rx { q } | Job::Complete { q } => [Some(("queue", u64::from(q))), None],
+            Job::Poll { q } | Job::Tx { q } | Job::Rx { q } | Job::Complete { q } => [Some(("queue", u64::from(q))), None],
             _ => [None, None],
         }
     }

@@ -43,7 +43,7 @@ impl Machine {
         self.dim_sample(q);
         self.queue_irq_enable(q);
         let waiting = self.waiting(q);
-        if waiting == 0 && !(q == 0 && self.net.nic.tx_done_pending) {
+        if waiting == 0 && !self.tx_done_pending(q) {
             if self.cause_since_ack(q) {
                 self.napi().counters.late_acks += 1;
                 self.queue_interrupt(q, 0);

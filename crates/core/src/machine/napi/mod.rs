@@ -52,7 +52,7 @@ impl Machine {
         let cycles = match job {
             Job::Softirq => self.napi().softirq_cycles,
             Job::Poll { .. } => self.napi().poll_cycles,
-            Job::Tx => self.net.costs.work(Any::PollTx).cycles,
+            Job::Tx { .. } => self.net.costs.work(Any::PollTx).cycles,
             Job::Rx { q } => self.rx_cycles(q as usize),
             Job::Complete { .. } => self.napi().complete_cycles,
             Job::BusySpin | Job::BusyRx => return self.busy_work(job),
@@ -90,11 +90,15 @@ impl Machine {
                 self.ack_cause(q as usize);
                 self.poll_step(now, cpu, q)?
             }
-            Job::Tx => {
+            Job::Tx { q: 0 } => {
                 if let Some(out) = self.net.nic.ack_tx(now) {
                     self.queue.schedule(out, Event::TxOut);
                 }
                 self.poll_step(now, cpu, 0)?
+            }
+            Job::Tx { q } => {
+                self.port_tx_clean(usize::from(q));
+                self.poll_step(now, cpu, q)?
             }
             Job::Rx { q } => {
                 self.rx_done(now, cpu, q as usize);
@@ -137,7 +141,8 @@ impl Machine {
         if from == Site::Poll && ring && sec.driver > 0 {
             return Some(Any::section(Site::Poll, q, 0, 0));
         }
-        let socket = sec.protocol > 0 && self.net.costs.stack && (!ring || n.rps.is_none());
+        // A forwarded frame has no socket layer.
+        let socket = sec.protocol > 0 && self.net.costs.stack && (!ring || n.rps.is_none()) && !(ring && self.forward_of(usize::from(q)).is_some());
         socket.then(|| Any::section(Site::PollSocket, q, 0, 0))
     }
 
@@ -164,8 +169,8 @@ impl Machine {
 
     /// The poll's next step, or how it ends.
     fn poll_step(&mut self, now: Time, cpu: usize, q: u8) -> Option<Job> {
-        if q == 0 && self.net.nic.tx_done_pending {
-            return Some(Job::Tx);
+        if self.tx_done_pending(usize::from(q)) {
+            return Some(Job::Tx { q });
         }
         let (frames, limit) = (self.napi().poll_frames[q as usize], self.poll_limit(cpu));
         if frames < limit && self.waiting(q as usize) > 0 {
@@ -231,10 +236,16 @@ impl Machine {
         let base = n.device_queues;
         if let Some(r) = &n.rps {
             if q >= base {
-                let bytes = r.backlogs[q - base].front().map_or(0, |f| f.1);
+                let (_, bytes, from) = r.backlogs[q - base].front().copied().unwrap_or_default();
+                if self.forward_of(usize::from(from)).is_some() {
+                    return self.net.costs.forward_cycles();
+                }
                 return self.net.costs.stack_rx_cycles(bytes);
             }
             return self.net.costs.driver_rx_cycles();
+        }
+        if self.forward_of(q).is_some() {
+            return self.net.costs.driver_rx_cycles() + self.net.costs.forward_cycles();
         }
         let bytes = self.ring(q).next_rx_bytes();
         self.net.costs.napi_rx_cycles(bytes)
@@ -250,8 +261,13 @@ impl Machine {
         if q >= base {
             let rps = self.napi().rps.as_mut().expect("backlogs exist with RPS");
             let (arrival, bytes, from) = rps.backlogs[q - base].pop_front().expect("a backlog step always has a frame");
-            self.deliver(arrival, now, bytes);
-            self.busy_wake(usize::from(from));
+            match self.forward_of(usize::from(from)) {
+                Some(to) => self.forward_out(now, arrival, bytes, to),
+                None => {
+                    self.deliver(arrival, now, bytes);
+                    self.busy_wake(usize::from(from));
+                }
+            }
             return;
         }
         let (frame, in_memory) = self.ring(q).take_rx(now).expect("an Rx poll step always has a frame");
@@ -264,6 +280,8 @@ impl Machine {
         }
         if self.napi().rps.is_some() {
             self.rps_enqueue(cpu, q, frame.arrival, frame.bytes);
+        } else if let Some(to) = self.forward_of(q) {
+            self.forward_out(now, frame.arrival, frame.bytes, to);
         } else {
             let at = if self.net.costs.stack { now } else { in_memory };
             self.deliver_in_memory(frame.arrival, at, frame.bytes);

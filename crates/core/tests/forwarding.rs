@@ -1,0 +1,94 @@
+//! Forwarding (`nic.forward_to`, `nics.others[i].forward_to`): each frame a
+//! NIC's driver takes leaves by another NIC's transmitter, once, on every
+//! receive path; the output's ring limits it and its completions cost its
+//! CPU; what cannot forward is refused naming the key.
+
+mod common;
+
+use common::{load, m, run};
+use irqsim_core::Report;
+use irqsim_core::cpu::Bin;
+
+const TWO: &str = "compose/two-nics";
+const ROUTER: &str = "compose/router";
+
+/// Two NICs forwarding to each other (a two-port router), on the mt, Linux
+/// and NAPI paths, with and without the stack: every frame delivered is a
+/// forwarded one, sent once; none reaches a socket.
+#[test]
+fn each_path_forwards_every_frame_once_out_of_the_other_nic() {
+    for path in ["mt", "linux", "napi"] {
+        for stack in ["false", "true"] {
+            let kind = format!("irq_path.kind=\"{path}\"");
+            let stack = format!("stack.enabled={stack}");
+            let sets = [kind.as_str(), &stack, "nic.forward_to=1", "nics.others[0].forward_to=0", "workload.rate_per_s=10000.0", "nics.others[0].rate_per_s=10000.0"];
+            let r = run(TWO, &sets);
+            let forwarded = m(&r, "rx_forwarded");
+            assert!(forwarded > 900.0, "{sets:?}: {forwarded}");
+            assert_eq!(m(&r, "rx_delivered"), forwarded, "{sets:?}: only forwarded frames are delivered");
+            assert_eq!(m(&r, "tx_sent"), forwarded, "{sets:?}: each forwarded frame sent once");
+            assert!(m(&r, "nic1_tx_sent") > 400.0 && m(&r, "nic1_tx_sent") < forwarded, "{sets:?}: the first NIC's frames leave by the second");
+            assert_eq!(m(&r, "rx_dropped_forward"), 0.0, "{sets:?}");
+            // Each frame's latency includes its output wire: 1,500 bytes at 1 Gb/s, 12 µs.
+            assert!(m(&r, "latency_min_us") >= 8.0, "{sets:?}: {}", m(&r, "latency_min_us"));
+        }
+    }
+}
+
+/// The router: 250,000 frames/s of 60 bytes in, a 100 Mb/s uplink out
+/// (one frame per 4.8 µs): the uplink sends at its line rate and its full
+/// ring drops the rest; a gigabit uplink keeps up.
+#[test]
+fn a_slow_uplink_sends_at_its_line_rate_and_drops_at_its_ring() {
+    let r = run(ROUTER, &[]);
+    let rate = m(&r, "nic1_tx_sent") / m(&r, "sim_seconds");
+    assert!((rate - 1e6 / 4.8).abs() < 0.01 * rate, "{rate}");
+    assert!(m(&r, "rx_dropped_forward") > 500.0, "{}", m(&r, "rx_dropped_forward"));
+    assert_eq!(m(&r, "rx_dropped_forward"), m(&r, "tx_dropped"));
+    // The ring of 256 stays full: each frame waits about 256 × 4.8 µs.
+    assert!((m(&r, "latency_p50_us") - 256.0 * 4.8).abs() < 20.0, "{}", m(&r, "latency_p50_us"));
+    let fast = run(ROUTER, &["nics.others[0].link_mbps=1000.0"]);
+    assert_eq!(m(&fast, "rx_dropped_forward"), 0.0);
+    assert_eq!(m(&fast, "rx_forwarded") + m(&fast, "rx_in_flight"), m(&fast, "rx_offered"));
+}
+
+/// The uplink's transmit completions interrupt its own CPU, whose driver
+/// cleans them: that CPU works though it receives nothing, at least the
+/// cleaning cost per sent frame, while the receiving CPU's work is the same.
+#[test]
+fn transmit_completions_cost_the_output_nics_cpu() {
+    let base = ["cpu.threads=2", "nics.others[0].irq_thread=1", "nics.others[0].link_mbps=1000.0", "run.duration_ms=5"];
+    let busy = |r: &Report, t: usize| r.bins[t].get(Bin::Interrupt) + r.bins[t].get(Bin::BottomHalf) + r.bins[t].get(Bin::Overhead);
+    let cheap = run(ROUTER, &base);
+    let dear = run(ROUTER, &[&base[..], &["driver.isr_tx_done_cycles=2000"]].concat());
+    assert!(m(&cheap, "nic1_interrupts") > 100.0 && busy(&cheap, 1) > 0);
+    assert_eq!(m(&cheap, "rx_forwarded"), m(&dear, "rx_forwarded"));
+    let per_frame = busy(&dear, 1) as f64 / m(&dear, "nic1_tx_sent");
+    assert!(per_frame >= 2000.0, "CPU 1 cleans each sent frame: {per_frame} cycles a frame");
+    // Cleaning longer, its polls find more to clean at once: fewer interrupts.
+    assert!(m(&dear, "nic1_interrupts") < m(&cheap, "nic1_interrupts"));
+    assert_eq!(busy(&dear, 0), busy(&cheap, 0), "the receiving CPU does the same work");
+}
+
+/// A one-armed router forwards out of the NIC it received on; the same
+/// scenario and seed give the same numbers.
+#[test]
+fn a_nic_forwards_out_of_itself_and_runs_are_deterministic() {
+    let sets = ["nic.forward_to=0", "nics.others=[]", "nic.link_mbps=1000.0", "workload.rate_per_s=50000.0", "run.duration_ms=5"];
+    let (a, b) = (run(ROUTER, &sets), run(ROUTER, &sets));
+    assert!(m(&a, "rx_forwarded") > 200.0);
+    assert_eq!(m(&a, "tx_sent"), m(&a, "rx_forwarded"));
+    assert_eq!(a.metrics, b.metrics);
+}
+
+#[test]
+fn what_cannot_forward_is_refused_naming_the_key() {
+    let refused = |name: &str, sets: &[&str], key: &str| {
+        let e = load(name, sets).map(|_| ()).expect_err("refused");
+        assert!(e.contains(key), "{sets:?}: {e}");
+    };
+    refused(ROUTER, &["nic.forward_to=2"], "`nic.forward_to`: NIC 2 does not exist");
+    refused(TWO, &["nics.others[0].tx_queue_packets=8"], "`nics.others[0].tx_queue_packets`: no NIC forwards to NIC 1");
+    refused("code/two-nics", &["nic.forward_to=1"], "`nic.forward_to`: this NIC's driver is kernel code");
+    refused("compose/rx-firmware", &["nic.forward_to=0"], "`nic.forward_to`: the programmable NIC's frames");
+}
