@@ -110,6 +110,8 @@ const MECHANISMS: &[Mechanism] = &[
         code_sets: &["code.program=\"../../programs/system/rx_nics.elf\""],
         shows: ("nic1_rx_taken > 0", |l| l.get("nic1_rx_taken") > 0.0),
     },
+    // The NIC's frames forwarded out of itself (a one-armed router).
+    m("forward", &["nic.forward_to=0"], ("rx_forwarded > 0", |l| l.get("rx_forwarded") > 0.0)),
     // The programmable NIC in place of the e1000-like one, below what its host takes.
     Mechanism {
         name: "firmware",

@@ -87,6 +87,7 @@ fn what_cannot_forward_is_refused_naming_the_key() {
         let e = load(name, sets).map(|_| ()).expect_err("refused");
         assert!(e.contains(key), "{sets:?}: {e}");
     };
+    refused(ROUTER, &["napi.busy_poll_usecs=50"], "`napi.busy_poll_usecs`: every NIC's frames are forwarded");
     refused(ROUTER, &["nic.forward_to=2"], "`nic.forward_to`: NIC 2 does not exist");
     refused(TWO, &["nics.others[0].tx_queue_packets=8"], "`nics.others[0].tx_queue_packets`: no NIC forwards to NIC 1");
     refused("code/two-nics", &["nic.forward_to=1"], "`nic.forward_to`: this NIC's driver is kernel code");

@@ -26,6 +26,10 @@ pub(super) fn forward(s: &Scenario) -> Result<(), (String, String)> {
             return Err((key, format!("NIC {to}'s driver is kernel code (`code.program`): its transmit ring is the program's; forward to a NIC the abstract kernel drives")));
         }
     }
+    let all = s.nic.forward_to.is_some() && s.nics.others.iter().all(|n| n.forward_to.is_some() || n.rate_pps == 0.0);
+    if all && s.napi.busy_poll_usecs > 0 {
+        return Err(("napi.busy_poll_usecs".into(), "every NIC's frames are forwarded (`forward_to`): no socket receives any, so none busy-polls; remove the key".into()));
+    }
     let forwarded_to = |k: usize| s.nic.forward_to == Some(k as u32) || s.nics.others.iter().any(|n| n.forward_to == Some(k as u32));
     if let Some(i) = s.nics.others.iter().enumerate().position(|(i, n)| n.tx_queue_packets.is_some() && !forwarded_to(i + 1)) {
         let msg = format!("no NIC forwards to NIC {} (a `forward_to` naming it), so its transmitter is unused: remove the key", i + 1);
