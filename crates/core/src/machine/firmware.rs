@@ -29,7 +29,7 @@
 use super::{Event, Machine, SLICE};
 use crate::code::Code;
 use crate::code::ports::{CAUSE_RX, InFlight, Outcome};
-use crate::device::firmware::{check_frame, copied};
+use crate::device::firmware::{Frame, check_frame, copied};
 use crate::engine::{Key, Time, key_time};
 use crate::error::{Error, Result};
 use crate::workload::Stimulus;
@@ -109,7 +109,7 @@ impl Machine {
     /// counted (no earlier than `before`), and those it accepted become
     /// the code's.
     fn firmware_advance(&mut self, before: Time, to: Time) -> Result<()> {
-        let waiting = self.net.nic.rx_waiting() as u64;
+        let waiting = self.net.rss.as_ref().map_or(self.net.nic.rx_waiting() as u64, |r| r.waiting());
         let f = self.net.firmware.as_mut().expect("firmware part selected");
         self.net.counters.tx_offered += f.post(f.returned() - waiting);
         let mut dma = self.code.as_deref_mut().map(Dma);
@@ -126,8 +126,8 @@ impl Machine {
         f.drops.clear();
         if let Some(code) = self.code.as_deref_mut() {
             let (first, accepted) = f.accepted();
-            for (k, (arrival, bytes)) in (first..).zip(accepted) {
-                code.sys.devices.frames.insert(tag(k), InFlight { arrival, bytes, queue: 0, flow: 0 });
+            for (k, Frame { arrival, bytes, flow }) in (first..).zip(accepted) {
+                code.sys.devices.frames.insert(tag(k), InFlight { arrival, bytes, queue: 0, flow });
             }
         }
         Ok(())
@@ -211,7 +211,7 @@ impl Machine {
     fn firmware_effects(&mut self, now: Time) -> Result<()> {
         let f = self.net.firmware.as_mut().expect("firmware part selected");
         f.due = false;
-        let seen = match f.effects(now, &mut self.net.nic) {
+        let seen = match f.effects(now, &mut self.net.nic, self.net.rss.as_mut()) {
             Ok(seen) => seen,
             Err(msg) => return Err(Error::Invariant { file: self.name().to_string(), msg: format!("nic_firmware: {msg}") }),
         };
@@ -224,6 +224,11 @@ impl Machine {
             // Kernel code's driver: the receive cause of NIC 0's registers, its interrupt as any code NIC's.
             self.code.as_mut().expect("code part selected").sys.devices.nics[0].icr |= CAUSE_RX;
             self.code_rx_interrupt(now, 0);
+        } else if seen.interrupt && self.net.rss.is_some() {
+            // The one return ring is queue 0: its vector, unless its NAPI instance has it masked.
+            if self.net.rss.as_ref().is_some_and(|r| r.rings[0].rx_waiting() > 0) {
+                self.rss_raise(0);
+            }
         } else if seen.interrupt && self.net.nic.rx_waiting() > 0 {
             // An interrupt for frames an earlier one already took finds nothing: not taken.
             self.raise_nic_irq();
@@ -249,9 +254,12 @@ impl Machine {
 
     /// A frame off the wire reaches the NIC's MAC at `now` (the NIC may be
     /// behind: it lands when the NIC runs to it).
+    /// With `[rss]` the frame's flow is drawn from the flow mix here (one
+    /// return ring: RPS reads its hash on the host).
     pub(crate) fn firmware_land(&mut self, now: Time, bytes: u32) {
+        let flow = self.net.rss.as_mut().map_or(0, |r| r.steer().1);
         let f = self.net.firmware.as_mut().expect("firmware part selected");
-        if !f.arrives(now, bytes) {
+        if !f.arrives(Frame { arrival: now, bytes, flow }) {
             self.nic_dropped(now);
         }
     }

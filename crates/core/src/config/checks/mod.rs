@@ -3,6 +3,7 @@
 //! file per part, each naming the key to change.
 
 mod code;
+mod firmware;
 mod intc;
 mod masking;
 mod nic;
@@ -22,5 +23,6 @@ pub(super) fn nic(s: &Scenario) -> Result<(), (String, String)> {
     nic::coalesce(s)?;
     nic::napi(s)?;
     nic::rss(s)?;
+    firmware::firmware(s)?;
     masking::nic(s)
 }
