@@ -28,9 +28,10 @@
 
 use super::{Event, Machine, SLICE};
 use crate::code::Code;
-use crate::code::ports::{CAUSE_RX, InFlight, Outcome};
+use crate::code::ports::{CAUSE_RX, InFlight, Outcome, PORT_TAGS};
 use crate::device::firmware::{Frame, check_frame, copied};
 use crate::engine::{Key, Time, key_time};
+use crate::config::Scenario;
 use crate::error::{Error, Result};
 use crate::workload::Stimulus;
 use irqsim_firmware::HostMemory;
@@ -133,6 +134,30 @@ impl Machine {
         Ok(())
     }
 
+    /// Kernel code is the programmable NIC's host driver: the NIC takes
+    /// its buffers, and the other NICs' frames are tagged apart from the
+    /// firmware's (which are tagged by their number).
+    pub(super) fn start_firmware_driver(&mut self) {
+        if let (Some(code), Some(f)) = (&mut self.code, &mut self.net.firmware) {
+            code.sys.devices.firmware = true;
+            code.next_tag = PORT_TAGS;
+            f.drive_by_code();
+        }
+    }
+
+    /// RPS needs backlogs in the driver: one that serves more NAPI
+    /// instances than the return ring says so (`nic_napi_instances`,
+    /// fw_rx_nics.elf, checked against the need by the code part).
+    pub(super) fn firmware_driver_fits(&self, s: &Scenario) -> Result<()> {
+        let (Some(code), Some(_)) = (&self.code, &self.net.firmware) else { return Ok(()) };
+        if s.rss.rps() && code.sys.program.symbol("nic_napi_instances").is_none() {
+            let given = s.code.program.as_deref().unwrap_or_default();
+            let msg = format!("{given} serves the return ring only (no `nic_napi_instances`): RPS needs its backlogs, as in programs/system/fw_rx_nics.elf");
+            return Err(Error::Config { file: s.file.clone(), key: "rss.rps_cpus".into(), line: None, msg });
+        }
+        Ok(())
+    }
+
     /// Kernel code wrote a mailbox at `now`: the NIC runs up to that cycle
     /// (the host sees what it did by then), then takes the new count.
     pub(super) fn firmware_mailbox(&mut self, now: Time, send: bool, value: u32) -> Result<()> {
@@ -153,7 +178,10 @@ impl Machine {
     pub(super) fn firmware_frame(&mut self, now: Time, addr: u32) -> Result<()> {
         let code = self.code.as_deref_mut().expect("code part selected");
         let k = code.sys.mem.read_u32(addr);
-        let next = code.sys.devices.frames.keys().min().copied();
+        // With RPS frames keep their order within their flow (one CPU's backlog each).
+        let flow = self.net.rss.as_ref().is_some_and(|r| r.keep_flows).then(|| code.sys.devices.frames.get(&tag(k.into())).map(|f| f.flow)).flatten();
+        let ours = |(t, f): (&u32, &InFlight)| (*t < PORT_TAGS && flow.is_none_or(|x| f.flow == x)).then_some(*t);
+        let next = code.sys.devices.frames.iter().filter_map(ours).min();
         let broken = match (code.sys.devices.frames.get(&tag(k.into())), next) {
             (None, _) => Err(format!("the socket delivered frame {k}, which is not in flight (delivered twice, or never received)")),
             (Some(_), Some(n)) if n != tag(k.into()) => Err(format!("the socket delivered frame {k} where frame {} was next (out of order)", n - 1)),

@@ -15,9 +15,5 @@ pub(super) fn firmware(s: &Scenario) -> Result<(), (String, String)> {
     if !s.rss.rps() {
         return Err(("rss.kind".into(), "with one return ring RSS only draws the flows RPS steers: set `rss.rps_cpus`, or remove the key".into()));
     }
-    if s.code.selected() {
-        let msg = "the host driver in code (programs/system/fw_rx.c) has no RPS backlogs: remove the key, or use the abstract host driver";
-        return Err(("rss.rps_cpus".into(), msg.into()));
-    }
     Ok(())
 }
