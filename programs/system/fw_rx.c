@@ -13,7 +13,17 @@
    and the frame's header (its number and length, which the firmware's
    MAC reads) and the send mailbox. One receive queue; the bottom half and
    recv() may run on two hardware threads, so the pool and the socket
-   queue are under a spinlock with interrupts masked (as rx_min.c). */
+   queue are under a spinlock with interrupts masked (as rx_min.c).
+
+   Built with -DFW_NICS it is fw_rx_nics.elf, for a host with more than
+   the programmable NIC: the other NICs beside it (`[[nics.others]]`, each
+   one of the machine's e1000-style NICs with one ring, served as
+   rx_nics.elf serves them: nic_other_isr(k) off the NAPI path, NAPI
+   instance k on it) and RPS (`rss.rps_cpus`): a poll of the return ring
+   hands each frame to the backlog of the CPU the kernel names for it,
+   whose poll queues it to the socket. Without the flag every FW_NICS line
+   is gone and fw_rx.elf is byte for byte what it was
+   (programs/build.sh --check). */
 #include "../rt/rt.h"
 
 #define NIC(off) (*(volatile u32 *)(0xBF010000u + (off)))
@@ -30,6 +40,27 @@ enum { CAUSE_RX = 1 };
 #define QUEUE 64   /* the socket's receive queue */
 #define POOL (RING + QUEUE + 8)
 #define COPY 256   /* bytes of a frame the firmware's DMA writes */
+
+#ifdef FW_NICS
+#define OTHERS 32  /* [[nics.others]] at most */
+#define ORING 16   /* descriptors in each other NIC's ring */
+#define MAXCPU 64  /* cpu.threads at most */
+#define BACKLOG 8  /* frames each CPU's RPS backlog holds */
+#undef POOL
+#define POOL (RING + QUEUE + 8 + OTHERS * ORING)
+/* NIC k >= 1's registers (code/ports.rs; NICs 8 and up past the queues' blocks). */
+#define ONIC(k, off) (*(volatile u32 *)(0xBF010000u + ((k) < 8 ? 0 : 0x2000u) + (k) * 0x100u + (off)))
+enum { O_RDBA = 0x10, O_RDLEN = 0x14, O_RDT = 0x1C };
+enum { DELIVERED = 0x08, RPS_CPU = 0x24, RPS_CPUS = 0x28, NICS = 0x34 };
+enum { DD = 1 };
+#define NO_CPU 0xFFFFFFFFu
+/* The instances this driver's NAPI serves at most: the return ring, the
+   other NICs' rings, a backlog per CPU (checked by the machine). */
+const u32 nic_napi_instances = 1 + OTHERS + MAXCPU;
+static u32 nothers, rps;
+static volatile u32 rx_scheduled[1 + OTHERS]; /* NIC k's bottom half is due */
+static void others_init(void);
+#endif
 
 /* The firmware's descriptors (programs/firmware/nic.h): a send descriptor
    and a return descriptor are (buffer, length, frame number); a receive
@@ -52,6 +83,9 @@ static u32 posted, taken; /* receive buffers posted, return descriptors taken (f
 struct entry {
 	u8 *buf;
 	u32 len;
+#ifdef FW_NICS
+	u32 tag; /* an other NIC's frame's tag; 0: the programmable NIC's */
+#endif
 };
 static struct entry queue[QUEUE];
 static u32 q_head, q_count;
@@ -122,6 +156,9 @@ void kernel_init(void)
 	while (posted < RING)
 		post(buf_get());
 	FW(MBOX_RECV) = posted;
+#ifdef FW_NICS
+	others_init();
+#endif
 	NIC(IMS) = CAUSE_RX;
 }
 
@@ -135,6 +172,9 @@ void nic_isr(u32 irq)
 		NIC(IMC) = CAUSE_RX;
 		while (plant == 6)
 			;
+#ifdef FW_NICS
+		rx_scheduled[0] = 1;
+#endif
 		SVC(SOFTIRQ_RAISE) = 0;
 	}
 	SVC(EOI) = irq;
@@ -158,6 +198,12 @@ static void sock_queue(struct entry e)
 	}
 }
 
+#ifdef FW_NICS
+static void protocol(struct entry e);
+#else
+#define protocol sock_queue
+#endif
+
 /* Takes up to `budget` returned frames: each to the socket with a fresh
    buffer posted in its place (or, with none free, dropped and its buffer
    posted again); one mailbox write for them all. Returns the frames. */
@@ -166,7 +212,7 @@ static u32 rx_clean(u32 budget)
 	u32 produced = status->recv_produced, work = 0;
 	while (taken != produced && work < budget) {
 		volatile struct bd *r = &ret_ring[taken % RING];
-		struct entry e = { (u8 *)r->addr, r->len };
+		struct entry e = { .buf = (u8 *)r->addr, .len = r->len };
 		u8 *fresh = buf_get();
 		received += plant == 4 ? *(volatile u32 *)(r->addr + 1) : 1;
 		if (!fresh) {
@@ -176,9 +222,9 @@ static u32 rx_clean(u32 budget)
 		} else if (plant == 2 && number(e.buf) == 10) {
 			held = e;
 		} else {
-			sock_queue(e);
+			protocol(e);
 			if (plant == 2 && number(e.buf) == 11)
-				sock_queue(held);
+				protocol(held);
 		}
 		post(fresh);
 		taken++;
@@ -193,6 +239,7 @@ static u32 rx_clean(u32 budget)
 	return work;
 }
 
+#ifndef FW_NICS
 void net_rx_action(void)
 {
 	rx_clean(~0u);
@@ -220,6 +267,205 @@ u32 nic_napi_poll(u32 q, u32 budget)
 	}
 	return work;
 }
+#else
+/* The other NICs (rx_min.c's driver for them, rx_nics.elf): NIC k's ring
+   is `oring[k - 1]`, refilled from the shared pool; their frames carry
+   the machine's tags and are delivered by tag. */
+struct desc {
+	u32 addr, tag;
+	u16 len, rsvd;
+	u8 status, pad[3];
+};
+static struct desc oring[OTHERS][ORING] __attribute__((aligned(16)));
+static u8 *oowned[OTHERS][ORING];
+static u32 onext[OTHERS], otail[OTHERS];
+
+static int orefill(u32 j, u32 i)
+{
+	u8 *b = buf_get();
+	if (!b)
+		return 0;
+	oowned[j][i] = b;
+	oring[j][i].addr = (u32)b;
+	oring[j][i].status = 0;
+	return 1;
+}
+
+/* Gives NIC j + 1 the descriptors its ring can take a buffer for. */
+static void orefill_all(u32 j)
+{
+	while ((otail[j] + 1) % ORING != onext[j] && orefill(j, otail[j])) {
+		otail[j] = (otail[j] + 1) % ORING;
+		ONIC(j + 1, O_RDT) = otail[j];
+	}
+}
+
+static void others_init(void)
+{
+	nothers = SVC(NICS) - 1;
+	rps = SVC(RPS_CPUS);
+	for (u32 j = 0; j < nothers; j++) {
+		ONIC(j + 1, O_RDBA) = (u32)oring[j];
+		ONIC(j + 1, O_RDLEN) = ORING;
+		orefill_all(j);
+		ONIC(j + 1, IMS) = CAUSE_RX;
+	}
+}
+
+/* Takes up to `budget` frames off NIC j + 1's ring to the socket. */
+static u32 other_clean(u32 j, u32 budget)
+{
+	u32 work = 0;
+	while (work < budget && (oring[j][onext[j]].status & DD)) {
+		volatile struct desc *d = &oring[j][onext[j]];
+		struct entry e = { oowned[j][onext[j]], d->len, d->tag };
+		__sync_fetch_and_add(&received, 1);
+		d->status = 0;
+		onext[j] = (onext[j] + 1) % ORING;
+		orefill_all(j);
+		sock_queue(e);
+		work++;
+	}
+	orefill_all(j);
+	if (q_count)
+		SVC(WAKE) = 0;
+	return work;
+}
+
+void nic_other_isr(u32 k)
+{
+	if (ONIC(k, ICR) & CAUSE_RX) {
+		ONIC(k, IMC) = CAUSE_RX;
+		rx_scheduled[k] = 1;
+		SVC(SOFTIRQ_RAISE) = 0;
+	}
+	SVC(EOI) = k;
+}
+
+/* The bottom half drains each NIC whose mark it takes (atomically: one
+   CPU's bottom half per NIC) and enables its interrupt again. */
+void net_rx_action(void)
+{
+	if (__sync_bool_compare_and_swap(&rx_scheduled[0], 1, 0)) {
+		rx_clean(~0u);
+		NIC(IMS) = CAUSE_RX;
+	}
+	for (u32 k = 1; k <= nothers; k++) {
+		if (!__sync_bool_compare_and_swap(&rx_scheduled[k], 1, 0))
+			continue;
+		other_clean(k - 1, ~0u);
+		ONIC(k, IMS) = CAUSE_RX;
+	}
+}
+
+/* RPS (rx_min.c's): each CPU's backlog, filled by the return ring's poll
+   and emptied by that CPU's backlog poll, NAPI instance 1 + nothers + cpu. */
+static struct entry backlog[MAXCPU][BACKLOG];
+static u32 bl_head[MAXCPU], bl_count[MAXCPU];
+static volatile u32 bl_lock[MAXCPU];
+
+static void backlog_enqueue(u32 cpu, struct entry e)
+{
+	int queued = 0;
+	SVC(IRQ_SAVE) = 0;
+	while (__sync_lock_test_and_set(&bl_lock[cpu], 1))
+		while (bl_lock[cpu])
+			;
+	if (bl_count[cpu] < BACKLOG) {
+		backlog[cpu][(bl_head[cpu] + bl_count[cpu]++) % BACKLOG] = e;
+		SVC(NAPI_SCHEDULE) = 1 + nothers + cpu;
+		queued = 1;
+	}
+	__sync_lock_release(&bl_lock[cpu]);
+	SVC(IRQ_RESTORE) = 0;
+	if (!queued) {
+		SVC(DROPPED) = number(e.buf) + 1;
+		__sync_fetch_and_add(&dropped, 1);
+		buf_put(e.buf);
+	}
+}
+
+/* A returned frame's protocol work: here, or on the CPU RPS names. */
+static void protocol(struct entry e)
+{
+	u32 cpu = NO_CPU;
+	if (rps) {
+		SVC(RPS_CPU) = number(e.buf) + 1;
+		cpu = SVC(RPS_CPU);
+	}
+	if (cpu == NO_CPU)
+		sock_queue(e);
+	else
+		backlog_enqueue(cpu, e);
+}
+
+/* The backlog poll of `cpu`: at most `budget` frames to the socket;
+   emptied, it completes under the backlog's lock. */
+static u32 process_backlog(u32 cpu, u32 budget)
+{
+	u32 work = 0;
+	for (;;) {
+		SVC(IRQ_SAVE) = 0;
+		while (__sync_lock_test_and_set(&bl_lock[cpu], 1))
+			while (bl_lock[cpu])
+				;
+		if (work == budget)
+			break;
+		if (!bl_count[cpu]) {
+			SVC(NAPI_COMPLETE) = work;
+			(void)SVC(NAPI_COMPLETE);
+			break;
+		}
+		struct entry e = backlog[cpu][bl_head[cpu]];
+		bl_head[cpu] = (bl_head[cpu] + 1) % BACKLOG;
+		bl_count[cpu]--;
+		__sync_lock_release(&bl_lock[cpu]);
+		SVC(IRQ_RESTORE) = 0;
+		sock_queue(e);
+		work++;
+	}
+	__sync_lock_release(&bl_lock[cpu]);
+	SVC(IRQ_RESTORE) = 0;
+	if (q_count)
+		SVC(WAKE) = 0;
+	return work;
+}
+
+/* NAPI: instance 0 is the return ring, k the other NIC k, past them a
+   CPU's backlog. With RPS the machine's NIC is in its multi-queue mode,
+   where the vector clears its own cause (MSI-X auto-clear): nothing to
+   read. */
+void nic_napi_isr(u32 q)
+{
+	if (q == 0) {
+		if (!rps && !(NIC(ICR) & CAUSE_RX))
+			return;
+		NIC(IMC) = CAUSE_RX;
+	} else {
+		if (!(ONIC(q, ICR) & CAUSE_RX))
+			return;
+		ONIC(q, IMC) = CAUSE_RX;
+	}
+	SVC(NAPI_SCHEDULE) = q;
+}
+
+u32 nic_napi_poll(u32 q, u32 budget)
+{
+	if (q > nothers)
+		return process_backlog(q - 1 - nothers, budget);
+	u32 work = q ? other_clean(q - 1, budget) : rx_clean(budget);
+	if (work < budget) {
+		SVC(NAPI_COMPLETE) = work;
+		if (SVC(NAPI_COMPLETE)) {
+			if (q)
+				ONIC(q, IMS) = CAUSE_RX;
+			else
+				NIC(IMS) = CAUSE_RX;
+		}
+	}
+	return work;
+}
+#endif
 
 int sys_recv(u32 sock, u8 *user, u32 len)
 {
@@ -234,6 +480,14 @@ int sys_recv(u32 sock, u8 *user, u32 len)
 	lock_give();
 	u32 n = e.len < len ? e.len : len;
 	memcpy(user, e.buf, n < COPY ? n : COPY);
+#ifdef FW_NICS
+	if (e.tag) {
+		SVC(DELIVERED) = e.tag;
+		__sync_fetch_and_add(&delivered, 1);
+		buf_put(e.buf);
+		return (int)n;
+	}
+#endif
 	u32 k = number(e.buf);
 	if (plant == 3 && k == 10)
 		user[COPY / 2 < n ? COPY / 2 : n - 1] ^= 0x40;

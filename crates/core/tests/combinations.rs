@@ -101,13 +101,14 @@ const MECHANISMS: &[Mechanism] = &[
     // A second controller: a disk on the IO-APIC whatever the NIC's is.
     m("ioapic-disk", &["sources.others=[{rate_per_s = 2000.0, isr_cycles = 3000, intc = \"ioapic\"}]"], ANOTHER_DEVICE),
     // A second NIC beside the first, with its own arrivals and NAPI
-    // instance; beside kernel code, rx_min's driver for every NIC.
+    // instance; beside kernel code, rx_min's driver for every NIC, run
+    // 2 ms (its first frame lands before the driver has given it a ring).
     Mechanism {
         name: "nics",
         base: None,
         sets: &["nics.others=[{rate_per_s = 1000.0, packet_bytes = 500, link_mbps = 100.0}]"],
         abstract_sets: &[],
-        code_sets: &["code.program=\"../../programs/system/rx_nics.elf\""],
+        code_sets: &["code.program=\"../../programs/system/rx_nics.elf\"", "run.duration_ms=2"],
         shows: ("nic1_rx_taken > 0", |l| l.get("nic1_rx_taken") > 0.0),
     },
     // The NIC's frames forwarded out of itself (a one-armed router).
@@ -158,6 +159,18 @@ enum Outcome {
     Clash,
 }
 
+/// A mechanism's keys where the programmable NIC's scenarios need others:
+/// its firmware returns frames on one ring, which RPS spreads over CPUs,
+/// and beside it kernel code's driver for other NICs and for RPS is
+/// fw_rx_nics.elf (fw_rx.c's).
+fn on_firmware(m: &Mechanism, base: &str, set: &str) -> String {
+    match (m.name, base) {
+        ("rps", "compose/rx-firmware" | "code/rx-firmware") => set.replace("rss.queues=2", "rss.queues=1"),
+        ("nics", "code/rx-firmware") => set.replace("/rx_nics.elf", "/fw_rx_nics.elf"),
+        _ => set.to_string(),
+    }
+}
+
 fn key(set: &str) -> &str {
     set.split('=').next().unwrap_or(set)
 }
@@ -168,8 +181,12 @@ fn try_all(ms: &[&Mechanism], shows: bool) -> Outcome {
     let what = ms.iter().map(|m| m.name).collect::<Vec<_>>().join(" + ");
     let bases: Vec<&str> = ms.iter().filter_map(|m| m.base).collect();
     let on_code = bases.iter().any(|b| b.starts_with("code/"));
+    let base = bases.first().copied().unwrap_or(BASE);
+    let rps_code = ms.iter().any(|m| m.name == "rps") && base == "code/rx-firmware";
     let mut sets: Vec<String> = Vec::new();
-    for s in ms.iter().flat_map(|m| m.sets.iter().chain(if on_code { m.code_sets } else { m.abstract_sets })) {
+    let all_sets = ms.iter().flat_map(|m| m.sets.iter().chain(if on_code { m.code_sets } else { m.abstract_sets }).map(move |s| on_firmware(m, base, s)));
+    for s in all_sets.chain(rps_code.then(|| "code.program=\"../../programs/system/fw_rx_nics.elf\"".to_string())) {
+        let s = s.as_str();
         match sets.iter_mut().find(|x| key(x) == key(s)) {
             // The run is as long as the mechanism that needs the longest.
             Some(x) if key(s) == "run.duration_ms" => {
@@ -191,7 +208,6 @@ fn try_all(ms: &[&Mechanism], shows: bool) -> Outcome {
     if bases.windows(2).any(|w| w[0] != w[1]) {
         return Outcome::Clash;
     }
-    let base = bases.first().copied().unwrap_or(BASE);
     let all: Vec<&str> = if base == BASE { BASE_SETS.iter().copied().chain(sets.iter().map(String::as_str)).collect() } else { sets.iter().map(String::as_str).collect() };
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios").join(format!("{base}.toml"));
     let overrides: Vec<_> = all.iter().map(|s| parse_override(s).unwrap_or_else(|e| panic!("{s}: {e}"))).collect();

@@ -167,7 +167,6 @@ fn what_the_programmable_nic_replaces_is_refused_by_name() {
         ("nic.rx_buffer_bytes=65536", "nic.rx_buffer_bytes"),
         ("nic.dma_bytes_per_cycle=4", "nic.dma_bytes_per_cycle"),
         ("coalesce.rx_frames=8", "coalesce.rx_frames"),
-        ("rss.queues=4", "rss.queues"),
         ("bus.link_mbps=8000", "bus.link_mbps"),
     ] {
         let e = refused(&[set]);

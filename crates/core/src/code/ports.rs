@@ -245,6 +245,10 @@ pub enum Action {
     },
 }
 
+/// Beside the programmable NIC, whose frames are tagged by their number
+/// (+ 1), the other NICs' frames are tagged from here on.
+pub const PORT_TAGS: u32 = 0x8000_0000;
+
 /// A frame the machine put on a receive ring and has not seen leave.
 #[derive(Debug, Clone, Copy)]
 pub struct InFlight {
@@ -422,7 +426,7 @@ impl Ports {
             service::SOFTIRQ_RAISE if v == 0 => self.act(Action::SoftIrq { thread }),
             service::SOFTIRQ_RAISE => return Err(format!("softirq {v}: only NET_RX (0) exists")),
             service::WAKE => self.act(Action::Wake { socket: v }),
-            service::DELIVERED if self.firmware => {
+            service::DELIVERED if self.firmware && v < PORT_TAGS => {
                 return Err("the programmable NIC's frames are delivered by FRAME (the bytes' address, which the machine checks), not by tag".into());
             }
             service::DELIVERED => self.finish(v, at.cycle, true)?,

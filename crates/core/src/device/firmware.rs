@@ -44,6 +44,7 @@
 //! `ceil(c * ratio)` (`ratio` = host clock / NIC clock).
 
 use super::nic::Nic as HostQueue;
+use super::rss::Rss;
 use crate::engine::Time;
 use irqsim_firmware::config as fw;
 use irqsim_firmware::memory::{BUF, Memory, RECV_BUFS, RECV_RING, RET_RING, RING, SEND_BUFS, SEND_RING, STATUS};
@@ -163,10 +164,10 @@ pub struct Firmware {
     effects: Vec<Effect>,
     /// Host cycles per NIC cycle.
     ratio: f64,
-    /// Frames given to the NIC that have not landed yet: (arrival, bytes).
-    arriving: VecDeque<(Time, u32)>,
-    /// Frames the MAC accepted, not yet returned to the host: (arrival, bytes).
-    accepted: VecDeque<(Time, u32)>,
+    /// Frames given to the NIC that have not landed yet.
+    arriving: VecDeque<Frame>,
+    /// Frames the MAC accepted, not yet returned to the host.
+    accepted: VecDeque<Frame>,
     /// Arrivals of frames the MAC dropped that the host has not counted yet.
     pub drops: Vec<Time>,
     /// Return descriptors the host has read (the next one's number).
@@ -192,6 +193,15 @@ pub struct Firmware {
     pub numbered: u64,
     /// Something the host must see came since the last [`Firmware::effects`].
     pub due: bool,
+}
+
+/// A frame from the wire: its arrival, its bytes and its flow (RPS reads
+/// the flow's hash on the host; 0 without `[rss]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Frame {
+    pub arrival: Time,
+    pub bytes: u32,
+    pub flow: u32,
 }
 
 /// A broken protocol: what the host found, for an invariant error.
@@ -304,7 +314,7 @@ impl Firmware {
                 self.numbered += 1;
                 self.accepted.push_back(frame);
             } else {
-                self.drops.push(frame.0);
+                self.drops.push(frame.arrival);
             }
         }
         self.due |= self.effects[before..].iter().any(|e| !matches!(e, Effect::DmaWrite { addr, .. } if !(STATUS..STATUS + 8).contains(addr)));
@@ -314,34 +324,34 @@ impl Firmware {
         Ok(())
     }
 
-    /// A frame of `bytes` arrives from the wire at host cycle `now`, no
-    /// earlier than the device is and in order: it lands when the device
-    /// runs to it. `false` if the MAC drops it at once (longer than
-    /// Ethernet's frames: a giant).
-    pub fn arrives(&mut self, now: Time, bytes: u32) -> bool {
-        if bytes > MAX_FRAME_BYTES {
+    /// A frame arrives from the wire, no earlier than the device is and in
+    /// order: it lands when the device runs to it. `false` if the MAC drops
+    /// it at once (longer than Ethernet's frames: a giant).
+    pub fn arrives(&mut self, frame: Frame) -> bool {
+        if frame.bytes > MAX_FRAME_BYTES {
             return false;
         }
-        self.arriving.push_back((now, bytes));
-        self.nic.frame_arrives(self.cycle(now), bytes);
+        self.arriving.push_back(frame);
+        self.nic.frame_arrives(self.cycle(frame.arrival), frame.bytes);
         true
     }
 
     /// The run ends at host cycle `end`: frames given for later never
     /// arrived. Returns how many.
     pub fn withdraw_after(&mut self, end: Time) -> u64 {
-        let keep = self.arriving.partition_point(|&(at, _)| at <= end);
+        let keep = self.arriving.partition_point(|f| f.arrival <= end);
         let gone = self.arriving.len() - keep;
         self.arriving.truncate(keep);
         gone as u64
     }
 
     /// What the host sees of the effects since the last call: the frames
-    /// the status block now returns (checked, in order) go into `host`, at
+    /// the status block now returns (checked, in order) go into `host`, or
+    /// with `[rss]` into the ring of `rings` (its flow kept for RPS), at
     /// `now`; frames the MAC sent are checked against those posted; send
     /// descriptors the status block gives back leave a transmit completion
     /// for the driver to clean (`host.tx_done_pending`).
-    pub fn effects(&mut self, now: Time, host: &mut HostQueue) -> Result<Seen, Broken> {
+    pub fn effects(&mut self, now: Time, host: &mut HostQueue, mut rings: Option<&mut Rss>) -> Result<Seen, Broken> {
         let mut seen = Seen::default();
         for e in std::mem::take(&mut self.effects) {
             match e {
@@ -378,8 +388,17 @@ impl Firmware {
         }
         let produced = u64::from(self.mem.read(STATUS + 4));
         while self.returned < produced {
-            let (arrival, bytes) = self.check_returned()?;
-            host.receive_from(arrival, now, bytes);
+            let f = self.check_returned()?;
+            // The host queues have no buffer limit: the frame is in memory.
+            match rings.as_deref_mut() {
+                Some(r) => {
+                    r.rings[0].receive_from(f.arrival, now, f.bytes);
+                    if r.keep_flows {
+                        r.waiting_flows[0].push_back(f.flow);
+                    }
+                }
+                None => _ = host.receive_from(f.arrival, now, f.bytes),
+            }
             self.returned += 1;
         }
         seen.window_ended = self.window.observe(&mut self.nic, self.returned);
@@ -414,10 +433,10 @@ impl Firmware {
         self.sending.push_back(bytes);
     }
 
-    /// Frames the MAC accepted since the last call, `(arrival, bytes)` in
-    /// order, and the first one's number. Kernel code's frames are the
-    /// machine's once accepted.
-    pub fn accepted(&mut self) -> (u64, std::collections::vec_deque::Drain<'_, (Time, u32)>) {
+    /// Frames the MAC accepted since the last call, in order, and the
+    /// first one's number. Kernel code's frames are the machine's once
+    /// accepted.
+    pub fn accepted(&mut self) -> (u64, std::collections::vec_deque::Drain<'_, Frame>) {
         debug_assert!(self.code);
         (self.numbered - self.accepted.len() as u64, self.accepted.drain(..))
     }
@@ -439,23 +458,24 @@ impl Firmware {
 
     /// Return descriptor `returned` must be the frame the MAC accepted next,
     /// whole, in the buffer posted for it, stamped and headed with its number.
-    fn check_returned(&mut self) -> Result<(Time, u32), Broken> {
+    fn check_returned(&mut self) -> Result<Frame, Broken> {
         let k = self.returned;
         let bd = RET_RING + slot(k) * 16;
         let (addr, len, stamp) = (self.mem.read(bd), self.mem.read(bd + 4), u64::from(self.mem.read(bd + 8)));
-        let Some(&(arrival, bytes)) = self.accepted.front() else {
+        let Some(&frame) = self.accepted.front() else {
             return Err(format!("return descriptor {k}: the MAC has accepted no frame that is not already returned"));
         };
         if stamp != k % (1 << 32) {
             return Err(format!("return descriptor {k} carries frame {stamp} (out of order, lost or duplicated)"));
         }
         let expect = RECV_BUFS + slot(k) * BUF;
-        if addr != expect || len != bytes || u64::from(self.mem.read(addr)) != k % (1 << 32) {
+        if addr != expect || len != frame.bytes || u64::from(self.mem.read(addr)) != k % (1 << 32) {
             let head = self.mem.read(addr);
+            let bytes = frame.bytes;
             return Err(format!("frame {k} returned at 0x{addr:08x} with length {len} and header {head} (want 0x{expect:08x}, {bytes} bytes, header {k})"));
         }
         self.accepted.pop_front();
-        Ok((arrival, bytes))
+        Ok(frame)
     }
 
     /// The host posts what it has to post before the NIC runs on: a
@@ -537,7 +557,8 @@ fn slot(i: u64) -> u32 {
 }
 
 /// Keys the programmable NIC replaces, and parts it does not combine with
-/// (yet, or by nature), as `(prefix, why)`.
+/// (yet, or by nature), as `(prefix, why)`; RSS's keys are checked with
+/// their values (`config/checks/firmware.rs`).
 const REPLACED: &[(&str, &str)] = &[
     ("nic.rx_buffer_bytes", "the firmware's receive slots in SRAM hold arriving frames"),
     ("nic.dma_bytes_per_cycle", "the firmware's DMA engines move frames (`nic_firmware.dma_gbps`)"),
@@ -545,7 +566,6 @@ const REPLACED: &[(&str, &str)] = &[
     ("nic.tx_queue_packets", "the firmware's send ring (256 descriptors) holds frames to send"),
     ("bus.link_mbps", "the firmware's DMA engines have their own bandwidth (`nic_firmware.dma_gbps`)"),
     ("coalesce.", "the firmware decides when to interrupt (after each batch of returned frames); the e1000's coalescing timers are not on it"),
-    ("rss.", "the firmware returns frames on one ring"),
 ];
 
 /// The abstract host's keys, refused when the host driver is kernel code.
@@ -618,10 +638,10 @@ mod tests {
     #[test]
     fn the_host_takes_a_returned_frame_with_its_arrival() {
         let mut f = firmware();
-        f.accepted.push_back((77, 64));
+        f.accepted.push_back(Frame { arrival: 77, bytes: 64, flow: 0 });
         plant(&mut f, 0, 64, 0, 0, RECV_BUFS);
         let mut q = host();
-        assert_eq!(f.effects(100, &mut q), Ok(Seen::default()));
+        assert_eq!(f.effects(100, &mut q, None), Ok(Seen::default()));
         let (frame, in_memory) = q.take_rx(100).unwrap();
         assert_eq!((frame.arrival, frame.bytes, in_memory), (77, 64, 100));
         assert_eq!((f.returned(), f.in_flight()), (1, 0));
@@ -640,10 +660,10 @@ mod tests {
         for (want, (bytes, stamp, head, addr), accepted) in cases {
             let mut f = firmware();
             if accepted {
-                f.accepted.push_back((0, 64));
+                f.accepted.push_back(Frame { arrival: 0, bytes: 64, flow: 0 });
             }
             plant(&mut f, 0, bytes, stamp, head, addr);
-            let e = f.effects(0, &mut host()).unwrap_err();
+            let e = f.effects(0, &mut host(), None).unwrap_err();
             assert!(e.contains(want), "{want}: {e}");
         }
     }
@@ -654,10 +674,10 @@ mod tests {
         let mut f = firmware();
         assert!(f.send(100) && f.send(200));
         f.effects.push(Effect::Transmit { at: 1, seq: 1, len: 200 });
-        let e = f.effects(0, &mut host()).unwrap_err();
+        let e = f.effects(0, &mut host(), None).unwrap_err();
         assert!(e.contains("frame 1 of 200 bytes where frame 0 of 100 bytes"), "{e}");
         let mut f = firmware();
         f.effects.push(Effect::Transmit { at: 1, seq: 0, len: 64 });
-        assert!(f.effects(0, &mut host()).unwrap_err().contains("posted none"));
+        assert!(f.effects(0, &mut host(), None).unwrap_err().contains("posted none"));
     }
 }

@@ -78,6 +78,7 @@ impl Machine {
                     code.watchdog.arm(s.code.watchdog_thresh_ms, s.cpu.clock_mhz);
                     code.drives_port = s.nics.others.iter().map(|n| s.port_on_code(n)).collect();
                     m.code = Some(Box::new(code));
+                    m.firmware_driver_fits(s)?;
                     // The application is code: no abstract one runs beside it;
                     // a workload's other system calls interrupt code's.
                     m.net.background = false;

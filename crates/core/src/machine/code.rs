@@ -38,11 +38,7 @@ impl Machine {
     }
 
     pub(super) fn start_code(&mut self) {
-        if let (Some(code), Some(f)) = (&mut self.code, &mut self.net.firmware) {
-            // The programmable NIC's host driver is this code (`machine/firmware.rs`).
-            code.sys.devices.firmware = true;
-            f.drive_by_code();
-        }
+        self.start_firmware_driver();
         if let Some(code) = &self.code {
             // On thread 0, or the first that runs code.
             let first = (0..self.threads.len()).find(|&t| code.runs(t)).expect("a CPU runs code (checked at load)");

@@ -28,9 +28,10 @@
 
 use super::{Event, Machine, SLICE};
 use crate::code::Code;
-use crate::code::ports::{CAUSE_RX, InFlight, Outcome};
-use crate::device::firmware::{check_frame, copied};
+use crate::code::ports::{CAUSE_RX, InFlight, Outcome, PORT_TAGS};
+use crate::device::firmware::{Frame, check_frame, copied};
 use crate::engine::{Key, Time, key_time};
+use crate::config::Scenario;
 use crate::error::{Error, Result};
 use crate::workload::Stimulus;
 use irqsim_firmware::HostMemory;
@@ -109,7 +110,7 @@ impl Machine {
     /// counted (no earlier than `before`), and those it accepted become
     /// the code's.
     fn firmware_advance(&mut self, before: Time, to: Time) -> Result<()> {
-        let waiting = self.net.nic.rx_waiting() as u64;
+        let waiting = self.net.rss.as_ref().map_or(self.net.nic.rx_waiting() as u64, |r| r.waiting());
         let f = self.net.firmware.as_mut().expect("firmware part selected");
         self.net.counters.tx_offered += f.post(f.returned() - waiting);
         let mut dma = self.code.as_deref_mut().map(Dma);
@@ -126,9 +127,33 @@ impl Machine {
         f.drops.clear();
         if let Some(code) = self.code.as_deref_mut() {
             let (first, accepted) = f.accepted();
-            for (k, (arrival, bytes)) in (first..).zip(accepted) {
-                code.sys.devices.frames.insert(tag(k), InFlight { arrival, bytes, queue: 0, flow: 0 });
+            for (k, Frame { arrival, bytes, flow }) in (first..).zip(accepted) {
+                code.sys.devices.frames.insert(tag(k), InFlight { arrival, bytes, queue: 0, flow });
             }
+        }
+        Ok(())
+    }
+
+    /// Kernel code is the programmable NIC's host driver: the NIC takes
+    /// its buffers, and the other NICs' frames are tagged apart from the
+    /// firmware's (which are tagged by their number).
+    pub(super) fn start_firmware_driver(&mut self) {
+        if let (Some(code), Some(f)) = (&mut self.code, &mut self.net.firmware) {
+            code.sys.devices.firmware = true;
+            code.next_tag = PORT_TAGS;
+            f.drive_by_code();
+        }
+    }
+
+    /// RPS needs backlogs in the driver: one that serves more NAPI
+    /// instances than the return ring says so (`nic_napi_instances`,
+    /// fw_rx_nics.elf, checked against the need by the code part).
+    pub(super) fn firmware_driver_fits(&self, s: &Scenario) -> Result<()> {
+        let (Some(code), Some(_)) = (&self.code, &self.net.firmware) else { return Ok(()) };
+        if s.rss.rps() && code.sys.program.symbol("nic_napi_instances").is_none() {
+            let given = s.code.program.as_deref().unwrap_or_default();
+            let msg = format!("{given} serves the return ring only (no `nic_napi_instances`): RPS needs its backlogs, as in programs/system/fw_rx_nics.elf");
+            return Err(Error::Config { file: s.file.clone(), key: "rss.rps_cpus".into(), line: None, msg });
         }
         Ok(())
     }
@@ -153,7 +178,10 @@ impl Machine {
     pub(super) fn firmware_frame(&mut self, now: Time, addr: u32) -> Result<()> {
         let code = self.code.as_deref_mut().expect("code part selected");
         let k = code.sys.mem.read_u32(addr);
-        let next = code.sys.devices.frames.keys().min().copied();
+        // With RPS frames keep their order within their flow (one CPU's backlog each).
+        let flow = self.net.rss.as_ref().is_some_and(|r| r.keep_flows).then(|| code.sys.devices.frames.get(&tag(k.into())).map(|f| f.flow)).flatten();
+        let ours = |(t, f): (&u32, &InFlight)| (*t < PORT_TAGS && flow.is_none_or(|x| f.flow == x)).then_some(*t);
+        let next = code.sys.devices.frames.iter().filter_map(ours).min();
         let broken = match (code.sys.devices.frames.get(&tag(k.into())), next) {
             (None, _) => Err(format!("the socket delivered frame {k}, which is not in flight (delivered twice, or never received)")),
             (Some(_), Some(n)) if n != tag(k.into()) => Err(format!("the socket delivered frame {k} where frame {} was next (out of order)", n - 1)),
@@ -211,7 +239,7 @@ impl Machine {
     fn firmware_effects(&mut self, now: Time) -> Result<()> {
         let f = self.net.firmware.as_mut().expect("firmware part selected");
         f.due = false;
-        let seen = match f.effects(now, &mut self.net.nic) {
+        let seen = match f.effects(now, &mut self.net.nic, self.net.rss.as_mut()) {
             Ok(seen) => seen,
             Err(msg) => return Err(Error::Invariant { file: self.name().to_string(), msg: format!("nic_firmware: {msg}") }),
         };
@@ -224,6 +252,11 @@ impl Machine {
             // Kernel code's driver: the receive cause of NIC 0's registers, its interrupt as any code NIC's.
             self.code.as_mut().expect("code part selected").sys.devices.nics[0].icr |= CAUSE_RX;
             self.code_rx_interrupt(now, 0);
+        } else if seen.interrupt && self.net.rss.is_some() {
+            // The one return ring is queue 0: its vector, unless its NAPI instance has it masked.
+            if self.net.rss.as_ref().is_some_and(|r| r.rings[0].rx_waiting() > 0) {
+                self.rss_raise(0);
+            }
         } else if seen.interrupt && self.net.nic.rx_waiting() > 0 {
             // An interrupt for frames an earlier one already took finds nothing: not taken.
             self.raise_nic_irq();
@@ -249,9 +282,12 @@ impl Machine {
 
     /// A frame off the wire reaches the NIC's MAC at `now` (the NIC may be
     /// behind: it lands when the NIC runs to it).
+    /// With `[rss]` the frame's flow is drawn from the flow mix here (one
+    /// return ring: RPS reads its hash on the host).
     pub(crate) fn firmware_land(&mut self, now: Time, bytes: u32) {
+        let flow = self.net.rss.as_mut().map_or(0, |r| r.steer().1);
         let f = self.net.firmware.as_mut().expect("firmware part selected");
-        if !f.arrives(now, bytes) {
+        if !f.arrives(Frame { arrival: now, bytes, flow }) {
             self.nic_dropped(now);
         }
     }

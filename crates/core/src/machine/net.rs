@@ -62,8 +62,8 @@ pub(crate) struct Net {
     pub coalesce: Option<crate::device::coalesce::Coalesce>,
     /// Receive-side scaling over several queues (`[rss]`).
     pub rss: Option<crate::device::rss::Rss>,
-    /// The programmable NIC (`[nic_firmware]`): `nic` is then the host's
-    /// queue of the frames it returned.
+    /// The programmable NIC (`[nic_firmware]`): `nic` (or with `[rss]` the
+    /// queues' rings) is then the host's queue of the frames it returned.
     pub firmware: Option<Box<crate::device::firmware::Firmware>>,
     /// The NICs beside the first (`nics.rs`).
     pub ports: super::nics::Ports,
@@ -81,6 +81,10 @@ impl Net {
             nic.pace(rate);
         }
         let ring = || {
+            if s.nic_firmware.selected() {
+                // The return ring's frames are in host memory already.
+                return Firmware::host_queue(s.cycles_per_us(), s.nic.link_mbps);
+            }
             let mut r = Nic::new(s.nic.rx_buffer_bytes, 1, s.nic.dma_bytes_per_cycle, s.cycles_per_us(), s.nic.link_mbps);
             r.rx_ring = nic.rx_ring;
             r

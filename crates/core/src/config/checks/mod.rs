@@ -3,6 +3,7 @@
 //! file per part, each naming the key to change.
 
 mod code;
+mod firmware;
 mod forward;
 mod intc;
 mod masking;
@@ -24,5 +25,6 @@ pub(super) fn nic(s: &Scenario) -> Result<(), (String, String)> {
     nic::coalesce(s)?;
     nic::napi(s)?;
     nic::rss(s)?;
+    firmware::firmware(s)?;
     masking::nic(s)
 }

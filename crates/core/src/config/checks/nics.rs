@@ -94,10 +94,6 @@ fn rss(s: &Scenario, n: &NicPortConfig) -> Result<(), String> {
 /// one cause register each) is the `k`th other NIC, and the program's
 /// driver serves it.
 fn code(s: &Scenario) -> Result<(), (String, String)> {
-    if s.nic_firmware.selected() {
-        let msg = "the host driver in code (`code.program`) speaks the programmable NIC's protocol for the first NIC only: other NICs beside both are not modelled yet";
-        return Err(("nics.others".into(), msg.into()));
-    }
     if s.rss.rps() {
         let msg = "kernel code's RPS steers the first NIC's flows; code's other NICs carry none: remove the key or the other NICs";
         return Err(("rss.rps_cpus".into(), msg.into()));
