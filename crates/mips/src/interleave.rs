@@ -15,13 +15,11 @@
 //! nothing in flight and goes on in order (most of them) issues without
 //! the general step's bookkeeping.
 
-use crate::block::{Block, Blocks};
 use crate::bus::{DataBus, Timing, Who};
 use crate::core::{Core, HwThread, Two};
-use crate::decode::Inst;
 use crate::device::Devices;
 use crate::error::Fault;
-use crate::exec::{Flow, access, compute};
+use crate::exec::{Flow, compute};
 use crate::system::{Stop, System, step};
 use crate::timing::Pipeline;
 
@@ -88,28 +86,28 @@ impl<D: Devices> System<D> {
     /// last thread to issue and busy cycles are locals meanwhile.
     fn cycles<T: Timing>(&mut self, k: usize, limit: u64, timing: &mut T) -> Ended {
         let (pipeline, id) = (self.pipeline, k * self.threads);
-        let (mut bus, core, blocks) = self.bus(k, timing);
+        let (mut bus, core) = self.bus(k, timing);
         let mut run = Run { k, id, limit, now: core.now, last: core.last, busy: core.busy_cycles };
         let end = if let Some(two) = core.two()
             && let [x, y] = &mut core.threads[..]
         {
             match two {
-                Two::RoundRobin => run.cycles(&mut Pair(x, y), &mut bus, blocks, &pipeline),
-                Two::Reserved(r) => run.cycles(&mut Reserved { r, pair: Pair(x, y) }, &mut bus, blocks, &pipeline),
+                Two::RoundRobin => run.cycles(&mut Pair(x, y), &mut bus, &pipeline),
+                Two::Reserved(r) => run.cycles(&mut Reserved { r, pair: Pair(x, y) }, &mut bus, &pipeline),
             }
         } else {
-            run.cycles(&mut *core, &mut bus, blocks, &pipeline)
+            run.cycles(&mut *core, &mut bus, &pipeline)
         };
         (core.now, core.last, core.busy_cycles) = (run.now, run.last, run.busy);
         end
     }
 
-    /// One data bus for core `k`'s run of cycles, the core and the blocks.
-    fn bus<'a, T: Timing>(&'a mut self, k: usize, timing: &'a mut T) -> (DataBus<'a, T, D>, &'a mut Core, &'a mut Blocks) {
+    /// One data bus for core `k`'s run of cycles, and the core.
+    fn bus<'a, T: Timing>(&'a mut self, k: usize, timing: &'a mut T) -> (DataBus<'a, T, D>, &'a mut Core) {
         let topology = ((self.cores.len() as u32) << 8) | self.threads as u32;
         let core = &mut self.cores[k];
         let who = Who { core: k, thread: 0, id: k * self.threads, now: core.now, instret: 0, topology };
-        (DataBus::new(&mut self.mem, &mut self.code, &mut self.links, timing, &mut self.devices, who), core, &mut self.blocks)
+        (DataBus::new(&mut self.mem, &mut self.code, &mut self.links, timing, &mut self.devices, who), core)
     }
 }
 
@@ -127,7 +125,7 @@ struct Run {
 impl Run {
     /// Issues cycle by cycle, each cycle's thread picked by `slots`.
     #[inline(always)]
-    fn cycles<S: Slots, T: Timing, D: Devices>(&mut self, slots: &mut S, bus: &mut DataBus<'_, T, D>, blocks: &mut Blocks, pipeline: &Pipeline) -> Ended {
+    fn cycles<S: Slots, T: Timing, D: Devices>(&mut self, slots: &mut S, bus: &mut DataBus<'_, T, D>, pipeline: &Pipeline) -> Ended {
         loop {
             let Some((t, shared)) = slots.pick(self.now, self.last) else {
                 self.now = slots.next_ready().min(self.limit).max(self.now + 1);
@@ -144,37 +142,13 @@ impl Run {
                     return Ended::Alone { t, until };
                 }
             }
-            // `t` keeps the slot, cycle after cycle, while it is ready and
-            // would be picked again: the others' ready cycles do not move meanwhile.
-            let yields = slots.yields(t);
-            let th = slots.thread(t);
-            let mut turn = Turn { k: self.k, t, id: self.id + t, now: self.now, limit: self.limit };
-            loop {
-                // Where it may issue its block's body at consecutive cycles, by the block.
-                if yields > self.now + 1
-                    && let Some(b) = Turn::block(th, self.now, bus, blocks, pipeline)
-                {
-                    let (n, walked) = turn.walk(th, b, bus, pipeline, yields);
-                    if n > 0 {
-                        let at = turn.now + u64::from(b.steps[n as usize - 1].off);
-                        (self.last, self.now, self.busy) = (t, at + 1, self.busy + n);
-                    }
-                    if let Err(end) = walked {
-                        return end;
-                    }
-                } else {
-                    let issued = turn.take(th, bus, pipeline);
-                    if !matches!(issued, Err(Ended::Fault { .. } | Ended::Fetch)) {
-                        (self.last, self.now, self.busy) = (t, self.now + 1, self.busy + 1);
-                    }
-                    if let Err(end) = issued {
-                        return end;
-                    }
-                }
-                if th.ready > self.now || self.now >= yields {
-                    break;
-                }
-                turn.now = self.now;
+            let turn = Turn { k: self.k, t, id: self.id + t, now: self.now, limit: self.limit };
+            let issued = turn.take(slots.thread(t), bus, pipeline);
+            if !matches!(issued, Err(Ended::Fault { .. } | Ended::Fetch)) {
+                (self.last, self.now, self.busy) = (t, self.now + 1, self.busy + 1);
+            }
+            if let Err(end) = issued {
+                return end;
             }
         }
     }
@@ -195,7 +169,7 @@ impl Turn {
     /// [`Ended::Fault`] with nothing issued, any other after the issue.
     #[inline(always)]
     fn take<T: Timing, D: Devices>(&self, th: &mut HwThread, bus: &mut DataBus<'_, T, D>, pipeline: &Pipeline) -> Result<(), Ended> {
-        let Turn { k, t, id, now, .. } = *self;
+        let Turn { k, t, id, now, limit } = *self;
         let Some(inst) = th.next else { return Err(Ended::Fetch) };
         let pc = th.ctx.pc;
         // Most instructions touch no memory, leave nothing in flight and go on in order.
@@ -232,124 +206,18 @@ impl Turn {
                 return Err(Ended::Stop(stop));
             }
         }
-        self.fetch_next(th, now, bus)
-    }
-
-    /// Fetches `th`'s next instruction (at its PC) after its issue at `at`,
-    /// as the next cycle begins (none at the limit).
-    #[inline(always)]
-    fn fetch_next<T: Timing, D: Devices>(&self, th: &mut HwThread, at: u64, bus: &mut DataBus<'_, T, D>) -> Result<(), Ended> {
-        if at + 1 >= self.limit {
+        // Its next instruction, fetched as the next cycle begins (none at the limit).
+        if now + 1 >= limit {
             th.next = None;
             return Err(Ended::Limit);
         }
         let pc = th.ctx.pc;
         th.next = bus.code.get(pc);
         let Some(next) = &th.next else { return Err(Ended::Refetch) };
-        let fetched = th.ready.max(at + 1) + u64::from(bus.timing.fetch(self.k, self.id, pc));
+        let fetched = th.ready.max(now + 1) + u64::from(bus.timing.fetch(k, id, pc));
         // Nothing in flight by then (the common case): no register to look up.
         th.ready = if fetched >= th.board.drained() { fetched } else { fetched.max(th.board.ready(*next)) };
         Ok(())
-    }
-
-    /// The block whose body `th` may walk from its fetched instruction at
-    /// `now`: it goes on in order (no delay slot pending), nothing is in
-    /// flight (the block's offsets hold), and the block, built from the text
-    /// as it is, starts with that very instruction and has more than one
-    /// ordinary instruction.
-    #[inline(always)]
-    fn block<'b, T: Timing, D: Devices>(th: &HwThread, now: u64, bus: &DataBus<'_, T, D>, blocks: &'b mut Blocks, pipeline: &Pipeline) -> Option<&'b Block> {
-        let (pc, next) = (th.ctx.pc, th.next?);
-        if th.ctx.npc != pc.wrapping_add(4) || th.board.drained() > now {
-            return None;
-        }
-        blocks.sync(bus.code);
-        let b = blocks.get_synced(bus.code, pc, pipeline)?;
-        (b.ordinary >= 2 && b.steps[0].inst == next).then_some(b)
-    }
-
-    /// Issues `th`'s fetched instruction, the first of block `b`'s body, at
-    /// this turn's cycle, and the body's next ones at the block's offsets
-    /// while each issues in the cycle after the one before and before
-    /// `yields` (so the thread keeps the slot), then fetches the next as
-    /// [`Turn::take`] would. Each fetch after the walk's second is in the
-    /// line of the one before or looked up (the block's `fetch`): nothing
-    /// else fetches between. Any stall, device access or store into the text
-    /// ends the walk after its instruction. Returns how many issued, and
-    /// as [`Turn::take`] does.
-    #[inline(always)]
-    fn walk<T: Timing, D: Devices>(&self, th: &mut HwThread, b: &Block, bus: &mut DataBus<'_, T, D>, p: &Pipeline, yields: u64) -> (u64, Result<(), Ended>) {
-        let Turn { k, t, id, now: t0, limit } = *self;
-        let body = &b.steps[..b.ordinary as usize];
-        let (pc0, instret, generation) = (th.ctx.pc, th.instructions, bus.code.generation());
-        bus.who = Who { thread: t, id, ..bus.who };
-        let mut j = 0;
-        let end = loop {
-            let s = &body[j];
-            let (pc, at) = (pc0.wrapping_add(4 * j as u32), t0 + u64::from(s.off));
-            let mut after = None;
-            if !s.simple.run(&mut th.ctx, &s.inst) {
-                let done = if s.inst.class & Inst::MEMORY == 0 {
-                    compute(&mut th.ctx, s.inst).map(|()| at + 1)
-                } else {
-                    (bus.who.now, bus.who.instret, bus.stall) = (at, instret + j as u64, 0);
-                    access(&mut th.ctx, s.inst, bus).map(|()| at + 1 + u64::from(bus.stall))
-                };
-                let done = match done {
-                    Ok(done) => done,
-                    Err(f) => {
-                        (th.ctx.pc, th.ctx.npc, th.next) = (pc, pc.wrapping_add(4), None);
-                        break Err(Ended::Fault { t, pc, f, msg: std::mem::take(&mut bus.device_error) });
-                    }
-                };
-                th.board.issued(p, s.inst, at, done);
-                // Only a store can write the text; only a device access can ask to stop.
-                if done > at + 1 || bus.mmio || (s.inst.class & Inst::STORE != 0 && bus.code.generation() != generation) {
-                    after = Some(done);
-                }
-            }
-            bus.devices.issued(id, pc, at);
-            j += 1;
-            let next = pc.wrapping_add(4);
-            (th.ctx.pc, th.ctx.npc) = (next, next.wrapping_add(4));
-            if let Some(done) = after {
-                // On as the one-instruction turn goes after its step.
-                th.ready = done;
-                if std::mem::take(&mut bus.mmio) && bus.devices.take_stop() {
-                    th.next = None;
-                    break Err(Ended::Stop(Stop::Device { core: k, thread: t }));
-                }
-                break self.fetch_next(th, at, bus);
-            }
-            if at + 1 >= limit {
-                th.next = None;
-                break Err(Ended::Limit);
-            }
-            let Some(s) = body.get(j) else {
-                // The transfer next, as any instruction.
-                th.ready = at + 1;
-                break self.fetch_next(th, at, bus);
-            };
-            // The walk's first fetch looks the cache up: another thread's fetch may have come since this one's last.
-            let f = if !T::CACHED || j == 1 || s.fetch {
-                bus.timing.fetch(k, id, next)
-            } else {
-                bus.hits += 1;
-                0
-            };
-            th.next = Some(s.inst);
-            if f != 0 {
-                th.ready = (at + 1 + u64::from(f)).max(th.board.ready(s.inst));
-                break Ok(());
-            }
-            th.ready = t0 + u64::from(s.off);
-            if th.ready > at + 1 || at + 1 >= yields {
-                break Ok(());
-            }
-        };
-        bus.settle();
-        th.instructions = instret + j as u64;
-        (j as u64, end)
     }
 }
 
@@ -362,9 +230,6 @@ trait Slots {
     fn others_ready(&self, t: usize) -> u64;
     /// The earliest cycle any active thread may issue.
     fn next_ready(&self) -> u64;
-    /// From which cycle thread `t`, having issued and ready, may lose the
-    /// slot to another: up to it `t` issues whenever ready.
-    fn yields(&self, t: usize) -> u64;
     fn thread(&mut self, t: usize) -> &mut HwThread;
 }
 
@@ -380,11 +245,6 @@ impl Slots for Core {
 
     fn next_ready(&self) -> u64 {
         Core::next_ready(self).unwrap_or(u64::MAX)
-    }
-
-    /// At once: the general walk picks every cycle.
-    fn yields(&self, _: usize) -> u64 {
-        0
     }
 
     #[inline(always)]
@@ -421,12 +281,6 @@ impl Slots for Pair<'_> {
         self.0.ready.min(self.1.ready)
     }
 
-    /// When the other is ready: having issued last, `t` is asked second.
-    #[inline(always)]
-    fn yields(&self, t: usize) -> u64 {
-        self.others_ready(t)
-    }
-
     #[inline(always)]
     fn thread(&mut self, t: usize) -> &mut HwThread {
         if t == 0 { &mut *self.0 } else { &mut *self.1 }
@@ -456,12 +310,6 @@ impl Slots for Reserved<'_> {
     #[inline(always)]
     fn next_ready(&self) -> u64 {
         self.pair.next_ready()
-    }
-
-    /// Never for `r`, which goes first; for the other, when `r` is ready.
-    #[inline(always)]
-    fn yields(&self, t: usize) -> u64 {
-        if t == self.r { u64::MAX } else { self.pair.others_ready(t) }
     }
 
     #[inline(always)]
