@@ -6,7 +6,10 @@
 //! issues. A thread ready while all others wait for at least
 //! [`ALONE_CYCLES`] runs alone, by blocks, until the first of them is ready
 //! ([`crate::slice`]); a shorter wait goes on here, as entering the slice
-//! costs more than the cycles it would save.
+//! costs more than the cycles it would save. In a pair with one thread
+//! reserved, a thread that issued goes on issuing while the pick would
+//! choose it again (the reserved thread whenever it is ready, the other
+//! until the reserved one is), without a pick per cycle.
 //!
 //! Only the thread that issued lacks its next instruction afterwards, so
 //! it is fetched right after it issues (before any access of the next
@@ -142,13 +145,22 @@ impl Run {
                     return Ended::Alone { t, until };
                 }
             }
-            let turn = Turn { k: self.k, t, id: self.id + t, now: self.now, limit: self.limit };
-            let issued = turn.take(slots.thread(t), bus, pipeline);
-            if !matches!(issued, Err(Ended::Fault { .. } | Ended::Fetch)) {
-                (self.last, self.now, self.busy) = (t, self.now + 1, self.busy + 1);
-            }
-            if let Err(end) = issued {
-                return end;
+            let yields = if S::KEEPS { slots.yields(t) } else { 0 };
+            let th = slots.thread(t);
+            let mut turn = Turn { k: self.k, t, id: self.id + t, now: self.now, limit: self.limit };
+            loop {
+                let issued = turn.take(th, bus, pipeline);
+                if !matches!(issued, Err(Ended::Fault { .. } | Ended::Fetch)) {
+                    (self.last, self.now, self.busy) = (t, self.now + 1, self.busy + 1);
+                }
+                if let Err(end) = issued {
+                    return end;
+                }
+                // Ready again and picked again (the other's ready cycle does not move meanwhile).
+                if !S::KEEPS || th.ready > self.now || self.now >= yields {
+                    break;
+                }
+                turn.now = self.now;
             }
         }
     }
@@ -223,6 +235,10 @@ impl Turn {
 
 /// The threads of a core in a run of cycles, as the cycle loop sees them.
 trait Slots {
+    /// Whether a thread that issued goes on issuing, while [`Slots::yields`]
+    /// allows, without a pick per cycle: only where that is often the case
+    /// (elsewhere the test costs more than the picks it saves).
+    const KEEPS: bool = false;
     /// The thread to issue at `now`, `last` having issued last, and whether
     /// another may issue by the next cycle ([`Core::pick`]).
     fn pick(&self, now: u64, last: usize) -> Option<(usize, bool)>;
@@ -230,6 +246,11 @@ trait Slots {
     fn others_ready(&self, t: usize) -> u64;
     /// The earliest cycle any active thread may issue.
     fn next_ready(&self) -> u64;
+    /// From which cycle thread `t`, having issued and ready, may lose the
+    /// slot to another: until then it issues whenever ready (with [`Slots::KEEPS`]).
+    fn yields(&self, _t: usize) -> u64 {
+        0
+    }
     fn thread(&mut self, t: usize) -> &mut HwThread;
 }
 
@@ -296,6 +317,10 @@ struct Reserved<'a> {
 }
 
 impl Slots for Reserved<'_> {
+    /// The reserved thread issues in runs of cycles (its stretches between
+    /// a load's or a taken branch's waits), the other in its gaps.
+    const KEEPS: bool = true;
+
     #[inline(always)]
     fn pick(&self, now: u64, _: usize) -> Option<(usize, bool)> {
         // As if the other had issued last: `r` is asked first.
@@ -310,6 +335,12 @@ impl Slots for Reserved<'_> {
     #[inline(always)]
     fn next_ready(&self) -> u64 {
         self.pair.next_ready()
+    }
+
+    /// Never for `r`, which goes first; for the other, when `r` is ready.
+    #[inline(always)]
+    fn yields(&self, t: usize) -> u64 {
+        if t == self.r { u64::MAX } else { self.pair.others_ready(t) }
     }
 
     #[inline(always)]
