@@ -26,6 +26,9 @@
 //!   back, the driver has a transmit completion to clean.
 //! - An interrupt the firmware asks for is the NIC's interrupt on the
 //!   machine ([`Effect::Interrupt`]).
+//! - With `[rss]` (RPS over the one return ring) each frame carries the
+//!   flow drawn for it at the wire ([`Frame`]), and returned frames join
+//!   RSS queue 0's ring with their flows, whose hashes RPS reads.
 //! - With kernel code (`code.program`) the host driver is the code's: the
 //!   firmware's DMA reads and writes the code's memory (the machine gives
 //!   it to [`Firmware::advance`]), the driver posts buffers and frames and

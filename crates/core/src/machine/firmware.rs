@@ -23,8 +23,9 @@
 //! very cycle (the NIC is run up to it first), and what the NIC does
 //! reaches the code at most [`LOOKAHEAD`] NIC cycles late (never early).
 //! Each frame the MAC accepts is the code's to deliver (in flight by its
-//! tag, its number + 1), and what the socket delivers is checked: the next
-//! frame in order, whole.
+//! tag, its number + 1; other NICs' frames are tagged from `PORT_TAGS`),
+//! and what the socket delivers is checked: the next frame in order (with
+//! RPS, the next of its flow), whole.
 
 use super::{Event, Machine, SLICE};
 use crate::code::Code;
