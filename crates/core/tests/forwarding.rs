@@ -81,6 +81,17 @@ fn a_nic_forwards_out_of_itself_and_runs_are_deterministic() {
     assert_eq!(a.metrics, b.metrics);
 }
 
+/// The programmable NIC's frames, returned to its abstract host driver,
+/// are forwarded out of another NIC as any NIC's are.
+#[test]
+fn the_programmable_nics_frames_leave_by_another_nic() {
+    let uplink = "nics.others=[{rate_per_s = 0.0, packet_bytes = 64, link_mbps = 1000.0, tx_queue_packets = 512}]";
+    let r = run("compose/rx-firmware", &["nic.forward_to=1", uplink, "workload.rate_per_s=50000"]);
+    assert!(m(&r, "rx_forwarded") > 100.0, "{}", m(&r, "rx_forwarded"));
+    assert_eq!(m(&r, "nic1_tx_sent"), m(&r, "rx_forwarded"));
+    assert_eq!(m(&r, "rx_delivered"), m(&r, "rx_forwarded"));
+}
+
 #[test]
 fn what_cannot_forward_is_refused_naming_the_key() {
     let refused = |name: &str, sets: &[&str], key: &str| {
@@ -91,5 +102,6 @@ fn what_cannot_forward_is_refused_naming_the_key() {
     refused(ROUTER, &["nic.forward_to=2"], "`nic.forward_to`: NIC 2 does not exist");
     refused(TWO, &["nics.others[0].tx_queue_packets=8"], "`nics.others[0].tx_queue_packets`: no NIC forwards to NIC 1");
     refused("code/two-nics", &["nic.forward_to=1"], "`nic.forward_to`: this NIC's driver is kernel code");
-    refused("compose/rx-firmware", &["nic.forward_to=0"], "`nic.forward_to`: the programmable NIC's frames");
+    let uplink = "nics.others=[{rate_per_s = 0.0, packet_bytes = 64, link_mbps = 1000.0, forward_to = 0}]";
+    refused("compose/rx-firmware", &[uplink], "`nics.others[0].forward_to`: NIC 0 is the programmable one");
 }

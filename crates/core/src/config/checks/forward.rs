@@ -16,9 +16,6 @@ pub(super) fn forward(s: &Scenario) -> Result<(), (String, String)> {
         if on_code {
             return Err((key, "this NIC's driver is kernel code (`code.program`), which forwards as its program does (`rx_forwarded`): remove the key".into()));
         }
-        if key == "nic.forward_to" && s.nic_firmware.selected() {
-            return Err((key, "the programmable NIC's frames go to its host driver's ring: forwarding them is not modelled yet; remove the key".into()));
-        }
         if to == 0 && s.nic_firmware.selected() {
             return Err((key, "NIC 0 is the programmable one (`nic_firmware.program`), whose transmit path is its firmware's send ring: forwarding onto it is not modelled yet".into()));
         }
