@@ -156,7 +156,11 @@ impl Machine {
             return self.code_port_interrupt(now, nic - 1);
         }
         if let Some(r) = &mut self.net.rss {
-            code.sys.devices.nics[0].icr &= !rx_cause(q);
+            // One queue (RSS on for RPS's hash) keeps e1000's single vector:
+            // its top half reads and clears the cause register itself.
+            if r.rings.len() > 1 {
+                code.sys.devices.nics[0].icr &= !rx_cause(q);
+            }
             r.interrupts[q] += 1;
         }
         if let Some(c) = self.coalescer(q) {
