@@ -6,6 +6,7 @@ mod common;
 use common::*;
 use irqsim_mips::block::Step;
 use irqsim_mips::device::{Access, Devices, MMIO_BASE};
+use irqsim_mips::context::REG_SLOTS;
 use irqsim_mips::hierarchy::{HierarchyConfig, Level};
 use irqsim_mips::{Context, Stop, System, SystemConfig};
 
@@ -41,7 +42,7 @@ fn mixed() -> Vec<u32> {
 
 /// Registers, instructions, cycles and cache counts (accesses and misses of
 /// each cache) at the exit, running in slices of `step` cycles.
-fn run_in_slices(words: &[u32], config: &SystemConfig, step: u64) -> ([u32; 32], u64, u64, Vec<(u64, u64)>) {
+fn run_in_slices(words: &[u32], config: &SystemConfig, step: u64) -> ([u32; REG_SLOTS], u64, u64, Vec<(u64, u64)>) {
     let mut s = system(program(words, 4096), config);
     let mut until = step;
     loop {
