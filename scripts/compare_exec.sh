@@ -5,10 +5,14 @@
 #
 #   scripts/compare_exec.sh OLD_EXEC NEW_EXEC      # from the repository root
 #
-# docs/performance.md, issue 24's eighth session.
+# docs/performance.md, issue 24's eighth session (the four one-thread settings: twelfth).
 set -u
 A=$1 B=$2 P=python/irqsim/programs
 settings=(
+  ""
+  "memory.model=caches"
+  "memory.model=caches l1i.hit_cycles=1"
+  "memory.model=caches l1d.size_bytes=1024 l1d.ways=4 l2.size_bytes=16384 l1i.size_bytes=1024"
   "core.threads=2"
   "core.threads=3"
   "core.threads=2 core.policy=icount"

@@ -122,13 +122,12 @@ impl Blocks {
     /// [`Blocks::get`] where the text has not changed since the last [`Blocks::sync`].
     #[inline(always)]
     pub(crate) fn get_synced(&mut self, code: &Code, pc: u32, p: &Pipeline) -> Option<&Block> {
-        let off = pc.wrapping_sub(self.base);
-        let k = (off >> 2) as usize;
-        if off & 3 != 0 || self.at.get(k)?.steps.is_empty() {
-            return self.build(k, pc, code.insts(), p);
+        // A misaligned PC's low bits rotate to the top: past the text, built (refused) on the cold path.
+        let k = pc.wrapping_sub(self.base).rotate_right(2) as usize;
+        match self.at.get(k) {
+            Some(b) if !b.steps.is_empty() => Some(&self.at[k]),
+            _ => self.build(k, pc, code.insts(), p),
         }
-        // (One bounds check: nothing came between it and this.)
-        Some(&self.at[k])
     }
 
     /// Drops every block: the text changed (or is seen for the first time).

@@ -18,10 +18,16 @@ pub mod reg {
 /// holds code).
 pub const RETURN_ADDRESS: u32 = 0xFFFF_FFF0;
 
+/// Slots in the register file: the 32 registers, then one per other value
+/// of a `u8` register number, never written (always 0). An instruction's
+/// register fields (`u8`) then index it with no mask and no bounds check.
+pub const REG_SLOTS: usize = 256;
+
 /// The architectural state of one thread of code.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Context {
-    pub r: [u32; 32],
+    /// The general registers, `r[0]` to `r[31]` (see [`REG_SLOTS`]).
+    pub r: [u32; REG_SLOTS],
     pub hi: u32,
     pub lo: u32,
     /// The next instruction to execute.
@@ -29,6 +35,12 @@ pub struct Context {
     /// The one after it: differs from `pc + 4` while a delay slot is pending,
     /// so a thread preempted between a branch and its slot resumes exactly.
     pub npc: u32,
+}
+
+impl Default for Context {
+    fn default() -> Self {
+        Context { r: [0; REG_SLOTS], hi: 0, lo: 0, pc: 0, npc: 0 }
+    }
 }
 
 impl Context {

@@ -94,7 +94,7 @@ pub enum Exit {
 #[inline(always)]
 pub fn decide(c: &mut Context, i: Inst, pc: u32) -> Result<Exit, Fault> {
     use Op::*;
-    let (rs, rt) = (c.r[i.rs as usize & 31], c.r[i.rt as usize & 31]);
+    let (rs, rt) = (c.r[i.rs as usize], c.r[i.rt as usize]);
     let (srs, link) = (rs as i32, pc.wrapping_add(8));
     let branch = |taken: bool| if taken { Exit::Taken(i.imm) } else { Exit::NotTaken };
     // A likely one that is not taken skips its slot.
@@ -102,7 +102,7 @@ pub fn decide(c: &mut Context, i: Inst, pc: u32) -> Result<Exit, Fault> {
     let exit = match i.op {
         Jr => Exit::Taken(rs),
         Jalr => {
-            c.r[i.rd as usize & 31] = link;
+            c.r[i.rd as usize] = link;
             Exit::Taken(rs)
         }
         Syscall => Exit::Syscall,
@@ -196,8 +196,8 @@ impl Cond {
 /// [`decide`] for a transfer that [`Cond::of`] made `k`: None (nothing done) for [`Cond::Other`].
 #[inline(always)]
 pub fn cond(c: &Context, k: Cond, i: Inst) -> Option<Exit> {
-    let rs = c.r[i.rs as usize & 31];
-    let rt = || c.r[i.rt as usize & 31];
+    let rs = c.r[i.rs as usize];
+    let rt = || c.r[i.rt as usize];
     // Whether it is taken, and whether its slot is annulled if not.
     let (taken, likely) = match k {
         Cond::Other => return None,
@@ -230,7 +230,7 @@ pub fn cond(c: &Context, k: Cond, i: Inst) -> Option<Exit> {
 #[inline(always)]
 pub fn compute(c: &mut Context, i: Inst) -> Result<(), Fault> {
     use Op::*;
-    let (rs, rt) = (c.r[i.rs as usize & 31], c.r[i.rt as usize & 31]);
+    let (rs, rt) = (c.r[i.rs as usize], c.r[i.rt as usize]);
     let (srs, srt) = (rs as i32, rt as i32);
     // Register traps carry a code field; immediate ones have none (code 0).
     macro_rules! trap {
@@ -245,7 +245,7 @@ pub fn compute(c: &mut Context, i: Inst) -> Result<(), Fault> {
             }
         };
     }
-    let wr = |c: &mut Context, r: u8, v: u32| c.r[r as usize & 31] = v;
+    let wr = |c: &mut Context, r: u8, v: u32| c.r[r as usize] = v;
     match i.op {
         Sll => wr(c, i.rd, rt << i.imm),
         Srl => wr(c, i.rd, rt >> i.imm),
@@ -328,9 +328,9 @@ impl Simple {
             ($d:ident, |$rs:ident, $rt:ident, $i:ident, $c:ident| $v:expr) => {
                 |c: &mut Context, i: &Inst| {
                     #[allow(unused_variables)]
-                    let ($rs, $rt, $i, $c) = (c.r[i.rs as usize & 31], c.r[i.rt as usize & 31], i, &*c);
+                    let ($rs, $rt, $i, $c) = (c.r[i.rs as usize], c.r[i.rt as usize], i, &*c);
                     let v = $v;
-                    c.r[i.$d as usize & 31] = v;
+                    c.r[i.$d as usize] = v;
                 }
             };
         }
@@ -390,9 +390,9 @@ impl Simple {
 #[inline(always)]
 pub fn access<B: Bus>(c: &mut Context, i: Inst, bus: &mut B) -> Result<(), Fault> {
     use Op::*;
-    let (rs, rt) = (c.r[i.rs as usize & 31], c.r[i.rt as usize & 31]);
+    let (rs, rt) = (c.r[i.rs as usize], c.r[i.rt as usize]);
     let ea = rs.wrapping_add(i.imm);
-    let wr = |c: &mut Context, r: u8, v: u32| c.r[r as usize & 31] = v;
+    let wr = |c: &mut Context, r: u8, v: u32| c.r[r as usize] = v;
     match i.op {
         Lb | Lbu => {
             let w = bus.load(ea & !3)? >> byte_lane(ea);
@@ -496,7 +496,7 @@ mod tests {
     #[test]
     fn simple_and_cond_are_compute_and_decide() {
         let mut c = Context::default();
-        for (k, r) in c.r.iter_mut().enumerate() {
+        for (k, r) in c.r[..32].iter_mut().enumerate() {
             *r = (k as u32).wrapping_mul(0x9E37_79B9) ^ if k % 3 == 0 { 0x8000_0000 } else { 0 };
         }
         (c.r[0], c.hi, c.lo) = (0, 0x1234_5678, 0x9ABC_DEF0);

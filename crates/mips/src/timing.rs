@@ -34,6 +34,9 @@ pub struct Scoreboard {
     load_ready: u64,
     /// Cycle from which HI/LO can be read (or a new multiply/divide start).
     hilo_ready: u64,
+    /// The later of `load_ready` and `hilo_ready`, set with either: a
+    /// block's entry tests it (see [`Scoreboard::drained`]).
+    drained: u64,
 }
 
 impl Scoreboard {
@@ -59,6 +62,7 @@ impl Scoreboard {
             self.load_ready = done + p.load_use_cycles as u64;
             self.reg_ready[i.rt as usize & 31] = self.load_ready;
         }
+        self.drained = self.load_ready.max(self.hilo_ready);
     }
 
     /// [`Scoreboard::issued`] for a load or store (never a multiply or divide) whose access ends at `done`.
@@ -67,6 +71,7 @@ impl Scoreboard {
         if i.class & Inst::LOAD != 0 && i.rt != 0 {
             self.load_ready = done + p.load_use_cycles as u64;
             self.reg_ready[i.rt as usize & 31] = self.load_ready;
+            self.drained = self.load_ready.max(self.hilo_ready);
         }
     }
 
@@ -74,7 +79,7 @@ impl Scoreboard {
     /// [`Scoreboard::ready`] holds nothing back.
     #[inline(always)]
     pub fn drained(&self) -> u64 {
-        self.load_ready.max(self.hilo_ready)
+        self.drained
     }
 
     /// Results in flight that the thread may wait for: ICOUNT's measure of a clogged thread.

@@ -5,6 +5,7 @@
 mod common;
 use common::*;
 use irqsim_mips::block::Step;
+use irqsim_mips::context::REG_SLOTS;
 use irqsim_mips::device::{Access, Devices, MMIO_BASE};
 use irqsim_mips::hierarchy::{HierarchyConfig, Level};
 use irqsim_mips::{Context, Stop, System, SystemConfig};
@@ -41,7 +42,7 @@ fn mixed() -> Vec<u32> {
 
 /// Registers, instructions, cycles and cache counts (accesses and misses of
 /// each cache) at the exit, running in slices of `step` cycles.
-fn run_in_slices(words: &[u32], config: &SystemConfig, step: u64) -> ([u32; 32], u64, u64, Vec<(u64, u64)>) {
+fn run_in_slices(words: &[u32], config: &SystemConfig, step: u64) -> ([u32; REG_SLOTS], u64, u64, Vec<(u64, u64)>) {
     let mut s = system(program(words, 4096), config);
     let mut until = step;
     loop {
@@ -304,4 +305,18 @@ fn a_block_looping_to_itself_issues_as_one_instruction_at_a_time() {
             assert_eq!(issues(step), whole, "slices of {step} cycles");
         }
     }
+}
+
+/// A jump to a misaligned address faults there, even where the aligned
+/// address below it starts a block already built (its lookup must not find it).
+#[test]
+fn a_jump_to_a_misaligned_address_faults_beside_a_built_block() {
+    let jr = |s: u32| r(8, s, 0, 0, 0);
+    let words = [lui(8, TEXT >> 16), i(13, 8, 8, 0x10), jr(8), NOP, addiu(9, 9, 1), i(13, 8, 8, 0x12), jr(8), NOP];
+    let mut s = system(program(&words, 0), &SystemConfig::default());
+    match s.run(1_000) {
+        Stop::Fault { error, .. } => assert!(error.to_string().contains("0x00400012"), "{error}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(s.cores[0].threads[0].ctx.r[9], 1, "the block at the aligned address ran once");
 }
