@@ -34,6 +34,9 @@ done
 # rx_nics: rx_min's driver serving every NIC the machine has
 # ([[nics.others]]): the same source with its RX_NICS lines in.
 "$CC" "${flags[@]}" -DRX_NICS -o "$out/system/rx_nics.elf" rt/start.S rt/rt.c system/rx_min.c
+# rx_nics_rss: the same, and each other NIC's own RSS queues and RPS for
+# their frames (-DRX_NICS_RSS).
+"$CC" "${flags[@]}" -DRX_NICS_RSS -o "$out/system/rx_nics_rss.elf" rt/start.S rt/rt.c system/rx_min.c
 # The NIC firmware is one program of several files (crates/firmware runs it).
 "$CC" "${flags[@]}" -o "$out/firmware/nic.elf" rt/start.S rt/rt.c firmware/*.c
 # kernel/: the Linux-shaped receive and forward path, one ELF per role for

@@ -170,7 +170,7 @@ fn refusals_name_the_key() {
         (&["cpu.threads=3", "rss.kind=\"toeplitz\"", "rss.queues=1", "rss.rps_cpus=2", "nics.others=[]"], "`rss.rps_cpus`: an RPS backlog's poll"),
         (&["cpu.threads=3", "nics.others=[{process=\"poisson\", rate_per_s=1000.0, packet_bytes=256, irq_thread=2, queues=2}]"], "`nics.others[0].irq_thread`: its queues' interrupts go to CPUs [2, 0]"),
         (&["nics.others=[{process=\"poisson\", rate_per_s=1000.0, packet_bytes=256, irq_thread=0, irq_path=\"mt\"}]"], "`nics.others[0].irq_path`: its interrupts go to a CPU that runs kernel code"),
-        (&["code.cpus=[0, 1]", "nics.others=[{process=\"poisson\", rate_per_s=1000.0, packet_bytes=256, irq_thread=1, queues=2}]"], "`nics.others[0].queues`"),
+        (&["rss.kind=\"toeplitz\"", "rss.queues=1", "rss.rps_cpus=1"], "`rss.rps_cpus`: the RPS backlogs are the program's, and nics.others[0]'s driver is the abstract kernel's"),
     ];
     for (sets, want) in cases {
         let sets: Vec<&str> = [SHORT].iter().chain(sets.iter()).copied().collect();
@@ -179,6 +179,10 @@ fn refusals_name_the_key() {
             Err(e) => assert!(e.contains(want) && !e.contains('\n'), "{sets:?}: {e}"),
         }
     }
+    // A code NIC's own RSS needs a driver that serves it (rx_nics gives one ring).
+    let (s, path) = load(&[SHORT, "code.cpus=[0, 1]", "nics.others=[{process=\"poisson\", rate_per_s=1000.0, packet_bytes=256, irq_thread=1, queues=2}]"]).unwrap();
+    let e = simulate(&s, path.parent().unwrap(), Record::default()).err().expect("refused").to_string();
+    assert!(e.contains("`nics.others[0].queues`: ../../programs/system/rx_nics.elf's driver gives another NIC 1 receive queue(s)") && !e.contains('\n'), "{e}");
     // Without `code.cpus` the abstract driver's keys mean nothing beside code.
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios/code/two-nics.toml");
     let e = Scenario::from_file(&path, &[parse_override("driver.isr_rx_done_cycles=5000").unwrap()]).unwrap_err().to_string();

@@ -61,8 +61,8 @@ impl Machine {
                         queues: s.rss.vectors() as usize,
                         rps_cpus: if s.rss.rps() { s.rss.rps_cpus } else { 0 },
                     });
-                    let others = (s.nics.others.len(), m.net.ports.base);
-                    let mut code = crate::code::Code::new(&s.code, s.cpu.threads, levels, napi, others, base_dir)
+                    let others: Vec<usize> = s.nics.others.iter().map(|n| n.queues as usize).collect();
+                    let mut code = crate::code::Code::new(&s.code, s.cpu.threads, levels, napi, &others, base_dir)
                         .map_err(|(key, msg)| crate::Error::Config { file: s.file.clone(), key, line: None, msg })?;
                     // Code's own sections (`local_irq_save`) mask every
                     // interrupt of their CPU, a mask per CPU.

@@ -63,7 +63,7 @@ impl Ports {
     }
 
     /// Port queue `q`'s port and its queue within it.
-    fn at(&self, q: usize) -> (usize, usize) {
+    pub(crate) fn at(&self, q: usize) -> (usize, usize) {
         let (k, i) = self.owner[q - self.base];
         (usize::from(k), usize::from(i))
     }
