@@ -292,15 +292,21 @@ fn napi_instances_fit(sys: &System<Ports>, given: &str, p: NapiPath, others: usi
 
 /// A driver that serves other NICs' own RSS queues, and RPS for their
 /// frames, says how many queues a NIC it serves at most in a word
-/// `nic_other_queues` (rx_min built with `-DRX_NICS_RSS`); without it a
-/// driver gives each other NIC one ring and steers only NIC 0's frames, so
-/// more queues or RPS beside other NICs are refused at load.
-fn other_queues_fit(sys: &System<Ports>, given: &str, others: &[usize], rps: bool) -> Result<(), Problem> {
+/// `nic_other_queues` (rx_min built with `-DRX_NICS_RSS`, which numbers
+/// every NIC's queues as the machine does). Without it a driver gives each
+/// other NIC one ring, numbered one per NIC, and steers only NIC 0's
+/// frames: more queues on a NIC it drives, or before one (the numbers
+/// would shift), and RPS beside other NICs are refused at load. `others`:
+/// each other NIC's queues and whether the program drives it.
+fn other_queues_fit(sys: &System<Ports>, given: &str, others: &[(usize, bool)], rps: bool) -> Result<(), Problem> {
     let word = sys.program.symbol("nic_other_queues");
     let serves = word.map_or(1, |a| sys.mem.read_u32(a) as usize);
-    if let Some(i) = others.iter().position(|&n| n > serves) {
-        let why = if word.is_some() { "its nic_other_queues" } else { "it has no nic_other_queues" };
-        let msg = format!("{given}'s driver gives another NIC {serves} receive queue(s) ({why}), but this one has {}: use a driver that serves more (programs/system/rx_nics_rss.elf)", others[i]);
+    let why = if word.is_some() { "its nic_other_queues" } else { "it has no nic_other_queues" };
+    let last_driven = others.iter().rposition(|&(_, on_code)| on_code);
+    let unserved = others.iter().enumerate().position(|(i, &(n, on_code))| n > serves && (on_code || (word.is_none() && last_driven.is_some_and(|l| l > i))));
+    if let Some(i) = unserved {
+        let what = if others[i].1 { "this one has" } else { "a NIC it drives comes after this one, which has" };
+        let msg = format!("{given}'s driver gives another NIC {serves} receive queue(s) ({why}), but {what} {}: use a driver that serves more (programs/system/rx_nics_rss.elf)", others[i].0);
         return Err((format!("nics.others[{i}].queues"), msg));
     }
     if rps && !others.is_empty() && word.is_none() {
@@ -314,8 +320,9 @@ impl Code {
     /// The cores for `threads` machine threads of `levels` levels each;
     /// `napi`: the NAPI path's weight and busy-poll budget, when it is
     /// chosen; `others`: the receive queues of each NIC beside NIC 0
-    /// (`[[nics.others]]`), numbered after NIC 0's.
-    pub fn new(c: &CodeConfig, threads: usize, levels: usize, napi: Option<NapiPath>, others: &[usize], base_dir: &std::path::Path) -> Result<Code, Problem> {
+    /// (`[[nics.others]]`, numbered after NIC 0's) and whether this
+    /// program drives it (its interrupts go to a CPU that runs it).
+    pub fn new(c: &CodeConfig, threads: usize, levels: usize, napi: Option<NapiPath>, others: &[(usize, bool)], base_dir: &std::path::Path) -> Result<Code, Problem> {
         let given = c.program.as_deref().expect("code part selected");
         let path = base_dir.join(given);
         let program = Program::load(&path).map_err(|e| ("code.program".to_string(), format!("{}: {e}", path.display())))?;
@@ -364,11 +371,12 @@ impl Code {
         };
         let mut ports = Ports::new(c.mmio_read_cycles, tpc);
         let queues = napi.map_or(1, |p| p.queues);
-        ports.set_queues(queues, others);
+        let counts: Vec<usize> = others.iter().map(|o| o.0).collect();
+        ports.set_queues(queues, &counts);
         ports.rps_cpus = napi.map_or(0, |p| p.rps_cpus);
         ports.answers = vec![None; threads];
         let nics = ports.nics.len();
-        let other_queues: usize = others.iter().sum();
+        let other_queues: usize = counts.iter().sum();
         let mut sys = System::new(program, &exec.system, ports);
         if let Some(p) = napi {
             napi_instances_fit(&sys, given, p, other_queues)?;
@@ -395,7 +403,7 @@ impl Code {
             counts: vec![[Counts::default(); 6]; threads],
             app_thread: c.app_thread,
             cpus: c.cpus.as_ref().map(|_| c.runs(threads)),
-            drives_port: vec![true; others.len()],
+            drives_port: others.iter().map(|o| o.1).collect(),
             tx_irq_thread: c.tx_irq_thread,
             app_blocked: None,
             syscall_args: [0; 3],
