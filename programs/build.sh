@@ -34,6 +34,9 @@ done
 # rx_nics: rx_min's driver serving every NIC the machine has
 # ([[nics.others]]): the same source with its RX_NICS lines in.
 "$CC" "${flags[@]}" -DRX_NICS -o "$out/system/rx_nics.elf" rt/start.S rt/rt.c system/rx_min.c
+# rx_nics_rss: the same, and each other NIC's own RSS queues and RPS for
+# their frames (-DRX_NICS_RSS).
+"$CC" "${flags[@]}" -DRX_NICS_RSS -o "$out/system/rx_nics_rss.elf" rt/start.S rt/rt.c system/rx_min.c
 # fw_rx_nics: fw_rx's driver of the programmable NIC with other NICs beside
 # it and RPS: the same source with its FW_NICS lines in.
 "$CC" "${flags[@]}" -DFW_NICS -o "$out/system/fw_rx_nics.elf" rt/start.S rt/rt.c system/fw_rx.c

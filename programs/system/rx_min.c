@@ -18,8 +18,22 @@
    k's base and an interrupt of its own: nic_other_isr(k) off the NAPI
    path, the same top half and poll as NIC 0's queues on it. Without the
    flag every RX_NICS line is gone and rx_min.elf is byte for byte what it
-   was (programs/build.sh --check). */
+   was (programs/build.sh --check).
+
+   Built with -DRX_NICS_RSS it is rx_nics_rss.elf: as rx_nics, and each
+   other NIC may have several receive queues (its own RSS). At init it
+   reads every NIC's QUEUES and numbers all their queues one after another
+   from NIC 0's, as the machine numbers their NAPI instances; queue i of
+   NIC k >= 1 has its registers in its block (0x5000 + (k - 1) * 0x400 +
+   i * 0x40, queue 0's also its legacy RDBA..RDT) and cause bit 15 + i
+   (bit 0 for queue 0), as NIC 0's queues. Its frames may go to RPS
+   backlogs as NIC 0's do, the backlogs numbered after every NIC's queues.
+   `nic_other_queues` tells the machine it serves them. */
 #include "../rt/rt.h"
+
+#ifdef RX_NICS_RSS
+#define RX_NICS
+#endif
 
 #ifdef RX_NICS
 /* NICs 8 and up sit past the receive queues' blocks (code/ports.rs). */
@@ -29,13 +43,25 @@
 #endif
 /* Receive queue q's registers (queue 0's are also NIC 0's RDBA..RDT). */
 #define RXQ0(q, off) (*(volatile u32 *)(0xBF011000u + (q) * 0x40u + (off)))
-#ifdef RX_NICS
+#ifdef RX_NICS_RSS
+#define OTHERS 32 /* [[nics.others]] at most */
+#define RINGS 256 /* every NIC's queues: the machine's NAPI instances at most */
+/* Queue q is queue QI(q) of NIC QNIC(q); NIC k's queue i's block. */
+#define QNIC(q) qnic[q]
+#define QI(q) qidx[q]
+#define RXQK(k, i, off) (*(volatile u32 *)(0xBF015000u + ((k) - 1) * 0x400u + (i) * 0x40u + (off)))
+#define RXQ(q, off) (*(QNIC(q) ? &RXQK(QNIC(q), QI(q), off) : &RXQ0(QI(q), off)))
+#define ONE_VECTOR(q) (nq[QNIC(q)] == 1)
+#define FIRSTQ(k) first[k]
+#define NRX nrx
+#elif defined(RX_NICS)
 #define OTHERS 32 /* [[nics.others]] at most */
 /* Past NIC 0's queues, NIC k's RDBA, RDLEN and RDT (0x10, 0x14, 0x1C). */
 #define QNIC(q) ((q) < nqueues ? 0 : (q) - nqueues + 1)
 #define RXQ(q, off) (*((q) < nqueues ? &RXQ0(q, off) : &NIC(QNIC(q), 0x10 + (off) / 2)))
 /* A NIC's one vector reads (and so clears) its cause register. */
 #define ONE_VECTOR(q) (nqueues == 1 || (q) >= nqueues)
+#define FIRSTQ(k) ((k) ? nqueues + (k) - 1 : 0)
 #else
 #define OTHERS 0
 #define QNIC(q) 0
@@ -63,6 +89,12 @@ enum { CAUSE_RX = 1, DD = 1 };
 #define MAXQ 16      /* rss.queues at most */
 #define MAXCPU 64    /* cpu.threads at most */
 #define BACKLOG 8    /* frames each CPU's RPS backlog holds */
+#ifndef RINGS
+#define RINGS (MAXQ + OTHERS)
+#endif
+#ifndef NRX
+#define NRX (nqueues + nothers) /* receive queues over all NICs */
+#endif
 
 struct desc {
 	u32 addr, tag;
@@ -70,17 +102,24 @@ struct desc {
 	u8 status, pad[3];
 };
 
-static struct desc ring[MAXQ + OTHERS][RING] __attribute__((aligned(16)));
+static struct desc ring[RINGS][RING] __attribute__((aligned(16)));
 static u8 buffers[POOL][BUF];
-static u8 extra[(MAXQ - 1 + OTHERS) * RING][BUF]; /* the other queues' buffers */
-static u8 *free_list[POOL + (MAXQ - 1 + OTHERS) * RING];
+static u8 extra[(RINGS - 1) * RING][BUF]; /* the other queues' buffers */
+static u8 *free_list[POOL + (RINGS - 1) * RING];
 static u32 free_count;
-static u32 next_rx[MAXQ + OTHERS];     /* next descriptor the driver looks at */
-static u8 *owned[MAXQ + OTHERS][RING]; /* the buffer each descriptor carries */
+static u32 next_rx[RINGS];     /* next descriptor the driver looks at */
+static u8 *owned[RINGS][RING]; /* the buffer each descriptor carries */
 static u32 nqueues, rps;
 #ifdef RX_NICS
 static u32 nothers; /* NICs beside NIC 0 */
-#else
+#endif
+#ifdef RX_NICS_RSS
+static u32 nrx;                                  /* queues over all NICs */
+static u32 nq[1 + OTHERS], first[1 + OTHERS];    /* each NIC's queues, its first */
+static u8 qnic[RINGS], qidx[RINGS];
+const u32 nic_other_queues = MAXQ;
+#endif
+#ifndef RX_NICS
 #define nothers 0
 #endif
 
@@ -148,7 +187,9 @@ static int refill(u32 q, u32 i)
 
 static u32 rx_cause(u32 q)
 {
-#ifdef RX_NICS
+#ifdef RX_NICS_RSS
+	q = QI(q);
+#elif defined(RX_NICS)
 	if (q >= nqueues)
 		return CAUSE_RX;
 #endif
@@ -162,22 +203,41 @@ void kernel_init(void)
 #ifdef RX_NICS
 	nothers = SVC(NICS) - 1;
 #endif
+#ifdef RX_NICS_RSS
+	for (u32 k = 0; k <= nothers; k++) {
+		nq[k] = NIC(k, QUEUES);
+		first[k] = nrx;
+		for (u32 i = 0; i < nq[k]; i++, nrx++)
+			qnic[nrx] = (u8)k, qidx[nrx] = (u8)i;
+	}
+#endif
 	for (u32 i = 0; i < POOL; i++)
 		buf_put(buffers[i]);
-	for (u32 i = 0; i < (nqueues - 1 + nothers) * RING; i++)
+	for (u32 i = 0; i < (NRX - 1) * RING; i++)
 		buf_put(extra[i]);
 	u32 causes = 0;
-	for (u32 q = 0; q < nqueues + nothers; q++) {
+	for (u32 q = 0; q < NRX; q++) {
 		u32 n = 0;
 		while (n < RING - 1 && refill(q, n))
 			n++;
 		RXQ(q, Q_RDBA) = (u32)ring[q];
 		RXQ(q, Q_RDLEN) = RING;
 		RXQ(q, Q_RDT) = n;
+#ifdef RX_NICS_RSS
+		if (QNIC(q))
+			continue;
+#endif
 		causes |= rx_cause(q);
 	}
 	NIC(0, IMS) = causes;
-#ifdef RX_NICS
+#ifdef RX_NICS_RSS
+	for (u32 k = 1; k <= nothers; k++) {
+		u32 mine = 0;
+		for (u32 q = first[k]; q < first[k] + nq[k]; q++)
+			mine |= rx_cause(q);
+		NIC(k, IMS) = mine;
+	}
+#elif defined(RX_NICS)
 	for (u32 k = 1; k <= nothers; k++)
 		NIC(k, IMS) = CAUSE_RX;
 #endif
@@ -288,7 +348,7 @@ void net_rx_action(void)
 	for (u32 k = 0; k <= nothers; k++) {
 		if (!__sync_bool_compare_and_swap(&rx_scheduled[k], 1, 0))
 			continue;
-		u32 q = k ? nqueues + k - 1 : 0, tail = RXQ(q, Q_RDT);
+		u32 q = FIRSTQ(k), tail = RXQ(q, Q_RDT);
 		while (ring[q][next_rx[q]].status & DD) {
 			struct entry e = rx_take(q, &tail);
 			rx_deliver(&e);
@@ -338,7 +398,7 @@ static void backlog_enqueue(u32 cpu, const struct entry *e)
 	spin_lock_irqsave(&bl_lock[cpu]);
 	if (bl_count[cpu] < BACKLOG) {
 		backlog[cpu][(bl_head[cpu] + bl_count[cpu]++) % BACKLOG] = *e;
-		SVC(NAPI_SCHEDULE) = nqueues + nothers + cpu;
+		SVC(NAPI_SCHEDULE) = NRX + cpu;
 		queued = 1;
 	}
 	spin_unlock_irqrestore(&bl_lock[cpu]);
@@ -384,8 +444,8 @@ static u32 process_backlog(u32 cpu, u32 budget)
    scheduled and its interrupt masked. */
 u32 nic_napi_poll(u32 q, u32 budget)
 {
-	if (q >= nqueues + nothers)
-		return process_backlog(q - nqueues - nothers, budget);
+	if (q >= NRX)
+		return process_backlog(q - NRX, budget);
 	u32 tail = RXQ(q, Q_RDT), work = 0;
 	while (work < budget && (ring[q][next_rx[q]].status & DD)) {
 		struct entry e = rx_take(q, &tail);

@@ -170,7 +170,7 @@ fn refusals_name_the_key() {
         (&["cpu.threads=3", "rss.kind=\"toeplitz\"", "rss.queues=1", "rss.rps_cpus=2", "nics.others=[]"], "`rss.rps_cpus`: an RPS backlog's poll"),
         (&["cpu.threads=3", "nics.others=[{process=\"poisson\", rate_per_s=1000.0, packet_bytes=256, irq_thread=2, queues=2}]"], "`nics.others[0].irq_thread`: its queues' interrupts go to CPUs [2, 0]"),
         (&["nics.others=[{process=\"poisson\", rate_per_s=1000.0, packet_bytes=256, irq_thread=0, irq_path=\"mt\"}]"], "`nics.others[0].irq_path`: its interrupts go to a CPU that runs kernel code"),
-        (&["code.cpus=[0, 1]", "nics.others=[{process=\"poisson\", rate_per_s=1000.0, packet_bytes=256, irq_thread=1, queues=2}]"], "`nics.others[0].queues`"),
+        (&["rss.kind=\"toeplitz\"", "rss.queues=1", "rss.rps_cpus=1"], "`rss.rps_cpus`: the RPS backlogs are the program's, and nics.others[0]'s driver is the abstract kernel's"),
     ];
     for (sets, want) in cases {
         let sets: Vec<&str> = [SHORT].iter().chain(sets.iter()).copied().collect();
@@ -179,6 +179,10 @@ fn refusals_name_the_key() {
             Err(e) => assert!(e.contains(want) && !e.contains('\n'), "{sets:?}: {e}"),
         }
     }
+    // A code NIC's own RSS needs a driver that serves it (rx_nics gives one ring).
+    let (s, path) = load(&[SHORT, "code.cpus=[0, 1]", "nics.others=[{process=\"poisson\", rate_per_s=1000.0, packet_bytes=256, irq_thread=1, queues=2}]"]).unwrap();
+    let e = simulate(&s, path.parent().unwrap(), Record::default()).err().expect("refused").to_string();
+    assert!(e.contains("`nics.others[0].queues`: ../../programs/system/rx_nics.elf's driver gives another NIC 1 receive queue(s)") && !e.contains('\n'), "{e}");
     // Without `code.cpus` the abstract driver's keys mean nothing beside code.
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios/code/two-nics.toml");
     let e = Scenario::from_file(&path, &[parse_override("driver.isr_rx_done_cycles=5000").unwrap()]).unwrap_err().to_string();
@@ -186,4 +190,27 @@ fn refusals_name_the_key() {
     // With `code.cpus` but no NIC on an abstract CPU they would change nothing.
     let e = load(&[SHORT, "nics.others=[]", "driver.isr_rx_done_cycles=5000"]).unwrap_err();
     assert!(e.contains("`driver.isr_rx_done_cycles`: the kernel's software is code (`code.program`) on every CPU a NIC interrupts"), "{e}");
+}
+
+/// Each kernel with its own NIC's RSS: on three CPUs the abstract kernel
+/// drives a NIC of two queues on CPUs 1 and 2 and the program (rx_nics_rss,
+/// which numbers every NIC's queues as the machine does) a third NIC after
+/// it on CPU 0. Each NIC's frames reach its own driver: the third NIC's
+/// are all taken by the program (none lost to a misnumbered ring), the
+/// second's spread over its two queues and CPUs. rx_nics, which numbers one
+/// queue per NIC, is refused naming the NIC whose queues would shift it.
+#[test]
+fn each_kernel_with_its_own_nics_rss() {
+    let nics = "nics.others=[{process=\"poisson\", rate_per_s=20000.0, packet_bytes=512, link_mbps=1000.0, irq_thread=1, queues=2}, {process=\"poisson\", rate_per_s=15000.0, packet_bytes=256, link_mbps=1000.0, irq_thread=0}]";
+    let r = run(&[SHORT, "cpu.threads=3", nics, "code.program=\"../../programs/system/rx_nics_rss.elf\""]);
+    assert!(m(&r, "nic2_rx_taken") >= m(&r, "nic2_rx_offered") - 2.0, "{} of {}", m(&r, "nic2_rx_taken"), m(&r, "nic2_rx_offered"));
+    assert!(m(&r, "nic1_rx_taken") >= m(&r, "nic1_rx_offered") - 2.0);
+    assert!(m(&r, "nic1_rss_busiest_queue_share") < 0.7);
+    assert_eq!((code(&r, 1), code(&r, 2)), (0, 0), "CPUs 1 and 2 run the abstract kernel");
+    for t in [1, 2] {
+        assert!(r.bins[t].get(Bin::BottomHalf) > 0, "CPU {t} polls a queue of the second NIC");
+    }
+    let (s, path) = load(&[SHORT, "cpu.threads=3", nics]).unwrap();
+    let e = simulate(&s, path.parent().unwrap(), Record::default()).err().expect("refused").to_string();
+    assert!(e.contains("`nics.others[0].queues`") && e.contains("a NIC it drives comes after this one") && !e.contains('\n'), "{e}");
 }

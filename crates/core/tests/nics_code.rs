@@ -214,8 +214,9 @@ fn runs_are_deterministic() {
     }
 }
 
-/// A program whose driver serves NIC 0 only, and a key the program's ring
-/// replaces, are refused in one line naming the key.
+/// A program whose driver serves NIC 0 only, one that gives other NICs one
+/// ring each (their own RSS, RPS for their frames), and a key the
+/// program's ring replaces, are refused in one line naming the key.
 #[test]
 fn what_the_program_cannot_serve_is_refused() {
     let refused = |sets: &[&str], key: &str| {
@@ -233,8 +234,85 @@ fn what_the_program_cannot_serve_is_refused() {
         assert!(!e.contains('\n') && e.contains(key), "{sets:?}: {e}");
     };
     at_load(&[&others(&["intc = \"ioapic\", line = 16, irq_thread = 1, rate_per_s = 1000.0, rx_ring_frames = 8"])], "nics.others[0].rx_ring_frames");
-    // Code's NIC k has one ring: another NIC's own RSS is not modelled there.
-    at_load(&[NAPI, &others(&["intc = \"msix\", irq_thread = 1, rate_per_s = 1000.0, queues = 2"])], "nics.others[0].queues");
-    at_load(&[NAPI, "rss.kind=\"toeplitz\"", "rss.rps_cpus=2"], "rss.rps_cpus");
+    // rx_nics gives each other NIC one ring and steers only NIC 0's frames.
+    let two_queues = others(&["intc = \"msix\", irq_thread = 1, rate_per_s = 1000.0, queues = 2"]);
+    refused(&[NAPI, &two_queues], "`nics.others[0].queues`: ../../programs/system/rx_nics.elf's driver gives another NIC 1 receive queue(s) (it has no nic_other_queues)");
+    refused(&[NAPI, "code.program=\"../../programs/kernel/host-nics.elf\"", &two_queues], "`nics.others[0].queues`");
+    refused(&[NAPI, "rss.kind=\"toeplitz\"", "rss.queues=1", "rss.rps_cpus=2"], "`rss.rps_cpus`: ../../programs/system/rx_nics.elf's driver steers only the first NIC's frames");
     at_load(&[&others(&["intc = \"ioapic\", line = 16, irq_thread = 1, rate_per_s = 1000.0, irq_path = \"mt\""])], "nics.others[0].irq_path");
+}
+
+/// rx_nics_rss: rx_min.c built with -DRX_NICS_RSS, whose driver serves
+/// other NICs' own RSS queues and RPS for their frames.
+const RSS_DRIVER: &str = "code.program=\"../../programs/system/rx_nics_rss.elf\"";
+
+/// The second NIC alone (the first silent) on the NAPI path with its own
+/// RSS: `queues` and `flows`, its vectors from CPU `irq_thread` on.
+fn own_rss(irq_thread: usize, queues: u32, flows: u32, extra: &[&str]) -> Report {
+    let nic = others(&[&format!("intc = \"msix\", irq_thread = {irq_thread}, rate_per_s = 15000.0, queues = {queues}, flows = {flows}")]);
+    run(&[&[NAPI, RSS_DRIVER, FIRST_SILENT, &nic], extra].concat())
+}
+
+/// Interrupt-level instructions of code on each CPU.
+fn top_halves(r: &Report) -> [u64; 2] {
+    [code(r, 0, Bin::Interrupt), code(r, 1, Bin::Interrupt)]
+}
+
+/// Another NIC's own RSS with kernel code: its frames spread over its two
+/// queues by flow (64 flows about evenly, one flow all to one queue), each
+/// queue's vector runs the program's top half on its own CPU ((irq_thread
+/// + q) mod 2: one flow's queue interrupts one CPU, and moving irq_thread
+/// moves it to the other), and every frame is taken by the driver and
+/// delivered (its conservation law, frames in = dropped + held + taken,
+/// checked in every run).
+#[test]
+fn another_nics_own_rss_with_code() {
+    let spread = own_rss(0, 2, 64, &[]);
+    assert_eq!(m(&spread, "nic1_rss_queues"), 2.0);
+    let share = m(&spread, "nic1_rss_busiest_queue_share");
+    assert!(share < 0.65, "64 flows over two queues: {share}");
+    assert!(top_halves(&spread).iter().all(|&i| i > 0), "both vectors fire: {:?}", top_halves(&spread));
+    assert!(m(&spread, "nic1_rx_taken") >= m(&spread, "nic1_rx_offered") - 2.0);
+    assert_eq!(m(&spread, "rx_delivered"), m(&spread, "nic1_rx_taken"));
+    assert_eq!(m(&spread, "nic1_interrupts"), m(&spread, "source1_serviced"), "every vector is its source's");
+    let one = own_rss(0, 2, 1, &[]);
+    assert_eq!(m(&one, "nic1_rss_busiest_queue_share"), 1.0, "one flow, one queue");
+    let moved = own_rss(1, 2, 1, &[]);
+    let (a, b) = (top_halves(&one), top_halves(&moved));
+    assert!((a[0] == 0) != (a[1] == 0), "one queue's vector, one CPU: {a:?}");
+    assert_eq!((b[0] == 0, b[1] == 0), (a[1] == 0, a[0] == 0), "irq_thread + 1 moves it to the other CPU: {a:?} then {b:?}");
+    assert_eq!(m(&moved, "rx_delivered"), m(&moved, "nic1_rx_taken"));
+    // Both NICs at once, each with RSS (the first's four queues on CPUs 0..3 of four).
+    let both = run(&[
+        NAPI,
+        RSS_DRIVER,
+        "cpu.threads=4",
+        "intc.kind=\"msix\"",
+        "rss.kind=\"toeplitz\"",
+        "rss.queues=4",
+        &others(&["intc = \"msix\", irq_thread = 2, rate_per_s = 15000.0, queues = 2"]),
+    ]);
+    assert!((0..4).all(|q| m(&both, &format!("rss_queue{q}_frames")) > 0.0));
+    let offered = m(&both, "rx_offered");
+    assert!(m(&both, "rx_delivered") >= offered - 4.0, "{} of {offered}", m(&both, "rx_delivered"));
+    assert!(m(&both, "nic1_rx_taken") >= m(&both, "nic1_rx_offered") - 2.0);
+}
+
+/// RPS over another NIC's frames with kernel code: the poll asks
+/// get_rps_cpu of each frame, which hashes the NIC's own flow; with 64
+/// flows over two CPUs some go to the other CPU's backlog, whose poll
+/// (the program's process_backlog) delivers them; with one flow all go to
+/// one CPU. The rx_nics driver, which steers only the first NIC's frames,
+/// is refused (`what_the_program_cannot_serve_is_refused`).
+#[test]
+fn rps_steers_another_nics_frames_with_code() {
+    let rps = ["rss.kind=\"toeplitz\"", "rss.queues=1", "rss.rps_cpus=2"];
+    let r = own_rss(0, 1, 64, &rps);
+    let (remote, taken) = (m(&r, "rps_remote_frames"), m(&r, "nic1_rx_taken"));
+    assert!(remote > 0.2 * taken && remote < 0.8 * taken, "{remote} of {taken}");
+    assert!(code(&r, 1, Bin::BottomHalf) > 0, "CPU 1 polls its backlog");
+    assert_eq!(m(&r, "rx_delivered"), taken);
+    let one = own_rss(0, 1, 1, &rps);
+    let remote = m(&one, "rps_remote_frames");
+    assert!(remote == 0.0 || remote == m(&one, "nic1_rx_taken"), "one flow, one CPU: {remote}");
 }

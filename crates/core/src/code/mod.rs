@@ -290,12 +290,39 @@ fn napi_instances_fit(sys: &System<Ports>, given: &str, p: NapiPath, others: usi
     ))
 }
 
+/// A driver that serves other NICs' own RSS queues, and RPS for their
+/// frames, says how many queues a NIC it serves at most in a word
+/// `nic_other_queues` (rx_min built with `-DRX_NICS_RSS`, which numbers
+/// every NIC's queues as the machine does). Without it a driver gives each
+/// other NIC one ring, numbered one per NIC, and steers only NIC 0's
+/// frames: more queues on a NIC it drives, or before one (the numbers
+/// would shift), and RPS beside other NICs are refused at load. `others`:
+/// each other NIC's queues and whether the program drives it.
+fn other_queues_fit(sys: &System<Ports>, given: &str, others: &[(usize, bool)], rps: bool) -> Result<(), Problem> {
+    let word = sys.program.symbol("nic_other_queues");
+    let serves = word.map_or(1, |a| sys.mem.read_u32(a) as usize);
+    let why = if word.is_some() { "its nic_other_queues" } else { "it has no nic_other_queues" };
+    let last_driven = others.iter().rposition(|&(_, on_code)| on_code);
+    let unserved = others.iter().enumerate().position(|(i, &(n, on_code))| n > serves && (on_code || (word.is_none() && last_driven.is_some_and(|l| l > i))));
+    if let Some(i) = unserved {
+        let what = if others[i].1 { "this one has" } else { "a NIC it drives comes after this one, which has" };
+        let msg = format!("{given}'s driver gives another NIC {serves} receive queue(s) ({why}), but {what} {}: use a driver that serves more (programs/system/rx_nics_rss.elf)", others[i].0);
+        return Err((format!("nics.others[{i}].queues"), msg));
+    }
+    if rps && !others.is_empty() && word.is_none() {
+        let msg = format!("{given}'s driver steers only the first NIC's frames to RPS backlogs (it has no nic_other_queues): use a driver that steers theirs (programs/system/rx_nics_rss.elf), or remove the key");
+        return Err(("rss.rps_cpus".into(), msg));
+    }
+    Ok(())
+}
+
 impl Code {
     /// The cores for `threads` machine threads of `levels` levels each;
     /// `napi`: the NAPI path's weight and busy-poll budget, when it is
-    /// chosen; `others`: the NICs beside NIC 0 (`[[nics.others]]`) and
-    /// their first receive queue.
-    pub fn new(c: &CodeConfig, threads: usize, levels: usize, napi: Option<NapiPath>, others: (usize, usize), base_dir: &std::path::Path) -> Result<Code, Problem> {
+    /// chosen; `others`: the receive queues of each NIC beside NIC 0
+    /// (`[[nics.others]]`, numbered after NIC 0's) and whether this
+    /// program drives it (its interrupts go to a CPU that runs it).
+    pub fn new(c: &CodeConfig, threads: usize, levels: usize, napi: Option<NapiPath>, others: &[(usize, bool)], base_dir: &std::path::Path) -> Result<Code, Problem> {
         let given = c.program.as_deref().expect("code part selected");
         let path = base_dir.join(given);
         let program = Program::load(&path).map_err(|e| ("code.program".to_string(), format!("{}: {e}", path.display())))?;
@@ -321,7 +348,7 @@ impl Code {
         }
         let symbol = |key: &str, name: &str| program.symbol(name).ok_or_else(|| (format!("code.{key}"), format!("no symbol `{name}` in {given}")));
         // Its presence says the driver serves other NICs, on the NAPI path too.
-        let other_isr = match others.0 > 0 {
+        let other_isr = match !others.is_empty() {
             true => Some(program.symbol(&c.other_isr).ok_or_else(|| {
                 ("nics.others".to_string(), format!("{given} has no `{}` (`code.other_isr`): its driver serves NIC 0 only", c.other_isr))
             })?),
@@ -344,15 +371,17 @@ impl Code {
         };
         let mut ports = Ports::new(c.mmio_read_cycles, tpc);
         let queues = napi.map_or(1, |p| p.queues);
-        ports.rx_queues = vec![Default::default(); queues - 1];
+        let counts: Vec<usize> = others.iter().map(|o| o.0).collect();
+        ports.set_queues(queues, &counts);
         ports.rps_cpus = napi.map_or(0, |p| p.rps_cpus);
         ports.answers = vec![None; threads];
-        ports.set_others(others.0, others.1);
         let nics = ports.nics.len();
+        let other_queues: usize = counts.iter().sum();
         let mut sys = System::new(program, &exec.system, ports);
         if let Some(p) = napi {
-            napi_instances_fit(&sys, given, p, others.0)?;
+            napi_instances_fit(&sys, given, p, other_queues)?;
         }
+        other_queues_fit(&sys, given, others, napi.is_some_and(|p| p.rps_cpus > 0))?;
         for i in 0..(threads * levels) as u32 {
             let top = STACK_TOP - i * stride;
             sys.mem.guard(top - stride, top - STACK_BYTES);
@@ -374,7 +403,7 @@ impl Code {
             counts: vec![[Counts::default(); 6]; threads],
             app_thread: c.app_thread,
             cpus: c.cpus.as_ref().map(|_| c.runs(threads)),
-            drives_port: vec![true; others.0],
+            drives_port: others.iter().map(|o| o.1).collect(),
             tx_irq_thread: c.tx_irq_thread,
             app_blocked: None,
             syscall_args: [0; 3],
@@ -383,7 +412,7 @@ impl Code {
             tick_posted: vec![false; threads],
             tick_held: vec![false; threads],
             irq_posted: vec![false; nics],
-            rxq_posted: vec![false; queues + others.0],
+            rxq_posted: vec![false; queues + other_queues],
             irq_held: vec![false; nics],
             tx_busy: vec![false; nics],
             sends_queued: 0,
@@ -519,7 +548,7 @@ impl Code {
         match activity {
             Activity::Init => Context::call(e.init, sp, &[]),
             Activity::QueueIsr { q } => Context::call(napi().isr, sp, &[u32::from(q)]),
-            Activity::Isr { irq } if self.sys.devices.other_queue(usize::from(irq)).is_some() => {
+            Activity::Isr { irq } if self.sys.devices.is_other(usize::from(irq)) => {
                 Context::call(e.other_isr.expect("other NICs interrupt only with the entry"), sp, &[u32::from(irq)])
             }
             Activity::Isr { irq } => Context::call(e.isr, sp, &[u32::from(irq)]),

@@ -42,8 +42,15 @@ pub const fn nic_base(k: usize) -> u32 {
 /// at 0x00, 0x08, 0x10 and 0x18. Queue 0 is the ring of the registers below.
 pub const RXQ_BASE: u32 = 0x1000;
 pub const RXQ_STRIDE: u32 = 0x40;
-/// The most receive queues NIC 0 has (`rss.queues`' range).
+/// The most receive queues a NIC has (`rss.queues`' range, and each
+/// other NIC's `queues`).
 pub const MAX_QUEUES: usize = 16;
+/// Another NIC `k`'s receive queues (its own RSS) have their blocks at
+/// `DEVICE_BASE + OTHER_RXQ_BASE + (k - 1) * OTHER_RXQ_STRIDE + q *
+/// RXQ_STRIDE`, laid out as NIC 0's; its queue 0 is the ring of its
+/// registers RDBA..RDT.
+pub const OTHER_RXQ_BASE: u32 = 0x5000;
+pub const OTHER_RXQ_STRIDE: u32 = MAX_QUEUES as u32 * RXQ_STRIDE;
 
 /// The programmable NIC's host interface starts at `DEVICE_BASE + FW_BASE`
 /// (only with `[nic_firmware]`; programs/firmware/nic.h is the firmware's
@@ -83,7 +90,8 @@ pub mod reg {
     pub const TDH: u32 = 0x28;
     pub const TDT: u32 = 0x2C;
     pub const RX_MISSED: u32 = 0x30;
-    /// Read-only: NIC 0's receive queues (`rss.queues`, or 1).
+    /// Read-only: the NIC's receive queues (NIC 0's `rss.queues`, another
+    /// NIC's `queues`; else 1).
     pub const QUEUES: u32 = 0x34;
 }
 
@@ -129,12 +137,12 @@ pub mod service {
 }
 
 /// Interrupt causes (ICR and IMS bits): receive queue 0 and transmit done;
-/// receive queue q >= 1 has bit 15 + q ([`rx_cause`]), a bit per MSI-X
-/// vector as ixgbe's EICR has.
+/// receive queue q >= 1 of a NIC has bit 15 + q ([`rx_cause`]), a bit per
+/// MSI-X vector as ixgbe's EICR has.
 pub const CAUSE_RX: u32 = 1;
 pub const CAUSE_TXDW: u32 = 2;
 
-/// The interrupt cause of NIC 0's receive queue `q`.
+/// The interrupt cause of a NIC's receive queue `q`.
 pub const fn rx_cause(q: usize) -> u32 {
     if q == 0 { CAUSE_RX } else { 1 << (15 + q) }
 }
@@ -273,11 +281,15 @@ pub struct Ports {
     /// `[[nics.others]]`), then the other NICs.
     pub nics: Vec<NicRegs>,
     /// The other NICs (`[[nics.others]]`): NIC `k >= 1` is the machine's
-    /// port `k - 1`, whose receive queue is `others_base + k - 1`.
+    /// port `k - 1`.
     pub others: usize,
-    pub others_base: usize,
-    /// NIC 0's receive queues past the first (RSS).
-    pub rx_queues: Vec<Ring>,
+    /// Each receiving NIC's (NIC 0's, then the other NICs') first receive
+    /// queue, numbered as the machine numbers their NAPI instances.
+    first: Vec<usize>,
+    /// Each receiving NIC's receive queues past its first (RSS).
+    more: Vec<Vec<Ring>>,
+    /// Receive queue `q`'s NIC and its queue there.
+    owner: Vec<(u8, u8)>,
     /// Frames in flight by tag.
     pub frames: HashMap<u32, InFlight>,
     pub actions: Vec<Action>,
@@ -308,8 +320,9 @@ impl Ports {
         Ports {
             nics: vec![NicRegs::default(); NICS],
             others: 0,
-            others_base: usize::MAX,
-            rx_queues: Vec::new(),
+            first: vec![0],
+            more: vec![Vec::new()],
+            owner: vec![(0, 0)],
             frames: HashMap::new(),
             actions: Vec::new(),
             outcomes: Vec::new(),
@@ -325,40 +338,56 @@ impl Ports {
         }
     }
 
+    /// The receiving NICs' queues: NIC 0's `nic0`, then each other NIC's
+    /// (`[[nics.others]]`), numbered one after another from NIC 0's.
+    pub fn set_queues(&mut self, nic0: usize, others: &[usize]) {
+        let counts: Vec<usize> = std::iter::once(nic0).chain(others.iter().copied()).collect();
+        self.others = others.len();
+        self.nics.resize(NICS.max(counts.len()), NicRegs::default());
+        self.first = counts.iter().scan(0, |next, &n| Some(std::mem::replace(next, *next + n))).collect();
+        self.more = counts.iter().map(|&n| vec![Ring::default(); n - 1]).collect();
+        self.owner = counts.iter().enumerate().flat_map(|(k, &n)| (0..n).map(move |i| (k as u8, i as u8))).collect();
+    }
+
     /// NIC 0's receive queues.
     pub fn queues(&self) -> usize {
-        1 + self.rx_queues.len()
+        self.nic_queues(0)
     }
 
-    /// `others` NICs beside NIC 0 (`[[nics.others]]`), whose receive
-    /// queues (NAPI instances) are numbered from `base`.
-    pub fn set_others(&mut self, others: usize, base: usize) {
-        self.nics.resize(NICS.max(1 + others), NicRegs::default());
-        (self.others, self.others_base) = (others, base);
+    /// Whether NIC `k` is another NIC (`[[nics.others]]`).
+    pub fn is_other(&self, k: usize) -> bool {
+        k >= 1 && k <= self.others
     }
 
-    /// The receive queue of NIC `k` if it is another NIC (`k >= 1`).
-    pub fn other_queue(&self, k: usize) -> Option<usize> {
-        (k >= 1 && k <= self.others).then(|| self.others_base + k - 1)
+    /// NIC `k`'s receive queues (none for a NIC that only sends).
+    pub fn nic_queues(&self, k: usize) -> usize {
+        self.more.get(k).map_or(0, |m| 1 + m.len())
     }
 
-    /// The NIC whose receive queue `q` is, if it is another NIC's.
-    pub fn other_nic(&self, q: usize) -> Option<usize> {
-        q.checked_sub(self.others_base).filter(|&k| k < self.others).map(|k| k + 1)
+    /// The receive queues of NIC `k`, as numbers.
+    pub fn rx_queues_of(&self, k: usize) -> std::ops::Range<usize> {
+        let first = self.first.get(k).copied().unwrap_or(0);
+        first..first + self.nic_queues(k)
     }
 
-    /// Receive queue `q`'s ring: NIC 0's, or another NIC's.
+    /// Receive queue `q`'s NIC and its queue there.
+    pub fn rx_owner(&self, q: usize) -> (usize, usize) {
+        let (k, i) = self.owner[q];
+        (usize::from(k), usize::from(i))
+    }
+
+    /// Receive queue `q`'s ring.
     pub fn rx_ring(&mut self, q: usize) -> &mut Ring {
-        match self.other_nic(q) {
-            Some(k) => &mut self.nics[k].rx,
-            None if q == 0 => &mut self.nics[0].rx,
-            None => &mut self.rx_queues[q - 1],
+        match self.rx_owner(q) {
+            (k, 0) => &mut self.nics[k].rx,
+            (k, i) => &mut self.more[k][i - 1],
         }
     }
 
     /// The NIC of receive queue `q`, and its receive cause there.
     pub fn rx_nic(&self, q: usize) -> (usize, u32) {
-        self.other_nic(q).map_or((0, rx_cause(q)), |k| (k, CAUSE_RX))
+        let (k, i) = self.rx_owner(q);
+        (k, rx_cause(i))
     }
 
     /// Whether receive queue `q`'s interrupt (its vector) is asserted.
@@ -385,13 +414,11 @@ impl Ports {
             reg::IMS => {
                 n.ims |= v;
                 let asserted = n.asserted();
-                if k == 0 && self.report_rx_enable {
-                    for queue in (0..self.queues()).filter(|&q| v & rx_cause(q) != 0) {
+                if self.report_rx_enable && (k == 0 || self.is_other(k)) {
+                    let first = self.first[k];
+                    for queue in self.rx_queues_of(k).filter(|&q| v & rx_cause(q - first) != 0) {
                         self.act(Action::RxEnabled { queue });
                     }
-                }
-                if let Some(queue) = self.other_queue(k).filter(|_| self.report_rx_enable && v & CAUSE_RX != 0) {
-                    self.act(Action::RxEnabled { queue });
                 }
                 if asserted {
                     self.act(Action::Unmask { nic: k });
@@ -499,13 +526,20 @@ fn nic_of(addr: u32, nics: usize) -> Option<(usize, u32)> {
     (k < nics && off.checked_sub(nic_base(k)).is_some_and(|d| d < NIC_STRIDE)).then_some((k, off % NIC_STRIDE))
 }
 
-/// Which receive queue of NIC 0 and register an address is, if any (the
-/// offset halved to the legacy registers' spacing).
-fn rxq_of(addr: u32, queues: usize) -> Option<(usize, u32)> {
-    let off = (addr - DEVICE_BASE).checked_sub(RXQ_BASE)?;
-    let q = (off / RXQ_STRIDE) as usize;
-    let reg = off % RXQ_STRIDE;
-    (q < queues && reg <= rxq::RDT && reg.is_multiple_of(8)).then_some((q, reg / 2))
+impl Ports {
+    /// Which receive queue (of NIC 0, or of another NIC past
+    /// [`OTHER_RXQ_BASE`]) and register an address is, if any (the offset
+    /// halved to the legacy registers' spacing).
+    fn rxq_of(&self, addr: u32) -> Option<(usize, u32)> {
+        let off = addr - DEVICE_BASE;
+        let (k, off) = match off.checked_sub(OTHER_RXQ_BASE) {
+            Some(o) => (1 + (o / OTHER_RXQ_STRIDE) as usize, o % OTHER_RXQ_STRIDE),
+            None => (0, off.checked_sub(RXQ_BASE).filter(|&o| o < OTHER_RXQ_STRIDE)?),
+        };
+        let i = (off / RXQ_STRIDE) as usize;
+        let reg = off % RXQ_STRIDE;
+        (i < self.nic_queues(k) && reg <= rxq::RDT && reg.is_multiple_of(8)).then(|| (self.first[k] + i, reg / 2))
+    }
 }
 
 impl Devices for Ports {
@@ -525,14 +559,14 @@ impl Devices for Ports {
         if let Some(off) = fw_of(addr).filter(|_| self.firmware) {
             return Ok((fw_read(off)?, self.read_cycles));
         }
-        if let Some((q, off)) = rxq_of(addr, self.queues()) {
+        if let Some((q, off)) = self.rxq_of(addr) {
             let r = *self.rx_ring(q);
             return Ok(([r.base, r.len, r.head, r.tail][off as usize / 4], self.read_cycles));
         }
         let Some((k, off)) = nic_of(addr, self.nics.len()) else {
             return Err("no readable device register here".into());
         };
-        let queues = if k == 0 { self.queues() as u32 } else { 1 };
+        let queues = self.nic_queues(k).max(1) as u32;
         let n = &mut self.nics[k];
         let v = match off {
             reg::ICR => std::mem::take(&mut n.icr),
@@ -566,7 +600,7 @@ impl Devices for Ports {
             }
             return Ok(0);
         }
-        if let Some((q, off)) = rxq_of(addr, self.queues()) {
+        if let Some((q, off)) = self.rxq_of(addr) {
             ring_write(self.rx_ring(q), off, value)?;
             return Ok(0);
         }

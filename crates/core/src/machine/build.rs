@@ -61,8 +61,8 @@ impl Machine {
                         queues: s.rss.vectors() as usize,
                         rps_cpus: if s.rss.rps() { s.rss.rps_cpus } else { 0 },
                     });
-                    let others = (s.nics.others.len(), m.net.ports.base);
-                    let mut code = crate::code::Code::new(&s.code, s.cpu.threads, levels, napi, others, base_dir)
+                    let others: Vec<(usize, bool)> = s.nics.others.iter().map(|n| (n.queues as usize, s.port_on_code(n))).collect();
+                    let mut code = crate::code::Code::new(&s.code, s.cpu.threads, levels, napi, &others, base_dir)
                         .map_err(|(key, msg)| crate::Error::Config { file: s.file.clone(), key, line: None, msg })?;
                     // Code's own sections (`local_irq_save`) mask every
                     // interrupt of their CPU, a mask per CPU.
@@ -76,7 +76,6 @@ impl Machine {
                         code.tick = ((s.cpu.clock_mhz * 1e6 / s.code.ticks_per_s).round() as u64).max(1);
                     }
                     code.watchdog.arm(s.code.watchdog_thresh_ms, s.cpu.clock_mhz);
-                    code.drives_port = s.nics.others.iter().map(|n| s.port_on_code(n)).collect();
                     m.code = Some(Box::new(code));
                     m.firmware_driver_fits(s)?;
                     // The application is code: no abstract one runs beside it;

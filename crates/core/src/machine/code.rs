@@ -275,17 +275,14 @@ impl Machine {
         self.dispatch(thread);
     }
 
-    /// NIC `nic` may interrupt: NIC 0 on each of its receive queues and
-    /// another NIC on its one (`code_rx.rs`), a forwarding NIC 1 at once.
+    /// NIC `nic` may interrupt: a receiving NIC (NIC 0, another NIC) on
+    /// each of its receive queues (`code_rx.rs`), a forwarding NIC 1 at once.
     fn code_raise(&mut self, now: Time, nic: usize) {
-        if nic == 0 {
-            for q in 0..self.code().sys.devices.queues() {
+        if nic == 0 || self.code().sys.devices.is_other(nic) {
+            for q in self.code().sys.devices.rx_queues_of(nic) {
                 self.code_rx_raise(now, q);
             }
             return;
-        }
-        if let Some(q) = self.code().sys.devices.other_queue(nic) {
-            return self.code_rx_raise(now, q);
         }
         self.code_interrupt(now, nic);
     }
@@ -301,9 +298,10 @@ impl Machine {
         if code.irq_posted[nic] || !code.sys.devices.nics[nic].asserted() {
             return;
         }
-        if code.sys.devices.other_queue(nic).is_some() {
+        if code.sys.devices.is_other(nic) {
+            // Off the NAPI path another NIC has one queue.
             code.irq_posted[nic] = true;
-            return self.code_port_interrupt(now, nic - 1);
+            return self.code_port_interrupt(now, nic - 1, 0);
         }
         let (wired, irq_thread) = (nic == 0 && self.net.wired(), self.net.irq_thread);
         let masked = |t| self.masking.holds(t);
@@ -502,7 +500,7 @@ impl Machine {
             return Some(Job::Irq(self.nic_handler_done(now, thread)));
         }
         if let Activity::Isr { irq } = activity
-            && ((irq == 0 && self.net.wired()) || self.code().sys.devices.other_queue(usize::from(irq)).is_some())
+            && ((irq == 0 && self.net.wired()) || self.code().sys.devices.is_other(usize::from(irq)))
         {
             return Some(Job::Irq(self.nic_handler_done(now, thread)));
         }

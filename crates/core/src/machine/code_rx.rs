@@ -2,9 +2,10 @@
 //! receive queue RSS steers it to (`device/rss.rs`'s flow mix and Toeplitz
 //! table; queue 0 without RSS) and sets that queue's interrupt cause. A
 //! frame of another NIC (`[[nics.others]]`, port `k`) lands in the ring of
-//! code's NIC `k + 1`, whose one receive queue is the port's (`Ports::base
-//! + k`), and sets that NIC's cause; its interrupt is the port's input on
-//! the controllers (`machine/nics.rs`), and the port counts it.
+//! code's NIC `k + 1`, in the queue the port's own RSS steers it to (its
+//! queues numbered from `Ports::first[k]`), and sets that queue's cause;
+//! its interrupt is the port's input on the controllers (`machine/nics.rs`,
+//! a vector per queue), and the port counts it.
 //!
 //! On the mt and Linux paths the NIC has one interrupt, which its handler
 //! ends with an EOI (`code.rs`). On the NAPI path each queue has its own
@@ -51,10 +52,20 @@ impl Machine {
     }
 
     /// A frame of port `k` (code's NIC `k + 1`) comes off its wire: into
-    /// its ring, or a drop when the ring gives no descriptor.
+    /// the ring of the queue its own RSS steers it to (its first without
+    /// RSS), or a drop when the ring gives no descriptor. Its flow is the
+    /// port's when it steers (several queues, or RPS reads it back).
     pub(crate) fn code_port_land(&mut self, now: Time, k: usize, bytes: u32) {
-        let q = self.net.ports.first[k];
-        if !self.code_put(now, q, bytes, None) {
+        let p = &mut self.net.ports.list[k];
+        let (i, flow) = match p.steers {
+            true => {
+                let (i, flow) = p.rx.steer();
+                (i, Some(flow))
+            }
+            false => (0, None),
+        };
+        let q = self.net.ports.first[k] + i;
+        if !self.code_put(now, q, bytes, flow) {
             self.net.ports.list[k].counters.dropped_nic += 1;
             self.net.counters.rx_dropped_nic += 1;
             return;
@@ -153,7 +164,8 @@ impl Machine {
         let code = self.code.as_mut().expect("code part selected");
         code.rxq_posted[q] = true;
         if nic > 0 {
-            return self.code_port_interrupt(now, nic - 1);
+            let i = code.sys.devices.rx_owner(q).1;
+            return self.code_port_interrupt(now, nic - 1, i);
         }
         if let Some(r) = &mut self.net.rss {
             // One queue (RSS on for RPS's hash) keeps e1000's single vector:
@@ -175,17 +187,23 @@ impl Machine {
         }
     }
 
-    /// Port `k`'s interrupt fires through its controller input (with code
-    /// a port has one queue: code's NIC `k + 1` has one ring).
-    pub(super) fn code_port_interrupt(&mut self, now: Time, k: usize) {
+    /// Port `k`'s queue `i` interrupts through its controller input: its
+    /// one interrupt, or with its own RSS the queue's vector, which clears
+    /// the queue's cause as it fires (as NIC 0's queues' vectors do).
+    pub(super) fn code_port_interrupt(&mut self, now: Time, k: usize, i: usize) {
         let r = &mut self.net.ports.list[k].rx;
-        r.interrupts[0] += 1;
-        if let Some(c) = r.coalesce.get_mut(0) {
+        r.interrupts[i] += 1;
+        if let Some(c) = r.coalesce.get_mut(i) {
             c.fired();
         }
+        let vectors = r.rings.len() > 1;
         self.net.counters.interrupts += 1;
         self.timeline.mark(now, "NIC interrupt");
         let src = self.net.ports.src + k;
+        if vectors {
+            self.code.as_mut().expect("code part selected").sys.devices.nics[k + 1].icr &= !rx_cause(i);
+            return self.signal_vector(now, src, i);
+        }
         self.signal_interrupt(now, src, 0);
     }
 

@@ -198,8 +198,8 @@ fn ports(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         out.extend([("rx_offered", k.offered), ("rx_dropped", dropped), ("rx_taken", taken), ("interrupts", p.interrupts())].map(|(what, x)| (name(what), x as f64)));
         // With kernel code, frames it holds (on its ring, in its queues);
         // taken are those it finished with (delivered or dropped).
-        let q = n.ports.first[i] as u8;
-        let code = m.code.as_ref().map_or(0, |c| c.sys.devices.frames.values().filter(|f| f.queue == q).count() as u64);
+        let queues = n.ports.first[i]..n.ports.first[i] + p.rx.rings.len();
+        let code = m.code.as_ref().map_or(0, |c| c.sys.devices.frames.values().filter(|f| queues.contains(&usize::from(f.queue))).count() as u64);
         laws.push(Law { what: "a NIC's rx offered = dropped + held + taken by the driver", lhs: k.offered, rhs: dropped + p.in_flight() + code + taken });
         if n.forwarding.first == Some(i as u8 + 1) || n.ports.list.iter().any(|o| o.forward == Some(i as u8 + 1)) {
             out.push((name("tx_sent"), p.sent as f64));

@@ -29,8 +29,9 @@ fn nic_cpus(first: usize, queues: usize, threads: usize, kind: IntcKind) -> Vec<
 /// A kernel per core (`code.cpus`): what runs code on the CPUs it names
 /// must stay there. The application, the tick and the first NIC (its ring
 /// and registers are the program's memory) are code's; a device has one
-/// driver, so a NIC's interrupts go to code CPUs only or to abstract ones
-/// only; the two threads of an SMT core share its pipeline, which the
+/// driver (a kernel binds one to a device, which programs its every ring
+/// and vector: queues split between two kernels have no counterpart), so
+/// a NIC's interrupts go to code CPUs only or to abstract ones only; the two threads of an SMT core share its pipeline, which the
 /// abstract costs do not model, so they run one kernel.
 fn kernels(s: &Scenario, threads_per_core: usize) -> Result<(), (String, String)> {
     let Some(cpus) = &s.code.cpus else { return Ok(()) };
@@ -75,7 +76,7 @@ fn kernels(s: &Scenario, threads_per_core: usize) -> Result<(), (String, String)
     for (i, n) in s.nics.others.iter().enumerate() {
         let at = nic_cpus(n.irq_thread, n.queues as usize, threads, n.intc.unwrap_or(s.intc.kind));
         if at.iter().any(|&t| runs[t] != runs[at[0]]) {
-            let msg = format!("its queues' interrupts go to CPUs {at:?}, some running the program and some the abstract costs (code.cpus = {cpus:?}): a NIC has one driver");
+            let msg = format!("its queues' interrupts go to CPUs {at:?}, some running the program and some the abstract costs (code.cpus = {cpus:?}): a NIC has one driver, which programs all its rings and vectors, so its queues go to CPUs of one kernel");
             return err(&format!("nics.others[{i}].irq_thread"), msg);
         }
     }

@@ -90,17 +90,17 @@ fn rss(s: &Scenario, n: &NicPortConfig) -> Result<(), String> {
     Ok(())
 }
 
-/// What other NICs beside kernel code need: code's NIC `k` (one ring and
-/// one cause register each) is the `k`th other NIC, and the program's
-/// driver serves it.
+/// What other NICs beside kernel code need: code's NIC `k` (its rings and
+/// cause register) is the `k`th other NIC, and the program's driver serves
+/// it (whether it serves several queues or RPS is the program's to say,
+/// `code::other_queues_fit`). RPS backlogs are the program's: a frame the
+/// abstract kernel's driver took cannot join one.
 fn code(s: &Scenario) -> Result<(), (String, String)> {
-    if s.rss.rps() {
-        let msg = "kernel code's RPS steers the first NIC's flows; code's other NICs carry none: remove the key or the other NICs";
-        return Err(("rss.rps_cpus".into(), msg.into()));
-    }
-    if let Some(i) = s.nics.others.iter().position(|n| n.queues > 1 && s.port_on_code(n)) {
-        let msg = "with kernel code (`code.program`) each other NIC is one of code's NICs, with one ring: its own RSS is not modelled there";
-        return Err((format!("nics.others[{i}].queues"), msg.into()));
+    if s.rss.rps()
+        && let Some(i) = s.nics.others.iter().position(|n| !s.port_on_code(n))
+    {
+        let msg = format!("the RPS backlogs are the program's, and nics.others[{i}]'s driver is the abstract kernel's (its interrupts go to a CPU outside code.cpus): a frame cannot pass from one kernel to the other; remove the key or send its interrupts to a code CPU");
+        return Err(("rss.rps_cpus".into(), msg));
     }
     Ok(())
 }

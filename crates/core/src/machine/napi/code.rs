@@ -84,12 +84,16 @@ impl Machine {
     /// backlog its flow goes to (`rss.rps_cpus` scaled from the flow's
     /// hash, as `rps.rs`), or `u32::MAX` without RPS.
     pub(crate) fn code_rps_cpu(&mut self, cpu: usize, tag: u32) -> u32 {
-        let flow = self.code.as_ref().and_then(|c| c.sys.devices.frames.get(&tag)).map(|f| f.flow);
-        let (Some(flow), Some(rss)) = (flow, self.net.rss.as_ref()) else {
+        let frame = self.code.as_ref().and_then(|c| c.sys.devices.frames.get(&tag)).map(|f| (usize::from(f.queue), f.flow));
+        // Its flow is its NIC's: the first NIC's, or another NIC's own.
+        let rss = |q: usize| match self.net.ports.holds(q) {
+            true => Some(&self.net.ports.list[self.net.ports.at(q).0].rx),
+            false => self.net.rss.as_ref(),
+        };
+        let Some(hash) = frame.and_then(|(q, flow)| Some(rss(q)?.flow_hash(flow))) else {
             self.napi_fault(format!("get_rps_cpu of frame tag {tag}, which is not in flight (never received, or already counted)"));
             return u32::MAX;
         };
-        let hash = rss.flow_hash(flow);
         let Some(rps) = self.napi().rps.as_mut() else { return u32::MAX };
         let target = rps.cpu(hash);
         rps.remote += u64::from(target != cpu);
