@@ -432,13 +432,12 @@ static u32 process_backlog(u32 cpu, u32 budget)
 }
 
 /* NAPI: instance 0 is the return ring, k the other NIC k, past them a
-   CPU's backlog. With RPS the machine's NIC is in its multi-queue mode,
-   where the vector clears its own cause (MSI-X auto-clear): nothing to
-   read. */
+   CPU's backlog. The return ring has one vector, with or without RPS:
+   its top half reads (and so clears) the cause, as e1000's does. */
 void nic_napi_isr(u32 q)
 {
 	if (q == 0) {
-		if (!rps && !(NIC(ICR) & CAUSE_RX))
+		if (!(NIC(ICR) & CAUSE_RX))
 			return;
 		NIC(IMC) = CAUSE_RX;
 	} else {
