@@ -111,6 +111,11 @@ pub struct Rss {
     pub(crate) keep_flows: bool,
     /// Cumulative shares of the flows (the last is 1).
     pub(crate) cdf: Vec<f64>,
+    /// A guide into `cdf` (Chen and Asau's guide table): entry `i` of its
+    /// `2^k` is the first flow whose cumulative share reaches `i / 2^k`, so
+    /// a draw `u` starts its search at entry `floor(u * 2^k)` and scans
+    /// forward a flow or two, where a binary search took ten steps.
+    pub(crate) guide: Vec<u32>,
     pub(crate) rng: Pcg64Mcg,
     pub rings: Vec<Nic>,
     /// Each queue's interrupt is masked (its NAPI instance owns it).
@@ -143,6 +148,8 @@ impl Rss {
         let mut acc = 0.0;
         let mut cdf: Vec<f64> = weights.iter().map(|w| (acc += w / total, acc).1).collect();
         *cdf.last_mut().expect("at least one flow") = 1.0;
+        let entries = cdf.len().next_power_of_two();
+        let guide = (0..entries).map(|i| cdf.partition_point(|&c| c < i as f64 / entries as f64) as u32).collect();
         let queues = c.queues as usize;
         Self {
             flow_queue,
@@ -150,6 +157,7 @@ impl Rss {
             waiting_flows: vec![std::collections::VecDeque::new(); queues],
             keep_flows: c.rps(),
             cdf,
+            guide,
             rng,
             rings: (0..queues).map(|_| ring()).collect(),
             irq_off: vec![false; queues],
@@ -163,10 +171,22 @@ impl Rss {
     /// The queue and flow of the next frame: its flow drawn from the mix, hashed.
     pub fn steer(&mut self) -> (usize, u32) {
         let u: f64 = self.rng.random();
-        let flow = self.cdf.partition_point(|&c| c < u).min(self.cdf.len() - 1);
+        let flow = self.flow_of(u);
         let q = self.flow_queue[flow] as usize;
         self.frames[q] += 1;
         (q, flow as u32)
+    }
+
+    /// The first flow whose cumulative share reaches `u` in [0, 1) (the
+    /// last flow's is 1). `u * 2^k` is exact, so the guide's flow is at or
+    /// below it.
+    #[inline]
+    fn flow_of(&self, u: f64) -> usize {
+        let mut flow = self.guide[(u * self.guide.len() as f64) as usize] as usize;
+        while self.cdf[flow] < u {
+            flow += 1;
+        }
+        flow
     }
 
     /// A frame of `bytes` of flow `flow` lands in queue `q`'s ring (its flow
@@ -242,5 +262,28 @@ mod tests {
         let share = |r: &Rss| *r.frames.iter().max().unwrap() as f64 / 80_000.0;
         assert!(share(&uniform) < 0.16, "{:?}", uniform.frames);
         assert!(share(&skewed) > 0.4, "{:?}", skewed.frames);
+    }
+
+    /// The guide's search picks the flow a binary search of the shares
+    /// picks, for every draw, at every skew and number of flows.
+    #[test]
+    fn the_guide_finds_the_flow_a_binary_search_finds() {
+        let ring = || Nic::new(1 << 20, 1, 1.0, 1.0, 1.0);
+        for (flows, skew) in [(1, 0.0), (3, 0.0), (1000, 0.0), (1024, 1.0), (7, 2.5), (65_536, 0.7)] {
+            let c = RssConfig { kind: RssKind::Toeplitz, queues: 4, flows, flow_skew: skew, rps_cpus: 0 };
+            let mut r = Rss::new(&c, 7, ring);
+            let mut draws = r.rng.clone();
+            for _ in 0..20_000 {
+                let u: f64 = draws.random();
+                let want = r.cdf.partition_point(|&c| c < u).min(r.cdf.len() - 1);
+                assert_eq!(r.steer().1 as usize, want, "{flows} flows, skew {skew}, draw {u}");
+            }
+            // Draws on and beside every share's edge and every guide entry's.
+            let entries = r.guide.len();
+            let edges = r.cdf.iter().copied().chain((0..entries).map(|i| i as f64 / entries as f64));
+            for u in edges.flat_map(|e| [e.next_down(), e, e.next_up()]).filter(|u| (0.0..1.0).contains(u)) {
+                assert_eq!(r.flow_of(u), r.cdf.partition_point(|&c| c < u), "{flows} flows, skew {skew}, draw {u}");
+            }
+        }
     }
 }
