@@ -13,6 +13,11 @@
 //!    queues (`ethtool -X equal`).
 //! 3. The frame waits in that queue's ring; the queue's vector interrupts
 //!    unless its NAPI instance has it masked (`kernel/napi/`).
+//!
+//! The flow is drawn through a guide table into the flows' cumulative
+//! shares ([`Rss::steer`]); the queues' masks are a [`Queues`], a set of
+//! bits, as are NAPI's scheduled instances, so that checking one against
+//! the other costs a few words.
 
 use crate::params::{Param, d};
 use crate::device::nic::{Accept, Nic};
