@@ -13,6 +13,11 @@
 //!    queues (`ethtool -X equal`).
 //! 3. The frame waits in that queue's ring; the queue's vector interrupts
 //!    unless its NAPI instance has it masked (`kernel/napi/`).
+//!
+//! The flow is drawn through a guide table into the flows' cumulative
+//! shares ([`Rss::steer`]); the queues' masks are a [`Queues`], a set of
+//! bits, as are NAPI's scheduled instances, so that checking one against
+//! the other costs a few words.
 
 use crate::params::{Param, d};
 use crate::device::nic::{Accept, Nic};
@@ -111,10 +116,15 @@ pub struct Rss {
     pub(crate) keep_flows: bool,
     /// Cumulative shares of the flows (the last is 1).
     pub(crate) cdf: Vec<f64>,
+    /// A guide into `cdf` (Chen and Asau's guide table): entry `i` of its
+    /// `2^k` is the first flow whose cumulative share reaches `i / 2^k`, so
+    /// a draw `u` starts its search at entry `floor(u * 2^k)` and scans
+    /// forward a flow or two, where a binary search took ten steps.
+    pub(crate) guide: Vec<u32>,
     pub(crate) rng: Pcg64Mcg,
     pub rings: Vec<Nic>,
     /// Each queue's interrupt is masked (its NAPI instance owns it).
-    pub irq_off: Vec<bool>,
+    pub irq_off: Queues,
     pub frames: Vec<u64>,
     /// Each queue's interrupts, and frames and bytes its polls took off its
     /// ring: the counters its DIM samples (a driver's per-channel event
@@ -143,6 +153,8 @@ impl Rss {
         let mut acc = 0.0;
         let mut cdf: Vec<f64> = weights.iter().map(|w| (acc += w / total, acc).1).collect();
         *cdf.last_mut().expect("at least one flow") = 1.0;
+        let entries = cdf.len().next_power_of_two();
+        let guide = (0..entries).map(|i| cdf.partition_point(|&c| c < i as f64 / entries as f64) as u32).collect();
         let queues = c.queues as usize;
         Self {
             flow_queue,
@@ -150,9 +162,10 @@ impl Rss {
             waiting_flows: vec![std::collections::VecDeque::new(); queues],
             keep_flows: c.rps(),
             cdf,
+            guide,
             rng,
             rings: (0..queues).map(|_| ring()).collect(),
-            irq_off: vec![false; queues],
+            irq_off: Queues::new(queues),
             frames: vec![0; queues],
             interrupts: vec![0; queues],
             taken: vec![(0, 0); queues],
@@ -163,10 +176,22 @@ impl Rss {
     /// The queue and flow of the next frame: its flow drawn from the mix, hashed.
     pub fn steer(&mut self) -> (usize, u32) {
         let u: f64 = self.rng.random();
-        let flow = self.cdf.partition_point(|&c| c < u).min(self.cdf.len() - 1);
+        let flow = self.flow_of(u);
         let q = self.flow_queue[flow] as usize;
         self.frames[q] += 1;
         (q, flow as u32)
+    }
+
+    /// The first flow whose cumulative share reaches `u` in [0, 1) (the
+    /// last flow's is 1). `u * 2^k` is exact, so the guide's flow is at or
+    /// below it.
+    #[inline]
+    fn flow_of(&self, u: f64) -> usize {
+        let mut flow = self.guide[(u * self.guide.len() as f64) as usize] as usize;
+        while self.cdf[flow] < u {
+            flow += 1;
+        }
+        flow
     }
 
     /// A frame of `bytes` of flow `flow` lands in queue `q`'s ring (its flow
@@ -184,10 +209,10 @@ impl Rss {
     /// Queue `q`'s interrupt fires unless its NAPI instance has it masked:
     /// masked now, counted, and its coalescing told; whether it fired.
     pub fn fire(&mut self, q: usize) -> bool {
-        if self.irq_off[q] {
+        if self.irq_off.contains(q) {
             return false;
         }
-        self.irq_off[q] = true;
+        self.irq_off.insert(q);
         self.interrupts[q] += 1;
         if let Some(c) = self.coalesce.get_mut(q) {
             c.fired();
@@ -209,6 +234,88 @@ impl Rss {
     /// Frames waiting in all rings.
     pub fn waiting(&self) -> u64 {
         self.rings.iter().map(|r| r.rx_waiting() as u64).sum()
+    }
+}
+
+/// A set of queues (or NAPI instances) as bits: a queue's flag is one bit,
+/// and a count over two sets (the scheduled instances whose interrupt is on,
+/// checked at every NAPI step) is a few words' `and` and `popcount`, not a
+/// look at every queue.
+#[derive(Debug, Clone)]
+pub struct Queues {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl Queues {
+    /// `len` queues, none in the set.
+    pub fn new(len: usize) -> Self {
+        Self { words: vec![0; len.div_ceil(64)], len }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline]
+    pub fn contains(&self, q: usize) -> bool {
+        self.words[q / 64] >> (q % 64) & 1 != 0
+    }
+
+    #[inline]
+    pub fn insert(&mut self, q: usize) {
+        self.words[q / 64] |= 1 << (q % 64);
+    }
+
+    #[inline]
+    pub fn remove(&mut self, q: usize) {
+        self.words[q / 64] &= !(1 << (q % 64));
+    }
+
+    pub fn set(&mut self, q: usize, on: bool) {
+        if on { self.insert(q) } else { self.remove(q) }
+    }
+
+    /// Members of this set below `other.len()` that `other` lacks. (Bits
+    /// cleared one at a time: the sets are sparse, and x86-64's baseline
+    /// has no `popcnt`.)
+    pub fn count_outside(&self, other: &Queues) -> usize {
+        let mut n = 0;
+        let mut i = 0;
+        while i < other.words.len() && i < self.words.len() {
+            let below = other.len - i * 64;
+            let mask = if below >= 64 { u64::MAX } else { (1 << below) - 1 };
+            let mut bits = self.words[i] & !other.words[i] & mask;
+            while bits != 0 {
+                bits &= bits - 1;
+                n += 1;
+            }
+            i += 1;
+        }
+        n
+    }
+
+    /// Members from `from` on for which `f` holds.
+    pub fn count_from(&self, from: usize, mut f: impl FnMut(usize) -> bool) -> usize {
+        let mut n = 0;
+        let mut i = from / 64;
+        while i < self.words.len() {
+            let mut bits = self.words[i];
+            if i == from / 64 {
+                bits &= u64::MAX << (from % 64);
+            }
+            while bits != 0 {
+                let q = i * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                n += usize::from(f(q));
+            }
+            i += 1;
+        }
+        n
     }
 }
 
@@ -242,5 +349,49 @@ mod tests {
         let share = |r: &Rss| *r.frames.iter().max().unwrap() as f64 / 80_000.0;
         assert!(share(&uniform) < 0.16, "{:?}", uniform.frames);
         assert!(share(&skewed) > 0.4, "{:?}", skewed.frames);
+    }
+
+    proptest::proptest! {
+        /// The set holds what a flag per queue holds; its count against
+        /// another set and its members from a queue on are the flags'.
+        #[test]
+        fn queues_agree_with_flags(n in 1usize..=256, m in 1usize..=256, from in 0usize..300, ops in proptest::collection::vec((0usize..256, proptest::bool::ANY, proptest::bool::ANY), 0..300)) {
+            let (mut a, mut b) = (Queues::new(n), Queues::new(m));
+            let (mut fa, mut fb) = (vec![false; n], vec![false; m]);
+            for (q, on, first) in ops {
+                if first { a.set(q % n, on); fa[q % n] = on } else { b.set(q % m, on); fb[q % m] = on }
+            }
+            proptest::prop_assert!((0..n).all(|q| a.contains(q) == fa[q]));
+            let outside = (0..n.min(m)).filter(|&q| fa[q] && !fb[q]).count();
+            proptest::prop_assert_eq!(a.count_outside(&b), outside);
+            let (mut seen, mut want) = (Vec::new(), Vec::new());
+            a.count_from(from, |q| (seen.push(q), q % 3 == 0).1);
+            want.extend((from.min(n)..n).filter(|&q| fa[q]));
+            proptest::prop_assert_eq!(&seen, &want);
+            proptest::prop_assert_eq!(a.count_from(from, |q| q % 3 == 0), want.iter().filter(|&&q| q % 3 == 0).count());
+        }
+    }
+
+    /// The guide's search picks the flow a binary search of the shares
+    /// picks, for every draw, at every skew and number of flows.
+    #[test]
+    fn the_guide_finds_the_flow_a_binary_search_finds() {
+        let ring = || Nic::new(1 << 20, 1, 1.0, 1.0, 1.0);
+        for (flows, skew) in [(1, 0.0), (3, 0.0), (1000, 0.0), (1024, 1.0), (7, 2.5), (65_536, 0.7)] {
+            let c = RssConfig { kind: RssKind::Toeplitz, queues: 4, flows, flow_skew: skew, rps_cpus: 0 };
+            let mut r = Rss::new(&c, 7, ring);
+            let mut draws = r.rng.clone();
+            for _ in 0..20_000 {
+                let u: f64 = draws.random();
+                let want = r.cdf.partition_point(|&c| c < u).min(r.cdf.len() - 1);
+                assert_eq!(r.steer().1 as usize, want, "{flows} flows, skew {skew}, draw {u}");
+            }
+            // Draws on and beside every share's edge and every guide entry's.
+            let entries = r.guide.len();
+            let edges = r.cdf.iter().copied().chain((0..entries).map(|i| i as f64 / entries as f64));
+            for u in edges.flat_map(|e| [e.next_down(), e, e.next_up()]).filter(|u| (0.0..1.0).contains(u)) {
+                assert_eq!(r.flow_of(u), r.cdf.partition_point(|&c| c < u), "{flows} flows, skew {skew}, draw {u}");
+            }
+        }
     }
 }

@@ -44,15 +44,17 @@ pub struct IoApic {
     trigger: Trigger,
     asserted: Vec<u32>,
     remote_irr: Vec<bool>,
-    /// The pin's vector is pending in its destination's local APIC.
-    lapic_irr: Vec<bool>,
+    /// Bit `p`: pin `p`'s vector is pending in its destination's local APIC
+    /// (a mask, so that finding a CPU's most urgent looks at the pending
+    /// pins only, not at all 24).
+    lapic_irr: u32,
     costs: Costs,
 }
 
 impl IoApic {
     pub fn new(routes: Vec<Route>, trigger: Trigger, costs: Costs) -> Self {
         let n = PINS as usize;
-        Self { routes, trigger, asserted: vec![0; n], remote_irr: vec![false; n], lapic_irr: vec![false; n], costs }
+        Self { routes, trigger, asserted: vec![0; n], remote_irr: vec![false; n], lapic_irr: 0, costs }
     }
 
     fn send_if_due(&mut self, pin: u32) -> Option<(u64, Signal)> {
@@ -65,10 +67,20 @@ impl IoApic {
     }
 
     /// The most urgent pin pending at `cpu`'s local APIC.
+    /// (The highest priority; among equals the lowest pin: pins are visited
+    /// in ascending order and only a higher priority replaces the best.)
     fn best(&self, cpu: usize) -> Option<u32> {
-        (0..PINS)
-            .filter(|&p| self.lapic_irr[p as usize] && self.routes[p as usize].cpu == cpu)
-            .max_by_key(|&p| (self.routes[p as usize].priority, std::cmp::Reverse(p)))
+        let mut best: Option<(u32, Route)> = None;
+        let mut pending = self.lapic_irr;
+        while pending != 0 {
+            let p = pending.trailing_zeros();
+            pending &= pending - 1;
+            let r = self.routes[p as usize];
+            if r.cpu == cpu && best.is_none_or(|(_, b)| r.priority > b.priority) {
+                best = Some((p, r));
+            }
+        }
+        best.map(|(p, _)| p)
     }
 }
 
@@ -90,7 +102,7 @@ impl Controller for IoApic {
     fn signal(&mut self, s: Signal) -> (Option<usize>, Option<(u64, Signal)>) {
         match s {
             Signal::Lapic(pin) => {
-                self.lapic_irr[pin as usize] = true;
+                self.lapic_irr |= 1 << pin;
                 (Some(self.routes[pin as usize].cpu), None)
             }
             Signal::Eoi(pin) => {
@@ -107,7 +119,7 @@ impl Controller for IoApic {
 
     fn take(&mut self, cpu: usize) -> Option<Taken> {
         let pin = self.best(cpu)?;
-        self.lapic_irr[pin as usize] = false;
+        self.lapic_irr &= !(1 << pin);
         let ack_cycles = if self.trigger == Trigger::Edge { self.costs.lapic_eoi } else { 0 };
         Some(Taken { input: pin, rec: None, ack_cycles })
     }

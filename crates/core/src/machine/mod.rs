@@ -171,9 +171,12 @@ impl Machine {
     fn event_loop(&mut self, monitor: &mut dyn crate::Monitor) -> Result<()> {
         // The time at the last poll, and how many polls since found it unchanged.
         let (mut last, mut same) = (0, 0u64);
+        // Counted in a register, stored when the loop ends (nothing reads it
+        // meanwhile; a run that fails reports nothing).
+        let mut events = self.events;
         loop {
-            self.events += 1;
-            if crate::monitor::due(self.events) {
+            events += 1;
+            if crate::monitor::due(events) {
                 let now = self.queue.now();
                 if !monitor.poll(now, self.end) {
                     return Err(crate::Error::Cancelled { file: self.name.clone(), at: now });
@@ -232,6 +235,7 @@ impl Machine {
                 Event::End => break,
             }
         }
+        self.events = events;
         self.finish_code();
         let end = self.end;
         for t in &mut self.threads {

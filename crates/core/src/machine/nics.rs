@@ -245,7 +245,7 @@ impl Machine {
         }
         let q = self.net.ports.first[k] + i;
         if !p.rx.coalesce.is_empty() {
-            if !p.rx.irq_off[i] {
+            if !p.rx.irq_off.contains(i) {
                 self.coalesce_count(q, 1);
             }
             return;
@@ -400,13 +400,13 @@ impl Machine {
     #[inline(never)]
     pub(crate) fn port_irq_off(&self, q: usize) -> bool {
         let (k, i) = self.net.ports.at(q);
-        self.net.ports.list[k].rx.irq_off[i]
+        self.net.ports.list[k].rx.irq_off.contains(i)
     }
 
     #[cold]
     #[inline(never)]
     pub(crate) fn port_irq_set(&mut self, q: usize, off: bool) {
         let (k, i) = self.net.ports.at(q);
-        self.net.ports.list[k].rx.irq_off[i] = off;
+        self.net.ports.list[k].rx.irq_off.set(i, off);
     }
 }

@@ -26,7 +26,7 @@ impl Machine {
         if self.net.ports.holds(q) {
             return self.port_irq_off(q);
         }
-        self.net.rss.as_ref().map_or(self.net.irq_posted, |r| r.irq_off.get(q).copied().unwrap_or(true))
+        self.net.rss.as_ref().map_or(self.net.irq_posted, |r| q >= r.irq_off.len() || r.irq_off.contains(q))
     }
 
     pub(crate) fn queue_irq_disable(&mut self, q: usize) {
@@ -34,7 +34,7 @@ impl Machine {
             return self.port_irq_set(q, true);
         }
         match &mut self.net.rss {
-            Some(r) => r.irq_off[q] = true,
+            Some(r) => r.irq_off.insert(q),
             None => self.net.irq_posted = true,
         }
     }
@@ -44,7 +44,7 @@ impl Machine {
             return self.port_irq_set(q, false);
         }
         match &mut self.net.rss {
-            Some(r) => r.irq_off[q] = false,
+            Some(r) => r.irq_off.remove(q),
             None => self.net.irq_posted = false,
         }
     }
@@ -83,7 +83,7 @@ impl Machine {
             return;
         }
         if !r.coalesce.is_empty() {
-            if !r.irq_off[q] {
+            if !r.irq_off.contains(q) {
                 self.coalesce_count(q, 1);
             }
             return;

@@ -52,7 +52,7 @@ mod rps;
 pub use config::NapiConfig;
 
 use crate::cpu::{CpuConfig, Label};
-use crate::device::rss::RssConfig;
+use crate::device::rss::{Queues, RssConfig};
 use crate::kernel::StackConfig;
 use crate::engine::Time;
 
@@ -150,8 +150,8 @@ pub struct Napi {
     pub(crate) poll_cycles: u64,
     pub(crate) complete_cycles: u64,
     pub(crate) softirq_cycles: u64,
-    /// Each instance is on a poll list (NAPI_STATE_SCHED).
-    pub(crate) scheduled: Vec<bool>,
+    /// The instances on a poll list (NAPI_STATE_SCHED).
+    pub(crate) scheduled: Queues,
     /// Frames each instance's current poll took.
     pub(crate) poll_frames: Vec<u64>,
     /// The CPU each instance was last scheduled on.
@@ -198,7 +198,7 @@ impl Napi {
             busy: busy::Busy::new(c, cycles_per_us, device_queues),
             device_queues,
             rps,
-            scheduled: vec![false; queues],
+            scheduled: Queues::new(queues),
             poll_frames: vec![0; queues],
             home: vec![0; queues],
             defer_left: vec![0; queues],
@@ -214,7 +214,7 @@ impl Napi {
 
 impl Napi {
     pub fn is_scheduled(&self, q: usize) -> bool {
-        self.scheduled[q]
+        self.scheduled.contains(q)
     }
 
     /// Instances of the NIC's receive queues (RPS backlogs come after).

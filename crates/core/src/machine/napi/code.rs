@@ -195,7 +195,7 @@ impl Machine {
             }
             return self.code_busy_end();
         }
-        if n.scheduled[q] {
+        if n.scheduled.contains(q) {
             return Some(Any::Napi(Job::BusySpin));
         }
         b.owned = Some(q);

@@ -83,7 +83,7 @@ impl Machine {
     /// interrupt again (never for an RPS backlog, which has none).
     pub(super) fn complete_done(&mut self, cpu: usize, q: usize) -> bool {
         let n = self.napi();
-        n.scheduled[q] = false;
+        n.scheduled.remove(q);
         n.cpus[cpu].list.retain(|&x| x as usize != q);
         n.counters.completes += 1;
         if q >= n.device_queues {

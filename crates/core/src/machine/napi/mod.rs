@@ -28,10 +28,10 @@ impl Machine {
         let irq_enabled = !self.napi_irq_off(q);
         let n = self.napi();
         // Owned by the busy poller: its interrupt stays masked until it lets go.
-        if n.scheduled[q] || n.busy.as_ref().is_some_and(|b| b.owned == Some(q)) {
+        if n.scheduled.contains(q) || n.busy.as_ref().is_some_and(|b| b.owned == Some(q)) {
             return;
         }
-        n.scheduled[q] = true;
+        n.scheduled.insert(q);
         n.home[q] = cpu;
         n.counters.schedules += 1;
         n.counters.irq_enabled_while_scheduled += u64::from(irq_enabled);
@@ -156,14 +156,14 @@ impl Machine {
     #[inline(never)]
     fn check_masked(&mut self) {
         let n = self.net.napi.as_ref().expect("NAPI jobs run only with the NAPI path");
-        // Without code the first NIC's RSS queues' masks are their flags: one
-        // pass over both arrays instead of a call per queue at every step.
-        let flags = match (&self.code, &self.net.rss) {
-            (None, Some(r)) => &r.irq_off[..],
-            _ => &[],
+        // Without code the first NIC's RSS queues' masks are a set of bits
+        // beside the scheduled instances': a few words' `and`, no call per
+        // queue. The instances past them (other NICs', RPS backlogs) one by one.
+        let (bad, rest) = match (&self.code, &self.net.rss) {
+            (None, Some(r)) => (n.scheduled.count_outside(&r.irq_off), r.irq_off.len()),
+            _ => (0, 0),
         };
-        let bad = n.scheduled.iter().zip(flags).map(|(&s, &off)| usize::from(s & !off)).sum::<usize>()
-            + (flags.len()..n.scheduled.len()).filter(|&q| n.scheduled[q] && !self.napi_irq_off(q)).count();
+        let bad = if rest < n.scheduled.len() { bad + n.scheduled.count_from(rest, |q| !self.napi_irq_off(q)) } else { bad };
         self.napi().counters.irq_enabled_while_scheduled += bad as u64;
     }
 
