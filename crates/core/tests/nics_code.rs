@@ -262,9 +262,9 @@ fn top_halves(r: &Report) -> [u64; 2] {
 /// queues by flow (64 flows about evenly, one flow all to one queue), each
 /// queue's vector runs the program's top half on its own CPU ((irq_thread
 /// + q) mod 2: one flow's queue interrupts one CPU, and moving irq_thread
-/// moves it to the other), and every frame is taken by the driver and
-/// delivered (its conservation law, frames in = dropped + held + taken,
-/// checked in every run).
+/// moves it to the other), its DIM decides per queue, and every frame is
+/// taken by the driver and delivered (its conservation law, frames in =
+/// dropped + held + taken, checked in every run).
 #[test]
 fn another_nics_own_rss_with_code() {
     let spread = own_rss(0, 2, 64, &[]);
@@ -282,6 +282,10 @@ fn another_nics_own_rss_with_code() {
     assert!((a[0] == 0) != (a[1] == 0), "one queue's vector, one CPU: {a:?}");
     assert_eq!((b[0] == 0, b[1] == 0), (a[1] == 0, a[0] == 0), "irq_thread + 1 moves it to the other CPU: {a:?} then {b:?}");
     assert_eq!(m(&moved, "rx_delivered"), m(&moved, "nic1_rx_taken"));
+    // Its DIM samples each queue where the driver enables its cause again.
+    let nic = others(&["intc = \"msix\", irq_thread = 0, rate_per_s = 15000.0, queues = 2, adaptive_rx = true"]);
+    let dim = run(&[NAPI, RSS_DRIVER, "run.duration_ms=60", &nic]);
+    assert!(m(&dim, "nic1_dim_decisions") > 0.0 && m(&dim, "nic1_coalesce_interrupts") > 0.0);
     // Both NICs at once, each with RSS (the first's four queues on CPUs 0..3 of four).
     let both = run(&[
         NAPI,
