@@ -104,6 +104,26 @@ fn the_abstract_kernels_costs_move_only_its_cpu() {
     assert!(!s.to_json().contains(r#""driver":"#), "no NIC left to the abstract driver");
 }
 
+/// With its stack on, the abstract kernel's frames go up its own IP, UDP
+/// and socket layers on its CPU: CPU 1 works each frame's layers more
+/// (at least their fixed costs), CPU 0's code and bins do not move, and
+/// the abstract NIC's frames reach their socket later.
+#[test]
+fn the_abstract_kernels_stack_runs_on_its_cpu() {
+    // A load CPU 1 keeps up with, layers and all.
+    let light = second(4000.0, 512, "queues = 1");
+    let a = run(&[SHORT, &light]);
+    let b = run(&[SHORT, &light, "stack.enabled=true"]);
+    assert_eq!(a.code_bins, b.code_bins);
+    assert_eq!(a.bins[0], b.bins[0]);
+    let busy = |r: &Report| r.bins[1].get(Bin::BottomHalf) + r.bins[1].get(Bin::Kernel);
+    // IP, UDP and socket 3,090 each and the wakeup 5,139 (the defaults), per frame.
+    let layers = (3 * 3090 + 5139) as f64 * m(&b, "nic1_rx_taken");
+    assert!((busy(&b) - busy(&a)) as f64 >= layers, "{} more cycles for {} frames", busy(&b) - busy(&a), m(&b, "nic1_rx_taken"));
+    assert!(m(&b, "latency_max_us") > m(&a, "latency_max_us"));
+    conserved(&b);
+}
+
 /// Overload on the abstract kernel's NIC: it drops at its ring, every
 /// frame is counted exactly once, and the code CPU still serves its NIC.
 #[test]

@@ -163,7 +163,7 @@ pub const PARTS: &[Info] = &[
         title: "the kernel's code",
         help: "the NIC's handlers, bottom half, receive call and application as MIPS code on execution-driven cores (docs/models/cores.md)",
         params: crate::code::CodeConfig::PARAMS,
-        notes: "With `program` set, `[driver]`, `[stack]`, `[app]`, `napi.complete_cycles`, `napi.rotting`, `napi.late_ack`, `napi.poll_within_budget` and the masking part's section keys are refused (code is the driver, stack and application, and its critical sections are its own `local_irq_save`s: `masking.code_sections` gives them the masking part's scheme and costs; but with `cpus` naming some CPUs and a `[[nics.others]]` NIC interrupting another, `[driver]` and `napi.complete_cycles` set the abstract kernel's costs there), as are the workloads without a NIC (`exerciser`, `null_rpc`); the workload's sends (a send flood, `send` events, frames a trace's host sent, `tx_share`) run the program's `send` entry at software-interrupt level on `app_thread` (a send flood is then the application: the program's `app` does not run), and its other system calls cost `app.syscall_cycles` beside the program; without `program` every other `code` key is refused.",
+        notes: "With `program` set, `[driver]`, `[stack]`, `[app]`, `napi.complete_cycles`, `napi.rotting`, `napi.late_ack`, `napi.poll_within_budget` and the masking part's section keys are refused (code is the driver, stack and application, and its critical sections are its own `local_irq_save`s: `masking.code_sections` gives them the masking part's scheme and costs; but with `cpus` naming some CPUs and a `[[nics.others]]` NIC interrupting another, `[driver]`, `[stack]` and `napi.complete_cycles` set the abstract kernel's costs there), as are the workloads without a NIC (`exerciser`, `null_rpc`); the workload's sends (a send flood, `send` events, frames a trace's host sent, `tx_share`) run the program's `send` entry at software-interrupt level on `app_thread` (a send flood is then the application: the program's `app` does not run), and its other system calls cost `app.syscall_cycles` beside the program; without `program` every other `code` key is refused.",
     },
     Info {
         part: Part::Napi,
@@ -277,10 +277,11 @@ pub(super) fn code_replaces(key: &str) -> bool {
 }
 
 /// Of the keys code replaces, those the abstract kernel beside it uses on
-/// the CPUs `code.cpus` leaves it: its driver's costs and NAPI's completion
-/// (its NICs deliver at the driver: the stack and application are code's).
+/// the CPUs `code.cpus` leaves it: its driver's and its stack's costs (the
+/// frames of the NICs it drives go up its own IP, UDP and socket layers
+/// there) and NAPI's completion; the application is code's.
 pub(super) fn beside_code(key: &str) -> bool {
-    key.starts_with("driver.") || key == "napi.complete_cycles"
+    key.starts_with("driver.") || key.starts_with("stack.") || key == "napi.complete_cycles"
 }
 
 /// Whether another NIC's interrupts go to a CPU `code.cpus` leaves to
