@@ -158,9 +158,12 @@ impl Machine {
         let n = self.net.napi.as_ref().expect("NAPI jobs run only with the NAPI path");
         // Without code the first NIC's RSS queues' masks are a set of bits
         // beside the scheduled instances': a few words' `and`, no call per
-        // queue. The instances past them (other NICs', RPS backlogs) one by one.
+        // queue (its one queue's, a flag). The instances past them (other
+        // NICs', RPS backlogs) one by one.
         let (bad, rest) = match (&self.code, &self.net.rss) {
             (None, Some(r)) => (n.scheduled.count_outside(&r.irq_off), r.irq_off.len()),
+            // One queue: instance 0's mask is whether its interrupt is posted.
+            (None, None) => (usize::from(n.scheduled.contains(0) && !self.net.irq_posted), 1),
             _ => (0, 0),
         };
         let bad = if rest < n.scheduled.len() { bad + n.scheduled.count_from(rest, |q| !self.napi_irq_off(q)) } else { bad };
