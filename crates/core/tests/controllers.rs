@@ -3,26 +3,10 @@
 //! 8259s, each source naming its own (`sources.others[i].intc`). Each test
 //! asserts the mechanism's effect, not only that it runs.
 
-use irqsim_core::{Record, Report, Scenario, parse_override, simulate};
-use std::path::Path;
+mod common;
 
-fn load(name: &str, sets: &[&str]) -> Result<Scenario, String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios").join(format!("{name}.toml"));
-    let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
-    Scenario::from_file(&path, &o).map_err(|e| e.to_string())
-}
-
-fn run(name: &str, sets: &[&str]) -> Report {
-    let s = load(name, sets).unwrap_or_else(|e| panic!("{sets:?}: {e}"));
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios");
-    let r = simulate(&s, &dir, Record::default()).unwrap_or_else(|e| panic!("{sets:?}: {e}"));
-    r.check_invariants().unwrap_or_else(|e| panic!("{sets:?}: {e}"));
-    r
-}
-
-fn m(r: &Report, key: &str) -> f64 {
-    r.metric(key).unwrap_or_else(|| panic!("no metric {key}"))
-}
+use common::{load, m, run};
+use irqsim_core::Report;
 
 const BASE: &str = "compose/rx-msix-legacy";
 

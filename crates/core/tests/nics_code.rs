@@ -6,6 +6,9 @@
 //! with -DRX_NICS) delivers its frames to the one socket. Every run checks
 //! frames in = dropped + held + taken per NIC and in total.
 
+mod common;
+
+use common::{load, m};
 use irqsim_core::cpu::Bin;
 use irqsim_core::{Record, Report, Scenario, parse_override, simulate};
 use std::path::Path;
@@ -15,21 +18,9 @@ const NAPI: &str = "irq_path.kind=\"napi\"";
 /// The first NIC's first frame after the run: only the others offer frames.
 const FIRST_SILENT: &str = "workload.first_ns=1e9";
 
-fn load(name: &str, sets: &[&str]) -> Result<(Scenario, std::path::PathBuf), String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios").join(format!("{name}.toml"));
-    let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
-    Scenario::from_file(&path, &o).map(|s| (s, path)).map_err(|e| e.to_string())
-}
-
+/// The bundled two-NIC code scenario with `sets`, its invariants checked.
 fn run(sets: &[&str]) -> Report {
-    let (s, path) = load(TWO, sets).unwrap_or_else(|e| panic!("{e}"));
-    let r = simulate(&s, path.parent().unwrap(), Record::default()).unwrap_or_else(|e| panic!("{sets:?}: {e}"));
-    r.check_invariants().unwrap_or_else(|e| panic!("{sets:?}: {e}"));
-    r
-}
-
-fn m(r: &Report, k: &str) -> f64 {
-    r.metric(k).unwrap_or_else(|| panic!("no metric {k}"))
+    common::run(TWO, sets)
 }
 
 /// Instructions code ran in `bin` on thread `t`.
