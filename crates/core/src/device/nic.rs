@@ -274,7 +274,7 @@ impl Nic {
 /// between `f64` and signed integers in one instruction each, unsigned ones
 /// in about ten; the result is the same.
 #[inline]
-fn ceil(x: f64) -> u64 {
+pub(super) fn ceil(x: f64) -> u64 {
     // 2^63: every f64 in [0, 2^63) truncates to an i64 exactly.
     if (0.0..9_223_372_036_854_775_808.0).contains(&x) {
         let t = x as i64;

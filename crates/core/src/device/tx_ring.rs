@@ -6,7 +6,7 @@
 //! first NIC's transmitter is the mt-interrupts study's instead, where the
 //! driver starts each frame (`nic.rs`).
 
-use super::nic::{Send, TxFrame};
+use super::nic::{Send, TxFrame, ceil};
 use crate::engine::Time;
 use std::collections::VecDeque;
 
@@ -41,7 +41,7 @@ impl TxRing {
 
     fn start(&mut self, now: Time, frame: TxFrame) -> Time {
         self.on_wire = Some(frame);
-        now.saturating_add((f64::from(frame.bytes) * self.wire_cycles_per_byte).ceil() as u64)
+        now.saturating_add(ceil(f64::from(frame.bytes) * self.wire_cycles_per_byte))
     }
 
     /// The frame on the wire is out: its descriptor waits for cleaning, and
