@@ -100,6 +100,7 @@ def test_every_run_directory_reloads_bit_for_bit(name, tmp_path, capsys):
         ("mt-interrupts/driver-rx-single", ['cpu.context_policy="multithreaded"']),
         ("msi-latency/soc-idle", ['intc.kind="xtpic"']),
         ("code/rx-min", ["cpu.threads=2"]),
+        ("code/kernel-per-core", ["app.background=true", "app.thread=1"]),  # the abstract kernel's application beside code
     ],
 )
 def test_a_run_directory_with_overrides_reloads_bit_for_bit(name, sets, tmp_path, capsys):

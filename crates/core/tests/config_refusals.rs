@@ -284,3 +284,15 @@ fn core_settings_name_their_line_and_key() {
     let e = refused("code/rx-min.toml", &["code.core=[\"l1d.sise_bytes=1\"]"]);
     assert!(e.starts_with("--set: `code.core`: `l1d.sise_bytes`: unknown field `sise_bytes`, expected one of `size_bytes`"), "{e}");
 }
+
+/// A send flood is the application: a CPU-bound one asked for beside it
+/// would never run (it was silently ignored), so it is refused; `false`
+/// says what happens and loads.
+#[test]
+fn a_background_application_beside_a_send_flood_is_refused() {
+    let e = refused("mt-interrupts/driver-tx-single.toml", &["app.background=true"]);
+    assert_eq!(e, "--set: `app.background`: a send flood (`workload.direction = \"tx\"`) is the application: it sends again as each send returns, so no CPU-bound application runs beside it; remove the key");
+    let o = [parse_override("app.background=false").unwrap()];
+    Scenario::from_file(&bundled("mt-interrupts/driver-tx-single.toml"), &o).unwrap();
+    Scenario::from_file(&bundled(RX), &[parse_override("app.background=true").unwrap()]).unwrap();
+}

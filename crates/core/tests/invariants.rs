@@ -146,7 +146,8 @@ timeline_max_items = 1000000
             } else {
                 "enabled = false".into()
             },
-            background = self.background,
+            // A send flood is the application: a CPU-bound one is refused beside it.
+            background = self.background && !matches!(self.load, Load::Flood { rx: false, .. }),
         )
     }
 }

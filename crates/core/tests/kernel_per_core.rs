@@ -124,6 +124,26 @@ fn the_abstract_kernels_stack_runs_on_its_cpu() {
     conserved(&b);
 }
 
+/// The abstract kernel's application (`app.background` on `app.thread`)
+/// fills CPU 1's idle cycles at user level and its NIC's interrupts
+/// preempt it (a save and restore each, `context_policy = "single"`);
+/// CPU 0's code and bins do not move, and no frame is lost to it.
+#[test]
+fn the_abstract_kernels_application_runs_on_its_cpu() {
+    let a = run(&[SHORT]);
+    let b = run(&[SHORT, "app.background=true", "app.thread=1"]);
+    assert_eq!(a.code_bins, b.code_bins);
+    assert_eq!(a.bins[0], b.bins[0]);
+    assert_eq!((a.bins[1].get(Bin::User), b.bins[1].get(Bin::Idle)), (0, 0), "CPU 1 had no application, then no idle cycle");
+    assert!(a.bins[1].get(Bin::Idle) > 500_000, "{:?}", a.bins[1]);
+    assert!(b.bins[1].get(Bin::User) > 500_000, "{:?}", b.bins[1]);
+    // Each preemption of the application costs a save and a restore (186 cycles).
+    let preempted = (b.bins[1].get(Bin::Overhead) - a.bins[1].get(Bin::Overhead)) as f64 / 186.0;
+    assert!(preempted >= 0.9 * m(&b, "nic1_interrupts"), "{preempted} of {} interrupts", m(&b, "nic1_interrupts"));
+    assert_eq!(m(&a, "nic1_rx_taken"), m(&b, "nic1_rx_taken"));
+    conserved(&b);
+}
+
 /// Overload on the abstract kernel's NIC: it drops at its ring, every
 /// frame is counted exactly once, and the code CPU still serves its NIC.
 #[test]
@@ -191,6 +211,9 @@ fn refusals_name_the_key() {
         (&["cpu.threads=3", "nics.others=[{process=\"poisson\", rate_per_s=1000.0, packet_bytes=256, irq_thread=2, queues=2}]"], "`nics.others[0].irq_thread`: its queues' interrupts go to CPUs [2, 0]"),
         (&["nics.others=[{process=\"poisson\", rate_per_s=1000.0, packet_bytes=256, irq_thread=0, irq_path=\"mt\"}]"], "`nics.others[0].irq_path`: its interrupts go to a CPU that runs kernel code"),
         (&["rss.kind=\"toeplitz\"", "rss.queues=1", "rss.rps_cpus=1"], "`rss.rps_cpus`: the RPS backlogs are the program's, and nics.others[0]'s driver is the abstract kernel's"),
+        (&["app.background=true"], "`app.thread`: the abstract kernel's application (`app.background`) runs on CPU 0, which runs the program"),
+        (&["app.thread=1"], "`app.thread`: beside kernel code the abstract kernel's application runs only with `app.background = true`"),
+        (&["app.thread=1", "app.background=false"], "`app.thread`: beside kernel code"),
     ];
     for (sets, want) in cases {
         let sets: Vec<&str> = [SHORT].iter().chain(sets.iter()).copied().collect();
@@ -207,6 +230,8 @@ fn refusals_name_the_key() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios/code/two-nics.toml");
     let e = Scenario::from_file(&path, &[parse_override("driver.isr_rx_done_cycles=5000").unwrap()]).unwrap_err().to_string();
     assert!(e.contains("`driver.isr_rx_done_cycles`: the kernel's software is code"), "{e}");
+    let e = Scenario::from_file(&path, &[parse_override("app.background=true").unwrap()]).unwrap_err().to_string();
+    assert!(e.contains("`app.background`: the kernel's software is code (`code.program`) on every CPU, and its application is the program's"), "{e}");
     // With `code.cpus` but no NIC on an abstract CPU they would change nothing.
     let e = load(&[SHORT, "nics.others=[]", "driver.isr_rx_done_cycles=5000"]).unwrap_err();
     assert!(e.contains("`driver.isr_rx_done_cycles`: the kernel's software is code (`code.program`) on every CPU a NIC interrupts"), "{e}");

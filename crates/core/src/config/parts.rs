@@ -96,7 +96,7 @@ pub const PARTS: &[Info] = &[
         title: "the application",
         help: "the user-level program and its system calls",
         params: AppConfig::PARAMS,
-        notes: "",
+        notes: "`background = true` is refused beside a send flood (`workload.direction = \"tx\"`), which is the application. With kernel code the application is the program's; with `code.cpus`, `background = true` (default there: false) runs the abstract kernel's CPU-bound application on `thread`, a CPU `code.cpus` leaves it, and `thread` alone is refused.",
     },
     Info { part: Part::Stats, section: "stats", title: "the statistics", help: "how much detail a run keeps", params: StatsConfig::PARAMS, notes: "" },
     Info {
@@ -163,7 +163,7 @@ pub const PARTS: &[Info] = &[
         title: "the kernel's code",
         help: "the NIC's handlers, bottom half, receive call and application as MIPS code on execution-driven cores (docs/models/cores.md)",
         params: crate::code::CodeConfig::PARAMS,
-        notes: "With `program` set, `[driver]`, `[stack]`, `[app]`, `napi.complete_cycles`, `napi.rotting`, `napi.late_ack`, `napi.poll_within_budget` and the masking part's section keys are refused (code is the driver, stack and application, and its critical sections are its own `local_irq_save`s: `masking.code_sections` gives them the masking part's scheme and costs; but with `cpus` naming some CPUs and a `[[nics.others]]` NIC interrupting another, `[driver]`, `[stack]` and `napi.complete_cycles` set the abstract kernel's costs there), as are the workloads without a NIC (`exerciser`, `null_rpc`); the workload's sends (a send flood, `send` events, frames a trace's host sent, `tx_share`) run the program's `send` entry at software-interrupt level on `app_thread` (a send flood is then the application: the program's `app` does not run), and its other system calls cost `app.syscall_cycles` beside the program; without `program` every other `code` key is refused.",
+        notes: "With `program` set, `[driver]`, `[stack]`, `[app]`, `napi.complete_cycles`, `napi.rotting`, `napi.late_ack`, `napi.poll_within_budget` and the masking part's section keys are refused (code is the driver, stack and application, and its critical sections are its own `local_irq_save`s: `masking.code_sections` gives them the masking part's scheme and costs; but with `cpus` naming some CPUs and a `[[nics.others]]` NIC interrupting another, `[driver]`, `[stack]` and `napi.complete_cycles` set the abstract kernel's costs there, and with `cpus`, `app.background = true` runs the abstract kernel's CPU-bound application on `app.thread`, one of its CPUs), as are the workloads without a NIC (`exerciser`, `null_rpc`); the workload's sends (a send flood, `send` events, frames a trace's host sent, `tx_share`) run the program's `send` entry at software-interrupt level on `app_thread` (a send flood is then the application: the program's `app` does not run), and its other system calls cost `app.syscall_cycles` beside the program; without `program` every other `code` key is refused.",
     },
     Info {
         part: Part::Napi,
@@ -284,6 +284,13 @@ pub(super) fn beside_code(key: &str) -> bool {
     key.starts_with("driver.") || key.starts_with("stack.") || key == "napi.complete_cycles"
 }
 
+/// Of the keys code replaces, the abstract kernel's application on a CPU
+/// `code.cpus` leaves it: a CPU-bound program there (`app.background`) on
+/// `app.thread`; the socket's reader and the sends stay code's.
+pub(super) fn app_beside_code(key: &str) -> bool {
+    key == "app.background" || key == "app.thread"
+}
+
 /// Whether another NIC's interrupts go to a CPU `code.cpus` leaves to
 /// the abstract kernel, whose driver then takes the keys [`beside_code`]
 /// names (an item's `irq_thread` absent is 0).
@@ -306,8 +313,10 @@ fn code_excludes(root: &Table, explicit: &[String], kind: &str) -> Result<(), Pr
         };
     }
     let beside = abstract_nic(root);
-    if let Some(k) = explicit.iter().find(|k| code_replaces(k) && !(beside && beside_code(k))) {
+    let cpus = root.get("code").and_then(|c| c.get("cpus")).is_some();
+    if let Some(k) = explicit.iter().find(|k| code_replaces(k) && !(beside && beside_code(k)) && !(cpus && app_beside_code(k))) {
         let msg = match beside_code(k) {
+            _ if app_beside_code(k) => "the kernel's software is code (`code.program`) on every CPU, and its application is the program's: this key is the abstract kernel's application, on a CPU `code.cpus` leaves it; name the program's CPUs in `code.cpus`, or remove the key",
             true => "the kernel's software is code (`code.program`) on every CPU a NIC interrupts: this part is used only by the abstract kernel `code.cpus` leaves on other CPUs; remove the key, or send a `[[nics.others]]` NIC's `irq_thread` there",
             false => "the kernel's software is code (`code.program`): this part is not used; remove the key",
         };
@@ -319,6 +328,33 @@ fn code_excludes(root: &Table, explicit: &[String], kind: &str) -> Result<(), Pr
     }
     if matches!(kind, "exerciser" | "null_rpc") {
         return Err(("workload.kind".into(), format!("`{kind}` with code (`code.program`): this workload drives no NIC, and code is the NIC's software")));
+    }
+    Ok(())
+}
+
+/// The abstract application: a send flood is the application (it sends
+/// again as each send returns), so no CPU-bound one runs beside it. Beside
+/// code (`code.cpus`) the abstract kernel's application runs only when
+/// asked (`app.background = true`; the program's is code's), on
+/// `app.thread`, which means nothing without it.
+fn application(root: &mut Table, explicit: &[String], kind: &str) -> Result<(), Problem> {
+    let set = |k: &str| explicit.iter().any(|e| e == k);
+    let send_flood = kind == "flood" && root.get("workload").and_then(|w| w.get("direction")).and_then(Value::as_str) == Some("tx");
+    let background = root.get("app").and_then(|a| a.get("background")).and_then(Value::as_bool);
+    if send_flood && background == Some(true) {
+        return Err(("app.background".into(), "a send flood (`workload.direction = \"tx\"`) is the application: it sends again as each send returns, so no CPU-bound application runs beside it; remove the key".into()));
+    }
+    let beside = set("code.program") && root.get("code").and_then(|c| c.get("cpus")).is_some();
+    if !beside {
+        return Ok(());
+    }
+    if set("app.thread") && background != Some(true) {
+        return Err(("app.thread".into(), "beside kernel code the abstract kernel's application runs only with `app.background = true` (code's application is the program's, on `code.app_thread`); set it or remove the key".into()));
+    }
+    if !set("app.background")
+        && let Some(app) = root.entry("app").or_insert_with(|| Value::Table(Table::new())).as_table_mut()
+    {
+        app.insert("background".into(), Value::Boolean(false));
     }
     Ok(())
 }
@@ -392,6 +428,7 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
     code_excludes(root, &explicit, &kind)?;
     crate::device::firmware::excludes(&explicit)?;
     code_cores_follow_threads(root, &explicit);
+    application(root, &explicit, &kind)?;
     if kind != "exerciser" && explicit.iter().any(|k| k == "intc.vectors") {
         return Err(("intc.vectors".into(), format!("the exerciser's vectors; the NIC (workload kind `{kind}`) takes one vector per RSS queue (`rss.queues`); remove the key")));
     }

@@ -12,7 +12,7 @@
 //! included: `[napi]` is used when any NIC is on NAPI).
 
 use crate::params::{self, Param, Problem, plain};
-use super::parts::{PARTS, abstract_section_key, beside_code, code_replaces, strip_indices};
+use super::parts::{PARTS, abstract_section_key, app_beside_code, beside_code, code_replaces, strip_indices};
 use super::workload::{VARIANTS, variant};
 use toml::{Table, Value};
 
@@ -241,13 +241,15 @@ pub fn drop_unused(doc: &mut serde_json::Value, kind: &str) {
     let cpus = doc.get("code").and_then(|c| c.get("cpus")).and_then(|c| c.as_array());
     let others = doc.get("nics").and_then(|n| n.get("others")).and_then(|o| o.as_array());
     let beside = cpus.zip(others).is_some_and(|(cpus, o)| o.iter().any(|n| !cpus.contains(n.get("irq_thread").unwrap_or(&0.into()))));
+    // The abstract application beside code runs only when asked.
+    let app = cpus.is_some() && doc.get("app").and_then(|a| a.get("background")).and_then(|b| b.as_bool()) == Some(true);
     if doc.get("code").and_then(|c| c.get("program")).is_some_and(|p| !p.is_null())
         && let Some(sections) = doc.as_object_mut()
     {
         for (name, t) in sections.iter_mut().filter_map(|(n, t)| Some((n.clone(), t.as_object_mut()?))) {
             t.retain(|k, _| {
                 let key = format!("{name}.{k}");
-                !(code_replaces(&key) && !(beside && beside_code(&key)) || name == "masking" && abstract_section_key(k))
+                !(code_replaces(&key) && !(beside && beside_code(&key)) && !(app && app_beside_code(&key)) || name == "masking" && abstract_section_key(k))
             });
         }
     }

@@ -78,9 +78,10 @@ impl Machine {
                     code.watchdog.arm(s.code.watchdog_thresh_ms, s.cpu.clock_mhz);
                     m.code = Some(Box::new(code));
                     m.firmware_driver_fits(s)?;
-                    // The application is code: no abstract one runs beside it;
-                    // a workload's other system calls interrupt code's.
-                    m.net.background = false;
+                    // The application is code; an abstract one runs only on a
+                    // CPU `code.cpus` leaves (checks/code.rs), when asked.
+                    // A workload's other system calls interrupt code's.
+                    m.net.background = s.app.background.then_some(s.app.thread).filter(|_| s.code.cpus.is_some());
                     m.net.app_thread = s.code.app_thread;
                 }
                 if s.napi_used() {

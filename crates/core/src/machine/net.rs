@@ -26,8 +26,9 @@ pub(crate) struct Net {
     pub latencies: Latencies,
     pub irq_thread: usize,
     pub app_thread: usize,
-    /// A CPU-bound application runs whenever nothing else does.
-    pub background: bool,
+    /// The thread on which a CPU-bound application runs whenever nothing
+    /// else does (`app.background`).
+    pub background: Option<usize>,
     /// The NIC interrupt is posted and its ISR has not finished.
     pub irq_posted: bool,
     pub backlog_limit: u64,
@@ -117,7 +118,7 @@ impl Net {
             latencies: Latencies::new(s.stats.max_packet_records),
             irq_thread: s.nic.irq_thread,
             app_thread: s.app.thread,
-            background: s.app.background,
+            background: s.app.background.then_some(s.app.thread),
             irq_posted: false,
             backlog_limit: s.stack.backlog_packets as u64,
             reordered: 0,
@@ -148,7 +149,7 @@ impl Net {
             latencies: Latencies::unused(),
             irq_thread: 0,
             app_thread: 0,
-            background: false,
+            background: None,
             irq_posted: false,
             backlog_limit: 0,
             reordered: 0,
@@ -205,8 +206,8 @@ impl Machine {
         }
         if self.net.workload.send_flood().is_some() {
             self.post(app, USER, Job::AppThink);
-        } else if self.net.background {
-            self.post(app, USER, Job::Background);
+        } else if let Some(t) = self.net.background {
+            self.post(t, USER, Job::Background);
         }
         self.start_ports()?;
         self.schedule_next_stimulus()

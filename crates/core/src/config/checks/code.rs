@@ -28,7 +28,8 @@ fn nic_cpus(first: usize, queues: usize, threads: usize, kind: IntcKind) -> Vec<
 
 /// A kernel per core (`code.cpus`): what runs code on the CPUs it names
 /// must stay there. The application, the tick and the first NIC (its ring
-/// and registers are the program's memory) are code's; a device has one
+/// and registers are the program's memory) are code's, and the abstract
+/// kernel's application runs on one of its own CPUs; a device has one
 /// driver (a kernel binds one to a device, which programs its every ring
 /// and vector: queues split between two kernels have no counterpart), so
 /// a NIC's interrupts go to code CPUs only or to abstract ones only; the two threads of an SMT core share its pipeline, which the
@@ -59,6 +60,10 @@ fn kernels(s: &Scenario, threads_per_core: usize) -> Result<(), (String, String)
     let abstract_cpu = |key: &str, what: &str, t: usize| err(key, format!("{what} runs on CPU {t}, which runs the abstract-cost kernel (code.cpus = {cpus:?}); it is the program's"));
     if !runs[s.code.app_thread] {
         return abstract_cpu("code.app_thread", "the application (and the workload's sends)", s.code.app_thread);
+    }
+    if s.app.background && runs[s.app.thread] {
+        let msg = format!("the abstract kernel's application (`app.background`) runs on CPU {}, which runs the program (code.cpus = {cpus:?}), whose application is its own (`code.app_thread`); name a CPU of the abstract kernel", s.app.thread);
+        return err("app.thread", msg);
     }
     if let Some(t) = s.code.tx_irq_thread.filter(|&t| !runs[t]) {
         return abstract_cpu("code.tx_irq_thread", "NIC 1's (the forwarding side's) interrupt", t);
