@@ -58,3 +58,16 @@ fn the_guard_spans_the_largest_way() {
     let err = overflow(&["code.core.memory.model=\"caches\"", "code.core.l2.size_bytes=8388608"]);
     assert!(FIRST_GUARD_PAGE.contains(&below_a_stack_top(&err, 0x11_0000)), "{err}");
 }
+
+/// A fault names what its thread was running; the timer tick calls the
+/// program's `isr` with a number no NIC has, which rx_min takes for a
+/// NIC's, so the error says so and names the key.
+#[test]
+fn a_fault_in_the_tick_names_the_tick_and_its_key() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios");
+    let o: Vec<_> = ["run.duration_ms=2", "code.ticks_per_s=1000"].iter().map(|s| parse_override(s).unwrap()).collect();
+    let s = Scenario::from_file(&dir.join("code/rx-min.toml"), &o).unwrap();
+    let err = simulate(&s, &dir.join("code"), Record::default()).err().expect("rx_min takes no tick").to_string();
+    assert!(err.contains(" in nic_isr+0x") && err.ends_with(", in the timer tick on CPU 0 (`isr(2)`, code.ticks_per_s): the program's isr must take it, or set code.ticks_per_s = 0"), "{err}");
+    assert!(!err.contains('\n'), "{err}");
+}

@@ -113,7 +113,7 @@ impl CodeConfig {
             false,
             0.0,
             1e6,
-            "the timer tick: this many times a second every hardware thread t runs `isr(2 + t)` at interrupt level (Linux's per-CPU local timer interrupt); 0: no tick",
+            "the timer tick: this many times a second every hardware thread t runs `isr(2 + t)` at interrupt level (Linux's per-CPU local timer interrupt), so the program's isr must take those numbers (programs/kernel's does, programs/system's rx_min does not: a run with it ends naming the tick); 0: no tick",
         ),
         Param::float(
             "watchdog_thresh_ms",

@@ -124,13 +124,26 @@ impl Machine {
             Stop::Device { .. } => {}
             Stop::Syscall { .. } => self.code_syscall(c, t)?,
             Stop::Returned { .. } => self.code_returned(c, t),
-            Stop::Fault { error, .. } => return Err(crate::Error::Code { file: self.name().to_string(), msg: error.to_string() }),
+            Stop::Fault { error, .. } => return Err(crate::Error::Code { file: self.name().to_string(), msg: self.faulting(t, error.to_string()) }),
             Stop::Limit | Stop::Idle => unreachable!(),
         }
         self.code_actions(c)?;
         self.code_fault()?;
         self.code_lockup(c)?;
         Ok(true)
+    }
+
+    /// A fault's message with what thread `t` was running: the timer tick
+    /// calls the program's `isr` with a number no NIC has, which a program
+    /// written without a tick (rx_min) takes for a NIC's.
+    fn faulting(&mut self, t: usize, msg: String) -> String {
+        match self.threads[t].running_work() {
+            Some((_, Job::Code(Activity::Tick), _, _)) => {
+                format!("{msg}, in the timer tick on CPU {t} (`isr({})`, code.ticks_per_s): the program's isr must take it, or set code.ticks_per_s = 0", crate::code::TICK_IRQ as usize + t)
+            }
+            Some((_, Job::Code(a), _, _)) => format!("{msg}, in the {} on CPU {t}", a.label()),
+            _ => msg,
+        }
     }
 
     /// The lockup watchdog's look at cycle `now` (`code/watchdog.rs`).
