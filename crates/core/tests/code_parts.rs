@@ -90,6 +90,21 @@ fn kernel_code_sections_under_either_scheme() {
     }
 }
 
+/// Code's sections take the masking part's scheme under every workload
+/// that drives code, not only open arrivals (they were refused with a
+/// flood, a trace, a script or a synthetic load).
+#[test]
+fn kernel_code_sections_under_every_workload() {
+    let flood = "kind = \"flood\"\ndirection = \"rx\"\npacket_bytes = 512";
+    let synthetic = "kind = \"synthetic\"\nrx_mbps = 8.6\npacket_interrupts_per_s = 1080\nsyscalls_per_s = 5000\ntx_share = 0.0";
+    for (name, w) in [("flood", flood), ("synthetic", synthetic)] {
+        let path = with_workload(&format!("sections-{name}"), &format!("{w}\n[masking]\ncode_sections = true"));
+        let r = run_file(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(m(&r, "masking_cycles_per_frame") >= 4.0 * 96.0, "{name}: {}", m(&r, "masking_cycles_per_frame"));
+        assert!(m(&r, "rx_delivered") > 10.0, "{name}");
+    }
+}
+
 /// Without the masking part the sections still mask (at the cost of their
 /// own instructions): on the bare wire the NIC's interrupt waits for the
 /// section's end.

@@ -128,7 +128,7 @@ impl MaskingConfig {
             d("false"),
             "with kernel code (`code.program`): its own critical sections (`local_irq_save` / `restore`, the kernel services IRQ_SAVE and IRQ_RESTORE) use this part's scheme and the machine profile's raise and lower costs; false: they mask every interrupt of their CPU at the cost of their own instructions",
         )
-        .when("workload.kind", &["arrivals"]),
+        .when("workload.kind", NIC_KINDS),
     ];
 
     pub fn effects(&self) -> Effects {
