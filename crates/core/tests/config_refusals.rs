@@ -296,3 +296,21 @@ fn a_background_application_beside_a_send_flood_is_refused() {
     Scenario::from_file(&bundled("mt-interrupts/driver-tx-single.toml"), &o).unwrap();
     Scenario::from_file(&bundled(RX), &[parse_override("app.background=true").unwrap()]).unwrap();
 }
+
+/// Kernel code's NIC puts each frame in its ring's buffer as the frame
+/// comes off the wire, and its transmit ring is the program's: the
+/// e1000-like NIC's buffer, DMA pacing and transmit queue changed nothing
+/// there (they were silently ignored), so they are refused, naming why.
+#[test]
+fn the_abstract_nics_buffer_and_dma_keys_are_refused_with_code() {
+    for (set, why) in [
+        ("nic.rx_buffer_bytes=65536", "it has no on-chip buffer; remove the key"),
+        ("nic.dma_bytes_per_cycle=2.0", "its DMA is not timed; remove the key"),
+        ("bus.link_mbps=100.0", "it paces the NIC's DMA"),
+        ("nic.tx_queue_packets=8", "kernel code's transmit ring is the program's"),
+    ] {
+        let e = refused("code/rx-min.toml", &[set]);
+        let key = set.split('=').next().unwrap();
+        assert!(e.starts_with(&format!("--set: `{key}`: ")) && e.contains(why) && !e.contains('\n'), "{set}: {e}");
+    }
+}

@@ -163,7 +163,7 @@ pub const PARTS: &[Info] = &[
         title: "the kernel's code",
         help: "the NIC's handlers, bottom half, receive call and application as MIPS code on execution-driven cores (docs/models/cores.md)",
         params: crate::code::CodeConfig::PARAMS,
-        notes: "With `program` set, `[driver]`, `[stack]`, `[app]`, `napi.complete_cycles`, `napi.rotting`, `napi.late_ack`, `napi.poll_within_budget` and the masking part's section keys are refused (code is the driver, stack and application, and its critical sections are its own `local_irq_save`s: `masking.code_sections` gives them the masking part's scheme and costs; but with `cpus` naming some CPUs and a `[[nics.others]]` NIC interrupting another, `[driver]`, `[stack]` and `napi.complete_cycles` set the abstract kernel's costs there, and with `cpus`, `app.background = true` runs the abstract kernel's CPU-bound application on `app.thread`, one of its CPUs), as are the workloads without a NIC (`exerciser`, `null_rpc`); the workload's sends (a send flood, `send` events, frames a trace's host sent, `tx_share`) run the program's `send` entry at software-interrupt level on `app_thread` (a send flood is then the application: the program's `app` does not run), and its other system calls cost `app.syscall_cycles` beside the program; without `program` every other `code` key is refused.",
+        notes: "With `program` set, `[driver]`, `[stack]`, `[app]`, `napi.complete_cycles`, `napi.rotting`, `napi.late_ack`, `napi.poll_within_budget`, the e1000-like NIC's buffer, DMA and transmit queue (`nic.rx_buffer_bytes`, `dma_bytes_per_cycle`, `tx_queue_packets`, `bus.link_mbps`: code's NIC puts each frame in its ring's buffer as it comes off the wire, and its transmit ring is the program's) and the masking part's section keys are refused (code is the driver, stack and application, and its critical sections are its own `local_irq_save`s: `masking.code_sections` gives them the masking part's scheme and costs; but with `cpus` naming some CPUs and a `[[nics.others]]` NIC interrupting another, `[driver]`, `[stack]` and `napi.complete_cycles` set the abstract kernel's costs there, and with `cpus`, `app.background = true` runs the abstract kernel's CPU-bound application on `app.thread`, one of its CPUs), as are the workloads without a NIC (`exerciser`, `null_rpc`); the workload's sends (a send flood, `send` events, frames a trace's host sent, `tx_share`) run the program's `send` entry at software-interrupt level on `app_thread` (a send flood is then the application: the program's `app` does not run), and its other system calls cost `app.syscall_cycles` beside the program; without `program` every other `code` key is refused.",
     },
     Info {
         part: Part::Napi,
@@ -273,8 +273,19 @@ pub(super) fn abstract_section_key(key: &str) -> bool {
 /// system calls (trace, script, synthetic) stay costs: `app.syscall_cycles`.
 pub(super) fn code_replaces(key: &str) -> bool {
     const ABSTRACT: &[&str] = &["driver.", "stack.", "app.", "napi.complete_cycles", "nic.rx_ring_frames"];
-    key != "app.syscall_cycles" && ABSTRACT.iter().any(|p| key.starts_with(p))
+    key != "app.syscall_cycles" && (ABSTRACT.iter().any(|p| key.starts_with(p)) || CODE_NIC.iter().any(|(k, _)| *k == key))
 }
+
+/// Keys of the e1000-like first NIC that kernel code's NIC does not take,
+/// and why: its frames go from the wire straight into the buffer of the
+/// ring's next descriptor (the program's memory; no FIFO, the DMA not
+/// timed), and its transmit ring is the program's.
+const CODE_NIC: &[(&str, &str)] = &[
+    ("nic.rx_buffer_bytes", "kernel code's NIC puts each frame in the buffer of its ring's next descriptor as the frame comes off the wire: it has no on-chip buffer"),
+    ("nic.dma_bytes_per_cycle", "kernel code's NIC puts each frame in the buffer of its ring's next descriptor as the frame comes off the wire: its DMA is not timed"),
+    ("bus.link_mbps", "it paces the NIC's DMA, and kernel code's NIC puts each frame in its ring's buffer as the frame comes off the wire (its DMA is not timed)"),
+    ("nic.tx_queue_packets", "kernel code's transmit ring is the program's (its send entry fills the descriptors)"),
+];
 
 /// Of the keys code replaces, those the abstract kernel beside it uses on
 /// the CPUs `code.cpus` leaves it: its driver's and its stack's costs (the
@@ -315,6 +326,9 @@ fn code_excludes(root: &Table, explicit: &[String], kind: &str) -> Result<(), Pr
     let beside = abstract_nic(root);
     let cpus = root.get("code").and_then(|c| c.get("cpus")).is_some();
     if let Some(k) = explicit.iter().find(|k| code_replaces(k) && !(beside && beside_code(k)) && !(cpus && app_beside_code(k))) {
+        if let Some((_, why)) = CODE_NIC.iter().find(|(n, _)| n == k) {
+            return Err((k.clone(), format!("{why}; remove the key")));
+        }
         let msg = match beside_code(k) {
             _ if app_beside_code(k) => "the kernel's software is code (`code.program`) on every CPU, and its application is the program's: this key is the abstract kernel's application, on a CPU `code.cpus` leaves it; name the program's CPUs in `code.cpus`, or remove the key",
             true => "the kernel's software is code (`code.program`) on every CPU a NIC interrupts: this part is used only by the abstract kernel `code.cpus` leaves on other CPUs; remove the key, or send a `[[nics.others]]` NIC's `irq_thread` there",
