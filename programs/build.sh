@@ -75,6 +75,8 @@ kernel_elf "$out/kernel/nat-sched.elf" -DCONFIG_SCHED -DCONFIG_FORWARD=1 rt/rt.c
 # kernel/nics.c wraps init.c's kernel_init and nic.c's net_rx_action and
 # has the NAPI entries in napi.c's place.
 "$CC" "${flags[@]}" -Wl,-e,kernel_init -Dkernel_init=kernel_init_nic0 -Dnet_rx_action=net_rx_action_nic0 -o "$out/kernel/host-nics.elf" rt/rt.c "${ksrc[@]}" kernel/app.c kernel/nics.c
+# kernel/host-nics-rss: the same with other NICs' own RSS queues (-DNICS_RSS).
+"$CC" "${flags[@]}" -Wl,-e,kernel_init -Dkernel_init=kernel_init_nic0 -Dnet_rx_action=net_rx_action_nic0 -DNICS_RSS -o "$out/kernel/host-nics-rss.elf" rt/rt.c "${ksrc[@]}" kernel/app.c kernel/nics.c
 # kernel/*-padK: the default kernels with code moved K x 16 bytes and data
 # K x 64 bytes (kernel/pad.c, linked first): the SMT study's layout probes.
 for k in 1 2 3; do

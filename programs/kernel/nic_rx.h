@@ -23,6 +23,16 @@ static void arm(volatile struct desc *d, struct skb *skb)
 	d->status = 0;
 }
 
+/* The RDT register of the ring ring_clean's `nic` names: that NIC's (nics.c's
+   RSS build numbers rings, each with its queue's RDT). */
+#ifndef RING_RDT
+#define RING_RDT(nic) (NIC_BASE(nic) + NIC_RDT)
+#endif
+/* Where ring_clean hands a received skb: IP (nics.c's RSS build: RPS first). */
+#ifndef RING_RX
+#define RING_RX(skb) ip_rcv(skb)
+#endif
+
 static int ring_pending(const struct ring *r) { return r->desc[r->next].status & DESC_DD; }
 #define rx_pending() ring_pending(&rx)
 
@@ -61,7 +71,7 @@ static u32 ring_clean(struct ring *r, u32 nic, const u32 *budget)
 			eth_type_trans(skb, dev);
 			r->skb[r->next] = fresh;
 			arm(d, fresh);
-			ip_rcv(skb);
+			RING_RX(skb);
 		} else {
 			/* No buffer to re-arm with: keep this one, lose the frame. */
 			ksvc(KSVC_DROPPED, skb->tag);
@@ -72,7 +82,7 @@ static u32 ring_clean(struct ring *r, u32 nic, const u32 *budget)
 	}
 	dev->quota -= done;
 	if (done)
-		nic_write(nic, NIC_RDT, (r->next - 1) & r->mask);
+		reg_write(RING_RDT(nic), (r->next - 1) & r->mask);
 	return done;
 }
 

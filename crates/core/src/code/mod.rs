@@ -306,11 +306,11 @@ fn other_queues_fit(sys: &System<Ports>, given: &str, others: &[(usize, bool)], 
     let unserved = others.iter().enumerate().position(|(i, &(n, on_code))| n > serves && (on_code || (word.is_none() && last_driven.is_some_and(|l| l > i))));
     if let Some(i) = unserved {
         let what = if others[i].1 { "this one has" } else { "a NIC it drives comes after this one, which has" };
-        let msg = format!("{given}'s driver gives another NIC {serves} receive queue(s) ({why}), but {what} {}: use a driver that serves more (programs/system/rx_nics_rss.elf)", others[i].0);
+        let msg = format!("{given}'s driver gives another NIC {serves} receive queue(s) ({why}), but {what} {}: use a driver that serves more (programs/system/rx_nics_rss.elf, or the kernel's programs/kernel/host-nics-rss.elf)", others[i].0);
         return Err((format!("nics.others[{i}].queues"), msg));
     }
     if rps && !others.is_empty() && word.is_none() {
-        let msg = format!("{given}'s driver steers only the first NIC's frames to RPS backlogs (it has no nic_other_queues): use a driver that steers theirs (programs/system/rx_nics_rss.elf), or remove the key");
+        let msg = format!("{given}'s driver steers only the first NIC's frames to RPS backlogs (it has no nic_other_queues): use a driver that steers theirs (programs/system/rx_nics_rss.elf, or the kernel's programs/kernel/host-nics-rss.elf), or remove the key");
         return Err(("rss.rps_cpus".into(), msg));
     }
     Ok(())

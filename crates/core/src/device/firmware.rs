@@ -459,6 +459,11 @@ impl Firmware {
         self.sending.len() as u64
     }
 
+    /// Frames posted to send in all (the next one's number).
+    pub fn send_posted(&self) -> u64 {
+        self.send_posted
+    }
+
     /// Return descriptor `returned` must be the frame the MAC accepted next,
     /// whole, in the buffer posted for it, stamped and headed with its number.
     fn check_returned(&mut self) -> Result<Frame, Broken> {

@@ -248,6 +248,7 @@ impl Machine {
             self.net.counters.tx_sent += seen.sent;
             self.net.counters.tx_sent_bytes += seen.sent_bytes;
             self.timeline.mark(now, "frame sent");
+            self.forwarded_left_firmware(now);
         }
         if seen.interrupt && self.code.is_some() {
             // Kernel code's driver: the receive cause of NIC 0's registers, its interrupt as any code NIC's.

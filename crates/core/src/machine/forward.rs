@@ -14,15 +14,24 @@
 //! transmit queue (dropped when it is full) and is delivered when it has
 //! left the wire; its transmit completion interrupts the output NIC, whose
 //! driver cleans it (`IsrTx`, `PollTx`, or its queue 0's poll).
+//!
+//! Onto the programmable NIC (`[nic_firmware]` as NIC 0, with the abstract
+//! host driver), Driver Send posts the frame to the firmware's send ring
+//! (a descriptor, its header and the send mailbox, as the driver sends its
+//! own) or drops it when the ring's 256 descriptors are all outstanding;
+//! the firmware fetches it by DMA and puts it on the wire, and the frame
+//! is delivered when the host sees it sent (the frames on the wire are
+//! checked in the order posted, so the ring's numbers say which).
 
 use super::{Event, Machine};
 use crate::device::nic::{Send, TxFrame};
 use crate::engine::Time;
 use crate::kernel::{Job, PortStep};
 use crate::cpu::SOFT;
+use std::collections::VecDeque;
 
 /// The forwarding counts, with where the first NIC's frames go.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default)]
 pub(crate) struct Forwarding {
     /// The first NIC's `forward_to`.
     pub first: Option<u8>,
@@ -32,6 +41,10 @@ pub(crate) struct Forwarding {
     pub dropped: u64,
     /// Frames in an output NIC's transmit queue or on its wire.
     pub queued: u64,
+    /// Forwarded frames in the programmable NIC's send ring: the ring's
+    /// number for each (its place among all frames posted to send), its
+    /// arrival and bytes, in order.
+    pub(super) onto_firmware: VecDeque<(u64, Time, u32)>,
 }
 
 impl Machine {
@@ -69,6 +82,7 @@ impl Machine {
         self.net.counters.tx_offered += 1;
         let frame = TxFrame { bytes, forwarded: Some(arrival) };
         let sent = match to {
+            0 if self.net.firmware.is_some() => self.firmware_forward(arrival, bytes),
             0 => self.net.nic.send(now, frame),
             k => self.net.ports.list[usize::from(k) - 1].tx.send(now, frame),
         };
@@ -85,6 +99,34 @@ impl Machine {
             }
         }
         self.net.forwarding.queued += 1;
+    }
+
+    /// Driver Send of a forwarded frame onto the programmable NIC: posted
+    /// to its firmware's send ring, or dropped when the ring is full.
+    fn firmware_forward(&mut self, arrival: Time, bytes: u32) -> Send {
+        let f = self.net.firmware.as_mut().expect("firmware part selected");
+        let number = f.send_posted();
+        if !f.send(bytes) {
+            return Send::Dropped;
+        }
+        self.net.forwarding.onto_firmware.push_back((number, arrival, bytes));
+        Send::Queued
+    }
+
+    /// The host saw the programmable NIC's MAC put frames on the wire
+    /// (counted as sent by the caller): the forwarded ones among them are
+    /// delivered.
+    pub(crate) fn forwarded_left_firmware(&mut self, now: Time) {
+        let f = self.net.firmware.as_ref().expect("firmware part selected");
+        let sent = f.send_posted() - f.sending();
+        while let Some(&(number, arrival, bytes)) = self.net.forwarding.onto_firmware.front()
+            && number < sent
+        {
+            self.net.forwarding.onto_firmware.pop_front();
+            let f = &mut self.net.forwarding;
+            (f.queued, f.forwarded) = (f.queued - 1, f.forwarded + 1);
+            self.deliver(arrival, now, bytes);
+        }
     }
 
     /// A frame has left a transmitter's wire: a forwarded one is delivered.

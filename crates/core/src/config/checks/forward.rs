@@ -1,5 +1,6 @@
 //! Rules for forwarding (`nic.forward_to`, `nics.others[i].forward_to`):
-//! the output NIC exists and its transmitter is the abstract driver's.
+//! the output NIC exists and its transmitter is the abstract driver's (the
+//! programmable NIC's send ring included).
 
 use crate::config::Scenario;
 
@@ -15,9 +16,6 @@ pub(super) fn forward(s: &Scenario) -> Result<(), (String, String)> {
         }
         if on_code {
             return Err((key, "this NIC's driver is kernel code (`code.program`), which forwards as its program does (`rx_forwarded`): remove the key".into()));
-        }
-        if to == 0 && s.nic_firmware.selected() {
-            return Err((key, "NIC 0 is the programmable one (`nic_firmware.program`), whose transmit path is its firmware's send ring: forwarding onto it is not modelled yet".into()));
         }
         if to == 0 && s.code.selected() || to > 0 && s.port_on_code(&s.nics.others[to - 1]) {
             return Err((key, format!("NIC {to}'s driver is kernel code (`code.program`): its transmit ring is the program's; forward to a NIC the abstract kernel drives")));
