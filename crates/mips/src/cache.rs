@@ -93,8 +93,14 @@ impl Cache {
     /// inline; the rest is not.
     #[inline(always)]
     pub fn access(&mut self, addr: u32, who: usize) -> bool {
-        let line = addr >> self.line_shift;
         self.counts[who].accesses += 1;
+        self.probe(addr, who)
+    }
+
+    /// [`Cache::access`] with the access left to the caller to count (a miss is counted).
+    #[inline(always)]
+    pub fn probe(&mut self, addr: u32, who: usize) -> bool {
+        let line = addr >> self.line_shift;
         let set = (line & self.set_mask) as usize;
         if self.mru.get(set) == Some(&line) {
             return true;
