@@ -17,7 +17,9 @@ pub trait Timing {
     const CACHED: bool;
     /// Stall cycles to fetch the instruction at `pc`.
     fn fetch(&mut self, core: usize, who: usize, pc: u32) -> u32;
-    /// Counts `n` fetches that hit the line the last fetch brought (see [`DataBus::hits`]).
+    /// [`Timing::fetch`] with the access left to the caller to count (a miss is counted).
+    fn fetch_uncounted(&mut self, core: usize, who: usize, pc: u32) -> u32;
+    /// Counts `n` fetches made with [`Timing::fetch_uncounted`] or none at all (see [`DataBus::hits`]).
     fn fetch_hits(&mut self, core: usize, who: usize, n: u64);
     /// Stall cycles of a data access.
     fn data(&mut self, core: usize, who: usize, addr: u32, write: bool) -> u32;
@@ -32,6 +34,10 @@ impl Timing for Perfect {
     const CACHED: bool = false;
     #[inline(always)]
     fn fetch(&mut self, _: usize, _: usize, _: u32) -> u32 {
+        0
+    }
+    #[inline(always)]
+    fn fetch_uncounted(&mut self, _: usize, _: usize, _: u32) -> u32 {
         0
     }
     fn fetch_hits(&mut self, _: usize, _: usize, _: u64) {}
@@ -49,6 +55,10 @@ impl Timing for Hierarchy {
     #[inline(always)]
     fn fetch(&mut self, core: usize, who: usize, pc: u32) -> u32 {
         Hierarchy::fetch(self, core, who, pc)
+    }
+    #[inline(always)]
+    fn fetch_uncounted(&mut self, core: usize, who: usize, pc: u32) -> u32 {
+        Hierarchy::fetch_uncounted(self, core, who, pc)
     }
     fn fetch_hits(&mut self, core: usize, who: usize, n: u64) {
         self.l1i[core].counts[who].accesses += n;
@@ -117,10 +127,11 @@ pub struct DataBus<'a, T, D> {
     pub who: Who,
     /// Stall cycles accumulated by this instruction's accesses.
     pub stall: u32,
-    /// Fetches of a block that hit the line of the fetch before them (the
-    /// instruction cache's last line, which nothing else in between can
-    /// change): counted here, added to the cache's counts before code reads
-    /// them and when the slice ends ([`DataBus::settle`]).
+    /// Fetches of a block's instructions (those that hit the line of the
+    /// fetch before them, which nothing else in between can evict, make no
+    /// access at all): counted here, added to the instruction cache's
+    /// accesses before code reads a cache counter and when the slice ends
+    /// ([`DataBus::settle`]).
     pub hits: u64,
     /// Set by a built-in register access, or a device access that may ask
     /// the caller to act ([`Devices::wants_stop`]): a block leaves after it

@@ -57,9 +57,10 @@ pub struct Cache {
     used: Vec<u64>,
     locked: Vec<bool>,
     clock: u64,
-    /// The line of the most recent access: a repeat is a hit with no
-    /// state to change (it is already the set's most recently used).
-    last: u32,
+    /// Per set, its most recently used line (`INVALID`: not known): a hit
+    /// on it changes nothing but the count, since LRU only compares the
+    /// ages of one set's ways and that line's is already the newest.
+    mru: Vec<u32>,
     pub pin: Pinning,
     pub counts: Vec<Counts>,
 }
@@ -77,7 +78,7 @@ impl Cache {
             used: vec![0; n],
             locked: vec![false; n],
             clock: 0,
-            last: INVALID,
+            mru: vec![INVALID; geometry.sets() as usize],
             pin: Pinning::new(geometry.ways, requesters),
             counts: vec![Counts::default(); requesters],
         }
@@ -88,31 +89,40 @@ impl Cache {
     }
 
     /// Looks `addr` up for requester `who`, allocating on a miss; true on a
-    /// hit. The repeat of the last line (most accesses) and a hit elsewhere
-    /// are inline; a miss is not.
+    /// hit. A hit on its set's most recently used line (most accesses) is
+    /// inline; the rest is not.
     #[inline(always)]
     pub fn access(&mut self, addr: u32, who: usize) -> bool {
-        let line = addr >> self.line_shift;
         self.counts[who].accesses += 1;
-        if line == self.last {
-            return true;
-        }
-        self.clock += 1;
-        let base = (line & self.set_mask) as usize * self.ways;
-        if let Some(w) = self.tags[base..base + self.ways].iter().position(|&t| t == line) {
-            self.used[base + w] = self.clock;
-            self.last = line;
-            return true;
-        }
-        self.miss(line, who)
+        self.probe(addr, who)
     }
 
-    /// [`Cache::access`] of a line not cached.
+    /// [`Cache::access`] with the access left to the caller to count (a miss is counted).
+    #[inline(always)]
+    pub fn probe(&mut self, addr: u32, who: usize) -> bool {
+        let line = addr >> self.line_shift;
+        let set = (line & self.set_mask) as usize;
+        if self.mru.get(set) == Some(&line) {
+            return true;
+        }
+        self.lookup(line, set, who)
+    }
+
+    /// [`Cache::access`] of a line that is not its set's most recently used.
     #[inline(never)]
-    fn miss(&mut self, line: u32, who: usize) -> bool {
+    fn lookup(&mut self, line: u32, set: usize, who: usize) -> bool {
+        self.clock += 1;
+        let base = set * self.ways;
+        if let Some(w) = self.tags[base..base + self.ways].iter().position(|&t| t == line) {
+            self.used[base + w] = self.clock;
+            self.mru[set] = line;
+            return true;
+        }
         self.counts[who].misses += 1;
-        // A bypassed miss (reserved set) leaves nothing to hit next time.
-        self.last = if self.allocate(line, who).is_some() { line } else { INVALID };
+        // A bypassed miss (reserved set) leaves the set as it was.
+        if self.allocate(line, who).is_some() {
+            self.mru[set] = line;
+        }
         false
     }
 
@@ -175,7 +185,8 @@ impl Cache {
                 self.locked[s] = true;
             }
         }
-        self.last = INVALID;
+        // Allocations made lines the newest of their sets.
+        self.mru.fill(INVALID);
         Ok(fetched)
     }
 
@@ -203,8 +214,9 @@ impl Cache {
         if let Some(w) = self.tags[base..base + self.ways].iter().position(|&t| t == line) {
             self.tags[base + w] = INVALID;
             self.locked[base + w] = false;
-            if self.last == line {
-                self.last = INVALID;
+            let set = (line & self.set_mask) as usize;
+            if self.mru[set] == line {
+                self.mru[set] = INVALID;
             }
         }
     }

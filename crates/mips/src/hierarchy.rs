@@ -84,9 +84,17 @@ impl Hierarchy {
     /// Stall cycles to fetch the instruction at `pc`: inline, as every instruction fetches.
     #[inline(always)]
     pub fn fetch(&mut self, core: usize, who: usize, pc: u32) -> u32 {
+        self.l1i[core].counts[who].accesses += 1;
+        self.fetch_uncounted(core, who, pc)
+    }
+
+    /// [`Hierarchy::fetch`] with the L1 access left to the caller to count
+    /// (a block's fetches are counted at once: [`crate::bus::DataBus::hits`]).
+    #[inline(always)]
+    pub fn fetch_uncounted(&mut self, core: usize, who: usize, pc: u32) -> u32 {
         let l1 = &mut self.l1i[core];
         let hit = l1.geometry.hit_cycles;
-        if l1.access(pc, who) { hit } else { hit + self.below_l1(core, who, pc) }
+        if l1.probe(pc, who) { hit } else { hit + self.below_l1(core, who, pc) }
     }
 
     /// Stall cycles of a data access to `addr`.

@@ -293,14 +293,14 @@ impl Ordinary<'_> {
     }
 
     /// Stall cycles of the fetch of step `s` at `pc`: none if it hits the
-    /// line of the fetch before it (counted in [`DataBus::hits`]).
+    /// line of the fetch before it. Counted in [`DataBus::hits`].
     #[inline(always)]
     fn fetch<T: Timing, D: Devices>(&self, s: &Step, pc: u32, bus: &mut DataBus<'_, T, D>) -> u32 {
-        if !T::CACHED || s.fetch {
-            return bus.timing.fetch(self.core, self.id, pc);
+        if !T::CACHED {
+            return 0;
         }
         bus.hits += 1;
-        0
+        if s.fetch { bus.timing.fetch_uncounted(self.core, self.id, pc) } else { 0 }
     }
 
     /// Runs `s` (at `pc`, not a control transfer) at cycle `at` of a block:

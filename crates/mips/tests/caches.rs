@@ -55,6 +55,29 @@ fn lru_evicts_the_least_recently_used_way() {
 }
 
 #[test]
+fn a_sets_newest_line_is_remembered_per_set_and_forgotten_when_it_goes() {
+    // 2-way, 16 sets: 0, 512, 1024 in set 0, 32 in set 1. Repeats of each
+    // set's newest line, between accesses to other sets, keep LRU order.
+    let mut c = cache(1024, 2, 32);
+    assert_eq!(misses(&mut c, [0, 512, 32, 512, 32, 512, 1024]), 4); // 1024 evicts 0
+    assert_eq!(misses(&mut c, [512, 1024, 32]), 0);
+    assert_eq!(misses(&mut c, [0]), 1); // evicts 512, older than 1024
+    // An invalidated newest line misses next time.
+    c.invalidate(0);
+    assert_eq!(misses(&mut c, [0]), 1);
+    // A line a range lock brings in is its set's newest: a repeat of the
+    // line newest before it must become newest again. 4-way, set 0: 0,
+    // 512, 1024 (locked), 1536, 2048, 2560.
+    let mut c = cache(2048, 4, 32);
+    assert_eq!(misses(&mut c, [0, 512]), 2);
+    assert_eq!(c.lock_range(1024, 32, 0), Ok(1));
+    assert_eq!(misses(&mut c, [512]), 0);
+    c.unlock_all();
+    assert_eq!(misses(&mut c, [1536, 2048, 2560]), 3); // 2048 evicts 0, 2560 evicts 1024
+    assert_eq!(misses(&mut c, [512]), 0);
+}
+
+#[test]
 fn way_pinning_limits_allocation_but_not_hits() {
     let mut c = cache(1024, 2, 32);
     c.access(0, 0); // thread 0's line in way 0 (the empty ways fill lowest first)
