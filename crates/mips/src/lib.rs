@@ -24,6 +24,7 @@ pub mod context;
 pub mod core;
 pub mod decode;
 pub mod device;
+mod duet;
 pub mod elf;
 pub mod error;
 pub mod exec;
