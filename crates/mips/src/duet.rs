@@ -87,13 +87,13 @@ pub(crate) struct Entry {
 
 /// The two threads' instructions in issue order, with their cycles.
 pub(crate) struct Schedule {
-    /// Where it starts.
-    pub key: Key,
     /// Per thread, how many of its instructions it issues.
     pub count: [u64; 2],
     /// Every instruction that issues; the last goes through the cycle loop's
     /// own turn (a transfer, or a run's end: what comes next is fetched).
     pub entries: Box<[Entry]>,
+    /// The last of them (kept apart: read at each schedule's end).
+    pub last: Entry,
     /// Per thread, its first instruction (issued or not).
     pub first: [Entry; 2],
     /// Per thread, the instruction it has fetched after the schedule, if it
@@ -110,25 +110,22 @@ impl Schedule {
     /// result in flight delays an instruction past its computed ready cycle.
     #[inline(always)]
     pub(crate) fn fits(&self, a: &HwThread, b: &HwThread, now: u64) -> bool {
-        self.fits_one(a, 0, now) && self.fits_one(b, 1, now)
+        a.next == Some(self.first[0].inst) && b.next == Some(self.first[1].inst) && self.arrive(a, 0, now) && self.arrive(b, 1, now)
     }
 
+    /// Whether no result in flight for `th`, thread `t`, delays one of its
+    /// instructions past its computed ready cycle (from `now`).
     #[inline(always)]
-    fn fits_one(&self, th: &HwThread, t: usize, now: u64) -> bool {
-        if th.next != Some(self.first[t].inst) {
-            return false;
-        }
+    pub(crate) fn arrive(&self, th: &HwThread, t: usize, now: u64) -> bool {
         let drained = th.board.drained();
-        if drained <= th.ready {
-            return true;
-        }
-        // Some result arrives later than the thread's next instruction may issue: each
-        // instruction that may issue before it arrives is checked.
-        let mut rest = self.entries.iter().filter(|e| usize::from(e.t) == t).chain(self.after[t].iter());
-        rest.all(|e| {
-            let at = now + u64::from(e.ready);
-            at >= drained || th.board.ready(e.inst) <= at
-        })
+        drained <= th.ready || self.arrive_late(th, t, now, drained)
+    }
+
+    /// [`Schedule::arrive`] where some result arrives after the thread may
+    /// next issue: each instruction that may issue before it is checked.
+    fn arrive_late(&self, th: &HwThread, t: usize, now: u64, drained: u64) -> bool {
+        let mine = self.entries.iter().filter(|e| usize::from(e.t) == t).chain(self.after[t].iter());
+        mine.map(|e| (e, now + u64::from(e.ready))).take_while(|&(_, at)| at < drained).all(|(e, at)| th.board.ready(e.inst) <= at)
     }
 
     /// Thread `t`'s instruction fetched after entry `i` has issued (the
@@ -176,7 +173,8 @@ impl Schedule {
         }
         let after = [0, 1].map(|t| (t != last).then(|| th[t].entry(t, th[t].i)));
         let count = [0, 1].map(|t| th[t].i as u64);
-        let mut s = Schedule { key, count, entries: entries.into(), first, after, before_last: [None; 2] };
+        let last = *entries.last().expect("a schedule issues");
+        let mut s = Schedule { count, last, entries: entries.into(), first, after, before_last: [None; 2] };
         let n = s.entries.len();
         if n > 1 {
             s.before_last = [0, 1].map(|t| s.next_of(t, n - 2).copied());
@@ -245,8 +243,11 @@ const NONE: u32 = u32::MAX;
 pub(crate) struct Duets {
     index: HashMap<Key, u32, BuildHasherDefault<Mix>>,
     kept: Vec<Schedule>,
-    /// Per schedule, after its transfer was taken, not taken or annulled.
-    links: Vec<[u32; 3]>,
+    /// Per schedule, after its transfer was taken, not taken or annulled:
+    /// the next PC it went to and the schedule that followed, if the
+    /// thread's next instruction was ready as the transfer left it (so
+    /// that the next PC decides where the next schedule starts).
+    links: Vec<[(u32, u32); 3]>,
     generation: u32,
     pipeline: Option<Pipeline>,
 }
@@ -266,7 +267,7 @@ impl Duets {
         let s = *self.index.entry(key).or_insert_with(|| match Schedule::build(key, code, p) {
             Some(s) => {
                 self.kept.push(s);
-                self.links.push([NONE; 3]);
+                self.links.push([(0, NONE); 3]);
                 (self.kept.len() - 1) as u32
             }
             None => NONE,
@@ -274,17 +275,21 @@ impl Duets {
         (s != NONE).then_some(s)
     }
 
-    /// The schedule at `key`, which follows schedule `from` whose transfer went `how`.
+    /// The schedule that followed schedule `from` last time its transfer
+    /// went `how`, to `next`, its thread ready as the transfer left it.
     #[inline(always)]
-    pub(crate) fn follow(&mut self, from: u32, how: usize, key: Key, code: &Code, p: &Pipeline) -> Option<u32> {
-        let s = self.links[from as usize][how];
-        if s != NONE && self.kept[s as usize].key == key && self.generation == code.generation() {
-            return Some(s);
-        }
+    pub(crate) fn link(&self, from: u32, how: usize, next: u32) -> Option<u32> {
+        let (to, s) = self.links[from as usize][how];
+        (to == next && s != NONE).then_some(s)
+    }
+
+    /// The schedule at `key`, which follows schedule `from` whose transfer
+    /// went `how` to `next`; `linked`: its thread ready as the transfer left it.
+    pub(crate) fn follow(&mut self, from: u32, how: usize, next: u32, linked: bool, key: Key, code: &Code, p: &Pipeline) -> Option<u32> {
         let s = self.find(key, code, p)?;
-        // (Every schedule may have been dropped meanwhile: a link is only ever a guess, checked.)
-        if let Some(l) = self.links.get_mut(from as usize) {
-            l[how] = s;
+        // (Unless every schedule was dropped meanwhile.)
+        if let Some(l) = self.links.get_mut(from as usize).filter(|_| linked) {
+            l[how] = (next, s);
         }
         Some(s)
     }

@@ -11,6 +11,11 @@
 //! choose it again (the reserved thread whenever it is ready, the other
 //! until the reserved one is), without a pick per cycle.
 //!
+//! Two busy threads of a round-robin pair with perfect memory run by
+//! schedules computed once for where they are ([`crate::duet`]), one after
+//! another while each runs as computed; the cycle loop goes on where none
+//! does.
+//!
 //! Only the thread that issued lacks its next instruction afterwards, so
 //! it is fetched right after it issues (before any access of the next
 //! cycle, as the cycle's fetches would come first), and one data bus
@@ -199,25 +204,19 @@ impl Run {
         bus: &mut DataBus<'_, T, D>,
         pipeline: &Pipeline,
     ) -> Result<bool, Ended> {
-        let (mut ran, mut from) = (false, None);
+        let now = self.now;
+        let ahead = [a.ready.saturating_sub(now), b.ready.saturating_sub(now)];
+        if ahead[0] > MAX_AHEAD || ahead[1] > MAX_AHEAD || a.next.is_none() || b.next.is_none() {
+            return Ok(false);
+        }
+        let Some(mut k) = duets.find(Key::new(a, b, ahead, self.last), bus.code, pipeline) else { return Ok(false) };
+        let s = duets.at(k);
+        if now + u64::from(s.last.off) >= self.limit || !s.fits(a, b, now) {
+            return Ok(false);
+        }
         loop {
-            let now = self.now;
-            let ahead = [a.ready.saturating_sub(now), b.ready.saturating_sub(now)];
-            if ahead[0] > MAX_AHEAD || ahead[1] > MAX_AHEAD || a.next.is_none() || b.next.is_none() {
-                return Ok(ran);
-            }
-            let key = Key::new(a, b, ahead, self.last);
-            let found = match from {
-                Some((s, how)) => duets.follow(s, how, key, bus.code, pipeline),
-                None => duets.find(key, bus.code, pipeline),
-            };
-            let Some(k) = found else { return Ok(ran) };
             let s = duets.at(k);
-            let last = s.entries[s.entries.len() - 1];
-            if now + u64::from(last.off) >= self.limit || !s.fits(a, b, now) {
-                return Ok(ran);
-            }
-            ran = true;
+            let (now, last) = (self.now, &s.last);
             self.body(s, [&mut *a, &mut *b], bus, pipeline)?;
             let t = usize::from(last.t);
             // A branch or jump (no system call, break or fault) in place; anything else by the cycle loop's turn.
@@ -243,11 +242,34 @@ impl Run {
                 (y.next, y.ready) = (Some(e.inst), now + u64::from(e.ready));
                 (y.ctx.pc, y.ctx.npc) = (e.pc, e.npc);
             }
-            (a.instructions, b.instructions) = (a.instructions + s.count[0], b.instructions + s.count[1]);
+            x.instructions += s.count[t];
+            y.instructions += s.count[t ^ 1];
             (self.busy, self.last, self.now) = (self.busy + s.entries.len() as u64, t, at + 1);
+            // The schedule that followed this one the last time it went this way starts here
+            // if nothing in flight holds the thread back (the text is the same meanwhile).
+            let linked = x.board.drained() <= ready;
+            if linked && let Some(j) = duets.link(k, how, next) {
+                let s = duets.at(j);
+                if at + 1 + u64::from(s.last.off) < self.limit && s.arrive(y, t ^ 1, at + 1) {
+                    x.next = Some(s.first[t].inst);
+                    k = j;
+                    continue;
+                }
+            }
             let turn = Turn { k: self.k, t, id: self.id + t, now: at, limit: self.limit };
-            turn.fetch(if t == 0 { &mut *a } else { &mut *b }, bus)?;
-            from = Some((k, how));
+            turn.fetch(x, bus)?;
+            let now = self.now;
+            let ahead = [a.ready.saturating_sub(now), b.ready.saturating_sub(now)];
+            if ahead[0] > MAX_AHEAD || ahead[1] > MAX_AHEAD {
+                return Ok(true);
+            }
+            let key = Key::new(a, b, ahead, self.last);
+            let Some(j) = duets.follow(k, how, next, linked, key, bus.code, pipeline) else { return Ok(true) };
+            let s = duets.at(j);
+            if now + u64::from(s.last.off) >= self.limit || !s.fits(a, b, now) {
+                return Ok(true);
+            }
+            k = j;
         }
     }
 
@@ -273,7 +295,7 @@ impl Run {
                 th.board.issued(pipeline, e.inst, at, at + 1);
                 continue;
             }
-            bus.who = Who { thread: t, id, now: at, instret: base[t] + u64::from(e.k), ..bus.who };
+            (bus.who.thread, bus.who.id, bus.who.now, bus.who.instret) = (t, id, at, base[t] + u64::from(e.k));
             bus.stall = 0;
             if let Err(f) = access(&mut th.ctx, e.inst, bus) {
                 let msg = std::mem::take(&mut bus.device_error);
