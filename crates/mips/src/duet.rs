@@ -17,6 +17,12 @@
 //! cycle ([`Schedule::fits`]). Everything a run can meet that a schedule
 //! does not foresee (a device's stall or stop, a store into the text, a
 //! fault) ends it where the cycle loop would be, which goes on from there.
+//! Schedules end at a branch so often (every four or five instructions of
+//! the two threads) that the next one is not looked up by its key when it
+//! can be known otherwise: after a branch or jump, decided in place, the
+//! schedule that followed the last time it went the same way to the same
+//! PC follows again ([`Duets::link`]), its thread's ready cycle being then
+//! fixed by the branch.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -284,11 +290,11 @@ impl Duets {
     }
 
     /// The schedule at `key`, which follows schedule `from` whose transfer
-    /// went `how` to `next`; `linked`: its thread ready as the transfer left it.
-    pub(crate) fn follow(&mut self, from: u32, how: usize, next: u32, linked: bool, key: Key, code: &Code, p: &Pipeline) -> Option<u32> {
+    /// went `how` to `next`, its thread ready as the transfer left it.
+    pub(crate) fn follow(&mut self, (from, how, next): (u32, usize, u32), key: Key, code: &Code, p: &Pipeline) -> Option<u32> {
         let s = self.find(key, code, p)?;
         // (Unless every schedule was dropped meanwhile.)
-        if let Some(l) = self.links.get_mut(from as usize).filter(|_| linked) {
+        if let Some(l) = self.links.get_mut(from as usize) {
             l[how] = (next, s);
         }
         Some(s)
@@ -307,6 +313,9 @@ impl Duets {
 #[derive(Default)]
 struct Mix(u64);
 
+/// An odd constant with bits spread across the word (the one rustc's own hasher uses).
+const MIX: u64 = 0x517c_c1b7_2722_0a95;
+
 impl Hasher for Mix {
     fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
@@ -316,12 +325,12 @@ impl Hasher for Mix {
 
     #[inline(always)]
     fn write_u32(&mut self, w: u32) {
-        self.0 = (self.0.rotate_left(5) ^ u64::from(w)).wrapping_mul(0x51_7cc1_b727_220a_95);
+        self.0 = (self.0.rotate_left(5) ^ u64::from(w)).wrapping_mul(MIX);
     }
 
     #[inline(always)]
     fn write_u64(&mut self, w: u64) {
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7cc1_b727_220a_95);
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(MIX);
     }
 
     fn finish(&self) -> u64 {

@@ -264,7 +264,8 @@ impl Run {
                 return Ok(true);
             }
             let key = Key::new(a, b, ahead, self.last);
-            let Some(j) = duets.follow(k, how, next, linked, key, bus.code, pipeline) else { return Ok(true) };
+            let found = if linked { duets.follow((k, how, next), key, bus.code, pipeline) } else { duets.find(key, bus.code, pipeline) };
+            let Some(j) = found else { return Ok(true) };
             let s = duets.at(j);
             if now + u64::from(s.last.off) >= self.limit || !s.fits(a, b, now) {
                 return Ok(true);
