@@ -11,6 +11,11 @@
 //! choose it again (the reserved thread whenever it is ready, the other
 //! until the reserved one is), without a pick per cycle.
 //!
+//! Two busy threads of a round-robin pair with perfect memory run by
+//! schedules computed once for where they are ([`crate::duet`]), one after
+//! another while each runs as computed; the cycle loop goes on where none
+//! does.
+//!
 //! Only the thread that issued lacks its next instruction afterwards, so
 //! it is fetched right after it issues (before any access of the next
 //! cycle, as the cycle's fetches would come first), and one data bus
@@ -20,9 +25,11 @@
 
 use crate::bus::{DataBus, Timing, Who};
 use crate::core::{Core, HwThread, Two};
+use crate::decode::Inst;
 use crate::device::Devices;
+use crate::duet::{Duets, Key, MAX_AHEAD, Schedule};
 use crate::error::Fault;
-use crate::exec::{Flow, compute};
+use crate::exec::{Exit, Flow, access, compute, cond, decide};
 use crate::system::{Stop, System, step};
 use crate::timing::Pipeline;
 
@@ -30,6 +37,10 @@ use crate::timing::Pipeline;
 /// (`System::run_thread`); measured on two busy threads of `bench/kernels`
 /// (docs/performance.md, issue 24's third session).
 const ALONE_CYCLES: u64 = 16;
+
+/// Cycles the loop goes on by picks after the pair's threads had no
+/// schedule ([`crate::duet`]) before it looks for one again.
+const DUET_RETRY: u64 = 2;
 
 /// Why a run of cycles on the shared bus ended.
 enum Ended {
@@ -89,19 +100,21 @@ impl<D: Devices> System<D> {
     /// last thread to issue and busy cycles are locals meanwhile.
     fn cycles<T: Timing>(&mut self, k: usize, limit: u64, timing: &mut T) -> Ended {
         let (pipeline, id) = (self.pipeline, k * self.threads);
+        let mut duets = std::mem::take(&mut self.duets);
         let (mut bus, core) = self.bus(k, timing);
-        let mut run = Run { k, id, limit, now: core.now, last: core.last, busy: core.busy_cycles };
+        let mut run = Run { k, id, limit, now: core.now, last: core.last, busy: core.busy_cycles, retry: 0 };
         let end = if let Some(two) = core.two()
             && let [x, y] = &mut core.threads[..]
         {
             match two {
-                Two::RoundRobin => run.cycles(&mut Pair(x, y), &mut bus, &pipeline),
-                Two::Reserved(r) => run.cycles(&mut Reserved { r, pair: Pair(x, y) }, &mut bus, &pipeline),
+                Two::RoundRobin => run.cycles(&mut Pair(x, y), &mut bus, &pipeline, &mut duets),
+                Two::Reserved(r) => run.cycles(&mut Reserved { r, pair: Pair(x, y) }, &mut bus, &pipeline, &mut duets),
             }
         } else {
-            run.cycles(&mut *core, &mut bus, &pipeline)
+            run.cycles(&mut *core, &mut bus, &pipeline, &mut duets)
         };
         (core.now, core.last, core.busy_cycles) = (run.now, run.last, run.busy);
+        self.duets = duets;
         end
     }
 
@@ -123,13 +136,24 @@ struct Run {
     now: u64,
     last: usize,
     busy: u64,
+    /// The cycle from which to look for the pair's schedule again.
+    retry: u64,
 }
 
 impl Run {
-    /// Issues cycle by cycle, each cycle's thread picked by `slots`.
+    /// Issues cycle by cycle, each cycle's thread picked by `slots`, or a
+    /// round-robin pair's schedule at a time where there is one.
     #[inline(always)]
-    fn cycles<S: Slots, T: Timing, D: Devices>(&mut self, slots: &mut S, bus: &mut DataBus<'_, T, D>, pipeline: &Pipeline) -> Ended {
+    fn cycles<S: Slots, T: Timing, D: Devices>(&mut self, slots: &mut S, bus: &mut DataBus<'_, T, D>, pipeline: &Pipeline, duets: &mut Duets) -> Ended {
         loop {
+            if S::DUETS && !T::CACHED && self.now >= self.retry {
+                let (a, b) = slots.pair();
+                match self.duet(a, b, duets, bus, pipeline) {
+                    Ok(true) => continue,
+                    Ok(false) => self.retry = self.now + DUET_RETRY,
+                    Err(end) => return end,
+                }
+            }
             let Some((t, shared)) = slots.pick(self.now, self.last) else {
                 self.now = slots.next_ready().min(self.limit).max(self.now + 1);
                 if self.now >= self.limit {
@@ -166,6 +190,198 @@ impl Run {
     }
 }
 
+impl Run {
+    /// Runs the schedules of threads `a` and `b` from where they are, one
+    /// after another while there is one that runs as computed
+    /// ([`crate::duet`]): true if one ran, the threads and the run left as
+    /// the cycle loop would leave them.
+    #[inline(always)]
+    fn duet<T: Timing, D: Devices>(
+        &mut self,
+        a: &mut HwThread,
+        b: &mut HwThread,
+        duets: &mut Duets,
+        bus: &mut DataBus<'_, T, D>,
+        pipeline: &Pipeline,
+    ) -> Result<bool, Ended> {
+        let now = self.now;
+        let ahead = [a.ready.saturating_sub(now), b.ready.saturating_sub(now)];
+        if ahead[0] > MAX_AHEAD || ahead[1] > MAX_AHEAD || a.next.is_none() || b.next.is_none() {
+            return Ok(false);
+        }
+        let Some(mut k) = duets.find(Key::new(a, b, ahead, self.last), bus.code, pipeline) else { return Ok(false) };
+        let s = duets.at(k);
+        if now + u64::from(s.last.off) >= self.limit || !s.fits(a, b, now) {
+            return Ok(false);
+        }
+        loop {
+            let s = duets.at(k);
+            let (now, last) = (self.now, &s.last);
+            self.body(s, [&mut *a, &mut *b], bus, pipeline)?;
+            let t = usize::from(last.t);
+            // A branch or jump (no system call, break or fault) in place; anything else by the cycle loop's turn.
+            if !last.inst.op.has_delay_slot() {
+                return self.end(s, [a, b], bus, pipeline).map(|()| true);
+            }
+            let [x, y] = if t == 0 { [&mut *a, &mut *b] } else { [&mut *b, &mut *a] };
+            let at = now + u64::from(last.off);
+            let exit = match cond(&x.ctx, last.cond, last.inst) {
+                Some(exit) => exit,
+                None => decide(&mut x.ctx, last.inst, last.pc).expect("a branch or jump decides"),
+            };
+            bus.devices.issued(self.id + t, last.pc, at);
+            let npc = last.npc;
+            let (how, pc, next, ready) = match exit {
+                Exit::Taken(target) => (0, npc, target, at + 1 + u64::from(pipeline.branch_taken_cycles)),
+                Exit::NotTaken => (1, npc, npc.wrapping_add(4), at + 1),
+                Exit::Annulled => (2, npc.wrapping_add(4), npc.wrapping_add(8), at + 2),
+                Exit::Syscall => unreachable!("a system call has no delay slot"),
+            };
+            (x.ctx.pc, x.ctx.npc, x.ready) = (pc, next, ready);
+            if let Some(e) = s.after[t ^ 1].as_ref().filter(|_| s.count[t ^ 1] > 0) {
+                (y.next, y.ready) = (Some(e.inst), now + u64::from(e.ready));
+                (y.ctx.pc, y.ctx.npc) = (e.pc, e.npc);
+            }
+            x.instructions += s.count[t];
+            y.instructions += s.count[t ^ 1];
+            (self.busy, self.last, self.now) = (self.busy + s.entries.len() as u64, t, at + 1);
+            // The schedule that followed this one the last time it went this way starts here
+            // if nothing in flight holds the thread back (the text is the same meanwhile).
+            let linked = x.board.drained() <= ready;
+            if linked && let Some(j) = duets.link(k, how, next) {
+                let s = duets.at(j);
+                if at + 1 + u64::from(s.last.off) < self.limit && s.arrive(y, t ^ 1, at + 1) {
+                    x.next = Some(s.first[t].inst);
+                    k = j;
+                    continue;
+                }
+            }
+            let turn = Turn { k: self.k, t, id: self.id + t, now: at, limit: self.limit };
+            turn.fetch(x, bus)?;
+            let now = self.now;
+            let ahead = [a.ready.saturating_sub(now), b.ready.saturating_sub(now)];
+            if ahead[0] > MAX_AHEAD || ahead[1] > MAX_AHEAD {
+                return Ok(true);
+            }
+            let key = Key::new(a, b, ahead, self.last);
+            let found = if linked { duets.follow((k, how, next), key, bus.code, pipeline) } else { duets.find(key, bus.code, pipeline) };
+            let Some(j) = found else { return Ok(true) };
+            let s = duets.at(j);
+            if now + u64::from(s.last.off) >= self.limit || !s.fits(a, b, now) {
+                return Ok(true);
+            }
+            k = j;
+        }
+    }
+
+    /// Issues every entry of `s` but the last, at cycles from the run's.
+    #[inline(always)]
+    fn body<T: Timing, D: Devices>(&mut self, s: &Schedule, [a, b]: [&mut HwThread; 2], bus: &mut DataBus<'_, T, D>, pipeline: &Pipeline) -> Result<(), Ended> {
+        let now = self.now;
+        let base = [a.instructions, b.instructions];
+        let generation = bus.code.generation();
+        for (i, e) in s.entries[..s.entries.len() - 1].iter().enumerate() {
+            let t = usize::from(e.t);
+            let th = if t == 0 { &mut *a } else { &mut *b };
+            let (at, id) = (now + u64::from(e.off), self.id + t);
+            if e.simple.run(&mut th.ctx, &e.inst) {
+                bus.devices.issued(id, e.pc, at);
+                continue;
+            }
+            if e.inst.class & Inst::MEMORY == 0 {
+                if let Err(f) = compute(&mut th.ctx, e.inst) {
+                    return Err(self.fault(s, i, [a, b], base, f, String::new()));
+                }
+                bus.devices.issued(id, e.pc, at);
+                th.board.issued(pipeline, e.inst, at, at + 1);
+                continue;
+            }
+            (bus.who.thread, bus.who.id, bus.who.now, bus.who.instret) = (t, id, at, base[t] + u64::from(e.k));
+            bus.stall = 0;
+            if let Err(f) = access(&mut th.ctx, e.inst, bus) {
+                let msg = std::mem::take(&mut bus.device_error);
+                return Err(self.fault(s, i, [a, b], base, f, msg));
+            }
+            bus.devices.issued(id, e.pc, at);
+            let stall = bus.stall;
+            th.board.accessed(pipeline, e.inst, at + 1 + u64::from(stall));
+            let stop = std::mem::take(&mut bus.mmio) && bus.devices.take_stop();
+            // What the schedule does not foresee: the cycle loop goes on after it.
+            if stall != 0 || stop || bus.code.generation() != generation {
+                return Err(self.after(s, i, [a, b], base, stall, stop));
+            }
+        }
+        Ok(())
+    }
+
+    /// Issues the last entry of `s`, its body run, by the cycle loop's own
+    /// turn (which fetches what comes next).
+    fn end<T: Timing, D: Devices>(&mut self, s: &Schedule, [a, b]: [&mut HwThread; 2], bus: &mut DataBus<'_, T, D>, pipeline: &Pipeline) -> Result<(), Ended> {
+        let (last, body) = s.entries.split_last().expect("a schedule issues");
+        let now = self.now;
+        for (t, th) in [&mut *a, &mut *b].into_iter().enumerate() {
+            if let Some(e) = &s.before_last[t] {
+                (th.next, th.ready, th.instructions) = (Some(e.inst), now + u64::from(e.ready), th.instructions + u64::from(e.k));
+                (th.ctx.pc, th.ctx.npc) = (e.pc, e.npc);
+            }
+        }
+        let t = usize::from(last.t);
+        self.busy += body.len() as u64;
+        self.last = body.last().map_or(self.last, |e| usize::from(e.t));
+        self.now = now + u64::from(last.off);
+        let turn = Turn { k: self.k, t, id: self.id + t, now: self.now, limit: self.limit };
+        let issued = turn.take(if t == 0 { a } else { b }, bus, pipeline);
+        if !matches!(issued, Err(Ended::Fault { .. } | Ended::Fetch)) {
+            (self.last, self.now, self.busy) = (t, self.now + 1, self.busy + 1);
+        }
+        issued
+    }
+
+    /// Leaves threads `th` as the cycle loop would after entries `..issued`
+    /// of `s` issued at cycles from `now`, their counts from `base`.
+    fn leave(&mut self, s: &Schedule, issued: usize, th: [&mut HwThread; 2], base: [u64; 2]) {
+        let now = self.now;
+        if let Some(i) = issued.checked_sub(1) {
+            for (t, th) in th.into_iter().enumerate() {
+                if let Some(e) = s.next_of(t, i) {
+                    (th.next, th.ready, th.instructions) = (Some(e.inst), now + u64::from(e.ready), base[t] + u64::from(e.k));
+                    (th.ctx.pc, th.ctx.npc) = (e.pc, e.npc);
+                }
+            }
+            self.busy += issued as u64;
+            self.last = usize::from(s.entries[i].t);
+        }
+    }
+
+    /// Entry `i` of `s` faulted (`f`, `msg`) where it was to issue: nothing of it issued.
+    #[cold]
+    fn fault(&mut self, s: &Schedule, i: usize, [a, b]: [&mut HwThread; 2], base: [u64; 2], f: Fault, msg: String) -> Ended {
+        let e = s.entries[i];
+        let t = usize::from(e.t);
+        self.leave(s, i, [&mut *a, &mut *b], base);
+        let th = if t == 0 { a } else { b };
+        (th.next, th.ready, th.instructions) = (None, self.now + u64::from(e.ready), base[t] + u64::from(e.k));
+        (th.ctx.pc, th.ctx.npc) = (e.pc, e.npc);
+        self.now += u64::from(e.off);
+        Ended::Fault { t, pc: e.pc, f, msg }
+    }
+
+    /// Entry `i` of `s`, an access, issued but stalled `stall` cycles,
+    /// asked the caller to act (`stop`) or wrote the text.
+    #[cold]
+    fn after(&mut self, s: &Schedule, i: usize, [a, b]: [&mut HwThread; 2], base: [u64; 2], stall: u32, stop: bool) -> Ended {
+        let e = s.entries[i];
+        let t = usize::from(e.t);
+        self.leave(s, i + 1, [&mut *a, &mut *b], base);
+        let at = self.now + u64::from(e.off);
+        let th = if t == 0 { a } else { b };
+        (th.next, th.ready, th.instructions) = (None, at + 1 + u64::from(stall), base[t] + u64::from(e.k) + 1);
+        (th.ctx.pc, th.ctx.npc) = (e.npc, e.npc.wrapping_add(4));
+        self.now = at + 1;
+        if stop { Ended::Stop(Stop::Device { core: self.k, thread: t }) } else { Ended::Refetch }
+    }
+}
+
 /// Thread `t` (global `id`) of core `k` at cycle `now` of a run of cycles to `limit`.
 struct Turn {
     k: usize,
@@ -181,7 +397,7 @@ impl Turn {
     /// [`Ended::Fault`] with nothing issued, any other after the issue.
     #[inline(always)]
     fn take<T: Timing, D: Devices>(&self, th: &mut HwThread, bus: &mut DataBus<'_, T, D>, pipeline: &Pipeline) -> Result<(), Ended> {
-        let Turn { k, t, id, now, limit } = *self;
+        let Turn { k, t, id, now, .. } = *self;
         let Some(inst) = th.next else { return Err(Ended::Fetch) };
         let pc = th.ctx.pc;
         // Most instructions touch no memory, leave nothing in flight and go on in order.
@@ -218,7 +434,14 @@ impl Turn {
                 return Err(Ended::Stop(stop));
             }
         }
-        // Its next instruction, fetched as the next cycle begins (none at the limit).
+        self.fetch(th, bus)
+    }
+
+    /// Fetches `th`'s next instruction, having issued at `now`, as the next
+    /// cycle begins (none at the limit).
+    #[inline(always)]
+    fn fetch<T: Timing, D: Devices>(&self, th: &mut HwThread, bus: &mut DataBus<'_, T, D>) -> Result<(), Ended> {
+        let Turn { k, id, now, limit, .. } = *self;
         if now + 1 >= limit {
             th.next = None;
             return Err(Ended::Limit);
@@ -239,6 +462,8 @@ trait Slots {
     /// allows, without a pick per cycle: only where that is often the case
     /// (elsewhere the test costs more than the picks it saves).
     const KEEPS: bool = false;
+    /// Whether the two threads may run by schedules ([`crate::duet`]): a round-robin pair's.
+    const DUETS: bool = false;
     /// The thread to issue at `now`, `last` having issued last, and whether
     /// another may issue by the next cycle ([`Core::pick`]).
     fn pick(&self, now: u64, last: usize) -> Option<(usize, bool)>;
@@ -252,6 +477,10 @@ trait Slots {
         0
     }
     fn thread(&mut self, t: usize) -> &mut HwThread;
+    /// The two threads, with [`Slots::DUETS`].
+    fn pair(&mut self) -> (&mut HwThread, &mut HwThread) {
+        unreachable!("only a pair runs by schedules")
+    }
 }
 
 impl Slots for Core {
@@ -280,6 +509,8 @@ impl Slots for Core {
 struct Pair<'a>(&'a mut HwThread, &'a mut HwThread);
 
 impl Slots for Pair<'_> {
+    const DUETS: bool = true;
+
     #[inline(always)]
     fn pick(&self, now: u64, last: usize) -> Option<(usize, bool)> {
         let (a, ra, rb) = if last == 0 { (1, self.1.ready, self.0.ready) } else { (0, self.0.ready, self.1.ready) };
@@ -305,6 +536,11 @@ impl Slots for Pair<'_> {
     #[inline(always)]
     fn thread(&mut self, t: usize) -> &mut HwThread {
         if t == 0 { &mut *self.0 } else { &mut *self.1 }
+    }
+
+    #[inline(always)]
+    fn pair(&mut self) -> (&mut HwThread, &mut HwThread) {
+        (&mut *self.0, &mut *self.1)
     }
 }
 

@@ -8,7 +8,8 @@
 //!   [`hierarchy`] the memory side; [`core`] shares an issue slot among
 //!   hardware threads; [`system`] runs N cores in shared memory, each
 //!   thread's slice by basic blocks ([`block`]) where it can, the threads
-//!   of a core that share its issue slot cycle by cycle; `ahead` lets
+//!   of a core that share its issue slot cycle by cycle (a round-robin
+//!   pair by schedules of both threads' runs, `duet`); `ahead` lets
 //!   cores run ahead of one another through work none of the others sees
 //!   ([`System::run_ahead`]).
 //! - [`device`] maps device registers for code; [`run`] runs a
@@ -24,6 +25,7 @@ pub mod context;
 pub mod core;
 pub mod decode;
 pub mod device;
+mod duet;
 pub mod elf;
 pub mod error;
 pub mod exec;

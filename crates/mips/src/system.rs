@@ -12,6 +12,7 @@ use crate::context::{Context, RETURN_ADDRESS};
 use crate::core::{Core, HwThread, Policy};
 use crate::decode::Inst;
 use crate::device::{Devices, NoDevices};
+use crate::duet::Duets;
 use crate::elf::Program;
 use crate::error::{Error, Fault};
 use crate::exec::{Flow, execute};
@@ -68,6 +69,8 @@ pub struct System<D: Devices = NoDevices> {
     pub(crate) threads: usize,
     /// [`System::interleave`]'s order of cores, kept between runs for its allocation.
     turns: Turns,
+    /// Two threads' schedules ([`crate::duet`]).
+    pub(crate) duets: Duets,
 }
 
 impl<D: Devices> System<D> {
@@ -90,6 +93,7 @@ impl<D: Devices> System<D> {
             links: Links::new(n * m),
             threads: m,
             turns: Turns::default(),
+            duets: Duets::default(),
         }
     }
 

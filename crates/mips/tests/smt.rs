@@ -273,3 +273,75 @@ fn two_threads_take_turns_as_on_a_core_with_an_idle_third() {
         }
     }
 }
+
+#[test]
+fn a_round_robin_pair_by_schedules_runs_as_the_cycle_loop() {
+    // With perfect memory two busy threads of a round-robin pair run by
+    // schedules computed once (`crate::duet`); beside an idle third thread
+    // the same pair goes cycle by cycle. Thread 0 loops through a load-use
+    // interlock, a divide and its wait, a call and return (jal, jr), a
+    // branch-likely whose slot is annulled every other time; thread 1 adds
+    // to a word thread 0 loads and now and then rewrites an instruction of
+    // thread 0's loop (the text changes under both).
+    let andi = |t, s, imm| i(12, s, t, imm);
+    let or = |d, s, t| r(37, s, t, d, 0);
+    let jal = |w: u32| (3 << 26) | ((TEXT >> 2) + w);
+    let jr31 = r(8, 31, 0, 0, 0);
+    let mut a = vec![NOP; 24];
+    let loop_a = [
+        lui(8, DATA >> 16),
+        addiu(9, 0, 7),
+        lw(10, 0, 8),
+        addu(11, 10, 10),
+        div(11, 9),
+        addiu(14, 14, 1),
+        mflo(12),
+        sw(12, 4, 8),
+        addiu(15, 15, 1),
+        jal(20),
+        addiu(18, 18, 1),
+        andi(16, 15, 1),
+        i(21, 16, 0, 1), // bnel $16, $0, +1
+        addiu(17, 17, 1),
+        beq(0, 0, -13),
+        addiu(13, 13, 1),
+    ];
+    a[..loop_a.len()].copy_from_slice(&loop_a);
+    a[20..23].copy_from_slice(&[addu(19, 19, 15), jr31, addiu(20, 20, 1)]);
+    let b = [
+        lui(8, DATA >> 16),
+        lui(21, TEXT >> 16),
+        lui(23, 0x25ce), // addiu $14, $14, 0
+        lw(10, 0, 8),
+        addiu(10, 10, 3),
+        sw(10, 0, 8),
+        andi(26, 10, 0x30),
+        bne(26, 0, 3),
+        andi(24, 10, 0xf),
+        or(25, 23, 24),
+        sw(25, 20, 21),
+        beq(0, 0, -9),
+        addiu(27, 27, 1),
+    ];
+    let run = |threads: usize, slice: u64| {
+        let c = SystemConfig { threads, ..Default::default() };
+        let mut s = System::new(two_programs(&a, &b), &c, irqsim_mips::device::NoDevices);
+        s.start(0, 0, Context::at(TEXT, 0x7000_0000), 0);
+        s.start(0, 1, Context::at(TEXT + 0x1000, 0x6000_0000), 0);
+        for until in (0..20_000).step_by(slice as usize).skip(1).chain([20_000]) {
+            assert_eq!(s.run(until), Stop::Limit);
+        }
+        let th = &s.cores[0].threads;
+        let regs = [&th[0].ctx, &th[1].ctx].map(|c| (c.r[..32].to_vec(), c.hi, c.lo, c.pc, c.npc));
+        (counts(&s), s.cores[0].busy_cycles, s.cores[0].now, regs, [DATA, DATA + 4, TEXT + 20].map(|w| s.mem.read_u32(w)))
+    };
+    for slice in [331, 7, 1] {
+        let pair = run(2, slice);
+        assert_eq!(pair, run(3, slice), "slices of {slice}");
+        let (n, regs) = (pair.0, &pair.3);
+        assert!(n.0 > 2000 && n.1 > 2000, "{n:?}");
+        // Calls, annulled slots and rewrites all happened.
+        assert!(regs[0].0[20] > 100 && regs[0].0[17] > 50 && regs[0].0[17] < regs[0].0[15], "{regs:?}");
+        assert_ne!(pair.4[2], addiu(14, 14, 1), "thread 1 rewrote thread 0's text");
+    }
+}
