@@ -80,6 +80,15 @@ const u32 nic_napi_instances = 1 + OTHERS + MAXCPU;
 const u32 nic_napi_instances = 1 + OTHERS;
 #define FIRST(k) (k)
 #endif
+/* The first NIC's receive rings and the RPS backlogs this driver serves:
+   the machine refuses rss.queues and rss.rps_cpus beyond them at load
+   (nic_napi_instances counts every NIC's instances together). */
+const u32 nic_first_queues = 1;
+#ifdef NICS_RSS
+const u32 nic_rps_backlogs = MAXCPU;
+#else
+const u32 nic_rps_backlogs = 0;
+#endif
 /* NIC k's interrupt ran and its bottom half has not taken it yet. */
 static volatile u32 marked[OTHERS];
 static volatile u32 rx_lock;

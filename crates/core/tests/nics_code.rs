@@ -256,6 +256,19 @@ fn what_the_program_cannot_serve_is_refused() {
     refused(&[NAPI, "code.program=\"../../programs/kernel/host-nics.elf\"", &two_queues], "`nics.others[0].queues`");
     refused(&[NAPI, "rss.kind=\"toeplitz\"", "rss.queues=1", "rss.rps_cpus=2"], "`rss.rps_cpus`: ../../programs/system/rx_nics.elf's driver steers only the first NIC's frames");
     at_load(&[&others(&["intc = \"ioapic\", line = 16, irq_thread = 1, rate_per_s = 1000.0, irq_path = \"mt\""])], "nics.others[0].irq_path");
+    // The kernel's driver gives the first NIC one ring, and host-nics keeps
+    // no RPS backlog: its total of instances (one per NIC) hid both, so the
+    // run stopped in a register error, or ran without RPS.
+    for (sets, key) in [
+        (&["rss.kind=\"toeplitz\"", "rss.queues=2"][..], "`rss.queues`: ../../programs/kernel/host-nics.elf's driver gives the first NIC 1 receive ring(s) (its nic_first_queues), not 2"),
+        (&["rss.kind=\"toeplitz\"", "rss.queues=1", "rss.rps_cpus=2"][..], "`rss.rps_cpus`: ../../programs/kernel/host-nics.elf's driver keeps no RPS backlog"),
+    ] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios/smt-hot-thread");
+        let all: Vec<_> = [NAPI, "code.program=\"../../programs/kernel/host-nics.elf\""].iter().chain(sets).map(|s| parse_override(s).unwrap()).collect();
+        let s = Scenario::from_file(&dir.join("netperf-baseline.toml"), &all).unwrap_or_else(|e| panic!("{e}"));
+        let e = simulate(&s, &dir, Record::default()).err().unwrap_or_else(|| panic!("{sets:?} ran")).to_string();
+        assert!(!e.contains('\n') && e.contains(key), "{sets:?}: {e}");
+    }
 }
 
 /// rx_nics_rss: rx_min.c built with -DRX_NICS_RSS, whose driver serves

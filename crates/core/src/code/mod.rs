@@ -271,7 +271,22 @@ pub type Problem = (String, String);
 /// `nic_napi_instances` (programs/kernel's: its one receive ring, no RPS
 /// backlog); RSS queues, other NICs and RPS backlogs beyond it are refused
 /// at load.
+/// A driver may also say how many rings it gives the first NIC
+/// (`nic_first_queues`) and how many RPS backlogs it keeps
+/// (`nic_rps_backlogs`), which its total does not tell apart
+/// (programs/kernel/nics.c).
 fn napi_instances_fit(sys: &System<Ports>, given: &str, p: NapiPath, others: usize) -> Result<(), Problem> {
+    let word = |name: &str| sys.program.symbol(name).map(|a| sys.mem.read_u32(a) as usize);
+    if let Some(n) = word("nic_first_queues").filter(|&n| p.queues > n) {
+        return Err(("rss.queues".into(), format!("{given}'s driver gives the first NIC {n} receive ring(s) (its nic_first_queues), not {}", p.queues)));
+    }
+    if let Some(n) = word("nic_rps_backlogs").filter(|&n| p.rps_cpus as usize > n) {
+        let msg = match n {
+            0 => format!("{given}'s driver keeps no RPS backlog (its nic_rps_backlogs is 0): use one that does (programs/kernel/host-nics-rss.elf), or remove the key"),
+            n => format!("{given}'s driver keeps {n} RPS backlog(s) (its nic_rps_backlogs), not {}", p.rps_cpus),
+        };
+        return Err(("rss.rps_cpus".into(), msg));
+    }
     let Some(addr) = sys.program.symbol("nic_napi_instances") else { return Ok(()) };
     let (serves, need) = (sys.mem.read_u32(addr) as usize, p.queues + others + p.rps_cpus as usize);
     if need <= serves {
