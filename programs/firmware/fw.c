@@ -43,6 +43,20 @@ static struct dma drd, dwr;
 struct order { volatile u32 lock, next; volatile u8 ready[RING]; };
 static struct order tx_order, rx_order, rbd_order;
 
+#ifdef FW_RSS
+/* Receive-side scaling (nic_rss.elf): the MAC stamps each frame with its
+   flow's Toeplitz hash (RX_HASH), receive() looks its low 7 bits up in
+   the indirection table the host wrote before the cores started (as a
+   driver writes an RSS NIC's, `ethtool -X`) and host_deliver() returns
+   the frame on that ring, each ring with its own producer index in the
+   status block and its own interrupt vector (the ring's number). */
+#define INDIR 128
+volatile u32 fw_rings = 1;
+volatile u8 fw_indir[INDIR];
+static u32 ring_prod[MAX_RINGS];   /* frames returned on each ring */
+static u32 rxdone_rings[QN];       /* per write descriptor: rings its batch returned on */
+#endif
+
 /* Claimed prefixes of each event source, and other shared progress. */
 static volatile u32 claimed[NSRC];
 static volatile u32 recv_bds_ready;   /* receive buffers whose descriptors are in SRAM, in order */
@@ -138,13 +152,34 @@ HANDLER void transmit(u32 first, u32 n)
 HANDLER void host_deliver(u32 first, u32 n)
 {
 	lock_acquire(&dwr.lock);
+#ifdef FW_RSS
+	u32 rings = 0;
+#endif
 	for (u32 i = first; i < first + n; i++) {
 		u32 s = i % RING;
 		u32 len = SRAM(RX_STATUS + 8 * s);
 		dma_put(&dwr, DMA_WR, SRAM(S_RET + 16 * s), S_RXBUF + s * BUF, len, K_NONE, 0, 0);
+#ifdef FW_RSS
+		u32 q = SRAM(S_RET + 16 * s + 12);
+		rings |= 1u << q;
+		dma_put(&dwr, DMA_WR, H_RET_RING + q * H_RET_STRIDE + (ring_prod[q]++ % H_RING) * 16, S_RET + 16 * s, 16, K_NONE, 0, 0);
+#else
 		dma_put(&dwr, DMA_WR, H_RET_RING + (i % H_RING) * 16, S_RET + 16 * s, 16, K_NONE, 0, 0);
+#endif
 	}
 	u32 end = first + n;
+#ifdef FW_RSS
+	/* Each ring's producer before the total, whose write interrupts them. */
+	for (u32 q = 0; q < fw_rings; q++) {
+		if (!(rings & (1u << q)))
+			continue;
+		u32 at = S_QSTAT + 4 * (q * RING + end % RING);
+		SRAM(at) = ring_prod[q];
+		dma_put(&dwr, DMA_WR, H_STATUS + H_QSTAT + 4 * q, at, 4, K_NONE, 0, 0);
+	}
+	dma_room(&dwr, SRC_DMA_WR);
+	rxdone_rings[dwr.enq % QN] = rings;
+#endif
 	SRAM(S_RXSTAT + 4 * (end % RING)) = end;
 	dma_put(&dwr, DMA_WR, H_STATUS + 4, S_RXSTAT + 4 * (end % RING), 4, K_RXDONE, first, n);
 	lock_release(&dwr.lock);
@@ -246,6 +281,9 @@ HANDLER u32 receive(void)
 		SRAM(S_RET + 16 * s) = SRAM(S_RBD + 16 * s);
 		SRAM(S_RET + 16 * s + 4) = SRAM(RX_STATUS + 8 * s);
 		SRAM(S_RET + 16 * s + 8) = SRAM(RX_STATUS + 8 * s + 4);
+#ifdef FW_RSS
+		SRAM(S_RET + 16 * s + 12) = fw_indir[SRAM(RX_HASH + 4 * s) % INDIR];
+#endif
 	}
 	if (n)
 		deliver_in_order(&rx_order, first, n, host_deliver);
@@ -259,8 +297,20 @@ HANDLER u32 dma_write_complete(void)
 		struct task t = dwr.tag[d % QN];
 		if (t.type == K_RXDONE)
 			NIC(MAC_RX_FREE) = t.first + t.n;
+#ifdef FW_RSS
+		/* A vector per ring that got frames; send completions on ring 0's. */
+		if (t.type == K_RXDONE) {
+			u32 rings = rxdone_rings[d % QN];
+			for (u32 q = 0; q < fw_rings; q++)
+				if (rings & (1u << q))
+					NIC(HOST_IRQ) = q;
+		} else if (t.type == K_NOTIFY_TX) {
+			NIC(HOST_IRQ) = 0;
+		}
+#else
 		if (t.type == K_RXDONE || t.type == K_NOTIFY_TX)
 			NIC(HOST_IRQ) = 1;
+#endif
 	}
 	return n;
 }

@@ -32,6 +32,9 @@ pub const DMA_QUEUE: usize = 256;
 /// Receive slots and transmit buffers in SRAM (firmware RING).
 const RING: u64 = 64;
 const RX_STATUS: u32 = 0x0E00;
+/// Per receive slot, the RSS hash the MAC computed over the frame's flow
+/// (firmware RX_HASH; read only by firmware that steers, `-DFW_RSS`).
+const RX_HASH: u32 = 0x1000;
 const RX_BUFS: u32 = 0x3_0000;
 const BUF: u32 = 2048;
 /// Bytes of a transfer that are copied; the rest is timed only (the
@@ -124,8 +127,8 @@ pub struct Hardware {
     pub accepted: u64,
     pub dropped: u64,
     rx_freed: u64,
-    /// Frames on their way in: (arrival cycle, length), in order.
-    arriving: VecDeque<(u64, u32)>,
+    /// Frames on their way in: (arrival cycle, length, RSS hash), in order.
+    arriving: VecDeque<(u64, u32, u32)>,
     /// Whether each frame that landed since [`Hardware::landings`] was
     /// last drained took a slot (`false`: the MAC dropped it), in order.
     landed: Vec<bool>,
@@ -226,9 +229,10 @@ impl Hardware {
 
     /// A frame of `len` bytes arrives from the wire at the start of cycle
     /// `at` (no earlier than any given before it, nor than the cycle the
-    /// device is at).
-    pub fn frame_arrives(&mut self, at: u64, len: u32) {
-        self.arriving.push_back((at, len));
+    /// device is at); `hash` is the Toeplitz hash of its flow, which the
+    /// MAC's receive logic computes as an RSS NIC's does.
+    pub fn frame_arrives(&mut self, at: u64, len: u32, hash: u32) {
+        self.arriving.push_back((at, len, hash));
     }
 
     /// Frames that arrived by the start of cycle `now` land: each in the
@@ -236,9 +240,9 @@ impl Hardware {
     /// firmware has freed none.
     #[inline(always)]
     pub fn arrive_by(&mut self, now: u64) {
-        while self.arriving.front().is_some_and(|&(at, _)| at <= now) {
-            let (_, len) = self.arriving.pop_front().expect("front exists");
-            self.land(len);
+        while self.arriving.front().is_some_and(|&(at, _, _)| at <= now) {
+            let (_, len, hash) = self.arriving.pop_front().expect("front exists");
+            self.land(len, hash);
         }
     }
 
@@ -253,7 +257,7 @@ impl Hardware {
         self.arriving.len()
     }
 
-    fn land(&mut self, len: u32) {
+    fn land(&mut self, len: u32, hash: u32) {
         let room = self.accepted - self.rx_freed < RING;
         self.landed.push(room);
         if !room {
@@ -264,6 +268,7 @@ impl Hardware {
         let w = |off: u32| (off / 4) as usize;
         self.sram.words[w(RX_STATUS + 8 * s)] = len;
         self.sram.words[w(RX_STATUS + 8 * s + 4)] = k;
+        self.sram.words[w(RX_HASH + 4 * s)] = hash;
         let base = w(RX_BUFS + s * BUF);
         for (i, word) in self.sram.words[base..base + len.min(COPY_BYTES).div_ceil(4) as usize].iter_mut().enumerate() {
             *word = frame_word(k, len, i as u32);

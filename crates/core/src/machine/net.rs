@@ -99,7 +99,7 @@ impl Net {
         });
         let firmware = match s.nic_firmware.selected() {
             true => {
-                let f = Firmware::new(&s.nic_firmware, base_dir, s.cpu.clock_mhz).map_err(|(key, msg)| crate::Error::Config { file: s.file.clone(), key, line: None, msg })?;
+                let f = Firmware::new(&s.nic_firmware, base_dir, s.cpu.clock_mhz, s.rss.vectors() as usize).map_err(|(key, msg)| crate::Error::Config { file: s.file.clone(), key, line: None, msg })?;
                 nic = Firmware::host_queue(s.cycles_per_us(), s.nic.link_mbps);
                 Some(Box::new(f))
             }
