@@ -151,13 +151,21 @@ impl Machine {
 
     /// RPS needs backlogs in the driver: one that serves more NAPI
     /// instances than the return ring says so (`nic_napi_instances`,
-    /// fw_rx_nics.elf, checked against the need by the code part).
+    /// fw_rx_nics.elf, checked against the need by the code part). Several
+    /// return rings need a driver that walks them (`nic_return_rings`,
+    /// fw_rx_rss.elf).
     pub(super) fn firmware_driver_fits(&self, s: &Scenario) -> Result<()> {
-        let (Some(code), Some(_)) = (&self.code, &self.net.firmware) else { return Ok(()) };
-        if s.rss.rps() && code.sys.program.symbol("nic_napi_instances").is_none() {
-            let given = s.code.program.as_deref().unwrap_or_default();
-            let msg = format!("{given} serves the return ring only (no `nic_napi_instances`): RPS needs its backlogs, as in programs/system/fw_rx_nics.elf");
-            return Err(Error::Config { file: s.file.clone(), key: "rss.rps_cpus".into(), line: None, msg });
+        let (Some(code), Some(f)) = (&self.code, &self.net.firmware) else { return Ok(()) };
+        let given = s.code.program.as_deref().unwrap_or_default();
+        let p = &code.sys.program;
+        let walks = p.symbol("nic_return_rings").map_or(1, |a| code.sys.mem.read_u32(a) as usize);
+        let refuse = |key: &str, msg: String| Err(Error::Config { file: s.file.clone(), key: key.into(), line: None, msg });
+        if f.rings() > walks {
+            let walks = if walks == 1 { "one return ring (no `nic_return_rings`)".to_string() } else { format!("{walks} return rings (its `nic_return_rings`)") };
+            return refuse("rss.queues", format!("{given} walks {walks}, but the firmware returns frames on {}: use a driver that walks them, as programs/system/fw_rx_rss.elf", f.rings()));
+        }
+        if s.rss.rps() && p.symbol("nic_napi_instances").is_none() {
+            return refuse("rss.rps_cpus", format!("{given} serves the return ring only (no `nic_napi_instances`): RPS needs its backlogs, as in programs/system/fw_rx_nics.elf"));
         }
         Ok(())
     }
@@ -182,8 +190,11 @@ impl Machine {
     pub(super) fn firmware_frame(&mut self, now: Time, addr: u32) -> Result<()> {
         let code = self.code.as_deref_mut().expect("code part selected");
         let k = code.sys.mem.read_u32(addr);
-        // With RPS frames keep their order within their flow (one CPU's backlog each).
-        let flow = self.net.rss.as_ref().is_some_and(|r| r.keep_flows).then(|| code.sys.devices.frames.get(&tag(k.into())).map(|f| f.flow)).flatten();
+        // With RPS or several return rings frames keep their order within
+        // their flow (one CPU's backlog or one ring each), not across.
+        let rings = self.net.firmware.as_ref().map_or(1, |f| f.rings());
+        let by_flow = self.net.rss.as_ref().is_some_and(|r| r.keep_flows) || rings > 1;
+        let flow = by_flow.then(|| code.sys.devices.frames.get(&tag(k.into())).map(|f| f.flow)).flatten();
         let ours = |(t, f): (&u32, &InFlight)| (*t < PORT_TAGS && flow.is_none_or(|x| f.flow == x)).then_some(*t);
         let next = code.sys.devices.frames.iter().filter_map(ours).min();
         let broken = match (code.sys.devices.frames.get(&tag(k.into())), next) {
