@@ -48,6 +48,9 @@ done
 # nic_rss: the same firmware steering frames over several return rings by
 # their flow's hash, a vector each (-DFW_RSS).
 "$CC" "${flags[@]}" -DFW_RSS -o "$out/firmware/nic_rss.elf" rt/start.S rt/rt.c firmware/*.c
+# nic_coal: the same firmware moderating its host interrupts with the NIC's
+# timer and a frame count (-DFW_COAL).
+"$CC" "${flags[@]}" -DFW_COAL -o "$out/firmware/nic_coal.elf" rt/start.S rt/rt.c firmware/*.c
 # kernel/: the Linux-shaped receive and forward path, one ELF per role for
 # the machine (entry symbols, no main), and kernel_test: the same sources
 # with a fake NIC in memory and a test driver, which qemu-mips runs too;

@@ -21,6 +21,7 @@
 #define SRC_MB_SEND 4  /* send descriptors the host has posted (mailbox) */
 #define SRC_MB_RECV 5  /* receive buffers the host has posted (mailbox) */
 #define NSRC 6
+#define SRC_TIMER 6    /* the timer expired (its count: expiries) */
 
 /* DMA engines: write HOST, LOCAL, LEN, then GO enqueues one descriptor. */
 #define DMA_RD 0x100
@@ -39,6 +40,7 @@
 #define MAC_RX_FREE 0x30C  /* write: frames whose slots are free again */
 
 #define HOST_IRQ 0x400     /* write: interrupt the host */
+#define TIMER_ARM 0x404    /* write: the timer expires this many cycles on (0: disarm) */
 
 /* Host memory (addresses the DMA engines understand). */
 #define H_SEND_RING 0x10000000u

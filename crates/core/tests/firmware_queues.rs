@@ -153,6 +153,30 @@ fn rps_with_the_host_driver_as_code() {
     assert!(m(&one, "rx_delivered") > offered - 5.0, "{}", m(&one, "rx_delivered"));
 }
 
+/// RSS with the host driver as code (fw_rx_rss.elf over nic_rss.elf):
+/// each return ring's vector goes to its CPU, whose NAPI instance walks
+/// that ring alone; the machine checks every delivered frame is whole and
+/// the next of its flow. Frames spread by flow over the rings, both CPUs
+/// run top halves, every frame is delivered; fw_rx.elf (one ring) is refused.
+#[test]
+fn rss_with_the_host_driver_as_code() {
+    let sets = [NIC_RSS, "code.program=\"../../programs/system/fw_rx_rss.elf\"", "irq_path.kind=\"napi\"", "intc.kind=\"msix\"", "cpu.threads=2", "rss.kind=\"toeplitz\""];
+    for queues in [2, 4] {
+        let r = run(CODE, &[&sets[..], &[&format!("rss.queues={queues}")]].concat());
+        let (offered, delivered) = (m(&r, "rx_offered"), m(&r, "rx_delivered"));
+        assert!(delivered + m(&r, "rx_in_flight") == offered && delivered > offered - 5.0, "{queues}: {delivered} of {offered}");
+        for q in 0..queues {
+            let (frames, irqs) = (m(&r, &format!("rss_queue{q}_frames")), m(&r, &format!("rss_queue{q}_interrupts")));
+            assert!(frames > 0.6 * offered / queues as f64 && irqs > 0.0, "{queues}: ring {q}: {frames} frames, {irqs} interrupts");
+        }
+        for cpu in 0..2 {
+            assert!(r.code_bins[cpu][Bin::Interrupt as usize].instructions > 0, "{queues}: CPU {cpu} takes its rings' vectors");
+        }
+    }
+    let e = failure(CODE, &[&sets[..1], &sets[2..], &["rss.queues=2"]].concat());
+    assert!(e.contains("`rss.queues`") && e.contains("fw_rx_rss.elf") && !e.contains('\n'), "{e}");
+}
+
 const OTHER: &str = "nics.others=[{rate_per_s = 20000.0, packet_bytes = 500, link_mbps = 1000.0}]";
 
 /// Other NICs beside the programmable NIC with fw_rx_nics.elf as its host

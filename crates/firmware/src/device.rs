@@ -189,6 +189,22 @@ impl Nic {
         self.sys.devices.frame_arrives(at, len, hash);
     }
 
+    /// Gives firmware that moderates its host interrupts (`-DFW_COAL`:
+    /// symbol `fw_coal`) its frame count and timer (NIC cycles; 0 turns
+    /// either rule off), as a host driver writes a Tigon's host-coalescing
+    /// parameters; before the cores run. An error names the program when
+    /// it has none (it interrupts after each batch).
+    pub fn coalesce(&mut self, frames: u32, cycles: u32) -> Result<(), Error> {
+        debug_assert_eq!(self.now, 0, "before the cores run");
+        let p = &self.sys.program;
+        let Some(at) = p.symbol("fw_coal") else {
+            return Err(Error::Input(format!("{}: interrupts after each batch of returned frames (no `fw_coal`: build it with -DFW_COAL)", p.name)));
+        };
+        self.sys.mem.write_u32(at, frames);
+        self.sys.mem.write_u32(at + 4, cycles);
+        Ok(())
+    }
+
     /// Gives firmware that steers received frames over several return
     /// rings (`-DFW_RSS`: symbols `fw_rings` and `fw_indir`) its
     /// indirection table, one ring per entry, as a host driver writes an

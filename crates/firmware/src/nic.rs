@@ -1,8 +1,10 @@
 //! The programmable NIC's hardware as the firmware's cores see it: event
 //! sources with counts and acknowledgements (the event flags), two DMA
 //! engines with descriptor queues, a MAC at a line rate, receive slots and
-//! banked SRAM, the host's mailboxes and the host interrupt. Registers and
-//! layout match programs/firmware/nic.h.
+//! banked SRAM, the host's mailboxes, a one-shot timer (the Tigon's
+//! host-coalescing timer: the firmware arms it, its expiry is an event)
+//! and the host interrupt. Registers and layout match
+//! programs/firmware/nic.h.
 //!
 //! Time: the hardware acts at whole core cycles. [`Hardware::retire`]
 //! finishes what is due by a cycle before the cores run it (DMA
@@ -24,7 +26,7 @@ use irqsim_mips::device::{Access, DEVICE_BASE, Devices};
 use std::collections::VecDeque;
 
 /// Event sources, in the order of their count/ack registers.
-pub const SOURCES: [&str; 6] = ["dma_read", "dma_write", "mac_rx", "mac_tx", "mailbox_send", "mailbox_recv"];
+pub const SOURCES: [&str; 7] = ["dma_read", "dma_write", "mac_rx", "mac_tx", "mailbox_send", "mailbox_recv", "timer"];
 const SRAM_OFFSET: u32 = 0x1_0000;
 const SRAM_BYTES: u32 = 512 * 1024;
 /// Descriptors a DMA engine queues (firmware QN).
@@ -116,7 +118,7 @@ pub struct Hardware {
     sram: Sram,
     rd: Dma,
     wr: Dma,
-    acks: [u64; 6],
+    acks: [u64; 7],
     tx_staged: [u32; 2],
     tx_queue: VecDeque<Sending>,
     wire_free: u64,
@@ -134,6 +136,9 @@ pub struct Hardware {
     landed: Vec<bool>,
     /// The host's producer indices (send frames, receive buffers).
     mailbox: [u64; 2],
+    /// The timer: the cycle it expires at (u64::MAX: not armed), and its expiries.
+    timer_at: u64,
+    timer_fired: u64,
     /// Host interrupts the cores asked for, not yet handed on: (cycle, vector).
     pub(crate) interrupts: Vec<(u64, u32)>,
     /// Per core, the cycle it last read the event flags (the dispatch
@@ -153,7 +158,7 @@ impl Hardware {
             sram: Sram { words: vec![0; (SRAM_BYTES / 4) as usize], free_at: vec![0; cfg.sram_banks as usize], conflicts: 0 },
             rd: dma(cfg.dma_read_ns),
             wr: dma(cfg.dma_write_ns),
-            acks: [0; 6],
+            acks: [0; 7],
             tx_staged: [0; 2],
             tx_queue: VecDeque::new(),
             wire_free: 0,
@@ -165,6 +170,8 @@ impl Hardware {
             arriving: VecDeque::new(),
             landed: Vec::new(),
             mailbox: [0; 2],
+            timer_at: u64::MAX,
+            timer_fired: 0,
             interrupts: Vec::new(),
             polled: vec![0; cfg.cores],
             stop: false,
@@ -188,7 +195,18 @@ impl Hardware {
             2 => self.accepted,
             3 => self.sent,
             4 => self.mailbox[0],
-            _ => self.mailbox[1],
+            5 => self.mailbox[1],
+            _ => self.timer_fired,
+        }
+    }
+
+    /// The timer expires when anything looks at or after its cycle (as
+    /// frames land): the cores need not stop for it.
+    #[inline(always)]
+    fn timer_by(&mut self, now: u64) {
+        if self.timer_at <= now {
+            self.timer_at = u64::MAX;
+            self.timer_fired += 1;
         }
     }
 
@@ -314,6 +332,7 @@ impl Hardware {
 impl Devices for Hardware {
     fn read(&mut self, addr: u32, at: Access) -> Result<(u32, u32), String> {
         self.arrive_by(at.cycle);
+        self.timer_by(at.cycle);
         let off = addr - DEVICE_BASE;
         if off >= SRAM_OFFSET {
             let w = Sram::index(off - SRAM_OFFSET)?;
@@ -324,9 +343,9 @@ impl Devices for Hardware {
                 if let Some(p) = self.polled.get_mut(at.core) {
                     *p = at.cycle;
                 }
-                (0..6).filter(|&k| self.count(k) > self.acks[k]).fold(0, |m, k| m | 1 << k)
+                (0..SOURCES.len()).filter(|&k| self.count(k) > self.acks[k]).fold(0, |m, k| m | 1 << k)
             }
-            0x020..0x050 if off.is_multiple_of(8) => self.count(((off - 0x20) / 8) as usize) as u32,
+            0x020..0x058 if off.is_multiple_of(8) => self.count(((off - 0x20) / 8) as usize) as u32,
             _ => return Err("no such NIC register (or write-only)".into()),
         };
         Ok((v, 0))
@@ -345,7 +364,7 @@ impl Devices for Hardware {
             return Err("NIC registers take whole-word stores".into());
         }
         match off {
-            0x024..0x054 if off % 8 == 4 => {
+            0x024..0x05C if off % 8 == 4 => {
                 let k = ((off - 0x24) / 8) as usize;
                 // Acks only advance: cores that claimed out of order may write them out of order.
                 self.acks[k] = self.acks[k].max(value as u64);
@@ -366,6 +385,8 @@ impl Devices for Hardware {
                 self.interrupts.push((at.cycle, value));
                 self.stop = true;
             }
+            // Arms the timer `value` cycles on (re-arming moves it; 0 disarms).
+            0x404 => self.timer_at = if value == 0 { u64::MAX } else { at.cycle + u64::from(value) },
             _ => return Err("no such NIC register (or read-only)".into()),
         }
         Ok(0)

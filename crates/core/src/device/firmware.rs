@@ -54,6 +54,7 @@
 //! `ceil(c * ratio)` (`ratio` = host clock / NIC clock).
 
 use super::nic::Nic as HostQueue;
+use super::coalesce::CoalesceConfig;
 use super::rss::{Rss, TABLE};
 use crate::engine::Time;
 use irqsim_firmware::config as fw;
@@ -196,8 +197,10 @@ pub struct Firmware {
     fill: u32,
     /// The measured window (`window_frames`).
     window: Window,
-    /// Interrupts the firmware asked for.
+    /// Interrupts the firmware asked for; with coalescing in the firmware
+    /// (`coalesce`), those its frame count and its timer raised.
     pub interrupts: u64,
+    pub coalesce: Option<(u64, u64)>,
     /// The host driver is kernel code (`code.program`): it posts buffers
     /// and frames, and reads the return ring, in the code's memory.
     code: bool,
@@ -235,8 +238,9 @@ pub struct Seen {
 impl Firmware {
     /// Loads the firmware; `host_mhz` is the machine's clock; `rings`
     /// return rings (`rss.queues`), the firmware steering over them when
-    /// more than one.
-    pub fn new(c: &FirmwareConfig, base_dir: &std::path::Path, host_mhz: f64, rings: usize) -> Result<Self, (String, String)> {
+    /// more than one; `coalesce` (`[coalesce]`, when set) the firmware's
+    /// interrupt moderation.
+    pub fn new(c: &FirmwareConfig, base_dir: &std::path::Path, host_mhz: f64, rings: usize, coalesce: Option<&CoalesceConfig>) -> Result<Self, (String, String)> {
         let given = c.program.as_deref().expect("firmware part selected");
         let path = base_dir.join(given);
         // The loader's errors name the file.
@@ -255,6 +259,11 @@ impl Firmware {
             let table: Vec<u8> = (0..TABLE).map(|i| (i % rings) as u8).collect();
             nic.steer(&table).map_err(|e| ("nic_firmware.program".to_string(), format!("{e}; `rss.queues` = {rings} needs firmware that steers, programs/firmware/nic_rss.elf")))?;
         }
+        if let Some(k) = coalesce {
+            let cycles = u32::try_from(cfg.cycles(f64::from(k.rx_usecs) * 1000.0)).unwrap_or(u32::MAX);
+            nic.coalesce(k.rx_frames, cycles)
+                .map_err(|e| ("nic_firmware.program".to_string(), format!("{e}; `[coalesce]` needs firmware that moderates its interrupts, programs/firmware/nic_coal.elf")))?;
+        }
         let mut f = Firmware {
             nic,
             mem: Memory::default(),
@@ -272,6 +281,7 @@ impl Firmware {
             fill: c.count("fill_send_ring_bytes") as u32,
             window: Window::new(&cfg, owners, c.count("warmup_frames"), c.count("window_frames")),
             interrupts: 0,
+            coalesce: coalesce.map(|_| (0, 0)),
             code: false,
             numbered: 0,
             due: false,
@@ -390,6 +400,10 @@ impl Firmware {
                     }
                     seen.vectors |= 1 << v;
                     self.interrupts += 1;
+                    // nic_coal.elf's value says which rule fired: 2 the timer, else the frame count.
+                    if let Some((frames, timer)) = &mut self.coalesce {
+                        *if vector == 2 { timer } else { frames } += 1;
+                    }
                 }
                 Effect::Transmit { seq, len, .. } => {
                     let k = self.send_posted - self.sending.len() as u64;
@@ -625,7 +639,8 @@ const REPLACED: &[(&str, &str)] = &[
     ("nic.rx_ring_frames", "the host ring is the firmware's (256 receive buffers)"),
     ("nic.tx_queue_packets", "the firmware's send ring (256 descriptors) holds frames to send"),
     ("bus.link_mbps", "the firmware's DMA engines have their own bandwidth (`nic_firmware.dma_gbps`)"),
-    ("coalesce.", "the firmware decides when to interrupt (after each batch of returned frames); the e1000's coalescing timers are not on it"),
+    ("coalesce.adaptive_rx", "DIM would tune the firmware's coalescing (nic_coal.elf's frame count and timer) from the host: not built yet; set `rx_usecs` and `rx_frames`"),
+    ("coalesce.dim_mode", "DIM would tune the firmware's coalescing (nic_coal.elf's frame count and timer) from the host: not built yet"),
 ];
 
 /// The abstract host's keys, refused when the host driver is kernel code.
@@ -678,7 +693,7 @@ mod tests {
     fn firmware_of(elf: &str, rings: usize) -> Firmware {
         let elf = format!("{}/../../python/irqsim/programs/firmware/{elf}", env!("CARGO_MANIFEST_DIR"));
         let c = FirmwareConfig { program: Some(elf), device: toml::Table::new() };
-        Firmware::new(&c, std::path::Path::new("/"), 1000.0, rings).unwrap()
+        Firmware::new(&c, std::path::Path::new("/"), 1000.0, rings, None).unwrap()
     }
 
     fn firmware() -> Firmware {
@@ -758,7 +773,7 @@ mod tests {
             }
         }
         let c = FirmwareConfig { program: Some(format!("{}/../../python/irqsim/programs/firmware/nic.elf", env!("CARGO_MANIFEST_DIR"))), device: toml::Table::new() };
-        let e = Firmware::new(&c, std::path::Path::new("/"), 1000.0, 2).err().unwrap();
+        let e = Firmware::new(&c, std::path::Path::new("/"), 1000.0, 2, None).err().unwrap();
         assert!(e.0 == "nic_firmware.program" && e.1.contains("one ring"), "{e:?}");
     }
 
