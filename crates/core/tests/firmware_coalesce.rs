@@ -76,7 +76,7 @@ fn the_firmware_coalesces_for_kernel_code() {
 /// naming the program; DIM is refused naming its key.
 #[test]
 fn coalescing_needs_firmware_that_moderates() {
-    let e = failure(ABSTRACT, &["coalesce.rx_usecs=20"]);
+    let e = failure(ABSTRACT, &["coalesce.rx_usecs=20", "coalesce.rx_frames=8"]);
     assert!(e.contains("`nic_firmware.program`") && e.contains("nic_coal.elf") && !e.contains('\n'), "{e}");
     let e = load(ABSTRACT, &[NIC_COAL, "irq_path.kind=\"napi\"", "coalesce.adaptive_rx=true"]).err().expect("refused");
     assert!(e.contains("`coalesce.adaptive_rx`") && e.contains("DIM"), "{e}");
