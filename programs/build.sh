@@ -40,8 +40,17 @@ done
 # fw_rx_nics: fw_rx's driver of the programmable NIC with other NICs beside
 # it and RPS: the same source with its FW_NICS lines in.
 "$CC" "${flags[@]}" -DFW_NICS -o "$out/system/fw_rx_nics.elf" rt/start.S rt/rt.c system/fw_rx.c
+# fw_rx_rss: fw_rx's driver of firmware that steers over several return
+# rings (nic_rss.elf), a NAPI instance and vector each (-DFW_RSS).
+"$CC" "${flags[@]}" -DFW_RSS -o "$out/system/fw_rx_rss.elf" rt/start.S rt/rt.c system/fw_rx.c
 # The NIC firmware is one program of several files (crates/firmware runs it).
 "$CC" "${flags[@]}" -o "$out/firmware/nic.elf" rt/start.S rt/rt.c firmware/*.c
+# nic_rss: the same firmware steering frames over several return rings by
+# their flow's hash, a vector each (-DFW_RSS).
+"$CC" "${flags[@]}" -DFW_RSS -o "$out/firmware/nic_rss.elf" rt/start.S rt/rt.c firmware/*.c
+# nic_coal: the same firmware moderating its host interrupts with the NIC's
+# timer and a frame count (-DFW_COAL).
+"$CC" "${flags[@]}" -DFW_COAL -o "$out/firmware/nic_coal.elf" rt/start.S rt/rt.c firmware/*.c
 # kernel/: the Linux-shaped receive and forward path, one ELF per role for
 # the machine (entry symbols, no main), and kernel_test: the same sources
 # with a fake NIC in memory and a test driver, which qemu-mips runs too;

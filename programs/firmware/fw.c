@@ -43,8 +43,41 @@ static struct dma drd, dwr;
 struct order { volatile u32 lock, next; volatile u8 ready[RING]; };
 static struct order tx_order, rx_order, rbd_order;
 
+#ifdef FW_RSS
+/* Receive-side scaling (nic_rss.elf): the MAC stamps each frame with its
+   flow's Toeplitz hash (RX_HASH), receive() looks its low 7 bits up in
+   the indirection table the host wrote before the cores started (as a
+   driver writes an RSS NIC's, `ethtool -X`) and host_deliver() returns
+   the frame on that ring, each ring with its own producer index in the
+   status block and its own interrupt vector (the ring's number). */
+#define INDIR 128
+volatile u32 fw_rings = 1;
+volatile u8 fw_indir[INDIR];
+static u32 ring_prod[MAX_RINGS];   /* frames returned on each ring */
+static u32 rxdone_rings[QN];       /* per write descriptor: rings its batch returned on */
+#endif
+
+#ifdef FW_COAL
+/* Host interrupt moderation (nic_coal.elf), after the Tigon's
+   host-coalescing timer and frame count, with ethtool's rx-frames and
+   rx-usecs semantics: each receive batch the host has been given counts
+   its frames; the count reaching fw_coal.frames interrupts at once, and
+   the first frame counted arms the NIC's timer for fw_coal.cycles, whose
+   expiry interrupts if frames are counted. Any interrupt (a send
+   completion's too) clears the count and disarms the timer; 0 turns a
+   rule off. The host writes fw_coal before the cores start. HOST_IRQ's
+   value says which rule fired: 1 frames (or a send completion), 2 the
+   timer. */
+#define NEV (NSRC + 1)
+struct coal { u32 frames, cycles; };
+volatile struct coal fw_coal = { 1, 0 };
+static volatile u32 coal_lock, coal_count;
+#else
+#define NEV NSRC
+#endif
+
 /* Claimed prefixes of each event source, and other shared progress. */
-static volatile u32 claimed[NSRC];
+static volatile u32 claimed[NEV];
 static volatile u32 recv_bds_ready;   /* receive buffers whose descriptors are in SRAM, in order */
 
 /* Which core this is (the built-in identity register, docs/models/cores.md). */
@@ -138,13 +171,34 @@ HANDLER void transmit(u32 first, u32 n)
 HANDLER void host_deliver(u32 first, u32 n)
 {
 	lock_acquire(&dwr.lock);
+#ifdef FW_RSS
+	u32 rings = 0;
+#endif
 	for (u32 i = first; i < first + n; i++) {
 		u32 s = i % RING;
 		u32 len = SRAM(RX_STATUS + 8 * s);
 		dma_put(&dwr, DMA_WR, SRAM(S_RET + 16 * s), S_RXBUF + s * BUF, len, K_NONE, 0, 0);
+#ifdef FW_RSS
+		u32 q = SRAM(S_RET + 16 * s + 12);
+		rings |= 1u << q;
+		dma_put(&dwr, DMA_WR, H_RET_RING + q * H_RET_STRIDE + (ring_prod[q]++ % H_RING) * 16, S_RET + 16 * s, 16, K_NONE, 0, 0);
+#else
 		dma_put(&dwr, DMA_WR, H_RET_RING + (i % H_RING) * 16, S_RET + 16 * s, 16, K_NONE, 0, 0);
+#endif
 	}
 	u32 end = first + n;
+#ifdef FW_RSS
+	/* Each ring's producer before the total, whose write interrupts them. */
+	for (u32 q = 0; q < fw_rings; q++) {
+		if (!(rings & (1u << q)))
+			continue;
+		u32 at = S_QSTAT + 4 * (q * RING + end % RING);
+		SRAM(at) = ring_prod[q];
+		dma_put(&dwr, DMA_WR, H_STATUS + H_QSTAT + 4 * q, at, 4, K_NONE, 0, 0);
+	}
+	dma_room(&dwr, SRC_DMA_WR);
+	rxdone_rings[dwr.enq % QN] = rings;
+#endif
 	SRAM(S_RXSTAT + 4 * (end % RING)) = end;
 	dma_put(&dwr, DMA_WR, H_STATUS + 4, S_RXSTAT + 4 * (end % RING), 4, K_RXDONE, first, n);
 	lock_release(&dwr.lock);
@@ -246,11 +300,48 @@ HANDLER u32 receive(void)
 		SRAM(S_RET + 16 * s) = SRAM(S_RBD + 16 * s);
 		SRAM(S_RET + 16 * s + 4) = SRAM(RX_STATUS + 8 * s);
 		SRAM(S_RET + 16 * s + 8) = SRAM(RX_STATUS + 8 * s + 4);
+#ifdef FW_RSS
+		SRAM(S_RET + 16 * s + 12) = fw_indir[SRAM(RX_HASH + 4 * s) % INDIR];
+#endif
 	}
 	if (n)
 		deliver_in_order(&rx_order, first, n, host_deliver);
 	return n;
 }
+
+#ifdef FW_COAL
+/* The caller holds coal_lock. */
+static void coal_raise(u32 why)
+{
+	coal_count = 0;
+	NIC(TIMER_ARM) = 0;
+	NIC(HOST_IRQ) = why;
+}
+
+static void coal_frames(u32 n)
+{
+	lock_acquire(&coal_lock);
+	u32 first = coal_count == 0;
+	coal_count += n;
+	if (fw_coal.frames && coal_count >= fw_coal.frames)
+		coal_raise(1);
+	else if (first && fw_coal.cycles)
+		NIC(TIMER_ARM) = fw_coal.cycles;
+	lock_release(&coal_lock);
+}
+
+HANDLER u32 coalesce_timer(void)
+{
+	u32 first, n = claim(SRC_TIMER, NIC(NIC_COUNT(SRC_TIMER)), 1, &first);
+	if (!n)
+		return 0;
+	lock_acquire(&coal_lock);
+	if (coal_count)
+		coal_raise(2);
+	lock_release(&coal_lock);
+	return n;
+}
+#endif
 
 HANDLER u32 dma_write_complete(void)
 {
@@ -259,8 +350,28 @@ HANDLER u32 dma_write_complete(void)
 		struct task t = dwr.tag[d % QN];
 		if (t.type == K_RXDONE)
 			NIC(MAC_RX_FREE) = t.first + t.n;
+#ifdef FW_RSS
+		/* A vector per ring that got frames; send completions on ring 0's. */
+		if (t.type == K_RXDONE) {
+			u32 rings = rxdone_rings[d % QN];
+			for (u32 q = 0; q < fw_rings; q++)
+				if (rings & (1u << q))
+					NIC(HOST_IRQ) = q;
+		} else if (t.type == K_NOTIFY_TX) {
+			NIC(HOST_IRQ) = 0;
+		}
+#elif defined(FW_COAL)
+		if (t.type == K_RXDONE) {
+			coal_frames(t.n);
+		} else if (t.type == K_NOTIFY_TX) {
+			lock_acquire(&coal_lock);
+			coal_raise(1);
+			lock_release(&coal_lock);
+		}
+#else
 		if (t.type == K_RXDONE || t.type == K_NOTIFY_TX)
 			NIC(HOST_IRQ) = 1;
+#endif
 	}
 	return n;
 }
@@ -289,8 +400,14 @@ static void run_task(struct task *t)
 }
 
 /* Hardware events by priority: receive first so the MAC's slots drain. */
+#ifdef FW_COAL
+/* The timer's expiry is the notify step's: the owner of DMA writes done serves it. */
+static const u8 prio_src[NEV] = { SRC_MAC_RX, SRC_DMA_WR, SRC_TIMER, SRC_DMA_RD, SRC_MAC_TX, SRC_MB_SEND, SRC_MB_RECV };
+static const u8 src_handler[NEV] = { H_DMA_READ_COMPLETE, H_DMA_WRITE_COMPLETE, H_RECEIVE, H_SEND_COMPLETE, H_MAILBOX, H_MAILBOX, H_DMA_WRITE_COMPLETE };
+#else
 static const u8 prio_src[NSRC] = { SRC_MAC_RX, SRC_DMA_WR, SRC_DMA_RD, SRC_MAC_TX, SRC_MB_SEND, SRC_MB_RECV };
 static const u8 src_handler[NSRC] = { H_DMA_READ_COMPLETE, H_DMA_WRITE_COMPLETE, H_RECEIVE, H_SEND_COMPLETE, H_MAILBOX, H_MAILBOX };
+#endif
 
 static u32 run_event(u32 src)
 {
@@ -299,6 +416,9 @@ static u32 run_event(u32 src)
 	case SRC_DMA_WR: return dma_write_complete();
 	case SRC_MAC_RX: return receive();
 	case SRC_MAC_TX: return send_complete();
+#ifdef FW_COAL
+	case SRC_TIMER: return coalesce_timer();
+#endif
 	default: return mailbox();
 	}
 }
@@ -307,7 +427,7 @@ void fw_main(void)
 {
 	u32 self = core_id();
 	u32 mine = 0;
-	for (u32 s = 0; s < NSRC; s++)
+	for (u32 s = 0; s < NEV; s++)
 		if (fw_cfg.frame_level || fw_cfg.owner[src_handler[s]] == self)
 			mine |= 1u << s;
 	u32 cores = MMIO(0x10) >> 8;
@@ -315,7 +435,7 @@ void fw_main(void)
 		/* The most urgent hardware event with work, then one software
 		   task, so a steady stream of events cannot starve the tasks. */
 		u32 ev = NIC(NIC_EVENTS) & mine;
-		for (u32 k = 0; k < NSRC; k++)
+		for (u32 k = 0; k < NEV; k++)
 			if ((ev & (1u << prio_src[k])) && run_event(prio_src[k]))
 				break;
 		struct task t;

@@ -23,7 +23,15 @@
    hands each frame to the backlog of the CPU the kernel names for it,
    whose poll queues it to the socket. Without the flag every FW_NICS line
    is gone and fw_rx.elf is byte for byte what it was
-   (programs/build.sh --check). */
+   (programs/build.sh --check).
+
+   Built with -DFW_RSS it is fw_rx_rss.elf, the driver of firmware that
+   steers frames over several return rings (nic_rss.elf, `rss.queues` > 1):
+   ring q (the NIC's QUEUES register says how many) is at the return
+   ring's address + q * 4 KiB with its own producer index in the status
+   block, its own interrupt cause and MSI-X vector and its own NAPI
+   instance q, whose poll walks that ring alone. The receive ring of
+   buffers stays one, posted under a lock (several CPUs' polls refill it). */
 #include "../rt/rt.h"
 
 #define NIC(off) (*(volatile u32 *)(0xBF010000u + (off)))
@@ -36,6 +44,27 @@ enum { SOFTIRQ_RAISE = 0x00, WAKE = 0x04, DROPPED = 0x0C, EOI = 0x10, IRQ_SAVE =
 enum { CAUSE_RX = 1 };
 
 #define RING 256   /* descriptors in each of the firmware's host rings */
+#ifdef FW_RSS
+#define MAX_RINGS 16 /* return rings at most (programs/firmware/nic.h) */
+#define RET_STRIDE (RING * 16)
+#define RING_STATUS 0x10 /* ring q's producer index: the status block + 0x10 + 4q */
+enum { QUEUES = 0x34 };
+/* The return rings this driver walks at most (the machine checks the need). */
+const u32 nic_return_rings = MAX_RINGS;
+static u32 nrings, ring_taken[MAX_RINGS];
+static volatile struct bd *ret_rings[MAX_RINGS];
+static volatile u32 *ring_produced;
+static u32 rx_cause(u32 q) { return q ? 1u << (15 + q) : CAUSE_RX; }
+#define RING_ARG u32 q,
+#define PRODUCED ring_produced[q]
+#define TAKEN ring_taken[q]
+#define RET ret_rings[q]
+#else
+#define RING_ARG
+#define PRODUCED status->recv_produced
+#define TAKEN taken
+#define RET ret_ring
+#endif
 #define BUF 2048
 #define QUEUE 64   /* the socket's receive queue */
 #define POOL (RING + QUEUE + 8)
@@ -78,7 +107,11 @@ static volatile struct status *status;
 static u8 buffers[POOL][BUF];
 static u8 *free_list[POOL];
 static u32 free_count;
+#ifdef FW_RSS
+static u32 posted; /* receive buffers posted (free-running); ring_taken: each ring's descriptors taken */
+#else
 static u32 posted, taken; /* receive buffers posted, return descriptors taken (free-running) */
+#endif
 
 struct entry {
 	u8 *buf;
@@ -116,6 +149,7 @@ static void lock_give(void)
 	SVC(IRQ_RESTORE) = 0;
 }
 
+
 static u8 *buf_get(void)
 {
 	lock_take();
@@ -151,6 +185,12 @@ void kernel_init(void)
 	recv_ring = (volatile struct bd *)FW(RECV_RING);
 	ret_ring = (volatile struct bd *)FW(RET_RING);
 	status = (volatile struct status *)FW(STATUS);
+#ifdef FW_RSS
+	nrings = NIC(QUEUES);
+	ring_produced = (volatile u32 *)(FW(STATUS) + RING_STATUS);
+	for (u32 q = 0; q < nrings; q++)
+		ret_rings[q] = (volatile struct bd *)(FW(RET_RING) + q * RET_STRIDE);
+#endif
 	for (u32 i = 0; i < POOL; i++)
 		buf_put(buffers[i]);
 	while (posted < RING)
@@ -159,7 +199,12 @@ void kernel_init(void)
 #ifdef FW_NICS
 	others_init();
 #endif
+#ifdef FW_RSS
+	for (u32 q = 0; q < nrings; q++)
+		NIC(IMS) = rx_cause(q);
+#else
 	NIC(IMS) = CAUSE_RX;
+#endif
 }
 
 void nic_isr(u32 irq)
@@ -207,11 +252,11 @@ static void protocol(struct entry e);
 /* Takes up to `budget` returned frames: each to the socket with a fresh
    buffer posted in its place (or, with none free, dropped and its buffer
    posted again); one mailbox write for them all. Returns the frames. */
-static u32 rx_clean(u32 budget)
+static u32 rx_clean(RING_ARG u32 budget)
 {
-	u32 produced = status->recv_produced, work = 0;
-	while (taken != produced && work < budget) {
-		volatile struct bd *r = &ret_ring[taken % RING];
+	u32 produced = PRODUCED, work = 0;
+	while (TAKEN != produced && work < budget) {
+		volatile struct bd *r = &RET[TAKEN % RING];
 		struct entry e = { .buf = (u8 *)r->addr, .len = r->len };
 		u8 *fresh = buf_get();
 		received += plant == 4 ? *(volatile u32 *)(r->addr + 1) : 1;
@@ -226,20 +271,65 @@ static u32 rx_clean(u32 budget)
 			if (plant == 2 && number(e.buf) == 11)
 				protocol(held);
 		}
+#ifdef FW_RSS
+		/* Several CPUs' polls refill the one receive ring (under the pool's lock). */
+		lock_take();
 		post(fresh);
-		taken++;
+		lock_give();
+#else
+		post(fresh);
+#endif
+		TAKEN++;
 		work++;
 	}
 	while (plant == 7 && !never)
 		;
+#ifdef FW_RSS
+	if (work) {
+		/* Under the lock: a later count never overtaken by an earlier one. */
+		lock_take();
+		FW(MBOX_RECV) = posted;
+		lock_give();
+	}
+#else
 	if (work)
 		FW(MBOX_RECV) = posted;
+#endif
 	if (q_count)
 		SVC(WAKE) = 0;
 	return work;
 }
 
-#ifndef FW_NICS
+#ifdef FW_RSS
+/* One receive ring with one cause on the Linux path: ring 0 (RSS's rings are NAPI's). */
+void net_rx_action(void)
+{
+	rx_clean(0, ~0u);
+	NIC(IMS) = CAUSE_RX;
+}
+
+/* NAPI instance q is return ring q: with several its vector clears its own
+   cause (MSI-X auto-clear), with one the top half reads the cause register
+   as e1000's does. */
+void nic_napi_isr(u32 q)
+{
+	if (nrings == 1 && !(NIC(ICR) & CAUSE_RX))
+		return;
+	NIC(IMC) = rx_cause(q);
+	SVC(NAPI_SCHEDULE) = q;
+}
+
+u32 nic_napi_poll(u32 q, u32 budget)
+{
+	u32 work = rx_clean(q, budget);
+	if (work < budget) {
+		SVC(NAPI_COMPLETE) = work;
+		if (SVC(NAPI_COMPLETE))
+			NIC(IMS) = rx_cause(q);
+	}
+	return work;
+}
+#elif !defined(FW_NICS)
 void net_rx_action(void)
 {
 	rx_clean(~0u);

@@ -166,7 +166,6 @@ fn what_the_programmable_nic_replaces_is_refused_by_name() {
     for (set, key) in [
         ("nic.rx_buffer_bytes=65536", "nic.rx_buffer_bytes"),
         ("nic.dma_bytes_per_cycle=4", "nic.dma_bytes_per_cycle"),
-        ("coalesce.rx_frames=8", "coalesce.rx_frames"),
         ("bus.link_mbps=8000", "bus.link_mbps"),
     ] {
         let e = refused(&[set]);

@@ -1,9 +1,10 @@
 //! The programmable NIC with the host's ways of spreading receive work:
-//! RPS over its one return ring (the host driver hands each frame's
-//! protocol work to the CPU its flow's hash picks), with the abstract
-//! host driver and with fw_rx_nics.elf as code; other NICs beside it with
-//! its host driver in code; and the refusals of what its firmware or
-//! fw_rx.elf does not do.
+//! RSS over several return rings (nic_rss.elf steers each frame by its
+//! flow's hash to a ring with its own vector); RPS over its one return
+//! ring (the host driver hands each frame's protocol work to the CPU its
+//! flow's hash picks), with the abstract host driver and with
+//! fw_rx_nics.elf as code; other NICs beside it with its host driver in
+//! code; and the refusals of what its firmware or fw_rx.elf does not do.
 
 use irqsim_core::cpu::Bin;
 use irqsim_core::{Error, Record, Report, Scenario, parse_override, simulate};
@@ -34,6 +35,51 @@ const FW_RX_NICS: &str = "code.program=\"../../programs/system/fw_rx_nics.elf\""
 /// The host of compose/rx-firmware with its stack, on two CPUs, slower than the wire.
 const HOST: [&str; 4] = ["run.duration_ms=3", "workload.rate_per_s=400000", "stack.enabled=true", "cpu.threads=2"];
 const RPS: [&str; 3] = ["rss.kind=\"toeplitz\"", "rss.queues=1", "rss.rps_cpus=2"];
+const NIC_RSS: &str = "nic_firmware.program=\"../../programs/firmware/nic_rss.elf\"";
+
+/// RSS in the firmware with the abstract host driver: nic_rss.elf returns
+/// each frame on the ring its flow's Toeplitz hash picks through the
+/// indirection table (the e1000-like NIC's flows and table), and each
+/// ring's vector goes to its own CPU, whose NAPI instance takes it: both
+/// CPUs take interrupts and poll, and the host delivers about twice what
+/// one CPU does. The host checks every frame came back on its flow's ring.
+#[test]
+fn rss_returns_frames_on_their_flows_rings() {
+    let alone = run(ABSTRACT, &HOST);
+    let rss = run(ABSTRACT, &[&HOST[..], &[NIC_RSS, "rss.kind=\"toeplitz\"", "rss.queues=2"]].concat());
+    let (q0, q1) = (m(&rss, "rss_queue0_frames"), m(&rss, "rss_queue1_frames"));
+    assert!(q0 > 0.4 * (q0 + q1) && q1 > 0.4 * (q0 + q1), "{q0} and {q1}");
+    assert!(m(&rss, "rss_queue0_interrupts") > 0.0 && m(&rss, "rss_queue1_interrupts") > 0.0);
+    for (k, cpu) in rss.bins.iter().enumerate() {
+        assert!(cpu.get(Bin::Interrupt) > 0 && cpu.get(Bin::BottomHalf) > 0, "CPU {k} takes its ring's vector and polls it: {cpu:?}");
+    }
+    assert_eq!(alone.bins[1].get(Bin::Interrupt), 0);
+    let delivered = m(&rss, "rx_delivered");
+    assert!(delivered > 1.7 * m(&alone, "rx_delivered"), "{delivered} against {}", m(&alone, "rx_delivered"));
+    assert!(m(&rss, "rx_dropped_nic") < m(&alone, "rx_dropped_nic"));
+    // Four rings over two CPUs (vector k to CPU k mod 2): every ring used.
+    let four = run(ABSTRACT, &[&HOST[..], &[NIC_RSS, "rss.kind=\"toeplitz\"", "rss.queues=4"]].concat());
+    for q in 0..4 {
+        assert!(m(&four, &format!("rss_queue{q}_frames")) > 0.15 * m(&four, "rx_offered"), "ring {q}");
+        assert!(m(&four, &format!("rss_queue{q}_interrupts")) > 0.0, "ring {q}");
+    }
+    let again = run(ABSTRACT, &[&HOST[..], &[NIC_RSS, "rss.kind=\"toeplitz\"", "rss.queues=2"]].concat());
+    assert_eq!(format!("{:?}", rss.metrics), format!("{:?}", again.metrics));
+}
+
+/// The firmware's steering is the e1000-like NIC's: the same flows drawn
+/// from the same seed land on the same queues, frame for frame counted.
+#[test]
+fn the_firmware_steers_as_the_e1000_like_nic() {
+    let sets = ["run.duration_ms=1", "workload.rate_per_s=200000", "cpu.threads=2", "rss.kind=\"toeplitz\"", "rss.queues=4", "rss.flow_skew=1.0"];
+    let fw = run(ABSTRACT, &[&sets[..], &[NIC_RSS]].concat());
+    let e1000 = run("livelock/receiver.toml", &[&sets[..], &["irq_path.kind=\"napi\"", "workload.process=\"periodic\"", "workload.packet_bytes=1518", "nic.link_mbps=10000.0"]].concat());
+    assert_eq!(m(&fw, "rx_offered"), m(&e1000, "rx_offered"));
+    for q in 0..4 {
+        let key = format!("rss_queue{q}_frames");
+        assert_eq!(m(&fw, &key), m(&e1000, &key), "{key}");
+    }
+}
 
 /// RPS with the abstract host driver: CPU 0 polls the return ring and
 /// runs the driver's part of each frame; the protocol's part goes to the
@@ -68,8 +114,8 @@ fn refusal(file: &str, sets: &[&str]) -> String {
 /// What neither the firmware nor fw_rx.c does is refused, one line naming the key.
 #[test]
 fn what_the_firmware_does_not_spread_is_refused() {
-    let e = refusal(ABSTRACT, &[&HOST[..], &["rss.kind=\"toeplitz\"", "rss.queues=2"]].concat());
-    assert!(e.contains("`rss.queues`") && e.contains("one ring") && !e.contains('\n'), "{e}");
+    let e = failure(ABSTRACT, &[&HOST[..], &["rss.kind=\"toeplitz\"", "rss.queues=2"]].concat());
+    assert!(e.contains("`nic_firmware.program`") && e.contains("one ring") && e.contains("nic_rss.elf") && !e.contains('\n'), "{e}");
     let e = refusal(ABSTRACT, &[&HOST[..], &["rss.kind=\"toeplitz\"", "rss.queues=1"]].concat());
     assert!(e.contains("`rss.kind`") && e.contains("rss.rps_cpus"), "{e}");
     // fw_rx.elf serves the return ring only: RPS and other NICs need fw_rx_nics.elf.
@@ -105,6 +151,30 @@ fn rps_with_the_host_driver_as_code() {
     let one = run(CODE, &[&sets[..5], &["rss.rps_cpus=1"]].concat());
     assert_eq!(m(&one, "rps_remote_frames"), 0.0);
     assert!(m(&one, "rx_delivered") > offered - 5.0, "{}", m(&one, "rx_delivered"));
+}
+
+/// RSS with the host driver as code (fw_rx_rss.elf over nic_rss.elf):
+/// each return ring's vector goes to its CPU, whose NAPI instance walks
+/// that ring alone; the machine checks every delivered frame is whole and
+/// the next of its flow. Frames spread by flow over the rings, both CPUs
+/// run top halves, every frame is delivered; fw_rx.elf (one ring) is refused.
+#[test]
+fn rss_with_the_host_driver_as_code() {
+    let sets = [NIC_RSS, "code.program=\"../../programs/system/fw_rx_rss.elf\"", "irq_path.kind=\"napi\"", "intc.kind=\"msix\"", "cpu.threads=2", "rss.kind=\"toeplitz\""];
+    for queues in [2, 4] {
+        let r = run(CODE, &[&sets[..], &[&format!("rss.queues={queues}")]].concat());
+        let (offered, delivered) = (m(&r, "rx_offered"), m(&r, "rx_delivered"));
+        assert!(delivered + m(&r, "rx_in_flight") == offered && delivered > offered - 5.0, "{queues}: {delivered} of {offered}");
+        for q in 0..queues {
+            let (frames, irqs) = (m(&r, &format!("rss_queue{q}_frames")), m(&r, &format!("rss_queue{q}_interrupts")));
+            assert!(frames > 0.6 * offered / queues as f64 && irqs > 0.0, "{queues}: ring {q}: {frames} frames, {irqs} interrupts");
+        }
+        for cpu in 0..2 {
+            assert!(r.code_bins[cpu][Bin::Interrupt as usize].instructions > 0, "{queues}: CPU {cpu} takes its rings' vectors");
+        }
+    }
+    let e = failure(CODE, &[&sets[..1], &sets[2..], &["rss.queues=2"]].concat());
+    assert!(e.contains("`rss.queues`") && e.contains("fw_rx_rss.elf") && !e.contains('\n'), "{e}");
 }
 
 const OTHER: &str = "nics.others=[{rate_per_s = 20000.0, packet_bytes = 500, link_mbps = 1000.0}]";

@@ -182,11 +182,46 @@ impl Nic {
 
     /// A frame of `len` bytes from the wire, arriving at the start of cycle
     /// `at` (now or later, in order): it lands in a receive slot, stamped
-    /// with its number among those accepted, or is dropped if the firmware
-    /// has freed none.
-    pub fn frame_arrives(&mut self, at: u64, len: u32) {
+    /// with its number among those accepted and with `hash` (its flow's
+    /// RSS hash), or is dropped if the firmware has freed none.
+    pub fn frame_arrives(&mut self, at: u64, len: u32, hash: u32) {
         debug_assert!(at >= self.now, "a frame arriving at {at}, before {}", self.now);
-        self.sys.devices.frame_arrives(at, len);
+        self.sys.devices.frame_arrives(at, len, hash);
+    }
+
+    /// Gives firmware that moderates its host interrupts (`-DFW_COAL`:
+    /// symbol `fw_coal`) its frame count and timer (NIC cycles; 0 turns
+    /// either rule off), as a host driver writes a Tigon's host-coalescing
+    /// parameters; before the cores run. An error names the program when
+    /// it has none (it interrupts after each batch).
+    pub fn coalesce(&mut self, frames: u32, cycles: u32) -> Result<(), Error> {
+        debug_assert_eq!(self.now, 0, "before the cores run");
+        let p = &self.sys.program;
+        let Some(at) = p.symbol("fw_coal") else {
+            return Err(Error::Input(format!("{}: interrupts after each batch of returned frames (no `fw_coal`: build it with -DFW_COAL)", p.name)));
+        };
+        self.sys.mem.write_u32(at, frames);
+        self.sys.mem.write_u32(at + 4, cycles);
+        Ok(())
+    }
+
+    /// Gives firmware that steers received frames over several return
+    /// rings (`-DFW_RSS`: symbols `fw_rings` and `fw_indir`) its
+    /// indirection table, one ring per entry, as a host driver writes an
+    /// RSS NIC's (`ethtool -X`); before the cores run. An error names the
+    /// program when it has no such table (it returns frames on one ring).
+    pub fn steer(&mut self, table: &[u8]) -> Result<(), Error> {
+        debug_assert_eq!(self.now, 0, "before the cores run");
+        let p = &self.sys.program;
+        let (Some(rings), Some(indir)) = (p.symbol("fw_rings"), p.symbol("fw_indir")) else {
+            return Err(Error::Input(format!("{}: returns frames on one ring (no `fw_rings`, `fw_indir`: build it with -DFW_RSS)", p.name)));
+        };
+        let n = table.iter().max().map_or(1, |&q| u32::from(q) + 1);
+        self.sys.mem.write_u32(rings, n);
+        for (i, &q) in table.iter().enumerate() {
+            self.sys.mem.write_u8(indir + i as u32, q);
+        }
+        Ok(())
     }
 
     /// Whether each frame given that has landed since the last call took a

@@ -1,8 +1,10 @@
 //! The programmable NIC's hardware as the firmware's cores see it: event
 //! sources with counts and acknowledgements (the event flags), two DMA
 //! engines with descriptor queues, a MAC at a line rate, receive slots and
-//! banked SRAM, the host's mailboxes and the host interrupt. Registers and
-//! layout match programs/firmware/nic.h.
+//! banked SRAM, the host's mailboxes, a one-shot timer (the Tigon's
+//! host-coalescing timer: the firmware arms it, its expiry is an event)
+//! and the host interrupt. Registers and layout match
+//! programs/firmware/nic.h.
 //!
 //! Time: the hardware acts at whole core cycles. [`Hardware::retire`]
 //! finishes what is due by a cycle before the cores run it (DMA
@@ -24,7 +26,7 @@ use irqsim_mips::device::{Access, DEVICE_BASE, Devices};
 use std::collections::VecDeque;
 
 /// Event sources, in the order of their count/ack registers.
-pub const SOURCES: [&str; 6] = ["dma_read", "dma_write", "mac_rx", "mac_tx", "mailbox_send", "mailbox_recv"];
+pub const SOURCES: [&str; 7] = ["dma_read", "dma_write", "mac_rx", "mac_tx", "mailbox_send", "mailbox_recv", "timer"];
 const SRAM_OFFSET: u32 = 0x1_0000;
 const SRAM_BYTES: u32 = 512 * 1024;
 /// Descriptors a DMA engine queues (firmware QN).
@@ -32,6 +34,9 @@ pub const DMA_QUEUE: usize = 256;
 /// Receive slots and transmit buffers in SRAM (firmware RING).
 const RING: u64 = 64;
 const RX_STATUS: u32 = 0x0E00;
+/// Per receive slot, the RSS hash the MAC computed over the frame's flow
+/// (firmware RX_HASH; read only by firmware that steers, `-DFW_RSS`).
+const RX_HASH: u32 = 0x1000;
 const RX_BUFS: u32 = 0x3_0000;
 const BUF: u32 = 2048;
 /// Bytes of a transfer that are copied; the rest is timed only (the
@@ -113,7 +118,7 @@ pub struct Hardware {
     sram: Sram,
     rd: Dma,
     wr: Dma,
-    acks: [u64; 6],
+    acks: [u64; 7],
     tx_staged: [u32; 2],
     tx_queue: VecDeque<Sending>,
     wire_free: u64,
@@ -124,13 +129,16 @@ pub struct Hardware {
     pub accepted: u64,
     pub dropped: u64,
     rx_freed: u64,
-    /// Frames on their way in: (arrival cycle, length), in order.
-    arriving: VecDeque<(u64, u32)>,
+    /// Frames on their way in: (arrival cycle, length, RSS hash), in order.
+    arriving: VecDeque<(u64, u32, u32)>,
     /// Whether each frame that landed since [`Hardware::landings`] was
     /// last drained took a slot (`false`: the MAC dropped it), in order.
     landed: Vec<bool>,
     /// The host's producer indices (send frames, receive buffers).
     mailbox: [u64; 2],
+    /// The timer: the cycle it expires at (u64::MAX: not armed), and its expiries.
+    timer_at: u64,
+    timer_fired: u64,
     /// Host interrupts the cores asked for, not yet handed on: (cycle, vector).
     pub(crate) interrupts: Vec<(u64, u32)>,
     /// Per core, the cycle it last read the event flags (the dispatch
@@ -150,7 +158,7 @@ impl Hardware {
             sram: Sram { words: vec![0; (SRAM_BYTES / 4) as usize], free_at: vec![0; cfg.sram_banks as usize], conflicts: 0 },
             rd: dma(cfg.dma_read_ns),
             wr: dma(cfg.dma_write_ns),
-            acks: [0; 6],
+            acks: [0; 7],
             tx_staged: [0; 2],
             tx_queue: VecDeque::new(),
             wire_free: 0,
@@ -162,6 +170,8 @@ impl Hardware {
             arriving: VecDeque::new(),
             landed: Vec::new(),
             mailbox: [0; 2],
+            timer_at: u64::MAX,
+            timer_fired: 0,
             interrupts: Vec::new(),
             polled: vec![0; cfg.cores],
             stop: false,
@@ -185,7 +195,18 @@ impl Hardware {
             2 => self.accepted,
             3 => self.sent,
             4 => self.mailbox[0],
-            _ => self.mailbox[1],
+            5 => self.mailbox[1],
+            _ => self.timer_fired,
+        }
+    }
+
+    /// The timer expires when anything looks at or after its cycle (as
+    /// frames land): the cores need not stop for it.
+    #[inline(always)]
+    fn timer_by(&mut self, now: u64) {
+        if self.timer_at <= now {
+            self.timer_at = u64::MAX;
+            self.timer_fired += 1;
         }
     }
 
@@ -226,9 +247,10 @@ impl Hardware {
 
     /// A frame of `len` bytes arrives from the wire at the start of cycle
     /// `at` (no earlier than any given before it, nor than the cycle the
-    /// device is at).
-    pub fn frame_arrives(&mut self, at: u64, len: u32) {
-        self.arriving.push_back((at, len));
+    /// device is at); `hash` is the Toeplitz hash of its flow, which the
+    /// MAC's receive logic computes as an RSS NIC's does.
+    pub fn frame_arrives(&mut self, at: u64, len: u32, hash: u32) {
+        self.arriving.push_back((at, len, hash));
     }
 
     /// Frames that arrived by the start of cycle `now` land: each in the
@@ -236,9 +258,9 @@ impl Hardware {
     /// firmware has freed none.
     #[inline(always)]
     pub fn arrive_by(&mut self, now: u64) {
-        while self.arriving.front().is_some_and(|&(at, _)| at <= now) {
-            let (_, len) = self.arriving.pop_front().expect("front exists");
-            self.land(len);
+        while self.arriving.front().is_some_and(|&(at, _, _)| at <= now) {
+            let (_, len, hash) = self.arriving.pop_front().expect("front exists");
+            self.land(len, hash);
         }
     }
 
@@ -253,7 +275,7 @@ impl Hardware {
         self.arriving.len()
     }
 
-    fn land(&mut self, len: u32) {
+    fn land(&mut self, len: u32, hash: u32) {
         let room = self.accepted - self.rx_freed < RING;
         self.landed.push(room);
         if !room {
@@ -264,6 +286,7 @@ impl Hardware {
         let w = |off: u32| (off / 4) as usize;
         self.sram.words[w(RX_STATUS + 8 * s)] = len;
         self.sram.words[w(RX_STATUS + 8 * s + 4)] = k;
+        self.sram.words[w(RX_HASH + 4 * s)] = hash;
         let base = w(RX_BUFS + s * BUF);
         for (i, word) in self.sram.words[base..base + len.min(COPY_BYTES).div_ceil(4) as usize].iter_mut().enumerate() {
             *word = frame_word(k, len, i as u32);
@@ -309,6 +332,7 @@ impl Hardware {
 impl Devices for Hardware {
     fn read(&mut self, addr: u32, at: Access) -> Result<(u32, u32), String> {
         self.arrive_by(at.cycle);
+        self.timer_by(at.cycle);
         let off = addr - DEVICE_BASE;
         if off >= SRAM_OFFSET {
             let w = Sram::index(off - SRAM_OFFSET)?;
@@ -319,9 +343,9 @@ impl Devices for Hardware {
                 if let Some(p) = self.polled.get_mut(at.core) {
                     *p = at.cycle;
                 }
-                (0..6).filter(|&k| self.count(k) > self.acks[k]).fold(0, |m, k| m | 1 << k)
+                (0..SOURCES.len()).filter(|&k| self.count(k) > self.acks[k]).fold(0, |m, k| m | 1 << k)
             }
-            0x020..0x050 if off.is_multiple_of(8) => self.count(((off - 0x20) / 8) as usize) as u32,
+            0x020..0x058 if off.is_multiple_of(8) => self.count(((off - 0x20) / 8) as usize) as u32,
             _ => return Err("no such NIC register (or write-only)".into()),
         };
         Ok((v, 0))
@@ -340,7 +364,7 @@ impl Devices for Hardware {
             return Err("NIC registers take whole-word stores".into());
         }
         match off {
-            0x024..0x054 if off % 8 == 4 => {
+            0x024..0x05C if off % 8 == 4 => {
                 let k = ((off - 0x24) / 8) as usize;
                 // Acks only advance: cores that claimed out of order may write them out of order.
                 self.acks[k] = self.acks[k].max(value as u64);
@@ -361,6 +385,8 @@ impl Devices for Hardware {
                 self.interrupts.push((at.cycle, value));
                 self.stop = true;
             }
+            // Arms the timer `value` cycles on (re-arming moves it; 0 disarms).
+            0x404 => self.timer_at = if value == 0 { u64::MAX } else { at.cycle + u64::from(value) },
             _ => return Err("no such NIC register (or read-only)".into()),
         }
         Ok(0)

@@ -26,9 +26,16 @@
 //!   back, the driver has a transmit completion to clean.
 //! - An interrupt the firmware asks for is the NIC's interrupt on the
 //!   machine ([`Effect::Interrupt`]).
-//! - With `[rss]` (RPS over the one return ring) each frame carries the
-//!   flow drawn for it at the wire ([`Frame`]), and returned frames join
-//!   RSS queue 0's ring with their flows, whose hashes RPS reads.
+//! - With `[rss]` each frame carries the flow drawn for it at the wire
+//!   ([`Frame`]), and the MAC stamps it with the flow's Toeplitz hash. With
+//!   one queue (RPS over the one return ring) returned frames join RSS
+//!   queue 0's ring with their flows, whose hashes RPS reads. With
+//!   `rss.queues` > 1 the firmware must steer (nic_rss.elf, `-DFW_RSS`):
+//!   given the indirection table RSS uses on the e1000-like NIC
+//!   ([`Firmware::new`]), it returns each frame on the ring of its hash's
+//!   entry, each ring with its own producer index in the status block and
+//!   its own interrupt vector; the host checks each frame came back on its
+//!   flow's ring and puts it in that queue's ring.
 //! - With kernel code (`code.program`) the host driver is the code's: the
 //!   firmware's DMA reads and writes the code's memory (the machine gives
 //!   it to [`Firmware::advance`]), the driver posts buffers and frames and
@@ -47,7 +54,8 @@
 //! `ceil(c * ratio)` (`ratio` = host clock / NIC clock).
 
 use super::nic::Nic as HostQueue;
-use super::rss::Rss;
+use super::coalesce::CoalesceConfig;
+use super::rss::{Rss, TABLE};
 use crate::engine::Time;
 use irqsim_firmware::config as fw;
 use irqsim_firmware::memory::{BUF, Memory, RECV_BUFS, RECV_RING, RET_RING, RING, SEND_BUFS, SEND_RING, STATUS};
@@ -173,8 +181,10 @@ pub struct Firmware {
     accepted: VecDeque<Frame>,
     /// Arrivals of frames the MAC dropped that the host has not counted yet.
     pub drops: Vec<Time>,
-    /// Return descriptors the host has read (the next one's number).
+    /// Return descriptors the host has read (the next one's number), in
+    /// all and on each return ring.
     returned: u64,
+    ring_returned: Vec<u64>,
     /// Receive buffers posted (the receive mailbox's value).
     posted: u64,
     /// Frames posted to send (the send mailbox's value), the lengths of
@@ -187,8 +197,10 @@ pub struct Firmware {
     fill: u32,
     /// The measured window (`window_frames`).
     window: Window,
-    /// Interrupts the firmware asked for.
+    /// Interrupts the firmware asked for; with coalescing in the firmware
+    /// (`coalesce`), those its frame count and its timer raised.
     pub interrupts: u64,
+    pub coalesce: Option<(u64, u64)>,
     /// The host driver is kernel code (`code.program`): it posts buffers
     /// and frames, and reads the return ring, in the code's memory.
     code: bool,
@@ -213,8 +225,9 @@ pub type Broken = String;
 /// What the host saw in one look ([`Firmware::effects`]).
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Seen {
-    /// The firmware asked for an interrupt.
-    pub interrupt: bool,
+    /// The vectors the firmware asked to interrupt, a bit each (with one
+    /// return ring, bit 0 whatever the vector).
+    pub vectors: u32,
     /// Frames the MAC put on the wire, and their bytes.
     pub sent: u64,
     pub sent_bytes: u64,
@@ -223,8 +236,11 @@ pub struct Seen {
 }
 
 impl Firmware {
-    /// Loads the firmware; `host_mhz` is the machine's clock.
-    pub fn new(c: &FirmwareConfig, base_dir: &std::path::Path, host_mhz: f64) -> Result<Self, (String, String)> {
+    /// Loads the firmware; `host_mhz` is the machine's clock; `rings`
+    /// return rings (`rss.queues`), the firmware steering over them when
+    /// more than one; `coalesce` (`[coalesce]`, when set) the firmware's
+    /// interrupt moderation.
+    pub fn new(c: &FirmwareConfig, base_dir: &std::path::Path, host_mhz: f64, rings: usize, coalesce: Option<&CoalesceConfig>) -> Result<Self, (String, String)> {
         let given = c.program.as_deref().expect("firmware part selected");
         let path = base_dir.join(given);
         // The loader's errors name the file.
@@ -237,7 +253,17 @@ impl Firmware {
                 "the warm-up of a measured window: set `nic_firmware.window_frames` too, or remove the key".into(),
             ));
         }
-        let (nic, owners) = Nic::new(&program, &cfg, owners.as_deref()).map_err(|e| ("nic_firmware.program".to_string(), e.to_string()))?;
+        let (mut nic, owners) = Nic::new(&program, &cfg, owners.as_deref()).map_err(|e| ("nic_firmware.program".to_string(), e.to_string()))?;
+        if rings > 1 {
+            // RSS's table (`ethtool -X equal`, as `device/rss.rs` fills the e1000-like NIC's).
+            let table: Vec<u8> = (0..TABLE).map(|i| (i % rings) as u8).collect();
+            nic.steer(&table).map_err(|e| ("nic_firmware.program".to_string(), format!("{e}; `rss.queues` = {rings} needs firmware that steers, programs/firmware/nic_rss.elf")))?;
+        }
+        if let Some(k) = coalesce {
+            let cycles = u32::try_from(cfg.cycles(f64::from(k.rx_usecs) * 1000.0)).unwrap_or(u32::MAX);
+            nic.coalesce(k.rx_frames, cycles)
+                .map_err(|e| ("nic_firmware.program".to_string(), format!("{e}; `[coalesce]` needs firmware that moderates its interrupts, programs/firmware/nic_coal.elf")))?;
+        }
         let mut f = Firmware {
             nic,
             mem: Memory::default(),
@@ -247,6 +273,7 @@ impl Firmware {
             accepted: VecDeque::new(),
             drops: Vec::new(),
             returned: 0,
+            ring_returned: vec![0; rings],
             posted: 0,
             send_posted: 0,
             sending: VecDeque::new(),
@@ -254,6 +281,7 @@ impl Firmware {
             fill: c.count("fill_send_ring_bytes") as u32,
             window: Window::new(&cfg, owners, c.count("warmup_frames"), c.count("window_frames")),
             interrupts: 0,
+            coalesce: coalesce.map(|_| (0, 0)),
             code: false,
             numbered: 0,
             due: false,
@@ -330,13 +358,19 @@ impl Firmware {
     /// A frame arrives from the wire, no earlier than the device is and in
     /// order: it lands when the device runs to it. `false` if the MAC drops
     /// it at once (longer than Ethernet's frames: a giant).
-    pub fn arrives(&mut self, frame: Frame) -> bool {
+    /// `hash` is its flow's RSS hash (0 without `[rss]`).
+    pub fn arrives(&mut self, frame: Frame, hash: u32) -> bool {
         if frame.bytes > MAX_FRAME_BYTES {
             return false;
         }
         self.arriving.push_back(frame);
-        self.nic.frame_arrives(self.cycle(frame.arrival), frame.bytes);
+        self.nic.frame_arrives(self.cycle(frame.arrival), frame.bytes, hash);
         true
+    }
+
+    /// Return rings (`rss.queues`; 1 without RSS or with RPS alone).
+    pub fn rings(&self) -> usize {
+        self.ring_returned.len()
     }
 
     /// The run ends at host cycle `end`: frames given for later never
@@ -350,17 +384,26 @@ impl Firmware {
 
     /// What the host sees of the effects since the last call: the frames
     /// the status block now returns (checked, in order) go into `host`, or
-    /// with `[rss]` into the ring of `rings` (its flow kept for RPS), at
-    /// `now`; frames the MAC sent are checked against those posted; send
+    /// with `[rss]` into the ring of `rings` their flow steers to (queue 0
+    /// with one return ring; the flow kept for RPS), at `now`; frames the
+    /// MAC sent are checked against those posted; send
     /// descriptors the status block gives back leave a transmit completion
     /// for the driver to clean (`host.tx_done_pending`).
     pub fn effects(&mut self, now: Time, host: &mut HostQueue, mut rings: Option<&mut Rss>) -> Result<Seen, Broken> {
         let mut seen = Seen::default();
         for e in std::mem::take(&mut self.effects) {
             match e {
-                Effect::Interrupt { .. } => {
-                    seen.interrupt = true;
+                Effect::Interrupt { vector, .. } => {
+                    let v = if self.rings() > 1 { vector } else { 0 };
+                    if v as usize >= self.rings() {
+                        return Err(format!("the firmware interrupts vector {vector}, but the NIC has {} return rings", self.rings()));
+                    }
+                    seen.vectors |= 1 << v;
                     self.interrupts += 1;
+                    // nic_coal.elf's value says which rule fired: 2 the timer, else the frame count.
+                    if let Some((frames, timer)) = &mut self.coalesce {
+                        *if vector == 2 { timer } else { frames } += 1;
+                    }
                 }
                 Effect::Transmit { seq, len, .. } => {
                     let k = self.send_posted - self.sending.len() as u64;
@@ -391,18 +434,26 @@ impl Firmware {
         }
         let produced = u64::from(self.mem.read(STATUS + 4));
         while self.returned < produced {
-            let f = self.check_returned()?;
+            let q = match (&rings, self.accepted.front()) {
+                (Some(r), Some(f)) if self.rings() > 1 => r.flow_queue[f.flow as usize] as usize,
+                _ => 0,
+            };
+            let f = self.check_returned(q)?;
             // The host queues have no buffer limit: the frame is in memory.
             match rings.as_deref_mut() {
                 Some(r) => {
-                    r.rings[0].receive_from(f.arrival, now, f.bytes);
+                    r.rings[q].receive_from(f.arrival, now, f.bytes);
                     if r.keep_flows {
-                        r.waiting_flows[0].push_back(f.flow);
+                        r.waiting_flows[q].push_back(f.flow);
                     }
                 }
                 None => _ = host.receive_from(f.arrival, now, f.bytes),
             }
             self.returned += 1;
+            self.ring_returned[q] += 1;
+        }
+        if self.rings() > 1 {
+            self.check_ring_producers()?;
         }
         seen.window_ended = self.window.observe(&mut self.nic, self.returned);
         Ok(seen)
@@ -464,17 +515,20 @@ impl Firmware {
         self.send_posted
     }
 
-    /// Return descriptor `returned` must be the frame the MAC accepted next,
-    /// whole, in the buffer posted for it, stamped and headed with its number.
-    fn check_returned(&mut self) -> Result<Frame, Broken> {
+    /// The next return descriptor of ring `q` (the ring of the frame's
+    /// flow) must be the frame the MAC accepted next, whole, in the buffer
+    /// posted for it, stamped and headed with its number.
+    fn check_returned(&mut self, q: usize) -> Result<Frame, Broken> {
         let k = self.returned;
-        let bd = RET_RING + slot(k) * 16;
+        let j = self.ring_returned[q];
+        let bd = RET_RING + q as u32 * RET_STRIDE + slot(j) * 16;
         let (addr, len, stamp) = (self.mem.read(bd), self.mem.read(bd + 4), u64::from(self.mem.read(bd + 8)));
         let Some(&frame) = self.accepted.front() else {
             return Err(format!("return descriptor {k}: the MAC has accepted no frame that is not already returned"));
         };
         if stamp != k % (1 << 32) {
-            return Err(format!("return descriptor {k} carries frame {stamp} (out of order, lost or duplicated)"));
+            let on = if self.rings() > 1 { format!(" (descriptor {j} of ring {q}, its flow's)") } else { String::new() };
+            return Err(format!("return descriptor {k}{on} carries frame {stamp} (out of order, lost, duplicated or on another ring)"));
         }
         let expect = RECV_BUFS + slot(k) * BUF;
         if addr != expect || len != frame.bytes || u64::from(self.mem.read(addr)) != k % (1 << 32) {
@@ -484,6 +538,18 @@ impl Firmware {
         }
         self.accepted.pop_front();
         Ok(frame)
+    }
+
+    /// Each ring's producer index in the status block covers the frames
+    /// the host took off it (written before the total, which the host follows).
+    fn check_ring_producers(&mut self) -> Result<(), Broken> {
+        for (q, &n) in self.ring_returned.iter().enumerate() {
+            let p = u64::from(self.mem.read(STATUS + RING_STATUS + 4 * q as u32));
+            if p < n % (1 << 32) {
+                return Err(format!("return ring {q}'s producer index is {p}, behind the {n} frames returned on it"));
+            }
+        }
+        Ok(())
     }
 
     /// The host posts what it has to post before the NIC runs on: a
@@ -560,6 +626,11 @@ pub fn copied(len: u32) -> u32 {
     len.min(COPY_BYTES)
 }
 
+/// Several return rings (nic_rss.elf, programs/firmware/nic.h): ring `q` at
+/// `RET_RING + q * RET_STRIDE`, its producer index at `STATUS + RING_STATUS + 4q`.
+const RET_STRIDE: u32 = RING as u32 * 16;
+const RING_STATUS: u32 = 0x10;
+
 fn slot(i: u64) -> u32 {
     (i % RING) as u32
 }
@@ -573,7 +644,8 @@ const REPLACED: &[(&str, &str)] = &[
     ("nic.rx_ring_frames", "the host ring is the firmware's (256 receive buffers)"),
     ("nic.tx_queue_packets", "the firmware's send ring (256 descriptors) holds frames to send"),
     ("bus.link_mbps", "the firmware's DMA engines have their own bandwidth (`nic_firmware.dma_gbps`)"),
-    ("coalesce.", "the firmware decides when to interrupt (after each batch of returned frames); the e1000's coalescing timers are not on it"),
+    ("coalesce.adaptive_rx", "DIM would tune the firmware's coalescing (nic_coal.elf's frame count and timer) from the host: not built yet; set `rx_usecs` and `rx_frames`"),
+    ("coalesce.dim_mode", "DIM would tune the firmware's coalescing (nic_coal.elf's frame count and timer) from the host: not built yet"),
 ];
 
 /// The abstract host's keys, refused when the host driver is kernel code.
@@ -623,20 +695,30 @@ pub(crate) fn drop_replaced(doc: &mut serde_json::Value, code: bool) {
 mod tests {
     use super::*;
 
-    fn firmware() -> Firmware {
-        let elf = concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/irqsim/programs/firmware/nic.elf");
-        let c = FirmwareConfig { program: Some(elf.into()), device: toml::Table::new() };
-        Firmware::new(&c, std::path::Path::new("/"), 1000.0).unwrap()
+    fn firmware_of(elf: &str, rings: usize) -> Firmware {
+        let elf = format!("{}/../../python/irqsim/programs/firmware/{elf}", env!("CARGO_MANIFEST_DIR"));
+        let c = FirmwareConfig { program: Some(elf), device: toml::Table::new() };
+        Firmware::new(&c, std::path::Path::new("/"), 1000.0, rings, None).unwrap()
     }
 
-    /// Frame `k` of `bytes` returned as the firmware returns it.
-    fn plant(f: &mut Firmware, k: u32, bytes: u32, stamp: u32, head: u32, addr: u32) {
-        let bd = RET_RING + (k % RING as u32) * 16;
-        for (i, w) in [addr, bytes, stamp].into_iter().enumerate() {
+    fn firmware() -> Firmware {
+        firmware_of("nic.elf", 1)
+    }
+
+    /// Frame `k` of `bytes` returned as the firmware returns it, as
+    /// descriptor `j` of return ring `q`.
+    fn plant_on(f: &mut Firmware, (q, j): (u32, u32), k: u32, bytes: u32, stamp: u32, head: u32, addr: u32) {
+        let bd = RET_RING + q * RET_STRIDE + (j % RING as u32) * 16;
+        for (i, w) in [addr, bytes, stamp, q].into_iter().enumerate() {
             f.mem.write(bd + 4 * i as u32, w);
         }
         f.mem.write(addr, head);
+        f.mem.write(STATUS + RING_STATUS + 4 * q, j + 1);
         f.mem.write(STATUS + 4, k + 1);
+    }
+
+    fn plant(f: &mut Firmware, k: u32, bytes: u32, stamp: u32, head: u32, addr: u32) {
+        plant_on(f, (0, k), k, bytes, stamp, head, addr);
     }
 
     fn host() -> HostQueue {
@@ -674,6 +756,30 @@ mod tests {
             let e = f.effects(0, &mut host(), None).unwrap_err();
             assert!(e.contains(want), "{want}: {e}");
         }
+    }
+
+    /// With several return rings a frame must come back on its flow's ring
+    /// (RSS's table over its hash), where the host takes it into that
+    /// queue; one on another ring is caught. One-ring firmware is refused.
+    #[test]
+    fn a_frame_on_another_ring_is_caught() {
+        let c = crate::device::rss::RssConfig { kind: crate::device::rss::RssKind::Toeplitz, queues: 2, flows: 64, flow_skew: 0.0, rps_cpus: 0 };
+        let flow = |q: u8, r: &Rss| r.flow_queue.iter().position(|&x| x == q).unwrap() as u32;
+        for (ring, ok) in [(1, true), (0, false)] {
+            let mut r = Rss::new(&c, 1, host);
+            let mut f = firmware_of("nic_rss.elf", 2);
+            // Frame 3 (an empty descriptor reads as frame 0).
+            f.returned = 3;
+            f.accepted.push_back(Frame { arrival: 5, bytes: 64, flow: flow(1, &r) });
+            plant_on(&mut f, (ring, 0), 3, 64, 3, 3, RECV_BUFS + 3 * BUF);
+            match f.effects(9, &mut host(), Some(&mut r)) {
+                Ok(_) => assert!(ok && r.rings[1].rx_waiting() == 1 && f.ring_returned == [0, 1]),
+                Err(e) => assert!(!ok && e.contains("descriptor 0 of ring 1") && e.contains("another ring"), "{e}"),
+            }
+        }
+        let c = FirmwareConfig { program: Some(format!("{}/../../python/irqsim/programs/firmware/nic.elf", env!("CARGO_MANIFEST_DIR"))), device: toml::Table::new() };
+        let e = Firmware::new(&c, std::path::Path::new("/"), 1000.0, 2, None).err().unwrap();
+        assert!(e.0 == "nic_firmware.program" && e.1.contains("one ring"), "{e:?}");
     }
 
     /// A frame on the wire that is not the one posted next is caught.

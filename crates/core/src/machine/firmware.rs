@@ -29,7 +29,7 @@
 
 use super::{Event, Machine, SLICE};
 use crate::code::Code;
-use crate::code::ports::{CAUSE_RX, InFlight, Outcome, PORT_TAGS};
+use crate::code::ports::{InFlight, Outcome, PORT_TAGS, rx_cause};
 use crate::device::firmware::{Frame, check_frame, copied};
 use crate::engine::{Key, Time, key_time};
 use crate::config::Scenario;
@@ -127,9 +127,12 @@ impl Machine {
         f.drops = drops;
         f.drops.clear();
         if let Some(code) = self.code.as_deref_mut() {
+            // Each frame is in flight on the ring its flow steers to (with several).
+            let steered = self.net.rss.as_ref().filter(|_| f.rings() > 1);
             let (first, accepted) = f.accepted();
             for (k, Frame { arrival, bytes, flow }) in (first..).zip(accepted) {
-                code.sys.devices.frames.insert(tag(k), InFlight { arrival, bytes, queue: 0, flow });
+                let queue = steered.map_or(0, |r| r.flow_queue[flow as usize]);
+                code.sys.devices.frames.insert(tag(k), InFlight { arrival, bytes, queue, flow });
             }
         }
         Ok(())
@@ -148,13 +151,21 @@ impl Machine {
 
     /// RPS needs backlogs in the driver: one that serves more NAPI
     /// instances than the return ring says so (`nic_napi_instances`,
-    /// fw_rx_nics.elf, checked against the need by the code part).
+    /// fw_rx_nics.elf, checked against the need by the code part). Several
+    /// return rings need a driver that walks them (`nic_return_rings`,
+    /// fw_rx_rss.elf).
     pub(super) fn firmware_driver_fits(&self, s: &Scenario) -> Result<()> {
-        let (Some(code), Some(_)) = (&self.code, &self.net.firmware) else { return Ok(()) };
-        if s.rss.rps() && code.sys.program.symbol("nic_napi_instances").is_none() {
-            let given = s.code.program.as_deref().unwrap_or_default();
-            let msg = format!("{given} serves the return ring only (no `nic_napi_instances`): RPS needs its backlogs, as in programs/system/fw_rx_nics.elf");
-            return Err(Error::Config { file: s.file.clone(), key: "rss.rps_cpus".into(), line: None, msg });
+        let (Some(code), Some(f)) = (&self.code, &self.net.firmware) else { return Ok(()) };
+        let given = s.code.program.as_deref().unwrap_or_default();
+        let p = &code.sys.program;
+        let walks = p.symbol("nic_return_rings").map_or(1, |a| code.sys.mem.read_u32(a) as usize);
+        let refuse = |key: &str, msg: String| Err(Error::Config { file: s.file.clone(), key: key.into(), line: None, msg });
+        if f.rings() > walks {
+            let walks = if walks == 1 { "one return ring (no `nic_return_rings`)".to_string() } else { format!("{walks} return rings (its `nic_return_rings`)") };
+            return refuse("rss.queues", format!("{given} walks {walks}, but the firmware returns frames on {}: use a driver that walks them, as programs/system/fw_rx_rss.elf", f.rings()));
+        }
+        if s.rss.rps() && p.symbol("nic_napi_instances").is_none() {
+            return refuse("rss.rps_cpus", format!("{given} serves the return ring only (no `nic_napi_instances`): RPS needs its backlogs, as in programs/system/fw_rx_nics.elf"));
         }
         Ok(())
     }
@@ -179,8 +190,11 @@ impl Machine {
     pub(super) fn firmware_frame(&mut self, now: Time, addr: u32) -> Result<()> {
         let code = self.code.as_deref_mut().expect("code part selected");
         let k = code.sys.mem.read_u32(addr);
-        // With RPS frames keep their order within their flow (one CPU's backlog each).
-        let flow = self.net.rss.as_ref().is_some_and(|r| r.keep_flows).then(|| code.sys.devices.frames.get(&tag(k.into())).map(|f| f.flow)).flatten();
+        // With RPS or several return rings frames keep their order within
+        // their flow (one CPU's backlog or one ring each), not across.
+        let rings = self.net.firmware.as_ref().map_or(1, |f| f.rings());
+        let by_flow = self.net.rss.as_ref().is_some_and(|r| r.keep_flows) || rings > 1;
+        let flow = by_flow.then(|| code.sys.devices.frames.get(&tag(k.into())).map(|f| f.flow)).flatten();
         let ours = |(t, f): (&u32, &InFlight)| (*t < PORT_TAGS && flow.is_none_or(|x| f.flow == x)).then_some(*t);
         let next = code.sys.devices.frames.iter().filter_map(ours).min();
         let broken = match (code.sys.devices.frames.get(&tag(k.into())), next) {
@@ -250,16 +264,22 @@ impl Machine {
             self.timeline.mark(now, "frame sent");
             self.forwarded_left_firmware(now);
         }
-        if seen.interrupt && self.code.is_some() {
-            // Kernel code's driver: the receive cause of NIC 0's registers, its interrupt as any code NIC's.
-            self.code.as_mut().expect("code part selected").sys.devices.nics[0].icr |= CAUSE_RX;
-            self.code_rx_interrupt(now, 0);
-        } else if seen.interrupt && self.net.rss.is_some() {
-            // The one return ring is queue 0: its vector, unless its NAPI instance has it masked.
-            if self.net.rss.as_ref().is_some_and(|r| r.rings[0].rx_waiting() > 0) {
-                self.rss_raise(0);
+        let rings = self.net.firmware.as_ref().expect("firmware part selected").rings();
+        let vectors = (0..rings).filter(|&q| seen.vectors & 1 << q != 0);
+        if seen.vectors != 0 && self.code.is_some() {
+            // Kernel code's driver: each ring's receive cause in NIC 0's registers, its interrupt as any code NIC queue's.
+            for q in vectors {
+                self.code.as_mut().expect("code part selected").sys.devices.nics[0].icr |= rx_cause(q);
+                self.code_rx_interrupt(now, q);
             }
-        } else if seen.interrupt && self.net.nic.rx_waiting() > 0 {
+        } else if seen.vectors != 0 && self.net.rss.is_some() {
+            // Return ring q is RSS queue q: its vector, unless its NAPI instance has it masked.
+            for q in vectors {
+                if self.net.rss.as_ref().is_some_and(|r| r.rings[q].rx_waiting() > 0) {
+                    self.rss_raise(q);
+                }
+            }
+        } else if seen.vectors != 0 && self.net.nic.rx_waiting() > 0 {
             // An interrupt for frames an earlier one already took finds nothing: not taken.
             self.raise_nic_irq();
         }
@@ -284,12 +304,17 @@ impl Machine {
 
     /// A frame off the wire reaches the NIC's MAC at `now` (the NIC may be
     /// behind: it lands when the NIC runs to it).
-    /// With `[rss]` the frame's flow is drawn from the flow mix here (one
-    /// return ring: RPS reads its hash on the host).
+    /// With `[rss]` the frame's flow is drawn from the flow mix here, as
+    /// for the e1000-like NIC, and the MAC stamps it with the flow's
+    /// Toeplitz hash (firmware that steers reads it; with one return ring
+    /// RPS reads it on the host).
     pub(crate) fn firmware_land(&mut self, now: Time, bytes: u32) {
-        let flow = self.net.rss.as_mut().map_or(0, |r| r.steer().1);
+        let (flow, hash) = self.net.rss.as_mut().map_or((0, 0), |r| {
+            let flow = r.steer().1;
+            (flow, r.flow_hash[flow as usize])
+        });
         let f = self.net.firmware.as_mut().expect("firmware part selected");
-        if !f.arrives(Frame { arrival: now, bytes, flow }) {
+        if !f.arrives(Frame { arrival: now, bytes, flow }, hash) {
             self.nic_dropped(now);
         }
     }

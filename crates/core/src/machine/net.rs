@@ -93,14 +93,15 @@ impl Net {
         let coalescer = || crate::device::coalesce::Coalesce::new(&s.coalesce, s.cycles_per_us());
         let rss = s.rss.active().then(|| {
             let mut r = crate::device::rss::Rss::new(&s.rss, s.run.seed, ring);
-            if s.coalesce.active() {
+            // The programmable NIC's coalescing is its firmware's.
+            if s.coalesce.active() && !s.nic_firmware.selected() {
                 r.coalesce = (0..s.rss.queues).map(|_| coalescer()).collect();
             }
             r
         });
         let firmware = match s.nic_firmware.selected() {
             true => {
-                let f = Firmware::new(&s.nic_firmware, base_dir, s.cpu.clock_mhz).map_err(|(key, msg)| crate::Error::Config { file: s.file.clone(), key, line: None, msg })?;
+                let f = Firmware::new(&s.nic_firmware, base_dir, s.cpu.clock_mhz, s.rss.vectors() as usize, s.coalesce.active().then_some(&s.coalesce)).map_err(|(key, msg)| crate::Error::Config { file: s.file.clone(), key, line: None, msg })?;
                 nic = Firmware::host_queue(s.cycles_per_us(), s.nic.link_mbps);
                 Some(Box::new(f))
             }
@@ -131,7 +132,7 @@ impl Net {
             wire_waiting: 0,
             wire_queue: s.nic.wire_queue_packets,
             napi: None,
-            coalesce: (s.coalesce.active() && !s.rss.active()).then(coalescer),
+            coalesce: (s.coalesce.active() && !s.rss.active() && !s.nic_firmware.selected()).then(coalescer),
             rss,
             firmware,
             ports: super::nics::Ports::new(s),

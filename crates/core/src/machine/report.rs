@@ -157,6 +157,9 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     }
     if let Some(f) = &n.firmware {
         metrics.extend(named([("nic_firmware_instructions", f.instructions() as f64), ("nic_firmware_interrupts", f.interrupts as f64), ("nic_firmware_cycles", f.now() as f64)]));
+        if let Some((frames, timer)) = f.coalesce {
+            metrics.extend(named([("coalesce_timer_interrupts", timer as f64), ("coalesce_frame_interrupts", frames as f64)]));
+        }
         let w = f.window();
         let window = |x: fn(&irqsim_firmware::Measured) -> u64| w.map_or(0.0, |w| x(w) as f64);
         metrics.extend(named([

@@ -62,7 +62,7 @@ impl Loopback {
     /// Gives the NIC, ahead, every frame arriving by cycle `to`.
     pub fn arrive_by(&mut self, to: u64, nic: &mut Nic) {
         while self.next <= to {
-            nic.frame_arrives(self.next, self.bytes);
+            nic.frame_arrives(self.next, self.bytes, 0);
             self.next += self.gap;
         }
     }
