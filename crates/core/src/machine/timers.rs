@@ -109,6 +109,7 @@ impl Heap {
     #[inline(always)]
     fn set(&mut self, thread: usize, key: Key) {
         let key = if key_time(key) > self.end { Key::MAX } else { key };
+        debug_assert!(thread < THREADS);
         let thread = at(thread);
         // The common case of one busy thread at a time: its timer is the
         // only one set, or the first to be set. Nothing moves.
