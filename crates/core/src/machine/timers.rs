@@ -16,6 +16,25 @@ use crate::engine::{Key, Time, key_time};
 /// Position of a thread whose timer is not set.
 const ABSENT: u32 = u32::MAX;
 
+/// Most threads a machine has (`cpu.threads`).
+const THREADS: usize = crate::cpu::MAX_THREAD as usize + 1;
+
+/// Length of a heap's arrays: twice the threads, so that the right sibling
+/// of the last left child is in the array (and vacant). Indexed through
+/// `& (SLOTS - 1)`, so the sifts have no bounds checks.
+const SLOTS: usize = 2 * THREADS;
+const _: () = assert!(SLOTS.is_power_of_two());
+
+/// Index into a heap's arrays: in range by construction, the mask lets the
+/// compiler drop the bounds check.
+#[inline(always)]
+fn at(i: usize) -> usize {
+    i & (SLOTS - 1)
+}
+
+/// An entry past the heap's end: a key above every set one.
+const VACANT: (Key, u32) = (Key::MAX, ABSENT);
+
 pub(crate) struct Timers {
     /// The earliest timer (`Key::MAX`: none) and its thread, kept up to
     /// date by `set`: the loop reads it at every event.
@@ -23,21 +42,25 @@ pub(crate) struct Timers {
     thread: usize,
     /// Several threads: the set timers in an indexed heap. One thread (no
     /// heap) keeps its timer in `first`: setting it is a store.
-    heap: Option<Heap>,
+    heap: Option<Box<Heap>>,
 }
 
 pub(crate) struct Heap {
-    /// `(key, thread)` in heap order: `heap[0]` is the earliest.
-    heap: Vec<(Key, u32)>,
+    /// `(key, thread)` in heap order: `heap[0]` is the earliest. Entries
+    /// from `len` on are `VACANT`, so a sift compares a last left child
+    /// with its (vacant) right sibling without testing whether it exists.
+    heap: [(Key, u32); SLOTS],
+    len: usize,
     /// Each thread's index in `heap`, or `ABSENT`.
-    pos: Vec<u32>,
+    pos: [u32; SLOTS],
     /// The end of the run: a timer past it is cleared.
     end: Time,
 }
 
 impl Timers {
     pub fn new(threads: usize, end: Time) -> Self {
-        let heap = (threads != 1).then(|| Heap { heap: Vec::with_capacity(threads), pos: vec![ABSENT; threads], end });
+        assert!(threads <= THREADS, "{threads} threads: a machine has at most {THREADS}");
+        let heap = (threads != 1).then(|| Box::new(Heap { heap: [VACANT; SLOTS], len: 0, pos: [ABSENT; SLOTS], end }));
         Timers { first: Key::MAX, thread: 0, heap }
     }
 
@@ -55,7 +78,9 @@ impl Timers {
             None => self.first = key,
             Some(h) => {
                 h.set(thread, key);
-                (self.first, self.thread) = h.heap.first().map_or((Key::MAX, 0), |&(k, t)| (k, t as usize));
+                // `VACANT` when none is set: its thread is never read.
+                let (k, t) = h.heap[0];
+                (self.first, self.thread) = (k, t as usize);
             }
         }
     }
@@ -65,16 +90,18 @@ impl Timers {
     fn len(&self) -> usize {
         match &self.heap {
             None => usize::from(self.first != Key::MAX),
-            Some(h) => h.heap.len(),
+            Some(h) => h.len,
         }
     }
 
-    /// Whether every heap entry's thread knows its position, and no other
-    /// thread thinks it is in the heap.
+    /// Whether every heap entry's thread knows its position, no other
+    /// thread thinks it is in the heap, and every entry past the end is vacant.
     #[cfg(test)]
     fn positions_agree(&self) -> bool {
         let Some(h) = &self.heap else { return true };
-        h.heap.iter().enumerate().all(|(i, &(_, t))| h.pos[t as usize] as usize == i) && h.pos.iter().filter(|&&p| p != ABSENT).count() == h.heap.len()
+        h.heap[..h.len].iter().enumerate().all(|(i, &(_, t))| h.pos[t as usize] as usize == i)
+            && h.pos.iter().filter(|&&p| p != ABSENT).count() == h.len
+            && h.heap[h.len..].iter().all(|&e| e == VACANT)
     }
 }
 
@@ -82,22 +109,24 @@ impl Heap {
     #[inline(always)]
     fn set(&mut self, thread: usize, key: Key) {
         let key = if key_time(key) > self.end { Key::MAX } else { key };
+        debug_assert!(thread < THREADS);
+        let thread = at(thread);
         // The common case of one busy thread at a time: its timer is the
         // only one set, or the first to be set. Nothing moves.
-        match self.heap.as_mut_slice() {
-            [(k, t)] if *t as usize == thread => {
+        match self.len {
+            1 if self.heap[0].1 as usize == thread => {
                 if key != Key::MAX {
-                    *k = key;
+                    self.heap[0].0 = key;
                 } else {
-                    self.heap.clear();
+                    (self.heap[0], self.len) = (VACANT, 0);
                     self.pos[thread] = ABSENT;
                 }
                 return;
             }
-            [] => {
+            0 => {
                 debug_assert_eq!(self.pos[thread], ABSENT);
                 if key != Key::MAX {
-                    self.heap.push((key, thread as u32));
+                    (self.heap[0], self.len) = ((key, thread as u32), 1);
                     self.pos[thread] = 0;
                 }
                 return;
@@ -112,7 +141,7 @@ impl Heap {
         } else if key == Key::MAX {
             self.remove(i as usize);
         } else {
-            let i = i as usize;
+            let i = at(i as usize);
             // Not the only timer (that case returned above): it may move.
             let old = std::mem::replace(&mut self.heap[i].0, key);
             if key < old { self.sift_up(i) } else { self.sift_down(i) }
@@ -121,31 +150,35 @@ impl Heap {
 
     #[inline(never)]
     fn insert(&mut self, thread: usize, key: Key) {
-        self.heap.push((key, thread as u32));
-        self.pos[thread] = (self.heap.len() - 1) as u32;
-        self.sift_up(self.heap.len() - 1);
+        let i = self.len;
+        self.len += 1;
+        self.heap[at(i)] = (key, thread as u32);
+        self.pos[at(thread)] = i as u32;
+        self.sift_up(i);
     }
 
     #[inline(never)]
     fn remove(&mut self, i: usize) {
-        let (_, thread) = self.heap.swap_remove(i);
-        self.pos[thread as usize] = ABSENT;
-        // The last timer moved into the hole: up or down from there.
-        if i < self.heap.len() {
-            self.pos[self.heap[i].1 as usize] = i as u32;
-            if i > 0 && self.heap[(i - 1) / 2].0 > self.heap[i].0 { self.sift_up(i) } else { self.sift_down(i) }
+        let (_, thread) = self.heap[at(i)];
+        self.pos[at(thread as usize)] = ABSENT;
+        self.len -= 1;
+        let last = std::mem::replace(&mut self.heap[at(self.len)], VACANT);
+        // The last timer moves into the hole: up or down from there.
+        if i < self.len {
+            self.place(i, last);
+            if i > 0 && self.heap[at((i - 1) / 2)].0 > last.0 { self.sift_up(i) } else { self.sift_down(i) }
         }
     }
 
     #[inline(never)]
     fn sift_up(&mut self, mut i: usize) {
-        let e = self.heap[i];
+        let e = self.heap[at(i)];
         while i > 0 {
             let parent = (i - 1) / 2;
-            if self.heap[parent].0 <= e.0 {
+            if self.heap[at(parent)].0 <= e.0 {
                 break;
             }
-            self.place(i, self.heap[parent]);
+            self.place(i, self.heap[at(parent)]);
             i = parent;
         }
         self.place(i, e);
@@ -153,28 +186,28 @@ impl Heap {
 
     #[inline(never)]
     fn sift_down(&mut self, mut i: usize) {
-        let n = self.heap.len();
-        let e = self.heap[i];
+        let e = self.heap[at(i)];
         loop {
             let left = 2 * i + 1;
-            if left >= n {
+            if left >= self.len {
                 break;
             }
+            // A vacant right child (`Key::MAX`) is never the smaller.
             let right = left + 1;
-            let child = if right < n && self.heap[right].0 < self.heap[left].0 { right } else { left };
-            if self.heap[child].0 >= e.0 {
+            let child = if self.heap[at(right)].0 < self.heap[at(left)].0 { right } else { left };
+            if self.heap[at(child)].0 >= e.0 {
                 break;
             }
-            self.place(i, self.heap[child]);
+            self.place(i, self.heap[at(child)]);
             i = child;
         }
         self.place(i, e);
     }
 
-    #[inline]
+    #[inline(always)]
     fn place(&mut self, i: usize, e: (Key, u32)) {
-        self.heap[i] = e;
-        self.pos[e.1 as usize] = i as u32;
+        self.heap[at(i)] = e;
+        self.pos[at(e.1 as usize)] = i as u32;
     }
 }
 
@@ -196,7 +229,7 @@ mod tests {
         /// thread's slot keeps it: the End event, queued first, comes first).
         /// Times are one cycle to 2^15 cycles apart (`scale`).
         #[test]
-        fn first_is_the_smallest_timer(threads in 1usize..70, end in 0u64..45, scale in 0u32..4, ops in proptest::collection::vec((0usize..70, 0u64..40, any::<bool>()), 1..400)) {
+        fn first_is_the_smallest_timer(threads in 1usize..=THREADS, end in 0u64..45, scale in 0u32..4, ops in proptest::collection::vec((0usize..70, 0u64..40, any::<bool>()), 1..400)) {
             let end = end << (5 * scale);
             let mut timers = Timers::new(threads, end);
             let mut model = vec![Key::MAX; threads];
