@@ -101,6 +101,8 @@ def test_every_run_directory_reloads_bit_for_bit(name, tmp_path, capsys):
         ("msi-latency/soc-idle", ['intc.kind="xtpic"']),
         ("code/rx-min", ["cpu.threads=2"]),
         ("code/kernel-per-core", ["app.background=true", "app.thread=1"]),  # the abstract kernel's application beside code
+        ("code/kernel-per-core", ["stack.enabled=true"]),  # and its stack (the writer left [stack] out beside code)
+        ("mt-interrupts/driver-tx-single", ["cpu.threads=2"]),  # a send flood: the writer's app.background was refused back
     ],
 )
 def test_a_run_directory_with_overrides_reloads_bit_for_bit(name, sets, tmp_path, capsys):

@@ -313,4 +313,10 @@ fn the_abstract_nics_buffer_and_dma_keys_are_refused_with_code() {
         let key = set.split('=').next().unwrap();
         assert!(e.starts_with(&format!("--set: `{key}`: ")) && e.contains(why) && !e.contains('\n'), "{set}: {e}");
     }
+    // So do another NIC's where code drives it, and only there.
+    for set in ["nics.others[0].rx_buffer_bytes=65536", "nics.others[0].dma_bytes_per_cycle=0.5"] {
+        let e = refused("code/two-nics.toml", &[set]);
+        assert!(e.contains("its driver is kernel code") && !e.contains('\n'), "{set}: {e}");
+        Scenario::from_file(&bundled("code/kernel-per-core.toml"), &[parse_override(set).unwrap()]).unwrap_or_else(|e| panic!("the abstract kernel's NIC: {e}"));
+    }
 }

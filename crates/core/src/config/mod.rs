@@ -197,10 +197,13 @@ impl Scenario {
                 }
             }
             // Code replaces the abstract driver, stack and application; the
-            // driver's costs stay for a NIC on a CPU `code.cpus` leaves to them.
+            // driver's and stack's costs stay for a NIC on a CPU `code.cpus`
+            // leaves to them, and the application's keys that code takes
+            // (`app.syscall_cycles`, the abstract one beside it) are sorted
+            // by `rules::drop_unused`.
             let code = self.code.selected();
             let beside = self.nics.others.iter().any(|n| !self.port_on_code(n));
-            for (part, idle) in [(Part::Code, !code), (Part::Driver, code && !beside), (Part::Stack, code), (Part::App, code), (Part::NicFirmware, !self.nic_firmware.selected())] {
+            for (part, idle) in [(Part::Code, !code), (Part::Driver, code && !beside), (Part::Stack, code && !beside), (Part::NicFirmware, !self.nic_firmware.selected())] {
                 if idle {
                     parts.remove(part);
                 }

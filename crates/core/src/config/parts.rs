@@ -346,6 +346,34 @@ fn code_excludes(root: &Table, explicit: &[String], kind: &str) -> Result<(), Pr
     Ok(())
 }
 
+/// Keys of another NIC that kernel code's NICs do not take, as `CODE_NIC`'s
+/// for the first: the frames of a NIC whose interrupts go to a code CPU go
+/// from its wire into the buffer of its ring's next descriptor.
+pub(super) const CODE_PORT: &[&str] = &["rx_buffer_bytes", "dma_bytes_per_cycle"];
+
+/// Whether another NIC (its table) is driven by kernel code: its
+/// interrupts go to a CPU `code.cpus` names (absent: every CPU).
+fn code_drives(cpus: Option<&[Value]>, nic: &Table) -> bool {
+    let at = nic.get("irq_thread").and_then(Value::as_integer).unwrap_or(0);
+    cpus.is_none_or(|c| c.iter().any(|c| c.as_integer() == Some(at)))
+}
+
+/// Another NIC driven by kernel code refuses [`CODE_PORT`]'s keys.
+fn code_ports(root: &Table, explicit: &[String]) -> Result<(), Problem> {
+    if !explicit.iter().any(|k| k == "code.program") {
+        return Ok(());
+    }
+    let cpus = root.get("code").and_then(|c| c.get("cpus")).and_then(Value::as_array).map(Vec::as_slice);
+    let others = root.get("nics").and_then(|n| n.get("others")).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    for (i, nic) in others.iter().enumerate().filter_map(|(i, n)| Some((i, n.as_table()?))) {
+        if let Some(k) = CODE_PORT.iter().find(|k| nic.contains_key(**k)).filter(|_| code_drives(cpus, nic)) {
+            let msg = "its driver is kernel code (its interrupts go to a CPU that runs the program): each frame goes from its wire into the buffer of its ring's next descriptor, with no on-chip buffer and its DMA not timed; remove the key";
+            return Err((format!("nics.others[{i}].{k}"), msg.into()));
+        }
+    }
+    Ok(())
+}
+
 /// The abstract application: a send flood is the application (it sends
 /// again as each send returns), so no CPU-bound one runs beside it. Beside
 /// code (`code.cpus`) the abstract kernel's application runs only when
@@ -440,6 +468,7 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
     }
     // After the part check: a key of an unselected part is named as such.
     code_excludes(root, &explicit, &kind)?;
+    code_ports(root, &explicit)?;
     crate::device::firmware::excludes(&explicit)?;
     code_cores_follow_threads(root, &explicit);
     application(root, &explicit, &kind)?;
