@@ -152,4 +152,6 @@ fn what_cannot_forward_is_refused_naming_the_key() {
     refused("code/two-nics", &["nic.forward_to=1"], "`nic.forward_to`: this NIC's driver is kernel code");
     let uplink = "nics.others=[{rate_per_s = 0.0, packet_bytes = 64, link_mbps = 1000.0, forward_to = 0}]";
     refused("code/rx-firmware", &[uplink], "`nics.others[0].forward_to`: this NIC's driver is kernel code");
+    let jumbo = "nics.others=[{rate_per_s = 1000.0, packet_bytes = 9000, rx_buffer_bytes = 65536, link_mbps = 10000.0, forward_to = 0}]";
+    refused("compose/rx-firmware", &[jumbo], "`nics.others[0].packet_bytes`: 9000-byte frames forwarded onto NIC 0, the programmable one, whose MAC sends frames of at most 1518 bytes");
 }

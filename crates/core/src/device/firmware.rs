@@ -68,7 +68,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// The longest frame the MAC takes (Ethernet without jumbo frames).
-const MAX_FRAME_BYTES: u32 = 1518;
+pub(crate) const MAX_FRAME_BYTES: u32 = 1518;
 
 /// `[nic_firmware]`; keys: [`FirmwareConfig::PARAMS`]. The keys stay a
 /// table: the device's are checked against irqsim-firmware's own

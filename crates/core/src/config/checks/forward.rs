@@ -21,6 +21,15 @@ pub(super) fn forward(s: &Scenario) -> Result<(), (String, String)> {
             return Err((key, format!("NIC {to}'s driver is kernel code (`code.program`): its transmit ring is the program's; forward to a NIC the abstract kernel drives")));
         }
     }
+    // The programmable NIC's MAC sends Ethernet frames: a larger one
+    // forwarded onto it would need IP fragmentation, which is not modelled.
+    let max = crate::device::firmware::MAX_FRAME_BYTES;
+    if s.nic_firmware.selected()
+        && let Some((i, n)) = s.nics.others.iter().enumerate().find(|(_, n)| n.forward_to == Some(0) && n.packet_bytes > max)
+    {
+        let msg = format!("{}-byte frames forwarded onto NIC 0, the programmable one, whose MAC sends frames of at most {max} bytes: IP would fragment them, which is not modelled; forward them elsewhere or make them smaller", n.packet_bytes);
+        return Err((format!("nics.others[{i}].packet_bytes"), msg));
+    }
     let all = s.nic.forward_to.is_some() && s.nics.others.iter().all(|n| n.forward_to.is_some() || n.rate_pps == 0.0);
     if all && s.napi.busy_poll_usecs > 0 {
         return Err(("napi.busy_poll_usecs".into(), "every NIC's frames are forwarded (`forward_to`): no socket receives any, so none busy-polls; remove the key".into()));
