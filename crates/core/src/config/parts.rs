@@ -329,10 +329,12 @@ fn code_excludes(root: &Table, explicit: &[String], kind: &str) -> Result<(), Pr
         if let Some((_, why)) = CODE_NIC.iter().find(|(n, _)| n == k) {
             return Err((k.clone(), format!("{why}; remove the key")));
         }
-        let msg = match beside_code(k) {
-            _ if app_beside_code(k) => "the kernel's software is code (`code.program`) on every CPU, and its application is the program's: this key is the abstract kernel's application, on a CPU `code.cpus` leaves it; name the program's CPUs in `code.cpus`, or remove the key",
-            true => "the kernel's software is code (`code.program`) on every CPU a NIC interrupts: this part is used only by the abstract kernel `code.cpus` leaves on other CPUs; remove the key, or send a `[[nics.others]]` NIC's `irq_thread` there",
-            false => "the kernel's software is code (`code.program`): this part is not used; remove the key",
+        let msg = if app_beside_code(k) {
+            "the kernel's software is code (`code.program`) on every CPU, and its application is the program's: this key is the abstract kernel's application, on a CPU `code.cpus` leaves it; name the program's CPUs in `code.cpus`, or remove the key"
+        } else if beside_code(k) {
+            "the kernel's software is code (`code.program`) on every CPU a NIC interrupts: this part is used only by the abstract kernel `code.cpus` leaves on other CPUs; remove the key, or send a `[[nics.others]]` NIC's `irq_thread` there"
+        } else {
+            "the kernel's software is code (`code.program`): this part is not used; remove the key"
         };
         return Err((k.clone(), msg.into()));
     }
