@@ -79,6 +79,25 @@ fn bus_keys_need_a_controller() {
     Scenario::from_file(&bundled(RX), &[parse_override("intc.kind=ioapic").unwrap(), parse_override("bus.mmio_read_ns=1").unwrap()]).unwrap();
 }
 
+/// Port I/O is the 8259s' alone, the EOI write the local APIC's and the
+/// status read a shared line's: each is refused where the machine's
+/// controllers never take that path (a sweep of
+/// it there would measure nothing), and a device's own controller counts.
+#[test]
+fn controller_costs_need_their_controller() {
+    let e = refused(EXERCISER, &["bus.port_io_ns=700"]);
+    assert!(e.starts_with("--set: `bus.port_io_ns`: only used when `intc.kind` is `xtpic` (it is `msi`)"), "{e}");
+    let e = refused(EXERCISER, &["intc.kind=xtpic", "irq_path.lapic_eoi_cycles=5"]);
+    assert!(e.starts_with("--set: `irq_path.lapic_eoi_cycles`: only used when `intc.kind` is `ioapic`, `msi`, `msix` (it is `xtpic`)"), "{e}");
+    let e = refused(EXERCISER, &["bus.mmio_read_ns=1200"]);
+    assert!(e.starts_with("--set: `bus.mmio_read_ns`: only used when `intc.kind` is `xtpic`, `ioapic` (it is `msi`)"), "{e}");
+    let sets = |s: &[&str]| s.iter().map(|s| parse_override(s).unwrap()).collect::<Vec<_>>();
+    Scenario::from_file(&bundled(EXERCISER), &sets(&["intc.kind=ioapic", "bus.mmio_read_ns=1200"])).unwrap();
+    Scenario::from_file(&bundled(EXERCISER), &sets(&["intc.kind=xtpic", "bus.port_io_ns=700"])).unwrap();
+    let legacy = "workload.others=[{rate_per_s = 100.0, line = 1, intc = \"xtpic\"}]";
+    Scenario::from_file(&bundled(EXERCISER), &sets(&[legacy, "bus.port_io_ns=700"])).unwrap();
+}
+
 /// Keys that only one variant of a part uses are refused under the others.
 #[test]
 fn keys_of_unchosen_variants_are_refused() {

@@ -61,14 +61,30 @@ pub(crate) const KINDS: &[&str] = &["direct", "xtpic", "ioapic", "msi", "msix"];
 /// Every controller but the direct wire, which has no bus.
 pub(crate) const CONTROLLERS: &[&str] = &["xtpic", "ioapic", "msi", "msix"];
 
+/// The controllers of shared lines, whose handlers read their device's status
+/// to learn whether it interrupted.
+pub(crate) const LEGACY: &[&str] = &["xtpic", "ioapic"];
+
+/// The controllers whose interrupts end with a write to the local APIC's EOI
+/// register (the 8259s take theirs by port I/O).
+pub(crate) const LOCAL_APIC: &[&str] = &["ioapic", "msi", "msix"];
+
 /// Longest bus transaction: bounds keep every sum of costs far from 64-bit overflow.
 const MAX_NS: f64 = 1e6;
 
 impl BusConfig {
     /// The section's keys.
     pub const PARAMS: &'static [Param] = &[
-        Param::float("mmio_read_ns", "ns", d("900.0"), true, 0.0, MAX_NS, "round trip of the CPU's uncached read of a device register (non-posted)")
-            .when("intc.kind", CONTROLLERS),
+        Param::float(
+            "mmio_read_ns",
+            "ns",
+            d("900.0"),
+            true,
+            0.0,
+            MAX_NS,
+            "round trip of the CPU's uncached read of a device register (non-posted): a legacy line's handler reads its device's status (a message names its source)",
+        )
+        .when("intc.kind", LEGACY),
         Param::float(
             "posted_write_ns",
             "ns",
@@ -88,7 +104,7 @@ impl BusConfig {
             MAX_NS,
             "round trip of one legacy port I/O (IN, OUT) or interrupt-acknowledge cycle to the 8259s",
         )
-        .when("intc.kind", CONTROLLERS),
+        .when("intc.kind", &["xtpic"]),
         Param::float(
             "apic_message_ns",
             "ns",

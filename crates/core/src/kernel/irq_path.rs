@@ -5,7 +5,7 @@
 
 use crate::params::{Param, absent, d};
 use crate::device::nics::DriverPath;
-use crate::intc::config::CONTROLLERS;
+use crate::intc::config::{CONTROLLERS, LOCAL_APIC};
 use serde::{Deserialize, Serialize};
 
 /// The Linux path's keys: the exerciser's path, or the NIC's when chosen.
@@ -68,7 +68,7 @@ impl IrqPathConfig {
         Param::cycles("entry_cycles", d("600"), "common_interrupt + do_IRQ to the first handler (register save, irq_enter, descriptor lookup, flow handler)")
             .when("irq_path.kind", LINUX),
         Param::cycles("exit_cycles", d("400"), "after the handlers: irq_exit, softirq check, register restore, iret").when("irq_path.kind", LINUX),
-        Param::cycles("lapic_eoi_cycles", d("100"), "a write to the local APIC's EOI register").when("intc.kind", CONTROLLERS),
+        Param::cycles("lapic_eoi_cycles", d("100"), "a write to the local APIC's EOI register").when("intc.kind", LOCAL_APIC),
         Param::cycles("mmio_write_cycles", d("50"), "issuing one uncached MMIO write (the CPU does not wait for it to land)").when("intc.kind", CONTROLLERS),
         Param::cycles("isr_cycles", d("100"), "the ISR's own work besides its bus accesses: the exerciser's, or the NIC's top half on the Linux path")
             .when("irq_path.kind", LINUX),
