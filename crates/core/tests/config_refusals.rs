@@ -79,8 +79,8 @@ fn bus_keys_need_a_controller() {
     Scenario::from_file(&bundled(RX), &[parse_override("intc.kind=ioapic").unwrap(), parse_override("bus.mmio_read_ns=1").unwrap()]).unwrap();
 }
 
-/// Port I/O is the 8259s' alone, the EOI write the local APIC's and the
-/// status read a shared line's: each is refused where the machine's
+/// Port I/O is the 8259s' alone, the EOI write the local APIC's, the
+/// status read and clear a shared line's: each is refused where the machine's
 /// controllers never take that path (a sweep of
 /// it there would measure nothing), and a device's own controller counts.
 #[test]
@@ -96,6 +96,11 @@ fn controller_costs_need_their_controller() {
     Scenario::from_file(&bundled(EXERCISER), &sets(&["intc.kind=xtpic", "bus.port_io_ns=700"])).unwrap();
     let legacy = "workload.others=[{rate_per_s = 100.0, line = 1, intc = \"xtpic\"}]";
     Scenario::from_file(&bundled(EXERCISER), &sets(&[legacy, "bus.port_io_ns=700"])).unwrap();
+    // An uncached write: a shared line's status clear, or the exerciser's own.
+    let e = refused(RX, &["intc.kind=msix", "irq_path.mmio_write_cycles=5"]);
+    assert!(e.contains("`irq_path.mmio_write_cycles`: only used when `intc.kind` is `xtpic`, `ioapic` (it is `msix`) or `workload.kind` is `exerciser`"), "{e}");
+    Scenario::from_file(&bundled(RX), &sets(&["intc.kind=ioapic", "irq_path.mmio_write_cycles=5"])).unwrap();
+    Scenario::from_file(&bundled(EXERCISER), &sets(&["irq_path.mmio_write_cycles=5"])).unwrap();
 }
 
 /// Keys that only one variant of a part uses are refused under the others.

@@ -92,10 +92,23 @@ pub(super) fn reads_value(key: &str) -> bool {
     DECIDING.binary_search(&key).is_ok()
 }
 
+/// Keys that a second part uses besides the variant their
+/// [`When`](params::When) names: `(key, workload kinds that use it too)`.
+/// `irq_path.mmio_write_cycles` is a shared line's status clear and,
+/// whatever the controller, the exerciser's signature writes.
+const ALSO_USED: &[(&str, &[&str])] = &[("irq_path.mmio_write_cycles", &["exerciser"])];
+
+fn also_used(key: &str, kind: &str) -> bool {
+    ALSO_USED.iter().any(|&(k, kinds)| k == key && kinds.contains(&kind))
+}
+
 /// Refuses an explicit key whose [`When`](params::When) does not hold.
 pub(super) fn check_when(root: &Table, key: &str, kind: &str) -> Result<(), Problem> {
     let Some(p) = param_of(key, kind) else { return Ok(()) };
     let Some(w) = p.when else { return Ok(()) };
+    if also_used(key, kind) {
+        return Ok(());
+    }
     let value = lookup(root, w.key).map(plain).unwrap_or_else(|| implied(w.key, kind).to_string());
     let Some((field, what)) = PER_DEVICE.iter().find(|d| d.0 == w.key).map(|d| (d.1, d.2)) else {
         return when_holds(key, &w, vec![value], "");
@@ -120,7 +133,8 @@ fn when_holds(key: &str, w: &params::When, values: Vec<String>, what: &str) -> R
     } else {
         format!("the machine's {what} are {}", params::quoted(&values.iter().map(String::as_str).collect::<Vec<_>>()))
     };
-    Err((key.into(), format!("only used when `{}` is {} ({is}); remove the key", w.key, params::quoted(w.is))))
+    let also = ALSO_USED.iter().find(|a| a.0 == key).map(|a| format!(" or `workload.kind` is {}", params::quoted(a.1))).unwrap_or_default();
+    Err((key.into(), format!("only used when `{}` is {} ({is}){also}; remove the key", w.key, params::quoted(w.is))))
 }
 
 /// The values a per-device deciding key (whose own value is `value`) takes
@@ -188,7 +202,7 @@ pub fn drop_unused(doc: &mut serde_json::Value, kind: &str) {
             .filter_map(|x| x.get(field).filter(|v| !v.is_null()).map(json_plain))
             .collect()
     };
-    let unused = |doc: &serde_json::Value, params: &[Param], item: Option<&serde_json::Value>| -> Vec<&'static str> {
+    let unused = |doc: &serde_json::Value, section: &str, params: &[Param], item: Option<&serde_json::Value>| -> Vec<&'static str> {
         let used = |w: params::When| {
             let value = value_of(doc, w.key);
             let values = match PER_DEVICE.iter().find(|d| d.0 == w.key) {
@@ -197,11 +211,12 @@ pub fn drop_unused(doc: &mut serde_json::Value, kind: &str) {
             };
             values.iter().any(|v| w.is.contains(&v.as_str()))
         };
-        params.iter().filter(|p| p.when.is_some_and(|w| !used(w))).map(|p| p.key).collect()
+        let also = |p: &Param| item.is_none() && also_used(&format!("{section}.{}", p.key), kind);
+        params.iter().filter(|p| p.when.is_some_and(|w| !used(w)) && !also(p)).map(|p| p.key).collect()
     };
     let sections = PARTS.iter().map(|i| (i.section, i.params)).chain(variant(kind).map(|v| ("workload", v.params)));
     for (section, params) in sections {
-        let drop = unused(doc, params, None);
+        let drop = unused(doc, section, params, None);
         // And within each table of an array of tables (`[[sources.others]]`).
         let mut in_items = Vec::new();
         for p in params {
@@ -209,7 +224,7 @@ pub fn drop_unused(doc: &mut serde_json::Value, kind: &str) {
                 continue;
             };
             for (i, x) in items.iter().enumerate() {
-                in_items.push((p.key, i, unused(doc, item_params, Some(x))));
+                in_items.push((p.key, i, unused(doc, section, item_params, Some(x))));
             }
         }
         let Some(t) = doc.get_mut(section).and_then(|t| t.as_object_mut()) else { continue };
