@@ -160,9 +160,15 @@ impl Machine {
     }
 
     /// The frames the MAC dropped as the NIC ran, each counted at its
-    /// arrival (no earlier than `before`).
+    /// arrival (no earlier than `before`, when a closed-loop sender tries
+    /// again; an open-loop one does not, so they are only counted).
     fn count_drops(&mut self, before: Time) {
         let f = self.net.firmware.as_mut().expect("firmware part selected");
+        if self.net.workload.rx_serviced(before).is_none() {
+            self.net.counters.rx_dropped_nic += f.drops.len() as u64;
+            f.drops.clear();
+            return;
+        }
         let drops = std::mem::take(&mut f.drops);
         for &at in &drops {
             self.nic_dropped(at.max(before));
