@@ -3,9 +3,10 @@
 //! Before each event the loop runs the NIC's cores up to that event's
 //! cycle, as it runs kernel code: the NIC and the host see one another in
 //! time order. Frames arriving from the wire are not such events: the
-//! arrivals queued next are given to the NIC ahead (their wire and
-//! counters handled as the loop would), and its cores run on past them;
-//! the MAC's drops are counted once the NIC has run past them. When the
+//! arrivals queued next are given to the NIC ahead, [`WIRE_AHEAD`] cycles
+//! of them at a time (their wire and counters handled as the loop would),
+//! and its cores run on past them; the MAC's drops are counted once the
+//! NIC has run past them. When the
 //! NIC asks for an interrupt, sends a frame or writes its status block,
 //! time moves to the end of that NIC cycle, where the host reads the
 //! returned frames into its receive queue and the NIC's interrupt is
