@@ -131,6 +131,9 @@ pub struct Hardware {
     rx_freed: u64,
     /// Frames on their way in: (arrival cycle, length, RSS hash), in order.
     arriving: VecDeque<(u64, u32, u32)>,
+    /// The first one's arrival (u64::MAX: none): every register access
+    /// looks, so it is one comparison there.
+    next_arrival: u64,
     /// Whether each frame that landed since [`Hardware::landings`] was
     /// last drained took a slot (`false`: the MAC dropped it), in order.
     landed: Vec<bool>,
@@ -168,6 +171,7 @@ impl Hardware {
             dropped: 0,
             rx_freed: 0,
             arriving: VecDeque::new(),
+            next_arrival: u64::MAX,
             landed: Vec::new(),
             mailbox: [0; 2],
             timer_at: u64::MAX,
@@ -250,6 +254,7 @@ impl Hardware {
     /// device is at); `hash` is the Toeplitz hash of its flow, which the
     /// MAC's receive logic computes as an RSS NIC's does.
     pub fn frame_arrives(&mut self, at: u64, len: u32, hash: u32) {
+        self.next_arrival = self.next_arrival.min(at);
         self.arriving.push_back((at, len, hash));
     }
 
@@ -258,10 +263,21 @@ impl Hardware {
     /// firmware has freed none.
     #[inline(always)]
     pub fn arrive_by(&mut self, now: u64) {
-        while self.arriving.front().is_some_and(|&(at, _, _)| at <= now) {
-            let (_, len, hash) = self.arriving.pop_front().expect("front exists");
+        if self.next_arrival <= now {
+            self.land_by(now);
+        }
+    }
+
+    fn land_by(&mut self, now: u64) {
+        while let Some(&(at, len, hash)) = self.arriving.front() {
+            if at > now {
+                self.next_arrival = at;
+                return;
+            }
+            self.arriving.pop_front();
             self.land(len, hash);
         }
+        self.next_arrival = u64::MAX;
     }
 
     /// Whether each frame that landed since the last call took a slot, in
