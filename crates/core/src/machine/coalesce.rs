@@ -53,6 +53,10 @@ impl Machine {
     /// counters (with RSS, the queue's; else the NIC's) and may move to
     /// another profile.
     pub(crate) fn dim_sample(&mut self, q: usize) {
+        // Most queues have no DIM: no counts to gather (once per NAPI poll).
+        if !self.coalescer(q).is_some_and(|c| c.dim.is_some()) {
+            return;
+        }
         let now = self.queue.now();
         let c = &self.net.counters;
         let (events, frames, bytes) = match &self.net.rss {

@@ -122,22 +122,23 @@ impl Workload {
     }
 
     /// The next stimulus of the open-loop sources, in time order. Inline for
-    /// Poisson arrivals (once per frame on the bench), the rest out of line:
-    /// with periodic arrivals inline too, LLVM tested for them first.
+    /// arrivals (once per frame: the bench's Poisson ones, the livelock
+    /// study's periodic ones), the rest out of line.
     #[inline(always)]
     pub fn next_stimulus(&mut self) -> Result<Option<(Time, Stimulus)>> {
         if let Workload::Poisson { mean_gap, bytes, next, rng } = self {
             let gap = *mean_gap * rng.sample::<f64, _>(rand_distr::Exp1);
             return Ok(Some(arrival(next, gap, *bytes)));
+        } else if let Workload::Periodic { gap, bytes, next } = self {
+            return Ok(Some(arrival(next, *gap, *bytes)));
         }
         self.next_other()
     }
 
     fn next_other(&mut self) -> Result<Option<(Time, Stimulus)>> {
         Ok(match self {
-            // Poisson arrivals are handled inline above.
-            Workload::Idle | Workload::Poisson { .. } => None,
-            Workload::Periodic { gap, bytes, next } => Some(arrival(next, *gap, *bytes)),
+            // Arrivals are handled inline above.
+            Workload::Idle | Workload::Poisson { .. } | Workload::Periodic { .. } => None,
             Workload::Flood { receive, bytes, started, .. } => {
                 // Only the first frame of a receive flood comes from here.
                 let first = *receive && !*started;
