@@ -3,9 +3,10 @@
 //! A block is the straight run of instructions from an entry address up to
 //! the first control transfer, `syscall`, `break` or undecodable word, plus
 //! the delay slot of a branch or jump when the slot is an ordinary
-//! instruction. A conditional branch that neither links nor annuls its slot
-//! ([`Cond::inner`]) does not end it: the block goes on along the branch's
-//! fall-through path, past its slot, and leaves there if it is taken
+//! instruction. A forward conditional branch that neither links nor annuls
+//! its slot ([`Cond::inner`]) does not end it: the block goes on along the
+//! branch's fall-through path, past its slot, and leaves there if it is
+//! taken
 //! (see docs/performance.md, issue 24, fourteenth session).
 //!
 //! Entered with nothing in flight in the thread's scoreboard and with no
@@ -177,12 +178,13 @@ impl Blocks {
             steps.push(Step { inst, off: t, fetch: line(len), simple: Simple::of(inst), cond });
             (span, len, at, k) = (span.max(t), len + 1, t + 1, k + 1);
             if inst.op.transfers() {
-                // A branch whose fall-through path goes on here, with its ordinary slot: the block
-                // goes on past both (the slot at its offset after a fall-through; if the branch is
-                // taken, at its offset after a taken one, no earlier than the branch's penalty).
+                // A forward branch (a backward one closes a loop: mostly taken) with its ordinary
+                // slot: the block goes on past both along the fall-through path (the slot at its
+                // offset after a fall-through; if the branch is taken, at its offset after a taken
+                // one, no earlier than the branch's penalty).
                 let slot = insts.get(k).filter(|s| !s.op.transfers());
                 match slot {
-                    Some(&s) if cond.inner() && len < MAX_ORDINARY => {
+                    Some(&s) if cond.inner() && inst.imm > pc + 4 * len as u32 && len < MAX_ORDINARY => {
                         let u = rel.issue(s, at);
                         rel.issued(s, u);
                         steps.push(Step { inst: s, off: u, fetch: line(len), simple: Simple::of(s), cond: Cond::of(s) });
