@@ -3,13 +3,21 @@
 //! A block is the straight run of instructions from an entry address up to
 //! the first control transfer, `syscall`, `break` or undecodable word, plus
 //! the delay slot of a branch or jump when the slot is an ordinary
-//! instruction. Entered with nothing in flight in the thread's scoreboard
-//! and with no memory stall, each instruction's issue cycle relative to the
-//! block's entry is fixed by the pipeline's interlocks alone, so it is
-//! computed when the block is first entered and reused: the thread's slice
-//! then runs the block without per-instruction timing (see
-//! [`crate::system`]). The delay slot has two offsets, for the branch taken
-//! and not, since the taken-branch penalty comes before it.
+//! instruction. A forward conditional branch that neither links nor annuls
+//! its slot ([`Cond::inner`]) does not end it: the block goes on along the
+//! branch's fall-through path, past its slot, and leaves there if it is
+//! taken
+//! (see docs/performance.md, issue 24, fourteenth session).
+//!
+//! Entered with nothing in flight in the thread's scoreboard and with no
+//! memory stall, each instruction's issue cycle relative to the block's
+//! entry is fixed by the pipeline's interlocks alone, so it is computed when
+//! the block is first entered and reused: the thread's slice then runs the
+//! block without per-instruction timing (see [`crate::system`]). The
+//! closing delay slot has two offsets, for the branch taken and not, since
+//! the taken-branch penalty comes before it; the slot of a branch within
+//! the block has its fall-through offset, and when the branch is taken
+//! issues no earlier than the branch's penalty allows.
 //!
 //! Blocks are built lazily by entry address and all dropped when the text
 //! is written (self-modifying code: [`Code::generation`] moves on).
@@ -40,13 +48,15 @@ pub struct Step {
 /// One block.
 #[derive(Clone, Debug, Default)]
 pub struct Block {
-    /// Instructions that go on in order before the end ([`Op::transfers`] is false).
+    /// Instructions that go on in order before the end: ordinary ones
+    /// ([`Op::transfers`] is false), and branches within the block, each
+    /// followed by its slot.
     pub ordinary: u32,
     /// The latest issue offset: the block runs whole if entered before `limit - span`.
     pub span: u32,
     /// The offset after the ordinary instructions: where the transfer's fetch starts.
     pub after: u32,
-    /// The ordinary instructions, then the control transfer ending the block
+    /// The ordinary instructions (see [`Block::ordinary`]), then the control transfer ending the block
     /// if any (else it ends at the length limit or the end of the text and
     /// the next block follows in order), then, if the transfer's delay slot
     /// belongs to the block, the slot's step after a fall-through and after
@@ -157,17 +167,34 @@ impl Blocks {
         let mut rel = Relative { p, reg: [0; 32], hilo: 0 };
         let mut steps = Vec::new();
         let (mut at, mut span, mut len, mut end, mut after) = (0, 0, 0, None, 0);
-        for &inst in insts[first..].iter().take(MAX_ORDINARY + 1) {
+        let mut k = first;
+        while let Some(&inst) = insts.get(k) {
             if len == MAX_ORDINARY && !inst.op.transfers() {
                 break;
             }
             let t = rel.issue(inst, at);
             rel.issued(inst, t);
-            steps.push(Step { inst, off: t, fetch: line(len), simple: Simple::of(inst), cond: Cond::of(inst) });
-            (span, len, at) = (t, len + 1, t + 1);
+            let cond = Cond::of(inst);
+            steps.push(Step { inst, off: t, fetch: line(len), simple: Simple::of(inst), cond });
+            (span, len, at, k) = (span.max(t), len + 1, t + 1, k + 1);
             if inst.op.transfers() {
-                end = Some(inst.op);
-                break;
+                // A forward branch (a backward one closes a loop: mostly taken) with its ordinary
+                // slot: the block goes on past both along the fall-through path (the slot at its
+                // offset after a fall-through; if the branch is taken, at its offset after a taken
+                // one, no earlier than the branch's penalty).
+                let slot = insts.get(k).filter(|s| !s.op.transfers());
+                match slot {
+                    Some(&s) if cond.inner() && inst.imm > pc + 4 * len as u32 && len < MAX_ORDINARY => {
+                        let u = rel.issue(s, at);
+                        rel.issued(s, u);
+                        steps.push(Step { inst: s, off: u, fetch: line(len), simple: Simple::of(s), cond: Cond::of(s) });
+                        (span, len, at, k) = (span.max(u).max(at + p.branch_taken_cycles), len + 1, u + 1, k + 1);
+                    }
+                    _ => {
+                        end = Some(inst.op);
+                        break;
+                    }
+                }
             }
             after = at;
         }

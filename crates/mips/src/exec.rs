@@ -191,6 +191,12 @@ impl Cond {
             _ => Cond::Other,
         }
     }
+
+    /// A conditional branch that neither links nor annuls its slot: a
+    /// block may go on past it and its slot on its fall-through path.
+    pub fn inner(self) -> bool {
+        matches!(self, Cond::Beq | Cond::Bne | Cond::Blez | Cond::Bgtz | Cond::Bltz | Cond::Bgez)
+    }
 }
 
 /// [`decide`] for a transfer that [`Cond::of`] made `k`: None (nothing done) for [`Cond::Other`].

@@ -65,6 +65,29 @@ impl<D: Devices> System<D> {
                         let (body, end) = b.steps.split_at(b.ordinary as usize);
                         let entry = pc;
                         if let Err((j, leave)) = run.body(th, body, t0, pc, instret, &mut bus) {
+                            if let Leave::Taken(target) = leave {
+                                // A branch within the block taken: its slot, the next step, at its
+                                // offset after a taken branch, then the target.
+                                let (last, s) = (&body[j], &body[j + 1]);
+                                if D::BLOCK_HOOK {
+                                    bus.devices.issued_block(id, pc, t0, &body[..=j]);
+                                }
+                                (pc, instret) = (pc.wrapping_add(4 * j as u32), instret + j as u64 + 1);
+                                let (penalty, at) = (pipeline.branch_taken_cycles, t0 + u64::from(last.off));
+                                if !D::BLOCK_HOOK {
+                                    bus.devices.issued(id, pc, at);
+                                }
+                                let from = at + 1 + u64::from(penalty);
+                                pc = pc.wrapping_add(4);
+                                let at = t0 + u64::from(s.off.max(last.off + 1 + penalty));
+                                if let Err(leave) = run.step(th, s, at, pc, instret, &mut bus) {
+                                    (th.ctx.pc, th.ctx.npc) = (pc, target);
+                                    break Some((leave, s.inst, at, from));
+                                }
+                                (pc, instret) = (target, instret + 1);
+                                (ready, now, t0) = (at + 1, at + 1, at + 1);
+                                continue;
+                            }
                             if D::BLOCK_HOOK {
                                 // The steps before the leave, and the leaving one if it ran.
                                 let ran = j + usize::from(matches!(leave, Leave::After { .. }));
@@ -161,6 +184,7 @@ impl<D: Devices> System<D> {
                                 break 'run Ok(Some(Stop::Device { core: k, thread: t }));
                             }
                         }
+                        Leave::Taken(_) => unreachable!("the chain runs a taken branch's slot itself"),
                     }
                     continue 'run;
                 }
@@ -240,6 +264,9 @@ enum Leave {
     /// The instruction ran, but its access stalled (cycles), wrote the text
     /// or (`stop`) asked the caller to act: on one instruction at a time.
     After { stall: u32, stop: bool },
+    /// A branch within the block (see [`crate::exec::Cond::inner`]) was
+    /// decided taken, to this address: the block ends after its slot.
+    Taken(u32),
 }
 
 /// What a block's ordinary instructions share.
@@ -281,6 +308,16 @@ impl Ordinary<'_> {
                 continue;
             }
             if s.inst.class == 0 {
+                // A branch within the block (see `Cond::inner`): on along its fall-through path, or out.
+                if let Some(exit) = cond(&th.ctx, s.cond, s.inst) {
+                    if let Exit::Taken(target) = exit {
+                        return Err((j, Leave::Taken(target)));
+                    }
+                    if each {
+                        bus.devices.issued(self.id, pc, at);
+                    }
+                    continue;
+                }
                 compute(&mut th.ctx, s.inst).map_err(|f| (j, Leave::Fault(f)))?;
                 if each {
                     bus.devices.issued(self.id, pc, at);

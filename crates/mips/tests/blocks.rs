@@ -320,3 +320,40 @@ fn a_jump_to_a_misaligned_address_faults_beside_a_built_block() {
     }
     assert_eq!(s.cores[0].threads[0].ctx.r[9], 1, "the block at the aligned address ran once");
 }
+
+/// A block goes on past a branch not taken and its slot (see
+/// `irqsim_mips::exec::Cond::inner`): a slot's load in flight into the
+/// instructions after it, a branch within the block taken on some
+/// iterations (its slot then runs after the taken branch's penalty),
+/// another on the last. Whole and in slices, with and without caches, told
+/// one by one or a block at a time: every instruction issues at the same cycle.
+#[test]
+fn a_block_going_on_past_a_branch_not_taken_issues_as_one_instruction_at_a_time() {
+    let words = [
+        lui(8, 0x1000),
+        addiu(9, 0, 12),
+        i(12, 9, 10, 3),  // loop: 2, andi
+        bne(10, 0, 2),    // to 6 three times in four
+        lw(11, 0, 8),     // slot: its result in flight into 5
+        addu(12, 12, 11), // 5
+        addiu(9, 9, -1),  // 6
+        sw(9, 0, 8),      // what 4 loads next
+        beq(9, 0, 2),     // to 11 on the last round
+        addiu(13, 13, 1), // slot
+        beq(0, 0, -9),    // back to 2, always
+        addu(14, 14, 9),  // 11, the slot
+    ];
+    for config in [SystemConfig::default(), SystemConfig { caches: Some(HierarchyConfig::default()), ..Default::default() }] {
+        let whole = run_in_slices(&words, &config, 1_000_000);
+        // The loads at 12, 8 and 4 see 0, 8 and 4; every round's slot at 9 runs; 11 to 1, then 0.
+        assert_eq!((whole.0[12], whole.0[13], whole.0[14]), (12, 12, 66), "{config:?}");
+        for step in [1, 2, 3, 4, 5, 6, 7, 9, 11, 13] {
+            assert_eq!(run_in_slices(&words, &config, step), whole, "{config:?} in slices of {step} cycles");
+        }
+        let (one_by_one, _) = issues::<false>(&words, &config, 1_000_000);
+        for step in [1_000_000, 1, 2, 3, 5, 7] {
+            assert_eq!(issues::<true>(&words, &config, step).0, one_by_one, "{config:?} by blocks in slices of {step} cycles");
+            assert_eq!(issues::<false>(&words, &config, step).0, one_by_one, "{config:?} in slices of {step} cycles");
+        }
+    }
+}
