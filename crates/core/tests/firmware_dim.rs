@@ -124,6 +124,8 @@ fn what_the_firmware_cannot_moderate_is_refused() {
     let rss = "nic_firmware.program=\"../../programs/firmware/nic_rss.elf\"";
     let e = refusal(ABSTRACT, &[&RINGS[..], &["irq_path.kind=\"napi\"", rss, "coalesce.rx_usecs=20", "coalesce.rx_frames=8"]].concat());
     assert!(e.contains("nic_rss_coal.elf") && !e.contains('\n'), "{e}");
+    let e = refusal(ABSTRACT, &[&RINGS[..], &["irq_path.kind=\"napi\"", NIC_COAL, DIM]].concat());
+    assert!(e.contains("steers") && e.contains("nic_rss_coal.elf") && !e.contains('\n'), "{e}");
     let e = refusal(ABSTRACT, &["irq_path.kind=\"napi\"", NIC_COAL, DIM, "coalesce.dim_mode=\"cqe\""]);
     assert!(e.contains("`coalesce.dim_mode`") && e.contains("EQE") && !e.contains('\n'), "{e}");
 }

@@ -267,7 +267,8 @@ impl Firmware {
         if rings > 1 {
             // RSS's table (`ethtool -X equal`, as `device/rss.rs` fills the e1000-like NIC's).
             let table: Vec<u8> = (0..TABLE).map(|i| (i % rings) as u8).collect();
-            nic.steer(&table).map_err(|e| ("nic_firmware.program".to_string(), format!("{e}; `rss.queues` = {rings} needs firmware that steers, programs/firmware/nic_rss.elf")))?;
+            let want = if coalesce.is_some() { "nic_rss_coal.elf (it moderates too)" } else { "nic_rss.elf" };
+            nic.steer(&table).map_err(|e| ("nic_firmware.program".to_string(), format!("{e}; `rss.queues` = {rings} needs firmware that steers, programs/firmware/{want}")))?;
         }
         let mut dim = Vec::new();
         if let Some(k) = coalesce {
