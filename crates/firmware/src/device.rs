@@ -211,6 +211,13 @@ impl Nic {
         Ok(())
     }
 
+    /// Return ring `ring`'s coalescing words as the firmware reads them
+    /// (frames, timer cycles); `None` for firmware without `fw_coal`.
+    pub fn coalescing(&self, ring: u32) -> Option<(u32, u32)> {
+        let at = self.sys.program.symbol("fw_coal")? + 8 * ring;
+        Some((self.sys.mem.read_u32(at), self.sys.mem.read_u32(at + 4)))
+    }
+
     /// Gives firmware that steers received frames over several return
     /// rings (`-DFW_RSS`: symbols `fw_rings` and `fw_indir`) its
     /// indirection table, one ring per entry, as a host driver writes an

@@ -362,18 +362,20 @@ impl Firmware {
             Some(h) => h,
             None => &mut self.mem,
         };
+        let mut ended = false;
         loop {
             // The host's coalescing writes reach the NIC at the start of their cycle.
             while let Some(&(_, q, frames, cycles)) = self.written.front().filter(|w| w.0 <= self.nic.now()) {
                 self.nic.coalesce(q, frames, cycles).map_err(|e| e.to_string())?;
                 self.written.pop_front();
             }
+            if ended || self.nic.now() >= to {
+                break;
+            }
             let until = self.written.front().map_or(to, |w| w.0.min(to));
             let n = self.effects.len();
             self.nic.advance(until, mem, &mut self.effects).map_err(|e| e.to_string())?;
-            if until == to || self.nic.now() < until || self.effects[n..].iter().any(ends) {
-                break;
-            }
+            ended = self.nic.now() < until || self.effects[n..].iter().any(ends);
         }
         for took in self.nic.landings() {
             let frame = self.arriving.pop_front().expect("a frame landed that was given");
@@ -630,9 +632,15 @@ impl Firmware {
         let d = self.dim.get_mut(q)?;
         let ix = d.sample(now, events, frames, bytes)?;
         let (usecs, n) = d.profiles[ix];
-        let at = self.cycle(now).max(self.nic.now());
-        self.written.push_back((at, q as u32, n, timer_cycles(&self.cfg, usecs)));
+        self.host_writes_coalescing(now, q, n, usecs);
         Some(ix)
+    }
+
+    /// The host writes ring `q`'s coalescing words at host cycle `now`;
+    /// the NIC sees them from the start of `now`'s NIC cycle.
+    fn host_writes_coalescing(&mut self, now: Time, q: usize, frames: u32, usecs: u32) {
+        let at = self.cycle(now).max(self.nic.now());
+        self.written.push_back((at, q as u32, frames, timer_cycles(&self.cfg, usecs)));
     }
 
     /// Frames returned to the host in all.
@@ -841,6 +849,24 @@ mod tests {
         let c = FirmwareConfig { program: Some(format!("{}/../../python/irqsim/programs/firmware/nic.elf", env!("CARGO_MANIFEST_DIR"))), device: toml::Table::new() };
         let e = Firmware::new(&c, std::path::Path::new("/"), 1000.0, 2, None).err().unwrap();
         assert!(e.0 == "nic_firmware.program" && e.1.contains("one ring"), "{e:?}");
+    }
+
+    /// A coalescing write the host makes at a host cycle reaches the
+    /// firmware when the NIC reaches that cycle's NIC cycle, not before,
+    /// though the NIC lags (as behind kernel code).
+    #[test]
+    fn the_hosts_coalescing_write_lands_at_its_cycle() {
+        let elf = format!("{}/../../python/irqsim/programs/firmware/nic_coal.elf", env!("CARGO_MANIFEST_DIR"));
+        let c = FirmwareConfig { program: Some(elf), device: toml::Table::new() };
+        let k = CoalesceConfig { rx_usecs: 20, rx_frames: 8, adaptive_rx: false, dim_mode: DimMode::Eqe };
+        // Host at 1000 MHz, the NIC at 166: host cycle 6000 is NIC cycle 996.
+        let mut f = Firmware::new(&c, std::path::Path::new("/"), 1000.0, 1, Some(&k)).unwrap();
+        assert_eq!(f.nic.coalescing(0), Some((8, 3320)));
+        f.host_writes_coalescing(6000, 0, 64, 128);
+        f.advance(5990, None).unwrap();
+        assert_eq!((f.now(), f.nic.coalescing(0)), (994, Some((8, 3320))));
+        f.advance(6000, None).unwrap();
+        assert_eq!((f.now(), f.nic.coalescing(0)), (996, Some((64, 21248))));
     }
 
     /// A frame on the wire that is not the one posted next is caught.
