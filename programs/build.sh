@@ -51,6 +51,9 @@ done
 # nic_coal: the same firmware moderating its host interrupts with the NIC's
 # timer and a frame count (-DFW_COAL).
 "$CC" "${flags[@]}" -DFW_COAL -o "$out/firmware/nic_coal.elf" rt/start.S rt/rt.c firmware/*.c
+# nic_rss_coal: both, a frame count and a deadline per return ring on the
+# NIC's one timer (-DFW_RSS -DFW_COAL).
+"$CC" "${flags[@]}" -DFW_RSS -DFW_COAL -o "$out/firmware/nic_rss_coal.elf" rt/start.S rt/rt.c firmware/*.c
 # kernel/: the Linux-shaped receive and forward path, one ELF per role for
 # the machine (entry symbols, no main), and kernel_test: the same sources
 # with a fake NIC in memory and a test driver, which qemu-mips runs too;

@@ -70,8 +70,23 @@ static u32 rxdone_rings[QN];       /* per write descriptor: rings its batch retu
    timer. */
 #define NEV (NSRC + 1)
 struct coal { u32 frames, cycles; };
+#ifdef FW_RSS
+/* With several return rings (nic_rss_coal.elf, -DFW_RSS -DFW_COAL) each
+   ring has its own count and rules, fw_coal[q], as a multi-queue NIC
+   coalesces per vector (tg3's HOSTCC_RXCOL_TICKS_VEC1 + 0x18 q). The NIC
+   has one timer: each ring keeps its own deadline (read from the core's
+   cycle counter) and the timer is armed for the earliest; at its expiry
+   every ring whose deadline has come interrupts and the timer is armed
+   for the next. HOST_IRQ's value is the ring, with the rule in bits 8
+   up. */
+volatile struct coal fw_coal[MAX_RINGS] = { [0 ... MAX_RINGS - 1] = { 1, 0 } };
+static volatile u32 coal_lock, coal_counts[MAX_RINGS], coal_due[MAX_RINGS], coal_armed[MAX_RINGS];
+static volatile u32 timer_due, timer_armed;
+static u8 rxdone_counts[QN][MAX_RINGS];  /* per write descriptor: frames its batch returned on each ring */
+#else
 volatile struct coal fw_coal = { 1, 0 };
 static volatile u32 coal_lock, coal_count;
+#endif
 #else
 #define NEV NSRC
 #endif
@@ -173,6 +188,9 @@ HANDLER void host_deliver(u32 first, u32 n)
 	lock_acquire(&dwr.lock);
 #ifdef FW_RSS
 	u32 rings = 0;
+#ifdef FW_COAL
+	u8 counts[MAX_RINGS] = { 0 };
+#endif
 #endif
 	for (u32 i = first; i < first + n; i++) {
 		u32 s = i % RING;
@@ -181,6 +199,9 @@ HANDLER void host_deliver(u32 first, u32 n)
 #ifdef FW_RSS
 		u32 q = SRAM(S_RET + 16 * s + 12);
 		rings |= 1u << q;
+#ifdef FW_COAL
+		counts[q]++;
+#endif
 		dma_put(&dwr, DMA_WR, H_RET_RING + q * H_RET_STRIDE + (ring_prod[q]++ % H_RING) * 16, S_RET + 16 * s, 16, K_NONE, 0, 0);
 #else
 		dma_put(&dwr, DMA_WR, H_RET_RING + (i % H_RING) * 16, S_RET + 16 * s, 16, K_NONE, 0, 0);
@@ -198,6 +219,10 @@ HANDLER void host_deliver(u32 first, u32 n)
 	}
 	dma_room(&dwr, SRC_DMA_WR);
 	rxdone_rings[dwr.enq % QN] = rings;
+#ifdef FW_COAL
+	for (u32 q = 0; q < fw_rings; q++)
+		rxdone_counts[dwr.enq % QN][q] = counts[q];
+#endif
 #endif
 	SRAM(S_RXSTAT + 4 * (end % RING)) = end;
 	dma_put(&dwr, DMA_WR, H_STATUS + 4, S_RXSTAT + 4 * (end % RING), 4, K_RXDONE, first, n);
@@ -309,7 +334,43 @@ HANDLER u32 receive(void)
 	return n;
 }
 
-#ifdef FW_COAL
+#if defined(FW_COAL) && defined(FW_RSS)
+static int before(u32 a, u32 b) { return (int)(a - b) < 0; }
+
+/* The NIC's timer expires by `at` (the caller holds coal_lock). */
+static void timer_by(u32 at, u32 now)
+{
+	if (timer_armed && !before(at, timer_due))
+		return;
+	timer_armed = 1;
+	timer_due = at;
+	NIC(TIMER_ARM) = before(now, at) ? at - now : 1;
+}
+
+/* The caller holds coal_lock. */
+static void coal_raise(u32 q, u32 why)
+{
+	coal_counts[q] = 0;
+	coal_armed[q] = 0;
+	NIC(HOST_IRQ) = q | why << 8;
+}
+
+static void coal_frames(u32 q, u32 n)
+{
+	lock_acquire(&coal_lock);
+	u32 first = coal_counts[q] == 0;
+	coal_counts[q] += n;
+	if (fw_coal[q].frames && coal_counts[q] >= fw_coal[q].frames) {
+		coal_raise(q, 1);
+	} else if (first && fw_coal[q].cycles) {
+		u32 now = MMIO(REG_CYCLE_LO);
+		coal_due[q] = now + fw_coal[q].cycles;
+		coal_armed[q] = 1;
+		timer_by(coal_due[q], now);
+	}
+	lock_release(&coal_lock);
+}
+#elif defined(FW_COAL)
 /* The caller holds coal_lock. */
 static void coal_raise(u32 why)
 {
@@ -330,14 +391,33 @@ static void coal_frames(u32 n)
 	lock_release(&coal_lock);
 }
 
+#endif
+
+#ifdef FW_COAL
 HANDLER u32 coalesce_timer(void)
 {
 	u32 first, n = claim(SRC_TIMER, NIC(NIC_COUNT(SRC_TIMER)), 1, &first);
 	if (!n)
 		return 0;
 	lock_acquire(&coal_lock);
+#ifdef FW_RSS
+	/* Every ring whose deadline has come; the timer then for the next. */
+	u32 now = MMIO(REG_CYCLE_LO);
+	timer_armed = 0;
+	for (u32 q = 0; q < fw_rings; q++) {
+		if (!coal_armed[q])
+			continue;
+		if (before(now, coal_due[q]))
+			timer_by(coal_due[q], now);
+		else if (coal_counts[q])
+			coal_raise(q, 2);
+		else
+			coal_armed[q] = 0;
+	}
+#else
 	if (coal_count)
 		coal_raise(2);
+#endif
 	lock_release(&coal_lock);
 	return n;
 }
@@ -356,9 +436,19 @@ HANDLER u32 dma_write_complete(void)
 			u32 rings = rxdone_rings[d % QN];
 			for (u32 q = 0; q < fw_rings; q++)
 				if (rings & (1u << q))
+#ifdef FW_COAL
+					coal_frames(q, rxdone_counts[d % QN][q]);
+#else
 					NIC(HOST_IRQ) = q;
+#endif
 		} else if (t.type == K_NOTIFY_TX) {
+#ifdef FW_COAL
+			lock_acquire(&coal_lock);
+			coal_raise(0, 1);
+			lock_release(&coal_lock);
+#else
 			NIC(HOST_IRQ) = 0;
+#endif
 		}
 #elif defined(FW_COAL)
 		if (t.type == K_RXDONE) {

@@ -162,12 +162,15 @@ enum Outcome {
 /// A mechanism's keys where the programmable NIC's scenarios need others:
 /// RPS spreads its firmware's one return ring over CPUs, RSS needs the
 /// firmware that steers over several (nic_rss.elf, and beside kernel code
-/// fw_rx_rss.elf), coalescing the firmware that moderates its interrupts
-/// (nic_coal.elf), and beside it kernel code's driver for other NICs and
-/// for RPS is fw_rx_nics.elf (fw_rx.c's).
+/// fw_rx_rss.elf), coalescing and DIM the firmware that moderates its
+/// interrupts (nic_coal.elf, with RSS nic_rss_coal.elf; DIM runs 10 ms
+/// there), and beside it kernel code's driver for other NICs and for RPS
+/// is fw_rx_nics.elf (fw_rx.c's).
 fn on_firmware(m: &Mechanism, base: &str, set: &str) -> String {
     match (m.name, base) {
         ("rps", "compose/rx-firmware" | "code/rx-firmware") => set.replace("rss.queues=2", "rss.queues=1"),
+        // Its scenarios' loads give DIM 64 interrupts in a few ms; its cores are slow to simulate.
+        ("dim", "compose/rx-firmware" | "code/rx-firmware") => set.replace("run.duration_ms=100", "run.duration_ms=10"),
         ("nics", "code/rx-firmware") => set.replace("/rx_nics.elf", "/fw_rx_nics.elf"),
         _ => set.to_string(),
     }
@@ -186,14 +189,15 @@ fn try_all(ms: &[&Mechanism], shows: bool) -> Outcome {
     let base = bases.first().copied().unwrap_or(BASE);
     let rps_code = ms.iter().any(|m| m.name == "rps") && base == "code/rx-firmware";
     let rss_firmware = ms.iter().any(|m| m.name == "rss") && matches!(base, "compose/rx-firmware" | "code/rx-firmware");
+    // Coalescing on the programmable NIC, fixed or DIM's, is its firmware's
+    // (nic_coal.elf; with RSS nic_rss_coal.elf).
+    let moderating = ms.iter().any(|m| matches!(m.name, "coalesce" | "dim")) && matches!(base, "compose/rx-firmware" | "code/rx-firmware");
     let steering = [
-        "nic_firmware.program=\"../../programs/firmware/nic_rss.elf\"".to_string(),
+        format!("nic_firmware.program=\"../../programs/firmware/{}.elf\"", if moderating { "nic_rss_coal" } else { "nic_rss" }),
         "code.program=\"../../programs/system/fw_rx_rss.elf\"".to_string(),
     ];
     let steering = steering.into_iter().take(if rss_firmware { 1 + on_code as usize } else { 0 });
-    // Coalescing on the programmable NIC is its firmware's (nic_coal.elf).
-    let moderating = (ms.iter().any(|m| m.name == "coalesce") && matches!(base, "compose/rx-firmware" | "code/rx-firmware"))
-        .then(|| "nic_firmware.program=\"../../programs/firmware/nic_coal.elf\"".to_string());
+    let moderating = (moderating && !rss_firmware).then(|| "nic_firmware.program=\"../../programs/firmware/nic_coal.elf\"".to_string());
     let mut sets: Vec<String> = Vec::new();
     let all_sets = ms.iter().flat_map(|m| m.sets.iter().chain(if on_code { m.code_sets } else { m.abstract_sets }).map(move |s| on_firmware(m, base, s)));
     for s in all_sets.chain(rps_code.then(|| "code.program=\"../../programs/system/fw_rx_nics.elf\"".to_string())).chain(steering).chain(moderating) {

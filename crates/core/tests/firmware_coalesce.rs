@@ -73,11 +73,9 @@ fn the_firmware_coalesces_for_kernel_code() {
 }
 
 /// Firmware without moderation (nic.elf) is refused with `[coalesce]`,
-/// naming the program; DIM is refused naming its key.
+/// naming the program (DIM's refusals: firmware_dim.rs).
 #[test]
 fn coalescing_needs_firmware_that_moderates() {
     let e = failure(ABSTRACT, &["coalesce.rx_usecs=20", "coalesce.rx_frames=8"]);
     assert!(e.contains("`nic_firmware.program`") && e.contains("nic_coal.elf") && !e.contains('\n'), "{e}");
-    let e = load(ABSTRACT, &[NIC_COAL, "irq_path.kind=\"napi\"", "coalesce.adaptive_rx=true"]).err().expect("refused");
-    assert!(e.contains("`coalesce.adaptive_rx`") && e.contains("DIM"), "{e}");
 }

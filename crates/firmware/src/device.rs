@@ -190,19 +190,32 @@ impl Nic {
     }
 
     /// Gives firmware that moderates its host interrupts (`-DFW_COAL`:
-    /// symbol `fw_coal`) its frame count and timer (NIC cycles; 0 turns
-    /// either rule off), as a host driver writes a Tigon's host-coalescing
-    /// parameters; before the cores run. An error names the program when
-    /// it has none (it interrupts after each batch).
-    pub fn coalesce(&mut self, frames: u32, cycles: u32) -> Result<(), Error> {
-        debug_assert_eq!(self.now, 0, "before the cores run");
+    /// symbol `fw_coal`) return ring `ring`'s frame count and timer (NIC
+    /// cycles; 0 turns either rule off; with several rings, `-DFW_RSS
+    /// -DFW_COAL`, `fw_coal` holds a pair per ring), as a host driver writes a Tigon's host-coalescing
+    /// parameters through the NIC's memory window: before the cores run,
+    /// or at any later cycle (DIM). The two words change at the start of
+    /// [`Nic::now`], before any core issues there (a core past its turn
+    /// has run ahead through its own stack and registers only), so the
+    /// firmware counts each batch from then on against the new count and
+    /// arms its timer, at the next first frame, with the new delay; a
+    /// timer already armed keeps its expiry. An error names the program
+    /// when it has none (it interrupts after each batch).
+    pub fn coalesce(&mut self, ring: u32, frames: u32, cycles: u32) -> Result<(), Error> {
         let p = &self.sys.program;
-        let Some(at) = p.symbol("fw_coal") else {
+        let Some(at) = p.symbol("fw_coal").map(|a| a + 8 * ring) else {
             return Err(Error::Input(format!("{}: interrupts after each batch of returned frames (no `fw_coal`: build it with -DFW_COAL)", p.name)));
         };
         self.sys.mem.write_u32(at, frames);
         self.sys.mem.write_u32(at + 4, cycles);
         Ok(())
+    }
+
+    /// Return ring `ring`'s coalescing words as the firmware reads them
+    /// (frames, timer cycles); `None` for firmware without `fw_coal`.
+    pub fn coalescing(&self, ring: u32) -> Option<(u32, u32)> {
+        let at = self.sys.program.symbol("fw_coal")? + 8 * ring;
+        Some((self.sys.mem.read_u32(at), self.sys.mem.read_u32(at + 4)))
     }
 
     /// Gives firmware that steers received frames over several return

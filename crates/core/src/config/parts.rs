@@ -195,7 +195,7 @@ pub const PARTS: &[Info] = &[
         title: "the programmable NIC",
         help: "firmware in C on 1-8 MIPS cores with their own clock, SRAM, DMA engines and MAC, in place of the e1000-like NIC (docs/models/nic-firmware.md)",
         params: crate::device::firmware::FirmwareConfig::PARAMS,
-        notes: "With `program` set, the e1000-like NIC's buffer, DMA and ring keys (`nic.rx_buffer_bytes`, `dma_bytes_per_cycle`, `rx_ring_frames`, `tx_queue_packets`), `bus.link_mbps` and `[coalesce]` are refused (the firmware's SRAM slots, DMA engines and its own interrupt moderation take their place), and of `[rss]` all but RPS over its one return ring (`rss.queues = 1` with `rss.rps_cpus`); with kernel code (`code.program`) as its host driver, RPS and `[[nics.others]]` need programs/system/fw_rx_nics.elf; `organisation = \"task\"` needs `owners`; without `program` every other key is refused.",
+        notes: "With `program` set, the e1000-like NIC's buffer, DMA and ring keys (`nic.rx_buffer_bytes`, `dma_bytes_per_cycle`, `rx_ring_frames`, `tx_queue_packets`) and `bus.link_mbps` are refused (the firmware's SRAM slots and DMA engines take their place); `[coalesce]`, DIM's included (`dim_mode = \"eqe\"` only), needs firmware that moderates its interrupts (nic_coal.elf, with `rss.queues` > 1 nic_rss_coal.elf), `rss.queues` > 1 firmware that steers (nic_rss.elf, nic_rss_coal.elf), and `rss.queues = 1` needs `rss.rps_cpus`; with kernel code (`code.program`) as its host driver, RPS and `[[nics.others]]` need programs/system/fw_rx_nics.elf; `organisation = \"task\"` needs `owners`; without `program` every other key is refused.",
     },
 ];
 

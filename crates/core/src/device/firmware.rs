@@ -54,7 +54,8 @@
 //! `ceil(c * ratio)` (`ratio` = host clock / NIC clock).
 
 use super::nic::Nic as HostQueue;
-use super::coalesce::CoalesceConfig;
+use super::coalesce::{CoalesceConfig, DimMode};
+use super::dim::Dim;
 use super::rss::{Rss, TABLE};
 use crate::engine::Time;
 use irqsim_firmware::config as fw;
@@ -201,6 +202,15 @@ pub struct Firmware {
     /// (`coalesce`), those its frame count and its timer raised.
     pub interrupts: u64,
     pub coalesce: Option<(u64, u64)>,
+    /// The host's DIM, one per return ring (`coalesce.adaptive_rx`; empty
+    /// without), and the coalescing words it wrote that the NIC has not
+    /// reached yet: (NIC cycle, ring, frames, timer cycles), in time order.
+    pub dim: Vec<Dim>,
+    written: VecDeque<(u64, u32, u32, u32)>,
+    /// The device's settings (its clock turns DIM's microseconds into cycles).
+    cfg: NicConfig,
+    /// The firmware steers over return rings (`fw_rings`): its interrupt's value names the ring.
+    steers: bool,
     /// The host driver is kernel code (`code.program`): it posts buffers
     /// and frames, and reads the return ring, in the code's memory.
     code: bool,
@@ -257,12 +267,22 @@ impl Firmware {
         if rings > 1 {
             // RSS's table (`ethtool -X equal`, as `device/rss.rs` fills the e1000-like NIC's).
             let table: Vec<u8> = (0..TABLE).map(|i| (i % rings) as u8).collect();
-            nic.steer(&table).map_err(|e| ("nic_firmware.program".to_string(), format!("{e}; `rss.queues` = {rings} needs firmware that steers, programs/firmware/nic_rss.elf")))?;
+            let want = if coalesce.is_some() { "nic_rss_coal.elf (it moderates too)" } else { "nic_rss.elf" };
+            nic.steer(&table).map_err(|e| ("nic_firmware.program".to_string(), format!("{e}; `rss.queues` = {rings} needs firmware that steers, programs/firmware/{want}")))?;
         }
+        let mut dim = Vec::new();
         if let Some(k) = coalesce {
-            let cycles = u32::try_from(cfg.cycles(f64::from(k.rx_usecs) * 1000.0)).unwrap_or(u32::MAX);
-            nic.coalesce(k.rx_frames, cycles)
-                .map_err(|e| ("nic_firmware.program".to_string(), format!("{e}; `[coalesce]` needs firmware that moderates its interrupts, programs/firmware/nic_coal.elf")))?;
+            if k.adaptive_rx && k.dim_mode == DimMode::Cqe {
+                return Err(("coalesce.dim_mode".into(), "the firmware's timer runs from the first frame it counts (EQE); CQE's restart at each frame is not built: set \"eqe\" or remove the key".into()));
+            }
+            // DIM starts from its first profile (`NET_DIM_DEF_PROFILE_EQE`), as on the e1000-like NIC.
+            dim = (0..if k.adaptive_rx { rings } else { 0 }).map(|_| Dim::new(false, host_mhz)).collect();
+            let (usecs, frames) = dim.first().map_or((k.rx_usecs, k.rx_frames), |d: &Dim| d.profiles[d.ix]);
+            let want = if rings > 1 { "nic_rss_coal.elf (it steers too)" } else { "nic_coal.elf" };
+            for q in 0..rings as u32 {
+                nic.coalesce(q, frames, timer_cycles(&cfg, usecs))
+                    .map_err(|e| ("nic_firmware.program".to_string(), format!("{e}; `[coalesce]` needs firmware that moderates its interrupts, programs/firmware/{want}")))?;
+            }
         }
         let mut f = Firmware {
             nic,
@@ -282,6 +302,10 @@ impl Firmware {
             window: Window::new(&cfg, owners, c.count("warmup_frames"), c.count("window_frames")),
             interrupts: 0,
             coalesce: coalesce.map(|_| (0, 0)),
+            dim,
+            written: VecDeque::new(),
+            cfg,
+            steers: program.symbol("fw_rings").is_some(),
             code: false,
             numbered: 0,
             due: false,
@@ -338,7 +362,21 @@ impl Firmware {
             Some(h) => h,
             None => &mut self.mem,
         };
-        self.nic.advance(to, mem, &mut self.effects).map_err(|e| e.to_string())?;
+        let mut ended = false;
+        loop {
+            // The host's coalescing writes reach the NIC at the start of their cycle.
+            while let Some(&(_, q, frames, cycles)) = self.written.front().filter(|w| w.0 <= self.nic.now()) {
+                self.nic.coalesce(q, frames, cycles).map_err(|e| e.to_string())?;
+                self.written.pop_front();
+            }
+            if ended || self.nic.now() >= to {
+                break;
+            }
+            let until = self.written.front().map_or(to, |w| w.0.min(to));
+            let n = self.effects.len();
+            self.nic.advance(until, mem, &mut self.effects).map_err(|e| e.to_string())?;
+            ended = self.nic.now() < until || self.effects[n..].iter().any(ends);
+        }
         for took in self.nic.landings() {
             let frame = self.arriving.pop_front().expect("a frame landed that was given");
             if took {
@@ -348,7 +386,7 @@ impl Firmware {
                 self.drops.push(frame.arrival);
             }
         }
-        self.due |= self.effects[before..].iter().any(|e| !matches!(e, Effect::DmaWrite { addr, .. } if !(STATUS..STATUS + 8).contains(addr)));
+        self.due |= self.effects[before..].iter().any(ends);
         // The host reads memory, not the DMA writes' reports: keeping them
         // would grow without bound under firmware that never writes status.
         self.effects.retain(|e| !matches!(e, Effect::DmaWrite { .. }));
@@ -394,15 +432,17 @@ impl Firmware {
         for e in std::mem::take(&mut self.effects) {
             match e {
                 Effect::Interrupt { vector, .. } => {
-                    let v = if self.rings() > 1 { vector } else { 0 };
+                    // Firmware that steers writes the ring (and, coalescing,
+                    // the rule in bits 8 up); nic_coal.elf's value is the rule.
+                    let (v, rule) = if self.steers { (vector & 0xFF, vector >> 8) } else { (0, vector) };
                     if v as usize >= self.rings() {
-                        return Err(format!("the firmware interrupts vector {vector}, but the NIC has {} return rings", self.rings()));
+                        return Err(format!("the firmware interrupts vector {v}, but the NIC has {} return rings", self.rings()));
                     }
                     seen.vectors |= 1 << v;
                     self.interrupts += 1;
-                    // nic_coal.elf's value says which rule fired: 2 the timer, else the frame count.
+                    // Which rule fired: 2 the timer, else the frame count.
                     if let Some((frames, timer)) = &mut self.coalesce {
-                        *if vector == 2 { timer } else { frames } += 1;
+                        *if rule == 2 { timer } else { frames } += 1;
                     }
                 }
                 Effect::Transmit { seq, len, .. } => {
@@ -582,6 +622,27 @@ impl Firmware {
         self.nic.host_writes_mailbox(Mailbox::Receive, self.posted);
     }
 
+    /// Return ring `q`'s DIM takes a sample at host cycle `now` of the
+    /// driver's counters (as the e1000-like NIC's at napi_complete_done);
+    /// when it moves to another profile the host writes the profile's
+    /// frame count and timer into the firmware's coalescing words, which
+    /// the NIC sees at the start of `now`'s NIC cycle ([`Firmware::advance`]).
+    /// Returns the new profile.
+    pub fn dim_sample(&mut self, q: usize, now: Time, events: u64, frames: u64, bytes: u64) -> Option<usize> {
+        let d = self.dim.get_mut(q)?;
+        let ix = d.sample(now, events, frames, bytes)?;
+        let (usecs, n) = d.profiles[ix];
+        self.host_writes_coalescing(now, q, n, usecs);
+        Some(ix)
+    }
+
+    /// The host writes ring `q`'s coalescing words at host cycle `now`;
+    /// the NIC sees them from the start of `now`'s NIC cycle.
+    fn host_writes_coalescing(&mut self, now: Time, q: usize, frames: u32, usecs: u32) {
+        let at = self.cycle(now).max(self.nic.now());
+        self.written.push_back((at, q as u32, frames, timer_cycles(&self.cfg, usecs)));
+    }
+
     /// Frames returned to the host in all.
     pub fn returned(&self) -> u64 {
         self.returned
@@ -631,6 +692,16 @@ pub fn copied(len: u32) -> u32 {
 const RET_STRIDE: u32 = RING as u32 * 16;
 const RING_STATUS: u32 = 0x10;
 
+/// Whether the host must act on an effect: all but DMA writes outside the status block.
+fn ends(e: &Effect) -> bool {
+    !matches!(e, Effect::DmaWrite { addr, .. } if !(STATUS..STATUS + 8).contains(addr))
+}
+
+/// `usecs` as the firmware's timer cycles.
+fn timer_cycles(cfg: &NicConfig, usecs: u32) -> u32 {
+    u32::try_from(cfg.cycles(f64::from(usecs) * 1000.0)).unwrap_or(u32::MAX)
+}
+
 fn slot(i: u64) -> u32 {
     (i % RING) as u32
 }
@@ -644,8 +715,6 @@ const REPLACED: &[(&str, &str)] = &[
     ("nic.rx_ring_frames", "the host ring is the firmware's (256 receive buffers)"),
     ("nic.tx_queue_packets", "the firmware's send ring (256 descriptors) holds frames to send"),
     ("bus.link_mbps", "the firmware's DMA engines have their own bandwidth (`nic_firmware.dma_gbps`)"),
-    ("coalesce.adaptive_rx", "DIM would tune the firmware's coalescing (nic_coal.elf's frame count and timer) from the host: not built yet; set `rx_usecs` and `rx_frames`"),
-    ("coalesce.dim_mode", "DIM would tune the firmware's coalescing (nic_coal.elf's frame count and timer) from the host: not built yet"),
 ];
 
 /// The abstract host's keys, refused when the host driver is kernel code.
@@ -780,6 +849,24 @@ mod tests {
         let c = FirmwareConfig { program: Some(format!("{}/../../python/irqsim/programs/firmware/nic.elf", env!("CARGO_MANIFEST_DIR"))), device: toml::Table::new() };
         let e = Firmware::new(&c, std::path::Path::new("/"), 1000.0, 2, None).err().unwrap();
         assert!(e.0 == "nic_firmware.program" && e.1.contains("one ring"), "{e:?}");
+    }
+
+    /// A coalescing write the host makes at a host cycle reaches the
+    /// firmware when the NIC reaches that cycle's NIC cycle, not before,
+    /// though the NIC lags (as behind kernel code).
+    #[test]
+    fn the_hosts_coalescing_write_lands_at_its_cycle() {
+        let elf = format!("{}/../../python/irqsim/programs/firmware/nic_coal.elf", env!("CARGO_MANIFEST_DIR"));
+        let c = FirmwareConfig { program: Some(elf), device: toml::Table::new() };
+        let k = CoalesceConfig { rx_usecs: 20, rx_frames: 8, adaptive_rx: false, dim_mode: DimMode::Eqe };
+        // Host at 1000 MHz, the NIC at 166: host cycle 6000 is NIC cycle 996.
+        let mut f = Firmware::new(&c, std::path::Path::new("/"), 1000.0, 1, Some(&k)).unwrap();
+        assert_eq!(f.nic.coalescing(0), Some((8, 3320)));
+        f.host_writes_coalescing(6000, 0, 64, 128);
+        f.advance(5990, None).unwrap();
+        assert_eq!((f.now(), f.nic.coalescing(0)), (994, Some((8, 3320))));
+        f.advance(6000, None).unwrap();
+        assert_eq!((f.now(), f.nic.coalescing(0)), (996, Some((64, 21248))));
     }
 
     /// A frame on the wire that is not the one posted next is caught.

@@ -70,6 +70,13 @@ impl Machine {
                 (e - p.interrupts(), f.saturating_sub(taken), b.saturating_sub(bytes))
             }),
         };
+        if let Some(f) = self.net.firmware.as_mut().filter(|f| !f.dim.is_empty()) {
+            // The programmable NIC's: the host writes DIM's choice into its firmware.
+            if let Some(ix) = f.dim_sample(q, now, events, frames, bytes) {
+                self.timeline.mark(now, PROFILE_MARKS[ix]);
+            }
+            return;
+        }
         let Some(co) = self.coalescer(q) else { return };
         let Some(d) = co.dim.as_mut() else { return };
         if let Some(ix) = d.sample(now, events, frames, bytes) {

@@ -38,14 +38,19 @@ impl Report {
         if !queues.is_empty() {
             let sum = |f: fn(&crate::device::coalesce::Coalesce) -> u64| queues.iter().map(f).sum::<u64>() as f64;
             add(named([("coalesce_timer_interrupts", sum(|c| c.timer_interrupts)), ("coalesce_frame_interrupts", sum(|c| c.frame_interrupts))]));
-            add(rss_dim(queues, m.end));
+            add(rss_dim(queues.iter().filter_map(|c| c.dim.as_ref()).collect(), m.end));
         }
         if let Some(c) = &m.net.coalesce {
             add(named([("coalesce_timer_interrupts", c.timer_interrupts as f64), ("coalesce_frame_interrupts", c.frame_interrupts as f64)]));
             if let Some(d) = &c.dim {
-                add(named([("dim_decisions", d.decisions as f64), ("dim_profile_changes", d.changes as f64), ("dim_final_profile", d.ix as f64)]));
-                add(d.shares(m.end).iter().enumerate().map(|(i, &x)| (format!("dim_time_share_profile_{i}").into(), x)).collect());
+                add(one_dim(d, m.end));
             }
+        }
+        // The programmable NIC's DIM is the host's, one per return ring.
+        match m.net.firmware.as_ref().map_or(&[][..], |f| &f.dim[..]) {
+            [] => {}
+            [d] => add(one_dim(d, m.end)),
+            dims => add(rss_dim(dims.iter().collect(), m.end)),
         }
         if let Some(r) = &m.net.rss {
             let total = r.frames.iter().sum::<u64>().max(1) as f64;
@@ -84,10 +89,17 @@ impl Report {
     }
 }
 
+/// One queue's DIM: its decisions, changes, last profile and each
+/// profile's share of the run.
+fn one_dim(d: &crate::device::dim::Dim, end: u64) -> Metrics {
+    let mut out = named([("dim_decisions", d.decisions as f64), ("dim_profile_changes", d.changes as f64), ("dim_final_profile", d.ix as f64)]);
+    out.extend(d.shares(end).iter().enumerate().map(|(i, &x)| (format!("dim_time_share_profile_{i}").into(), x)));
+    out
+}
+
 /// DIM on every RSS queue: decisions and changes summed, the range of the
 /// profiles the queues ended at, and each profile's share of queue-time.
-fn rss_dim(queues: &[crate::device::coalesce::Coalesce], end: u64) -> Metrics {
-    let dims: Vec<&crate::device::dim::Dim> = queues.iter().filter_map(|c| c.dim.as_ref()).collect();
+fn rss_dim(dims: Vec<&crate::device::dim::Dim>, end: u64) -> Metrics {
     if dims.is_empty() {
         return Vec::new();
     }
