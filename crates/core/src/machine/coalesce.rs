@@ -54,7 +54,8 @@ impl Machine {
     /// another profile.
     pub(crate) fn dim_sample(&mut self, q: usize) {
         // Most queues have no DIM: no counts to gather (once per NAPI poll).
-        if !self.coalescer(q).is_some_and(|c| c.dim.is_some()) {
+        // The programmable NIC's DIM is its own (the host writes the firmware's words).
+        if !self.coalescer(q).is_some_and(|c| c.dim.is_some()) && !self.net.firmware.as_ref().is_some_and(|f| !f.dim.is_empty()) {
             return;
         }
         let now = self.queue.now();
