@@ -27,7 +27,7 @@ use crate::bus::{DataBus, Timing, Who};
 use crate::core::{Core, HwThread, Two};
 use crate::decode::Inst;
 use crate::device::Devices;
-use crate::duet::{Duets, Key, MAX_AHEAD, Schedule};
+use crate::duet::{Duets, Key, MAX_AHEAD, Pick, Schedule};
 use crate::error::Fault;
 use crate::exec::{Exit, Flow, access, compute, cond, decide};
 use crate::system::{Stop, System, step};
@@ -102,7 +102,10 @@ impl<D: Devices> System<D> {
         let (pipeline, id) = (self.pipeline, k * self.threads);
         let mut duets = std::mem::take(&mut self.duets);
         let (mut bus, core) = self.bus(k, timing);
-        let mut run = Run { k, id, limit, now: core.now, last: core.last, busy: core.busy_cycles, retry: 0 };
+        // With caches a schedule holds while every access hits, and holds only if a hit costs nothing.
+        let duets_hold = !T::CACHED || bus.timing.hierarchy().is_some_and(|h| h.config.l1i.hit_cycles == 0 && h.config.l1d.hit_cycles == 0);
+        let retry = if duets_hold { 0 } else { u64::MAX };
+        let mut run = Run { k, id, limit, now: core.now, last: core.last, busy: core.busy_cycles, retry };
         let end = if let Some(two) = core.two()
             && let [x, y] = &mut core.threads[..]
         {
@@ -136,7 +139,8 @@ struct Run {
     now: u64,
     last: usize,
     busy: u64,
-    /// The cycle from which to look for the pair's schedule again.
+    /// The cycle from which to look for the pair's schedule again (never:
+    /// `u64::MAX`).
     retry: u64,
 }
 
@@ -146,9 +150,10 @@ impl Run {
     #[inline(always)]
     fn cycles<S: Slots, T: Timing, D: Devices>(&mut self, slots: &mut S, bus: &mut DataBus<'_, T, D>, pipeline: &Pipeline, duets: &mut Duets) -> Ended {
         loop {
-            if S::DUETS && !T::CACHED && self.now >= self.retry {
+            if S::DUETS && self.now >= self.retry {
+                let first = slots.first();
                 let (a, b) = slots.pair();
-                match self.duet(a, b, duets, bus, pipeline) {
+                match self.duet(a, b, first, duets, bus, pipeline) {
                     Ok(true) => continue,
                     Ok(false) => self.retry = self.now + DUET_RETRY,
                     Err(end) => return end,
@@ -191,25 +196,27 @@ impl Run {
 }
 
 impl Run {
-    /// Runs the schedules of threads `a` and `b` from where they are, one
-    /// after another while there is one that runs as computed
-    /// ([`crate::duet`]): true if one ran, the threads and the run left as
-    /// the cycle loop would leave them.
+    /// Runs the schedules of threads `a` and `b` (`first` reserved for
+    /// interrupts, else round-robin) from where they are, one after another
+    /// while there is one that runs as computed ([`crate::duet`]): true if
+    /// one ran, the threads and the run left as the cycle loop would leave them.
     #[inline(always)]
     fn duet<T: Timing, D: Devices>(
         &mut self,
         a: &mut HwThread,
         b: &mut HwThread,
+        first: Option<usize>,
         duets: &mut Duets,
         bus: &mut DataBus<'_, T, D>,
         pipeline: &Pipeline,
     ) -> Result<bool, Ended> {
+        let pick = |last| first.map_or(Pick::After(last), Pick::First);
         let now = self.now;
         let ahead = [a.ready.saturating_sub(now), b.ready.saturating_sub(now)];
         if ahead[0] > MAX_AHEAD || ahead[1] > MAX_AHEAD || a.next.is_none() || b.next.is_none() {
             return Ok(false);
         }
-        let Some(mut k) = duets.find(Key::new(a, b, ahead, self.last), bus.code, pipeline) else { return Ok(false) };
+        let Some(mut k) = duets.find(Key::new(a, b, ahead, pick(self.last)), bus.code, pipeline) else { return Ok(false) };
         let s = duets.at(k);
         if now + u64::from(s.last.off) >= self.limit || !s.fits(a, b, now) {
             return Ok(false);
@@ -217,7 +224,9 @@ impl Run {
         loop {
             let s = duets.at(k);
             let (now, last) = (self.now, &s.last);
-            self.body(s, [&mut *a, &mut *b], bus, pipeline)?;
+            if !self.body(s, [&mut *a, &mut *b], bus, pipeline)? {
+                return Ok(true);
+            }
             let t = usize::from(last.t);
             // A branch or jump (no system call, break or fault) in place; anything else by the cycle loop's turn.
             if !last.inst.op.has_delay_slot() {
@@ -251,9 +260,15 @@ impl Run {
             if linked && let Some(j) = duets.link(k, how, next) {
                 let s = duets.at(j);
                 if at + 1 + u64::from(s.last.off) < self.limit && s.arrive(y, t ^ 1, at + 1) {
+                    // Its first instruction's fetch (with caches an access, which must hit).
+                    let f = if T::CACHED { bus.timing.fetch(self.k, self.id + t, pc) } else { 0 };
                     x.next = Some(s.first[t].inst);
-                    k = j;
-                    continue;
+                    if f == 0 {
+                        k = j;
+                        continue;
+                    }
+                    x.ready = ready + u64::from(f);
+                    return Ok(true);
                 }
             }
             let turn = Turn { k: self.k, t, id: self.id + t, now: at, limit: self.limit };
@@ -263,7 +278,7 @@ impl Run {
             if ahead[0] > MAX_AHEAD || ahead[1] > MAX_AHEAD {
                 return Ok(true);
             }
-            let key = Key::new(a, b, ahead, self.last);
+            let key = Key::new(a, b, ahead, pick(self.last));
             let found = if linked { duets.follow((k, how, next), key, bus.code, pipeline) } else { duets.find(key, bus.code, pipeline) };
             let Some(j) = found else { return Ok(true) };
             let s = duets.at(j);
@@ -274,9 +289,11 @@ impl Run {
         }
     }
 
-    /// Issues every entry of `s` but the last, at cycles from the run's.
+    /// Issues every entry of `s` but the last, at cycles from the run's,
+    /// each followed by its thread's next fetch: false if a fetch stalled
+    /// (with caches), the threads left as the cycle loop would leave them.
     #[inline(always)]
-    fn body<T: Timing, D: Devices>(&mut self, s: &Schedule, [a, b]: [&mut HwThread; 2], bus: &mut DataBus<'_, T, D>, pipeline: &Pipeline) -> Result<(), Ended> {
+    fn body<T: Timing, D: Devices>(&mut self, s: &Schedule, [a, b]: [&mut HwThread; 2], bus: &mut DataBus<'_, T, D>, pipeline: &Pipeline) -> Result<bool, Ended> {
         let now = self.now;
         let base = [a.instructions, b.instructions];
         let generation = bus.code.generation();
@@ -286,32 +303,38 @@ impl Run {
             let (at, id) = (now + u64::from(e.off), self.id + t);
             if e.simple.run(&mut th.ctx, &e.inst) {
                 bus.devices.issued(id, e.pc, at);
-                continue;
-            }
-            if e.inst.class & Inst::MEMORY == 0 {
+            } else if e.inst.class & Inst::MEMORY == 0 {
                 if let Err(f) = compute(&mut th.ctx, e.inst) {
                     return Err(self.fault(s, i, [a, b], base, f, String::new()));
                 }
                 bus.devices.issued(id, e.pc, at);
                 th.board.issued(pipeline, e.inst, at, at + 1);
-                continue;
+            } else {
+                (bus.who.thread, bus.who.id, bus.who.now, bus.who.instret) = (t, id, at, base[t] + u64::from(e.k));
+                bus.stall = 0;
+                if let Err(f) = access(&mut th.ctx, e.inst, bus) {
+                    let msg = std::mem::take(&mut bus.device_error);
+                    return Err(self.fault(s, i, [a, b], base, f, msg));
+                }
+                bus.devices.issued(id, e.pc, at);
+                let stall = bus.stall;
+                th.board.accessed(pipeline, e.inst, at + 1 + u64::from(stall));
+                let stop = std::mem::take(&mut bus.mmio) && bus.devices.take_stop();
+                // What the schedule does not foresee: the cycle loop goes on after it.
+                if stall != 0 || stop || bus.code.generation() != generation {
+                    return self.after(s, i, [a, b], base, (stall, stop), bus).map(|()| false);
+                }
             }
-            (bus.who.thread, bus.who.id, bus.who.now, bus.who.instret) = (t, id, at, base[t] + u64::from(e.k));
-            bus.stall = 0;
-            if let Err(f) = access(&mut th.ctx, e.inst, bus) {
-                let msg = std::mem::take(&mut bus.device_error);
-                return Err(self.fault(s, i, [a, b], base, f, msg));
-            }
-            bus.devices.issued(id, e.pc, at);
-            let stall = bus.stall;
-            th.board.accessed(pipeline, e.inst, at + 1 + u64::from(stall));
-            let stop = std::mem::take(&mut bus.mmio) && bus.devices.take_stop();
-            // What the schedule does not foresee: the cycle loop goes on after it.
-            if stall != 0 || stop || bus.code.generation() != generation {
-                return Err(self.after(s, i, [a, b], base, stall, stop));
+            // The thread's next fetch, as the next cycle begins (free with perfect memory).
+            if T::CACHED {
+                let f = bus.timing.fetch(self.k, id, e.npc);
+                if f != 0 {
+                    self.missed(s, i, [a, b], base, f);
+                    return Ok(false);
+                }
             }
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Issues the last entry of `s`, its body run, by the cycle loop's own
@@ -366,10 +389,33 @@ impl Run {
         Ended::Fault { t, pc: e.pc, f, msg }
     }
 
-    /// Entry `i` of `s`, an access, issued but stalled `stall` cycles,
-    /// asked the caller to act (`stop`) or wrote the text.
+    /// Entry `i` of `s` issued, and the fetch of its thread's next
+    /// instruction stalls `f` cycles (a miss).
     #[cold]
-    fn after(&mut self, s: &Schedule, i: usize, [a, b]: [&mut HwThread; 2], base: [u64; 2], stall: u32, stop: bool) -> Ended {
+    fn missed(&mut self, s: &Schedule, i: usize, [a, b]: [&mut HwThread; 2], base: [u64; 2], f: u32) {
+        let e = s.entries[i];
+        let t = usize::from(e.t);
+        self.leave(s, i + 1, [&mut *a, &mut *b], base);
+        let th = if t == 0 { a } else { b };
+        let fetched = self.now + u64::from(e.off) + 1 + u64::from(f);
+        let next = th.next.expect("a thread that issued has its next fetched");
+        th.ready = if fetched >= th.board.drained() { fetched } else { fetched.max(th.board.ready(next)) };
+        self.now += u64::from(e.off) + 1;
+    }
+
+    /// Entry `i` of `s`, an access, issued but stalled `stall` cycles,
+    /// asked the caller to act (`stop`) or wrote the text: its thread
+    /// fetches its next instruction as the cycle loop's turn would.
+    #[cold]
+    fn after<T: Timing, D: Devices>(
+        &mut self,
+        s: &Schedule,
+        i: usize,
+        [a, b]: [&mut HwThread; 2],
+        base: [u64; 2],
+        (stall, stop): (u32, bool),
+        bus: &mut DataBus<'_, T, D>,
+    ) -> Result<(), Ended> {
         let e = s.entries[i];
         let t = usize::from(e.t);
         self.leave(s, i + 1, [&mut *a, &mut *b], base);
@@ -378,7 +424,10 @@ impl Run {
         (th.next, th.ready, th.instructions) = (None, at + 1 + u64::from(stall), base[t] + u64::from(e.k) + 1);
         (th.ctx.pc, th.ctx.npc) = (e.npc, e.npc.wrapping_add(4));
         self.now = at + 1;
-        if stop { Ended::Stop(Stop::Device { core: self.k, thread: t }) } else { Ended::Refetch }
+        if stop {
+            return Err(Ended::Stop(Stop::Device { core: self.k, thread: t }));
+        }
+        Turn { k: self.k, t, id: self.id + t, now: at, limit: self.limit }.fetch(th, bus)
     }
 }
 
@@ -481,6 +530,10 @@ trait Slots {
     fn pair(&mut self) -> (&mut HwThread, &mut HwThread) {
         unreachable!("only a pair runs by schedules")
     }
+    /// The thread that goes first whenever ready (reserved for interrupts), if any.
+    fn first(&self) -> Option<usize> {
+        None
+    }
 }
 
 impl Slots for Core {
@@ -556,6 +609,7 @@ impl Slots for Reserved<'_> {
     /// The reserved thread issues in runs of cycles (its stretches between
     /// a load's or a taken branch's waits), the other in its gaps.
     const KEEPS: bool = true;
+    const DUETS: bool = true;
 
     #[inline(always)]
     fn pick(&self, now: u64, _: usize) -> Option<(usize, bool)> {
@@ -582,5 +636,14 @@ impl Slots for Reserved<'_> {
     #[inline(always)]
     fn thread(&mut self, t: usize) -> &mut HwThread {
         self.pair.thread(t)
+    }
+
+    #[inline(always)]
+    fn pair(&mut self) -> (&mut HwThread, &mut HwThread) {
+        self.pair.pair()
+    }
+
+    fn first(&self) -> Option<usize> {
+        Some(self.r)
     }
 }
