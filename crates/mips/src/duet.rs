@@ -172,10 +172,13 @@ impl Schedule {
         let first = [0, 1].map(|t| th[t].entry(t));
         entries.clear();
         let pick = key.pick();
-        let (mut c, mut last) = (0u32, match pick {
-            Pick::After(last) => last,
-            Pick::First(r) => r ^ 1,
-        });
+        let (mut c, mut last) = (
+            0u32,
+            match pick {
+                Pick::After(last) => last,
+                Pick::First(r) => r ^ 1,
+            },
+        );
         loop {
             // The pick of `crate::interleave::Pair` (the thread that did not issue last, if
             // ready) or of `Reserved` (the reserved thread, if ready).

@@ -293,7 +293,13 @@ impl Run {
     /// each followed by its thread's next fetch: false if a fetch stalled
     /// (with caches), the threads left as the cycle loop would leave them.
     #[inline(always)]
-    fn body<T: Timing, D: Devices>(&mut self, s: &Schedule, [a, b]: [&mut HwThread; 2], bus: &mut DataBus<'_, T, D>, pipeline: &Pipeline) -> Result<bool, Ended> {
+    fn body<T: Timing, D: Devices>(
+        &mut self,
+        s: &Schedule,
+        [a, b]: [&mut HwThread; 2],
+        bus: &mut DataBus<'_, T, D>,
+        pipeline: &Pipeline,
+    ) -> Result<bool, Ended> {
         let now = self.now;
         let base = [a.instructions, b.instructions];
         let generation = bus.code.generation();
