@@ -1,7 +1,8 @@
-//! Two busy threads of a round-robin pair scheduled together. Under
-//! round-robin two threads take the issue slot in turns of about one
-//! instruction, so the cycle loop ([`crate::interleave`]) picks, fetches and
-//! tests the scoreboard for every instruction. Where both threads go on in
+//! Two busy threads of a pair scheduled together. Under round-robin two
+//! threads take the issue slot in turns of about one instruction (with one
+//! reserved for interrupts, in turns of a few), so the cycle loop
+//! ([`crate::interleave`]) picks, fetches and tests the scoreboard for every
+//! instruction. Where both threads go on in
 //! order through the text, with perfect memory (no fetch or access stalls),
 //! the order in which their instructions issue, and every cycle, follows
 //! from where the two threads are, when each is ready and which issued

@@ -11,10 +11,10 @@
 //! choose it again (the reserved thread whenever it is ready, the other
 //! until the reserved one is), without a pick per cycle.
 //!
-//! Two busy threads of a round-robin pair with perfect memory run by
-//! schedules computed once for where they are ([`crate::duet`]), one after
-//! another while each runs as computed; the cycle loop goes on where none
-//! does.
+//! Two busy threads of a pair (round-robin, or one reserved) with perfect
+//! memory run by schedules computed once for where they are
+//! ([`crate::duet`]), one after another while each runs as computed; the
+//! cycle loop goes on where none does.
 //!
 //! Only the thread that issued lacks its next instruction afterwards, so
 //! it is fetched right after it issues (before any access of the next
@@ -102,10 +102,7 @@ impl<D: Devices> System<D> {
         let (pipeline, id) = (self.pipeline, k * self.threads);
         let mut duets = std::mem::take(&mut self.duets);
         let (mut bus, core) = self.bus(k, timing);
-        // With caches a schedule holds while every access hits, and holds only if a hit costs nothing.
-        let duets_hold = !T::CACHED || bus.timing.hierarchy().is_some_and(|h| h.config.l1i.hit_cycles == 0 && h.config.l1d.hit_cycles == 0);
-        let retry = if duets_hold { 0 } else { u64::MAX };
-        let mut run = Run { k, id, limit, now: core.now, last: core.last, busy: core.busy_cycles, retry };
+        let mut run = Run { k, id, limit, now: core.now, last: core.last, busy: core.busy_cycles, retry: 0 };
         let end = if let Some(two) = core.two()
             && let [x, y] = &mut core.threads[..]
         {
@@ -139,8 +136,7 @@ struct Run {
     now: u64,
     last: usize,
     busy: u64,
-    /// The cycle from which to look for the pair's schedule again (never:
-    /// `u64::MAX`).
+    /// The cycle from which to look for the pair's schedule again.
     retry: u64,
 }
 
@@ -150,7 +146,7 @@ impl Run {
     #[inline(always)]
     fn cycles<S: Slots, T: Timing, D: Devices>(&mut self, slots: &mut S, bus: &mut DataBus<'_, T, D>, pipeline: &Pipeline, duets: &mut Duets) -> Ended {
         loop {
-            if S::DUETS && self.now >= self.retry {
+            if S::DUETS && !T::CACHED && self.now >= self.retry {
                 let first = slots.first();
                 let (a, b) = slots.pair();
                 match self.duet(a, b, first, duets, bus, pipeline) {
@@ -260,15 +256,9 @@ impl Run {
             if linked && let Some(j) = duets.link(k, how, next) {
                 let s = duets.at(j);
                 if at + 1 + u64::from(s.last.off) < self.limit && s.arrive(y, t ^ 1, at + 1) {
-                    // Its first instruction's fetch (with caches an access, which must hit).
-                    let f = if T::CACHED { bus.timing.fetch(self.k, self.id + t, pc) } else { 0 };
                     x.next = Some(s.first[t].inst);
-                    if f == 0 {
-                        k = j;
-                        continue;
-                    }
-                    x.ready = ready + u64::from(f);
-                    return Ok(true);
+                    k = j;
+                    continue;
                 }
             }
             let turn = Turn { k: self.k, t, id: self.id + t, now: at, limit: self.limit };
@@ -289,9 +279,9 @@ impl Run {
         }
     }
 
-    /// Issues every entry of `s` but the last, at cycles from the run's,
-    /// each followed by its thread's next fetch: false if a fetch stalled
-    /// (with caches), the threads left as the cycle loop would leave them.
+    /// Issues every entry of `s` but the last, at cycles from the run's:
+    /// false if one stalled or wrote the text, the threads left as the
+    /// cycle loop would leave them.
     #[inline(always)]
     fn body<T: Timing, D: Devices>(
         &mut self,
@@ -329,14 +319,6 @@ impl Run {
                 // What the schedule does not foresee: the cycle loop goes on after it.
                 if stall != 0 || stop || bus.code.generation() != generation {
                     return self.after(s, i, [a, b], base, (stall, stop), bus).map(|()| false);
-                }
-            }
-            // The thread's next fetch, as the next cycle begins (free with perfect memory).
-            if T::CACHED {
-                let f = bus.timing.fetch(self.k, id, e.npc);
-                if f != 0 {
-                    self.missed(s, i, [a, b], base, f);
-                    return Ok(false);
                 }
             }
         }
@@ -393,20 +375,6 @@ impl Run {
         (th.ctx.pc, th.ctx.npc) = (e.pc, e.npc);
         self.now += u64::from(e.off);
         Ended::Fault { t, pc: e.pc, f, msg }
-    }
-
-    /// Entry `i` of `s` issued, and the fetch of its thread's next
-    /// instruction stalls `f` cycles (a miss).
-    #[cold]
-    fn missed(&mut self, s: &Schedule, i: usize, [a, b]: [&mut HwThread; 2], base: [u64; 2], f: u32) {
-        let e = s.entries[i];
-        let t = usize::from(e.t);
-        self.leave(s, i + 1, [&mut *a, &mut *b], base);
-        let th = if t == 0 { a } else { b };
-        let fetched = self.now + u64::from(e.off) + 1 + u64::from(f);
-        let next = th.next.expect("a thread that issued has its next fetched");
-        th.ready = if fetched >= th.board.drained() { fetched } else { fetched.max(th.board.ready(next)) };
-        self.now += u64::from(e.off) + 1;
     }
 
     /// Entry `i` of `s`, an access, issued but stalled `stall` cycles,
