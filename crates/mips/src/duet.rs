@@ -1,8 +1,7 @@
-//! Two busy threads of a pair scheduled together. Under round-robin two
-//! threads take the issue slot in turns of about one instruction (with one
-//! reserved for interrupts, in turns of a few), so the cycle loop
-//! ([`crate::interleave`]) picks, fetches and tests the scoreboard for every
-//! instruction. Where both threads go on in
+//! Two busy threads of a round-robin pair scheduled together. Under
+//! round-robin two threads take the issue slot in turns of about one
+//! instruction, so the cycle loop ([`crate::interleave`]) picks, fetches and
+//! tests the scoreboard for every instruction. Where both threads go on in
 //! order through the text, with perfect memory (no fetch or access stalls),
 //! the order in which their instructions issue, and every cycle, follows
 //! from where the two threads are, when each is ready and which issued
@@ -43,7 +42,7 @@ pub(crate) const MAX_AHEAD: u64 = 8;
 
 /// Where two threads are: PC and next PC of each (a pending delay slot
 /// when the next PC is not the PC's successor), how far ahead of the
-/// core's cycle each is ready, and the pick's rule ([`Pick`]).
+/// core's cycle each is ready, and which issued last.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Key([u32; 5]);
 
@@ -57,12 +56,8 @@ impl std::hash::Hash for Key {
 }
 
 impl Key {
-    pub(crate) fn new(a: &HwThread, b: &HwThread, ahead: [u64; 2], pick: Pick) -> Key {
-        let pick = match pick {
-            Pick::After(last) => last as u32,
-            Pick::First(r) => 2 + r as u32,
-        };
-        let small = (ahead[0] as u32) | (ahead[1] as u32) << 8 | pick << 16;
+    pub(crate) fn new(a: &HwThread, b: &HwThread, ahead: [u64; 2], last: usize) -> Key {
+        let small = (ahead[0] as u32) | (ahead[1] as u32) << 8 | (last as u32) << 16;
         Key([a.ctx.pc, a.ctx.npc, b.ctx.pc, b.ctx.npc, small])
     }
 
@@ -70,21 +65,9 @@ impl Key {
         (self.0[4] >> (8 * t)) & 0xff
     }
 
-    fn pick(self) -> Pick {
-        match (self.0[4] >> 16) as usize {
-            r @ 2.. => Pick::First(r - 2),
-            last => Pick::After(last),
-        }
+    fn last(self) -> usize {
+        (self.0[4] >> 16) as usize
     }
-}
-
-/// Which of two ready threads issues.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Pick {
-    /// Round-robin: the one that did not issue last (this one did).
-    After(usize),
-    /// This one, reserved for interrupts ([`crate::core::Two::Reserved`]).
-    First(usize),
 }
 
 /// One instruction of a schedule.
@@ -172,25 +155,14 @@ impl Schedule {
         }
         let first = [0, 1].map(|t| th[t].entry(t));
         entries.clear();
-        let pick = key.pick();
-        let (mut c, mut last) = (
-            0u32,
-            match pick {
-                Pick::After(last) => last,
-                Pick::First(r) => r ^ 1,
-            },
-        );
+        let (mut c, mut last) = (0u32, key.last());
         loop {
-            // The pick of `crate::interleave::Pair` (the thread that did not issue last, if
-            // ready) or of `Reserved` (the reserved thread, if ready).
-            let f = match pick {
-                Pick::After(_) => last ^ 1,
-                Pick::First(r) => r,
-            };
+            // The pick of `crate::interleave::Pair`: the thread that did not issue last, if ready.
+            let f = last ^ 1;
             let t = if th[f].ready <= c {
                 f
-            } else if th[f ^ 1].ready <= c {
-                f ^ 1
+            } else if th[last].ready <= c {
+                last
             } else {
                 c = th[0].ready.min(th[1].ready);
                 continue;

@@ -11,8 +11,7 @@
 //! choose it again (the reserved thread whenever it is ready, the other
 //! until the reserved one is), without a pick per cycle.
 //!
-//! Two busy threads of a pair (round-robin, or one reserved) with perfect
-//! memory run by schedules computed once for where they are
+//! Two busy threads of a round-robin pair with perfect memory run by schedules computed once for where they are
 //! ([`crate::duet`]), one after another while each runs as computed; the
 //! cycle loop goes on where none does.
 //!
@@ -27,7 +26,7 @@ use crate::bus::{DataBus, Timing, Who};
 use crate::core::{Core, HwThread, Two};
 use crate::decode::Inst;
 use crate::device::Devices;
-use crate::duet::{Duets, Key, MAX_AHEAD, Pick, Schedule};
+use crate::duet::{Duets, Key, MAX_AHEAD, Schedule};
 use crate::error::Fault;
 use crate::exec::{Exit, Flow, access, compute, cond, decide};
 use crate::system::{Stop, System, step};
@@ -147,9 +146,8 @@ impl Run {
     fn cycles<S: Slots, T: Timing, D: Devices>(&mut self, slots: &mut S, bus: &mut DataBus<'_, T, D>, pipeline: &Pipeline, duets: &mut Duets) -> Ended {
         loop {
             if S::DUETS && !T::CACHED && self.now >= self.retry {
-                let first = slots.first();
                 let (a, b) = slots.pair();
-                match self.duet(a, b, first, duets, bus, pipeline) {
+                match self.duet(a, b, duets, bus, pipeline) {
                     Ok(true) => continue,
                     Ok(false) => self.retry = self.now + DUET_RETRY,
                     Err(end) => return end,
@@ -192,27 +190,25 @@ impl Run {
 }
 
 impl Run {
-    /// Runs the schedules of threads `a` and `b` (`first` reserved for
-    /// interrupts, else round-robin) from where they are, one after another
-    /// while there is one that runs as computed ([`crate::duet`]): true if
-    /// one ran, the threads and the run left as the cycle loop would leave them.
+    /// Runs the schedules of threads `a` and `b` from where they are, one
+    /// after another while there is one that runs as computed
+    /// ([`crate::duet`]): true if one ran, the threads and the run left as
+    /// the cycle loop would leave them.
     #[inline(always)]
     fn duet<T: Timing, D: Devices>(
         &mut self,
         a: &mut HwThread,
         b: &mut HwThread,
-        first: Option<usize>,
         duets: &mut Duets,
         bus: &mut DataBus<'_, T, D>,
         pipeline: &Pipeline,
     ) -> Result<bool, Ended> {
-        let pick = |last| first.map_or(Pick::After(last), Pick::First);
         let now = self.now;
         let ahead = [a.ready.saturating_sub(now), b.ready.saturating_sub(now)];
         if ahead[0] > MAX_AHEAD || ahead[1] > MAX_AHEAD || a.next.is_none() || b.next.is_none() {
             return Ok(false);
         }
-        let Some(mut k) = duets.find(Key::new(a, b, ahead, pick(self.last)), bus.code, pipeline) else { return Ok(false) };
+        let Some(mut k) = duets.find(Key::new(a, b, ahead, self.last), bus.code, pipeline) else { return Ok(false) };
         let s = duets.at(k);
         if now + u64::from(s.last.off) >= self.limit || !s.fits(a, b, now) {
             return Ok(false);
@@ -268,7 +264,7 @@ impl Run {
             if ahead[0] > MAX_AHEAD || ahead[1] > MAX_AHEAD {
                 return Ok(true);
             }
-            let key = Key::new(a, b, ahead, pick(self.last));
+            let key = Key::new(a, b, ahead, self.last);
             let found = if linked { duets.follow((k, how, next), key, bus.code, pipeline) } else { duets.find(key, bus.code, pipeline) };
             let Some(j) = found else { return Ok(true) };
             let s = duets.at(j);
@@ -504,10 +500,6 @@ trait Slots {
     fn pair(&mut self) -> (&mut HwThread, &mut HwThread) {
         unreachable!("only a pair runs by schedules")
     }
-    /// The thread that goes first whenever ready (reserved for interrupts), if any.
-    fn first(&self) -> Option<usize> {
-        None
-    }
 }
 
 impl Slots for Core {
@@ -583,7 +575,6 @@ impl Slots for Reserved<'_> {
     /// The reserved thread issues in runs of cycles (its stretches between
     /// a load's or a taken branch's waits), the other in its gaps.
     const KEEPS: bool = true;
-    const DUETS: bool = true;
 
     #[inline(always)]
     fn pick(&self, now: u64, _: usize) -> Option<(usize, bool)> {
@@ -610,14 +601,5 @@ impl Slots for Reserved<'_> {
     #[inline(always)]
     fn thread(&mut self, t: usize) -> &mut HwThread {
         self.pair.thread(t)
-    }
-
-    #[inline(always)]
-    fn pair(&mut self) -> (&mut HwThread, &mut HwThread) {
-        self.pair.pair()
-    }
-
-    fn first(&self) -> Option<usize> {
-        Some(self.r)
     }
 }

@@ -276,12 +276,11 @@ fn two_threads_take_turns_as_on_a_core_with_an_idle_third() {
 
 #[test]
 fn a_pair_by_schedules_runs_as_the_cycle_loop() {
-    // Two busy threads of a round-robin pair, or of a pair with one
-    // reserved for interrupts, run by schedules computed once
-    // (`crate::duet`) with perfect memory (with caches, the pair's cycle
-    // loop); beside an idle third thread the same pair goes cycle by
-    // cycle. Thread 0 loops through a load-use
-    // interlock, a divide and its wait, a call and return (jal, jr), a
+    // Two busy threads of a round-robin pair with perfect memory run by
+    // schedules computed once (`crate::duet`); with one thread reserved for
+    // interrupts or with caches, by the pair's cycle loop. Beside an idle
+    // third thread the same pair goes cycle by cycle. Thread 0 loops
+    // through a load-use interlock, a divide and its wait, a call and return (jal, jr), a
     // branch-likely whose slot is annulled every other time; thread 1 adds
     // to a word thread 0 loads and now and then rewrites an instruction of
     // thread 0's loop (the text changes under both).
