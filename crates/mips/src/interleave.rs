@@ -11,9 +11,10 @@
 //! choose it again (the reserved thread whenever it is ready, the other
 //! until the reserved one is), without a pick per cycle.
 //!
-//! Two busy threads of a round-robin pair with perfect memory run by schedules computed once for where they are
-//! ([`crate::duet`]), one after another while each runs as computed; the
-//! cycle loop goes on where none does.
+//! Two busy threads of a round-robin pair with perfect memory run by
+//! schedules computed once for where they are ([`crate::duet`]), one after
+//! another while each runs as computed; the cycle loop goes on where none
+//! does.
 //!
 //! Only the thread that issued lacks its next instruction afterwards, so
 //! it is fetched right after it issues (before any access of the next
