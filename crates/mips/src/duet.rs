@@ -147,13 +147,14 @@ impl Schedule {
 
     /// The schedule of two threads at `key`, each running the text of
     /// `code` from its PC; None if either thread's PC is outside the text.
-    fn build(key: Key, code: &Code, p: &Pipeline) -> Option<Schedule> {
+    /// `entries` is scratch space.
+    fn build(key: Key, code: &Code, p: &Pipeline, entries: &mut Vec<Entry>) -> Option<Schedule> {
         let mut th = [0, 1].map(|t| Thread::new(key.0[2 * t], key.0[2 * t + 1], key.ahead(t), code));
-        if th.iter().any(|x| x.run.is_empty()) {
+        if th.iter().any(|x| x.next.is_none()) {
             return None;
         }
-        let first = [0, 1].map(|t| th[t].entry(t, 0));
-        let mut entries = Vec::new();
+        let first = [0, 1].map(|t| th[t].entry(t));
+        entries.clear();
         let (mut c, mut last) = (0u32, key.last());
         loop {
             // The pick of `crate::interleave::Pair`: the thread that did not issue last, if ready.
@@ -167,20 +168,24 @@ impl Schedule {
                 continue;
             };
             let x = &mut th[t];
-            let e = Entry { off: c, ..x.entry(t, x.i) };
+            let e = Entry { off: c, ..x.entry(t) };
             entries.push(e);
-            x.i += 1;
             last = t;
-            if e.inst.op.transfers() || x.i == x.run.len() {
+            // A thread's run ends at its first control transfer, MAX_RUN or the text's end.
+            if e.inst.op.transfers() {
+                x.i += 1;
+                break;
+            }
+            if !x.advance(code) {
                 break;
             }
             x.issued(e.inst, c, p);
             c += 1;
         }
-        let after = [0, 1].map(|t| (t != last).then(|| th[t].entry(t, th[t].i)));
+        let after = [0, 1].map(|t| (t != last).then(|| th[t].entry(t)));
         let count = [0, 1].map(|t| th[t].i as u64);
         let last = *entries.last().expect("a schedule issues");
-        let mut s = Schedule { count, last, entries: entries.into(), first, after, before_last: [None; 2] };
+        let mut s = Schedule { count, last, entries: entries[..].into(), first, after, before_last: [None; 2] };
         let n = s.entries.len();
         if n > 1 {
             s.before_last = [0, 1].map(|t| s.next_of(t, n - 2).copied());
@@ -193,10 +198,10 @@ impl Schedule {
 /// relative scoreboard as [`crate::timing::Scoreboard`] keeps it, with
 /// nothing in flight at the start and no memory stall.
 struct Thread {
-    /// (PC, next PC, instruction): from the thread's PC in order, to its
-    /// first control transfer (included), [`MAX_RUN`] or the text's end.
-    run: Vec<(u32, u32, Inst)>,
-    /// The next to issue.
+    /// The next to issue (PC, next PC, instruction), from the thread's PC
+    /// in order through the text; None past its end.
+    next: Option<(u32, u32, Inst)>,
+    /// How many issued before it.
     i: usize,
     /// When it may issue.
     ready: u32,
@@ -206,20 +211,21 @@ struct Thread {
 
 impl Thread {
     fn new(pc: u32, npc: u32, ahead: u32, code: &Code) -> Thread {
-        let (mut pc, mut npc, mut run) = (pc, npc, Vec::new());
-        while let Some(inst) = code.get(pc) {
-            run.push((pc, npc, inst));
-            if inst.op.transfers() || run.len() == MAX_RUN {
-                break;
-            }
-            (pc, npc) = (npc, npc.wrapping_add(4));
-        }
-        Thread { run, i: 0, ready: ahead, reg: [0; 32], hilo: 0 }
+        Thread { next: code.get(pc).map(|inst| (pc, npc, inst)), i: 0, ready: ahead, reg: [0; 32], hilo: 0 }
     }
 
-    fn entry(&self, t: usize, i: usize) -> Entry {
-        let (pc, npc, inst) = self.run[i];
-        Entry { inst, simple: Simple::of(inst), cond: Cond::of(inst), pc, npc, off: 0, ready: self.ready, t: t as u8, k: i as u8 }
+    /// The next to issue, as thread `t`'s entry.
+    fn entry(&self, t: usize) -> Entry {
+        let (pc, npc, inst) = self.next.expect("a thread's run goes on");
+        Entry { inst, simple: Simple::of(inst), cond: Cond::of(inst), pc, npc, off: 0, ready: self.ready, t: t as u8, k: self.i as u8 }
+    }
+
+    /// The next issued (not a transfer): on to the one after it, if the run goes on.
+    fn advance(&mut self, code: &Code) -> bool {
+        let (_, npc, _) = self.next.expect("a thread's run goes on");
+        self.i += 1;
+        self.next = code.get(npc).map(|inst| (npc, npc.wrapping_add(4), inst));
+        self.i < MAX_RUN && self.next.is_some()
     }
 
     /// `inst` issued at `c`: what it leaves in flight, and when the next
@@ -232,7 +238,7 @@ impl Thread {
         } else if inst.class & Inst::LOAD != 0 && inst.rt != 0 {
             self.reg[inst.rt as usize & 31] = c + 1 + p.load_use_cycles;
         }
-        let next = self.run[self.i].2;
+        let (_, _, next) = self.next.expect("a thread's run goes on");
         let (a, b) = next.sources();
         let t = (c + 1).max(self.reg[a as usize & 31]).max(self.reg[b as usize & 31]);
         self.ready = if next.class & Inst::USES_HILO != 0 { t.max(self.hilo) } else { t };
@@ -249,6 +255,8 @@ const NONE: u32 = u32::MAX;
 pub(crate) struct Duets {
     index: HashMap<Key, u32, BuildHasherDefault<Mix>>,
     kept: Vec<Schedule>,
+    /// Scratch space for [`Schedule::build`].
+    entries: Vec<Entry>,
     /// Per schedule, after its transfer was taken, not taken or annulled:
     /// the next PC it went to and the schedule that followed, if the
     /// thread's next instruction was ready as the transfer left it (so
@@ -270,7 +278,7 @@ impl Duets {
         if self.generation != code.generation() || self.pipeline != Some(*p) || self.kept.len() >= MAX_KEPT {
             self.renew(code, p);
         }
-        let s = *self.index.entry(key).or_insert_with(|| match Schedule::build(key, code, p) {
+        let s = *self.index.entry(key).or_insert_with(|| match Schedule::build(key, code, p, &mut self.entries) {
             Some(s) => {
                 self.kept.push(s);
                 self.links.push([(0, NONE); 3]);

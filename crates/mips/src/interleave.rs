@@ -217,7 +217,9 @@ impl Run {
         loop {
             let s = duets.at(k);
             let (now, last) = (self.now, &s.last);
-            self.body(s, [&mut *a, &mut *b], bus, pipeline)?;
+            if !self.body(s, [&mut *a, &mut *b], bus, pipeline)? {
+                return Ok(true);
+            }
             let t = usize::from(last.t);
             // A branch or jump (no system call, break or fault) in place; anything else by the cycle loop's turn.
             if !last.inst.op.has_delay_slot() {
@@ -274,9 +276,17 @@ impl Run {
         }
     }
 
-    /// Issues every entry of `s` but the last, at cycles from the run's.
+    /// Issues every entry of `s` but the last, at cycles from the run's:
+    /// false if one stalled or wrote the text, the threads left as the
+    /// cycle loop would leave them.
     #[inline(always)]
-    fn body<T: Timing, D: Devices>(&mut self, s: &Schedule, [a, b]: [&mut HwThread; 2], bus: &mut DataBus<'_, T, D>, pipeline: &Pipeline) -> Result<(), Ended> {
+    fn body<T: Timing, D: Devices>(
+        &mut self,
+        s: &Schedule,
+        [a, b]: [&mut HwThread; 2],
+        bus: &mut DataBus<'_, T, D>,
+        pipeline: &Pipeline,
+    ) -> Result<bool, Ended> {
         let now = self.now;
         let base = [a.instructions, b.instructions];
         let generation = bus.code.generation();
@@ -286,32 +296,30 @@ impl Run {
             let (at, id) = (now + u64::from(e.off), self.id + t);
             if e.simple.run(&mut th.ctx, &e.inst) {
                 bus.devices.issued(id, e.pc, at);
-                continue;
-            }
-            if e.inst.class & Inst::MEMORY == 0 {
+            } else if e.inst.class & Inst::MEMORY == 0 {
                 if let Err(f) = compute(&mut th.ctx, e.inst) {
                     return Err(self.fault(s, i, [a, b], base, f, String::new()));
                 }
                 bus.devices.issued(id, e.pc, at);
                 th.board.issued(pipeline, e.inst, at, at + 1);
-                continue;
-            }
-            (bus.who.thread, bus.who.id, bus.who.now, bus.who.instret) = (t, id, at, base[t] + u64::from(e.k));
-            bus.stall = 0;
-            if let Err(f) = access(&mut th.ctx, e.inst, bus) {
-                let msg = std::mem::take(&mut bus.device_error);
-                return Err(self.fault(s, i, [a, b], base, f, msg));
-            }
-            bus.devices.issued(id, e.pc, at);
-            let stall = bus.stall;
-            th.board.accessed(pipeline, e.inst, at + 1 + u64::from(stall));
-            let stop = std::mem::take(&mut bus.mmio) && bus.devices.take_stop();
-            // What the schedule does not foresee: the cycle loop goes on after it.
-            if stall != 0 || stop || bus.code.generation() != generation {
-                return Err(self.after(s, i, [a, b], base, stall, stop));
+            } else {
+                (bus.who.thread, bus.who.id, bus.who.now, bus.who.instret) = (t, id, at, base[t] + u64::from(e.k));
+                bus.stall = 0;
+                if let Err(f) = access(&mut th.ctx, e.inst, bus) {
+                    let msg = std::mem::take(&mut bus.device_error);
+                    return Err(self.fault(s, i, [a, b], base, f, msg));
+                }
+                bus.devices.issued(id, e.pc, at);
+                let stall = bus.stall;
+                th.board.accessed(pipeline, e.inst, at + 1 + u64::from(stall));
+                let stop = std::mem::take(&mut bus.mmio) && bus.devices.take_stop();
+                // What the schedule does not foresee: the cycle loop goes on after it.
+                if stall != 0 || stop || bus.code.generation() != generation {
+                    return self.after(s, i, [a, b], base, (stall, stop), bus).map(|()| false);
+                }
             }
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Issues the last entry of `s`, its body run, by the cycle loop's own
@@ -367,9 +375,18 @@ impl Run {
     }
 
     /// Entry `i` of `s`, an access, issued but stalled `stall` cycles,
-    /// asked the caller to act (`stop`) or wrote the text.
+    /// asked the caller to act (`stop`) or wrote the text: its thread
+    /// fetches its next instruction as the cycle loop's turn would.
     #[cold]
-    fn after(&mut self, s: &Schedule, i: usize, [a, b]: [&mut HwThread; 2], base: [u64; 2], stall: u32, stop: bool) -> Ended {
+    fn after<T: Timing, D: Devices>(
+        &mut self,
+        s: &Schedule,
+        i: usize,
+        [a, b]: [&mut HwThread; 2],
+        base: [u64; 2],
+        (stall, stop): (u32, bool),
+        bus: &mut DataBus<'_, T, D>,
+    ) -> Result<(), Ended> {
         let e = s.entries[i];
         let t = usize::from(e.t);
         self.leave(s, i + 1, [&mut *a, &mut *b], base);
@@ -378,7 +395,10 @@ impl Run {
         (th.next, th.ready, th.instructions) = (None, at + 1 + u64::from(stall), base[t] + u64::from(e.k) + 1);
         (th.ctx.pc, th.ctx.npc) = (e.npc, e.npc.wrapping_add(4));
         self.now = at + 1;
-        if stop { Ended::Stop(Stop::Device { core: self.k, thread: t }) } else { Ended::Refetch }
+        if stop {
+            return Err(Ended::Stop(Stop::Device { core: self.k, thread: t }));
+        }
+        Turn { k: self.k, t, id: self.id + t, now: at, limit: self.limit }.fetch(th, bus)
     }
 }
 

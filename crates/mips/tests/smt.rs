@@ -275,11 +275,12 @@ fn two_threads_take_turns_as_on_a_core_with_an_idle_third() {
 }
 
 #[test]
-fn a_round_robin_pair_by_schedules_runs_as_the_cycle_loop() {
-    // With perfect memory two busy threads of a round-robin pair run by
-    // schedules computed once (`crate::duet`); beside an idle third thread
-    // the same pair goes cycle by cycle. Thread 0 loops through a load-use
-    // interlock, a divide and its wait, a call and return (jal, jr), a
+fn a_pair_by_schedules_runs_as_the_cycle_loop() {
+    // Two busy threads of a round-robin pair with perfect memory run by
+    // schedules computed once (`crate::duet`); with one thread reserved for
+    // interrupts or with caches, by the pair's cycle loop. Beside an idle
+    // third thread the same pair goes cycle by cycle. Thread 0 loops
+    // through a load-use interlock, a divide and its wait, a call and return (jal, jr), a
     // branch-likely whose slot is annulled every other time; thread 1 adds
     // to a word thread 0 loads and now and then rewrites an instruction of
     // thread 0's loop (the text changes under both).
@@ -323,8 +324,12 @@ fn a_round_robin_pair_by_schedules_runs_as_the_cycle_loop() {
         beq(0, 0, -9),
         addiu(27, 27, 1),
     ];
-    let run = |threads: usize, slice: u64| {
-        let c = SystemConfig { threads, ..Default::default() };
+    // Caches of the default geometry, and a direct-mapped L1I of 512 bytes
+    // in which the two threads' loops (0x1000 apart) evict each other's lines.
+    let mut small = HierarchyConfig::default();
+    (small.l1i.size_bytes, small.l1i.ways, small.l1d.size_bytes) = (512, 1, 1024);
+    let run = |threads: usize, slice: u64, caches: Option<HierarchyConfig>, interrupt_thread: Option<usize>| {
+        let c = SystemConfig { threads, caches, interrupt_thread, ..Default::default() };
         let mut s = System::new(two_programs(&a, &b), &c, irqsim_mips::device::NoDevices);
         s.start(0, 0, Context::at(TEXT, 0x7000_0000), 0);
         s.start(0, 1, Context::at(TEXT + 0x1000, 0x6000_0000), 0);
@@ -333,15 +338,19 @@ fn a_round_robin_pair_by_schedules_runs_as_the_cycle_loop() {
         }
         let th = &s.cores[0].threads;
         let regs = [&th[0].ctx, &th[1].ctx].map(|c| (c.r[..32].to_vec(), c.hi, c.lo, c.pc, c.npc));
-        (counts(&s), s.cores[0].busy_cycles, s.cores[0].now, regs, [DATA, DATA + 4, TEXT + 20].map(|w| s.mem.read_u32(w)))
+        let caches = s.caches.as_ref().map(|h| [&h.l1i, &h.l1d, &h.l2].map(|l| l[0].counts[..2].to_vec()));
+        (counts(&s), s.cores[0].busy_cycles, s.cores[0].now, regs, [DATA, DATA + 4, TEXT + 20].map(|w| s.mem.read_u32(w)), caches)
     };
-    for slice in [331, 7, 1] {
-        let pair = run(2, slice);
-        assert_eq!(pair, run(3, slice), "slices of {slice}");
-        let (n, regs) = (pair.0, &pair.3);
-        assert!(n.0 > 2000 && n.1 > 2000, "{n:?}");
-        // Calls, annulled slots and rewrites all happened.
-        assert!(regs[0].0[20] > 100 && regs[0].0[17] > 50 && regs[0].0[17] < regs[0].0[15], "{regs:?}");
-        assert_ne!(pair.4[2], addiu(14, 14, 1), "thread 1 rewrote thread 0's text");
+    for (caches, reserved) in [None, Some(HierarchyConfig::default()), Some(small)].into_iter().flat_map(|c| [None, Some(0), Some(1)].map(|r| (c, r))) {
+        for slice in [331, 7, 1] {
+            let pair = run(2, slice, caches, reserved);
+            let why = format!("slices of {slice}, caches {:?}, reserved {reserved:?}", caches.map(|c| c.l1i.size_bytes));
+            assert_eq!(pair, run(3, slice, caches, reserved), "{why}");
+            let (n, regs) = (pair.0, &pair.3);
+            assert!(n.0 > 1000 && n.1 > 1000, "{n:?} {why}");
+            // Calls, annulled slots and rewrites all happened.
+            assert!(regs[0].0[20] > 50 && regs[0].0[17] > 25 && regs[0].0[17] < regs[0].0[15], "{regs:?} {why}");
+            assert_ne!(pair.4[2], addiu(14, 14, 1), "thread 1 rewrote thread 0's text ({why})");
+        }
     }
 }
