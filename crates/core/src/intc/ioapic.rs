@@ -118,6 +118,10 @@ impl Controller for IoApic {
     }
 
     fn take(&mut self, cpu: usize) -> Option<Taken> {
+        // Nothing pending (half the calls: the CPU asks again at each interrupt's end).
+        if self.lapic_irr == 0 {
+            return None;
+        }
         let pin = self.best(cpu)?;
         self.lapic_irr &= !(1 << pin);
         let ack_cycles = if self.trigger == Trigger::Edge { self.costs.lapic_eoi } else { 0 };
