@@ -130,13 +130,14 @@ impl Profile {
 
 /// Per text word, the handler a core is in once it runs there: its own
 /// handler, the dispatch loop, or (a function they call) the one it was in.
-const KEEP: u8 = u8::MAX;
+/// Kept as the handler's row in [`Recorder`]'s cells (`handler * words`).
+const KEEP: u32 = u32::MAX;
 
-/// One core's place: the cycle of its last issue and the handler it is in.
+/// One core's place: the cycle of its last issue and the row of the handler it is in.
 #[derive(Clone, Copy, Default)]
 struct Place {
     last: u64,
-    current: u8,
+    row: u32,
 }
 
 /// Issues kept per core, to take back those past a window's edge: cores
@@ -171,7 +172,9 @@ const IRREGULAR: u8 = u8::MAX;
 pub struct Recorder {
     on: bool,
     base: u32,
-    enter: Vec<u8>,
+    /// Per word, the row it enters (its handler's index times `words`) or [`KEEP`].
+    enter: Vec<u32>,
+    words: usize,
     places: Vec<Place>,
     /// Indexed by `handler * words + word`: (executions, cycles).
     cells: Vec<[u64; 2]>,
@@ -190,18 +193,19 @@ pub struct Recorder {
 impl Recorder {
     /// A recorder for `cores` cores; `ahead`: they run ahead of one another.
     pub fn new(f: &Functions, cores: usize, ahead: bool) -> Self {
-        let enter = (0..f.words())
+        let words = f.words();
+        let enter = (0..words)
             .map(|w| match f.of(w) {
                 NO_FUNCTION => KEEP,
-                id if f.dispatch == Some(id) => DISPATCH as u8,
-                id => f.handler[id as usize].map_or(KEEP, |h| h as u8),
+                id if f.dispatch == Some(id) => DISPATCH as u32 * words as u32,
+                id => f.handler[id as usize].map_or(KEEP, |h| h as u32 * words as u32),
             })
             .collect();
-        let places = vec![Place { last: 0, current: DISPATCH as u8 }; cores];
+        let places = vec![Place { last: 0, row: DISPATCH as u32 * words as u32 }; cores];
         let recent = if ahead { vec![([Issue::default(); RECENT], 0); cores] } else { vec![] };
         let cells = vec![[0; 2]; (DISPATCH + 1) * f.words()];
         let (shape, offsets) = (vec![UNSEEN; f.words()], vec![Box::default(); f.words()]);
-        Recorder { on: false, base: f.base, enter, places, runs: cells.clone(), cells, shape, offsets, recent }
+        Recorder { on: false, base: f.base, enter, words, places, runs: cells.clone(), cells, shape, offsets, recent }
     }
 
     /// Starts charging at cycle `at`; every core is taken to be in the
@@ -209,7 +213,7 @@ impl Recorder {
     /// cores already past it are charged now.
     pub fn begin(&mut self, at: u64) {
         self.on = true;
-        self.places.fill(Place { last: at.wrapping_sub(1), current: DISPATCH as u8 });
+        self.places.fill(Place { last: at.wrapping_sub(1), row: (DISPATCH * self.words) as u32 });
         for k in 0..self.recent.len() {
             let n = self.past(k, at);
             let (ring, count) = self.recent[k];
@@ -243,9 +247,9 @@ impl Recorder {
             return NOT_CHARGED;
         };
         if enter != KEEP {
-            p.current = enter;
+            p.row = enter;
         }
-        let i = p.current as usize * self.enter.len() + w;
+        let i = p.row as usize + w;
         let Some(cell) = self.cells.get_mut(i) else { return NOT_CHARGED };
         cell[0] += executed;
         cell[1] += now - p.last;
@@ -292,9 +296,9 @@ impl Recorder {
         }
         let (enter, Some(p)) = (self.enter[w], self.places.get_mut(core)) else { return };
         if enter != KEEP {
-            p.current = enter;
+            p.row = enter;
         }
-        let run = &mut self.runs[p.current as usize * self.enter.len() + w];
+        let run = &mut self.runs[p.row as usize + w];
         run[0] += 1;
         run[1] += t0 + u64::from(first.off) - p.last;
         p.last = t0 + u64::from(last.off);
@@ -348,7 +352,7 @@ impl Recorder {
             }
         }
         self.on = false;
-        let words = self.enter.len();
+        let words = self.words;
         // The blocks' runs onto their words: each instruction after the first is charged its issue
         // offset less the one before it, per run.
         for (i, run) in self.runs.iter_mut().enumerate() {
