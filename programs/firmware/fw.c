@@ -67,9 +67,16 @@ static u32 rxdone_rings[QN];       /* per write descriptor: rings its batch retu
    completion's too) clears the count and disarms the timer; 0 turns a
    rule off. The host writes fw_coal before the cores start. HOST_IRQ's
    value says which rule fired: 1 frames (or a send completion), 2 the
-   timer. */
+   timer. While the host has masked the interrupt (bit q of fw_masked,
+   ring q's: the host writes it as the Tigon's MaskInt) nothing counts
+   and nothing is raised: the count and the timer start over, as the
+   host's poll takes the frames; its re-enable with frames waiting
+   interrupts at once. The timer keeps its deadline, so an expiry from
+   before a re-arm raises nothing early. */
 #define NEV (NSRC + 1)
 struct coal { u32 frames, cycles; };
+volatile u32 fw_masked;
+static int before(u32 a, u32 b) { return (int)(a - b) < 0; }
 #ifdef FW_RSS
 /* With several return rings (nic_rss_coal.elf, -DFW_RSS -DFW_COAL) each
    ring has its own count and rules, fw_coal[q], as a multi-queue NIC
@@ -85,7 +92,7 @@ static volatile u32 timer_due, timer_armed;
 static u8 rxdone_counts[QN][MAX_RINGS];  /* per write descriptor: frames its batch returned on each ring */
 #else
 volatile struct coal fw_coal = { 1, 0 };
-static volatile u32 coal_lock, coal_count;
+static volatile u32 coal_lock, coal_count, coal_due, coal_armed;
 #endif
 #else
 #define NEV NSRC
@@ -335,8 +342,6 @@ HANDLER u32 receive(void)
 }
 
 #if defined(FW_COAL) && defined(FW_RSS)
-static int before(u32 a, u32 b) { return (int)(a - b) < 0; }
-
 /* The NIC's timer expires by `at` (the caller holds coal_lock). */
 static void timer_by(u32 at, u32 now)
 {
@@ -358,6 +363,12 @@ static void coal_raise(u32 q, u32 why)
 static void coal_frames(u32 q, u32 n)
 {
 	lock_acquire(&coal_lock);
+	if (fw_masked & (1u << q)) {
+		coal_counts[q] = 0;
+		coal_armed[q] = 0;
+		lock_release(&coal_lock);
+		return;
+	}
 	u32 first = coal_counts[q] == 0;
 	coal_counts[q] += n;
 	if (fw_coal[q].frames && coal_counts[q] >= fw_coal[q].frames) {
@@ -375,6 +386,7 @@ static void coal_frames(u32 q, u32 n)
 static void coal_raise(u32 why)
 {
 	coal_count = 0;
+	coal_armed = 0;
 	NIC(TIMER_ARM) = 0;
 	NIC(HOST_IRQ) = why;
 }
@@ -382,12 +394,19 @@ static void coal_raise(u32 why)
 static void coal_frames(u32 n)
 {
 	lock_acquire(&coal_lock);
-	u32 first = coal_count == 0;
-	coal_count += n;
-	if (fw_coal.frames && coal_count >= fw_coal.frames)
+	if (fw_masked & 1) {
+		coal_count = 0;
+		coal_armed = 0;
+	} else if (fw_coal.frames && coal_count + n >= fw_coal.frames) {
 		coal_raise(1);
-	else if (first && fw_coal.cycles)
+	} else if (coal_count == 0 && fw_coal.cycles) {
+		coal_count = n;
+		coal_due = MMIO(REG_CYCLE_LO) + fw_coal.cycles;
+		coal_armed = 1;
 		NIC(TIMER_ARM) = fw_coal.cycles;
+	} else {
+		coal_count += n;
+	}
 	lock_release(&coal_lock);
 }
 
@@ -409,14 +428,18 @@ HANDLER u32 coalesce_timer(void)
 			continue;
 		if (before(now, coal_due[q]))
 			timer_by(coal_due[q], now);
-		else if (coal_counts[q])
+		else if (coal_counts[q] && !(fw_masked & (1u << q)))
 			coal_raise(q, 2);
 		else
-			coal_armed[q] = 0;
+			coal_counts[q] = coal_armed[q] = 0;
 	}
 #else
-	if (coal_count)
-		coal_raise(2);
+	/* An expiry from before the timer was cleared and re-armed: the re-armed one comes later. */
+	if (coal_armed && !before(MMIO(REG_CYCLE_LO), coal_due)) {
+		if (coal_count && !(fw_masked & 1))
+			coal_raise(2);
+		coal_count = coal_armed = 0;
+	}
 #endif
 	lock_release(&coal_lock);
 	return n;

@@ -32,8 +32,12 @@ fn sets(v: &[String]) -> Vec<&str> {
 /// A frame every 10 us and a 20 us timer: the timer fires, covering two
 /// or three frames each, so the host takes about a third of the
 /// interrupts; at line rate (a frame every 1.23 us) eight frames come
-/// before the timer, so the frame count fires, about one per eight frames.
-/// Every frame is delivered either way; without `[coalesce]` nic_coal.elf
+/// before the timer, so the frame count fires, but only on frames returned
+/// while the host's interrupt is enabled: the host's NAPI poll, masked,
+/// takes most frames, up to 7 counted and the NIC's own in flight at the
+/// end (the firmware once counted those too and raised about one per
+/// eight frames, 196 of 1626; now 29). Every frame is delivered either
+/// way; without `[coalesce]` nic_coal.elf
 /// interrupts after each batch, as nic.elf does.
 #[test]
 fn the_firmware_coalesces_by_timer_and_by_count() {
@@ -47,9 +51,15 @@ fn the_firmware_coalesces_by_timer_and_by_count() {
     assert!(m(&slow, "latency_p50_us") > m(&plain, "latency_p50_us") + 5.0, "frames wait for the timer");
     let fast = run(ABSTRACT, &sets(&with("812743.8", &[NIC_COAL, "coalesce.rx_usecs=20", "coalesce.rx_frames=8"])));
     let (frames, offered) = (m(&fast, "coalesce_frame_interrupts"), m(&fast, "rx_offered"));
-    assert!(frames > offered / 10.0 && frames < offered / 7.0 && m(&fast, "coalesce_timer_interrupts") == 0.0, "{frames} of {offered}");
+    assert!(frames > 0.0 && frames < offered / 20.0 && m(&fast, "coalesce_timer_interrupts") == 0.0, "{frames} of {offered}");
     for r in [&slow, &fast] {
-        assert!(m(r, "rx_delivered") + m(r, "rx_in_flight") == m(r, "rx_offered") && m(r, "rx_in_flight") < 10.0);
+        assert!(
+            m(r, "rx_delivered") + m(r, "rx_in_flight") == m(r, "rx_offered") && m(r, "rx_in_flight") < 16.0,
+            "{} + {} of {}",
+            m(r, "rx_delivered"),
+            m(r, "rx_in_flight"),
+            m(r, "rx_offered")
+        );
     }
     // The timer alone (rx_frames = 0): one interrupt per 20 us at most.
     let timer = run(ABSTRACT, &sets(&with("812743.8", &[NIC_COAL, "coalesce.rx_usecs=20", "coalesce.rx_frames=0"])));

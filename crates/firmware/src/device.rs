@@ -211,6 +211,16 @@ impl Nic {
         Ok(())
     }
 
+    /// The host writes its interrupt mask (bit q: ring q's interrupt
+    /// masked, as the Tigon's `MaskInt`) into firmware that moderates
+    /// (`fw_masked`, -DFW_COAL), at [`Nic::now`]; firmware without the word
+    /// ignores the host's mask.
+    pub fn host_masks(&mut self, word: u32) {
+        if let Some(at) = self.sys.program.symbol("fw_masked") {
+            self.sys.mem.write_u32(at, word);
+        }
+    }
+
     /// Return ring `ring`'s coalescing words as the firmware reads them
     /// (frames, timer cycles); `None` for firmware without `fw_coal`.
     pub fn coalescing(&self, ring: u32) -> Option<(u32, u32)> {

@@ -204,9 +204,11 @@ pub struct Firmware {
     pub coalesce: Option<(u64, u64)>,
     /// The host's DIM, one per return ring (`coalesce.adaptive_rx`; empty
     /// without), and the coalescing words it wrote that the NIC has not
-    /// reached yet: (NIC cycle, ring, frames, timer cycles), in time order.
+    /// reached yet (with the host's mask words), in time order.
     pub dim: Vec<Dim>,
-    written: VecDeque<(u64, u32, u32, u32)>,
+    written: VecDeque<(u64, Write)>,
+    /// The host's interrupt mask as last written (bit q: ring q's).
+    mask: u32,
     /// The device's settings (its clock turns DIM's microseconds into cycles).
     cfg: NicConfig,
     /// The firmware steers over return rings (`fw_rings`): its interrupt's value names the ring.
@@ -304,6 +306,7 @@ impl Firmware {
             coalesce: coalesce.map(|_| (0, 0)),
             dim,
             written: VecDeque::new(),
+            mask: 0,
             cfg,
             steers: program.symbol("fw_rings").is_some(),
             code: false,
@@ -365,8 +368,11 @@ impl Firmware {
         let mut ended = false;
         loop {
             // The host's coalescing writes reach the NIC at the start of their cycle.
-            while let Some(&(_, q, frames, cycles)) = self.written.front().filter(|w| w.0 <= self.nic.now()) {
-                self.nic.coalesce(q, frames, cycles).map_err(|e| e.to_string())?;
+            while let Some(&(_, w)) = self.written.front().filter(|w| w.0 <= self.nic.now()) {
+                match w {
+                    Write::Coalescing { ring, frames, cycles } => self.nic.coalesce(ring, frames, cycles).map_err(|e| e.to_string())?,
+                    Write::Mask(word) => self.nic.host_masks(word),
+                }
                 self.written.pop_front();
             }
             if ended || self.nic.now() >= to {
@@ -640,7 +646,19 @@ impl Firmware {
     /// the NIC sees them from the start of `now`'s NIC cycle.
     fn host_writes_coalescing(&mut self, now: Time, q: usize, frames: u32, usecs: u32) {
         let at = self.cycle(now).max(self.nic.now());
-        self.written.push_back((at, q as u32, frames, timer_cycles(&self.cfg, usecs)));
+        self.written.push_back((at, Write::Coalescing { ring: q as u32, frames, cycles: timer_cycles(&self.cfg, usecs) }));
+    }
+
+    /// The host's interrupt mask at host cycle `now` (bit q: ring q's
+    /// interrupt masked); firmware that moderates sees a change from the
+    /// start of `now`'s NIC cycle and counts nothing while masked.
+    pub fn host_masks(&mut self, now: Time, word: u32) {
+        if word == self.mask || self.coalesce.is_none() {
+            return;
+        }
+        self.mask = word;
+        let at = self.cycle(now).max(self.nic.now());
+        self.written.push_back((at, Write::Mask(word)));
     }
 
     /// Frames returned to the host in all.
@@ -663,6 +681,15 @@ impl Firmware {
     pub fn window(&self) -> Option<&Measured> {
         self.window.measured()
     }
+}
+
+/// A host write into the firmware's words, seen from its NIC cycle on.
+#[derive(Debug, Clone, Copy)]
+enum Write {
+    /// DIM's profile for a ring (`fw_coal[ring]`).
+    Coalescing { ring: u32, frames: u32, cycles: u32 },
+    /// The host's interrupt mask (`fw_masked`).
+    Mask(u32),
 }
 
 /// The bytes a socket delivered (`got`, the frame's first up to
