@@ -104,6 +104,23 @@ fn rps_spreads_the_returned_frames_over_cpus() {
     assert_eq!(format!("{:?}", rps.metrics), format!("{:?}", again.metrics));
 }
 
+/// RSS and RPS together with the abstract host driver: nic_rss.elf returns
+/// each frame on its flow's ring, the ring's vector goes to CPU 0 or 1,
+/// whose NAPI poll hands the protocol's part to the backlog of one of four
+/// CPUs by the same hash: both rings interrupt, and CPUs 2 and 3, which
+/// take no interrupt, run NET_RX for the frames handed to them.
+#[test]
+fn rss_and_rps_together_on_the_firmware() {
+    let sets = [&HOST[..], &[NIC_RSS, "rss.kind=\"toeplitz\"", "rss.queues=2", "cpu.threads=4", "rss.rps_cpus=4"]].concat();
+    let r = run(ABSTRACT, &sets);
+    assert!(m(&r, "rss_queue0_interrupts") > 0.0 && m(&r, "rss_queue1_interrupts") > 0.0);
+    for cpu in &r.bins[2..] {
+        assert!(cpu.get(Bin::Interrupt) == 0 && cpu.get(Bin::BottomHalf) > 0, "RPS's CPUs run NET_RX only: {cpu:?}");
+    }
+    let (remote, delivered) = (m(&r, "rps_remote_frames"), m(&r, "rx_delivered"));
+    assert!(remote > 0.3 * delivered, "{remote} of {delivered}");
+}
+
 fn refusal(file: &str, sets: &[&str]) -> String {
     match load(file, sets) {
         Err(e) => e.to_string(),
