@@ -1,6 +1,7 @@
 //! Rules between keys that one key's table cannot state: a key only one
 //! variant of a part uses ([`When`](params::When)), refused when that variant
-//! is not chosen, and a key whose effect another key cancels ([`CANCELS`]).
+//! is not chosen (unless a second part uses it too, [`ALSO_USED`]), and a
+//! key whose effect another key cancels ([`CANCELS`]).
 //! The same rules drop such keys from a scenario written back out
 //! ([`drop_unused`]), so that what is written loads again.
 //!
