@@ -5,7 +5,7 @@
 #
 #   scripts/compare_exec.sh OLD_EXEC NEW_EXEC      # from the repository root
 #
-# docs/performance.md, issue 24's eighth session (the four one-thread settings: twelfth).
+# docs/performance/iss.md, issue 24's eighth session (the four one-thread settings: twelfth).
 set -u
 A=$1 B=$2 P=python/irqsim/programs
 settings=(

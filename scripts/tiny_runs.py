@@ -5,7 +5,7 @@
 
 The difference of the two totals over 200 is the instructions of one
 ``irqsim.run`` (``api``) or of the core's ``_core.run`` alone (``core``),
-interpreter start-up and imports cancelled out (docs/performance.md).
+interpreter start-up and imports cancelled out (docs/performance/sweeps-and-overhead.md, "Overhead per run").
 ``sweep`` is ``api`` with another seed each run, as a sweep's runs differ:
 the core loads the scenario anew every time.
 

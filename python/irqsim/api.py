@@ -119,7 +119,7 @@ def _file(path: str | os.PathLike, read: bool) -> dict | None:
     """``{"path": path}`` if ``path`` is a regular file, else None. With
     ``read``, its text instead, with the name and directory the core would
     give it, read once for each version of the file: the core read it on
-    every run, 18 µs of a tiny run's 125 on this machine (docs/performance.md).
+    every run, 18 µs of a tiny run's 125 on this machine (docs/performance/sweeps-and-overhead.md).
     A file that cannot be read here stays a path, so that the core's own
     error names it."""
     try:
