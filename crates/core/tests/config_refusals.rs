@@ -80,9 +80,9 @@ fn bus_keys_need_a_controller() {
 }
 
 /// Port I/O is the 8259s' alone, the EOI write the local APIC's, the
-/// status read and clear a shared line's: each is refused where the machine's
-/// controllers never take that path (a sweep of
-/// it there would measure nothing), and a device's own controller counts.
+/// status read and clear a shared line's: each is refused where the
+/// machine's controllers never take that path (a sweep of it there would
+/// measure nothing), and a device's own controller counts.
 #[test]
 fn controller_costs_need_their_controller() {
     let e = refused(EXERCISER, &["bus.port_io_ns=700"]);
@@ -91,16 +91,18 @@ fn controller_costs_need_their_controller() {
     assert!(e.starts_with("--set: `irq_path.lapic_eoi_cycles`: only used when `intc.kind` is `ioapic`, `msi`, `msix` (it is `xtpic`)"), "{e}");
     let e = refused(EXERCISER, &["bus.mmio_read_ns=1200"]);
     assert!(e.starts_with("--set: `bus.mmio_read_ns`: only used when `intc.kind` is `xtpic`, `ioapic` (it is `msi`)"), "{e}");
-    let sets = |s: &[&str]| s.iter().map(|s| parse_override(s).unwrap()).collect::<Vec<_>>();
-    Scenario::from_file(&bundled(EXERCISER), &sets(&["intc.kind=ioapic", "bus.mmio_read_ns=1200"])).unwrap();
-    Scenario::from_file(&bundled(EXERCISER), &sets(&["intc.kind=xtpic", "bus.port_io_ns=700"])).unwrap();
+    let loads = |file: &str, sets: &[&str]| {
+        Scenario::from_file(&bundled(file), &sets.iter().map(|s| parse_override(s).unwrap()).collect::<Vec<_>>()).unwrap()
+    };
+    loads(EXERCISER, &["intc.kind=ioapic", "bus.mmio_read_ns=1200"]);
+    loads(EXERCISER, &["intc.kind=xtpic", "bus.port_io_ns=700"]);
     let legacy = "workload.others=[{rate_per_s = 100.0, line = 1, intc = \"xtpic\"}]";
-    Scenario::from_file(&bundled(EXERCISER), &sets(&[legacy, "bus.port_io_ns=700"])).unwrap();
+    loads(EXERCISER, &[legacy, "bus.port_io_ns=700"]);
     // An uncached write: a shared line's status clear, or the exerciser's own.
     let e = refused(RX, &["intc.kind=msix", "irq_path.mmio_write_cycles=5"]);
     assert!(e.contains("`irq_path.mmio_write_cycles`: only used when `intc.kind` is `xtpic`, `ioapic` (it is `msix`) or `workload.kind` is `exerciser`"), "{e}");
-    Scenario::from_file(&bundled(RX), &sets(&["intc.kind=ioapic", "irq_path.mmio_write_cycles=5"])).unwrap();
-    Scenario::from_file(&bundled(EXERCISER), &sets(&["irq_path.mmio_write_cycles=5"])).unwrap();
+    loads(RX, &["intc.kind=ioapic", "irq_path.mmio_write_cycles=5"]);
+    loads(EXERCISER, &["irq_path.mmio_write_cycles=5"]);
 }
 
 /// Keys that only one variant of a part uses are refused under the others.

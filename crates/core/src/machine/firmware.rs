@@ -142,13 +142,15 @@ impl Machine {
     /// the NIC's `drops`.
     fn firmware_run(&mut self, to: Time) -> Result<()> {
         let waiting = self.net.rss.as_ref().map_or(self.net.nic.rx_waiting() as u64, |r| r.waiting());
-        // The abstract host's mask (its ISR posted or its NAPI poll scheduled; per ring with RSS).
-        let rings = self.net.firmware.as_ref().expect("firmware part selected").rings();
-        let mask = (0..rings).filter(|&q| self.queue_irq_off(q)).fold(0, |m, q| m | 1 << q);
-        let f = self.net.firmware.as_mut().expect("firmware part selected");
-        if self.code.is_none() {
-            f.host_masks(self.queue.now(), mask);
+        // The abstract host's mask (its ISR posted or its NAPI poll scheduled;
+        // per ring with RSS), which only firmware that moderates reads.
+        let f = self.net.firmware.as_ref().expect("firmware part selected");
+        if self.code.is_none() && f.coalesce.is_some() {
+            let mask = (0..f.rings()).filter(|&q| self.queue_irq_off(q)).fold(0, |m, q| m | 1 << q);
+            let now = self.queue.now();
+            self.net.firmware.as_mut().expect("firmware part selected").host_masks(now, mask);
         }
+        let f = self.net.firmware.as_mut().expect("firmware part selected");
         self.net.counters.tx_offered += f.post(f.returned() - waiting);
         let mut dma = self.code.as_deref_mut().map(Dma);
         if let Err(msg) = f.advance(to, dma.as_mut().map(|d| d as &mut dyn HostMemory)) {
