@@ -133,6 +133,10 @@ pub struct DataBus<'a, T, D> {
     /// accesses before code reads a cache counter and when the slice ends
     /// ([`DataBus::settle`]).
     pub hits: u64,
+    /// While blocks run one after another: the instruction count from which
+    /// their fetches are not yet in [`DataBus::hits`] (one per instruction;
+    /// the caller adds them when the run of blocks ends).
+    pub chain: Option<u64>,
     /// Set by a built-in register access, or a device access that may ask
     /// the caller to act ([`Devices::wants_stop`]): a block leaves after it
     /// (a range locked into the instruction cache resets its last-line
@@ -144,7 +148,7 @@ pub struct DataBus<'a, T, D> {
 
 impl<'a, T, D> DataBus<'a, T, D> {
     pub fn new(mem: &'a mut Memory, code: &'a mut Code, links: &'a mut Links, timing: &'a mut T, devices: &'a mut D, who: Who) -> Self {
-        DataBus { mem, code, links, timing, devices, who, stall: 0, hits: 0, mmio: false, device_error: String::new() }
+        DataBus { mem, code, links, timing, devices, who, stall: 0, hits: 0, chain: None, mmio: false, device_error: String::new() }
     }
 }
 
@@ -153,10 +157,26 @@ fn is_mmio(addr: u32) -> bool {
 }
 
 impl<T: Timing, D: Devices> DataBus<'_, T, D> {
-    /// Adds the fetches counted in [`DataBus::hits`] to the instruction cache's counts.
+    /// Adds the fetches counted in [`DataBus::hits`] to the instruction cache's
+    /// counts, with those of the blocks run so far up to the current instruction.
     pub fn settle(&mut self) {
+        if let Some(from) = self.chain.as_mut() {
+            let to = self.who.instret + 1;
+            self.hits += to - std::mem::replace(from, to);
+        }
         if self.hits != 0 {
             self.timing.fetch_hits(self.who.core, self.who.id, std::mem::take(&mut self.hits));
+        }
+    }
+
+    /// Ends a run of blocks at instruction count `instret`: their fetches go into [`DataBus::hits`].
+    #[inline(always)]
+    pub fn fetched(&mut self, instret: u64) {
+        if !T::CACHED {
+            return;
+        }
+        if let Some(from) = self.chain.take() {
+            self.hits += instret - from;
         }
     }
 

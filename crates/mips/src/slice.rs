@@ -51,6 +51,10 @@ impl<D: Devices> System<D> {
                     let run = Ordinary { core: k, id, pipeline: &pipeline, generation: bus.code.generation() };
                     // The later of `ready` and `now`, kept as they change: where each block starts.
                     let mut t0 = ready.max(now);
+                    // Each instruction the blocks fetch is counted once, when the run of blocks ends.
+                    if T::CACHED {
+                        bus.chain = Some(instret);
+                    }
                     // Where the run leaves a block early: why, the instruction, its
                     // issue cycle and where its fetch started. The context's PC and
                     // next PC are then the instruction's, as if it were to run next.
@@ -145,6 +149,7 @@ impl<D: Devices> System<D> {
                             Exit::Syscall => {
                                 (th.ctx.pc, th.ctx.npc) = (pc.wrapping_add(4), pc.wrapping_add(8));
                                 (ready, now) = (at + 1, at + 1);
+                                bus.fetched(instret);
                                 break 'run Ok(Some(Stop::Syscall { core: k, thread: t }));
                             }
                         };
@@ -154,6 +159,7 @@ impl<D: Devices> System<D> {
                             // The slot is not ordinary: it goes on alone.
                             (th.ctx.pc, th.ctx.npc) = (pc, next);
                             (ready, now) = (from, at + 1);
+                            bus.fetched(instret);
                             continue 'run;
                         };
                         let at = t0 + u64::from(s.off);
@@ -165,6 +171,8 @@ impl<D: Devices> System<D> {
                         pc = next;
                         (ready, now, t0) = (at + 1, at + 1, at + 1);
                     };
+                    // A block left at an instruction has fetched it.
+                    bus.fetched(instret + u64::from(left.is_some()));
                     let Some((leave, inst, at, from)) = left else {
                         // No block may run whole here: one instruction.
                         (th.ctx.pc, th.ctx.npc) = (pc, pc.wrapping_add(4));
@@ -218,7 +226,7 @@ impl<D: Devices> System<D> {
             }
             let pc = th.ctx.pc;
             (bus.who.now, bus.who.instret, bus.stall) = (now, instret, 0);
-            let flow = match step(th, inst, &mut bus, &pipeline) {
+            let flow = match alone(th, inst, &mut bus, &pipeline) {
                 Ok((f, r)) => {
                     ready = r;
                     f
@@ -247,6 +255,12 @@ impl<D: Devices> System<D> {
             Err(Some((pc, f, msg))) => Some(self.fault(k, t, pc, f, &msg)),
         }
     }
+}
+
+/// [`step`] out of line: the one-instruction path's registers apart from the blocks'.
+#[inline(never)]
+fn alone<T: Timing, D: Devices>(th: &mut HwThread, inst: Inst, bus: &mut DataBus<'_, T, D>, p: &Pipeline) -> Result<(Flow, u64), Fault> {
+    step(th, inst, bus, p)
 }
 
 /// When an instruction fetched from `from` with `stall` cycles may issue.
@@ -330,13 +344,13 @@ impl Ordinary<'_> {
     }
 
     /// Stall cycles of the fetch of step `s` at `pc`: none if it hits the
-    /// line of the fetch before it. Counted in [`DataBus::hits`].
+    /// line of the fetch before it. Counted in [`DataBus::hits`] when the
+    /// run of blocks ends (see [`DataBus::fetched`]).
     #[inline(always)]
     fn fetch<T: Timing, D: Devices>(&self, s: &Step, pc: u32, bus: &mut DataBus<'_, T, D>) -> u32 {
         if !T::CACHED {
             return 0;
         }
-        bus.hits += 1;
         if s.fetch { bus.timing.fetch_uncounted(self.core, self.id, pc) } else { 0 }
     }
 
