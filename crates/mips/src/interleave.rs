@@ -429,8 +429,10 @@ impl Turn {
             (th.ctx.pc, th.ctx.npc) = (th.ctx.npc, th.ctx.npc.wrapping_add(4));
             bus.devices.issued(id, pc, now);
             (th.instructions, th.ready) = (th.instructions + 1, now + 1);
-        } else if inst.class & Inst::MEMORY != 0 {
+        } else if T::CACHED && inst.class & Inst::MEMORY != 0 {
             // A load or store (two in five of kernel code's): its access, without the general step's flow.
+            // Only with caches: with perfect memory a round-robin pair runs by schedules, and these
+            // paths cost the schedules' loop (the same function) more registers than they save.
             (bus.who.thread, bus.who.id, bus.who.now, bus.who.instret) = (t, id, now, th.instructions);
             bus.stall = 0;
             if let Err(f) = access(&mut th.ctx, inst, bus) {
@@ -446,7 +448,7 @@ impl Turn {
                 th.next = None;
                 return Err(Ended::Stop(Stop::Device { core: k, thread: t }));
             }
-        } else if inst.op.transfers() {
+        } else if T::CACHED && inst.op.transfers() {
             // A jump, branch or system call: no access, nothing in flight.
             let flow = match transfer(&mut th.ctx, inst) {
                 Ok(flow) => flow,
