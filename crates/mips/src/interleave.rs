@@ -21,7 +21,8 @@
 //! cycle, as the cycle's fetches would come first), and one data bus
 //! serves the run of cycles. An instruction that touches no memory, leaves
 //! nothing in flight and goes on in order (most of them) issues without
-//! the general step's bookkeeping.
+//! the general step's bookkeeping; with caches, so do loads, stores and
+//! transfers (kernel code's pairs run here, not by schedules).
 
 use crate::bus::{DataBus, Timing, Who};
 use crate::core::{Core, HwThread, Two};
