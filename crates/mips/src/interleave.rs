@@ -21,7 +21,8 @@
 //! cycle, as the cycle's fetches would come first), and one data bus
 //! serves the run of cycles. An instruction that touches no memory, leaves
 //! nothing in flight and goes on in order (most of them) issues without
-//! the general step's bookkeeping.
+//! the general step's bookkeeping; with caches, so do loads, stores and
+//! transfers (kernel code's pairs run here, not by schedules).
 
 use crate::bus::{DataBus, Timing, Who};
 use crate::core::{Core, HwThread, Two};
@@ -29,8 +30,8 @@ use crate::decode::Inst;
 use crate::device::Devices;
 use crate::duet::{Duets, Key, MAX_AHEAD, Schedule};
 use crate::error::Fault;
-use crate::exec::{Exit, Flow, access, compute, cond, decide};
-use crate::system::{Stop, System, step};
+use crate::exec::{Exit, Flow, access, compute, cond, decide, transfer};
+use crate::system::{Stop, System, ready_after, step};
 use crate::timing::Pipeline;
 
 /// The fewest cycles a thread given the slot alone runs by blocks
@@ -429,6 +430,40 @@ impl Turn {
             (th.ctx.pc, th.ctx.npc) = (th.ctx.npc, th.ctx.npc.wrapping_add(4));
             bus.devices.issued(id, pc, now);
             (th.instructions, th.ready) = (th.instructions + 1, now + 1);
+        } else if T::CACHED && inst.class & Inst::MEMORY != 0 {
+            // A load or store (two in five of kernel code's): its access, without the general step's flow.
+            // Only with caches: with perfect memory a round-robin pair runs by schedules, and these
+            // paths cost the schedules' loop (the same function) more registers than they save.
+            (bus.who.thread, bus.who.id, bus.who.now, bus.who.instret) = (t, id, now, th.instructions);
+            bus.stall = 0;
+            if let Err(f) = access(&mut th.ctx, inst, bus) {
+                th.next = None;
+                return Err(Ended::Fault { t, pc, f, msg: std::mem::take(&mut bus.device_error) });
+            }
+            (th.ctx.pc, th.ctx.npc) = (th.ctx.npc, th.ctx.npc.wrapping_add(4));
+            bus.devices.issued(id, pc, now);
+            let done = now + 1 + u64::from(bus.stall);
+            th.board.accessed(pipeline, inst, done);
+            (th.instructions, th.ready) = (th.instructions + 1, done);
+            if std::mem::take(&mut bus.mmio) && bus.devices.take_stop() {
+                th.next = None;
+                return Err(Ended::Stop(Stop::Device { core: k, thread: t }));
+            }
+        } else if T::CACHED && inst.op.transfers() {
+            // A jump, branch or system call: no access, nothing in flight.
+            let flow = match transfer(&mut th.ctx, inst) {
+                Ok(flow) => flow,
+                Err(f) => {
+                    th.next = None;
+                    return Err(Ended::Fault { t, pc, f, msg: std::mem::take(&mut bus.device_error) });
+                }
+            };
+            bus.devices.issued(id, pc, now);
+            (th.instructions, th.ready) = (th.instructions + 1, ready_after(flow, now + 1, pipeline));
+            if flow == Flow::Syscall {
+                th.next = None;
+                return Err(Ended::Stop(Stop::Syscall { core: k, thread: t }));
+            }
         } else {
             bus.who = Who { thread: t, id, now, instret: th.instructions, ..bus.who };
             bus.stall = 0;

@@ -318,11 +318,17 @@ pub(crate) fn step<T: Timing, D: Devices>(th: &mut HwThread, inst: Inst, bus: &m
     bus.devices.issued(bus.who.id, pc, now);
     let done = now + 1 + bus.stall as u64;
     th.board.issued(p, inst, now, done);
+    Ok((flow, ready_after(flow, done, p)))
+}
+
+/// The cycle from which the next instruction may issue after one that went
+/// `flow` and finished at `done`: a taken branch's penalty, an annulled slot's cycle.
+#[inline(always)]
+pub(crate) fn ready_after(flow: Flow, done: u64, p: &Pipeline) -> u64 {
     // A match, not a table indexed by the flow: the table was rebuilt on the stack for every instruction.
-    let penalty = match flow {
+    done + match flow {
         Flow::Taken => u64::from(p.branch_taken_cycles),
         Flow::Annulled => 1,
         Flow::Next | Flow::Syscall => 0,
-    };
-    Ok((flow, done + penalty))
+    }
 }
