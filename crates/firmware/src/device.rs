@@ -55,7 +55,9 @@ const STACK_BYTES: u32 = 0x2_0000;
 
 /// Cycles a core may run ahead of the others through work they cannot see
 /// (irqsim-mips's `System::run_ahead`: its own stack and registers only).
-pub const AHEAD: u64 = 16;
+/// Any bound gives the same reports; 64 ends fewer private stretches than 16
+/// (at 6 cores 57,158 rather than 86,197 of about 320,000 in 4,400 frames).
+pub const AHEAD: u64 = 64;
 
 /// Cycles a core may run without reading the event flags before the run
 /// stops as an infinite loop. The dispatch loop reads them every pass; the
@@ -300,6 +302,7 @@ impl Nic {
                 }
             }
             self.now = until;
+            self.sys.devices.recorder.settle(until);
             self.watch()?;
             let hw = &mut self.sys.devices;
             let before = effects.len();
