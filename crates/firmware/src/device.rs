@@ -69,6 +69,10 @@ pub const WATCHDOG_CYCLES: u64 = 1_000_000;
 /// Cycles between two checks of the watchdog.
 const CHECK_CYCLES: u64 = 1 << 18;
 
+/// Cycles cores that run ahead run before their waiting issues are settled
+/// (at most this many per core wait in the profile).
+const SETTLE_CYCLES: u64 = 1 << 12;
+
 /// The host's memory as the NIC's DMA engines see it (32-bit words).
 pub trait HostMemory {
     fn read(&mut self, addr: u32) -> u32;
@@ -283,7 +287,7 @@ impl Nic {
             // Never past the next check: an infinite loop is caught within a check's cycles.
             let mut until = to.min(self.sys.devices.next_event()).min(self.check_at);
             loop {
-                let stop = if self.private.len() > 1 { self.sys.run_ahead(until, &self.private, self.ahead) } else { self.sys.run(until) };
+                let stop = if self.private.len() > 1 { self.run_ahead(until) } else { self.sys.run(until) };
                 match stop {
                     Stop::Limit | Stop::Idle => break,
                     // A register write queued work or asked for an interrupt: the host sees it the next cycle.
@@ -313,6 +317,22 @@ impl Nic {
             if until == to || effects[before..].iter().any(ends) {
                 return Ok(());
             }
+        }
+    }
+
+    /// Several cores run ahead to `until` (irqsim-mips's `System::run_ahead`)
+    /// [`SETTLE_CYCLES`] at a time, the profile's waiting issues settled at
+    /// each stretch's end: every core has reached it, so no later stop falls
+    /// before it, and the waiting issues stay few however far `until` is.
+    fn run_ahead(&mut self, until: u64) -> Stop {
+        let mut part = self.now;
+        loop {
+            part = until.min(part.saturating_add(SETTLE_CYCLES));
+            let stop = self.sys.run_ahead(part, &self.private, self.ahead);
+            if part == until || stop != Stop::Limit {
+                return stop;
+            }
+            self.sys.devices.recorder.settle(part);
         }
     }
 
