@@ -70,7 +70,8 @@ pub const WATCHDOG_CYCLES: u64 = 1_000_000;
 const CHECK_CYCLES: u64 = 1 << 18;
 
 /// Cycles cores that run ahead run before their waiting issues are settled
-/// (at most this many per core wait in the profile).
+/// (a core issues at most one instruction a cycle, so at most this many
+/// and [`AHEAD`] wait per core in the profile).
 const SETTLE_CYCLES: u64 = 1 << 12;
 
 /// The host's memory as the NIC's DMA engines see it (32-bit words).
