@@ -55,7 +55,9 @@ const STACK_BYTES: u32 = 0x2_0000;
 
 /// Cycles a core may run ahead of the others through work they cannot see
 /// (irqsim-mips's `System::run_ahead`: its own stack and registers only).
-pub const AHEAD: u64 = 16;
+/// Any bound gives the same reports; 64 ends fewer private stretches than 16
+/// (at 6 cores 57,158 rather than 86,197 of about 320,000 in 4,400 frames).
+pub const AHEAD: u64 = 64;
 
 /// Cycles a core may run without reading the event flags before the run
 /// stops as an infinite loop. The dispatch loop reads them every pass; the
@@ -66,6 +68,11 @@ pub const WATCHDOG_CYCLES: u64 = 1_000_000;
 
 /// Cycles between two checks of the watchdog.
 const CHECK_CYCLES: u64 = 1 << 18;
+
+/// Cycles cores that run ahead run before their waiting issues are settled
+/// (a core issues at most one instruction a cycle, so at most this many
+/// and [`AHEAD`] wait per core in the profile).
+const SETTLE_CYCLES: u64 = 1 << 12;
 
 /// The host's memory as the NIC's DMA engines see it (32-bit words).
 pub trait HostMemory {
@@ -281,7 +288,7 @@ impl Nic {
             // Never past the next check: an infinite loop is caught within a check's cycles.
             let mut until = to.min(self.sys.devices.next_event()).min(self.check_at);
             loop {
-                let stop = if self.private.len() > 1 { self.sys.run_ahead(until, &self.private, self.ahead) } else { self.sys.run(until) };
+                let stop = if self.private.len() > 1 { self.run_ahead(until) } else { self.sys.run(until) };
                 match stop {
                     Stop::Limit | Stop::Idle => break,
                     // A register write queued work or asked for an interrupt: the host sees it the next cycle.
@@ -300,6 +307,7 @@ impl Nic {
                 }
             }
             self.now = until;
+            self.sys.devices.recorder.settle(until);
             self.watch()?;
             let hw = &mut self.sys.devices;
             let before = effects.len();
@@ -310,6 +318,22 @@ impl Nic {
             if until == to || effects[before..].iter().any(ends) {
                 return Ok(());
             }
+        }
+    }
+
+    /// Several cores run ahead to `until` (irqsim-mips's `System::run_ahead`)
+    /// [`SETTLE_CYCLES`] at a time, the profile's waiting issues settled at
+    /// each stretch's end: every core has reached it, so no later stop falls
+    /// before it, and the waiting issues stay few however far `until` is.
+    fn run_ahead(&mut self, until: u64) -> Stop {
+        let mut part = self.now;
+        loop {
+            part = until.min(part.saturating_add(SETTLE_CYCLES));
+            let stop = self.sys.run_ahead(part, &self.private, self.ahead);
+            if part == until || stop != Stop::Limit {
+                return stop;
+            }
+            self.sys.devices.recorder.settle(part);
         }
     }
 

@@ -140,23 +140,6 @@ struct Place {
     row: u32,
 }
 
-/// Issues kept per core, to take back those past a window's edge: cores
-/// that run ahead ([`irqsim_mips::System::run_ahead`]) are at most
-/// [`crate::device::AHEAD`] cycles (as many instructions) past it.
-const RECENT: usize = 64;
-
-/// A kept issue: its cycle and PC, the core's place before it, and the
-/// cell it was charged to (`NOT_CHARGED` while off).
-#[derive(Clone, Copy, Default)]
-struct Issue {
-    cycle: u64,
-    pc: u32,
-    cell: u32,
-    before: Place,
-}
-
-const NOT_CHARGED: u32 = u32::MAX;
-
 const UNSEEN: u8 = 0;
 /// A block that enters a handler after its first word, reaches past the
 /// text or is run at more than one length: charged instruction by
@@ -167,8 +150,11 @@ const IRREGULAR: u8 = u8::MAX;
 /// last issue and the handler it is in; per (handler, word), executions
 /// and cycles, each handler's words side by side (a handler's hot words
 /// share cache lines); per (handler, block entry), the runs of blocks.
-/// With cores that run ahead it keeps each core's last [`RECENT`] issues,
-/// so a window's edges count only what issued before them.
+/// Cores that run ahead ([`irqsim_mips::System::run_ahead`]) may issue
+/// past the cycle the NIC stops at (by at most [`crate::device::AHEAD`]
+/// cycles), and a window's edge may fall there: their issues wait, in
+/// order, until [`Recorder::settle`] says the NIC has passed them, so an
+/// edge counts only what issued before it and nothing is taken back.
 pub struct Recorder {
     on: bool,
     base: u32,
@@ -186,8 +172,8 @@ pub struct Recorder {
     /// instruction by instruction) and its instructions' issue offsets.
     shape: Vec<u8>,
     offsets: Vec<Box<[u32]>>,
-    /// Per core (when cores run ahead): its last issues, a ring, and how many it has had.
-    recent: Vec<([Issue; RECENT], usize)>,
+    /// Per core (when cores run ahead): its issues not yet settled, (cycle, PC), in issue order.
+    pending: Vec<Vec<(u64, u32)>>,
 }
 
 impl Recorder {
@@ -202,71 +188,75 @@ impl Recorder {
             })
             .collect();
         let places = vec![Place { last: 0, row: DISPATCH as u32 * words as u32 }; cores];
-        let recent = if ahead { vec![([Issue::default(); RECENT], 0); cores] } else { vec![] };
+        let pending = if ahead { vec![Vec::new(); cores] } else { vec![] };
         let cells = vec![[0; 2]; (DISPATCH + 1) * f.words()];
         let (shape, offsets) = (vec![UNSEEN; f.words()], vec![Box::default(); f.words()]);
-        Recorder { on: false, base: f.base, enter, words, places, runs: cells.clone(), cells, shape, offsets, recent }
+        Recorder { on: false, base: f.base, enter, words, places, runs: cells.clone(), cells, shape, offsets, pending }
     }
 
     /// Starts charging at cycle `at`; every core is taken to be in the
     /// dispatch loop until it runs elsewhere. Issues at or after `at` by
-    /// cores already past it are charged now.
+    /// cores already past it are charged as they settle.
     pub fn begin(&mut self, at: u64) {
+        self.settle(at);
         self.on = true;
         self.places.fill(Place { last: at.wrapping_sub(1), row: (DISPATCH * self.words) as u32 });
-        for k in 0..self.recent.len() {
-            let n = self.past(k, at);
-            let (ring, count) = self.recent[k];
-            for j in count - n..count {
-                let e = ring[j % RECENT];
-                let before = self.places[k];
-                let cell = self.charge(k, e.pc, e.cycle, 1);
-                self.recent[k].0[j % RECENT] = Issue { before, cell, ..e };
-            }
+    }
+
+    /// The NIC has reached cycle `now`: the waiting issues before it are
+    /// charged (if on) in each core's order; those at or after it wait on.
+    #[inline(always)]
+    pub fn settle(&mut self, now: u64) {
+        if !self.pending.is_empty() {
+            self.settle_pending(now);
         }
     }
 
-    /// How many of core `k`'s kept issues are at or after cycle `at`.
-    fn past(&self, k: usize, at: u64) -> usize {
-        let (ring, count) = &self.recent[k];
-        (1..=(*count).min(RECENT)).take_while(|&j| ring[(count - j) % RECENT].cycle >= at).count()
+    fn settle_pending(&mut self, now: u64) {
+        for k in 0..self.pending.len() {
+            let mut q = std::mem::take(&mut self.pending[k]);
+            let n = q.partition_point(|&(cycle, _)| cycle < now);
+            if self.on {
+                for &(cycle, pc) in &q[..n] {
+                    self.charge(k, pc, cycle, 1);
+                }
+            }
+            q.drain(..n);
+            self.pending[k] = q;
+        }
     }
 
     /// Instructions issued at or after cycle `at` (by cores run ahead).
     pub fn issued_since(&self, at: u64) -> u64 {
-        (0..self.recent.len()).map(|k| self.past(k, at) as u64).sum()
+        self.pending.iter().map(|q| (q.len() - q.partition_point(|&(cycle, _)| cycle < at)) as u64).sum()
     }
 
     /// Charges the cycles since `core`'s last issue, up to `now`, to the
     /// instruction at `pc` (`executed`: it issued at `now`, else the core
-    /// waits on it); returns the cell charged.
+    /// waits on it).
     #[inline(always)]
-    fn charge(&mut self, core: usize, pc: u32, now: u64, executed: u64) -> u32 {
+    fn charge(&mut self, core: usize, pc: u32, now: u64, executed: u64) {
         let w = (pc.wrapping_sub(self.base) / 4) as usize;
         let (Some(&enter), Some(p)) = (self.enter.get(w), self.places.get_mut(core)) else {
-            return NOT_CHARGED;
+            return;
         };
         if enter != KEEP {
             p.row = enter;
         }
-        let i = p.row as usize + w;
-        let Some(cell) = self.cells.get_mut(i) else { return NOT_CHARGED };
-        cell[0] += executed;
-        cell[1] += now - p.last;
-        p.last = now;
-        i as u32
+        if let Some(cell) = self.cells.get_mut(p.row as usize + w) {
+            cell[0] += executed;
+            cell[1] += now - p.last;
+            p.last = now;
+        }
     }
 
     /// The instruction at `pc` issued at `cycle` on hardware thread `core`:
-    /// it is charged the cycles since that core's last issue.
+    /// it is charged the cycles since that core's last issue (on a core run
+    /// ahead, once settled).
     #[inline(always)]
     pub fn issued(&mut self, core: usize, pc: u32, cycle: u64) {
-        if core < self.recent.len() {
-            let before = self.places[core];
-            let cell = if self.on { self.charge(core, pc, cycle, 1) } else { NOT_CHARGED };
-            let (ring, count) = &mut self.recent[core];
-            ring[*count % RECENT] = Issue { cycle, pc, cell, before };
-            *count += 1;
+        if let Some(q) = self.pending.get_mut(core) {
+            q.push((cycle, pc));
             return;
         }
         if self.on {
@@ -281,7 +271,7 @@ impl Recorder {
     /// [`Recorder::finish`]. Cores that run ahead keep each issue.
     #[inline(always)]
     pub fn issued_block(&mut self, core: usize, pc: u32, t0: u64, steps: &[Step]) {
-        if core < self.recent.len() {
+        if core < self.pending.len() {
             for (j, s) in steps.iter().enumerate() {
                 self.issued(core, pc.wrapping_add(4 * j as u32), t0 + u64::from(s.off));
             }
@@ -330,23 +320,10 @@ impl Recorder {
     /// since its last issue go to the instruction it waits to issue, at
     /// `pcs[core]`. Returns the profile.
     pub fn finish(&mut self, at: u64, pcs: &[u32], f: &Functions) -> Profile {
+        self.settle(at);
         for (k, &pc) in pcs.iter().enumerate() {
-            let mut pc = pc;
-            // Take back what a core run ahead issued at or after `at`: it waits on the first of them.
-            if k < self.recent.len() {
-                let n = self.past(k, at);
-                let (ring, count) = self.recent[k];
-                for j in (count - n..count).rev() {
-                    let e = ring[j % RECENT];
-                    if let Some(cell) = self.cells.get_mut(e.cell as usize) {
-                        cell[0] -= 1;
-                        cell[1] -= e.cycle - e.before.last;
-                    }
-                    self.places[k] = e.before;
-                    self.recent[k].0[j % RECENT].cell = NOT_CHARGED;
-                    pc = e.pc;
-                }
-            }
+            // A core run ahead waits on the first of its issues at or after `at`.
+            let pc = self.pending.get(k).and_then(|q| q.first()).map_or(pc, |&(_, pc)| pc);
             if at - 1 > self.places[k].last {
                 self.charge(k, pc, at - 1, 0);
             }
@@ -468,5 +445,31 @@ mod tests {
         let by_instruction = profile(false);
         assert_eq!(profile(true), by_instruction);
         assert_eq!(by_instruction.0.iter().sum::<u64>(), 59, "the instructions from the third run on");
+    }
+
+    /// A core run ahead gives its issues past the NIC's cycle before the
+    /// window's edges fall there: they wait until settled, so the profile
+    /// is that of a core that stopped at each edge, and `issued_since`
+    /// counts them.
+    #[test]
+    fn issues_past_an_edge_wait_until_settled() {
+        let f = functions();
+        let pcs = [0x1000, 0x1004, 0x1010, 0x1014, 0x1030, 0x1034, 0x1018, 0x1008];
+        let issues: Vec<(u32, u64)> = (0..60).map(|i| (pcs[i % pcs.len()], 3 * i as u64 + (i % 3) as u64)).collect();
+        let (start, end) = (41, 130);
+        let given = |r: &mut Recorder, by: u64| issues.iter().filter(|e| e.1 < by).for_each(|&(pc, at)| r.issued(0, pc, at));
+        let mut stopped = Recorder::new(&f, 1, false);
+        given(&mut stopped, start);
+        stopped.begin(start);
+        issues.iter().filter(|e| (start..end).contains(&e.1)).for_each(|&(pc, at)| stopped.issued(0, pc, at));
+        let expected = stopped.finish(end, &[issues.iter().find(|e| e.1 >= end).expect("issues past the end").0], &f);
+        let mut ahead = Recorder::new(&f, 1, true);
+        given(&mut ahead, start + 16);
+        ahead.settle(start);
+        assert_eq!(ahead.issued_since(start), issues.iter().filter(|e| (start..start + 16).contains(&e.1)).count() as u64);
+        ahead.begin(start);
+        issues.iter().filter(|e| (start + 16..end + 16).contains(&e.1)).for_each(|&(pc, at)| ahead.issued(0, pc, at));
+        let profile = ahead.finish(end, &[0x1000], &f);
+        assert_eq!((profile.executed, profile.cycles, profile.handler_cycles), (expected.executed, expected.cycles, expected.handler_cycles));
     }
 }
