@@ -121,7 +121,6 @@ impl Heap {
                     (self.heap[0], self.len) = (VACANT, 0);
                     self.pos[thread] = ABSENT;
                 }
-                return;
             }
             0 => {
                 debug_assert_eq!(self.pos[thread], ABSENT);
@@ -129,11 +128,33 @@ impl Heap {
                     (self.heap[0], self.len) = ((key, thread as u32), 1);
                     self.pos[thread] = 0;
                 }
+            }
+            _ => self.set_among(thread, key),
+        }
+    }
+
+    /// `set` with other timers set: out of line, so that the loop saves no
+    /// registers for it.
+    #[inline(never)]
+    fn set_among(&mut self, thread: usize, key: Key) {
+        let i = self.pos[thread];
+        if i == 0 && self.len == 2 {
+            // The first of two timers (a completion re-arms or clears it): it
+            // stays first, or the other takes its place.
+            let other = self.heap[1];
+            if key < other.0 {
+                self.heap[0].0 = key;
                 return;
             }
-            _ => {}
+            self.place(0, other);
+            if key == Key::MAX {
+                (self.heap[1], self.len) = (VACANT, 1);
+                self.pos[thread] = ABSENT;
+            } else {
+                self.place(1, (key, thread as u32));
+            }
+            return;
         }
-        let i = self.pos[thread];
         if i == ABSENT {
             if key != Key::MAX {
                 self.insert(thread, key);
@@ -142,13 +163,11 @@ impl Heap {
             self.remove(i as usize);
         } else {
             let i = at(i as usize);
-            // Not the only timer (that case returned above): it may move.
             let old = std::mem::replace(&mut self.heap[i].0, key);
             if key < old { self.sift_up(i) } else { self.sift_down(i) }
         }
     }
 
-    #[inline(never)]
     fn insert(&mut self, thread: usize, key: Key) {
         let i = self.len;
         self.len += 1;
