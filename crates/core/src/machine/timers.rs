@@ -245,7 +245,7 @@ mod tests {
         /// Whatever the sequence of sets and clears, the first timer is the
         /// smallest set key and its thread, as a scan of every thread finds
         /// it; in the heap, a timer past the end counts as cleared (one
-        /// thread's slot keeps it: the End event, queued first, comes first).
+        /// thread's slot keeps it: the queue's end, its key taken first, comes first).
         /// Times are one cycle to 2^15 cycles apart (`scale`).
         #[test]
         fn first_is_the_smallest_timer(threads in 1usize..=THREADS, end in 0u64..45, scale in 0u32..4, ops in proptest::collection::vec((0usize..70, 0u64..40, any::<bool>()), 1..400)) {
