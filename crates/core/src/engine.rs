@@ -15,6 +15,10 @@
 //! stays the earliest, so popping it compares nothing, and it enters the
 //! heap only if an even earlier event displaces it. The slot keeps its
 //! `(time, seq)` key, so the order is exactly the heap's.
+//!
+//! The run's end is a key beside the heap ([`EventQueue::end_at`]), not an
+//! event in it: the queue is empty when only the end is left, and an event
+//! that would come after it is never queued, since it would never leave.
 
 /// Simulated time in reference-clock cycles.
 pub type Time = u64;
@@ -40,9 +44,11 @@ pub struct EventQueue<E> {
     /// was scheduled (it stays the earliest: only an earlier one displaces it).
     first: Option<Entry<E>>,
     heap: Vec<Entry<E>>,
-    /// The smallest key queued (`Key::MAX`: none): kept up to date by
-    /// `schedule` and `pop`, since the loop peeks at every event.
+    /// The smallest key queued (the end's when none is): kept up to date
+    /// by `schedule` and `pop`, since the loop peeks at every event.
     min: Key,
+    /// The end's key (`Key::MAX`: none): every queued key is below it.
+    end: Key,
     seq: u64,
     now: Time,
 }
@@ -55,7 +61,7 @@ impl<E> Default for EventQueue<E> {
 
 impl<E> EventQueue<E> {
     pub fn new() -> Self {
-        Self { first: None, heap: Vec::with_capacity(64), min: Key::MAX, seq: 0, now: 0 }
+        Self { first: None, heap: Vec::with_capacity(64), min: Key::MAX, end: Key::MAX, seq: 0, now: 0 }
     }
 
     /// The time of the event most recently popped (0 before the first).
@@ -76,7 +82,16 @@ impl<E> EventQueue<E> {
 
     #[inline]
     fn heap_min(&self) -> u128 {
-        self.heap.first().map_or(u128::MAX, |e| e.key)
+        self.heap.first().map_or(self.end, |e| e.key)
+    }
+
+    /// Ends the queue at `time`, as an event scheduled now at `time` would
+    /// come (ties with it later leave after it): `pop` returns `None` once
+    /// only later events would be left. Taken before anything is scheduled.
+    pub fn end_at(&mut self, time: Time) {
+        debug_assert!(self.is_empty() && self.end == Key::MAX);
+        self.end = self.reserve_key(time);
+        self.min = self.end;
     }
 
     /// Schedules `event` at `time`. Scheduling into the past is a model bug:
@@ -90,7 +105,11 @@ impl<E> EventQueue<E> {
         self.seq += 1;
         let entry = Entry { key, event };
         if key >= self.min {
-            return self.push_heap(entry);
+            // After the end: it would never leave.
+            if key < self.end {
+                self.push_heap(entry);
+            }
+            return;
         }
         // The earliest of all: into the slot, whose event (earlier than the
         // heap's) moves to the heap.
@@ -123,7 +142,7 @@ impl<E> EventQueue<E> {
         key
     }
 
-    /// Key of the next event (`Key::MAX` if none).
+    /// Key of the next event (the end's if none, `Key::MAX` without an end).
     #[inline]
     pub fn peek_key(&self) -> Key {
         debug_assert_eq!(self.min, self.first.as_ref().map_or(Key::MAX, |f| f.key).min(self.heap_min()));
@@ -166,7 +185,8 @@ impl<E> EventQueue<E> {
         time
     }
 
-    /// Removes the earliest event and advances `now` to its time. Always
+    /// Removes the earliest event and advances `now` to its time (`None`:
+    /// none before the end). Always
     /// inline: with a second caller (the firmware NIC's wire) LLVM left it
     /// out of the event loop, +27 instructions a frame on the bench.
     #[inline(always)]
@@ -236,6 +256,20 @@ mod tests {
         }
         let order: Vec<u32> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, (0..100).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn nothing_leaves_after_the_end() {
+        let mut q = EventQueue::new();
+        q.end_at(10);
+        assert_eq!(q.peek_key() >> 64, 10);
+        for (t, e) in [(12, 'a'), (10, 'b'), (3, 'c'), (9, 'd')] {
+            q.schedule(t, e);
+        }
+        // A tie with the end leaves after it: `b` never leaves, nor `a`.
+        let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, ['c', 'd']);
+        assert_eq!((q.peek(), q.peek_key() >> 64), (None, 10));
     }
 
     proptest! {

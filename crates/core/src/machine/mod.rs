@@ -102,7 +102,8 @@ pub(crate) enum Event {
     NapiTimer(u32),
     /// An interrupt of a priority-level source (the masking study's machines).
     Arrive { priority: u8, program: u32 },
-    /// The end of the run.
+    /// The end of the run, when it comes before its configured time (the
+    /// programmable NIC's last window; the configured end is the queue's).
     End,
 }
 
@@ -157,7 +158,7 @@ impl Machine {
     }
 
     fn start(&mut self) -> Result<()> {
-        self.queue.schedule(self.end, Event::End);
+        self.queue.end_at(self.end);
         self.start_net()?;
         self.start_delivery();
         self.start_masking();
@@ -312,9 +313,9 @@ impl Machine {
     /// Sets `thread`'s timer to its completion at `t`.
     #[inline(always)]
     fn arm(&mut self, thread: usize, t: Time) {
-        // The End event (scheduled first) wins any tie at the end, and comes
-        // before any later completion; the heap of several threads' timers
-        // keeps only those before the end (`timers.rs`).
+        // The queue's end (its key taken first) wins any tie at the end, and
+        // comes before any later completion; the heap of several threads'
+        // timers keeps only those before the end (`timers.rs`).
         let key = self.queue.reserve_key(t);
         self.timers.set(thread, key);
     }
