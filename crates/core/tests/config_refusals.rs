@@ -9,12 +9,17 @@ fn bundled(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios").join(name)
 }
 
-fn refused(file: &str, sets: &[&str]) -> String {
+fn load(file: &str, sets: &[&str]) -> Result<Scenario, String> {
     let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
-    match Scenario::from_file(&bundled(file), &o) {
-        Ok(_) => panic!("{file} {sets:?} was accepted"),
-        Err(e) => e.to_string(),
-    }
+    Scenario::from_file(&bundled(file), &o).map_err(|e| e.to_string())
+}
+
+fn refused(file: &str, sets: &[&str]) -> String {
+    load(file, sets).err().unwrap_or_else(|| panic!("{file} {sets:?} was accepted"))
+}
+
+fn loads(file: &str, sets: &[&str]) {
+    load(file, sets).unwrap_or_else(|e| panic!("{file} {sets:?}: {e}"));
 }
 
 const RX: &str = "mt-interrupts/driver-rx-single.toml";
@@ -76,7 +81,7 @@ fn masking_keys_on_the_nic_path_need_sections() {
 fn bus_keys_need_a_controller() {
     let e = refused(RX, &["bus.mmio_read_ns=1"]);
     assert!(e.starts_with("--set: `bus.mmio_read_ns`: only used when `intc.kind` is"), "{e}");
-    Scenario::from_file(&bundled(RX), &[parse_override("intc.kind=ioapic").unwrap(), parse_override("bus.mmio_read_ns=1").unwrap()]).unwrap();
+    loads(RX, &["intc.kind=ioapic", "bus.mmio_read_ns=1"]);
 }
 
 /// Port I/O is the 8259s' alone, the EOI write the local APIC's, the
@@ -91,9 +96,6 @@ fn controller_costs_need_their_controller() {
     assert!(e.starts_with("--set: `irq_path.lapic_eoi_cycles`: only used when `intc.kind` is `ioapic`, `msi`, `msix` (it is `xtpic`)"), "{e}");
     let e = refused(EXERCISER, &["bus.mmio_read_ns=1200"]);
     assert!(e.starts_with("--set: `bus.mmio_read_ns`: only used when `intc.kind` is `xtpic`, `ioapic` (it is `msi`)"), "{e}");
-    let loads = |file: &str, sets: &[&str]| {
-        Scenario::from_file(&bundled(file), &sets.iter().map(|s| parse_override(s).unwrap()).collect::<Vec<_>>()).unwrap()
-    };
     loads(EXERCISER, &["intc.kind=ioapic", "bus.mmio_read_ns=1200"]);
     loads(EXERCISER, &["intc.kind=xtpic", "bus.port_io_ns=700"]);
     let legacy = "workload.others=[{rate_per_s = 100.0, line = 1, intc = \"xtpic\"}]";
@@ -110,7 +112,7 @@ fn controller_costs_need_their_controller() {
 fn keys_of_unchosen_variants_are_refused() {
     let e = refused(RX, &["stack.ip_cycles=5"]);
     assert!(e.starts_with("--set: `stack.ip_cycles`: only used when `stack.enabled` is `true` (it is `false`)"), "{e}");
-    Scenario::from_file(&bundled(RX), &[parse_override("stack.enabled=true").unwrap(), parse_override("stack.ip_cycles=5").unwrap()]).unwrap();
+    loads(RX, &["stack.enabled=true", "stack.ip_cycles=5"]);
     let e = refused(EXERCISER, &["intc.kind=ioapic", "intc.vectors=1"]);
     assert!(e.starts_with("--set: `intc.vectors`: only used when `intc.kind` is `msi`, `msix` (it is `ioapic`)"), "{e}");
     let e = refused(EXERCISER, &["intc.trigger=edge"]);
@@ -228,7 +230,7 @@ fn a_run_too_long_for_max_events_is_refused_at_load() {
 fn linux_path_keys_need_the_linux_path() {
     let e = refused(RX, &["irq_path.entry_cycles=99999"]);
     assert!(e.starts_with("--set: `irq_path.entry_cycles`: only used when `irq_path.kind` is `linux`, `napi` (it is `mt`)"), "{e}");
-    Scenario::from_file(&bundled(RX), &[parse_override("irq_path.kind=linux").unwrap(), parse_override("irq_path.entry_cycles=99999").unwrap()]).unwrap();
+    loads(RX, &["irq_path.kind=linux", "irq_path.entry_cycles=99999"]);
     let e = refused(RX, &["irq_path.lapic_eoi_cycles=5"]);
     assert!(e.contains("only used when `intc.kind` is"), "{e}");
     let e = refused(EXERCISER, &["irq_path.kind=mt"]);
@@ -286,10 +288,6 @@ fn a_key_another_cancels_is_refused_naming_both() {
         let e = refused(file, sets);
         assert!(e.starts_with(&format!("--set: `{key}`: changes nothing while `{by}")) && e.ends_with("or remove the key"), "{sets:?}: {e}");
     }
-    let loads = |file: &str, sets: &[&str]| {
-        let o: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
-        Scenario::from_file(&bundled(file), &o).unwrap_or_else(|e| panic!("{sets:?}: {e}"));
-    };
     loads(RX, &["coalesce.rx_usecs=0", "coalesce.rx_frames=1"]);
     loads(RX, &["coalesce.rx_usecs=50", "coalesce.rx_frames=0"]);
     loads(RX, &["coalesce.rx_usecs=50", "coalesce.rx_frames=8"]);
@@ -318,9 +316,8 @@ fn core_settings_name_their_line_and_key() {
 fn a_background_application_beside_a_send_flood_is_refused() {
     let e = refused("mt-interrupts/driver-tx-single.toml", &["app.background=true"]);
     assert_eq!(e, "--set: `app.background`: a send flood (`workload.direction = \"tx\"`) is the application: it sends again as each send returns, so no CPU-bound application runs beside it; remove the key");
-    let o = [parse_override("app.background=false").unwrap()];
-    Scenario::from_file(&bundled("mt-interrupts/driver-tx-single.toml"), &o).unwrap();
-    Scenario::from_file(&bundled(RX), &[parse_override("app.background=true").unwrap()]).unwrap();
+    loads("mt-interrupts/driver-tx-single.toml", &["app.background=false"]);
+    loads(RX, &["app.background=true"]);
 }
 
 /// Kernel code's NIC puts each frame in its ring's buffer as the frame
@@ -343,6 +340,6 @@ fn the_abstract_nics_buffer_and_dma_keys_are_refused_with_code() {
     for set in ["nics.others[0].rx_buffer_bytes=65536", "nics.others[0].dma_bytes_per_cycle=0.5"] {
         let e = refused("code/two-nics.toml", &[set]);
         assert!(e.contains("its driver is kernel code") && !e.contains('\n'), "{set}: {e}");
-        Scenario::from_file(&bundled("code/kernel-per-core.toml"), &[parse_override(set).unwrap()]).unwrap_or_else(|e| panic!("the abstract kernel's NIC: {e}"));
+        loads("code/kernel-per-core.toml", &[set]);
     }
 }
