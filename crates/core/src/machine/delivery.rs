@@ -82,6 +82,9 @@ pub(crate) struct Delivery {
     pub max_records: usize,
     /// A CPU-bound user task on every CPU.
     pub busy_user: bool,
+    /// Signature writes are recorded as they are issued, not as events
+    /// when they land (`Machine::write_to_device`): the report is the same.
+    pub at_issue: bool,
 }
 
 impl Delivery {
@@ -112,6 +115,7 @@ impl Delivery {
             records: Vec::new(),
             max_records,
             busy_user: false,
+            at_issue: false,
         }
     }
 
@@ -198,9 +202,14 @@ impl Delivery {
         let intcs = kinds.iter().zip(routes).map(|(&k, r)| intc::build(k, s.intc.trigger, r, costs(k))).collect();
         let mut d = Self::with(Controllers::new(kinds, intcs), s.cpu.threads, s.irq_path.clone(), s.run.seed, s.stats.max_packet_records);
         // Only exercisers' signature writes are timed.
-        if sources.iter().any(|x| x.kind == Kind::Exerciser) {
+        let exercisers = sources.iter().filter(|x| x.kind == Kind::Exerciser).count();
+        if exercisers > 0 {
             (d.isr_hist, d.tasklet_hist) = (Distribution::default(), Distribution::default());
         }
+        // A signature write only records its latency, known as it is
+        // issued: recorded then, in issue order, which is the order the
+        // writes land in while one device keeps records (its writes are a FIFO).
+        d.at_issue = exercisers == 1;
         d.tasklets = vec![None; sources.len()];
         d.sources = sources;
         d.chains = chains;
@@ -210,6 +219,23 @@ impl Delivery {
 
     pub fn active(&self) -> bool {
         !self.sources.is_empty()
+    }
+}
+
+impl Delivery {
+    /// A signature write lands at `at`: the bus analyzer's latency.
+    fn signature(&mut self, at: Time, write: Write) {
+        match write {
+            Write::IsrSignature(rec) => {
+                let lat = at - rec.sent;
+                self.isr_hist.record(lat);
+                if self.records.len() < self.max_records {
+                    self.records.push((rec.sent, lat));
+                }
+            }
+            Write::TaskletSignature(rec) => self.tasklet_hist.record(at - rec.sent),
+            Write::Clear => unreachable!("a status clear is an event"),
+        }
     }
 }
 
@@ -242,6 +268,9 @@ fn cycles(s: &Scenario, ns: f64) -> u64 {
 // into the loop, they would change how the NIC's path is compiled.
 impl Machine {
     pub(super) fn start_delivery(&mut self) {
+        // Not with parts run up to each event: their steps would change,
+        // and the programmable NIC may end the run early.
+        self.delivery.at_issue &= !self.stepped;
         if self.delivery.busy_user {
             for t in 0..self.threads.len() {
                 self.post(t, crate::cpu::USER, Job::Irq(IrqJob::User));
@@ -356,13 +385,24 @@ impl Machine {
     }
 
     /// A CPU write to device `src` issued now; posted writes stay in order.
+    /// A signature write, when recorded at issue, counts as the event its
+    /// landing would have been (if it lands before the end, as the queue
+    /// would let it).
     pub(crate) fn write_to_device(&mut self, now: Time, src: usize, write: Write, label: &'static str) {
-        let s = &mut self.delivery.sources[src];
-        let at = (now + self.delivery.bus[src].posted).max(s.downstream_tail);
+        let d = &mut self.delivery;
+        let s = &mut d.sources[src];
+        let at = (now + d.bus[src].posted).max(s.downstream_tail);
         s.downstream_tail = at;
+        self.timeline.bus(now, at, label);
+        if d.at_issue && !matches!(write, Write::Clear) {
+            if at < self.end {
+                self.events += 1;
+                d.signature(at, write);
+            }
+            return;
+        }
         s.writes.push_back(write);
         self.queue.schedule(at, Event::AtDevice { src: src as u32 });
-        self.timeline.bus(now, at, label);
     }
 
     #[inline(never)]
@@ -378,14 +418,7 @@ impl Machine {
                     self.timeline.bus(now, now + posted, "Deassert_INTx");
                 }
             }
-            Write::IsrSignature(rec) => {
-                let lat = now - rec.sent;
-                d.isr_hist.record(lat);
-                if d.records.len() < d.max_records {
-                    d.records.push((rec.sent, lat));
-                }
-            }
-            Write::TaskletSignature(rec) => d.tasklet_hist.record(now - rec.sent),
+            signature => d.signature(now, signature),
         }
     }
 
@@ -455,5 +488,48 @@ fn signal_label(s: Signal) -> &'static str {
         Signal::Lapic(_) => "IO-APIC message",
         Signal::Unmask(_) => "8259 unmask",
         Signal::Eoi(_) => "EOI broadcast",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Machine, Record};
+    use crate::config::{Scenario, parse_override};
+    use crate::report::Report;
+    use std::path::Path;
+
+    /// The run of bundled scenario `file` with `sets`, its signature writes
+    /// recorded as issued or as events when they land.
+    fn run(file: &str, sets: &[&str], at_issue: bool) -> Report {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios").join(file);
+        let overrides: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
+        let s = Scenario::from_file(&path, &overrides).unwrap();
+        let mut m = Machine::new(&s, path.parent().unwrap(), Record::default()).unwrap();
+        m.delivery.at_issue &= at_issue;
+        m.simulate(&mut crate::monitor::Unwatched).unwrap();
+        assert_eq!(m.delivery.at_issue, at_issue, "{file}: one exerciser, no stepped parts");
+        Report::new(m)
+    }
+
+    /// Recording a signature write as it is issued changes nothing reported:
+    /// its latency, the records' order (a legacy line's clears still land
+    /// as events, between them), the records cut at `max_packet_records`,
+    /// the writes that land after the end, and the events counted.
+    #[test]
+    fn signatures_recorded_at_issue_report_as_landing() {
+        let scaling = ["cpu.threads=8", "intc.vectors=8", "workload.rate_per_s=160000", "run.duration_ms=5"];
+        let cases: [(&str, &[&str]); 5] = [
+            ("msi-latency/workstation-loaded.toml", &["run.duration_ms=20", "intc.kind=xtpic"]),
+            ("msi-latency/workstation-loaded.toml", &["run.duration_ms=20", "intc.kind=ioapic", "stats.max_packet_records=300"]),
+            ("msi-latency/workstation-loaded.toml", &["run.duration_ms=20"]),
+            ("msi-latency/soc-idle.toml", &["intc.kind=ioapic"]),
+            ("bench/msix-scaling.toml", &scaling),
+        ];
+        for (file, sets) in cases {
+            let (a, b) = (run(file, sets, true), run(file, sets, false));
+            assert!(a.metric("events").unwrap() > 500.0 && !a.records.is_empty(), "{file} {sets:?}");
+            assert_eq!(a.to_json(), b.to_json(), "{file} {sets:?}");
+            assert_eq!(a.records, b.records, "{file} {sets:?}");
+        }
     }
 }

@@ -129,7 +129,7 @@ pub struct Machine {
     pub(crate) end: Time,
     pub(crate) clock_mhz: f64,
     pub(crate) timeline: Timeline,
-    /// Events handled, completions included.
+    /// Events handled, completions and writes recorded as issued included.
     pub(crate) events: u64,
     /// The scenario's name, for errors.
     name: String,
@@ -172,9 +172,9 @@ impl Machine {
     fn event_loop(&mut self, monitor: &mut dyn crate::Monitor) -> Result<()> {
         // The time at the last poll, and how many polls since found it unchanged.
         let (mut last, mut same) = (0, 0u64);
-        // Counted in a register, stored when the loop ends (nothing reads it
+        // Counted in a register, added when the loop ends (nothing reads it
         // meanwhile; a run that fails reports nothing).
-        let mut events = self.events;
+        let mut events = 0;
         loop {
             events += 1;
             if crate::monitor::due(events) {
@@ -236,7 +236,7 @@ impl Machine {
                 Event::End => break,
             }
         }
-        self.events = events;
+        self.events += events;
         self.finish_code();
         let end = self.end;
         for t in &mut self.threads {
