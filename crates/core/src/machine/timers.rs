@@ -111,41 +111,40 @@ impl Heap {
         let key = if key_time(key) > self.end { Key::MAX } else { key };
         debug_assert!(thread < THREADS);
         let thread = at(thread);
-        // The common case of one busy thread at a time: its timer is the
-        // only one set, or the first to be set. Nothing moves.
-        match self.len {
-            1 if self.heap[0].1 as usize == thread => {
-                if key != Key::MAX {
-                    self.heap[0].0 = key;
-                } else {
-                    (self.heap[0], self.len) = (VACANT, 0);
-                    self.pos[thread] = ABSENT;
-                }
+        if self.heap[0].1 as usize == thread {
+            // The first timer, as a completion re-arms it: it stays first
+            // while earlier than both children (vacant ones are `Key::MAX`),
+            // however many are set. Nothing moves.
+            if key < self.heap[1].0 && key < self.heap[2].0 {
+                self.heap[0].0 = key;
+                return;
             }
-            0 => {
-                debug_assert_eq!(self.pos[thread], ABSENT);
-                if key != Key::MAX {
-                    (self.heap[0], self.len) = ((key, thread as u32), 1);
-                    self.pos[thread] = 0;
-                }
+            if self.len == 1 {
+                // Cleared, the only one.
+                (self.heap[0], self.len) = (VACANT, 0);
+                self.pos[thread] = ABSENT;
+                return;
             }
-            _ => self.set_among(thread, key),
+        } else if self.len == 0 {
+            if key != Key::MAX {
+                (self.heap[0], self.len) = ((key, thread as u32), 1);
+                self.pos[thread] = 0;
+            }
+            return;
         }
+        self.set_among(thread, key);
     }
 
-    /// `set` with other timers set: out of line, so that the loop saves no
+    /// `set` with other timers set, when the first does not stay first or
+    /// another thread's timer moves: out of line, so that the loop saves no
     /// registers for it.
     #[inline(never)]
     fn set_among(&mut self, thread: usize, key: Key) {
         let i = self.pos[thread];
         if i == 0 && self.len == 2 {
-            // The first of two timers (a completion re-arms or clears it): it
-            // stays first, or the other takes its place.
+            // The first of two timers goes later than the other (or is
+            // cleared): the other takes its place.
             let other = self.heap[1];
-            if key < other.0 {
-                self.heap[0].0 = key;
-                return;
-            }
             self.place(0, other);
             if key == Key::MAX {
                 (self.heap[1], self.len) = (VACANT, 1);
