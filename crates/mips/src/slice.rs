@@ -1,7 +1,7 @@
 //! One hardware thread's slice: the hot path of [`System::run`]. Blocks
 //! (see [`crate::block`]) run whole at their precomputed issue cycles when
-//! entered with nothing in flight and fitting before the limit; anything
-//! else goes one instruction at a time, with the same result. Either way
+//! no result still in flight holds back a step but the first (with caches:
+//! none in flight) and they fit before the limit; anything else goes one instruction at a time, with the same result. Either way
 //! each instruction that issues is reported once to [`Devices::issued`],
 //! after it executes, with its PC and issue cycle (or, with
 //! [`Devices::BLOCK_HOOK`], a block's instructions at once to
@@ -21,11 +21,13 @@ impl<D: Devices> System<D> {
     /// Runs hardware thread `t`, the only one of core `k` that may issue
     /// before `limit`, until the core's cycle reaches `limit` or the thread
     /// stops: the hot path.
-    /// A block (see [`crate::block`]) entered with nothing in flight that
-    /// fits before the limit runs at its precomputed issue cycles, its body
-    /// with no PC kept; anything else (a result in flight, a stall, a
-    /// pending delay slot, the limit near) goes one instruction at a time,
-    /// with the same result.
+    /// A block (see [`crate::block`]) that fits before the limit, entered
+    /// with no result in flight that a step but the first waits for (with
+    /// caches: none in flight), runs
+    /// at its precomputed issue cycles (from the first step's), its body
+    /// with no PC kept; anything else (such a result, a stall, a pending
+    /// delay slot, the limit near) goes one instruction at a time, with the
+    /// same result.
     pub(crate) fn run_thread<T: Timing>(&mut self, k: usize, t: usize, limit: u64, timing: &mut T) -> Option<Stop> {
         let id = self.thread_id(k, t);
         let topology = ((self.cores.len() as u32) << 8) | self.threads as u32;
@@ -59,13 +61,26 @@ impl<D: Devices> System<D> {
                     // issue cycle and where its fetch started. The context's PC and
                     // next PC are then the instruction's, as if it were to run next.
                     let left = 'chain: loop {
-                        if th.board.drained() > t0 {
-                            break 'chain None;
-                        }
                         let Some(b) = blocks.get_synced(bus.code, pc, &pipeline) else { break 'chain None };
-                        if t0 + u64::from(b.span) >= limit {
+                        // A result still in flight (a load in the last slot): the block's first step may
+                        // wait for it (the block starts later), no other (it would wait mid-block). Steps
+                        // are in issue order: only those before everything has arrived can wait. (With
+                        // caches the first fetch starts at `t0`, not then: one instruction alone.)
+                        let (mut start, drained) = (t0, th.board.drained());
+                        if drained > t0 && T::CACHED {
                             break 'chain None;
                         }
+                        if drained > t0 {
+                            start = t0.max(b.steps.first().map_or(t0, |s| th.board.ready(s.inst)));
+                            let early = b.steps.iter().take_while(|s| start + u64::from(s.off) < drained);
+                            if early.skip(1).any(|s| th.board.ready(s.inst) > start + u64::from(s.off)) {
+                                break 'chain None;
+                            }
+                        }
+                        if start + u64::from(b.span) >= limit {
+                            break 'chain None;
+                        }
+                        t0 = start;
                         let (body, end) = b.steps.split_at(b.ordinary as usize);
                         let entry = pc;
                         if let Err((j, leave)) = run.body(th, body, t0, pc, instret, &mut bus) {
