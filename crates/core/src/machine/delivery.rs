@@ -82,6 +82,9 @@ pub(crate) struct Delivery {
     pub max_records: usize,
     /// A CPU-bound user task on every CPU.
     pub busy_user: bool,
+    /// Bus events applied as they were sent, not queued, that would have
+    /// come before the end: counted in the run's `events`.
+    pub applied_early: u64,
 }
 
 impl Delivery {
@@ -112,6 +115,7 @@ impl Delivery {
             records: Vec::new(),
             max_records,
             busy_user: false,
+            applied_early: 0,
         }
     }
 
@@ -374,7 +378,11 @@ impl Machine {
                 if d.sources[src].clear_status() && d.sources[src].status.is_none() {
                     let input = d.sources[src].inputs[0];
                     let posted = d.bus[src].posted;
-                    self.queue.schedule(now + posted, Event::Line { input, assert: false });
+                    if !self.stepped && d.intc.deassert_early(input, now, posted) {
+                        d.applied_early += u64::from(now + posted < self.end);
+                    } else {
+                        self.queue.schedule(now + posted, Event::Line { input, assert: false });
+                    }
                     self.timeline.bus(now, now + posted, "Deassert_INTx");
                 }
             }
