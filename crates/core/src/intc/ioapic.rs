@@ -17,6 +17,7 @@
 //!    another sharer) is delivered again.
 
 use super::{Controller, Costs, Kind, Route, Signal, Taken, Trigger};
+use crate::engine::Time;
 
 pub const PINS: u32 = 24;
 
@@ -48,13 +49,17 @@ pub struct IoApic {
     /// (a mask, so that finding a CPU's most urgent looks at the pending
     /// pins only, not at all 24).
     lapic_irr: u32,
+    /// Bit `p`: pin `p`'s EOI broadcast is on its way back (level pins),
+    /// arriving at `eoi_at[p]`.
+    eoi_sent: u32,
+    eoi_at: [Time; PINS as usize],
     costs: Costs,
 }
 
 impl IoApic {
     pub fn new(routes: Vec<Route>, trigger: Trigger, costs: Costs) -> Self {
         let n = PINS as usize;
-        Self { routes, trigger, asserted: vec![0; n], remote_irr: vec![false; n], lapic_irr: 0, costs }
+        Self { routes, trigger, asserted: vec![0; n], remote_irr: vec![false; n], lapic_irr: 0, eoi_sent: 0, eoi_at: [0; PINS as usize], costs }
     }
 
     fn send_if_due(&mut self, pin: u32) -> Option<(u64, Signal)> {
@@ -107,6 +112,7 @@ impl Controller for IoApic {
             }
             Signal::Eoi(pin) => {
                 self.remote_irr[pin as usize] = false;
+                self.eoi_sent &= !(1 << pin);
                 (None, self.send_if_due(pin))
             }
             Signal::Unmask(_) => (None, None),
@@ -128,10 +134,32 @@ impl Controller for IoApic {
         Some(Taken { input: pin, rec: None, ack_cycles })
     }
 
-    fn finish(&mut self, pin: u32) -> (u64, Option<(u64, Signal)>) {
+    fn finish(&mut self, pin: u32, now: Time) -> (u64, Option<(u64, Signal)>) {
         match self.trigger {
             Trigger::Edge => (0, None),
-            Trigger::Level => (self.costs.lapic_eoi, Some((self.costs.lapic_eoi + self.costs.eoi, Signal::Eoi(pin)))),
+            Trigger::Level => {
+                let delay = self.costs.lapic_eoi + self.costs.eoi;
+                self.eoi_sent |= 1 << pin;
+                self.eoi_at[pin as usize] = now + delay;
+                (self.costs.lapic_eoi, Some((delay, Signal::Eoi(pin))))
+            }
         }
+    }
+
+    /// On a level pin a Deassert_INTx sends nothing (a pin still asserted
+    /// has its Remote IRR set: every assert and EOI that leaves it asserted
+    /// sends); its count is read only by asserts, whose sends see a count
+    /// above zero either way, and by the EOI. So it may land now unless the
+    /// EOI on its way, or one sent from now on, could come before it.
+    fn deassert_early(&mut self, pin: u32, now: Time, delay: u64) -> bool {
+        let p = pin as usize;
+        let lands = now + delay;
+        let eoi_first = self.eoi_sent & (1 << pin) != 0 && self.eoi_at[p] <= lands;
+        if self.trigger == Trigger::Edge || eoi_first || self.costs.lapic_eoi + self.costs.eoi < delay {
+            return false;
+        }
+        debug_assert!(self.asserted[p] > 0 && self.remote_irr[p], "the pin's own assert landed and sent");
+        self.asserted[p] = self.asserted[p].saturating_sub(1);
+        true
     }
 }

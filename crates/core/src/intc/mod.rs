@@ -219,10 +219,18 @@ pub trait Controller {
     /// The CPU, interrupts enabled, accepts its most urgent pending input.
     fn take(&mut self, cpu: usize) -> Option<Taken>;
 
-    /// The kernel finished the handlers of `input`: CPU cycles of the
-    /// unmask or EOI, and the signal it sends.
-    fn finish(&mut self, _input: u32) -> (u64, Option<(u64, Signal)>) {
+    /// The kernel finished the handlers of `input` at `now`: CPU cycles of
+    /// the unmask or EOI, and the signal it sends.
+    fn finish(&mut self, _input: u32, _now: Time) -> (u64, Option<(u64, Signal)>) {
         (0, None)
+    }
+
+    /// A Deassert_INTx sent at `now` would reach `input` `delay` cycles later:
+    /// applies it now, when nothing could tell (no message, no CPU offer,
+    /// nothing read before it lands), and says whether it did. The caller
+    /// then schedules nothing.
+    fn deassert_early(&mut self, _input: u32, _now: Time, _delay: u64) -> bool {
+        false
     }
 
     /// Interrupt identities the controller holds (conservation).
@@ -389,8 +397,38 @@ mod tests {
         assert_eq!(c.level(16, true), (None, None), "Remote IRR holds further messages");
         assert_eq!(c.signal(Signal::Lapic(16)), (Some(0), None));
         assert_eq!(c.take(0).map(|t| t.ack_cycles), Some(0));
-        assert_eq!(c.finish(16), (10, Some((110, Signal::Eoi(16)))));
+        assert_eq!(c.finish(16, 0), (10, Some((110, Signal::Eoi(16)))));
         assert_eq!(c.signal(Signal::Eoi(16)), (None, Some((100, Signal::Lapic(16)))));
+    }
+
+    #[test]
+    fn a_level_pins_deassert_lands_early_only_when_no_eoi_can_come_first() {
+        let routes = vec![Route { cpu: 0, priority: 4 }; IOAPIC_PINS as usize];
+        let serve = |c: &mut Intc| {
+            assert_eq!(c.level(16, true), (None, Some((100, Signal::Lapic(16)))));
+            c.signal(Signal::Lapic(16));
+            c.take(0).unwrap();
+        };
+        let mut c = build(IntcKind::Ioapic, Trigger::Level, routes.clone(), COSTS);
+        serve(&mut c);
+        // No EOI on its way, and one sent from now on (10 + 100 cycles) lands after it (100).
+        assert!(c.deassert_early(16, 0, 100));
+        assert_eq!(c.finish(16, 0), (10, Some((110, Signal::Eoi(16)))));
+        assert_eq!(c.signal(Signal::Eoi(16)), (None, None), "the pin was deasserted: nothing is sent again");
+        // An EOI sent at 0 lands at 110: before a deassert sent at 50, not before one sent at 5.
+        serve(&mut c);
+        c.finish(16, 0);
+        assert!(!c.deassert_early(16, 50, 100));
+        assert!(!c.deassert_early(16, 10, 100), "an EOI landing with the deassert comes first (sent first)");
+        assert!(c.deassert_early(16, 5, 100));
+        // An EOI faster than the deassert, or an edge pin: never early.
+        let mut c = build(IntcKind::Ioapic, Trigger::Level, routes.clone(), Costs { eoi: 50, ..COSTS });
+        serve(&mut c);
+        assert!(!c.deassert_early(16, 0, 100));
+        let mut c = build(IntcKind::Ioapic, Trigger::Edge, routes, COSTS);
+        serve(&mut c);
+        assert!(!c.deassert_early(16, 0, 100));
+        assert!(!build(IntcKind::Xtpic, Trigger::Level, Vec::new(), COSTS).deassert_early(3, 0, 100));
     }
 
     #[test]
@@ -402,7 +440,7 @@ mod tests {
         assert_eq!(c.level(16, true), (None, Some((2040, Signal::Lapic(16)))));
         assert_eq!(c.signal(Signal::Lapic(16)), (Some(0), None));
         c.take(0);
-        assert_eq!(c.finish(16), (10, Some((850, Signal::Eoi(16)))));
+        assert_eq!(c.finish(16, 0), (10, Some((850, Signal::Eoi(16)))));
         // Unset, they are the posted latency (every other scenario).
         let bus = config::BusConfig { mmio_read_ns: 900.0, posted_write_ns: 450.0, port_io_ns: 1000.0, apic_message_ns: None, apic_eoi_ns: Some(840.0), link_mbps: None };
         let c = Costs::new(10, &bus, |ns| ns as u64);

@@ -11,6 +11,7 @@
 //! to the controller listed first.
 
 use super::{Intc, IntcKind, Rec, Signal, Taken};
+use crate::engine::Time;
 
 pub struct Controllers {
     ctls: Vec<Ctl>,
@@ -55,6 +56,12 @@ impl Controllers {
         (cpu, self.out(c, next))
     }
 
+    /// [`super::Controller::deassert_early`] on `input`'s controller.
+    pub fn deassert_early(&mut self, input: u32, now: Time, delay: u64) -> bool {
+        let (c, local) = self.at(input);
+        self.ctls[c].intc.deassert_early(local, now, delay)
+    }
+
     pub fn message(&mut self, input: u32, rec: Rec) -> Result<usize, Rec> {
         let (c, local) = self.at(input);
         self.ctls[c].intc.message(local, rec)
@@ -81,9 +88,9 @@ impl Controllers {
         Some(Taken { input: taken.input + ctl.base, ..taken })
     }
 
-    pub fn finish(&mut self, input: u32) -> (u64, Option<(u64, Signal)>) {
+    pub fn finish(&mut self, input: u32, now: Time) -> (u64, Option<(u64, Signal)>) {
         let (c, local) = self.at(input);
-        let (cycles, next) = self.ctls[c].intc.finish(local);
+        let (cycles, next) = self.ctls[c].intc.finish(local, now);
         (cycles, self.out(c, next))
     }
 
@@ -134,7 +141,7 @@ mod tests {
         assert_eq!(c.signal(Signal::Lapic(4096 + 16)), (Some(0), None));
         assert!(c.legacy(4096 + 16) && !c.legacy(0));
         assert_eq!(c.take(0).map(|t| t.input), Some(4096 + 16), "priority class 9 before 4");
-        assert_eq!(c.finish(4096 + 16), (10, Some((110, Signal::Eoi(4096 + 16)))));
+        assert_eq!(c.finish(4096 + 16, 0), (10, Some((110, Signal::Eoi(4096 + 16)))));
         assert_eq!(c.take(0).map(|t| t.input), Some(0));
         assert!(c.take(0).is_none());
     }

@@ -19,6 +19,7 @@
 //! cascade on line 2), then 3..=7. There is one INTR pin: uniprocessor only.
 
 use super::{Controller, Costs, Kind, Signal, Taken};
+use crate::engine::Time;
 
 /// The master's input wired to the slave 8259.
 pub const CASCADE: u32 = 2;
@@ -99,7 +100,7 @@ impl Controller for XtPic {
     }
 
     /// The unmask OUT: the CPU waits for its round trip; the 8259 sees it halfway.
-    fn finish(&mut self, line: u32) -> (u64, Option<(u64, Signal)>) {
+    fn finish(&mut self, line: u32, _now: Time) -> (u64, Option<(u64, Signal)>) {
         (self.costs.port_io, Some((self.costs.port_io / 2, Signal::Unmask(line))))
     }
 }

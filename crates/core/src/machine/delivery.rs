@@ -85,6 +85,9 @@ pub(crate) struct Delivery {
     /// Signature writes are recorded as they are issued, not as events
     /// when they land (`Machine::write_to_device`): the report is the same.
     pub at_issue: bool,
+    /// Bus events applied as they were sent, not queued, that would have
+    /// come before the end: counted in the run's `events`.
+    pub applied_early: u64,
 }
 
 impl Delivery {
@@ -116,6 +119,7 @@ impl Delivery {
             max_records,
             busy_user: false,
             at_issue: false,
+            applied_early: 0,
         }
     }
 
@@ -414,7 +418,11 @@ impl Machine {
                 if d.sources[src].clear_status() && d.sources[src].status.is_none() {
                     let input = d.sources[src].inputs[0];
                     let posted = d.bus[src].posted;
-                    self.queue.schedule(now + posted, Event::Line { input, assert: false });
+                    if !self.stepped && d.intc.deassert_early(input, now, posted) {
+                        d.applied_early += u64::from(now + posted < self.end);
+                    } else {
+                        self.queue.schedule(now + posted, Event::Line { input, assert: false });
+                    }
                     self.timeline.bus(now, now + posted, "Deassert_INTx");
                 }
             }

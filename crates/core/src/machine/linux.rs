@@ -127,7 +127,15 @@ impl Machine {
             let half = read / 2;
             let at = (now + half).max(s.downstream_tail);
             let back = (at + read - half).max(s.data_visible);
-            self.queue.schedule(at, Event::ReadAtDevice { cpu: cpu as u32, src: src as u32 });
+            // A set status reads the same whenever the read lands if only a
+            // write (none on the way) or this CPU (in the read) can clear or
+            // claim it: taken now, it needs no event.
+            if s.status.is_some() && s.writes.is_empty() && !self.stepped && self.threads.len() == 1 {
+                self.delivery.reads[cpu] = s.status.filter(|_| !s.claimed);
+                self.delivery.applied_early += u64::from(at < self.end);
+            } else {
+                self.queue.schedule(at, Event::ReadAtDevice { cpu: cpu as u32, src: src as u32 });
+            }
             self.timeline.bus(now, back, "status read");
             self.delivery.step[cpu] = back - now;
             return Job::Read { input: input as u16, h: h as u16, cpu: cpu as u16 };
@@ -135,7 +143,7 @@ impl Machine {
         if !std::mem::take(&mut self.delivery.handled[cpu]) {
             self.delivery.counters.spurious += 1;
         }
-        let (cycles, signal) = self.delivery.intc.finish(input);
+        let (cycles, signal) = self.delivery.intc.finish(input, now);
         if let Some((delay, sig)) = signal {
             self.schedule_signal(now, delay, sig);
         }

@@ -236,7 +236,7 @@ impl Machine {
                 Event::End => break,
             }
         }
-        self.events += events;
+        self.events += events + self.delivery.applied_early;
         self.finish_code();
         let end = self.end;
         for t in &mut self.threads {
