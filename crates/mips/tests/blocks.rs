@@ -72,7 +72,7 @@ fn blocks_give_the_cycles_of_one_instruction_at_a_time() {
 
 /// Loads and stores of every width and lane, and an unaligned halfword
 /// load that faults, as a block runs them in ordinary memory
-/// ([`irqsim_mips::bus::DataBus::plain`]) and as one instruction at a time
+/// (`crate::plain` in irqsim-mips) and as one instruction at a time
 /// runs them (slices of one cycle).
 #[test]
 fn a_block_loads_and_stores_every_lane_as_one_instruction_at_a_time() {
