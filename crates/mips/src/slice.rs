@@ -403,8 +403,13 @@ impl Ordinary<'_> {
             if report {
                 bus.devices.issued(self.id, pc, at);
             }
-            th.board.accessed(self.pipeline, inst, at + 1 + u64::from(stall));
-            if stall != 0 || (inst.class & Inst::STORE != 0 && bus.code.generation() != self.generation) {
+            // Its loads write a register other than `$zero`; only a store can write the text.
+            if inst.class & Inst::STORE == 0 {
+                th.board.loaded(self.pipeline, inst.rt, at + 1 + u64::from(stall));
+            } else if bus.code.generation() != self.generation {
+                return Err(Leave::After { stall, stop: false });
+            }
+            if stall != 0 {
                 return Err(Leave::After { stall, stop: false });
             }
             return Ok(());
