@@ -94,7 +94,7 @@ impl Links {
     }
 
     #[inline(always)]
-    fn clobber(&mut self, who: usize, word: u32) {
+    pub(crate) fn clobber(&mut self, who: usize, word: u32) {
         if self.live == 0 {
             return;
         }

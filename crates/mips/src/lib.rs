@@ -33,6 +33,7 @@ pub mod hierarchy;
 mod interleave;
 pub mod mem;
 pub mod pin;
+mod plain;
 pub mod run;
 mod slice;
 pub mod system;

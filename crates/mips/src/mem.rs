@@ -68,6 +68,13 @@ impl Memory {
         }
     }
 
+    /// The aligned word containing `addr`, if its page has been written.
+    #[inline(always)]
+    pub fn word_mut(&mut self, addr: u32) -> Option<&mut u32> {
+        let (p, w) = split(addr);
+        self.pages[p].as_mut().map(|page| &mut page[w])
+    }
+
     /// Writes the bytes of `value` selected by `mask` into the aligned word
     /// containing `addr`; `false` (nothing written) in a guarded page.
     #[inline(always)]

@@ -13,6 +13,7 @@ use crate::core::HwThread;
 use crate::decode::Inst;
 use crate::device::Devices;
 use crate::error::Fault;
+use crate::plain;
 use crate::exec::{Exit, Flow, access, compute, cond, decide};
 use crate::system::{Stop, System, step};
 use crate::timing::{Pipeline, Scoreboard};
@@ -412,12 +413,28 @@ impl Ordinary<'_> {
             th.board.issued(self.pipeline, inst, at, at + 1);
             return Ok(());
         }
+        // Plain memory (the common case): no register reached, so nothing to ask the caller.
+        if let Some(stall) = plain::access(&mut th.ctx, &inst, bus) {
+            if report {
+                bus.devices.issued(self.id, pc, at);
+            }
+            // Its loads write a register other than `$zero`; only a store can write the text.
+            if inst.class & Inst::STORE == 0 {
+                th.board.loaded(self.pipeline, inst.rt, at + 1 + u64::from(stall));
+            } else if bus.code.generation() != self.generation {
+                return Err(Leave::After { stall, stop: false });
+            }
+            if stall != 0 {
+                return Err(Leave::After { stall, stop: false });
+            }
+            return Ok(());
+        }
         (bus.who.now, bus.who.instret, bus.stall) = (at, instret, 0);
         access(&mut th.ctx, inst, bus).map_err(Leave::Fault)?;
+        let stall = bus.stall;
         if report {
             bus.devices.issued(self.id, pc, at);
         }
-        let stall = bus.stall;
         th.board.accessed(self.pipeline, inst, at + 1 + u64::from(stall));
         // Only a store can write the text; only a device access can ask to stop.
         if stall != 0 || bus.mmio || (inst.class & Inst::STORE != 0 && bus.code.generation() != self.generation) {

@@ -69,10 +69,16 @@ impl Scoreboard {
     #[inline(always)]
     pub fn accessed(&mut self, p: &Pipeline, i: Inst, done: u64) {
         if i.class & Inst::LOAD != 0 && i.rt != 0 {
-            self.load_ready = done + p.load_use_cycles as u64;
-            self.reg_ready[i.rt as usize & 31] = self.load_ready;
-            self.drained = self.load_ready.max(self.hilo_ready);
+            self.loaded(p, i.rt, done);
         }
+    }
+
+    /// [`Scoreboard::accessed`] for a load into `rt` (not `$zero`).
+    #[inline(always)]
+    pub fn loaded(&mut self, p: &Pipeline, rt: u8, done: u64) {
+        self.load_ready = done + p.load_use_cycles as u64;
+        self.reg_ready[rt as usize & 31] = self.load_ready;
+        self.drained = self.load_ready.max(self.hilo_ready);
     }
 
     /// The cycle by which every result in flight has arrived: from then on

@@ -72,7 +72,7 @@ fn blocks_give_the_cycles_of_one_instruction_at_a_time() {
 
 /// Loads and stores of every width and lane, and an unaligned halfword
 /// load that faults, as a block runs them in ordinary memory
-/// ([`irqsim_mips::bus::DataBus::plain`]) and as one instruction at a time
+/// (`crate::plain` in irqsim-mips) and as one instruction at a time
 /// runs them (slices of one cycle).
 #[test]
 fn a_block_loads_and_stores_every_lane_as_one_instruction_at_a_time() {
@@ -103,6 +103,31 @@ fn a_block_loads_and_stores_every_lane_as_one_instruction_at_a_time() {
     assert_eq!(format!("{stop:?}"), format!("{fault:?}"));
     assert_eq!(one.cores[0].threads[0].ctx, s.cores[0].threads[0].ctx);
     assert_eq!((one.cores[0].now, one.cores[0].threads[0].instructions), (s.cores[0].now, s.cores[0].threads[0].instructions));
+}
+
+/// A block's loads and stores that the plain path leaves to the general one
+/// (a page never written, a load into `$zero`, the cycle counter) beside
+/// those it takes, whole and one cycle at a time, with and without caches.
+#[test]
+fn a_block_leaves_what_is_not_plain_memory_to_the_bus() {
+    let words = [
+        lui(8, 0x2000), // a page never written
+        lw(9, 0, 8),
+        addiu(10, 0, 77),
+        sw(10, 4, 8), // its first write
+        sw(10, 8, 8),
+        lw(11, 8, 8),
+        lw(0, 4, 8),
+        lui(12, MMIO_BASE >> 16),
+        lw(13, 0, 12), // the cycle counter
+        addu(14, 11, 9),
+    ];
+    for config in [SystemConfig::default(), SystemConfig { caches: Some(HierarchyConfig::default()), ..Default::default() }] {
+        let whole = run_in_slices(&words, &config, 1_000_000);
+        assert_eq!((whole.0[0], whole.0[9], whole.0[11], whole.0[14]), (0, 0, 77, 77));
+        assert!(whole.0[13] > 0 && u64::from(whole.0[13]) < whole.2, "cycle {}", whole.0[13]);
+        assert_eq!(run_in_slices(&words, &config, 1), whole);
+    }
 }
 
 #[test]
