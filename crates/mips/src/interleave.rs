@@ -244,15 +244,14 @@ impl Run {
             let after = s.after[t ^ 1].as_ref().expect("the thread that did not branch has fetched");
             if s.count[t ^ 1] > 0 {
                 y.ready = now + u64::from(after.ready);
-                (y.ctx.pc, y.ctx.npc) = (after.pc, after.npc);
             }
             x.instructions += s.count[t];
             y.instructions += s.count[t ^ 1];
             (self.busy, self.last, self.now) = (self.busy + s.entries.len() as u64, t, at + 1);
             // The schedule that followed this one the last time it went this way starts here
             // if nothing in flight holds the thread back (the text is the same meanwhile).
-            // Both threads have then fetched its first instructions: `next` is left as it
-            // was until the chain ends ([`Run::leave`], [`Run::end`]).
+            // Both threads are then at its first instructions, fetched: the other thread's
+            // PC and `next` are left as they were until the chain ends ([`Run::leave`], [`Run::end`]).
             let linked = x.board.drained() <= ready;
             if linked && let Some(j) = duets.link(k, how, next) {
                 let s = duets.at(j);
@@ -261,7 +260,7 @@ impl Run {
                     continue;
                 }
             }
-            y.next = Some(after.inst);
+            (y.next, y.ctx.pc, y.ctx.npc) = (Some(after.inst), after.pc, after.npc);
             let turn = Turn { k: self.k, t, id: self.id + t, now: at, limit: self.limit };
             turn.fetch(x, bus)?;
             let now = self.now;
@@ -337,7 +336,7 @@ impl Run {
                     (th.next, th.ready, th.instructions) = (Some(e.inst), now + u64::from(e.ready), th.instructions + u64::from(e.k));
                     (th.ctx.pc, th.ctx.npc) = (e.pc, e.npc);
                 }
-                None => th.next = Some(s.first[t].inst),
+                None => (th.next, th.ctx.pc, th.ctx.npc) = (Some(s.first[t].inst), s.first[t].pc, s.first[t].npc),
             }
         }
         let t = usize::from(last.t);
@@ -354,7 +353,7 @@ impl Run {
 
     /// Leaves threads `th` as the cycle loop would after entries `..issued`
     /// of `s` issued at cycles from `now`, their counts from `base`; a
-    /// thread that issued none has fetched the schedule's first instruction.
+    /// thread that issued none is at the schedule's first instruction, fetched.
     fn leave(&mut self, s: &Schedule, issued: usize, th: [&mut HwThread; 2], base: [u64; 2]) {
         let now = self.now;
         for (t, th) in th.into_iter().enumerate() {
@@ -363,7 +362,7 @@ impl Run {
                     (th.next, th.ready, th.instructions) = (Some(e.inst), now + u64::from(e.ready), base[t] + u64::from(e.k));
                     (th.ctx.pc, th.ctx.npc) = (e.pc, e.npc);
                 }
-                None => th.next = Some(s.first[t].inst),
+                None => (th.next, th.ctx.pc, th.ctx.npc) = (Some(s.first[t].inst), s.first[t].pc, s.first[t].npc),
             }
         }
         if let Some(i) = issued.checked_sub(1) {
