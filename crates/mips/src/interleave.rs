@@ -241,24 +241,26 @@ impl Run {
                 Exit::Syscall => unreachable!("a system call has no delay slot"),
             };
             (x.ctx.pc, x.ctx.npc, x.ready) = (pc, next, ready);
-            if let Some(e) = s.after[t ^ 1].as_ref().filter(|_| s.count[t ^ 1] > 0) {
-                (y.next, y.ready) = (Some(e.inst), now + u64::from(e.ready));
-                (y.ctx.pc, y.ctx.npc) = (e.pc, e.npc);
+            let after = s.after[t ^ 1].as_ref().expect("the thread that did not branch has fetched");
+            if s.count[t ^ 1] > 0 {
+                y.ready = now + u64::from(after.ready);
             }
             x.instructions += s.count[t];
             y.instructions += s.count[t ^ 1];
             (self.busy, self.last, self.now) = (self.busy + s.entries.len() as u64, t, at + 1);
             // The schedule that followed this one the last time it went this way starts here
             // if nothing in flight holds the thread back (the text is the same meanwhile).
+            // Both threads are then at its first instructions, fetched: the other thread's
+            // PC and `next` are left as they were until the chain ends ([`Run::leave`], [`Run::end`]).
             let linked = x.board.drained() <= ready;
             if linked && let Some(j) = duets.link(k, how, next) {
                 let s = duets.at(j);
                 if at + 1 + u64::from(s.last.off) < self.limit && s.arrive(y, t ^ 1, at + 1) {
-                    x.next = Some(s.first[t].inst);
                     k = j;
                     continue;
                 }
             }
+            (y.next, y.ctx.pc, y.ctx.npc) = (Some(after.inst), after.pc, after.npc);
             let turn = Turn { k: self.k, t, id: self.id + t, now: at, limit: self.limit };
             turn.fetch(x, bus)?;
             let now = self.now;
@@ -329,9 +331,12 @@ impl Run {
         let (last, body) = s.entries.split_last().expect("a schedule issues");
         let now = self.now;
         for (t, th) in [&mut *a, &mut *b].into_iter().enumerate() {
-            if let Some(e) = &s.before_last[t] {
-                (th.next, th.ready, th.instructions) = (Some(e.inst), now + u64::from(e.ready), th.instructions + u64::from(e.k));
-                (th.ctx.pc, th.ctx.npc) = (e.pc, e.npc);
+            match &s.before_last[t] {
+                Some(e) => {
+                    (th.next, th.ready, th.instructions) = (Some(e.inst), now + u64::from(e.ready), th.instructions + u64::from(e.k));
+                    (th.ctx.pc, th.ctx.npc) = (e.pc, e.npc);
+                }
+                None => (th.next, th.ctx.pc, th.ctx.npc) = (Some(s.first[t].inst), s.first[t].pc, s.first[t].npc),
             }
         }
         let t = usize::from(last.t);
@@ -347,16 +352,20 @@ impl Run {
     }
 
     /// Leaves threads `th` as the cycle loop would after entries `..issued`
-    /// of `s` issued at cycles from `now`, their counts from `base`.
+    /// of `s` issued at cycles from `now`, their counts from `base`; a
+    /// thread that issued none is at the schedule's first instruction, fetched.
     fn leave(&mut self, s: &Schedule, issued: usize, th: [&mut HwThread; 2], base: [u64; 2]) {
         let now = self.now;
-        if let Some(i) = issued.checked_sub(1) {
-            for (t, th) in th.into_iter().enumerate() {
-                if let Some(e) = s.next_of(t, i) {
+        for (t, th) in th.into_iter().enumerate() {
+            match issued.checked_sub(1).and_then(|i| s.next_of(t, i)) {
+                Some(e) => {
                     (th.next, th.ready, th.instructions) = (Some(e.inst), now + u64::from(e.ready), base[t] + u64::from(e.k));
                     (th.ctx.pc, th.ctx.npc) = (e.pc, e.npc);
                 }
+                None => (th.next, th.ctx.pc, th.ctx.npc) = (Some(s.first[t].inst), s.first[t].pc, s.first[t].npc),
             }
+        }
+        if let Some(i) = issued.checked_sub(1) {
             self.busy += issued as u64;
             self.last = usize::from(s.entries[i].t);
         }

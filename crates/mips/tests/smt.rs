@@ -354,3 +354,44 @@ fn a_pair_by_schedules_runs_as_the_cycle_loop() {
         }
     }
 }
+
+#[test]
+fn a_chain_of_schedules_ends_at_a_text_write_as_the_cycle_loop_would() {
+    // A chain of schedules (`crate::duet`, each linked after a branch)
+    // leaves the threads' fetched instructions to its end. Both threads
+    // loop through a call, a return and a branch back (their loops as long,
+    // so the same schedules follow each other every time); thread 0's three
+    // delay slots differ. Thread 1 stores every time round, into the text
+    // one time in 64: that store ends a chain before thread 0, waiting
+    // after its branch, issues in the schedule.
+    let jal = |w: u32| (3 << 26) | ((TEXT >> 2) + w);
+    let jr31 = r(8, 31, 0, 0, 0);
+    // Both loops: ops 0 and 1, a call (slot: op 2), op 3 on return, a branch back (slot: op 4);
+    // the called code: op 5, a return (slot: op 6).
+    let lay = |base: u32, ops: [u32; 7]| {
+        let mut w = vec![NOP; 12];
+        w[..7].copy_from_slice(&[ops[0], ops[1], jal(base + 9), ops[2], ops[3], beq(0, 0, -6), ops[4]]);
+        w[9..12].copy_from_slice(&[ops[5], jr31, ops[6]]);
+        w
+    };
+    let a = lay(0, [8, 9, 10, 11, 12, 13, 16].map(|r| addiu(r, r, 1)));
+    let (sltiu, subu, xor, and) = (|t, s, imm| i(11, s, t, imm), |d, s, t| r(35, s, t, d, 0), |d, s, t| r(38, s, t, d, 0), |d, s, t| r(36, s, t, d, 0));
+    // $15: DATA, or the text word when $10 % 64 was 0 (picked without a branch); the store
+    // comes where it issues first in a schedule linked after thread 0's branch.
+    let ops = [sltiu(12, 11, 1), subu(13, 0, 12), and(13, 13, 14), xor(15, 8, 13), sw(10, 0, 15), addiu(10, 10, 1), i(12, 10, 11, 63)];
+    let mut b = vec![lui(8, DATA >> 16), lui(22, TEXT >> 16), addiu(22, 22, 0x800), xor(14, 8, 22)];
+    b.extend(lay(0x1000 / 4 + 4, ops));
+    let run = |threads: usize| {
+        let c = SystemConfig { threads, ..Default::default() };
+        let mut s = System::new(two_programs(&a, &b), &c, irqsim_mips::device::NoDevices);
+        s.start(0, 0, Context::at(TEXT, 0x7000_0000), 0);
+        s.start(0, 1, Context::at(TEXT + 0x1000, 0x6000_0000), 0);
+        assert_eq!(s.run(40_000), Stop::Limit);
+        let th = &s.cores[0].threads;
+        let regs = [&th[0].ctx, &th[1].ctx].map(|c| (c.r[..32].to_vec(), c.pc, c.npc));
+        (counts(&s), s.cores[0].busy_cycles, regs, [DATA, TEXT + 0x800].map(|w| s.mem.read_u32(w)))
+    };
+    let pair = run(2);
+    assert_eq!(pair, run(3));
+    assert!(pair.3[1] >= 64 * 20, "thread 1 wrote the text {} times", pair.3[1] / 64);
+}
