@@ -1,7 +1,8 @@
 //! One hardware thread's slice: the hot path of [`System::run`]. Blocks
 //! (see [`crate::block`]) run whole at their precomputed issue cycles when
 //! no result still in flight holds back a step but the first (with caches:
-//! none in flight) and they fit before the limit; anything else goes one instruction at a time, with the same result. Either way
+//! none in flight) and they fit before the limit; anything else goes one
+//! instruction at a time, with the same result. Either way
 //! each instruction that issues is reported once to [`Devices::issued`],
 //! after it executes, with its PC and issue cycle (or, with
 //! [`Devices::BLOCK_HOOK`], a block's instructions at once to
@@ -62,7 +63,6 @@ impl<D: Devices> System<D> {
                     // issue cycle and where its fetch started. The context's PC and
                     // next PC are then the instruction's, as if it were to run next.
                     let left = 'chain: loop {
-                        let Some(b) = blocks.get_synced(bus.code, pc, &pipeline) else { break 'chain None };
                         // A result still in flight (a load in the last slot): the block's first step may
                         // wait for it (the block starts later), no other (it would wait mid-block). Steps
                         // are in issue order: only those before everything has arrived can wait. (With
@@ -71,6 +71,7 @@ impl<D: Devices> System<D> {
                         if drained > t0 && T::CACHED {
                             break 'chain None;
                         }
+                        let Some(b) = blocks.get_synced(bus.code, pc, &pipeline) else { break 'chain None };
                         if drained > t0 {
                             start = t0.max(b.steps.first().map_or(t0, |s| th.board.ready(s.inst)));
                             let early = b.steps.iter().take_while(|s| start + u64::from(s.off) < drained);
