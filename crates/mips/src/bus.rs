@@ -152,7 +152,9 @@ impl<'a, T, D> DataBus<'a, T, D> {
     }
 }
 
-fn is_mmio(addr: u32) -> bool {
+/// Whether `addr` is a device or built-in register rather than memory.
+#[inline(always)]
+pub(crate) fn is_mmio(addr: u32) -> bool {
     (MMIO_BASE..0xC000_0000).contains(&addr)
 }
 

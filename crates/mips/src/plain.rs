@@ -6,16 +6,10 @@
 //! operations) is left untouched to [`crate::exec::access`], which does it
 //! in the same order with the same effects.
 
-use crate::bus::{DataBus, Timing};
+use crate::bus::{DataBus, Timing, is_mmio};
 use crate::context::Context;
 use crate::decode::{Inst, Op};
-use crate::device::{Devices, MMIO_BASE};
-
-/// Whether `addr` is a register rather than memory (as the bus tells them).
-#[inline(always)]
-fn register(addr: u32) -> bool {
-    (MMIO_BASE..0xC000_0000).contains(&addr)
-}
+use crate::device::Devices;
 
 /// Runs the load or store `i` if it is one of this module's: its stall
 /// cycles, or None with nothing done.
@@ -27,7 +21,7 @@ pub fn access<T: Timing, D: Devices>(c: &mut Context, i: &Inst, bus: &mut DataBu
     macro_rules! load {
         (|$w:ident| $v:expr) => {{
             let word = ea & !3;
-            if i.rt == 0 || register(word) {
+            if i.rt == 0 || is_mmio(word) {
                 return None;
             }
             let stall = bus.timing.data(bus.who.core, bus.who.id, word, false);
@@ -55,7 +49,7 @@ pub fn access<T: Timing, D: Devices>(c: &mut Context, i: &Inst, bus: &mut DataBu
 /// The bytes of `value` selected by `mask` into the word at `word`, if it is memory already written.
 #[inline(always)]
 fn store<T: Timing, D: Devices>(bus: &mut DataBus<'_, T, D>, word: u32, value: u32, mask: u32) -> Option<u32> {
-    if register(word) {
+    if is_mmio(word) {
         return None;
     }
     let slot = bus.mem.word_mut(word)?;
