@@ -110,6 +110,12 @@ impl Source {
         Rec { src, seq, sent, data: self.data_visible }
     }
 
+    /// What a status read finds: the bit's interrupt, unless already claimed.
+    #[inline(always)]
+    pub fn read_status(&self) -> Option<Rec> {
+        self.status.filter(|_| !self.claimed)
+    }
+
     /// A legacy interrupt: sets the status bit. Returns whether INTx must be
     /// asserted (the bit was clear), or counts the merge as lost.
     pub fn set_status(&mut self, rec: Rec) -> bool {

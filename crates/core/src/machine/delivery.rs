@@ -371,7 +371,7 @@ impl Machine {
     #[inline(never)]
     pub(super) fn read_at_device(&mut self, cpu: usize, src: usize) {
         let s = &self.delivery.sources[src];
-        self.delivery.reads[cpu] = s.status.filter(|_| !s.claimed);
+        self.delivery.reads[cpu] = s.read_status();
     }
 
     fn after_intc(&mut self, now: Time, cpu: Option<usize>, next: Option<(u64, Signal)>) {

@@ -131,7 +131,7 @@ impl Machine {
             // write (none on the way) or this CPU (in the read) can clear or
             // claim it: taken now, it needs no event.
             if s.status.is_some() && s.writes.is_empty() && !self.stepped && self.threads.len() == 1 {
-                self.delivery.reads[cpu] = s.status.filter(|_| !s.claimed);
+                self.delivery.reads[cpu] = s.read_status();
                 self.delivery.applied_early += u64::from(at < self.end);
             } else {
                 self.queue.schedule(at, Event::ReadAtDevice { cpu: cpu as u32, src: src as u32 });
