@@ -1,8 +1,9 @@
 //! One hardware thread's slice: the hot path of [`System::run`]. Blocks
 //! (see [`crate::block`]) run whole at their precomputed issue cycles when
 //! no result still in flight holds back a step but the first (with caches:
-//! none in flight) and they fit before the limit; anything else goes one
-//! instruction at a time, with the same result. Either way
+//! none in flight) and they fit before the limit; a block that loops back
+//! to its own entry goes round again with no lookup while that holds.
+//! Anything else goes one instruction at a time, with the same result. Either way
 //! each instruction that issues is reported once to [`Devices::issued`],
 //! after it executes, with its PC and issue cycle (or, with
 //! [`Devices::BLOCK_HOOK`], a block's instructions at once to
@@ -85,108 +86,115 @@ impl<D: Devices> System<D> {
                         t0 = start;
                         let (body, end) = b.steps.split_at(b.ordinary as usize);
                         let entry = pc;
-                        if let Err((j, leave)) = run.body(th, body, t0, pc, instret, &mut bus) {
-                            if let Leave::Taken(target) = leave {
-                                // A branch within the block taken: its slot, the next step, at its
-                                // offset after a taken branch, then the target.
-                                let (last, s) = (&body[j], &body[j + 1]);
+                        loop {
+                            if let Err((j, leave)) = run.body(th, body, t0, pc, instret, &mut bus) {
+                                if let Leave::Taken(target) = leave {
+                                    // A branch within the block taken: its slot, the next step, at its
+                                    // offset after a taken branch, then the target.
+                                    let (last, s) = (&body[j], &body[j + 1]);
+                                    if D::BLOCK_HOOK {
+                                        bus.devices.issued_block(id, pc, t0, &body[..=j]);
+                                    }
+                                    (pc, instret) = (pc.wrapping_add(4 * j as u32), instret + j as u64 + 1);
+                                    let (penalty, at) = (pipeline.branch_taken_cycles, t0 + u64::from(last.off));
+                                    if !D::BLOCK_HOOK {
+                                        bus.devices.issued(id, pc, at);
+                                    }
+                                    let from = at + 1 + u64::from(penalty);
+                                    pc = pc.wrapping_add(4);
+                                    let at = t0 + u64::from(s.off.max(last.off + 1 + penalty));
+                                    if let Err(leave) = run.step(th, s, at, pc, instret, &mut bus) {
+                                        (th.ctx.pc, th.ctx.npc) = (pc, target);
+                                        break 'chain Some((leave, s.inst, at, from));
+                                    }
+                                    (pc, instret) = (target, instret + 1);
+                                    (ready, now, t0) = (at + 1, at + 1, at + 1);
+                                    continue 'chain;
+                                }
                                 if D::BLOCK_HOOK {
-                                    bus.devices.issued_block(id, pc, t0, &body[..=j]);
+                                    // The steps before the leave, and the leaving one if it ran.
+                                    let ran = j + usize::from(matches!(leave, Leave::After { .. }));
+                                    bus.devices.issued_block(id, pc, t0, &body[..ran]);
                                 }
-                                (pc, instret) = (pc.wrapping_add(4 * j as u32), instret + j as u64 + 1);
-                                let (penalty, at) = (pipeline.branch_taken_cycles, t0 + u64::from(last.off));
-                                if !D::BLOCK_HOOK {
-                                    bus.devices.issued(id, pc, at);
-                                }
-                                let from = at + 1 + u64::from(penalty);
-                                pc = pc.wrapping_add(4);
-                                let at = t0 + u64::from(s.off.max(last.off + 1 + penalty));
-                                if let Err(leave) = run.step(th, s, at, pc, instret, &mut bus) {
-                                    (th.ctx.pc, th.ctx.npc) = (pc, target);
-                                    break Some((leave, s.inst, at, from));
-                                }
-                                (pc, instret) = (target, instret + 1);
-                                (ready, now, t0) = (at + 1, at + 1, at + 1);
-                                continue;
+                                let s = &body[j];
+                                let from = body[..j].last().map_or(t0, |p| t0 + u64::from(p.off) + 1);
+                                (pc, instret) = (pc.wrapping_add(4 * j as u32), instret + j as u64);
+                                (th.ctx.pc, th.ctx.npc) = (pc, pc.wrapping_add(4));
+                                break 'chain Some((leave, s.inst, t0 + u64::from(s.off), from));
                             }
-                            if D::BLOCK_HOOK {
-                                // The steps before the leave, and the leaving one if it ran.
-                                let ran = j + usize::from(matches!(leave, Leave::After { .. }));
-                                bus.devices.issued_block(id, pc, t0, &body[..ran]);
-                            }
-                            let s = &body[j];
-                            let from = body[..j].last().map_or(t0, |p| t0 + u64::from(p.off) + 1);
-                            (pc, instret) = (pc.wrapping_add(4 * j as u32), instret + j as u64);
-                            (th.ctx.pc, th.ctx.npc) = (pc, pc.wrapping_add(4));
-                            break Some((leave, s.inst, t0 + u64::from(s.off), from));
-                        }
-                        (pc, instret) = (pc.wrapping_add(4 * body.len() as u32), instret + body.len() as u64);
-                        let from = t0 + u64::from(b.after);
-                        let Some((last, slot)) = end.split_first() else {
-                            if D::BLOCK_HOOK {
-                                bus.devices.issued_block(id, entry, t0, body);
-                            }
-                            (ready, now, t0) = (from, from, from);
-                            continue;
-                        };
-                        // The transfer (never a memory access), decided before its slot runs.
-                        let at = t0 + u64::from(last.off);
-                        let f = run.fetch(last, pc, &mut bus);
-                        let exit = if f != 0 {
-                            Err(Leave::Fetch(f))
-                        } else if let Some(exit) = cond(&th.ctx, last.cond, last.inst) {
-                            Ok(exit)
-                        } else {
-                            decide(&mut th.ctx, last.inst, pc).map_err(Leave::Fault)
-                        };
-                        let exit = match exit {
-                            Ok(exit) => exit,
-                            Err(leave) => {
+                            (pc, instret) = (pc.wrapping_add(4 * body.len() as u32), instret + body.len() as u64);
+                            let from = t0 + u64::from(b.after);
+                            let Some((last, slot)) = end.split_first() else {
                                 if D::BLOCK_HOOK {
                                     bus.devices.issued_block(id, entry, t0, body);
                                 }
-                                (th.ctx.pc, th.ctx.npc) = (pc, pc.wrapping_add(4));
-                                break Some((leave, last.inst, at, from));
+                                (ready, now, t0) = (from, from, from);
+                                continue 'chain;
+                            };
+                            // The transfer (never a memory access), decided before its slot runs.
+                            let at = t0 + u64::from(last.off);
+                            let f = run.fetch(last, pc, &mut bus);
+                            let exit = if f != 0 {
+                                Err(Leave::Fetch(f))
+                            } else if let Some(exit) = cond(&th.ctx, last.cond, last.inst) {
+                                Ok(exit)
+                            } else {
+                                decide(&mut th.ctx, last.inst, pc).map_err(Leave::Fault)
+                            };
+                            let exit = match exit {
+                                Ok(exit) => exit,
+                                Err(leave) => {
+                                    if D::BLOCK_HOOK {
+                                        bus.devices.issued_block(id, entry, t0, body);
+                                    }
+                                    (th.ctx.pc, th.ctx.npc) = (pc, pc.wrapping_add(4));
+                                    break 'chain Some((leave, last.inst, at, from));
+                                }
+                            };
+                            if D::BLOCK_HOOK {
+                                bus.devices.issued_block(id, entry, t0, &b.steps[..=body.len()]);
+                            } else {
+                                bus.devices.issued(id, pc, at);
                             }
-                        };
-                        if D::BLOCK_HOOK {
-                            bus.devices.issued_block(id, entry, t0, &b.steps[..=body.len()]);
-                        } else {
-                            bus.devices.issued(id, pc, at);
-                        }
-                        instret += 1;
-                        let (s, next, from) = match exit {
-                            Exit::Taken(target) => (slot.get(1), target, at + 1 + u64::from(pipeline.branch_taken_cycles)),
-                            Exit::NotTaken => (slot.first(), pc.wrapping_add(8), at + 1),
-                            Exit::Annulled => {
-                                pc = pc.wrapping_add(8);
-                                (ready, now, t0) = (at + 2, at + 1, at + 2);
-                                continue;
-                            }
-                            Exit::Syscall => {
-                                (th.ctx.pc, th.ctx.npc) = (pc.wrapping_add(4), pc.wrapping_add(8));
-                                (ready, now) = (at + 1, at + 1);
+                            instret += 1;
+                            let (s, next, from) = match exit {
+                                Exit::Taken(target) => (slot.get(1), target, at + 1 + u64::from(pipeline.branch_taken_cycles)),
+                                Exit::NotTaken => (slot.first(), pc.wrapping_add(8), at + 1),
+                                Exit::Annulled => {
+                                    pc = pc.wrapping_add(8);
+                                    (ready, now, t0) = (at + 2, at + 1, at + 2);
+                                    continue 'chain;
+                                }
+                                Exit::Syscall => {
+                                    (th.ctx.pc, th.ctx.npc) = (pc.wrapping_add(4), pc.wrapping_add(8));
+                                    (ready, now) = (at + 1, at + 1);
+                                    bus.fetched(instret);
+                                    break 'run Ok(Some(Stop::Syscall { core: k, thread: t }));
+                                }
+                            };
+                            // Then its delay slot, at its offset after a fall-through or a taken branch.
+                            pc = pc.wrapping_add(4);
+                            let Some(s) = s else {
+                                // The slot is not ordinary: it goes on alone.
+                                (th.ctx.pc, th.ctx.npc) = (pc, next);
+                                (ready, now) = (from, at + 1);
                                 bus.fetched(instret);
-                                break 'run Ok(Some(Stop::Syscall { core: k, thread: t }));
+                                continue 'run;
+                            };
+                            let at = t0 + u64::from(s.off);
+                            if let Err(leave) = run.step(th, s, at, pc, instret, &mut bus) {
+                                (th.ctx.pc, th.ctx.npc) = (pc, next);
+                                break 'chain Some((leave, s.inst, at, from));
                             }
-                        };
-                        // Then its delay slot, at its offset after a fall-through or a taken branch.
-                        pc = pc.wrapping_add(4);
-                        let Some(s) = s else {
-                            // The slot is not ordinary: it goes on alone.
-                            (th.ctx.pc, th.ctx.npc) = (pc, next);
-                            (ready, now) = (from, at + 1);
-                            bus.fetched(instret);
-                            continue 'run;
-                        };
-                        let at = t0 + u64::from(s.off);
-                        if let Err(leave) = run.step(th, s, at, pc, instret, &mut bus) {
-                            (th.ctx.pc, th.ctx.npc) = (pc, next);
-                            break Some((leave, s.inst, at, from));
+                            instret += 1;
+                            pc = next;
+                            (ready, now, t0) = (at + 1, at + 1, at + 1);
+                            // Back to this block's entry (a loop's round): on at once if the entry's tests
+                            // pass, as they would after the lookup, which would find this block again.
+                            if pc != entry || th.board.drained() > t0 || t0 + u64::from(b.span) >= limit {
+                                continue 'chain;
+                            }
                         }
-                        instret += 1;
-                        pc = next;
-                        (ready, now, t0) = (at + 1, at + 1, at + 1);
                     };
                     // A block left at an instruction has fetched it.
                     bus.fetched(instret + u64::from(left.is_some()));
