@@ -80,7 +80,8 @@ impl<D: Devices> System<D> {
                                 break 'chain None;
                             }
                         }
-                        if start + u64::from(b.span) >= limit {
+                        let latest = limit.saturating_sub(u64::from(b.span));
+                        if start >= latest {
                             break 'chain None;
                         }
                         t0 = start;
@@ -191,7 +192,7 @@ impl<D: Devices> System<D> {
                             (ready, now, t0) = (at + 1, at + 1, at + 1);
                             // Back to this block's entry (a loop's round): on at once if the entry's tests
                             // pass, as they would after the lookup, which would find this block again.
-                            if pc != entry || th.board.drained() > t0 || t0 + u64::from(b.span) >= limit {
+                            if pc != entry || th.board.drained() > t0 || t0 >= latest {
                                 continue 'chain;
                             }
                         }
