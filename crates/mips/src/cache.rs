@@ -53,7 +53,8 @@ pub struct Cache {
     ways: usize,
     /// Line address (`addr >> line_shift`) per way, `INVALID` if empty.
     tags: Vec<u32>,
-    /// Last-use time per way (LRU victim: the smallest among the candidates).
+    /// Last-use time per way (LRU victim: the smallest among the candidates);
+    /// 0 if the way is empty, at least 1 if not.
     used: Vec<u64>,
     locked: Vec<bool>,
     clock: u64,
@@ -136,14 +137,14 @@ impl Cache {
         let mask = self.pin.way_mask(who);
         let allowed = |w: usize| mask >> w & 1 == 1;
         let range = base..base + self.ways;
-        let (tags, used, locked) = (&self.tags[range.clone()], &self.used[range.clone()], &self.locked[range]);
-        // The first permitted, unlocked way that is empty, else least recently used (empty: 0).
+        let (used, locked) = (&self.used[range.clone()], &self.locked[range]);
+        // The first permitted, unlocked way that is empty, else least recently used (an
+        // empty way's age is 0, a line's at least 1: the clock moves before it is placed).
         let (mut victim, mut oldest) = (usize::MAX, u64::MAX);
-        // (All three are `ways` long; bounding by each lets the compiler drop the bounds checks.)
-        for w in 0..tags.len().min(used.len()).min(locked.len()) {
-            let age = if tags[w] == INVALID { 0 } else { used[w] };
-            if allowed(w) && !locked[w] && age < oldest {
-                (victim, oldest) = (w, age);
+        // (Both are `ways` long; bounding by each lets the compiler drop the bounds checks.)
+        for w in 0..used.len().min(locked.len()) {
+            if allowed(w) && !locked[w] && used[w] < oldest {
+                (victim, oldest) = (w, used[w]);
             }
         }
         // Every permitted way is locked: replace the lowest permitted one
@@ -212,8 +213,7 @@ impl Cache {
         let line = self.line_of(addr);
         let base = (line & self.set_mask) as usize * self.ways;
         if let Some(w) = self.tags[base..base + self.ways].iter().position(|&t| t == line) {
-            self.tags[base + w] = INVALID;
-            self.locked[base + w] = false;
+            (self.tags[base + w], self.used[base + w], self.locked[base + w]) = (INVALID, 0, false);
             let set = (line & self.set_mask) as usize;
             if self.mru[set] == line {
                 self.mru[set] = INVALID;
