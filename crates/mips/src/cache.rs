@@ -125,6 +125,13 @@ impl Cache {
             self.mru[set] = line;
             return true;
         }
+        self.miss(line, set, who)
+    }
+
+    /// [`Cache::lookup`] of a line not cached: counted, placed if its set allows.
+    #[cold]
+    #[inline(never)]
+    fn miss(&mut self, line: u32, set: usize, who: usize) -> bool {
         self.counts[who].misses += 1;
         // A bypassed miss (reserved set) leaves the set as it was.
         if self.allocate(line, who).is_some() {
