@@ -45,17 +45,26 @@ pub struct Counts {
 
 const INVALID: u32 = u32::MAX;
 
+/// One way of one set: its line, last use and lock bit, side by side (a
+/// set's ways are one slice, bounds-checked once).
+#[derive(Clone, Copy)]
+struct Way {
+    /// Last-use time (LRU victim: the smallest among the candidates); 0 if
+    /// the way is empty, at least 1 if not.
+    used: u64,
+    /// Line address (`addr >> line_shift`), `INVALID` if empty.
+    tag: u32,
+    locked: bool,
+}
+
 /// One cache.
 pub struct Cache {
     pub geometry: Geometry,
     line_shift: u32,
     set_mask: u32,
     ways: usize,
-    /// Line address (`addr >> line_shift`) per way, `INVALID` if empty.
-    tags: Vec<u32>,
-    /// Last-use time per way (LRU victim: the smallest among the candidates).
-    used: Vec<u64>,
-    locked: Vec<bool>,
+    /// Every set's ways, set after set.
+    slots: Vec<Way>,
     clock: u64,
     /// Per set, its most recently used line (`INVALID`: not known): a hit
     /// on it changes nothing but the count, since LRU only compares the
@@ -74,9 +83,7 @@ impl Cache {
             line_shift: geometry.line_bytes.trailing_zeros(),
             set_mask: geometry.sets() - 1,
             ways: geometry.ways as usize,
-            tags: vec![INVALID; n],
-            used: vec![0; n],
-            locked: vec![false; n],
+            slots: vec![Way { used: 0, tag: INVALID, locked: false }; n],
             clock: 0,
             mru: vec![INVALID; geometry.sets() as usize],
             pin: Pinning::new(geometry.ways, requesters),
@@ -113,11 +120,18 @@ impl Cache {
     fn lookup(&mut self, line: u32, set: usize, who: usize) -> bool {
         self.clock += 1;
         let base = set * self.ways;
-        if let Some(w) = self.tags[base..base + self.ways].iter().position(|&t| t == line) {
-            self.used[base + w] = self.clock;
+        if let Some(w) = self.slots[base..base + self.ways].iter_mut().find(|w| w.tag == line) {
+            w.used = self.clock;
             self.mru[set] = line;
             return true;
         }
+        self.miss(line, set, who)
+    }
+
+    /// [`Cache::lookup`] of a line not cached: counted, placed if its set allows.
+    #[cold]
+    #[inline(never)]
+    fn miss(&mut self, line: u32, set: usize, who: usize) -> bool {
         self.counts[who].misses += 1;
         // A bypassed miss (reserved set) leaves the set as it was.
         if self.allocate(line, who).is_some() {
@@ -135,15 +149,12 @@ impl Cache {
         let base = set as usize * self.ways;
         let mask = self.pin.way_mask(who);
         let allowed = |w: usize| mask >> w & 1 == 1;
-        let range = base..base + self.ways;
-        let (tags, used, locked) = (&self.tags[range.clone()], &self.used[range.clone()], &self.locked[range]);
-        // The first permitted, unlocked way that is empty, else least recently used (empty: 0).
+        // The first permitted, unlocked way that is empty, else least recently used (an
+        // empty way's age is 0, a line's at least 1: the clock moves before it is placed).
         let (mut victim, mut oldest) = (usize::MAX, u64::MAX);
-        // (All three are `ways` long; bounding by each lets the compiler drop the bounds checks.)
-        for w in 0..tags.len().min(used.len()).min(locked.len()) {
-            let age = if tags[w] == INVALID { 0 } else { used[w] };
-            if allowed(w) && !locked[w] && age < oldest {
-                (victim, oldest) = (w, age);
+        for (w, way) in self.slots[base..base + self.ways].iter().enumerate() {
+            if allowed(w) && !way.locked && way.used < oldest {
+                (victim, oldest) = (w, way.used);
             }
         }
         // Every permitted way is locked: replace the lowest permitted one
@@ -152,9 +163,7 @@ impl Cache {
             victim = (0..self.ways).find(|&w| allowed(w)).unwrap_or(0);
         }
         let slot = base + victim;
-        self.tags[slot] = line;
-        self.used[slot] = self.clock;
-        self.locked[slot] = self.pin.tracing(who);
+        self.slots[slot] = Way { used: self.clock, tag: line, locked: self.pin.tracing(who) };
         Some(slot)
     }
 
@@ -166,14 +175,14 @@ impl Cache {
             return Ok(0);
         }
         let (first, last) = (self.line_of(base), self.line_of(base.saturating_add(len - 1)));
-        if (last - first) as usize >= self.tags.len() {
+        if (last - first) as usize >= self.slots.len() {
             let size = self.geometry.size_bytes;
-            return Err(format!("range 0x{base:08x}+{len} spans {} lines, more than the cache's {} ({size} bytes)", last - first + 1, self.tags.len()));
+            return Err(format!("range 0x{base:08x}+{len} spans {} lines, more than the cache's {} ({size} bytes)", last - first + 1, self.slots.len()));
         }
         let mut fetched = 0;
         for line in first..=last {
             let b = (line & self.set_mask) as usize * self.ways;
-            let slot = match self.tags[b..b + self.ways].iter().position(|&t| t == line) {
+            let slot = match self.slots[b..b + self.ways].iter().position(|w| w.tag == line) {
                 Some(w) => Some(b + w),
                 None => {
                     fetched += 1;
@@ -182,7 +191,7 @@ impl Cache {
                 }
             };
             if let Some(s) = slot {
-                self.locked[s] = true;
+                self.slots[s].locked = true;
             }
         }
         // Allocations made lines the newest of their sets.
@@ -192,28 +201,27 @@ impl Cache {
 
     /// Unlocks every line (they stay cached and return to LRU order).
     pub fn unlock_all(&mut self) {
-        self.locked.fill(false);
+        self.slots.iter_mut().for_each(|w| w.locked = false);
     }
 
     /// Lines currently locked.
     pub fn locked_lines(&self) -> usize {
-        self.locked.iter().filter(|&&l| l).count()
+        self.slots.iter().filter(|w| w.locked).count()
     }
 
     /// True if `addr`'s line is cached (no state change).
     pub fn contains(&self, addr: u32) -> bool {
         let line = self.line_of(addr);
         let base = (line & self.set_mask) as usize * self.ways;
-        self.tags[base..base + self.ways].contains(&line)
+        self.slots[base..base + self.ways].iter().any(|w| w.tag == line)
     }
 
     /// Drops `addr`'s line if present (a write by another core).
     pub fn invalidate(&mut self, addr: u32) {
         let line = self.line_of(addr);
         let base = (line & self.set_mask) as usize * self.ways;
-        if let Some(w) = self.tags[base..base + self.ways].iter().position(|&t| t == line) {
-            self.tags[base + w] = INVALID;
-            self.locked[base + w] = false;
+        if let Some(w) = self.slots[base..base + self.ways].iter_mut().find(|w| w.tag == line) {
+            *w = Way { used: 0, tag: INVALID, locked: false };
             let set = (line & self.set_mask) as usize;
             if self.mru[set] == line {
                 self.mru[set] = INVALID;

@@ -55,6 +55,18 @@ fn lru_evicts_the_least_recently_used_way() {
 }
 
 #[test]
+fn a_way_emptied_by_another_cores_store_is_filled_before_any_line_is_evicted() {
+    // 2-way, set 0: 0 (older), 512 (newer, then invalidated); 1024 goes into the
+    // empty way, whatever age the line that left it had, and 0 stays.
+    let mut c = cache(1024, 2, 32);
+    assert_eq!(misses(&mut c, [0, 512]), 2);
+    c.invalidate(512);
+    assert_eq!(misses(&mut c, [1024]), 1);
+    assert_eq!(misses(&mut c, [0, 1024]), 0);
+    assert!(!c.contains(512));
+}
+
+#[test]
 fn a_sets_newest_line_is_remembered_per_set_and_forgotten_when_it_goes() {
     // 2-way, 16 sets: 0, 512, 1024 in set 0, 32 in set 1. Repeats of each
     // set's newest line, between accesses to other sets, keep LRU order.
