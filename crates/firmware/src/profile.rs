@@ -271,10 +271,8 @@ impl Recorder {
     /// [`Recorder::finish`]. Cores that run ahead keep each issue.
     #[inline(always)]
     pub fn issued_block(&mut self, core: usize, pc: u32, t0: u64, steps: &[Step]) {
-        if core < self.pending.len() {
-            for (j, s) in steps.iter().enumerate() {
-                self.issued(core, pc.wrapping_add(4 * j as u32), t0 + u64::from(s.off));
-            }
+        if let Some(q) = self.pending.get_mut(core) {
+            q.extend(steps.iter().enumerate().map(|(j, s)| (t0 + u64::from(s.off), pc.wrapping_add(4 * j as u32))));
             return;
         }
         let w = (pc.wrapping_sub(self.base) / 4) as usize;

@@ -4,7 +4,7 @@
 //! first until the next core's turn: cores that share memory and run
 //! together get slices of one cycle each. [`System::run_ahead`] keeps that
 //! order for everything another core could observe and lets a core whose
-//! turn has ended go on, one instruction at a time, through what none can:
+//! turn has ended go on through what none can:
 //! instructions that access no memory outside the core's private range
 //! (its stack), no device register, and cannot trap or stop. It stops
 //! before the first other instruction (which then waits for its turn), at
@@ -12,18 +12,18 @@
 //! device access, and every fault or stop, happens in the order
 //! [`System::run`] gives; only instructions invisible to the other cores
 //! issue earlier in host time, at their own cycles. A turn and the private
-//! stretch after it are one loop on one bus ([`System::run_turn`]): turns
+//! stretch after it are one loop on one bus ([`System::run_turn`]), by blocks
+//! where they can (`crate::turn`): turns
 //! are mostly a cycle or two long, and a slice's set-up per turn cost more
 //! than its instructions. A caller that counts instructions by cycle must
 //! allow for cores being past its horizon (at most `ahead` cycles' worth).
 
 use crate::bus::{DataBus, Perfect, Who};
-use crate::context::Context;
-use crate::decode::{Inst, Op};
 use crate::device::Devices;
 use crate::error::Fault;
 use crate::exec::Flow;
 use crate::system::{Stop, System, step};
+use crate::turn::{self, Bounds};
 use std::ops::Range;
 
 impl<D: Devices> System<D> {
@@ -54,10 +54,16 @@ impl<D: Devices> System<D> {
         let who = Who { core: k, thread: 0, id: k, now: core.now, instret: 0, topology };
         let mut perfect = Perfect;
         let mut bus = DataBus::new(&mut self.mem, &mut self.code, &mut self.links, &mut perfect, &mut self.devices, who);
-        let (mut now, mut issued) = (core.now, 0);
+        let blocks = &mut self.blocks;
+        let bounds = Bounds { turn, limit, range };
+        let (mut now, first) = (core.now, th.instructions);
         // The fetched instruction is kept in a local (an `Inst` stored per instruction cost more than the test).
         let mut next = th.next.take();
         let end = loop {
+            // Blocks while they may run (no delay slot pending), up to an instruction they leave to the general step.
+            if next.is_none() && th.ctx.npc == th.ctx.pc.wrapping_add(4) {
+                (now, next) = turn::run(th, blocks, &mut bus, &pipeline, k, now, &bounds);
+            }
             let inst = match next {
                 Some(i) => i,
                 None => {
@@ -68,7 +74,7 @@ impl<D: Devices> System<D> {
             };
             let at = th.ready.max(now);
             let mine = at < turn;
-            if !mine && (at >= limit || !private(inst, &th.ctx, range)) {
+            if bounds.past(at, inst, &th.ctx) {
                 // It cannot issue before `at`: its next turn starts there.
                 (now, th.next) = (at, Some(inst));
                 break Turn::Over;
@@ -84,7 +90,6 @@ impl<D: Devices> System<D> {
                 Err(f) => break Turn::Fault(pc, f, std::mem::take(&mut bus.device_error)),
             };
             th.instructions += 1;
-            issued += 1;
             now = at + 1;
             if flow == Flow::Syscall {
                 break Turn::Stop(Stop::Syscall { core: k, thread: 0 });
@@ -93,6 +98,7 @@ impl<D: Devices> System<D> {
                 break Turn::Stop(Stop::Device { core: k, thread: 0 });
             }
         };
+        let issued = th.instructions - first;
         core.issued_alone(0, issued);
         core.now = now;
         match end {
@@ -114,25 +120,4 @@ enum Turn {
     Fault(u32, Fault, String),
     /// The next instruction could not be fetched (a return, or a bad PC).
     Unfetched,
-}
-
-/// Whether `i`, next for a thread in context `ctx`, is invisible to other
-/// cores: a memory access only if aligned and within `range`, no device
-/// register, and nothing that traps, stops or orders memory.
-#[inline(always)]
-fn private(i: Inst, ctx: &Context, range: &Range<u32>) -> bool {
-    use Op::*;
-    if i.class & Inst::MEMORY != 0 {
-        let ea = ctx.r[i.rs as usize & 31].wrapping_add(i.imm);
-        let aligned = match i.op {
-            Lw | Sw | Ll | Sc => ea & 3 == 0,
-            Lh | Lhu | Sh => ea & 1 == 0,
-            _ => true,
-        };
-        return aligned && range.contains(&(ea & !3));
-    }
-    !matches!(
-        i.op,
-        Sync | CacheOp | Syscall | Break | Unsupported | Add | Sub | Addi | Tge | Tgeu | Tlt | Tltu | Teq | Tne | Tgei | Tgeiu | Tlti | Tltiu | Teqi | Tnei
-    )
 }

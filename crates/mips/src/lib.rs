@@ -11,7 +11,7 @@
 //!   of a core that share its issue slot cycle by cycle (a round-robin
 //!   pair by schedules of both threads' runs, `duet`); `ahead` lets
 //!   cores run ahead of one another through work none of the others sees
-//!   ([`System::run_ahead`]).
+//!   ([`System::run_ahead`]), by blocks where they can (`turn`).
 //! - [`device`] maps device registers for code; [`run`] runs a
 //!   freestanding program to its `exit` (the `irqsim exec` command).
 
@@ -38,6 +38,7 @@ pub mod run;
 mod slice;
 pub mod system;
 pub mod timing;
+mod turn;
 
 pub use context::Context;
 pub use elf::Program;

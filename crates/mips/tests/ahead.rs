@@ -1,0 +1,111 @@
+//! Cores run ahead ([`System::run_ahead`]) must give what [`System::run`]
+//! gives: every core's registers, instructions, cycles and issues, and
+//! shared memory; their turns and private stretches run blocks whole.
+
+mod common;
+use common::*;
+use irqsim_mips::block::Step;
+use irqsim_mips::context::REG_SLOTS;
+use irqsim_mips::device::{Access, Devices, MMIO_BASE};
+use irqsim_mips::{Context, Stop, System, SystemConfig};
+
+/// Per hardware thread, the issues the hooks report, (PC, cycle) in order;
+/// and the block hook's calls.
+#[derive(Default)]
+struct PerThread {
+    issues: Vec<Vec<(u32, u64)>>,
+    blocks: u64,
+}
+
+impl PerThread {
+    fn push(&mut self, thread: usize, pc: u32, cycle: u64) {
+        if self.issues.len() <= thread {
+            self.issues.resize(thread + 1, vec![]);
+        }
+        self.issues[thread].push((pc, cycle));
+    }
+}
+
+impl Devices for PerThread {
+    fn read(&mut self, _: u32, _: Access) -> Result<(u32, u32), String> {
+        Err("none".into())
+    }
+    fn write(&mut self, _: u32, _: u32, _: u32, _: Access) -> Result<u32, String> {
+        Err("none".into())
+    }
+    fn issued(&mut self, thread: usize, pc: u32, cycle: u64) {
+        self.push(thread, pc, cycle);
+    }
+    const BLOCK_HOOK: bool = true;
+    fn issued_block(&mut self, thread: usize, pc: u32, t0: u64, steps: &[Step]) {
+        self.blocks += 1;
+        steps.iter().enumerate().for_each(|(j, s)| self.push(thread, pc + 4 * j as u32, t0 + u64::from(s.off)));
+    }
+}
+
+/// A loop mixing the core's own stack (private) with a shared word, a
+/// multiply, a load in a delay slot, then a read of the cycle register.
+fn mixed() -> Vec<u32> {
+    vec![
+        lui(8, DATA >> 16),
+        addiu(9, 0, 30),
+        sw(9, -4, 29), // loop: 2
+        lw(10, -4, 29),
+        addu(11, 10, 9),
+        lw(12, 0, 8),
+        addu(12, 12, 11),
+        sw(12, 0, 8),
+        sw(12, -8, 29),
+        mult(11, 9),
+        mflo(13),
+        addiu(9, 9, -1),
+        bne(9, 0, -11), // back to 2
+        lw(14, -8, 29), // slot
+        lui(16, MMIO_BASE >> 16),
+        lw(17, 0, 16),
+        addu(18, 17, 14),
+    ]
+}
+
+/// Per core: registers, instructions and cycle at its exit; the shared
+/// word; per core its issues in order; the block hook's calls.
+type Outcome = (Vec<([u32; REG_SLOTS], u64, u64)>, u32, Vec<Vec<(u32, u64)>>, u64);
+
+fn run(cores: usize, ahead: Option<u64>) -> Outcome {
+    let config = SystemConfig { cores, ..Default::default() };
+    let mut s = System::new(program(&mixed(), 4096), &config, PerThread::default());
+    let stack = |k: usize| 0x7000_0000 - 0x1000 * k as u32;
+    for k in 0..cores {
+        s.start(k, 0, Context::at(TEXT, stack(k)), k as u64);
+    }
+    let private: Vec<_> = (0..cores).map(|k| stack(k) - 0x1000..stack(k)).collect();
+    let mut exits = vec![None; cores];
+    loop {
+        let stop = match ahead {
+            Some(cycles) => s.run_ahead(u64::MAX >> 1, &private, cycles),
+            None => s.run(u64::MAX >> 1),
+        };
+        match stop {
+            Stop::Syscall { core, .. } => {
+                let (now, n) = (s.cores[core].now, s.cores[core].threads[0].instructions);
+                exits[core] = Some((s.stop(core, 0).r, n, now));
+            }
+            Stop::Idle => break,
+            other => panic!("{other:?}"),
+        }
+    }
+    let exits = exits.into_iter().map(|e| e.expect("every core exits")).collect();
+    (exits, s.mem.read_u32(DATA), std::mem::take(&mut s.devices.issues), s.devices.blocks)
+}
+
+#[test]
+fn cores_run_ahead_by_blocks_as_in_lockstep() {
+    for cores in [2, 3, 4] {
+        let (exits, shared, issues, _) = run(cores, None);
+        for ahead in [1, 4, 64] {
+            let (a_exits, a_shared, a_issues, calls) = run(cores, Some(ahead));
+            assert_eq!((&a_exits, a_shared, &a_issues), (&exits, shared, &issues), "{cores} cores, {ahead} ahead");
+            assert!(calls > 0, "{cores} cores, {ahead} ahead: blocks ran");
+        }
+    }
+}
