@@ -251,11 +251,18 @@ impl Machine {
             self.timers.set(thread, Key::MAX);
             return;
         };
-        let next = self.after(now, thread, level, &job);
-        let next = next.map(|j| self.work(j));
         // An interrupt taken through a controller must first let the next one in.
-        let ends_interrupt = next.is_none() && job.ends_interrupt();
-        if let Some(t) = self.threads[thread].proceed(now, level, next, !ends_interrupt) {
+        let (t, ends_interrupt) = match self.after(now, thread, level, &job) {
+            Some(next) => {
+                let work = self.work(next);
+                (self.threads[thread].go_on(now, level, work), false)
+            }
+            None => {
+                let ends = job.ends_interrupt();
+                (self.threads[thread].proceed(now, level, !ends), ends)
+            }
+        };
+        if let Some(t) = t {
             self.arm(thread, t);
             if self.code.is_some() {
                 self.code_dispatched(thread);
