@@ -56,6 +56,11 @@ pub struct Block {
     pub span: u32,
     /// The offset after the ordinary instructions: where the transfer's fetch starts.
     pub after: u32,
+    /// A loop's body: the block ends with a conditional branch back to its
+    /// own entry with an ordinary slot, and the devices are told each
+    /// instruction on its own. A round taken goes round again with no
+    /// lookup and no decision of what the transfer was.
+    pub looping: bool,
     /// The ordinary instructions (see [`Block::ordinary`]), then the control transfer ending the block
     /// if any (else it ends at the length limit or the end of the text and
     /// the next block follows in order), then, if the transfer's delay slot
@@ -78,6 +83,9 @@ pub struct Blocks {
     generation: u32,
     /// The text's first address.
     base: u32,
+    /// Loops marked (see [`Block::looping`]): not where the devices are
+    /// told a block's instructions at once.
+    rounds: bool,
 }
 
 /// A scoreboard of cycles relative to a block's entry, for [`Blocks::build`].
@@ -108,8 +116,8 @@ impl Relative<'_> {
 }
 
 impl Blocks {
-    pub fn new(code: &Code, line_bytes: u32) -> Self {
-        let mut b = Blocks { line_bytes, ..Blocks::default() };
+    pub fn new(code: &Code, line_bytes: u32, rounds: bool) -> Self {
+        let mut b = Blocks { line_bytes, rounds, ..Blocks::default() };
         b.renew(code);
         b
     }
@@ -201,6 +209,7 @@ impl Blocks {
         let transfer = end.is_some();
         // The slot, if ordinary: its offsets after a fall-through and after a taken branch.
         let slot = end.is_some_and(Op::has_delay_slot) && insts.get(first + len).is_some_and(|s| !s.op.transfers());
+        let looping = self.rounds && slot && steps.last().is_some_and(|b: &Step| b.cond.conditional() && b.inst.imm == pc);
         if slot {
             let inst = insts[first + len];
             for penalty in [0, p.branch_taken_cycles] {
@@ -209,7 +218,7 @@ impl Blocks {
                 span = span.max(t);
             }
         }
-        self.at[first] = Block { ordinary: (len - transfer as usize) as u32, span, after, steps: steps.into() };
+        self.at[first] = Block { ordinary: (len - transfer as usize) as u32, span, after, looping, steps: steps.into() };
         self.built.push(first);
         Some(&self.at[first])
     }

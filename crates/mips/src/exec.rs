@@ -197,6 +197,11 @@ impl Cond {
     pub fn inner(self) -> bool {
         matches!(self, Cond::Beq | Cond::Bne | Cond::Blez | Cond::Bgtz | Cond::Bltz | Cond::Bgez)
     }
+
+    /// A conditional branch, likely or not (see [`taken`]).
+    pub fn conditional(self) -> bool {
+        !matches!(self, Cond::Other | Cond::J | Cond::Jr)
+    }
 }
 
 /// [`decide`] for a transfer that [`Cond::of`] made `k`: None (nothing done) for [`Cond::Other`].
@@ -227,6 +232,23 @@ pub fn cond(c: &Context, k: Cond, i: Inst) -> Option<Exit> {
         (false, false) => Exit::NotTaken,
         (false, true) => Exit::Annulled,
     })
+}
+
+/// Whether the conditional branch `i` that [`Cond::of`] made `k` is taken
+/// (see [`Cond::conditional`]; false for anything else).
+#[inline(always)]
+pub fn taken(c: &Context, k: Cond, i: Inst) -> bool {
+    let rs = c.r[i.rs as usize];
+    let rt = || c.r[i.rt as usize];
+    match k {
+        Cond::Beq | Cond::Beql => rs == rt(),
+        Cond::Bne | Cond::Bnel => rs != rt(),
+        Cond::Blez | Cond::Blezl => rs as i32 <= 0,
+        Cond::Bgtz | Cond::Bgtzl => rs as i32 > 0,
+        Cond::Bltz | Cond::Bltzl => (rs as i32) < 0,
+        Cond::Bgez | Cond::Bgezl => rs as i32 >= 0,
+        Cond::Other | Cond::J | Cond::Jr => false,
+    }
 }
 
 /// Executes an instruction that goes on in order and does not touch

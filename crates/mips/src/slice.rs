@@ -16,7 +16,7 @@ use crate::decode::Inst;
 use crate::device::Devices;
 use crate::error::Fault;
 use crate::plain;
-use crate::exec::{Exit, Flow, access, compute, cond, decide};
+use crate::exec::{Exit, Flow, access, compute, cond, decide, taken};
 use crate::system::{Stop, System, step};
 use crate::timing::{Pipeline, Scoreboard};
 
@@ -134,6 +134,25 @@ impl<D: Devices> System<D> {
                             };
                             // The transfer (never a memory access), decided before its slot runs.
                             let at = t0 + u64::from(last.off);
+                            // A loop's round taken: its slot at its taken offset, then again at once if the
+                            // entry's tests pass, as after the lookup (which would find this block again).
+                            // Not with caches, where it cost more (docs/performance/iss.md, 17th session).
+                            if !T::CACHED && !D::BLOCK_HOOK && b.looping && taken(&th.ctx, last.cond, last.inst) {
+                                bus.devices.issued(id, pc, at);
+                                let (s, from) = (&slot[1], at + 1 + u64::from(pipeline.branch_taken_cycles));
+                                (pc, instret) = (pc.wrapping_add(4), instret + 1);
+                                let at = t0 + u64::from(s.off);
+                                if let Err(leave) = run.step(th, s, at, pc, instret, &mut bus) {
+                                    (th.ctx.pc, th.ctx.npc) = (pc, entry);
+                                    break 'chain Some((leave, s.inst, at, from));
+                                }
+                                (pc, instret) = (entry, instret + 1);
+                                (ready, now, t0) = (at + 1, at + 1, at + 1);
+                                if th.board.drained() > t0 || t0 >= latest {
+                                    continue 'chain;
+                                }
+                                continue;
+                            }
                             let f = run.fetch(last, pc, &mut bus);
                             let exit = if f != 0 {
                                 Err(Leave::Fetch(f))

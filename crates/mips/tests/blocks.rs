@@ -149,6 +149,23 @@ fn a_store_into_the_running_block_takes_effect_before_it_runs() {
 }
 
 #[test]
+fn a_loop_whose_slot_writes_the_text_goes_round_again() {
+    // The slot of the loop's branch, taken, leaves the run of blocks (it wrote the text): on from the loop's entry.
+    let words = [
+        lui(8, (TEXT >> 16) as u32),
+        addiu(10, 0, 3),
+        addiu(10, 10, -1), // loop: 2
+        addiu(4, 4, 1),
+        bne(10, 0, -3), // back to 2
+        sw(0, 28, 8),   // slot: a no-op written over the no-op at 7
+        NOP,
+        NOP,
+    ];
+    let (regs, instructions, ..) = run_in_slices(&words, &SystemConfig::default(), 1_000_000);
+    assert_eq!((regs[4], regs[10], instructions), (3, 0, 2 + 3 * 4 + 2 + 2));
+}
+
+#[test]
 fn a_block_run_before_is_rebuilt_when_its_text_changes() {
     // Calls a subroutine whose delay slot adds 1 to $4, patches the slot to add 2, calls it again.
     let words = [
