@@ -235,7 +235,7 @@ pub fn cond(c: &Context, k: Cond, i: Inst) -> Option<Exit> {
 }
 
 /// Whether the conditional branch `i` that [`Cond::of`] made `k` is taken
-/// (see [`Cond::conditional`]; false for anything else).
+/// (false for anything else): [`cond`]'s test apart, as `cond` built on it cost 0.8% (iss.md).
 #[inline(always)]
 pub fn taken(c: &Context, k: Cond, i: Inst) -> bool {
     let rs = c.r[i.rs as usize];
