@@ -66,7 +66,7 @@ fn frames_given_ahead_land_as_if_given_at_their_cycle() {
 /// or an interrupt was asked for: cores may be past it) after cycle 10,000
 /// to the first after 30,000: what the host sees after every step (cycle,
 /// instructions, effects), then the profile.
-fn trace(cores: usize, ahead: u64) -> (Vec<(u64, u64, Vec<Effect>)>, Vec<u64>, Vec<u64>, Vec<u64>) {
+fn trace(cores: usize, ahead: u64) -> Trace {
     let cfg = NicConfig::from_sets(&[format!("cores={cores}")]).unwrap();
     let (mut nic, _) = Nic::new(&firmware(), &cfg, None).unwrap();
     nic.set_ahead(ahead);
@@ -89,17 +89,26 @@ fn trace(cores: usize, ahead: u64) -> (Vec<(u64, u64, Vec<Effect>)>, Vec<u64>, V
         early = nic.now() < to;
     }
     let p = nic.finish_profile();
-    (seen, p.executed, p.cycles, p.handler_cycles.to_vec())
+    Trace { seen, executed: p.executed, cycles: p.cycles, handler_cycles: p.handler_cycles.to_vec() }
+}
+
+/// What [`trace`] records: the host's view after each step, then the profile's counts.
+struct Trace {
+    seen: Vec<(u64, u64, Vec<Effect>)>,
+    executed: Vec<u64>,
+    cycles: Vec<u64>,
+    handler_cycles: Vec<u64>,
 }
 
 #[test]
 fn cores_running_ahead_change_nothing_the_host_or_the_profile_sees() {
     for cores in [2, 4, 6] {
         let (lockstep, ahead) = (trace(cores, 0), trace(cores, AHEAD));
-        assert_eq!(lockstep.0.len(), ahead.0.len(), "{cores} cores: steps");
-        for (a, b) in lockstep.0.iter().zip(&ahead.0) {
+        assert_eq!(lockstep.seen.len(), ahead.seen.len(), "{cores} cores: steps");
+        for (a, b) in lockstep.seen.iter().zip(&ahead.seen) {
             assert_eq!(a, b, "{cores} cores");
         }
-        assert!(lockstep.1 == ahead.1 && lockstep.2 == ahead.2 && lockstep.3 == ahead.3, "{cores} cores: the profile");
+        let same = lockstep.executed == ahead.executed && lockstep.cycles == ahead.cycles;
+        assert!(same && lockstep.handler_cycles == ahead.handler_cycles, "{cores} cores: the profile");
     }
 }
