@@ -25,7 +25,7 @@
 use crate::code::Code;
 use crate::decode::{Inst, Op};
 use crate::exec::{Cond, Simple};
-use crate::timing::Pipeline;
+use crate::timing::{Pipeline, Scoreboard};
 
 /// Most ordinary instructions in a block: keeps its span small against a slice's limit.
 const MAX_ORDINARY: usize = 32;
@@ -67,6 +67,21 @@ pub struct Block {
     /// belongs to the block, the slot's step after a fall-through and after
     /// a taken branch. Empty until the block is built.
     pub steps: Box<[Step]>,
+}
+
+impl Block {
+    /// Where the block starts when entered at `t0` with a result still in
+    /// flight until `drained` (> `t0`): its first step may wait for it (the
+    /// block starts later), no other (it would wait mid-block). Steps are in
+    /// issue order, so only those issuing before everything has arrived can
+    /// wait. None: a later step would wait, so it cannot run whole.
+    #[inline(always)]
+    pub(crate) fn held_start(&self, board: &Scoreboard, t0: u64, drained: u64) -> Option<u64> {
+        let start = t0.max(self.steps.first().map_or(t0, |s| board.ready(s.inst)));
+        let early = self.steps.iter().take_while(|s| start + u64::from(s.off) < drained);
+        let waits = early.skip(1).any(|s| board.ready(s.inst) > start + u64::from(s.off));
+        if waits { None } else { Some(start) }
+    }
 }
 
 /// The blocks built so far, by entry index, for one [`Code`].

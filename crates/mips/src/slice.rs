@@ -64,21 +64,17 @@ impl<D: Devices> System<D> {
                     // issue cycle and where its fetch started. The context's PC and
                     // next PC are then the instruction's, as if it were to run next.
                     let left = 'chain: loop {
-                        // A result still in flight (a load in the last slot): the block's first step may
-                        // wait for it (the block starts later), no other (it would wait mid-block). Steps
-                        // are in issue order: only those before everything has arrived can wait. (With
-                        // caches the first fetch starts at `t0`, not then: one instruction alone.)
+                        // A result still in flight (a load in the last slot): only the block's first
+                        // step may wait for it (`Block::held_start`). (With caches the first fetch
+                        // starts at `t0`, not then: one instruction alone.)
                         let (mut start, drained) = (t0, th.board.drained());
                         if drained > t0 && T::CACHED {
                             break 'chain None;
                         }
                         let Some(b) = blocks.get_synced(bus.code, pc, &pipeline) else { break 'chain None };
                         if drained > t0 {
-                            start = t0.max(b.steps.first().map_or(t0, |s| th.board.ready(s.inst)));
-                            let early = b.steps.iter().take_while(|s| start + u64::from(s.off) < drained);
-                            if early.skip(1).any(|s| th.board.ready(s.inst) > start + u64::from(s.off)) {
-                                break 'chain None;
-                            }
+                            let Some(s) = b.held_start(&th.board, t0, drained) else { break 'chain None };
+                            start = s;
                         }
                         let latest = limit.saturating_sub(u64::from(b.span));
                         if start >= latest {

@@ -83,11 +83,7 @@ pub(crate) fn run<D: Devices>(
         // A result in flight may hold back the first step (the block starts later), no other.
         let drained = th.board.drained();
         if drained > t0 {
-            let start = t0.max(blk.steps.first().map_or(t0, |s| th.board.ready(s.inst)));
-            let early = blk.steps.iter().take_while(|s| start + u64::from(s.off) < drained);
-            if early.skip(1).any(|s| th.board.ready(s.inst) > start + u64::from(s.off)) {
-                break;
-            }
+            let Some(start) = blk.held_start(&th.board, t0, drained) else { break };
             t0 = start;
         }
         let (body, end) = blk.steps.split_at(blk.ordinary as usize);
