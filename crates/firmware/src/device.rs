@@ -53,7 +53,8 @@ use std::ops::Range;
 /// overflow fault), leaving each core 60 KiB of stack.
 const STACK_BYTES: u32 = 0x2_0000;
 
-/// Cycles a core may run ahead of the others through work they cannot see
+/// Cycles a core may run ahead of the others, and past the cycle the cores
+/// are run to, through work they and the hardware cannot see
 /// (irqsim-mips's `System::run_ahead`: its own stack and registers only).
 /// Any bound gives the same reports; 64 ends fewer private stretches than 16
 /// (at 6 cores 57,158 rather than 86,197 of about 320,000 in 4,400 frames).

@@ -7,8 +7,12 @@
 //! turn has ended go on through what none can:
 //! instructions that access no memory outside the core's private range
 //! (its stack), no device register, and cannot trap or stop. It stops
-//! before the first other instruction (which then waits for its turn), at
-//! the limit, or `ahead` cycles past the next core. So every memory and
+//! before the first other instruction (which then waits for its turn), or
+//! `ahead` cycles past the next core or the limit, whichever is first: what
+//! the caller does at the limit (a device's event) reaches the cores
+//! through shared memory and device registers only, never a private word,
+//! so private work goes on past it (a limit is often a few cycles on, and
+//! each core cut there took a turn more). So every memory and
 //! device access, and every fault or stop, happens in the order
 //! [`System::run`] gives; only instructions invisible to the other cores
 //! issue earlier in host time, at their own cycles. A turn and the private
@@ -16,7 +20,8 @@
 //! where they can (`crate::turn`): turns
 //! are mostly a cycle or two long, and a slice's set-up per turn cost more
 //! than its instructions. A caller that counts instructions by cycle must
-//! allow for cores being past its horizon (at most `ahead` cycles' worth).
+//! allow for cores being past its horizon (at most `ahead` cycles' worth),
+//! and must not write a core's private range between calls.
 
 use crate::bus::{DataBus, Perfect, Who};
 use crate::device::Devices;
@@ -30,13 +35,14 @@ impl<D: Devices> System<D> {
     /// Runs until every core with work reaches cycle `until`, or a thread
     /// stops, as [`System::run`] does; a core past its turn goes on through
     /// private work (accesses within `private[core]` only) up to `ahead`
-    /// cycles past the next core (see the module's note). Only for cores of
+    /// cycles past the next core or `until`, whichever is earlier (see the
+    /// module's note). Only for cores of
     /// one thread on perfect memory; anything else runs as [`System::run`].
     pub fn run_ahead(&mut self, until: u64, private: &[Range<u32>], ahead: u64) -> Stop {
         if self.threads != 1 || self.caches.is_some() || private.len() != self.cores.len() {
             return self.run(until);
         }
-        self.interleave(until, |sys, k, turns| sys.run_turn(k, until.min(turns.next()), until.min(turns.others().saturating_add(ahead)), &private[k]))
+        self.interleave(until, |sys, k, turns| sys.run_turn(k, until.min(turns.next()), until.min(turns.others()).saturating_add(ahead), &private[k]))
     }
 
     /// Core `k`'s turn and what follows it, on one bus: every instruction

@@ -72,6 +72,12 @@ fn mixed() -> Vec<u32> {
 type Outcome = (Vec<([u32; REG_SLOTS], u64, u64)>, u32, Vec<Vec<(u32, u64)>>, u64);
 
 fn run(cores: usize, ahead: Option<u64>) -> Outcome {
+    run_by(cores, ahead, u64::MAX >> 1).0
+}
+
+/// [`run`], each call of the run to `step` cycles past the last's limit;
+/// also whether a core had issued past a call's limit when it returned.
+fn run_by(cores: usize, ahead: Option<u64>, step: u64) -> (Outcome, bool) {
     let config = SystemConfig { cores, ..Default::default() };
     let mut s = System::new(program(&mixed(), 4096), &config, PerThread::default());
     let stack = |k: usize| 0x7000_0000 - 0x1000 * k as u32;
@@ -80,12 +86,15 @@ fn run(cores: usize, ahead: Option<u64>) -> Outcome {
     }
     let private: Vec<_> = (0..cores).map(|k| stack(k) - 0x1000..stack(k)).collect();
     let mut exits = vec![None; cores];
+    let (mut until, mut past) = (0, false);
     loop {
         let stop = match ahead {
-            Some(cycles) => s.run_ahead(u64::MAX >> 1, &private, cycles),
-            None => s.run(u64::MAX >> 1),
+            Some(cycles) => s.run_ahead(until, &private, cycles),
+            None => s.run(until),
         };
+        past |= s.devices.issues.iter().filter_map(|i| i.last()).any(|&(_, cycle)| cycle >= until);
         match stop {
+            Stop::Limit => until = until.saturating_add(step),
             Stop::Syscall { core, .. } => {
                 let (now, n) = (s.cores[core].now, s.cores[core].threads[0].instructions);
                 exits[core] = Some((s.stop(core, 0).r, n, now));
@@ -95,7 +104,7 @@ fn run(cores: usize, ahead: Option<u64>) -> Outcome {
         }
     }
     let exits = exits.into_iter().map(|e| e.expect("every core exits")).collect();
-    (exits, s.mem.read_u32(DATA), std::mem::take(&mut s.devices.issues), s.devices.blocks)
+    ((exits, s.mem.read_u32(DATA), std::mem::take(&mut s.devices.issues), s.devices.blocks), past)
 }
 
 #[test]
@@ -106,6 +115,23 @@ fn cores_run_ahead_by_blocks_as_in_lockstep() {
             let (a_exits, a_shared, a_issues, calls) = run(cores, Some(ahead));
             assert_eq!((&a_exits, a_shared, &a_issues), (&exits, shared, &issues), "{cores} cores, {ahead} ahead");
             assert!(calls > 0, "{cores} cores, {ahead} ahead: blocks ran");
+        }
+    }
+}
+
+/// Run to limits a few cycles apart (the NIC's next hardware event), cores
+/// go on past each limit through private work, and still give
+/// [`System::run`]'s registers, cycles, issues and shared word.
+#[test]
+fn cores_run_ahead_past_the_limit_as_in_lockstep() {
+    for cores in [2, 3, 4] {
+        let (exits, shared, issues, _) = run(cores, None);
+        for step in [1, 3, 7] {
+            for ahead in [1, 4, 64] {
+                let ((a_exits, a_shared, a_issues, _), past) = run_by(cores, Some(ahead), step);
+                assert_eq!((&a_exits, a_shared, &a_issues), (&exits, shared, &issues), "{cores} cores, limits {step} apart, {ahead} ahead");
+                assert!(past, "{cores} cores, limits {step} apart, {ahead} ahead: no core went on past a limit");
+            }
         }
     }
 }
