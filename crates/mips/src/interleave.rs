@@ -223,7 +223,7 @@ impl Run {
             }
             let t = usize::from(last.t);
             // A branch or jump (no system call, break or fault) in place; anything else by the cycle loop's turn.
-            if !last.inst.op.has_delay_slot() {
+            if !s.branches {
                 return self.end(s, [a, b], bus, pipeline).map(|()| true);
             }
             let [x, y] = if t == 0 { [&mut *a, &mut *b] } else { [&mut *b, &mut *a] };
@@ -241,7 +241,7 @@ impl Run {
                 Exit::Syscall => unreachable!("a system call has no delay slot"),
             };
             (x.ctx.pc, x.ctx.npc, x.ready) = (pc, next, ready);
-            let after = s.after[t ^ 1].as_ref().expect("the thread that did not branch has fetched");
+            let after = &s.other;
             if s.count[t ^ 1] > 0 {
                 y.ready = now + u64::from(after.ready);
             }
@@ -253,7 +253,7 @@ impl Run {
             // Both threads are then at its first instructions, fetched: the other thread's
             // PC and `next` are left as they were until the chain ends ([`Run::leave`], [`Run::end`]).
             let linked = x.board.drained() <= ready;
-            if linked && let Some(j) = duets.link(k, how, next) {
+            if linked && let Some(j) = s.link(how, next) {
                 let s = duets.at(j);
                 if at + 1 + u64::from(s.last.off) < self.limit && s.arrive(y, t ^ 1, at + 1) {
                     k = j;
@@ -291,7 +291,6 @@ impl Run {
         pipeline: &Pipeline,
     ) -> Result<bool, Ended> {
         let now = self.now;
-        let base = [a.instructions, b.instructions];
         let generation = bus.code.generation();
         for (i, e) in s.entries[..s.entries.len() - 1].iter().enumerate() {
             let t = usize::from(e.t);
@@ -301,16 +300,16 @@ impl Run {
                 bus.devices.issued(id, e.pc, at);
             } else if e.inst.class & Inst::MEMORY == 0 {
                 if let Err(f) = compute(&mut th.ctx, e.inst) {
-                    return Err(self.fault(s, i, [a, b], base, f, String::new()));
+                    return Err(self.fault(s, i, [a, b], f, String::new()));
                 }
                 bus.devices.issued(id, e.pc, at);
                 th.board.issued(pipeline, e.inst, at, at + 1);
             } else {
-                (bus.who.thread, bus.who.id, bus.who.now, bus.who.instret) = (t, id, at, base[t] + u64::from(e.k));
+                (bus.who.thread, bus.who.id, bus.who.now, bus.who.instret) = (t, id, at, th.instructions + u64::from(e.k));
                 bus.stall = 0;
                 if let Err(f) = access(&mut th.ctx, e.inst, bus) {
                     let msg = std::mem::take(&mut bus.device_error);
-                    return Err(self.fault(s, i, [a, b], base, f, msg));
+                    return Err(self.fault(s, i, [a, b], f, msg));
                 }
                 bus.devices.issued(id, e.pc, at);
                 let stall = bus.stall;
@@ -318,7 +317,7 @@ impl Run {
                 let stop = std::mem::take(&mut bus.mmio) && bus.devices.take_stop();
                 // What the schedule does not foresee: the cycle loop goes on after it.
                 if stall != 0 || stop || bus.code.generation() != generation {
-                    return self.after(s, i, [a, b], base, (stall, stop), bus).map(|()| false);
+                    return self.after(s, i, [a, b], (stall, stop), bus).map(|()| false);
                 }
             }
         }
@@ -373,7 +372,9 @@ impl Run {
 
     /// Entry `i` of `s` faulted (`f`, `msg`) where it was to issue: nothing of it issued.
     #[cold]
-    fn fault(&mut self, s: &Schedule, i: usize, [a, b]: [&mut HwThread; 2], base: [u64; 2], f: Fault, msg: String) -> Ended {
+    fn fault(&mut self, s: &Schedule, i: usize, [a, b]: [&mut HwThread; 2], f: Fault, msg: String) -> Ended {
+        // The threads' counts as the schedule found them (its body leaves them to its end).
+        let base = [a.instructions, b.instructions];
         let e = s.entries[i];
         let t = usize::from(e.t);
         self.leave(s, i, [&mut *a, &mut *b], base);
@@ -393,10 +394,10 @@ impl Run {
         s: &Schedule,
         i: usize,
         [a, b]: [&mut HwThread; 2],
-        base: [u64; 2],
         (stall, stop): (u32, bool),
         bus: &mut DataBus<'_, T, D>,
     ) -> Result<(), Ended> {
+        let base = [a.instructions, b.instructions];
         let e = s.entries[i];
         let t = usize::from(e.t);
         self.leave(s, i + 1, [&mut *a, &mut *b], base);
