@@ -153,6 +153,12 @@ impl Schedule {
         self.entries[i + 1..].iter().find(|e| usize::from(e.t) == t).or(self.after(t))
     }
 
+    /// The index of `e`, one of its entries (the body's loop counts none: only its cold paths need it).
+    #[cold]
+    pub(crate) fn position(&self, e: &Entry) -> usize {
+        self.entries.iter().position(|x| std::ptr::eq(x, e)).expect("an entry of the schedule")
+    }
+
     /// Thread `t`'s instruction fetched after the schedule, if it did not issue the last entry.
     pub(crate) fn after(&self, t: usize) -> Option<&Entry> {
         (t != usize::from(self.last.t)).then_some(&self.other)

@@ -221,7 +221,8 @@ impl Run {
             if !self.body(s, [&mut *a, &mut *b], bus, pipeline)? {
                 return Ok(true);
             }
-            let t = usize::from(last.t);
+            // (0 or 1: the mask spares the counts' bounds checks.)
+            let t = usize::from(last.t) & 1;
             // A branch or jump (no system call, break or fault) in place; anything else by the cycle loop's turn.
             if !s.branches {
                 return self.end(s, [a, b], bus, pipeline).map(|()| true);
@@ -292,7 +293,7 @@ impl Run {
     ) -> Result<bool, Ended> {
         let now = self.now;
         let generation = bus.code.generation();
-        for (i, e) in s.entries[..s.entries.len() - 1].iter().enumerate() {
+        for e in &s.entries[..s.entries.len() - 1] {
             let t = usize::from(e.t);
             let th = if t == 0 { &mut *a } else { &mut *b };
             let (at, id) = (now + u64::from(e.off), self.id + t);
@@ -300,7 +301,7 @@ impl Run {
                 bus.devices.issued(id, e.pc, at);
             } else if e.inst.class & Inst::MEMORY == 0 {
                 if let Err(f) = compute(&mut th.ctx, e.inst) {
-                    return Err(self.fault(s, i, [a, b], f, String::new()));
+                    return Err(self.fault(s, s.position(e), [a, b], f, String::new()));
                 }
                 bus.devices.issued(id, e.pc, at);
                 th.board.issued(pipeline, e.inst, at, at + 1);
@@ -309,7 +310,7 @@ impl Run {
                 bus.stall = 0;
                 if let Err(f) = access(&mut th.ctx, e.inst, bus) {
                     let msg = std::mem::take(&mut bus.device_error);
-                    return Err(self.fault(s, i, [a, b], f, msg));
+                    return Err(self.fault(s, s.position(e), [a, b], f, msg));
                 }
                 bus.devices.issued(id, e.pc, at);
                 let stall = bus.stall;
@@ -317,7 +318,7 @@ impl Run {
                 let stop = std::mem::take(&mut bus.mmio) && bus.devices.take_stop();
                 // What the schedule does not foresee: the cycle loop goes on after it.
                 if stall != 0 || stop || bus.code.generation() != generation {
-                    return self.after(s, i, [a, b], (stall, stop), bus).map(|()| false);
+                    return self.after(s, s.position(e), [a, b], (stall, stop), bus).map(|()| false);
                 }
             }
         }
