@@ -31,6 +31,7 @@ use crate::device::Devices;
 use crate::duet::{Duets, Key, MAX_AHEAD, Schedule};
 use crate::error::Fault;
 use crate::exec::{Exit, Flow, access, compute, cond, decide, transfer};
+use crate::plain;
 use crate::system::{Stop, System, ready_after, step};
 use crate::timing::Pipeline;
 
@@ -308,12 +309,18 @@ impl Run {
             } else {
                 (bus.who.thread, bus.who.id, bus.who.now, bus.who.instret) = (t, id, at, th.instructions + u64::from(e.k));
                 bus.stall = 0;
-                if let Err(f) = access(&mut th.ctx, e.inst, bus) {
-                    let msg = std::mem::take(&mut bus.device_error);
-                    return Err(self.fault(s, s.position(e), [a, b], f, msg));
-                }
+                // The commonest loads and stores without the general path's bus ([`crate::plain`]).
+                let stall = match plain::access(&mut th.ctx, &e.inst, bus) {
+                    Some(stall) => stall,
+                    None => {
+                        if let Err(f) = access(&mut th.ctx, e.inst, bus) {
+                            let msg = std::mem::take(&mut bus.device_error);
+                            return Err(self.fault(s, s.position(e), [a, b], f, msg));
+                        }
+                        bus.stall
+                    }
+                };
                 bus.devices.issued(id, e.pc, at);
-                let stall = bus.stall;
                 th.board.accessed(pipeline, e.inst, at + 1 + u64::from(stall));
                 let stop = std::mem::take(&mut bus.mmio) && bus.devices.take_stop();
                 // What the schedule does not foresee: the cycle loop goes on after it.
