@@ -307,12 +307,14 @@ impl Run {
                 bus.devices.issued(id, e.pc, at);
                 th.board.issued(pipeline, e.inst, at, at + 1);
             } else {
-                (bus.who.thread, bus.who.id, bus.who.now, bus.who.instret) = (t, id, at, th.instructions + u64::from(e.k));
-                bus.stall = 0;
-                // The commonest loads and stores without the general path's bus ([`crate::plain`]).
+                // The commonest loads and stores without the general path's bus ([`crate::plain`]):
+                // of the accessing thread, only its id matters there (the `ll` links a store breaks).
+                bus.who.id = id;
                 let stall = match plain::access(&mut th.ctx, &e.inst, bus) {
                     Some(stall) => stall,
                     None => {
+                        (bus.who.thread, bus.who.now, bus.who.instret) = (t, at, th.instructions + u64::from(e.k));
+                        bus.stall = 0;
                         if let Err(f) = access(&mut th.ctx, e.inst, bus) {
                             let msg = std::mem::take(&mut bus.device_error);
                             return Err(self.fault(s, s.position(e), [a, b], f, msg));
