@@ -21,7 +21,7 @@
 //! the two threads) that the next one is not looked up by its key when it
 //! can be known otherwise: after a branch or jump, decided in place, the
 //! schedule that followed the last time it went the same way to the same
-//! PC follows again ([`Duets::link`]), its thread's ready cycle being then
+//! PC follows again ([`Schedule::link`]), its thread's ready cycle being then
 //! fixed by the branch.
 
 use std::collections::HashMap;
@@ -102,9 +102,17 @@ pub(crate) struct Schedule {
     pub last: Entry,
     /// Per thread, its first instruction (issued or not).
     pub first: [Entry; 2],
-    /// Per thread, the instruction it has fetched after the schedule, if it
-    /// did not issue the last entry.
-    pub after: [Option<Entry>; 2],
+    /// The instruction the thread that did not issue the last entry has
+    /// fetched after the schedule ([`Schedule::after`]).
+    pub other: Entry,
+    /// Whether the last entry is a branch or jump (a delay slot follows), decided in place.
+    pub branches: bool,
+    /// After its transfer was taken, not taken or annulled: the next PC it
+    /// went to and the schedule that followed, if the thread's next
+    /// instruction was ready as the transfer left it (so that the next PC
+    /// decides where the next schedule starts). In the schedule, not beside
+    /// it, so that the chain reads it without a second lookup.
+    links: [(u32, u32); 3],
     /// Per thread, the instruction it has fetched before the last entry
     /// issues, if it issued one before ([`Schedule::next_of`] the one before the last).
     pub before_last: [Option<Entry>; 2],
@@ -130,7 +138,7 @@ impl Schedule {
     /// [`Schedule::arrive`] where some result arrives after the thread may
     /// next issue: each instruction that may issue before it is checked.
     fn arrive_late(&self, th: &HwThread, t: usize, now: u64, drained: u64) -> bool {
-        let mine = self.entries.iter().filter(|e| usize::from(e.t) == t).chain(self.after[t].iter());
+        let mine = self.entries.iter().filter(|e| usize::from(e.t) == t).chain(self.after(t));
         mine.map(|e| (e, now + u64::from(e.ready))).take_while(|&(_, at)| at < drained).all(|(e, at)| th.board.ready(e.inst) <= at)
     }
 
@@ -142,7 +150,26 @@ impl Schedule {
         if !issued {
             return None;
         }
-        self.entries[i + 1..].iter().find(|e| usize::from(e.t) == t).or(self.after[t].as_ref())
+        self.entries[i + 1..].iter().find(|e| usize::from(e.t) == t).or(self.after(t))
+    }
+
+    /// The index of `e`, one of its entries (the body's loop counts none: only its cold paths need it).
+    #[cold]
+    pub(crate) fn position(&self, e: &Entry) -> usize {
+        self.entries.iter().position(|x| std::ptr::eq(x, e)).expect("an entry of the schedule")
+    }
+
+    /// Thread `t`'s instruction fetched after the schedule, if it did not issue the last entry.
+    pub(crate) fn after(&self, t: usize) -> Option<&Entry> {
+        (t != usize::from(self.last.t)).then_some(&self.other)
+    }
+
+    /// The schedule that followed this one last time its transfer went
+    /// `how`, to `next`, its thread ready as the transfer left it.
+    #[inline(always)]
+    pub(crate) fn link(&self, how: usize, next: u32) -> Option<u32> {
+        let (to, s) = self.links[how];
+        (to == next && s != NONE).then_some(s)
     }
 
     /// The schedule of two threads at `key`, each running the text of
@@ -182,10 +209,12 @@ impl Schedule {
             x.issued(e.inst, c, p);
             c += 1;
         }
-        let after = [0, 1].map(|t| (t != last).then(|| th[t].entry(t)));
+        let other = th[last ^ 1].entry(last ^ 1);
         let count = [0, 1].map(|t| th[t].i as u64);
         let last = *entries.last().expect("a schedule issues");
-        let mut s = Schedule { count, last, entries: entries[..].into(), first, after, before_last: [None; 2] };
+        let branches = last.inst.op.has_delay_slot();
+        let (entries, links) = (entries[..].into(), [(0, NONE); 3]);
+        let mut s = Schedule { count, last, entries, first, other, branches, links, before_last: [None; 2] };
         let n = s.entries.len();
         if n > 1 {
             s.before_last = [0, 1].map(|t| s.next_of(t, n - 2).copied());
@@ -249,7 +278,7 @@ impl Thread {
 const NONE: u32 = u32::MAX;
 
 /// The schedules computed so far, for one text and pipeline, by key; and
-/// from each, by how its last instruction (a transfer) went, the one that
+/// in each, by how its last instruction (a transfer) went, the one that
 /// followed last time (most often the one that follows).
 #[derive(Default)]
 pub(crate) struct Duets {
@@ -257,11 +286,6 @@ pub(crate) struct Duets {
     kept: Vec<Schedule>,
     /// Scratch space for [`Schedule::build`].
     entries: Vec<Entry>,
-    /// Per schedule, after its transfer was taken, not taken or annulled:
-    /// the next PC it went to and the schedule that followed, if the
-    /// thread's next instruction was ready as the transfer left it (so
-    /// that the next PC decides where the next schedule starts).
-    links: Vec<[(u32, u32); 3]>,
     generation: u32,
     pipeline: Option<Pipeline>,
 }
@@ -281,7 +305,6 @@ impl Duets {
         let s = *self.index.entry(key).or_insert_with(|| match Schedule::build(key, code, p, &mut self.entries) {
             Some(s) => {
                 self.kept.push(s);
-                self.links.push([(0, NONE); 3]);
                 (self.kept.len() - 1) as u32
             }
             None => NONE,
@@ -289,21 +312,13 @@ impl Duets {
         (s != NONE).then_some(s)
     }
 
-    /// The schedule that followed schedule `from` last time its transfer
-    /// went `how`, to `next`, its thread ready as the transfer left it.
-    #[inline(always)]
-    pub(crate) fn link(&self, from: u32, how: usize, next: u32) -> Option<u32> {
-        let (to, s) = self.links[from as usize][how];
-        (to == next && s != NONE).then_some(s)
-    }
-
     /// The schedule at `key`, which follows schedule `from` whose transfer
     /// went `how` to `next`, its thread ready as the transfer left it.
     pub(crate) fn follow(&mut self, (from, how, next): (u32, usize, u32), key: Key, code: &Code, p: &Pipeline) -> Option<u32> {
         let s = self.find(key, code, p)?;
         // (Unless every schedule was dropped meanwhile.)
-        if let Some(l) = self.links.get_mut(from as usize) {
-            l[how] = (next, s);
+        if let Some(f) = self.kept.get_mut(from as usize) {
+            f.links[how] = (next, s);
         }
         Some(s)
     }
@@ -312,7 +327,6 @@ impl Duets {
     fn renew(&mut self, code: &Code, p: &Pipeline) {
         self.index.clear();
         self.kept.clear();
-        self.links.clear();
         (self.generation, self.pipeline) = (code.generation(), Some(*p));
     }
 }

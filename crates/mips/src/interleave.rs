@@ -31,6 +31,7 @@ use crate::device::Devices;
 use crate::duet::{Duets, Key, MAX_AHEAD, Schedule};
 use crate::error::Fault;
 use crate::exec::{Exit, Flow, access, compute, cond, decide, transfer};
+use crate::plain;
 use crate::system::{Stop, System, ready_after, step};
 use crate::timing::Pipeline;
 
@@ -221,9 +222,10 @@ impl Run {
             if !self.body(s, [&mut *a, &mut *b], bus, pipeline)? {
                 return Ok(true);
             }
-            let t = usize::from(last.t);
+            // (0 or 1: the mask spares the counts' bounds checks.)
+            let t = usize::from(last.t) & 1;
             // A branch or jump (no system call, break or fault) in place; anything else by the cycle loop's turn.
-            if !last.inst.op.has_delay_slot() {
+            if !s.branches {
                 return self.end(s, [a, b], bus, pipeline).map(|()| true);
             }
             let [x, y] = if t == 0 { [&mut *a, &mut *b] } else { [&mut *b, &mut *a] };
@@ -241,7 +243,7 @@ impl Run {
                 Exit::Syscall => unreachable!("a system call has no delay slot"),
             };
             (x.ctx.pc, x.ctx.npc, x.ready) = (pc, next, ready);
-            let after = s.after[t ^ 1].as_ref().expect("the thread that did not branch has fetched");
+            let after = &s.other;
             if s.count[t ^ 1] > 0 {
                 y.ready = now + u64::from(after.ready);
             }
@@ -253,7 +255,7 @@ impl Run {
             // Both threads are then at its first instructions, fetched: the other thread's
             // PC and `next` are left as they were until the chain ends ([`Run::leave`], [`Run::end`]).
             let linked = x.board.drained() <= ready;
-            if linked && let Some(j) = duets.link(k, how, next) {
+            if linked && let Some(j) = s.link(how, next) {
                 let s = duets.at(j);
                 if at + 1 + u64::from(s.last.off) < self.limit && s.arrive(y, t ^ 1, at + 1) {
                     k = j;
@@ -291,9 +293,8 @@ impl Run {
         pipeline: &Pipeline,
     ) -> Result<bool, Ended> {
         let now = self.now;
-        let base = [a.instructions, b.instructions];
         let generation = bus.code.generation();
-        for (i, e) in s.entries[..s.entries.len() - 1].iter().enumerate() {
+        for e in &s.entries[..s.entries.len() - 1] {
             let t = usize::from(e.t);
             let th = if t == 0 { &mut *a } else { &mut *b };
             let (at, id) = (now + u64::from(e.off), self.id + t);
@@ -301,24 +302,33 @@ impl Run {
                 bus.devices.issued(id, e.pc, at);
             } else if e.inst.class & Inst::MEMORY == 0 {
                 if let Err(f) = compute(&mut th.ctx, e.inst) {
-                    return Err(self.fault(s, i, [a, b], base, f, String::new()));
+                    return Err(self.fault(s, s.position(e), [a, b], f, String::new()));
                 }
                 bus.devices.issued(id, e.pc, at);
                 th.board.issued(pipeline, e.inst, at, at + 1);
             } else {
-                (bus.who.thread, bus.who.id, bus.who.now, bus.who.instret) = (t, id, at, base[t] + u64::from(e.k));
-                bus.stall = 0;
-                if let Err(f) = access(&mut th.ctx, e.inst, bus) {
-                    let msg = std::mem::take(&mut bus.device_error);
-                    return Err(self.fault(s, i, [a, b], base, f, msg));
-                }
+                // The commonest loads and stores without the general path's bus ([`crate::plain`]):
+                // of the accessing thread, only its id matters there (the `ll` links a store breaks).
+                bus.who.id = id;
+                // (`mmio`: whether it touched a device register, which a plain access does not.)
+                let (stall, mmio) = match plain::access(&mut th.ctx, &e.inst, bus) {
+                    Some(stall) => (stall, false),
+                    None => {
+                        (bus.who.thread, bus.who.now, bus.who.instret) = (t, at, th.instructions + u64::from(e.k));
+                        bus.stall = 0;
+                        if let Err(f) = access(&mut th.ctx, e.inst, bus) {
+                            let msg = std::mem::take(&mut bus.device_error);
+                            return Err(self.fault(s, s.position(e), [a, b], f, msg));
+                        }
+                        (bus.stall, std::mem::take(&mut bus.mmio))
+                    }
+                };
                 bus.devices.issued(id, e.pc, at);
-                let stall = bus.stall;
                 th.board.accessed(pipeline, e.inst, at + 1 + u64::from(stall));
-                let stop = std::mem::take(&mut bus.mmio) && bus.devices.take_stop();
+                let stop = mmio && bus.devices.take_stop();
                 // What the schedule does not foresee: the cycle loop goes on after it.
                 if stall != 0 || stop || bus.code.generation() != generation {
-                    return self.after(s, i, [a, b], base, (stall, stop), bus).map(|()| false);
+                    return self.after(s, s.position(e), [a, b], (stall, stop), bus).map(|()| false);
                 }
             }
         }
@@ -373,7 +383,9 @@ impl Run {
 
     /// Entry `i` of `s` faulted (`f`, `msg`) where it was to issue: nothing of it issued.
     #[cold]
-    fn fault(&mut self, s: &Schedule, i: usize, [a, b]: [&mut HwThread; 2], base: [u64; 2], f: Fault, msg: String) -> Ended {
+    fn fault(&mut self, s: &Schedule, i: usize, [a, b]: [&mut HwThread; 2], f: Fault, msg: String) -> Ended {
+        // The threads' counts as the schedule found them (its body leaves them to its end).
+        let base = [a.instructions, b.instructions];
         let e = s.entries[i];
         let t = usize::from(e.t);
         self.leave(s, i, [&mut *a, &mut *b], base);
@@ -393,10 +405,10 @@ impl Run {
         s: &Schedule,
         i: usize,
         [a, b]: [&mut HwThread; 2],
-        base: [u64; 2],
         (stall, stop): (u32, bool),
         bus: &mut DataBus<'_, T, D>,
     ) -> Result<(), Ended> {
+        let base = [a.instructions, b.instructions];
         let e = s.entries[i];
         let t = usize::from(e.t);
         self.leave(s, i + 1, [&mut *a, &mut *b], base);
