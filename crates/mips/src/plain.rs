@@ -54,7 +54,7 @@ impl Plain {
 /// cycles, or None with nothing done.
 #[inline(always)]
 pub fn access<T: Timing, D: Devices>(c: &mut Context, i: &Inst, bus: &mut DataBus<'_, T, D>) -> Option<u32> {
-    run(Plain::of(*i), c, i, bus)
+    run(Plain::of(*i), c, i, bus, true)
 }
 
 // A block's step that is one of them, on perfect memory, by a function of its own for each
@@ -85,19 +85,18 @@ wholes!(Lw lw, Lbu lbu, Lb lb, Lhu lhu, Lh lh, Sw sw, Sb sb, Sh sh);
 #[inline(always)]
 fn done<T: Timing, D: Devices>(k: Plain, th: &mut HwThread, s: &Step, at: u64, bus: &mut DataBus<'_, T, D>, p: &Pipeline) -> bool {
     let i = &s.inst;
+    // A store into the text goes the general way: the blocks leave after it.
+    let Some(stall) = run(k, &mut th.ctx, i, bus, false) else { return false };
     if matches!(k, Plain::Sw | Plain::Sb | Plain::Sh) {
-        // A store into the text goes the general way: the blocks leave after it.
-        let ea = th.ctx.r[i.rs as usize].wrapping_add(i.imm);
-        return bus.code.index(ea & !3).is_none() && run(k, &mut th.ctx, i, bus).is_some();
+        return true;
     }
-    let Some(stall) = run(k, &mut th.ctx, i, bus) else { return false };
     th.board.loaded(p, i.rt, at + 1 + u64::from(stall));
     true
 }
 
-/// [`access`] for `i`, which is `k`.
+/// [`access`] for `i`, which is `k`; `text`: a store may write the text.
 #[inline(always)]
-pub(crate) fn run<T: Timing, D: Devices>(k: Plain, c: &mut Context, i: &Inst, bus: &mut DataBus<'_, T, D>) -> Option<u32> {
+pub(crate) fn run<T: Timing, D: Devices>(k: Plain, c: &mut Context, i: &Inst, bus: &mut DataBus<'_, T, D>, text: bool) -> Option<u32> {
     let ea = c.r[i.rs as usize].wrapping_add(i.imm);
     // A load of the word holding `ea` into `rt` (not `$zero`), the value taken from it by `$v`.
     macro_rules! load {
@@ -121,24 +120,27 @@ pub(crate) fn run<T: Timing, D: Devices>(k: Plain, c: &mut Context, i: &Inst, bu
         Plain::Lb => load!(|w| (w >> lane()) as u8 as i8 as u32),
         Plain::Lhu if ea & 1 == 0 => load!(|w| (w >> half()) & 0xFFFF),
         Plain::Lh if ea & 1 == 0 => load!(|w| (w >> half()) as u16 as i16 as u32),
-        Plain::Sw if ea & 3 == 0 => store(bus, ea, rt, u32::MAX),
-        Plain::Sb => store(bus, ea & !3, rt << lane(), 0xFF << lane()),
-        Plain::Sh if ea & 1 == 0 => store(bus, ea & !3, rt << half(), 0xFFFF << half()),
+        Plain::Sw if ea & 3 == 0 => store(bus, ea, rt, u32::MAX, text),
+        Plain::Sb => store(bus, ea & !3, rt << lane(), 0xFF << lane(), text),
+        Plain::Sh if ea & 1 == 0 => store(bus, ea & !3, rt << half(), 0xFFFF << half(), text),
         _ => None,
     }
 }
 
-/// The bytes of `value` selected by `mask` into the word at `word`, if it is memory already written.
+/// The bytes of `value` selected by `mask` into the word at `word`, if it
+/// is memory already written (and, unless `text`, not in the text).
 #[inline(always)]
-fn store<T: Timing, D: Devices>(bus: &mut DataBus<'_, T, D>, word: u32, value: u32, mask: u32) -> Option<u32> {
-    if is_mmio(word) {
+fn store<T: Timing, D: Devices>(bus: &mut DataBus<'_, T, D>, word: u32, value: u32, mask: u32, text: bool) -> Option<u32> {
+    if is_mmio(word) || (!text && bus.code.holds(word)) {
         return None;
     }
     let slot = bus.mem.word_mut(word)?;
     let stall = bus.timing.data(bus.who.core, bus.who.id, word, true);
     bus.links.clobber(bus.who.id, word);
     *slot = (*slot & !mask) | (value & mask);
-    let v = *slot;
-    bus.code.written(word, || v);
+    if text {
+        let v = *slot;
+        bus.code.written(word, || v);
+    }
     Some(stall)
 }

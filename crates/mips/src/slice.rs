@@ -449,7 +449,7 @@ impl Ordinary<'_> {
             return Ok(());
         }
         // Plain memory (the common case): no register reached, so nothing to ask the caller.
-        if let Some(stall) = plain::run(s.plain, &mut th.ctx, &inst, bus) {
+        if let Some(stall) = plain::run(s.plain, &mut th.ctx, &inst, bus, true) {
             if report {
                 bus.devices.issued(self.id, pc, at);
             }
