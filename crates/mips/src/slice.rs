@@ -417,6 +417,10 @@ impl Ordinary<'_> {
             bus.devices.issued(self.id, pc, at);
             return Ok(());
         }
+        if !T::CACHED && plain::whole(s.plain, th, s, at, bus, self.pipeline) {
+            bus.devices.issued(self.id, pc, at);
+            return Ok(());
+        }
         if inst.class == 0 {
             compute(&mut th.ctx, inst).map_err(Leave::Fault)?;
             bus.devices.issued(self.id, pc, at);
