@@ -365,7 +365,8 @@ impl Ordinary<'_> {
                 }
                 continue;
             }
-            if !T::CACHED && plain::whole(s.plain, th, s, at, bus, self.pipeline) {
+            // (A branch within the block not taken, too: without caches, where it costs less.)
+            if !T::CACHED && (plain::whole(s.plain, th, s, at, bus, self.pipeline) || (s.cond.inner() && !taken(&th.ctx, s.cond, s.inst))) {
                 if each {
                     bus.devices.issued(self.id, pc, at);
                 }
