@@ -66,10 +66,15 @@ macro_rules! wholes {
         /// False, with nothing done, for anything else.
         #[inline(always)]
         pub(crate) fn whole<T: Timing, D: Devices>(k: Plain, th: &mut HwThread, s: &Step, at: u64, bus: &mut DataBus<'_, T, D>, p: &Pipeline) -> bool {
-            match k {
-                Plain::No => false,
-                $(Plain::$k => $f(th, s, at, bus, p),)*
-            }
+            // One indirect call by the kind, no jump to a call.
+            k != Plain::No && Wholes::<T, D>::BY_KIND[k as usize](th, s, at, bus, p)
+        }
+
+        /// The functions by [`Plain`] kind (none for [`Plain::No`]).
+        struct Wholes<T, D>(std::marker::PhantomData<(T, D)>);
+
+        impl<T: Timing, D: Devices> Wholes<T, D> {
+            const BY_KIND: [for<'x> fn(&mut HwThread, &Step, u64, &mut DataBus<'x, T, D>, &Pipeline) -> bool; 9] = [|_, _, _, _, _| false, $($f,)*];
         }
         $(
             #[inline(never)]
