@@ -70,7 +70,7 @@ macro_rules! wholes {
             k != Plain::No && Wholes::<T, D>::BY_KIND[k as usize](th, s, at, bus, p)
         }
 
-        /// The functions by [`Plain`] kind (none for [`Plain::No`]).
+        /// The functions by [`Plain`] kind (for [`Plain::No`], one that does nothing).
         struct Wholes<T, D>(std::marker::PhantomData<(T, D)>);
 
         impl<T: Timing, D: Devices> Wholes<T, D> {
