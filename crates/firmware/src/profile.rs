@@ -383,7 +383,6 @@ mod tests {
     use super::*;
     use irqsim_mips::decode::decode;
     use irqsim_mips::elf::{Segment, Symbol};
-    use irqsim_mips::exec::{Cond, Simple};
 
     /// Text at 0x1000: `fw_main` (4 words), the handler `receive` (8), a
     /// helper both call (4).
@@ -401,7 +400,7 @@ mod tests {
 
     fn steps(offs: &[u32]) -> Vec<Step> {
         let inst = decode(0, 0);
-        offs.iter().map(|&off| Step { inst, off, fetch: false, simple: Simple::of(inst), cond: Cond::of(inst) }).collect()
+        offs.iter().map(|&off| Step::new(inst, off, false)).collect()
     }
 
     /// Blocks told as runs give the profile their instructions told one by

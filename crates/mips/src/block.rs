@@ -25,6 +25,7 @@
 use crate::code::Code;
 use crate::decode::{Inst, Op};
 use crate::exec::{Cond, Simple};
+use crate::plain::Plain;
 use crate::timing::{Pipeline, Scoreboard};
 
 /// Most ordinary instructions in a block: keeps its span small against a slice's limit.
@@ -43,6 +44,15 @@ pub struct Step {
     pub simple: Simple,
     /// A transfer as [`crate::exec::cond`] decides it, if it can.
     pub cond: Cond,
+    /// A load or store the block may run by [`crate::plain::whole`].
+    pub(crate) plain: Plain,
+}
+
+impl Step {
+    /// `inst` at issue offset `off`; `fetch`: see [`Step::fetch`].
+    pub fn new(inst: Inst, off: u32, fetch: bool) -> Step {
+        Step { inst, off, fetch, simple: Simple::of(inst), cond: Cond::of(inst), plain: Plain::of(inst) }
+    }
 }
 
 /// One block.
@@ -198,7 +208,7 @@ impl Blocks {
             let t = rel.issue(inst, at);
             rel.issued(inst, t);
             let cond = Cond::of(inst);
-            steps.push(Step { inst, off: t, fetch: line(len), simple: Simple::of(inst), cond });
+            steps.push(Step::new(inst, t, line(len)));
             (span, len, at, k) = (span.max(t), len + 1, t + 1, k + 1);
             if inst.op.transfers() {
                 // A forward branch (a backward one closes a loop: mostly taken) with its ordinary
@@ -210,7 +220,7 @@ impl Blocks {
                     Some(&s) if cond.inner() && inst.imm > pc + 4 * len as u32 && len < MAX_ORDINARY => {
                         let u = rel.issue(s, at);
                         rel.issued(s, u);
-                        steps.push(Step { inst: s, off: u, fetch: line(len), simple: Simple::of(s), cond: Cond::of(s) });
+                        steps.push(Step::new(s, u, line(len)));
                         (span, len, at, k) = (span.max(u).max(at + p.branch_taken_cycles), len + 1, u + 1, k + 1);
                     }
                     _ => {
@@ -229,7 +239,7 @@ impl Blocks {
             let inst = insts[first + len];
             for penalty in [0, p.branch_taken_cycles] {
                 let t = rel.issue(inst, at + penalty);
-                steps.push(Step { inst, off: t, fetch: line(len), simple: Simple::of(inst), cond: Cond::of(inst) });
+                steps.push(Step::new(inst, t, line(len)));
                 span = span.max(t);
             }
         }

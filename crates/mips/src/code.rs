@@ -53,6 +53,12 @@ impl Code {
         self.generation
     }
 
+    /// Whether a store at `addr` writes the text (see [`Code::written`]).
+    #[inline(always)]
+    pub fn holds(&self, addr: u32) -> bool {
+        ((addr.wrapping_sub(self.base) >> 2) as usize) < self.insts.len()
+    }
+
     /// Keeps the decoded copy in step with a store at `addr` (`word` reads the stored word).
     #[inline(always)]
     pub fn written(&mut self, addr: u32, word: impl FnOnce() -> u32) {

@@ -365,6 +365,13 @@ impl Ordinary<'_> {
                 }
                 continue;
             }
+            // (A branch within the block not taken, too: without caches, where it costs less.)
+            if !T::CACHED && (plain::whole(s.plain, th, s, at, bus, self.pipeline) || (s.cond.inner() && !taken(&th.ctx, s.cond, s.inst))) {
+                if each {
+                    bus.devices.issued(self.id, pc, at);
+                }
+                continue;
+            }
             if s.inst.class == 0 {
                 // A branch within the block (see `Cond::inner`): on along its fall-through path, or out.
                 if let Some(exit) = cond(&th.ctx, s.cond, s.inst) {
@@ -382,7 +389,7 @@ impl Ordinary<'_> {
                 }
                 continue;
             }
-            self.timed(th, s.inst, at, pc, instret + j as u64, bus, each).map_err(|leave| (j, leave))?;
+            self.timed(th, s, at, pc, instret + j as u64, bus, each).map_err(|leave| (j, leave))?;
         }
         Ok(())
     }
@@ -411,28 +418,33 @@ impl Ordinary<'_> {
             bus.devices.issued(self.id, pc, at);
             return Ok(());
         }
+        if !T::CACHED && plain::whole(s.plain, th, s, at, bus, self.pipeline) {
+            bus.devices.issued(self.id, pc, at);
+            return Ok(());
+        }
         if inst.class == 0 {
             compute(&mut th.ctx, inst).map_err(Leave::Fault)?;
             bus.devices.issued(self.id, pc, at);
             return Ok(());
         }
-        self.timed(th, inst, at, pc, instret, bus, true)
+        self.timed(th, s, at, pc, instret, bus, true)
     }
 
-    /// Executes `inst` (at `pc`), fetched, which may leave a result in
+    /// Executes step `s` (at `pc`), fetched, which may leave a result in
     /// flight or access memory; `report`: to [`Devices::issued`].
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn timed<T: Timing, D: Devices>(
         &self,
         th: &mut HwThread,
-        inst: Inst,
+        s: &Step,
         at: u64,
         pc: u32,
         instret: u64,
         bus: &mut DataBus<'_, T, D>,
         report: bool,
     ) -> Result<(), Leave> {
+        let inst = s.inst;
         if inst.class & Inst::MEMORY == 0 {
             compute(&mut th.ctx, inst).map_err(Leave::Fault)?;
             if report {
@@ -442,7 +454,7 @@ impl Ordinary<'_> {
             return Ok(());
         }
         // Plain memory (the common case): no register reached, so nothing to ask the caller.
-        if let Some(stall) = plain::access(&mut th.ctx, &inst, bus) {
+        if let Some(stall) = plain::run(s.plain, &mut th.ctx, &inst, bus, true) {
             if report {
                 bus.devices.issued(self.id, pc, at);
             }
