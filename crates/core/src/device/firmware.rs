@@ -408,7 +408,10 @@ impl Firmware {
             return false;
         }
         self.arriving.push_back(frame);
-        self.nic.frame_arrives(self.cycle(frame.arrival), frame.bytes, hash);
+        // An arrival is a time of the run, below 2^63: signed conversions, a
+        // third of the unsigned ones' instructions, give the same cycle.
+        let at = (frame.arrival as i64 as f64 / self.ratio) as i64 as u64;
+        self.nic.frame_arrives(at, frame.bytes, hash);
         true
     }
 
