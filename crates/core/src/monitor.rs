@@ -34,12 +34,6 @@ impl Monitor for Unwatched {
     }
 }
 
-/// Whether the loop that has counted `events` must poll now.
-#[inline]
-pub fn due(events: u64) -> bool {
-    events & (POLL_EVERY - 1) == 0
-}
-
 /// Stops a run that has handled more than `run.max_events` events; it sees
 /// the count at polls, so within [`POLL_EVERY`] events of the limit.
 pub struct Budget<'m> {

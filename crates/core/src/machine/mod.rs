@@ -56,6 +56,7 @@ use crate::cpu::Thread;
 use crate::engine::{EventQueue, Key, Time};
 use crate::error::Result;
 use crate::intc::Signal;
+use crate::monitor::POLL_EVERY;
 use crate::kernel::Job;
 use crate::report::Report;
 use crate::timeline::Timeline;
@@ -172,12 +173,16 @@ impl Machine {
     fn event_loop(&mut self, monitor: &mut dyn crate::Monitor) -> Result<()> {
         // The time at the last poll, and how many polls since found it unchanged.
         let (mut last, mut same) = (0, 0u64);
-        // Counted in a register, added when the loop ends (nothing reads it
-        // meanwhile; a run that fails reports nothing).
-        let mut events = 0;
+        // Events left before the next poll, counted down (a decrement and
+        // its zero flag: one instruction fewer an event than counting up
+        // and masking), and the polls so far: the run's events are added
+        // up from both when the loop ends (nothing reads them meanwhile; a
+        // run that fails reports nothing).
+        let (mut left, mut polls) = (POLL_EVERY, 0u64);
         loop {
-            events += 1;
-            if crate::monitor::due(events) {
+            left -= 1;
+            if left == 0 {
+                (left, polls) = (POLL_EVERY, polls + 1);
                 let now = self.queue.now();
                 if !monitor.poll(now, self.end) {
                     return Err(crate::Error::Cancelled { file: self.name.clone(), at: now });
@@ -187,8 +192,8 @@ impl Machine {
                 // polls means every event between was at that instant.
                 same = if now == last { same + 1 } else { 0 };
                 last = now;
-                if same * crate::monitor::POLL_EVERY > STALL_EVENTS {
-                    return Err(crate::Error::Stalled { file: self.name.clone(), at: now, events: same * crate::monitor::POLL_EVERY });
+                if same * POLL_EVERY > STALL_EVENTS {
+                    return Err(crate::Error::Stalled { file: self.name.clone(), at: now, events: same * POLL_EVERY });
                 }
             }
             let (thread, key) = self.timers.first();
@@ -236,7 +241,7 @@ impl Machine {
                 Event::End => break,
             }
         }
-        self.events += events + self.delivery.applied_early;
+        self.events += polls * POLL_EVERY + (POLL_EVERY - left) + self.delivery.applied_early;
         self.finish_code();
         let end = self.end;
         for t in &mut self.threads {
