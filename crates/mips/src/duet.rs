@@ -164,14 +164,6 @@ impl Schedule {
         (t != usize::from(self.last.t)).then_some(&self.other)
     }
 
-    /// The schedule that followed this one last time its transfer went
-    /// `how`, to `next`, its thread ready as the transfer left it.
-    #[inline(always)]
-    pub(crate) fn link(&self, how: usize, next: u32) -> Option<u32> {
-        let (to, s) = self.links[how];
-        (to == next && s != NONE).then_some(s)
-    }
-
     /// The schedule of two threads at `key`, each running the text of
     /// `code` from its PC; None if either thread's PC is outside the text.
     /// `entries` is scratch space.
@@ -294,6 +286,15 @@ impl Duets {
     #[inline(always)]
     pub(crate) fn at(&self, s: u32) -> &Schedule {
         &self.kept[s as usize]
+    }
+
+    /// The schedule that followed `s` last time its transfer went `how`,
+    /// to `next`, its thread ready as the transfer left it.
+    #[inline(always)]
+    pub(crate) fn link(&self, s: &Schedule, how: usize, next: u32) -> Option<(u32, &Schedule)> {
+        let (to, j) = s.links[how];
+        // (No link is NONE, past every index: one bounds check tests both.)
+        if to == next { self.kept.get(j as usize).map(|s| (j, s)) } else { None }
     }
 
     /// The schedule at `key` (computed if need be); None where there is none.

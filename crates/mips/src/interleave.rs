@@ -150,7 +150,11 @@ impl Run {
         loop {
             if S::DUETS && !T::CACHED && self.now >= self.retry {
                 let (a, b) = slots.pair();
-                match self.duet(a, b, duets, bus, pipeline) {
+                // Every instruction issued is a busy cycle: the schedules leave the busy count to the end.
+                let idle = self.busy.wrapping_sub(a.instructions + b.instructions);
+                let ran = self.duet(a, b, duets, bus, pipeline);
+                self.busy = idle.wrapping_add(a.instructions + b.instructions);
+                match ran {
                     Ok(true) => continue,
                     Ok(false) => self.retry = self.now + DUET_RETRY,
                     Err(end) => return end,
@@ -196,7 +200,7 @@ impl Run {
     /// Runs the schedules of threads `a` and `b` from where they are, one
     /// after another while there is one that runs as computed
     /// ([`crate::duet`]): true if one ran, the threads and the run left as
-    /// the cycle loop would leave them.
+    /// the cycle loop would leave them but for the busy count (the caller's).
     #[inline(always)]
     fn duet<T: Timing, D: Devices>(
         &mut self,
@@ -216,10 +220,12 @@ impl Run {
         if now + u64::from(s.last.off) >= self.limit || !s.fits(a, b, now) {
             return Ok(false);
         }
+        // A store into the text ends the chain, so the text's generation is the same all along it.
+        let generation = bus.code.generation();
         loop {
             let s = duets.at(k);
             let (now, last) = (self.now, &s.last);
-            if !self.body(s, [&mut *a, &mut *b], bus, pipeline)? {
+            if !self.body(s, [&mut *a, &mut *b], generation, bus, pipeline)? {
                 return Ok(true);
             }
             // (0 or 1: the mask spares the counts' bounds checks.)
@@ -242,26 +248,26 @@ impl Run {
                 Exit::Annulled => (2, npc.wrapping_add(4), npc.wrapping_add(8), at + 2),
                 Exit::Syscall => unreachable!("a system call has no delay slot"),
             };
-            (x.ctx.pc, x.ctx.npc, x.ready) = (pc, next, ready);
+            x.ready = ready;
             let after = &s.other;
             if s.count[t ^ 1] > 0 {
                 y.ready = now + u64::from(after.ready);
             }
             x.instructions += s.count[t];
             y.instructions += s.count[t ^ 1];
-            (self.busy, self.last, self.now) = (self.busy + s.entries.len() as u64, t, at + 1);
+            (self.last, self.now) = (t, at + 1);
             // The schedule that followed this one the last time it went this way starts here
             // if nothing in flight holds the thread back (the text is the same meanwhile).
-            // Both threads are then at its first instructions, fetched: the other thread's
-            // PC and `next` are left as they were until the chain ends ([`Run::leave`], [`Run::end`]).
+            // Both threads are then at its first instructions, fetched: their PCs and
+            // `next` are left as they were until the chain ends ([`Run::leave`], [`Run::end`]).
             let linked = x.board.drained() <= ready;
-            if linked && let Some(j) = s.link(how, next) {
-                let s = duets.at(j);
+            if linked && let Some((j, s)) = duets.link(s, how, next) {
                 if at + 1 + u64::from(s.last.off) < self.limit && s.arrive(y, t ^ 1, at + 1) {
                     k = j;
                     continue;
                 }
             }
+            (x.ctx.pc, x.ctx.npc) = (pc, next);
             (y.next, y.ctx.pc, y.ctx.npc) = (Some(after.inst), after.pc, after.npc);
             let turn = Turn { k: self.k, t, id: self.id + t, now: at, limit: self.limit };
             turn.fetch(x, bus)?;
@@ -282,18 +288,18 @@ impl Run {
     }
 
     /// Issues every entry of `s` but the last, at cycles from the run's:
-    /// false if one stalled or wrote the text, the threads left as the
-    /// cycle loop would leave them.
+    /// false if one stalled or wrote the text (of `generation` before), the
+    /// threads left as the cycle loop would leave them.
     #[inline(always)]
     fn body<T: Timing, D: Devices>(
         &mut self,
         s: &Schedule,
         [a, b]: [&mut HwThread; 2],
+        generation: u32,
         bus: &mut DataBus<'_, T, D>,
         pipeline: &Pipeline,
     ) -> Result<bool, Ended> {
         let now = self.now;
-        let generation = bus.code.generation();
         for e in &s.entries[..s.entries.len() - 1] {
             let t = usize::from(e.t);
             let th = if t == 0 { &mut *a } else { &mut *b };
@@ -350,13 +356,12 @@ impl Run {
             }
         }
         let t = usize::from(last.t);
-        self.busy += body.len() as u64;
         self.last = body.last().map_or(self.last, |e| usize::from(e.t));
         self.now = now + u64::from(last.off);
         let turn = Turn { k: self.k, t, id: self.id + t, now: self.now, limit: self.limit };
         let issued = turn.take(if t == 0 { a } else { b }, bus, pipeline);
         if !matches!(issued, Err(Ended::Fault { .. } | Ended::Fetch)) {
-            (self.last, self.now, self.busy) = (t, self.now + 1, self.busy + 1);
+            (self.last, self.now) = (t, self.now + 1);
         }
         issued
     }
@@ -376,7 +381,6 @@ impl Run {
             }
         }
         if let Some(i) = issued.checked_sub(1) {
-            self.busy += issued as u64;
             self.last = usize::from(s.entries[i].t);
         }
     }
