@@ -12,7 +12,9 @@
 //!
 //! A schedule runs each thread's instructions from its PC until the first
 //! control transfer of either thread (included) or the end of a thread's
-//! run; it is computed as if nothing were in flight when it starts, so it
+//! run, and the other thread's branch or jump too where it issues right
+//! after a branch or jump (a pair: half the schedules of two threads in
+//! lockstep would otherwise be that branch alone); it is computed as if nothing were in flight when it starts, so it
 //! is taken only where what is in flight changes no instruction's ready
 //! cycle ([`Schedule::fits`]). Everything a run can meet that a schedule
 //! does not foresee (a device's stall or stop, a store into the text, a
@@ -21,7 +23,7 @@
 //! the two threads) that the next one is not looked up by its key when it
 //! can be known otherwise: after a branch or jump, decided in place, the
 //! schedule that followed the last time it went the same way to the same
-//! PC follows again ([`Schedule::link`]), its thread's ready cycle being then
+//! PC follows again ([`Duets::link`], [`Duets::link_pair`]), its thread's ready cycle being then
 //! fixed by the branch.
 
 use std::collections::HashMap;
@@ -107,6 +109,10 @@ pub(crate) struct Schedule {
     pub other: Entry,
     /// Whether the last entry is a branch or jump (a delay slot follows), decided in place.
     pub branches: bool,
+    /// Whether the entry before the last is the other thread's branch or
+    /// jump, decided in place too ([`Schedule::build`]); no instruction is
+    /// fetched after the schedule then ([`Schedule::after`]).
+    pub pair: bool,
     /// After its transfer was taken, not taken or annulled: the next PC it
     /// went to and the schedule that followed, if the thread's next
     /// instruction was ready as the transfer left it (so that the next PC
@@ -116,6 +122,9 @@ pub(crate) struct Schedule {
     /// Per thread, the instruction it has fetched before the last entry
     /// issues, if it issued one before ([`Schedule::next_of`] the one before the last).
     pub before_last: [Option<Entry>; 2],
+    /// With [`Schedule::pair`], as `links` by how both transfers went
+    /// (`3 * first + last`): the next PCs they went to and the schedule.
+    pair_links: [(u32, u32, u32); 9],
 }
 
 impl Schedule {
@@ -159,9 +168,16 @@ impl Schedule {
         self.entries.iter().position(|x| std::ptr::eq(x, e)).expect("an entry of the schedule")
     }
 
-    /// Thread `t`'s instruction fetched after the schedule, if it did not issue the last entry.
+    /// Thread `t`'s instruction fetched after the schedule, if it did not
+    /// issue the last entry (nor, in a pair, the one before).
     pub(crate) fn after(&self, t: usize) -> Option<&Entry> {
-        (t != usize::from(self.last.t)).then_some(&self.other)
+        (!self.pair && t != usize::from(self.last.t)).then_some(&self.other)
+    }
+
+    /// The entries that run in the body (all but the transfers decided in place or by the cycle loop's turn).
+    #[inline(always)]
+    pub(crate) fn body(&self) -> &[Entry] {
+        &self.entries[..self.entries.len() - 1 - usize::from(self.pair)]
     }
 
     /// The schedule of two threads at `key`, each running the text of
@@ -174,7 +190,7 @@ impl Schedule {
         }
         let first = [0, 1].map(|t| th[t].entry(t));
         entries.clear();
-        let (mut c, mut last) = (0u32, key.last());
+        let (mut c, mut last, mut pair) = (0u32, key.last(), false);
         loop {
             // The pick of `crate::interleave::Pair`: the thread that did not issue last, if ready.
             let f = last ^ 1;
@@ -193,6 +209,22 @@ impl Schedule {
             // A thread's run ends at its first control transfer, MAX_RUN or the text's end.
             if e.inst.op.transfers() {
                 x.i += 1;
+                // The other thread's branch or jump issuing next, whichever way this one goes
+                // (it is asked first and ready), ends the schedule with it: a pair. Only where
+                // this thread's next instruction is in the text either way, so that its fetch,
+                // which comes first in the cycle loop, cannot end the run there.
+                let u = t ^ 1;
+                let fetched = code.get(e.npc).is_some() && code.get(e.npc.wrapping_add(4)).is_some();
+                if let Some((_, _, next)) = th[u].next
+                    && e.inst.op.has_delay_slot()
+                    && next.op.has_delay_slot()
+                    && th[u].ready <= c + 1
+                    && fetched
+                {
+                    entries.push(Entry { off: c + 1, ..th[u].entry(u) });
+                    th[u].i += 1;
+                    (last, pair) = (u, true);
+                }
                 break;
             }
             if !x.advance(code) {
@@ -206,7 +238,8 @@ impl Schedule {
         let last = *entries.last().expect("a schedule issues");
         let branches = last.inst.op.has_delay_slot();
         let (entries, links) = (entries[..].into(), [(0, NONE); 3]);
-        let mut s = Schedule { count, last, entries, first, other, branches, links, before_last: [None; 2] };
+        let pair_links = [(0, 0, NONE); 9];
+        let mut s = Schedule { count, last, entries, first, other, branches, pair, links, before_last: [None; 2], pair_links };
         let n = s.entries.len();
         if n > 1 {
             s.before_last = [0, 1].map(|t| s.next_of(t, n - 2).copied());
@@ -297,6 +330,14 @@ impl Duets {
         if to == next { self.kept.get(j as usize).map(|s| (j, s)) } else { None }
     }
 
+    /// [`Duets::link`] for a [`Schedule::pair`], its transfers having gone
+    /// `how` (`3 * first + last`) to `next`.
+    #[inline(always)]
+    pub(crate) fn link_pair(&self, s: &Schedule, how: usize, next: [u32; 2]) -> Option<(u32, &Schedule)> {
+        let (x, y, j) = s.pair_links[how];
+        if [x, y] == next { self.kept.get(j as usize).map(|s| (j, s)) } else { None }
+    }
+
     /// The schedule at `key` (computed if need be); None where there is none.
     #[inline(always)]
     pub(crate) fn find(&mut self, key: Key, code: &Code, p: &Pipeline) -> Option<u32> {
@@ -314,12 +355,17 @@ impl Duets {
     }
 
     /// The schedule at `key`, which follows schedule `from` whose transfer
-    /// went `how` to `next`, its thread ready as the transfer left it.
-    pub(crate) fn follow(&mut self, (from, how, next): (u32, usize, u32), key: Key, code: &Code, p: &Pipeline) -> Option<u32> {
+    /// went `how` to `next` (both transfers of a pair: `how` is `3 * first
+    /// + last`), its threads ready as the transfers left them.
+    pub(crate) fn follow(&mut self, (from, how, next): (u32, usize, [u32; 2]), key: Key, code: &Code, p: &Pipeline) -> Option<u32> {
         let s = self.find(key, code, p)?;
         // (Unless every schedule was dropped meanwhile.)
         if let Some(f) = self.kept.get_mut(from as usize) {
-            f.links[how] = (next, s);
+            if f.pair {
+                f.pair_links[how] = (next[0], next[1], s);
+            } else {
+                f.links[how] = (next[0], s);
+            }
         }
         Some(s)
     }

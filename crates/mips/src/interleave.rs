@@ -28,7 +28,7 @@ use crate::bus::{DataBus, Timing, Who};
 use crate::core::{Core, HwThread, Two};
 use crate::decode::Inst;
 use crate::device::Devices;
-use crate::duet::{Duets, Key, MAX_AHEAD, Schedule};
+use crate::duet::{Duets, Entry, Key, MAX_AHEAD, Schedule};
 use crate::error::Fault;
 use crate::exec::{Exit, Flow, access, compute, cond, decide, transfer};
 use crate::plain;
@@ -234,20 +234,38 @@ impl Run {
             if !s.branches {
                 return self.end(s, [a, b], bus, pipeline).map(|()| true);
             }
+            if s.pair {
+                // Both threads' transfers, the other's first (at the cycle before), decided in place.
+                let [x, y] = if t == 0 { [&mut *b, &mut *a] } else { [&mut *a, &mut *b] };
+                let first = &s.entries[s.entries.len() - 2];
+                let (at, at1) = (now + u64::from(first.off), now + u64::from(last.off));
+                let (hx, pcx, nx, rx) = self.decided(x, first, at, bus, pipeline);
+                let (hy, pcy, ny, ry) = self.decided(y, last, at1, bus, pipeline);
+                (x.ready, y.ready) = (rx, ry);
+                x.instructions += s.count[t ^ 1];
+                y.instructions += s.count[t];
+                (self.last, self.now) = (t, at1 + 1);
+                let (how, next) = (3 * hx + hy, [nx, ny]);
+                let linked = x.board.drained() <= rx && y.board.drained() <= ry;
+                if linked
+                    && let Some((j, s)) = duets.link_pair(s, how, next)
+                    && at1 + 1 + u64::from(s.last.off) < self.limit
+                {
+                    k = j;
+                    continue;
+                }
+                // As the cycle loop: each fetches right after its transfer (the first's is in the text).
+                (x.ctx.pc, x.ctx.npc) = (pcx, nx);
+                Turn { k: self.k, t: t ^ 1, id: self.id + (t ^ 1), now: at, limit: self.limit }.fetch(x, bus)?;
+                (y.ctx.pc, y.ctx.npc) = (pcy, ny);
+                Turn { k: self.k, t, id: self.id + t, now: at1, limit: self.limit }.fetch(y, bus)?;
+                let Some(j) = self.next_schedule([a, b], duets, linked.then_some((k, how, next)), bus, pipeline) else { return Ok(true) };
+                k = j;
+                continue;
+            }
             let [x, y] = if t == 0 { [&mut *a, &mut *b] } else { [&mut *b, &mut *a] };
             let at = now + u64::from(last.off);
-            let exit = match cond(&x.ctx, last.cond, last.inst) {
-                Some(exit) => exit,
-                None => decide(&mut x.ctx, last.inst, last.pc).expect("a branch or jump decides"),
-            };
-            bus.devices.issued(self.id + t, last.pc, at);
-            let npc = last.npc;
-            let (how, pc, next, ready) = match exit {
-                Exit::Taken(target) => (0, npc, target, at + 1 + u64::from(pipeline.branch_taken_cycles)),
-                Exit::NotTaken => (1, npc, npc.wrapping_add(4), at + 1),
-                Exit::Annulled => (2, npc.wrapping_add(4), npc.wrapping_add(8), at + 2),
-                Exit::Syscall => unreachable!("a system call has no delay slot"),
-            };
+            let (how, pc, next, ready) = self.decided(x, last, at, bus, pipeline);
             x.ready = ready;
             let after = &s.other;
             if s.count[t ^ 1] > 0 {
@@ -271,23 +289,58 @@ impl Run {
             (y.next, y.ctx.pc, y.ctx.npc) = (Some(after.inst), after.pc, after.npc);
             let turn = Turn { k: self.k, t, id: self.id + t, now: at, limit: self.limit };
             turn.fetch(x, bus)?;
-            let now = self.now;
-            let ahead = [a.ready.saturating_sub(now), b.ready.saturating_sub(now)];
-            if ahead[0] > MAX_AHEAD || ahead[1] > MAX_AHEAD {
-                return Ok(true);
-            }
-            let key = Key::new(a, b, ahead, self.last);
-            let found = if linked { duets.follow((k, how, next), key, bus.code, pipeline) } else { duets.find(key, bus.code, pipeline) };
-            let Some(j) = found else { return Ok(true) };
-            let s = duets.at(j);
-            if now + u64::from(s.last.off) >= self.limit || !s.fits(a, b, now) {
-                return Ok(true);
-            }
+            let Some(j) = self.next_schedule([a, b], duets, linked.then_some((k, how, [next, 0])), bus, pipeline) else { return Ok(true) };
             k = j;
         }
     }
 
-    /// Issues every entry of `s` but the last, at cycles from the run's:
+    /// Decides `e`, a branch or jump of thread `th` issuing at `at`, in
+    /// place: how it went (taken, not taken, annulled: 0, 1, 2), and the
+    /// thread's PC, next PC and ready cycle after it.
+    #[inline(always)]
+    fn decided<T: Timing, D: Devices>(&self, th: &mut HwThread, e: &Entry, at: u64, bus: &mut DataBus<'_, T, D>, pipeline: &Pipeline) -> (usize, u32, u32, u64) {
+        let exit = match cond(&th.ctx, e.cond, e.inst) {
+            Some(exit) => exit,
+            None => decide(&mut th.ctx, e.inst, e.pc).expect("a branch or jump decides"),
+        };
+        bus.devices.issued(self.id + usize::from(e.t), e.pc, at);
+        let npc = e.npc;
+        match exit {
+            Exit::Taken(target) => (0, npc, target, at + 1 + u64::from(pipeline.branch_taken_cycles)),
+            Exit::NotTaken => (1, npc, npc.wrapping_add(4), at + 1),
+            Exit::Annulled => (2, npc.wrapping_add(4), npc.wrapping_add(8), at + 2),
+            Exit::Syscall => unreachable!("a system call has no delay slot"),
+        }
+    }
+
+    /// The schedule that runs next from where threads `a` and `b` are,
+    /// fetched, after a chain's schedule `from` whose transfers went `how`
+    /// to `next` if that is to be linked ([`Duets::follow`]); None if there
+    /// is none that runs as computed.
+    #[inline(always)]
+    fn next_schedule<T: Timing, D: Devices>(
+        &self,
+        [a, b]: [&mut HwThread; 2],
+        duets: &mut Duets,
+        from: Option<(u32, usize, [u32; 2])>,
+        bus: &mut DataBus<'_, T, D>,
+        pipeline: &Pipeline,
+    ) -> Option<u32> {
+        let now = self.now;
+        let ahead = [a.ready.saturating_sub(now), b.ready.saturating_sub(now)];
+        if ahead[0] > MAX_AHEAD || ahead[1] > MAX_AHEAD {
+            return None;
+        }
+        let key = Key::new(a, b, ahead, self.last);
+        let j = match from {
+            Some(from) => duets.follow(from, key, bus.code, pipeline),
+            None => duets.find(key, bus.code, pipeline),
+        }?;
+        let s = duets.at(j);
+        (now + u64::from(s.last.off) < self.limit && s.fits(a, b, now)).then_some(j)
+    }
+
+    /// Issues the entries of `s`'s body ([`Schedule::body`]), at cycles from the run's:
     /// false if one stalled or wrote the text (of `generation` before), the
     /// threads left as the cycle loop would leave them.
     #[inline(always)]
@@ -300,7 +353,7 @@ impl Run {
         pipeline: &Pipeline,
     ) -> Result<bool, Ended> {
         let now = self.now;
-        for e in &s.entries[..s.entries.len() - 1] {
+        for e in s.body() {
             let t = usize::from(e.t);
             let th = if t == 0 { &mut *a } else { &mut *b };
             let (at, id) = (now + u64::from(e.off), self.id + t);

@@ -382,16 +382,62 @@ fn a_chain_of_schedules_ends_at_a_text_write_as_the_cycle_loop_would() {
     let mut b = vec![lui(8, DATA >> 16), lui(22, TEXT >> 16), addiu(22, 22, 0x800), xor(14, 8, 22)];
     b.extend(lay(0x1000 / 4 + 4, ops));
     let run = |threads: usize| {
-        let c = SystemConfig { threads, ..Default::default() };
-        let mut s = System::new(two_programs(&a, &b), &c, irqsim_mips::device::NoDevices);
-        s.start(0, 0, Context::at(TEXT, 0x7000_0000), 0);
-        s.start(0, 1, Context::at(TEXT + 0x1000, 0x6000_0000), 0);
-        assert_eq!(s.run(40_000), Stop::Limit);
-        let th = &s.cores[0].threads;
-        let regs = [&th[0].ctx, &th[1].ctx].map(|c| (c.r[..32].to_vec(), c.pc, c.npc));
-        (counts(&s), s.cores[0].busy_cycles, regs, [DATA, TEXT + 0x800].map(|w| s.mem.read_u32(w)))
+        let s = ran_40k(&a, &b, threads);
+        (state(&s), [DATA, TEXT + 0x800].map(|w| s.mem.read_u32(w)))
     };
     let pair = run(2);
     assert_eq!(pair, run(3));
-    assert!(pair.3[1] >= 64 * 20, "thread 1 wrote the text {} times", pair.3[1] / 64);
+    assert!(pair.1[1] >= 64 * 20, "thread 1 wrote the text {} times", pair.1[1] / 64);
+}
+
+/// Threads 0 and 1 of a core of `threads` running `a` and `b` (two_programs) for 40,000 cycles.
+fn ran_40k(a: &[u32], b: &[u32], threads: usize) -> System {
+    let c = SystemConfig { threads, ..Default::default() };
+    let mut s = System::new(two_programs(a, b), &c, irqsim_mips::device::NoDevices);
+    s.start(0, 0, Context::at(TEXT, 0x7000_0000), 0);
+    s.start(0, 1, Context::at(TEXT + 0x1000, 0x6000_0000), 0);
+    assert_eq!(s.run(40_000), Stop::Limit);
+    s
+}
+
+/// Both threads' counts, registers, PC and next PC, and the core's busy cycles.
+fn state(s: &System) -> ((u64, u64), u64, [(Vec<u32>, u32, u32); 2]) {
+    let th = &s.cores[0].threads;
+    (counts(s), s.cores[0].busy_cycles, [&th[0].ctx, &th[1].ctx].map(|c| (c.r[..32].to_vec(), c.pc, c.npc)))
+}
+
+#[test]
+fn a_pair_of_transfers_links_by_both_targets() {
+    // Where one thread's branch issues right after the other's, a schedule
+    // ends with both, decided in place (`crate::duet`'s pair), and the next
+    // is linked by where each went. Thread 1's `jr` goes to one of two
+    // paths of the same length, eight times each in turn; thread 0's loop
+    // (25 instructions to thread 1's 9) drifts past it, so its branch comes
+    // just before the `jr` at every alignment, the same way each time, the
+    // `jr` one way at some times and the other way at others.
+    let jr = |s| r(8, s, 0, 0, 0);
+    let (andi, sll) = (|t, s, imm| i(12, s, t, imm), |d, t, sa| r(0, 0, t, d, sa));
+    let mut a = vec![addiu(8, 8, 1); 23];
+    a.extend([beq(0, 0, -24), addiu(9, 9, 1)]);
+    let b = [
+        lui(21, (TEXT + 0x1000) >> 16),
+        addiu(21, 21, ((TEXT + 0x1000) & 0xffff) as i32 + 4 * 8),
+        addiu(10, 10, 1),
+        andi(16, 10, 8),
+        sll(16, 16, 1),
+        addu(17, 21, 16),
+        jr(17),
+        NOP,
+        addiu(18, 18, 1),
+        beq(0, 0, -8),
+        NOP,
+        NOP,
+        addiu(19, 19, 1),
+        beq(0, 0, -12),
+        NOP,
+    ];
+    let pair = state(&ran_40k(&a, &b, 2));
+    assert_eq!(pair, state(&ran_40k(&a, &b, 3)));
+    let r1 = &pair.2[1].0;
+    assert!(r1[18] > 1000 && r1[19] > 1000, "both paths taken: {} and {} times", r1[18], r1[19]);
 }
