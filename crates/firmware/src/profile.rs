@@ -172,33 +172,8 @@ pub struct Recorder {
     /// instruction by instruction) and its instructions' issue offsets.
     shape: Vec<u8>,
     offsets: Vec<Box<[u32]>>,
-    /// Per core (when cores run ahead): its issues not yet settled, in issue order.
-    pending: Vec<Vec<Waiting>>,
-}
-
-/// Issues of a core run ahead, waiting to be settled: the instruction at
-/// `pc` issued at `at` (`n` 0), or a block of `n` run whole from its entry
-/// `pc`, of its learned shape (see [`Recorder::issued_block`]), its first
-/// instruction issued at `at` and its last `span` cycles later: settled,
-/// it is counted as one run.
-#[derive(Clone, Copy)]
-struct Waiting {
-    at: u64,
-    pc: u32,
-    n: u16,
-    span: u16,
-}
-
-impl Waiting {
-    fn one(at: u64, pc: u32) -> Self {
-        Waiting { at, pc, n: 0, span: 0 }
-    }
-
-    /// The cycle of its last instruction.
-    #[inline(always)]
-    fn last(&self) -> u64 {
-        self.at + u64::from(self.span)
-    }
+    /// Per core (when cores run ahead): its issues not yet settled, (cycle, PC), in issue order.
+    pending: Vec<Vec<(u64, u32)>>,
 }
 
 impl Recorder {
@@ -240,18 +215,10 @@ impl Recorder {
     fn settle_pending(&mut self, now: u64) {
         for k in 0..self.pending.len() {
             let mut q = std::mem::take(&mut self.pending[k]);
-            let mut n = q.partition_point(|e| e.last() < now);
-            // A block that issued both before and from `now` waits on as its instructions.
-            if let Some(&e) = q.get(n).filter(|e| e.n > 0 && e.at < now) {
-                q.splice(n..=n, self.instructions_of(&e).collect::<Vec<_>>());
-                n = q.partition_point(|e| e.last() < now);
-            }
+            let n = q.partition_point(|&(cycle, _)| cycle < now);
             if self.on {
-                for e in &q[..n] {
-                    match e.n {
-                        0 => self.charge(k, e.pc, e.at, 1),
-                        _ => self.run_block((e.pc.wrapping_sub(self.base) / 4) as usize, k, e.at, e.last()),
-                    }
+                for &(cycle, pc) in &q[..n] {
+                    self.charge(k, pc, cycle, 1);
                 }
             }
             q.drain(..n);
@@ -259,20 +226,9 @@ impl Recorder {
         }
     }
 
-    /// The instructions of a waiting block, one by one.
-    fn instructions_of(&self, e: &Waiting) -> impl Iterator<Item = Waiting> + '_ {
-        let offsets = &self.offsets[(e.pc.wrapping_sub(self.base) / 4) as usize];
-        let (at, pc) = (e.at, e.pc);
-        offsets.iter().enumerate().map(move |(j, &off)| Waiting::one(at + u64::from(off - offsets[0]), pc.wrapping_add(4 * j as u32)))
-    }
-
     /// Instructions issued at or after cycle `at` (by cores run ahead).
     pub fn issued_since(&self, at: u64) -> u64 {
-        let since = |e: &Waiting| match e.n {
-            0 => u64::from(e.at >= at),
-            _ => self.instructions_of(e).filter(|i| i.at >= at).count() as u64,
-        };
-        self.pending.iter().flatten().filter(|e| e.last() >= at).map(since).sum()
+        self.pending.iter().map(|q| (q.len() - q.partition_point(|&(cycle, _)| cycle < at)) as u64).sum()
     }
 
     /// Charges the cycles since `core`'s last issue, up to `now`, to the
@@ -300,7 +256,7 @@ impl Recorder {
     #[inline(always)]
     pub fn issued(&mut self, core: usize, pc: u32, cycle: u64) {
         if let Some(q) = self.pending.get_mut(core) {
-            q.push(Waiting::one(cycle, pc));
+            q.push((cycle, pc));
             return;
         }
         if self.on {
@@ -312,52 +268,28 @@ impl Recorder {
     /// from cycle `t0` (see irqsim-mips's `Devices::issued_block`): one run
     /// of the block counted, and the cycles since the core's last issue
     /// charged to its first instruction; the rest is expanded at
-    /// [`Recorder::finish`]. A core run ahead keeps the run (of a block of
-    /// learned shape; else each issue) until settled.
+    /// [`Recorder::finish`]. Cores that run ahead keep each issue.
     #[inline(always)]
     pub fn issued_block(&mut self, core: usize, pc: u32, t0: u64, steps: &[Step]) {
-        let w = (pc.wrapping_sub(self.base) / 4) as usize;
-        let (Some(&n), Some(first), Some(last)) = (self.shape.get(w), steps.first(), steps.last()) else {
-            return self.issued_each(core, pc, t0, steps);
-        };
         if let Some(q) = self.pending.get_mut(core) {
-            match u16::try_from(last.off - first.off) {
-                Ok(span) if n as usize == steps.len() => q.push(Waiting { at: t0 + u64::from(first.off), pc, n: u16::from(n), span }),
-                _ if n == UNSEEN => self.irregular(core, pc, t0, steps),
-                _ => q.extend(steps.iter().enumerate().map(|(j, s)| Waiting::one(t0 + u64::from(s.off), pc.wrapping_add(4 * j as u32)))),
-            }
+            q.extend(steps.iter().enumerate().map(|(j, s)| (t0 + u64::from(s.off), pc.wrapping_add(4 * j as u32))));
             return;
         }
-        if !self.on {
+        let w = (pc.wrapping_sub(self.base) / 4) as usize;
+        let (true, Some(&n), Some(first), Some(last)) = (self.on, self.shape.get(w), steps.first(), steps.last()) else {
             return;
-        }
+        };
         if n as usize != steps.len() {
             return self.irregular(core, pc, t0, steps);
         }
-        self.run_block(w, core, t0 + u64::from(first.off), t0 + u64::from(last.off));
-    }
-
-    /// One run of the block entered at word `w`, of its learned shape, by
-    /// `core`: its first instruction issued at `first`, its last at `last`.
-    #[inline(always)]
-    fn run_block(&mut self, w: usize, core: usize, first: u64, last: u64) {
         let (enter, Some(p)) = (self.enter[w], self.places.get_mut(core)) else { return };
         if enter != KEEP {
             p.row = enter;
         }
         let run = &mut self.runs[p.row as usize + w];
         run[0] += 1;
-        run[1] += first - p.last;
-        p.last = last;
-    }
-
-    /// A block's instructions told one by one.
-    #[cold]
-    #[inline(never)]
-    fn issued_each(&mut self, core: usize, pc: u32, t0: u64, steps: &[Step]) {
-        for (j, s) in steps.iter().enumerate() {
-            self.issued(core, pc.wrapping_add(4 * j as u32), t0 + u64::from(s.off));
-        }
+        run[1] += t0 + u64::from(first.off) - p.last;
+        p.last = t0 + u64::from(last.off);
     }
 
     /// A block's run [`Recorder::issued_block`] cannot count as a run:
@@ -377,7 +309,9 @@ impl Recorder {
                 return self.issued_block(core, pc, t0, steps);
             }
         }
-        self.issued_each(core, pc, t0, steps);
+        for (j, s) in steps.iter().enumerate() {
+            self.charge(core, pc.wrapping_add(4 * j as u32), t0 + u64::from(s.off), 1);
+        }
     }
 
     /// Stops at cycle `at` (no core has issued in it): each core's cycles
@@ -387,7 +321,7 @@ impl Recorder {
         self.settle(at);
         for (k, &pc) in pcs.iter().enumerate() {
             // A core run ahead waits on the first of its issues at or after `at`.
-            let pc = self.pending.get(k).and_then(|q| q.first()).map_or(pc, |e| e.pc);
+            let pc = self.pending.get(k).and_then(|q| q.first()).map_or(pc, |&(_, pc)| pc);
             if at - 1 > self.places[k].last {
                 self.charge(k, pc, at - 1, 0);
             }
@@ -536,13 +470,12 @@ mod tests {
         assert_eq!((profile.executed, profile.cycles, profile.handler_cycles), (expected.executed, expected.cycles, expected.handler_cycles));
     }
 
-    /// A core run ahead tells blocks as runs: a run waits as one, and one
-    /// that an edge or a settling cycle falls within is split there, so the
-    /// profile is that of the same instructions told one by one to a core
-    /// that stopped at each edge, and `issued_since` counts the run's
-    /// instructions from the edge on.
+    /// A core run ahead tells blocks as runs, and the window's edges and
+    /// settling cycles fall within runs: the profile is that of the same
+    /// instructions told one by one to a core that stopped at each edge,
+    /// and `issued_since` counts a run's instructions from the edge on.
     #[test]
-    fn runs_of_a_core_run_ahead_split_at_the_edges() {
+    fn runs_of_a_core_run_ahead_are_cut_at_the_edges() {
         let f = functions();
         let blocks: [(u32, &[u32]); 4] = [(0x1000, &[0, 1, 3]), (0x1010, &[0, 2, 3, 4]), (0x1030, &[0, 1, 2]), (0x1014, &[0, 5])];
         // (entry, t0, offsets): the blocks in turn, 9 cycles apart.
