@@ -41,7 +41,7 @@
 
 use crate::config::{NicConfig, Organisation};
 use crate::error::Error;
-use crate::nic::{Hardware, Mailbox};
+use crate::nic::{Arrival, Hardware, Mailbox};
 use crate::profile::{Functions, HANDLERS, Profile, Recorder};
 use irqsim_mips::mem::PAGE_BYTES;
 use irqsim_mips::run::STACK_TOP;
@@ -188,13 +188,18 @@ impl Nic {
         all - self.sys.devices.recorder.issued_since(self.now)
     }
 
-    /// A frame of `len` bytes from the wire, arriving at the start of cycle
-    /// `at` (now or later, in order): it lands in a receive slot, stamped
-    /// with its number among those accepted and with `hash` (its flow's
-    /// RSS hash), or is dropped if the firmware has freed none.
-    pub fn frame_arrives(&mut self, at: u64, len: u32, hash: u32) {
-        debug_assert!(at >= self.now, "a frame arriving at {at}, before {}", self.now);
-        self.sys.devices.frame_arrives(at, len, hash);
+    /// Frame `a` from the wire, arriving at the start of cycle `a.at` (now
+    /// or later, in order): it lands in a receive slot, stamped with its
+    /// number among those accepted and with `a.hash` (its flow's RSS hash),
+    /// or is dropped if the firmware has freed none.
+    pub fn frame_arrives(&mut self, a: Arrival) {
+        debug_assert!(a.at >= self.now, "a frame arriving at {}, before {}", a.at, self.now);
+        self.sys.devices.frame_arrives(a);
+    }
+
+    /// Frames given that have not landed, tagged after `tag`, never arrive; returns how many.
+    pub fn withdraw_after(&mut self, tag: u64) -> usize {
+        self.sys.devices.withdraw_after(tag)
     }
 
     /// Gives firmware that moderates its host interrupts (`-DFW_COAL`:
@@ -255,10 +260,10 @@ impl Nic {
         Ok(())
     }
 
-    /// Whether each frame given that has landed since the last call took a
-    /// receive slot (`false`: the MAC dropped it), in order. Its owner
-    /// drains it (the log grows by a flag per frame landed).
-    pub fn landings(&mut self) -> std::vec::Drain<'_, bool> {
+    /// The frames given that took a receive slot since the last call, and
+    /// the tags of those the MAC dropped, each in order. Their owner drains
+    /// them (the logs grow by a frame landed).
+    pub fn landings(&mut self) -> (std::vec::Drain<'_, Arrival>, std::vec::Drain<'_, u64>) {
         self.sys.devices.landings()
     }
 

@@ -25,6 +25,19 @@ use irqsim_mips::block::Step;
 use irqsim_mips::device::{Access, DEVICE_BASE, Devices};
 use std::collections::VecDeque;
 
+/// A frame from the wire: its arrival cycle, its length, the Toeplitz
+/// hash of its flow (the MAC's receive logic computes it as an RSS NIC's
+/// does), and what its giver knows it by (`tag`, in order of arrival, and
+/// `flow`), handed back as it lands ([`Hardware::landings`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arrival {
+    pub at: u64,
+    pub len: u32,
+    pub hash: u32,
+    pub tag: u64,
+    pub flow: u32,
+}
+
 /// Event sources, in the order of their count/ack registers.
 pub const SOURCES: [&str; 7] = ["dma_read", "dma_write", "mac_rx", "mac_tx", "mailbox_send", "mailbox_recv", "timer"];
 const SRAM_OFFSET: u32 = 0x1_0000;
@@ -129,14 +142,15 @@ pub struct Hardware {
     pub accepted: u64,
     pub dropped: u64,
     rx_freed: u64,
-    /// Frames on their way in: (arrival cycle, length, RSS hash), in order.
-    arriving: VecDeque<(u64, u32, u32)>,
+    /// Frames on their way in, in order.
+    arriving: VecDeque<Arrival>,
     /// The first one's arrival (u64::MAX: none): every register access
     /// looks, so it is one comparison there.
     next_arrival: u64,
-    /// Whether each frame that landed since [`Hardware::landings`] was
-    /// last drained took a slot (`false`: the MAC dropped it), in order.
-    landed: Vec<bool>,
+    /// Frames that landed in a slot since [`Hardware::landings`] last
+    /// drained them, and the tags of those the MAC dropped, each in order.
+    took: Vec<Arrival>,
+    lost: Vec<u64>,
     /// The host's producer indices (send frames, receive buffers).
     mailbox: [u64; 2],
     /// The timer: the cycle it expires at (u64::MAX: not armed), and its expiries.
@@ -172,7 +186,8 @@ impl Hardware {
             rx_freed: 0,
             arriving: VecDeque::new(),
             next_arrival: u64::MAX,
-            landed: Vec::new(),
+            took: Vec::new(),
+            lost: Vec::new(),
             mailbox: [0; 2],
             timer_at: u64::MAX,
             timer_fired: 0,
@@ -249,13 +264,21 @@ impl Hardware {
         }
     }
 
-    /// A frame of `len` bytes arrives from the wire at the start of cycle
-    /// `at` (no earlier than any given before it, nor than the cycle the
-    /// device is at); `hash` is the Toeplitz hash of its flow, which the
-    /// MAC's receive logic computes as an RSS NIC's does.
-    pub fn frame_arrives(&mut self, at: u64, len: u32, hash: u32) {
-        self.next_arrival = self.next_arrival.min(at);
-        self.arriving.push_back((at, len, hash));
+    /// Frame `a` arrives from the wire at the start of its cycle (no
+    /// earlier than any given before it, nor than the cycle the device is at).
+    pub fn frame_arrives(&mut self, a: Arrival) {
+        self.next_arrival = self.next_arrival.min(a.at);
+        self.arriving.push_back(a);
+    }
+
+    /// Frames given that have not landed, tagged after `tag`, never arrive
+    /// (the run ends before them); returns how many.
+    pub fn withdraw_after(&mut self, tag: u64) -> usize {
+        let keep = self.arriving.partition_point(|a| a.tag <= tag);
+        let gone = self.arriving.len() - keep;
+        self.arriving.truncate(keep);
+        self.next_arrival = self.arriving.front().map_or(u64::MAX, |a| a.at);
+        gone
     }
 
     /// Frames that arrived by the start of cycle `now` land: each in the
@@ -269,21 +292,21 @@ impl Hardware {
     }
 
     fn land_by(&mut self, now: u64) {
-        while let Some(&(at, len, hash)) = self.arriving.front() {
-            if at > now {
-                self.next_arrival = at;
+        while let Some(&a) = self.arriving.front() {
+            if a.at > now {
+                self.next_arrival = a.at;
                 return;
             }
             self.arriving.pop_front();
-            self.land(len, hash);
+            self.land(a);
         }
         self.next_arrival = u64::MAX;
     }
 
-    /// Whether each frame that landed since the last call took a slot, in
-    /// order of arrival (`false`: dropped).
-    pub fn landings(&mut self) -> std::vec::Drain<'_, bool> {
-        self.landed.drain(..)
+    /// The frames that landed in a slot since the last call, and the tags
+    /// of those the MAC dropped, each in order of arrival.
+    pub fn landings(&mut self) -> (std::vec::Drain<'_, Arrival>, std::vec::Drain<'_, u64>) {
+        (self.took.drain(..), self.lost.drain(..))
     }
 
     /// Frames given that have not landed yet.
@@ -291,13 +314,14 @@ impl Hardware {
         self.arriving.len()
     }
 
-    fn land(&mut self, len: u32, hash: u32) {
-        let room = self.accepted - self.rx_freed < RING;
-        self.landed.push(room);
-        if !room {
+    fn land(&mut self, a: Arrival) {
+        if self.accepted - self.rx_freed >= RING {
+            self.lost.push(a.tag);
             self.dropped += 1;
             return;
         }
+        self.took.push(a);
+        let (len, hash) = (a.len, a.hash);
         let (k, s) = (self.accepted as u32, (self.accepted % RING) as u32);
         let w = |off: u32| (off / 4) as usize;
         self.sram.words[w(RX_STATUS + 8 * s)] = len;

@@ -60,7 +60,7 @@ use super::rss::{Rss, TABLE};
 use crate::engine::Time;
 use irqsim_firmware::config as fw;
 use irqsim_firmware::memory::{BUF, Memory, RECV_BUFS, RECV_RING, RET_RING, RING, SEND_BUFS, SEND_RING, STATUS};
-use irqsim_firmware::nic::{COPY_BYTES, Mailbox, frame_word};
+use irqsim_firmware::nic::{Arrival, COPY_BYTES, Mailbox, frame_word};
 use irqsim_firmware::profile::HANDLERS;
 use irqsim_firmware::{Effect, HostMemory, Measured, Nic, NicConfig, Organisation, Window};
 use irqsim_mips::Program;
@@ -176,8 +176,6 @@ pub struct Firmware {
     effects: Vec<Effect>,
     /// Host cycles per NIC cycle.
     ratio: f64,
-    /// Frames given to the NIC that have not landed yet.
-    arriving: VecDeque<Frame>,
     /// Frames the MAC accepted, not yet returned to the host.
     accepted: VecDeque<Frame>,
     /// Arrivals of frames the MAC dropped that the host has not counted yet.
@@ -291,7 +289,6 @@ impl Firmware {
             mem: Memory::default(),
             effects: Vec::new(),
             ratio: host_mhz / cfg.clock_mhz,
-            arriving: VecDeque::new(),
             accepted: VecDeque::new(),
             drops: Vec::new(),
             returned: 0,
@@ -383,15 +380,11 @@ impl Firmware {
             self.nic.advance(until, mem, &mut self.effects).map_err(|e| e.to_string())?;
             ended = self.nic.now() < until || self.effects[n..].iter().any(ends);
         }
-        for took in self.nic.landings() {
-            let frame = self.arriving.pop_front().expect("a frame landed that was given");
-            if took {
-                self.numbered += 1;
-                self.accepted.push_back(frame);
-            } else {
-                self.drops.push(frame.arrival);
-            }
-        }
+        // The NIC keeps the frames given until they land, and hands them back.
+        let (took, lost) = self.nic.landings();
+        self.numbered += took.len() as u64;
+        self.accepted.extend(took.map(|a| Frame { arrival: a.tag, bytes: a.len, flow: a.flow }));
+        self.drops.extend(lost);
         self.due |= self.effects[before..].iter().any(ends);
         // The host reads memory, not the DMA writes' reports: keeping them
         // would grow without bound under firmware that never writes status.
@@ -407,11 +400,10 @@ impl Firmware {
         if frame.bytes > MAX_FRAME_BYTES {
             return false;
         }
-        self.arriving.push_back(frame);
         // An arrival is a time of the run, below 2^63: signed conversions, a
         // third of the unsigned ones' instructions, give the same cycle.
         let at = (frame.arrival as i64 as f64 / self.ratio) as i64 as u64;
-        self.nic.frame_arrives(at, frame.bytes, hash);
+        self.nic.frame_arrives(Arrival { at, len: frame.bytes, hash, tag: frame.arrival, flow: frame.flow });
         true
     }
 
@@ -423,10 +415,7 @@ impl Firmware {
     /// The run ends at host cycle `end`: frames given for later never
     /// arrived. Returns how many.
     pub fn withdraw_after(&mut self, end: Time) -> u64 {
-        let keep = self.arriving.partition_point(|f| f.arrival <= end);
-        let gone = self.arriving.len() - keep;
-        self.arriving.truncate(keep);
-        gone as u64
+        self.nic.withdraw_after(end) as u64
     }
 
     /// What the host sees of the effects since the last call: the frames
@@ -672,7 +661,7 @@ impl Firmware {
     /// Frames from the wire the host has not yet seen: not landed yet, or
     /// accepted by the MAC and not yet returned.
     pub fn in_flight(&self) -> u64 {
-        (self.arriving.len() + self.accepted.len()) as u64
+        self.nic.arriving() + self.accepted.len() as u64
     }
 
     /// Instructions the firmware's cores completed.

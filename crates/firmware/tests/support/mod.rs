@@ -7,7 +7,7 @@
 //! the device stops, so how the NIC is driven cannot change what it sees.
 
 use irqsim_firmware::memory::{BUF, Memory, RECV_BUFS, RECV_RING, RING, SEND_BUFS, SEND_RING, STATUS};
-use irqsim_firmware::nic::Mailbox;
+use irqsim_firmware::nic::{Arrival, Mailbox};
 use irqsim_firmware::{Effect, Error, HostMemory, Nic};
 
 pub struct Loopback {
@@ -62,7 +62,7 @@ impl Loopback {
     /// Gives the NIC, ahead, every frame arriving by cycle `to`.
     pub fn arrive_by(&mut self, to: u64, nic: &mut Nic) {
         while self.next <= to {
-            nic.frame_arrives(self.next, self.bytes, 0);
+            nic.frame_arrives(Arrival { at: self.next, len: self.bytes, hash: 0, tag: self.next, flow: 0 });
             self.next += self.gap;
         }
     }
