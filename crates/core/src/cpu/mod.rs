@@ -238,8 +238,10 @@ impl<J: Copy + Label> Thread<J> {
         let act = &mut self.slots[at(level)].active;
         if act.switch | act.overhead == 0 && !timeline.enabled() {
             // Into the job's own work (the common preemption): no split.
+            // A charge comes no later than the job's completion, for which
+            // its timer is armed: the subtraction never passes zero.
             debug_assert!(elapsed <= act.remaining, "charged past the end of a job");
-            act.remaining -= elapsed.min(act.remaining);
+            act.remaining -= elapsed;
             self.level_bins[at(level)].add(act.work.bin, elapsed);
             return;
         }
@@ -250,7 +252,7 @@ impl<J: Copy + Label> Thread<J> {
         let over = switch + entry;
         let work = elapsed - over;
         debug_assert!(work <= act.remaining, "charged past the end of a job");
-        act.remaining -= work.min(act.remaining);
+        act.remaining -= work;
         let lb = &mut self.level_bins[at(level)];
         lb.add(Bin::Overhead, over);
         lb.add(act.work.bin, work);
