@@ -34,7 +34,7 @@ use ports::Ports;
 use serde::Serialize;
 
 /// Work cycles of a code job: it ends when the code returns, never by count.
-pub const UNTIL_RETURN: u64 = u64::MAX / 4;
+pub const UNTIL_RETURN: u64 = crate::cpu::NEVER;
 
 /// Stack bytes of each activity (per thread and level), the first below
 /// this address, each next one [`stack_stride`] below the last.

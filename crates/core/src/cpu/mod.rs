@@ -50,6 +50,14 @@ pub struct Work<J> {
     pub bin: Bin,
 }
 
+/// The cycles of a job that never ends (a background task, code until it
+/// returns): the most any work has. Completion times are added plainly,
+/// without saturating: times stay below 2^49 (an hour, the longest run, at
+/// 100 GHz, the fastest clock), switch and entry cycles are configured costs
+/// of at most 10^9 each, and every other work's cycles are sums of a few
+/// configured costs, so `now` plus all of them stays below 2^63.
+pub const NEVER: u64 = u64::MAX / 4;
+
 /// Per-thread costs of starting and switching activities, in cycles.
 #[derive(Debug, Clone, Copy)]
 pub struct EntryCosts {
@@ -73,12 +81,10 @@ struct Active<J> {
 
 impl<J> Active<J> {
     /// When the activity completes if it runs from `now` on without a break.
-    /// Saturating: a job that never ends (a background task) ends past the
-    /// run, never wraps. Switch and entry cycles are each a configured cost
-    /// of at most `MAX_CYCLES` (10^9), so their sum is added plainly.
+    /// Added plainly (see [`NEVER`]): nothing wraps.
     #[inline(always)]
     fn end(&self, now: Time) -> Time {
-        now.saturating_add(self.remaining.saturating_add(self.switch + self.overhead))
+        now + self.remaining + self.switch + self.overhead
     }
 }
 
@@ -232,8 +238,10 @@ impl<J: Copy + Label> Thread<J> {
         let act = &mut self.slots[at(level)].active;
         if act.switch | act.overhead == 0 && !timeline.enabled() {
             // Into the job's own work (the common preemption): no split.
+            // A charge comes no later than the job's completion, for which
+            // its timer is armed: the subtraction never passes zero.
             debug_assert!(elapsed <= act.remaining, "charged past the end of a job");
-            act.remaining -= elapsed.min(act.remaining);
+            act.remaining -= elapsed;
             self.level_bins[at(level)].add(act.work.bin, elapsed);
             return;
         }
@@ -244,7 +252,7 @@ impl<J: Copy + Label> Thread<J> {
         let over = switch + entry;
         let work = elapsed - over;
         debug_assert!(work <= act.remaining, "charged past the end of a job");
-        act.remaining -= work.min(act.remaining);
+        act.remaining -= work;
         let lb = &mut self.level_bins[at(level)];
         lb.add(Bin::Overhead, over);
         lb.add(act.work.bin, work);
@@ -338,7 +346,7 @@ impl<J: Copy + Label> Thread<J> {
         if !self.armed {
             return None;
         }
-        Some(now.saturating_add(work.cycles))
+        Some(now + work.cycles)
     }
 
     /// After [`Thread::complete`] at `now`, with nothing for the activity

@@ -46,6 +46,9 @@ impl TxFrame {
 struct Slot {
     frame: RxFrame,
     dma_end: Time,
+    /// Bytes stored in the buffer up to this frame, this one included
+    /// ([`Nic::rx_stored`] after it came).
+    through: u64,
 }
 
 pub struct Nic {
@@ -53,6 +56,9 @@ pub struct Nic {
     /// Receive descriptors: frames that may wait for the driver.
     pub rx_ring: u64,
     rx_used: u64,
+    /// Bytes ever stored in the buffer: a reclaim finds the space it frees
+    /// from the last ended frame's `through`, without adding up each frame.
+    rx_stored: u64,
     /// The buffer's frames in arrival order: the first `in_dma` are being
     /// copied out (DMA end times ascending), the rest wait for the driver.
     rx: Ring<Slot>,
@@ -94,6 +100,7 @@ impl Nic {
             rx_capacity,
             rx_ring: u64::MAX,
             rx_used: 0,
+            rx_stored: 0,
             rx: Ring::new(),
             in_dma: 0,
             dma_free: 0,
@@ -119,23 +126,49 @@ impl Nic {
         self.paced = true;
     }
 
-    /// Frees the space of the frames whose DMA has ended. Out of line: it
-    /// runs only when an arriving frame would not fit otherwise.
+    /// Makes room for a frame of `bytes` that does not fit as the buffer
+    /// stands or finds the ring full: whether it fits now. Out of line: it
+    /// runs only then.
     #[inline(never)]
+    fn make_room(&mut self, now: Time, bytes: u32) -> bool {
+        // Reclaiming frees bytes and slots, not descriptors: with none left
+        // the frame is dropped without it (a NIC in overload drops most
+        // frames that way).
+        if self.rx_waiting() as u64 >= self.rx_ring {
+            return false;
+        }
+        self.reclaim(now);
+        if !self.fits(bytes) {
+            return false;
+        }
+        if self.rx.is_full() {
+            self.rx.grow();
+        }
+        true
+    }
+
+    /// Frees the space of the frames whose DMA has ended.
+    #[inline(always)]
     fn reclaim(&mut self, now: Time) {
         // The ended transfers are a prefix of the first `in_dma` frames (DMA
-        // end times ascend): count them, then drop them at once.
-        let (mut done, mut bytes) = (0, 0);
-        while let Some(slot) = self.rx.get(done).filter(|_| done < self.in_dma) {
-            if slot.dma_end > now {
-                break;
-            }
-            bytes += u64::from(slot.frame.bytes);
-            done += 1;
+        // end times ascend): found by bisection, then dropped at once.
+        let done = self.ended(now);
+        if let Some(last) = done.checked_sub(1).and_then(|i| self.rx.get(i)) {
+            self.rx_used = self.rx_stored - last.through;
         }
-        self.rx_used -= bytes;
         self.rx.discard_front(done);
         self.in_dma -= done;
+    }
+
+    /// How many of the frames in DMA have ended by `now`: usually all (the
+    /// driver took them well before the buffer filled), so the last is
+    /// looked at first.
+    #[inline(always)]
+    fn ended(&self, now: Time) -> usize {
+        match self.in_dma.checked_sub(1).and_then(|i| self.rx.get(i)) {
+            Some(last) if last.dma_end <= now => self.in_dma,
+            _ => self.rx.partition_point(self.in_dma, |s| s.dma_end <= now),
+        }
     }
 
     /// A frame of `bytes` fits in the buffer and the ring as they stand.
@@ -147,7 +180,7 @@ impl Nic {
     /// A frame arrives from the wire. Space of finished DMAs is reclaimed
     /// lazily, only when the frame would not fit without it or the ring
     /// would grow: the decision is the same as after reclaiming first (it
-    /// only frees space), and most frames skip the loop.
+    /// only frees space), and most frames skip it.
     #[inline(always)]
     pub fn receive(&mut self, now: Time, bytes: u32) -> Accept {
         self.receive_from(now, now, bytes)
@@ -157,24 +190,21 @@ impl Nic {
     /// device in front of this queue held it meanwhile).
     #[inline(always)]
     pub fn receive_from(&mut self, arrival: Time, now: Time, bytes: u32) -> Accept {
-        if !self.fits(bytes) || self.rx.is_full() {
-            self.reclaim(now);
-            if !self.fits(bytes) {
-                return Accept::Dropped;
-            }
-            if self.rx.is_full() {
-                self.rx.grow();
-            }
+        if (!self.fits(bytes) || self.rx.is_full()) && !self.make_room(now, bytes) {
+            return Accept::Dropped;
         }
         self.rx_used += u64::from(bytes);
-        self.rx.push_back(Slot { frame: RxFrame { arrival, bytes }, dma_end: 0 });
+        self.rx_stored += u64::from(bytes);
+        self.rx.push_back(Slot { frame: RxFrame { arrival, bytes }, dma_end: 0, through: self.rx_stored });
         Accept::Stored
     }
 
-    /// When the oldest DMA out of the receive buffer ends and frees space
-    /// (asked after a drop, when the ended ones have been reclaimed).
-    pub fn next_release(&self) -> Option<Time> {
-        if self.in_dma == 0 { None } else { self.rx.front().map(|s| s.dma_end) }
+    /// When the oldest DMA out of the receive buffer that has not ended by
+    /// `now` ends and frees space (asked after a drop; the ended ones may
+    /// not have been reclaimed).
+    pub fn next_release(&self, now: Time) -> Option<Time> {
+        let i = self.ended(now);
+        if i == self.in_dma { None } else { self.rx.get(i).map(|s| s.dma_end) }
     }
 
     pub fn rx_waiting(&self) -> usize {
@@ -378,6 +408,25 @@ mod tests {
     }
 
     #[test]
+    fn without_descriptors_a_frame_drops_and_the_release_skips_ended_dmas() {
+        let mut nic = Nic::new(4500, 4, 4.0, 200.0, 10.0);
+        nic.rx_ring = 1;
+        assert_eq!(nic.receive(0, 1500), Accept::Stored);
+        assert_eq!(nic.take_rx(0).unwrap().1, 375);
+        assert_eq!(nic.receive(0, 1500), Accept::Stored);
+        assert_eq!(nic.take_rx(1).unwrap().1, 376);
+        assert_eq!(nic.receive(2, 1500), Accept::Stored);
+        // One frame waits for the driver: no descriptor is left.
+        assert_eq!(nic.receive(375, 1500), Accept::Dropped);
+        assert_eq!(nic.next_release(375), Some(376), "the DMA ended at 375 frees nothing more");
+        assert_eq!(nic.next_release(376), None);
+        // The buffer is full: the two ended DMAs' space is reclaimed, not the third's.
+        assert_eq!(nic.take_rx(400).unwrap().1, 775);
+        assert_eq!(nic.receive(400, 1500), Accept::Stored);
+        assert_eq!((nic.rx_used, nic.in_dma, nic.rx.len()), (3000, 1, 2));
+    }
+
+    #[test]
     fn space_is_reclaimed_when_a_frame_would_not_fit() {
         let mut nic = Nic::new(3000, 4, 4.0, 200.0, 10.0);
         assert_eq!(nic.receive(0, 1500), Accept::Stored);
@@ -387,7 +436,7 @@ mod tests {
         // The first DMA has ended, the second not: one frame's space is free.
         assert_eq!(nic.receive(375, 1), Accept::Stored);
         assert_eq!(nic.receive(375, 1500), Accept::Dropped);
-        assert_eq!(nic.next_release(), Some(376), "after a drop the ended DMAs are gone");
+        assert_eq!(nic.next_release(375), Some(376), "after a drop the ended DMAs are gone");
         assert_eq!(nic.receive(376, 1499), Accept::Stored);
         assert_eq!(nic.rx_waiting(), 2);
     }

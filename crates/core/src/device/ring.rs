@@ -54,6 +54,24 @@ impl<T: Copy + Default> Ring<T> {
         self.len -= n;
     }
 
+    /// How many of the `n` oldest values (`n` at most the length) come
+    /// before the first for which `pred` is false; `pred` holds for a
+    /// prefix of them, which is found by bisection.
+    #[inline]
+    pub fn partition_point(&self, n: usize, mut pred: impl FnMut(&T) -> bool) -> usize {
+        debug_assert!(n <= self.len);
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if pred(&self.buf[self.slot(mid)]) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
     #[inline(always)]
     pub fn get(&self, i: usize) -> Option<&T> {
         if i < self.len { Some(&self.buf[self.slot(i)]) } else { None }
@@ -69,16 +87,11 @@ impl<T: Copy + Default> Ring<T> {
         }
     }
 
-    #[inline(always)]
-    pub fn front(&self) -> Option<&T> {
-        self.get(0)
-    }
-
     /// Doubles the buffer, oldest value first.
     #[cold]
     #[inline(never)]
     pub fn grow(&mut self) {
-        let mut buf = vec![T::default(); (self.buf.len() * 2).max(8)];
+        let mut buf = vec![T::default(); (self.buf.len() * 2).max(64)];
         for (i, v) in buf.iter_mut().take(self.len).enumerate() {
             *v = self.buf[self.slot(i)];
         }
@@ -99,7 +112,7 @@ mod tests {
     use std::collections::VecDeque;
 
     fn pop(ring: &mut Ring<u32>) -> Option<u32> {
-        let v = ring.front().copied();
+        let v = ring.get(0).copied();
         if v.is_some() {
             ring.discard_front(1);
         }
@@ -125,7 +138,7 @@ mod tests {
                 model.drain(..2);
             }
             assert_eq!(ring.len(), model.len());
-            assert_eq!(ring.front(), model.front());
+            assert_eq!(ring.get(0), model.front());
             assert_eq!(ring.get(ring.len() / 2), model.get(model.len() / 2));
             assert_eq!(ring.get(ring.len()), None);
         }

@@ -198,7 +198,7 @@ impl Costs {
     #[inline(always)]
     pub fn work(&mut self, job: Job) -> Work<Job> {
         let (cycles, bin) = match job {
-            Job::Background => (u64::MAX / 4, Bin::User),
+            Job::Background => (crate::cpu::NEVER, Bin::User),
             Job::AppThink => (self.think, Bin::User),
             Job::Syscall => (self.syscall - self.sections.syscall, Bin::Kernel),
             Job::SendSocket { bytes } if !self.layered => (self.socket + self.udp + self.ip + self.copy(bytes), Bin::Kernel),

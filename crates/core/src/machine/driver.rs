@@ -11,7 +11,7 @@ use crate::kernel::net::Site;
 use crate::cpu::{IRQ, SOFT};
 use crate::device::nic::{Accept, RxFrame, Send, TxFrame};
 use crate::engine::Time;
-use crate::machine::{Event, Machine, Route};
+use crate::machine::{Event, Machine, Net, Route};
 
 impl Machine {
     /// The sender offers a frame. Frames land no closer together than the
@@ -82,10 +82,18 @@ impl Machine {
     #[cold]
     pub(crate) fn nic_dropped(&mut self, now: Time) {
         self.net.counters.rx_dropped_nic += 1;
-        // A closed-loop sender keeps one frame outstanding: it tries again
-        // when DMA frees buffer space (a frame waiting for the ISR would
-        // be this loop's one frame, so the buffer is full of DMAs).
-        let retry = self.net.nic.next_release().unwrap_or(now + 1).max(now + 1);
+        self.resend_after_drop(now, |n| n.nic.next_release(now));
+    }
+
+    /// A closed-loop sender keeps one frame outstanding: when a NIC dropped
+    /// it, it tries again as DMA frees buffer space (`release`, asked only
+    /// then: a frame waiting for the ISR would be this loop's one frame, so
+    /// the buffer is full of DMAs).
+    pub(crate) fn resend_after_drop(&mut self, now: Time, release: impl FnOnce(&Net) -> Option<Time>) {
+        if self.net.workload.rx_serviced(now).is_none() {
+            return;
+        }
+        let retry = release(&self.net).unwrap_or(now + 1).max(now + 1);
         if let Some((t, s)) = self.net.workload.rx_serviced(retry) {
             self.queue.schedule(t, Event::Feedback(s));
         }

@@ -18,7 +18,7 @@ impl Machine {
         let d = &self.delivery;
         let p = &d.path;
         let (cycles, bin) = match job {
-            Job::User => (u64::MAX / 4, Bin::User),
+            Job::User => (crate::cpu::NEVER, Bin::User),
             Job::Entry { cpu, .. } | Job::Read { cpu, .. } | Job::Exit { cpu } => (d.step[cpu as usize], Bin::Interrupt),
             Job::Claim { input, h } => {
                 let s = &d.sources[d.chains[input as usize][h as usize]];

@@ -262,10 +262,10 @@ impl Machine {
                 let work = self.work(next);
                 (self.threads[thread].go_on(now, level, work), false)
             }
-            None => {
-                let ends = job.ends_interrupt();
-                (self.threads[thread].proceed(now, level, !ends), ends)
-            }
+            // A branch, not the flag computed and passed on: most jobs end
+            // no interrupt, and the test is one compare for them.
+            None if job.ends_interrupt() => (self.threads[thread].proceed(now, level, false), true),
+            None => (self.threads[thread].proceed(now, level, true), false),
         };
         if let Some(t) = t {
             self.arm(thread, t);

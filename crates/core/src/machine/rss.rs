@@ -6,7 +6,7 @@
 
 use crate::device::nic::Nic;
 use crate::engine::Time;
-use crate::machine::{Event, Machine};
+use crate::machine::Machine;
 
 impl Machine {
     /// Receive queue `q`'s ring: the NIC's own without RSS.
@@ -76,11 +76,7 @@ impl Machine {
         let (q, flow) = r.steer();
         if !r.receive(q, flow, now, bytes) {
             self.net.counters.rx_dropped_nic += 1;
-            let retry = r.rings[q].next_release().unwrap_or(now + 1).max(now + 1);
-            if let Some((t, s)) = self.net.workload.rx_serviced(retry) {
-                self.queue.schedule(t, Event::Feedback(s));
-            }
-            return;
+            return self.resend_after_drop(now, |n| n.rss.as_ref().and_then(|r| r.rings[q].next_release(now)));
         }
         if !r.coalesce.is_empty() {
             if !r.irq_off.contains(q) {
