@@ -14,17 +14,17 @@
 //! control transfer of either thread (included) or the end of a thread's
 //! run, and the other thread's branch or jump too where it issues right
 //! after a branch or jump (a pair: half the schedules of two threads in
-//! lockstep would otherwise be that branch alone); it is computed as if nothing were in flight when it starts, so it
-//! is taken only where what is in flight changes no instruction's ready
-//! cycle ([`Schedule::fits`]). Everything a run can meet that a schedule
+//! lockstep would otherwise be that branch alone); it is computed as if
+//! nothing were in flight when it starts, so it is taken only where what
+//! is in flight changes no instruction's ready cycle ([`Schedule::fits`]). Everything a run can meet that a schedule
 //! does not foresee (a device's stall or stop, a store into the text, a
 //! fault) ends it where the cycle loop would be, which goes on from there.
 //! Schedules end at a branch so often (every four or five instructions of
 //! the two threads) that the next one is not looked up by its key when it
 //! can be known otherwise: after a branch or jump, decided in place, the
 //! schedule that followed the last time it went the same way to the same
-//! PC follows again ([`Duets::link`], [`Duets::link_pair`]), its thread's ready cycle being then
-//! fixed by the branch.
+//! PC follows again ([`Duets::link`], [`Duets::link_pair`]), its thread's
+//! ready cycle being then fixed by the branch.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
