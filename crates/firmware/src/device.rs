@@ -33,7 +33,9 @@
 //!
 //! Bad firmware stops `advance` with one [`Error::Stopped`] naming the
 //! program, the function and the PC: a fault or an unsupported
-//! instruction (irqsim-mips's message, with the core and cycle), leaving
+//! instruction (irqsim-mips's message, with the core and cycle; with
+//! several cores, a store into the firmware's read-only data or `fw_cfg`
+//! too, which cores run ahead load at any cycle: [`read_only`]), leaving
 //! the dispatch loop, or a core that has not read the event flags for
 //! [`WATCHDOG_CYCLES`] (an infinite loop), checked at least every
 //! 2^18 cycles. (Ctrl-C is the machine's: it runs the device in
@@ -102,10 +104,24 @@ pub struct Nic {
     check_at: u64,
     /// Per core, the memory no other core touches (its stack), when several cores run ahead.
     private: Vec<Range<u32>>,
+    /// Memory no core writes, which cores run ahead load from at any cycle ([`read_only`]).
+    read_only: Vec<Range<u32>>,
     /// Cycles a core may run ahead ([`AHEAD`]; 0: in lockstep).
     ahead: u64,
     /// Host addresses whose DMA writes end [`Nic::advance`] ([`Nic::watch_host_writes`]).
     watched: Range<u32>,
+}
+
+/// Memory no core writes: the firmware's read-only data (`.rodata*`) and
+/// `fw_cfg` (written by [`Nic::new`] before the cores run), whole words
+/// within each. Cores run ahead load them at any cycle (a store there
+/// faults: irqsim-mips's `System::run_ahead`); in the dispatch loop each
+/// pass reads `fw_cfg` and the event table `prio_src`, which otherwise
+/// end a core's turn (at 6 cores about 10% of turns ended there).
+fn read_only(p: &Program, fw_cfg: u32) -> Vec<Range<u32>> {
+    let cfg = p.symbols.iter().find(|s| s.name == "fw_cfg").map_or(0, |s| s.size);
+    let rodata = p.sections.iter().filter(|s| s.name.starts_with(".rodata")).map(|s| (s.addr, s.size));
+    rodata.chain([(fw_cfg, cfg)]).map(|(a, n)| a.next_multiple_of(4)..(a + n) & !3).filter(|r| !r.is_empty()).collect()
 }
 
 fn symbol(p: &Program, name: &str) -> Result<u32, Error> {
@@ -155,7 +171,8 @@ impl Nic {
                 (top - STACK_BYTES).next_multiple_of(PAGE_BYTES) + PAGE_BYTES..top
             })
             .collect();
-        Ok((Nic { sys, functions, now: 0, check_at: CHECK_CYCLES, private, ahead: AHEAD, watched: 0..0 }, owners))
+        let read_only = read_only(program, fw_cfg);
+        Ok((Nic { sys, functions, now: 0, check_at: CHECK_CYCLES, private, read_only, ahead: AHEAD, watched: 0..0 }, owners))
     }
 
     /// Lets cores run up to `cycles` ahead of one another through work the
@@ -335,7 +352,7 @@ impl Nic {
         let mut part = self.now;
         loop {
             part = until.min(part.saturating_add(SETTLE_CYCLES));
-            let stop = self.sys.run_ahead(part, &self.private, self.ahead);
+            let stop = self.sys.run_ahead(part, &self.private, &self.read_only, self.ahead);
             if part == until || stop != Stop::Limit {
                 return stop;
             }

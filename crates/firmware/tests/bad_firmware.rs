@@ -71,3 +71,16 @@ fn an_infinite_loop_that_never_reads_the_event_flags_is_caught() {
         assert!(m.contains(&format!(" in receive+0x{off:x} at pc 0x{pc:08x}, cycle ")), "{m}");
     }
 }
+
+#[test]
+fn a_store_into_read_only_data_names_program_function_and_pc() {
+    // lui $t0, %hi(fw_cfg); sw $zero, %lo(fw_cfg)($t0): cores run ahead load
+    // fw_cfg at any cycle, so with several cores a store there faults.
+    let cfg = firmware().symbol("fw_cfg").unwrap();
+    let (p, at) = patched("receive", &[0x3C08_0000 | (cfg.wrapping_add(0x8000) >> 16), 0xAD00_0000 | (cfg & 0xFFFF)]);
+    for cores in [2, 4] {
+        let Error::Stopped(m) = stopped(&p, cores) else { panic!() };
+        assert!(m.starts_with(&format!("{}: write to read-only data at 0x{cfg:08x} in receive+0x4 at pc 0x{:08x}", p.name, at + 4)), "{m}");
+        assert_eq!(m.lines().count(), 1);
+    }
+}

@@ -6,7 +6,9 @@
 //! order for everything another core could observe and lets a core whose
 //! turn has ended go on through what none can:
 //! instructions that access no memory outside the core's private range
-//! (its stack), no device register, and cannot trap or stop. It stops
+//! (its stack) but loads of memory no core writes (read-only data the
+//! caller names: a store there faults), no device register, and cannot
+//! trap or stop. It stops
 //! before the first other instruction (which then waits for its turn), or
 //! `ahead` cycles past the next core or the limit, whichever is first: what
 //! the caller does at the limit (a device's event) reaches the cores
@@ -34,22 +36,29 @@ use std::ops::Range;
 impl<D: Devices> System<D> {
     /// Runs until every core with work reaches cycle `until`, or a thread
     /// stops, as [`System::run`] does; a core past its turn goes on through
-    /// private work (accesses within `private[core]` only) up to `ahead`
-    /// cycles past the next core or `until`, whichever is earlier (see the
-    /// module's note). Only for cores of
-    /// one thread on perfect memory; anything else runs as [`System::run`].
-    pub fn run_ahead(&mut self, until: u64, private: &[Range<u32>], ahead: u64) -> Stop {
+    /// private work (accesses within `private[core]`, and loads within
+    /// `read_only`) up to `ahead` cycles past the next core or `until`,
+    /// whichever is earlier (see the module's note). A store within
+    /// `read_only` stops the run with a fault ([`Fault::ReadOnly`]), as it
+    /// issues. Only for cores of one thread on perfect memory; anything
+    /// else runs as [`System::run`] (and `read_only` is not checked).
+    pub fn run_ahead(&mut self, until: u64, private: &[Range<u32>], read_only: &[Range<u32>], ahead: u64) -> Stop {
         if self.threads != 1 || self.caches.is_some() || private.len() != self.cores.len() {
             return self.run(until);
         }
-        self.interleave(until, |sys, k, turns| sys.run_turn(k, until.min(turns.next()), until.min(turns.others()).saturating_add(ahead), &private[k]))
+        let read_only_end = read_only.iter().map(|r| r.end).max().unwrap_or(0);
+        self.interleave(until, |sys, k, turns| {
+            let (turn, limit) = (until.min(turns.next()), until.min(turns.others()).saturating_add(ahead));
+            sys.run_turn(k, Bounds { turn, limit, range: &private[k], read_only, read_only_end })
+        })
     }
 
     /// Core `k`'s turn and what follows it, on one bus: every instruction
-    /// that issues before `turn` (as [`System::run`]'s turn would issue
-    /// it), then those private to it (see [`private`]) that issue before
-    /// `limit`. Fetches are free; a failed fetch is reported in turn.
-    fn run_turn(&mut self, k: usize, turn: u64, limit: u64, range: &Range<u32>) -> Option<Stop> {
+    /// that issues before `bounds.turn` (as [`System::run`]'s turn would
+    /// issue it), then those private to it (see [`Bounds`]) that issue
+    /// before `bounds.limit`. Fetches are free; a failed fetch is reported in turn.
+    fn run_turn(&mut self, k: usize, bounds: Bounds) -> Option<Stop> {
+        let turn = bounds.turn;
         let topology = ((self.cores.len() as u32) << 8) | 1;
         let pipeline = self.pipeline;
         let core = &mut self.cores[k];
@@ -61,7 +70,6 @@ impl<D: Devices> System<D> {
         let mut perfect = Perfect;
         let mut bus = DataBus::new(&mut self.mem, &mut self.code, &mut self.links, &mut perfect, &mut self.devices, who);
         let blocks = &mut self.blocks;
-        let bounds = Bounds { turn, limit, range };
         let (mut now, first) = (core.now, th.instructions);
         // The fetched instruction is kept in a local (an `Inst` stored per instruction cost more than the test).
         let mut next = th.next.take();
@@ -86,6 +94,9 @@ impl<D: Devices> System<D> {
                 break Turn::Over;
             }
             let pc = th.ctx.pc;
+            if let Some(addr) = bounds.store_into_read_only(inst, &th.ctx) {
+                break Turn::Fault(pc, Fault::ReadOnly { addr }, String::new());
+            }
             (bus.who.now, bus.who.instret, bus.stall, bus.mmio) = (at, th.instructions, 0, false);
             next = None;
             let flow = match step(th, inst, &mut bus, &pipeline) {

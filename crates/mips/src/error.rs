@@ -50,6 +50,10 @@ pub enum Fault {
     StackOverflow {
         addr: u32,
     },
+    /// A store into memory the caller of `System::run_ahead` said no core writes.
+    ReadOnly {
+        addr: u32,
+    },
 }
 
 impl Fault {
@@ -64,6 +68,7 @@ impl Fault {
             Fault::Break { code } => format!("break {code}"),
             Fault::Device { addr } => format!("device register 0x{addr:08x}: {device}"),
             Fault::StackOverflow { addr } => format!("stack overflow (segmentation fault: write to 0x{addr:08x}, below the stack's limit)"),
+            Fault::ReadOnly { addr } => format!("write to read-only data at 0x{addr:08x}"),
         }
     }
 }

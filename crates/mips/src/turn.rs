@@ -25,18 +25,38 @@ use crate::timing::Pipeline;
 use std::ops::Range;
 
 /// Where a core in `run_turn` may issue what: anything a block can run
-/// before `turn`, then private work only, before `limit`, within `range`.
+/// before `turn`, then private work only, before `limit`: accesses within
+/// `range`, and loads within `read_only` (memory no core writes: a store
+/// there faults, see [`Bounds::store_into_read_only`]), whose words read the
+/// same at any cycle. `read_only` ends below `read_only_end`.
 pub(crate) struct Bounds<'r> {
     pub turn: u64,
     pub limit: u64,
     pub range: &'r Range<u32>,
+    pub read_only: &'r [Range<u32>],
+    pub read_only_end: u32,
 }
 
 impl Bounds<'_> {
     /// Whether `i`, issuing at `at` in context `ctx`, is past what the core may issue now.
     #[inline(always)]
     pub(crate) fn past(&self, at: u64, i: Inst, ctx: &Context) -> bool {
-        at >= self.turn && (at >= self.limit || !private(i, ctx, self.range))
+        at >= self.turn && (at >= self.limit || !private(i, ctx, self))
+    }
+
+    /// The address `i` stores to in context `ctx`, if within `read_only`.
+    #[inline(always)]
+    pub(crate) fn store_into_read_only(&self, i: Inst, ctx: &Context) -> Option<u32> {
+        if i.class & Inst::STORE == 0 {
+            return None;
+        }
+        let ea = ctx.r[i.rs as usize & 31].wrapping_add(i.imm);
+        self.read_only(ea).then_some(ea)
+    }
+
+    #[inline(always)]
+    fn read_only(&self, ea: u32) -> bool {
+        ea & !3 < self.read_only_end && self.read_only.iter().any(|r| r.contains(&(ea & !3)))
     }
 }
 
@@ -218,7 +238,7 @@ fn one<D: Devices>(th: &mut HwThread, s: &Step, at: u64, bus: &mut DataBus<'_, P
     if s.simple.run(&mut th.ctx, &inst) {
         return Ok(None);
     }
-    if after && !private(inst, &th.ctx, b.range) {
+    if after && !private(inst, &th.ctx, b) {
         return Err(Leave::Before);
     }
     if inst.class & Inst::MEMORY == 0 {
@@ -233,6 +253,10 @@ fn one<D: Devices>(th: &mut HwThread, s: &Step, at: u64, bus: &mut DataBus<'_, P
         th.board.issued(p, inst, at, at + 1);
         return Ok(None);
     }
+    // A store into read-only memory faults in the general step.
+    if b.store_into_read_only(inst, &th.ctx).is_some() {
+        return Err(Leave::Before);
+    }
     // Plain memory only; no stall on perfect memory, so the block's offsets hold.
     plain::access(&mut th.ctx, &inst, bus).ok_or(Leave::Before)?;
     if inst.class & Inst::STORE == 0 {
@@ -244,10 +268,11 @@ fn one<D: Devices>(th: &mut HwThread, s: &Step, at: u64, bus: &mut DataBus<'_, P
 }
 
 /// Whether `i`, next for a thread in context `ctx`, is invisible to other
-/// cores: a memory access only if aligned and within `range`, no device
-/// register, and nothing that traps, stops or orders memory.
+/// cores: a memory access only if aligned and within `b.range` (or a plain
+/// load within `b.read_only`), no device register, and nothing that traps,
+/// stops or orders memory.
 #[inline(always)]
-fn private(i: Inst, ctx: &Context, range: &Range<u32>) -> bool {
+fn private(i: Inst, ctx: &Context, b: &Bounds) -> bool {
     use Op::*;
     if i.class & Inst::MEMORY != 0 {
         let ea = ctx.r[i.rs as usize & 31].wrapping_add(i.imm);
@@ -256,7 +281,7 @@ fn private(i: Inst, ctx: &Context, range: &Range<u32>) -> bool {
             Lh | Lhu | Sh => ea & 1 == 0,
             _ => true,
         };
-        return aligned && range.contains(&(ea & !3));
+        return aligned && (b.range.contains(&(ea & !3)) || (matches!(i.op, Lw | Lh | Lhu | Lb | Lbu) && b.read_only(ea)));
     }
     ordinary(i.op)
 }

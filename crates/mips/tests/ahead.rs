@@ -8,6 +8,7 @@ use irqsim_mips::block::Step;
 use irqsim_mips::context::REG_SLOTS;
 use irqsim_mips::device::{Access, Devices, MMIO_BASE};
 use irqsim_mips::{Context, Stop, System, SystemConfig};
+use std::ops::Range;
 
 /// Per hardware thread, the issues the hooks report, (PC, cycle) in order;
 /// and the block hook's calls.
@@ -78,8 +79,13 @@ fn run(cores: usize, ahead: Option<u64>) -> Outcome {
 /// [`run`], each call of the run to `step` cycles past the last's limit;
 /// also whether a core had issued past a call's limit when it returned.
 fn run_by(cores: usize, ahead: Option<u64>, step: u64) -> (Outcome, bool) {
+    run_with(&mixed(), cores, ahead, step, &[])
+}
+
+/// [`run_by`] of the program `words`, `read_only` given to `run_ahead`.
+fn run_with(words: &[u32], cores: usize, ahead: Option<u64>, step: u64, read_only: &[Range<u32>]) -> (Outcome, bool) {
     let config = SystemConfig { cores, ..Default::default() };
-    let mut s = System::new(program(&mixed(), 4096), &config, PerThread::default());
+    let mut s = System::new(program(words, 4096), &config, PerThread::default());
     let stack = |k: usize| 0x7000_0000 - 0x1000 * k as u32;
     for k in 0..cores {
         s.start(k, 0, Context::at(TEXT, stack(k)), k as u64);
@@ -89,7 +95,7 @@ fn run_by(cores: usize, ahead: Option<u64>, step: u64) -> (Outcome, bool) {
     let (mut until, mut past) = (0, false);
     loop {
         let stop = match ahead {
-            Some(cycles) => s.run_ahead(until, &private, cycles),
+            Some(cycles) => s.run_ahead(until, &private, read_only, cycles),
             None => s.run(until),
         };
         past |= s.devices.issues.iter().filter_map(|i| i.last()).any(|&(_, cycle)| cycle >= until);
@@ -134,4 +140,44 @@ fn cores_run_ahead_past_the_limit_as_in_lockstep() {
             }
         }
     }
+}
+
+/// [`mixed`] with a load of a word no core writes (at `DATA + 0x100`) in its loop.
+fn reading() -> Vec<u32> {
+    let mut words = mixed();
+    words.insert(4, lw(15, 0x100, 8));
+    words[13] = bne(9, 0, -12);
+    words.push(addu(19, 18, 15));
+    words
+}
+
+/// Loads of memory named read-only are private: cores run ahead through
+/// them, in fewer blocks than when they wait for their turn at each, and
+/// give [`System::run`]'s registers, cycles, issues and shared word.
+#[test]
+fn cores_run_ahead_through_read_only_loads() {
+    let read_only = [DATA + 0x100..DATA + 0x104];
+    for cores in [2, 3, 4] {
+        let (exits, shared, issues, _) = run_with(&reading(), cores, None, u64::MAX >> 1, &[]).0;
+        let (.., waiting) = run_with(&reading(), cores, Some(64), u64::MAX >> 1, &[]).0;
+        let (r_exits, r_shared, r_issues, calls) = run_with(&reading(), cores, Some(64), u64::MAX >> 1, &read_only).0;
+        assert_eq!((&r_exits, r_shared, &r_issues), (&exits, shared, &issues), "{cores} cores");
+        assert!(calls < waiting, "{cores} cores: {calls} block calls, {waiting} with the loads shared");
+    }
+}
+
+/// A store into memory named read-only stops the run with a fault at the store.
+#[test]
+fn a_store_into_read_only_memory_faults() {
+    let words = [lui(8, DATA >> 16), addiu(9, 0, 7), sw(9, 0x104, 8), SYSCALL];
+    let mut s = System::new(program(&words, 4096), &SystemConfig { cores: 2, ..Default::default() }, PerThread::default());
+    for k in 0..2 {
+        s.start(k, 0, Context::at(TEXT, 0x7000_0000 - 0x1000 * k as u32), 0);
+    }
+    let private = [0x6FFF_F000..0x7000_0000, 0x6FFF_E000..0x6FFF_F000];
+    match s.run_ahead(1000, &private, &[DATA + 0x100..DATA + 0x108], 64) {
+        Stop::Fault { core: 0, error, .. } => assert!(error.to_string().contains(&format!("write to read-only data at 0x{:08x}", DATA + 0x104)), "{error}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(s.mem.read_u32(DATA + 0x104), 0, "the store did not happen");
 }
