@@ -81,6 +81,20 @@ const SETTLE_CYCLES: u64 = 1 << 12;
 pub trait HostMemory {
     fn read(&mut self, addr: u32) -> u32;
     fn write(&mut self, addr: u32, value: u32);
+
+    /// The words from `addr` on into `out` (a DMA read's copy).
+    fn read_words(&mut self, addr: u32, out: &mut [u32]) {
+        for (k, w) in out.iter_mut().enumerate() {
+            *w = self.read(addr.wrapping_add(4 * k as u32));
+        }
+    }
+
+    /// `words` from `addr` on (a DMA write's copy).
+    fn write_words(&mut self, addr: u32, words: &[u32]) {
+        for (k, &w) in words.iter().enumerate() {
+            self.write(addr.wrapping_add(4 * k as u32), w);
+        }
+    }
 }
 
 /// What the host must see, stamped with the core cycle it happened in.

@@ -61,6 +61,37 @@ impl HostMemory for Memory {
         let k = self.page(addr, true).expect("made");
         self.pages[k][(addr >> 2) as usize % PAGE_WORDS] = v;
     }
+
+    fn read_words(&mut self, addr: u32, out: &mut [u32]) {
+        let mut w = addr >> 2;
+        for piece in out.chunks_mut(PAGE_WORDS) {
+            // Up to the end of the page, then the rest from the next.
+            let at = w as usize % PAGE_WORDS;
+            let (here, next) = piece.split_at_mut(piece.len().min(PAGE_WORDS - at));
+            for (part, w) in [(here, w), (next, w.wrapping_add((PAGE_WORDS - at) as u32))] {
+                match self.page(w << 2, false) {
+                    Some(k) if !part.is_empty() => part.copy_from_slice(&self.pages[k][w as usize % PAGE_WORDS..][..part.len()]),
+                    _ => part.fill(0),
+                }
+            }
+            w = w.wrapping_add(piece.len() as u32);
+        }
+    }
+
+    fn write_words(&mut self, addr: u32, words: &[u32]) {
+        let mut w = addr >> 2;
+        for piece in words.chunks(PAGE_WORDS) {
+            let at = w as usize % PAGE_WORDS;
+            let (here, next) = piece.split_at(piece.len().min(PAGE_WORDS - at));
+            for (part, w) in [(here, w), (next, w.wrapping_add((PAGE_WORDS - at) as u32))] {
+                if !part.is_empty() {
+                    let k = self.page(w << 2, true).expect("made");
+                    self.pages[k][w as usize % PAGE_WORDS..][..part.len()].copy_from_slice(part);
+                }
+            }
+            w = w.wrapping_add(piece.len() as u32);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -83,5 +114,26 @@ mod tests {
             assert_eq!(m.read(a), 0, "0x{a:08x}");
         }
         assert_eq!(m.pages.len(), 7, "one page per distinct 4 KiB");
+    }
+
+    /// Runs of words copied at once are the words copied one by one: across
+    /// a page's end, from an unaligned address, over pages never written.
+    #[test]
+    fn runs_of_words_are_their_words() {
+        let words: Vec<u32> = (1..=1500).collect();
+        for addr in [0x1000_0FF0, 0x2000_0002, 0x3000_0000] {
+            let (mut runs, mut one) = (Memory::default(), Memory::default());
+            runs.write_words(addr, &words);
+            words.iter().enumerate().for_each(|(k, &w)| one.write(addr + 4 * k as u32, w));
+            for probe in [addr - 8, addr + 0x1800] {
+                let (mut a, mut b) = (vec![7; 1200], vec![7; 1200]);
+                runs.read_words(probe, &mut a);
+                b.iter_mut().enumerate().for_each(|(k, w)| *w = one.read(probe + 4 * k as u32));
+                assert_eq!(a, b, "0x{addr:08x} read at 0x{probe:08x}");
+            }
+        }
+        let mut out = [7; 3];
+        Memory::default().read_words(0x5000_0FFC, &mut out);
+        assert_eq!(out, [0; 3], "pages never written read 0");
     }
 }

@@ -244,12 +244,16 @@ impl Hardware {
             while e.queue.front().is_some_and(|d| d.done_at <= now) {
                 let d = e.queue.pop_front().expect("front exists");
                 e.done += 1;
-                for k in 0..d.len.min(COPY_BYTES).div_ceil(4) {
-                    let (h, s) = (d.host + 4 * k, ((d.local + 4 * k) / 4) as usize % self.sram.words.len());
+                // The SRAM words, in at most two pieces (its end wraps to its start), a piece at a time.
+                let (n, size) = (d.len.min(COPY_BYTES).div_ceil(4) as usize, self.sram.words.len());
+                let s = (d.local / 4) as usize % size;
+                let first = n.min(size - s);
+                for (s, len, h) in [(s, first, d.host), (0, n - first, d.host.wrapping_add(4 * first as u32))] {
+                    let words = &mut self.sram.words[s..s + len];
                     if to_host {
-                        host.write(h, self.sram.words[s]);
+                        host.write_words(h, words);
                     } else {
-                        self.sram.words[s] = host.read(h);
+                        host.read_words(h, words);
                     }
                 }
                 if to_host {
