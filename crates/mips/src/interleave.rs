@@ -238,7 +238,9 @@ impl Run {
                 // Both threads' transfers, the other's first (at the cycle before), decided in place.
                 let [x, y] = if t == 0 { [&mut *b, &mut *a] } else { [&mut *a, &mut *b] };
                 let first = &s.other;
-                let (at, at1) = (now + u64::from(first.off), now + u64::from(last.off));
+                // (The pair's last issues right after its first: `Schedule::build`.)
+                let at = now + u64::from(first.off);
+                let at1 = at + 1;
                 let (hx, pcx, nx, rx) = self.decided(x, first, at, bus, pipeline);
                 let (hy, pcy, ny, ry) = self.decided(y, last, at1, bus, pipeline);
                 (x.ready, y.ready) = (rx, ry);
