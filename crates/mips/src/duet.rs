@@ -102,10 +102,14 @@ pub(crate) struct Schedule {
     pub entries: Box<[Entry]>,
     /// The last of them (kept apart: read at each schedule's end).
     pub last: Entry,
+    /// How many of them run in the body ([`Schedule::body`]), kept so that
+    /// the body's slice costs one bounds check.
+    body: usize,
     /// Per thread, its first instruction (issued or not).
     pub first: [Entry; 2],
     /// The instruction the thread that did not issue the last entry has
-    /// fetched after the schedule ([`Schedule::after`]).
+    /// fetched after the schedule ([`Schedule::after`]); in a pair, that
+    /// thread's transfer, the entry before the last (kept apart as `last`).
     pub other: Entry,
     /// Whether the last entry is a branch or jump (a delay slot follows), decided in place.
     pub branches: bool,
@@ -177,7 +181,7 @@ impl Schedule {
     /// The entries that run in the body (all but the transfers decided in place or by the cycle loop's turn).
     #[inline(always)]
     pub(crate) fn body(&self) -> &[Entry] {
-        &self.entries[..self.entries.len() - 1 - usize::from(self.pair)]
+        &self.entries[..self.body]
     }
 
     /// The schedule of two threads at `key`, each running the text of
@@ -233,14 +237,15 @@ impl Schedule {
             x.issued(e.inst, c, p);
             c += 1;
         }
-        let other = th[last ^ 1].entry(last ^ 1);
+        let other = if pair { entries[entries.len() - 2] } else { th[last ^ 1].entry(last ^ 1) };
         let count = [0, 1].map(|t| th[t].i as u64);
         let last = *entries.last().expect("a schedule issues");
         let branches = last.inst.op.has_delay_slot();
-        let (entries, links) = (entries[..].into(), [(0, NONE); 3]);
+        let (entries, links): (Box<[Entry]>, _) = (entries[..].into(), [(0, NONE); 3]);
         let pair_links = [(0, 0, NONE); 9];
-        let mut s = Schedule { count, last, entries, first, other, branches, pair, links, before_last: [None; 2], pair_links };
-        let n = s.entries.len();
+        let n = entries.len();
+        let body = n - 1 - usize::from(pair);
+        let mut s = Schedule { count, last, entries, body, first, other, branches, pair, links, before_last: [None; 2], pair_links };
         if n > 1 {
             s.before_last = [0, 1].map(|t| s.next_of(t, n - 2).copied());
         }

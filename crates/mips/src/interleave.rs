@@ -216,14 +216,14 @@ impl Run {
             return Ok(false);
         }
         let Some(mut k) = duets.find(Key::new(a, b, ahead, self.last), bus.code, pipeline) else { return Ok(false) };
-        let s = duets.at(k);
+        let mut s = duets.at(k);
         if now + u64::from(s.last.off) >= self.limit || !s.fits(a, b, now) {
             return Ok(false);
         }
         // A store into the text ends the chain, so the text's generation is the same all along it.
         let generation = bus.code.generation();
+        // (The schedule is carried with its index: a link gives both, no second lookup.)
         loop {
-            let s = duets.at(k);
             let (now, last) = (self.now, &s.last);
             if !self.body(s, [&mut *a, &mut *b], generation, bus, pipeline)? {
                 return Ok(true);
@@ -237,8 +237,10 @@ impl Run {
             if s.pair {
                 // Both threads' transfers, the other's first (at the cycle before), decided in place.
                 let [x, y] = if t == 0 { [&mut *b, &mut *a] } else { [&mut *a, &mut *b] };
-                let first = &s.entries[s.entries.len() - 2];
-                let (at, at1) = (now + u64::from(first.off), now + u64::from(last.off));
+                let first = &s.other;
+                // (The pair's last issues right after its first: `Schedule::build`.)
+                let at = now + u64::from(first.off);
+                let at1 = at + 1;
                 let (hx, pcx, nx, rx) = self.decided(x, first, at, bus, pipeline);
                 let (hy, pcy, ny, ry) = self.decided(y, last, at1, bus, pipeline);
                 (x.ready, y.ready) = (rx, ry);
@@ -248,10 +250,10 @@ impl Run {
                 let (how, next) = (3 * hx + hy, [nx, ny]);
                 let linked = x.board.drained() <= rx && y.board.drained() <= ry;
                 if linked
-                    && let Some((j, s)) = duets.link_pair(s, how, next)
-                    && at1 + 1 + u64::from(s.last.off) < self.limit
+                    && let Some((j, to)) = duets.link_pair(s, how, next)
+                    && at1 + 1 + u64::from(to.last.off) < self.limit
                 {
-                    k = j;
+                    (k, s) = (j, to);
                     continue;
                 }
                 // As the cycle loop: each fetches right after its transfer (the first's is in the text).
@@ -260,7 +262,7 @@ impl Run {
                 (y.ctx.pc, y.ctx.npc) = (pcy, ny);
                 Turn { k: self.k, t, id: self.id + t, now: at1, limit: self.limit }.fetch(y, bus)?;
                 let Some(j) = self.next_schedule([a, b], duets, linked.then_some((k, how, next)), bus, pipeline) else { return Ok(true) };
-                k = j;
+                (k, s) = (j, duets.at(j));
                 continue;
             }
             let [x, y] = if t == 0 { [&mut *a, &mut *b] } else { [&mut *b, &mut *a] };
@@ -279,9 +281,9 @@ impl Run {
             // Both threads are then at its first instructions, fetched: their PCs and
             // `next` are left as they were until the chain ends ([`Run::leave`], [`Run::end`]).
             let linked = x.board.drained() <= ready;
-            if linked && let Some((j, s)) = duets.link(s, how, next) {
-                if at + 1 + u64::from(s.last.off) < self.limit && s.arrive(y, t ^ 1, at + 1) {
-                    k = j;
+            if linked && let Some((j, to)) = duets.link(s, how, next) {
+                if at + 1 + u64::from(to.last.off) < self.limit && to.arrive(y, t ^ 1, at + 1) {
+                    (k, s) = (j, to);
                     continue;
                 }
             }
@@ -290,7 +292,7 @@ impl Run {
             let turn = Turn { k: self.k, t, id: self.id + t, now: at, limit: self.limit };
             turn.fetch(x, bus)?;
             let Some(j) = self.next_schedule([a, b], duets, linked.then_some((k, how, [next, 0])), bus, pipeline) else { return Ok(true) };
-            k = j;
+            (k, s) = (j, duets.at(j));
         }
     }
 
