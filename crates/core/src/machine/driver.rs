@@ -90,7 +90,7 @@ impl Machine {
     /// then: a frame waiting for the ISR would be this loop's one frame, so
     /// the buffer is full of DMAs).
     pub(crate) fn resend_after_drop(&mut self, now: Time, release: impl FnOnce(&Net) -> Option<Time>) {
-        if self.net.workload.rx_serviced(now).is_none() {
+        if !self.net.workload.closed_loop_rx() {
             return;
         }
         let retry = release(&self.net).unwrap_or(now + 1).max(now + 1);

@@ -173,7 +173,7 @@ impl Machine {
     /// again; an open-loop one does not, so they are only counted).
     fn count_drops(&mut self, before: Time) {
         let f = self.net.firmware.as_mut().expect("firmware part selected");
-        if self.net.workload.rx_serviced(before).is_none() {
+        if !self.net.workload.closed_loop_rx() {
             self.net.counters.rx_dropped_nic += f.drops.len() as u64;
             f.drops.clear();
             return;

@@ -110,7 +110,7 @@ impl Net {
         let software = Software { driver: &s.driver, stack: &s.stack, app: &s.app, irq_path: &s.irq_path };
         let costs = Costs::new(&software, &s.masking, s.run.seed, think, record.timeline);
         let forward_to = s.nic.forward_to.map(|k| k as u8);
-        let rx_plain = costs.stack && costs.sections.driver == 0 && !costs.spread() && workload.rx_serviced(0).is_none() && forward_to.is_none();
+        let rx_plain = costs.stack && costs.sections.driver == 0 && !costs.spread() && !workload.closed_loop_rx() && forward_to.is_none();
         Ok(Self {
             nic,
             costs,

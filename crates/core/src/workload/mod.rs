@@ -113,6 +113,12 @@ impl Workload {
         }
     }
 
+    /// Whether the next received frame follows one the driver took (a
+    /// closed-loop flood) rather than its own clock.
+    pub fn closed_loop_rx(&self) -> bool {
+        matches!(self, Workload::Flood { receive: true, .. })
+    }
+
     /// Closed-loop receive: when the next frame follows one the driver took.
     pub fn rx_serviced(&self, now: Time) -> Option<(Time, Stimulus)> {
         match *self {
