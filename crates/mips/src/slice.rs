@@ -351,24 +351,26 @@ impl Ordinary<'_> {
         // A step's index from its address: no counter carried through the loop for the rare uses.
         let index = |s: &Step| (std::ptr::from_ref(s).addr() - body.as_ptr().addr()) / size_of::<Step>();
         for s in body {
-            let j = index(s);
-            let pc = pc.wrapping_add(4 * j as u32);
-            let f = self.fetch(s, pc, bus);
-            if f != 0 {
-                return Err((j, Leave::Fetch(f)));
+            let pc = || pc.wrapping_add(4 * index(s) as u32);
+            // Only a step that starts a line fetches (its address then needed).
+            if T::CACHED && s.fetch {
+                let f = bus.timing.fetch_uncounted(self.core, self.id, pc());
+                if f != 0 {
+                    return Err((index(s), Leave::Fetch(f)));
+                }
             }
             let at = t0 + u64::from(s.off);
             // Most instructions leave nothing in flight and cannot fault (the cycle only for the device's hook).
             if s.simple.run(&mut th.ctx, &s.inst) {
                 if each {
-                    bus.devices.issued(self.id, pc, at);
+                    bus.devices.issued(self.id, pc(), at);
                 }
                 continue;
             }
             // (A branch within the block not taken, too: without caches, where it costs less.)
             if !T::CACHED && (plain::whole(s.plain, th, s, at, bus, self.pipeline) || (s.cond.inner() && !taken(&th.ctx, s.cond, s.inst))) {
                 if each {
-                    bus.devices.issued(self.id, pc, at);
+                    bus.devices.issued(self.id, pc(), at);
                 }
                 continue;
             }
@@ -376,20 +378,20 @@ impl Ordinary<'_> {
                 // A branch within the block (see `Cond::inner`): on along its fall-through path, or out.
                 if let Some(exit) = cond(&th.ctx, s.cond, s.inst) {
                     if let Exit::Taken(target) = exit {
-                        return Err((j, Leave::Taken(target)));
+                        return Err((index(s), Leave::Taken(target)));
                     }
                     if each {
-                        bus.devices.issued(self.id, pc, at);
+                        bus.devices.issued(self.id, pc(), at);
                     }
                     continue;
                 }
-                compute(&mut th.ctx, s.inst).map_err(|f| (j, Leave::Fault(f)))?;
+                compute(&mut th.ctx, s.inst).map_err(|f| (index(s), Leave::Fault(f)))?;
                 if each {
-                    bus.devices.issued(self.id, pc, at);
+                    bus.devices.issued(self.id, pc(), at);
                 }
                 continue;
             }
-            self.timed(th, s, at, pc, instret + j as u64, bus, each).map_err(|leave| (j, leave))?;
+            self.timed(th, s, at, pc(), instret + index(s) as u64, bus, each).map_err(|leave| (index(s), leave))?;
         }
         Ok(())
     }
