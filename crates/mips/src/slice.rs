@@ -149,7 +149,7 @@ impl<D: Devices> System<D> {
                                 }
                                 continue;
                             }
-                            let f = run.fetch(last, pc, &mut bus);
+                            let f = run.fetch(last, || pc, &mut bus);
                             let exit = if f != 0 {
                                 Err(Leave::Fetch(f))
                             } else if let Some(exit) = cond(&th.ctx, last.cond, last.inst) {
@@ -352,12 +352,9 @@ impl Ordinary<'_> {
         let index = |s: &Step| (std::ptr::from_ref(s).addr() - body.as_ptr().addr()) / size_of::<Step>();
         for s in body {
             let pc = || pc.wrapping_add(4 * index(s) as u32);
-            // Only a step that starts a line fetches (its address then needed).
-            if T::CACHED && s.fetch {
-                let f = bus.timing.fetch_uncounted(self.core, self.id, pc());
-                if f != 0 {
-                    return Err((index(s), Leave::Fetch(f)));
-                }
+            let f = self.fetch(s, &pc, bus);
+            if f != 0 {
+                return Err((index(s), Leave::Fetch(f)));
             }
             let at = t0 + u64::from(s.off);
             // Most instructions leave nothing in flight and cannot fault (the cycle only for the device's hook).
@@ -396,15 +393,13 @@ impl Ordinary<'_> {
         Ok(())
     }
 
-    /// Stall cycles of the fetch of step `s` at `pc`: none if it hits the
+    /// Stall cycles of the fetch of step `s` at `pc()`: none if it hits the
     /// line of the fetch before it. Counted in [`DataBus::hits`] when the
-    /// run of blocks ends (see [`DataBus::fetched`]).
+    /// run of blocks ends (see [`DataBus::fetched`]). Only a step that
+    /// starts a line fetches, so only it asks for its address.
     #[inline(always)]
-    fn fetch<T: Timing, D: Devices>(&self, s: &Step, pc: u32, bus: &mut DataBus<'_, T, D>) -> u32 {
-        if !T::CACHED {
-            return 0;
-        }
-        if s.fetch { bus.timing.fetch_uncounted(self.core, self.id, pc) } else { 0 }
+    fn fetch<T: Timing, D: Devices>(&self, s: &Step, pc: impl FnOnce() -> u32, bus: &mut DataBus<'_, T, D>) -> u32 {
+        if T::CACHED && s.fetch { bus.timing.fetch_uncounted(self.core, self.id, pc()) } else { 0 }
     }
 
     /// Runs `s` (at `pc`, not a control transfer) at cycle `at` of a block:
@@ -412,7 +407,7 @@ impl Ordinary<'_> {
     #[inline(always)]
     fn step<T: Timing, D: Devices>(&self, th: &mut HwThread, s: &Step, at: u64, pc: u32, instret: u64, bus: &mut DataBus<'_, T, D>) -> Result<(), Leave> {
         let inst = s.inst;
-        let f = self.fetch(s, pc, bus);
+        let f = self.fetch(s, || pc, bus);
         if f != 0 {
             return Err(Leave::Fetch(f));
         }
