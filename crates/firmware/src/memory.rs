@@ -4,6 +4,7 @@
 //! [`HostMemory`].
 
 use crate::device::HostMemory;
+use std::ops::Range;
 
 /// Host addresses, shared with programs/firmware/nic.h.
 pub const SEND_RING: u32 = 0x1000_0000;
@@ -63,35 +64,35 @@ impl HostMemory for Memory {
     }
 
     fn read_words(&mut self, addr: u32, out: &mut [u32]) {
-        let mut w = addr >> 2;
-        for piece in out.chunks_mut(PAGE_WORDS) {
-            // Up to the end of the page, then the rest from the next.
-            let at = w as usize % PAGE_WORDS;
-            let (here, next) = piece.split_at_mut(piece.len().min(PAGE_WORDS - at));
-            for (part, w) in [(here, w), (next, w.wrapping_add((PAGE_WORDS - at) as u32))] {
-                match self.page(w << 2, false) {
-                    Some(k) if !part.is_empty() => part.copy_from_slice(&self.pages[k][w as usize % PAGE_WORDS..][..part.len()]),
-                    _ => part.fill(0),
-                }
+        for (w, r) in runs(addr, out.len()) {
+            match self.page(w << 2, false) {
+                Some(k) => out[r.clone()].copy_from_slice(&self.pages[k][w as usize % PAGE_WORDS..][..r.len()]),
+                None => out[r].fill(0),
             }
-            w = w.wrapping_add(piece.len() as u32);
         }
     }
 
     fn write_words(&mut self, addr: u32, words: &[u32]) {
-        let mut w = addr >> 2;
-        for piece in words.chunks(PAGE_WORDS) {
-            let at = w as usize % PAGE_WORDS;
-            let (here, next) = piece.split_at(piece.len().min(PAGE_WORDS - at));
-            for (part, w) in [(here, w), (next, w.wrapping_add((PAGE_WORDS - at) as u32))] {
-                if !part.is_empty() {
-                    let k = self.page(w << 2, true).expect("made");
-                    self.pages[k][w as usize % PAGE_WORDS..][..part.len()].copy_from_slice(part);
-                }
-            }
-            w = w.wrapping_add(piece.len() as u32);
+        for (w, r) in runs(addr, words.len()) {
+            let k = self.page(w << 2, true).expect("made");
+            self.pages[k][w as usize % PAGE_WORDS..][..r.len()].copy_from_slice(&words[r]);
         }
     }
+}
+
+/// `len` words from byte address `addr` as runs that each lie in one page:
+/// each run's first word address (`addr >> 2` wrapping at the address
+/// space's end) and its range among the `len`.
+fn runs(addr: u32, len: usize) -> impl Iterator<Item = (u32, Range<usize>)> {
+    let (mut w, mut done) = (addr >> 2, 0);
+    std::iter::from_fn(move || {
+        (done < len).then(|| {
+            let n = (len - done).min(PAGE_WORDS - w as usize % PAGE_WORDS);
+            let run = (w, done..done + n);
+            (w, done) = (w.wrapping_add(n as u32), done + n);
+            run
+        })
+    })
 }
 
 #[cfg(test)]
@@ -117,7 +118,8 @@ mod tests {
     }
 
     /// Runs of words copied at once are the words copied one by one: across
-    /// a page's end, from an unaligned address, over pages never written.
+    /// a page's end, from an unaligned address, over pages never written,
+    /// across the address space's end.
     #[test]
     fn runs_of_words_are_their_words() {
         let words: Vec<u32> = (1..=1500).collect();
@@ -135,5 +137,8 @@ mod tests {
         let mut out = [7; 3];
         Memory::default().read_words(0x5000_0FFC, &mut out);
         assert_eq!(out, [0; 3], "pages never written read 0");
+        let mut m = Memory::default();
+        m.write_words(0xFFFF_FFF8, &[1, 2, 3, 4]);
+        assert_eq!([0xFFFF_FFF8, 0xFFFF_FFFC, 0, 4].map(|a| m.read(a)), [1, 2, 3, 4], "a run wraps at the address space's end");
     }
 }
