@@ -133,8 +133,8 @@ impl<D: Devices> System<D> {
                             let at = t0 + u64::from(last.off);
                             // A loop's round taken: its slot at its taken offset, then again at once if the
                             // entry's tests pass, as after the lookup (which would find this block again).
-                            // Not with caches, where it cost more (docs/performance/iss.md, 17th session).
-                            if !T::CACHED && !D::BLOCK_HOOK && b.looping && taken(&th.ctx, last.cond, last.inst) {
+                            // With caches only a round run again, which fetches nothing (see `Block::rehit`).
+                            if (!T::CACHED || run.warm) && !D::BLOCK_HOOK && b.looping && taken(&th.ctx, last.cond, last.inst) {
                                 bus.devices.issued(id, pc, at);
                                 let (s, from) = (&slot[1], at + 1 + u64::from(pipeline.branch_taken_cycles));
                                 (pc, instret) = (pc.wrapping_add(4), instret + 1);
