@@ -25,6 +25,7 @@
 use crate::code::Code;
 use crate::decode::{Inst, Op};
 use crate::exec::{Cond, Simple};
+use crate::hierarchy::HierarchyConfig;
 use crate::plain::Plain;
 use crate::timing::{Pipeline, Scoreboard};
 
@@ -71,6 +72,11 @@ pub struct Block {
     /// instruction on its own. A round taken goes round again with no
     /// lookup and no decision of what the transfer was.
     pub looping: bool,
+    /// With caches, a round run again at once fetches nothing: its lines
+    /// lie in distinct sets of the instruction cache, so after a round
+    /// whose fetches did not stall each is its set's most recently used
+    /// and would hit again with nothing changed but the count.
+    pub rehit: bool,
     /// The ordinary instructions (see [`Block::ordinary`]), then the control transfer ending the block
     /// if any (else it ends at the length limit or the end of the text and
     /// the next block follows in order), then, if the transfer's delay slot
@@ -102,8 +108,11 @@ pub struct Blocks {
     /// The indices of the blocks built, so that dropping them is not a pass over the whole
     /// text at each store into it (a fuzzed 1 M-instruction text took 10 s for 60,000 cycles).
     built: Vec<usize>,
-    /// Bytes in an instruction-cache line (0: no cache, every step fetches).
+    /// Bytes in an instruction-cache line (0: no cache, or one where a
+    /// step may not skip its fetch: every step fetches).
     line_bytes: u32,
+    /// The instruction cache's sets (see [`Block::rehit`]).
+    sets: u32,
     /// The text's generation they were built from.
     generation: u32,
     /// The text's first address.
@@ -141,8 +150,14 @@ impl Relative<'_> {
 }
 
 impl Blocks {
-    pub fn new(code: &Code, line_bytes: u32, rounds: bool) -> Self {
-        let mut b = Blocks { line_bytes, rounds, ..Blocks::default() };
+    /// The blocks of `code` under `caches` (if any); `rounds`: see [`Block::looping`].
+    pub fn new(code: &Code, caches: Option<HierarchyConfig>, rounds: bool) -> Self {
+        // Fetches within a line (and a round's again: `Block::rehit`) are counted, not looked up,
+        // where a hit costs nothing and a miss stalls: a fetch that did not stall hit or allocated.
+        // (Not so a free miss in a set reserved for another thread.)
+        let l1i = caches.filter(|c| c.l1i.hit_cycles == 0 && c.l2.hit_cycles > 0);
+        let (line_bytes, sets) = l1i.map_or((0, 0), |c| (c.l1i.line_bytes, c.l1i.sets()));
+        let mut b = Blocks { line_bytes, sets, rounds, ..Blocks::default() };
         b.renew(code);
         b
     }
@@ -243,7 +258,10 @@ impl Blocks {
                 span = span.max(t);
             }
         }
-        self.at[first] = Block { ordinary: (len - transfer as usize) as u32, span, after, looping, steps: steps.into() };
+        // Its lines, from the entry's to the last instruction's (the slot's, if it has one).
+        let lines = |bytes: u32| (pc + 4 * (len + slot as usize - 1) as u32) / bytes - pc / bytes + 1;
+        let rehit = self.line_bytes != 0 && lines(self.line_bytes) <= self.sets;
+        self.at[first] = Block { ordinary: (len - transfer as usize) as u32, span, after, looping, rehit, steps: steps.into() };
         self.built.push(first);
         Some(&self.at[first])
     }

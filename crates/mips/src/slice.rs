@@ -53,7 +53,7 @@ impl<D: Devices> System<D> {
                     let mut pc = th.ctx.pc;
                     // Only a store leaves the chain having written the text (see `Ordinary::timed`).
                     blocks.sync(bus.code);
-                    let run = Ordinary { core: k, id, pipeline: &pipeline, generation: bus.code.generation() };
+                    let mut run = Ordinary { core: k, id, pipeline: &pipeline, generation: bus.code.generation(), warm: false };
                     // The later of `ready` and `now`, kept as they change: where each block starts.
                     let mut t0 = ready.max(now);
                     // Each instruction the blocks fetch is counted once, when the run of blocks ends.
@@ -83,6 +83,7 @@ impl<D: Devices> System<D> {
                         t0 = start;
                         let (body, end) = b.steps.split_at(b.ordinary as usize);
                         let entry = pc;
+                        run.warm = false;
                         loop {
                             if let Err((j, leave)) = run.body(th, body, t0, pc, instret, &mut bus) {
                                 if let Leave::Taken(target) = leave {
@@ -132,8 +133,8 @@ impl<D: Devices> System<D> {
                             let at = t0 + u64::from(last.off);
                             // A loop's round taken: its slot at its taken offset, then again at once if the
                             // entry's tests pass, as after the lookup (which would find this block again).
-                            // Not with caches, where it cost more (docs/performance/iss.md, 17th session).
-                            if !T::CACHED && !D::BLOCK_HOOK && b.looping && taken(&th.ctx, last.cond, last.inst) {
+                            // With caches only a round run again, which fetches nothing (see `Block::rehit`).
+                            if (!T::CACHED || run.warm) && !D::BLOCK_HOOK && b.looping && taken(&th.ctx, last.cond, last.inst) {
                                 bus.devices.issued(id, pc, at);
                                 let (s, from) = (&slot[1], at + 1 + u64::from(pipeline.branch_taken_cycles));
                                 (pc, instret) = (pc.wrapping_add(4), instret + 1);
@@ -210,6 +211,7 @@ impl<D: Devices> System<D> {
                             if pc != entry || th.board.drained() > t0 || t0 >= latest {
                                 continue 'chain;
                             }
+                            run.warm = b.rehit;
                         }
                     };
                     // A block left at an instruction has fetched it.
@@ -331,6 +333,8 @@ struct Ordinary<'p> {
     pipeline: &'p Pipeline,
     /// The text's generation when the block was entered.
     generation: u32,
+    /// The block goes round again and its fetches would hit as they did (see [`crate::block::Block::rehit`]): none made.
+    warm: bool,
 }
 
 impl Ordinary<'_> {
@@ -399,7 +403,7 @@ impl Ordinary<'_> {
     /// starts a line fetches, so only it asks for its address.
     #[inline(always)]
     fn fetch<T: Timing, D: Devices>(&self, s: &Step, pc: impl FnOnce() -> u32, bus: &mut DataBus<'_, T, D>) -> u32 {
-        if T::CACHED && s.fetch { bus.timing.fetch_uncounted(self.core, self.id, pc()) } else { 0 }
+        if T::CACHED && s.fetch && !self.warm { bus.timing.fetch_uncounted(self.core, self.id, pc()) } else { 0 }
     }
 
     /// Runs `s` (at `pc`, not a control transfer) at cycle `at` of a block:

@@ -87,8 +87,7 @@ impl<D: Devices> System<D> {
             caches: config.caches.map(|c| Hierarchy::new(c, n, m)),
             devices,
             pipeline: config.pipeline,
-            // Fetches within a line are counted, not looked up, where a hit costs nothing.
-            blocks: Blocks::new(&code, config.caches.filter(|c| c.l1i.hit_cycles == 0).map_or(0, |c| c.l1i.line_bytes), !D::BLOCK_HOOK),
+            blocks: Blocks::new(&code, config.caches, !D::BLOCK_HOOK),
             code,
             links: Links::new(n * m),
             threads: m,

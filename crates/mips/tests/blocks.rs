@@ -399,3 +399,28 @@ fn a_block_going_on_past_a_branch_not_taken_issues_as_one_instruction_at_a_time(
         }
     }
 }
+
+/// A block's step skips its fetch (one in the line before it, or a loop's
+/// round run again) only where it would hit: not where a miss may cost
+/// nothing (L2 and memory free) and be served without allocating (every
+/// L1I set reserved for another thread), so that every fetch misses.
+#[test]
+fn a_loop_round_fetches_again_where_a_free_miss_allocates_nothing() {
+    let words = [addiu(9, 0, 20), addiu(10, 10, 3), addiu(9, 9, -1), bne(9, 0, -3), addu(11, 11, 10)];
+    let l2 = irqsim_mips::cache::Geometry { hit_cycles: 0, ..HierarchyConfig::default().l2 };
+    let config = SystemConfig { caches: Some(HierarchyConfig { l2, memory_cycles: 0, ..Default::default() }), ..Default::default() };
+    let run = |step: u64| {
+        let mut s = system(program(&words, 0), &config);
+        let l1i = &mut s.caches.as_mut().unwrap().l1i[0];
+        let sets = l1i.geometry.sets();
+        l1i.pin.reserve_sets(1, 0, sets, sets).unwrap();
+        let mut until = step;
+        while s.run(until) == Stop::Limit {
+            until += step;
+        }
+        (s.cores[0].threads[0].ctx.r[11], s.cores[0].now, s.caches.unwrap().l1i[0].total())
+    };
+    let whole = run(1_000_000);
+    assert_eq!(whole.2.misses, whole.2.accesses, "every fetch misses");
+    assert_eq!(run(1), whole);
+}
