@@ -110,7 +110,7 @@ impl Machine {
         entry: EntryCosts,
         timeline: Timeline,
     ) -> Self {
-        let threads: Vec<Thread<Job>> = (0..threads).map(|i| Thread::new(i, levels, policy, entry)).collect();
+        let threads: Box<[Thread<Job>]> = (0..threads).map(|i| Thread::new(i, levels, policy, entry)).collect();
         Self {
             queue: EventQueue::new(),
             timers: super::timers::Timers::new(threads.len(), end),

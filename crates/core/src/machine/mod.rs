@@ -124,7 +124,9 @@ pub struct Record {
 
 pub struct Machine {
     pub(crate) queue: EventQueue<Event>,
-    pub(crate) threads: Vec<Thread<Job>>,
+    /// Built once (`build.rs`, its only assignment) and never resized: a
+    /// thread number once in bounds stays in bounds ([`again`]).
+    pub(crate) threads: Box<[Thread<Job>]>,
     /// Each thread's next completion as an event key (`Key::MAX`: none).
     timers: timers::Timers,
     pub(crate) end: Time,
@@ -252,7 +254,12 @@ impl Machine {
 
     /// A thread's job ended: the kernel decides what that activity does next.
     fn complete(&mut self, now: Time, thread: usize) {
-        let Some((level, job)) = self.threads[thread].complete(now, &mut self.timeline) else {
+        // SAFETY: `thread` is the timers' first (its key set, or the loop
+        // would not complete it), and every `Timers::set` follows an index
+        // of `threads` by its thread (`complete`, `dispatch`,
+        // `post_dispatch` before `arm` and `dispatched`; `code.rs` after
+        // `end_work`). One thread's timers name thread 0 only.
+        let Some((level, job)) = unsafe { again(&mut self.threads, thread) }.complete(now, &mut self.timeline) else {
             self.timers.set(thread, Key::MAX);
             return;
         };
@@ -260,12 +267,14 @@ impl Machine {
         let (t, ends_interrupt) = match self.after(now, thread, level, &job) {
             Some(next) => {
                 let work = self.work(next);
-                (self.threads[thread].go_on(now, level, work), false)
+                // SAFETY: `thread` is in bounds (above).
+                (unsafe { again(&mut self.threads, thread) }.go_on(now, level, work), false)
             }
             // A branch, not the flag computed and passed on: most jobs end
             // no interrupt, and the test is one compare for them.
-            None if job.ends_interrupt() => (self.threads[thread].proceed(now, level, false), true),
-            None => (self.threads[thread].proceed(now, level, true), false),
+            // SAFETY (both): `thread` is in bounds (above).
+            None if job.ends_interrupt() => (unsafe { again(&mut self.threads, thread) }.proceed(now, level, false), true),
+            None => (unsafe { again(&mut self.threads, thread) }.proceed(now, level, true), false),
         };
         if let Some(t) = t {
             self.arm(thread, t);
@@ -336,4 +345,20 @@ impl Machine {
     pub(crate) fn name(&self) -> &str {
         &self.name
     }
+}
+
+/// Thread `thread` of a machine's `threads` without a bounds check, on the
+/// completion path, whose thread was indexed (checked) when its timer was
+/// set: the checks were 9 host instructions a frame on the bench
+/// (docs/performance/engine.md).
+///
+/// # Safety
+/// `thread` indexed this machine's `threads` (bounds-checked) before. That
+/// suffices: the slice is boxed, so it cannot grow or shrink, and it is
+/// assigned once, when the machine is built (`build.rs`).
+#[inline(always)]
+unsafe fn again(threads: &mut [Thread<Job>], thread: usize) -> &mut Thread<Job> {
+    debug_assert!(thread < threads.len());
+    // SAFETY: the caller's (above).
+    unsafe { threads.get_unchecked_mut(thread) }
 }

@@ -77,7 +77,12 @@ impl Timers {
         match &mut self.heap {
             None => self.first = key,
             Some(h) => {
-                h.set(thread, key);
+                if h.set(thread, key) {
+                    // The earliest re-armed and still the earliest: its
+                    // thread stays, and only its key is copied.
+                    self.first = key;
+                    return;
+                }
                 // `VACANT` when none is set: its thread is never read.
                 let (k, t) = h.heap[0];
                 (self.first, self.thread) = (k, t as usize);
@@ -106,8 +111,10 @@ impl Timers {
 }
 
 impl Heap {
+    /// Sets `thread`'s timer; `true` when it was the earliest and stays so
+    /// (nothing moved).
     #[inline(always)]
-    fn set(&mut self, thread: usize, key: Key) {
+    fn set(&mut self, thread: usize, key: Key) -> bool {
         let key = if key_time(key) > self.end { Key::MAX } else { key };
         debug_assert!(thread < THREADS);
         let thread = at(thread);
@@ -117,22 +124,23 @@ impl Heap {
             // however many are set. Nothing moves.
             if key < self.heap[1].0 && key < self.heap[2].0 {
                 self.heap[0].0 = key;
-                return;
+                return true;
             }
             if self.len == 1 {
                 // Cleared, the only one.
                 (self.heap[0], self.len) = (VACANT, 0);
                 self.pos[thread] = ABSENT;
-                return;
+                return false;
             }
         } else if self.len == 0 {
             if key != Key::MAX {
                 (self.heap[0], self.len) = ((key, thread as u32), 1);
                 self.pos[thread] = 0;
             }
-            return;
+            return false;
         }
         self.set_among(thread, key);
+        false
     }
 
     /// `set` with other timers set, when the first does not stay first or
