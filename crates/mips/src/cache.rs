@@ -45,26 +45,23 @@ pub struct Counts {
 
 const INVALID: u32 = u32::MAX;
 
-/// One way of one set: its line, last use and lock bit, side by side (a
-/// set's ways are one slice, bounds-checked once).
-#[derive(Clone, Copy)]
-struct Way {
-    /// Last-use time (LRU victim: the smallest among the candidates); 0 if
-    /// the way is empty, at least 1 if not.
-    used: u64,
-    /// Line address (`addr >> line_shift`), `INVALID` if empty.
-    tag: u32,
-    locked: bool,
-}
-
-/// One cache.
+/// One cache. Its ways are kept set after set in three arrays (line, last
+/// use, lock bit): a lookup reads one set's lines only.
 pub struct Cache {
     pub geometry: Geometry,
     line_shift: u32,
     set_mask: u32,
     ways: usize,
-    /// Every set's ways, set after set.
-    slots: Vec<Way>,
+    /// Each way's line (`addr >> line_shift`), `INVALID` if empty.
+    tags: Vec<u32>,
+    /// Each way's last-use time (LRU victim: the smallest among the
+    /// candidates); 0 if the way is empty, at least 1 if not.
+    used: Vec<u64>,
+    locked: Vec<bool>,
+    /// Whether a line may be locked (a range or trace pinning since the last
+    /// [`Cache::unlock_all`]): if not, and the thread may use every way, a
+    /// miss's victim is chosen by age alone.
+    locks: bool,
     clock: u64,
     /// Per set, its most recently used line (`INVALID`: not known): a hit
     /// on it changes nothing but the count, since LRU only compares the
@@ -83,7 +80,10 @@ impl Cache {
             line_shift: geometry.line_bytes.trailing_zeros(),
             set_mask: geometry.sets() - 1,
             ways: geometry.ways as usize,
-            slots: vec![Way { used: 0, tag: INVALID, locked: false }; n],
+            tags: vec![INVALID; n],
+            used: vec![0; n],
+            locked: vec![false; n],
+            locks: false,
             clock: 0,
             mru: vec![INVALID; geometry.sets() as usize],
             pin: Pinning::new(geometry.ways, requesters),
@@ -115,13 +115,19 @@ impl Cache {
         self.lookup(line, set, who)
     }
 
+    /// The slot of `line` (in `set`), if cached.
+    #[inline(always)]
+    fn slot_of(&self, line: u32, set: usize) -> Option<usize> {
+        let base = set * self.ways;
+        self.tags[base..base + self.ways].iter().position(|&t| t == line).map(|w| base + w)
+    }
+
     /// [`Cache::access`] of a line that is not its set's most recently used.
     #[inline(never)]
     fn lookup(&mut self, line: u32, set: usize, who: usize) -> bool {
         self.clock += 1;
-        let base = set * self.ways;
-        if let Some(w) = self.slots[base..base + self.ways].iter_mut().find(|w| w.tag == line) {
-            w.used = self.clock;
+        if let Some(slot) = self.slot_of(line, set) {
+            self.used[slot] = self.clock;
             self.mru[set] = line;
             return true;
         }
@@ -148,22 +154,33 @@ impl Cache {
         }
         let base = set as usize * self.ways;
         let mask = self.pin.way_mask(who);
-        let allowed = |w: usize| mask >> w & 1 == 1;
         // The first permitted, unlocked way that is empty, else least recently used (an
         // empty way's age is 0, a line's at least 1: the clock moves before it is placed).
+        let used = &self.used[base..base + self.ways];
         let (mut victim, mut oldest) = (usize::MAX, u64::MAX);
-        for (w, way) in self.slots[base..base + self.ways].iter().enumerate() {
-            if allowed(w) && !way.locked && way.used < oldest {
-                (victim, oldest) = (w, way.used);
+        if !self.locks && mask == self.pin.all() {
+            for (w, &u) in used.iter().enumerate() {
+                if u < oldest {
+                    (victim, oldest) = (w, u);
+                }
+            }
+        } else {
+            let locked = &self.locked[base..base + self.ways];
+            for (w, (&u, &l)) in used.iter().zip(locked).enumerate() {
+                if mask >> w & 1 == 1 && !l && u < oldest {
+                    (victim, oldest) = (w, u);
+                }
             }
         }
         // Every permitted way is locked: replace the lowest permitted one
         // as if it were unlocked (ARM1176 with all ways locked uses way 0).
         if victim == usize::MAX {
-            victim = (0..self.ways).find(|&w| allowed(w)).unwrap_or(0);
+            victim = (0..self.ways).find(|&w| mask >> w & 1 == 1).unwrap_or(0);
         }
         let slot = base + victim;
-        self.slots[slot] = Way { used: self.clock, tag: line, locked: self.pin.tracing(who) };
+        let lock = self.pin.tracing(who);
+        self.locks |= lock;
+        (self.tags[slot], self.used[slot], self.locked[slot]) = (line, self.clock, lock);
         Some(slot)
     }
 
@@ -175,15 +192,15 @@ impl Cache {
             return Ok(0);
         }
         let (first, last) = (self.line_of(base), self.line_of(base.saturating_add(len - 1)));
-        if (last - first) as usize >= self.slots.len() {
+        if (last - first) as usize >= self.tags.len() {
             let size = self.geometry.size_bytes;
-            return Err(format!("range 0x{base:08x}+{len} spans {} lines, more than the cache's {} ({size} bytes)", last - first + 1, self.slots.len()));
+            return Err(format!("range 0x{base:08x}+{len} spans {} lines, more than the cache's {} ({size} bytes)", last - first + 1, self.tags.len()));
         }
         let mut fetched = 0;
+        self.locks = true;
         for line in first..=last {
-            let b = (line & self.set_mask) as usize * self.ways;
-            let slot = match self.slots[b..b + self.ways].iter().position(|w| w.tag == line) {
-                Some(w) => Some(b + w),
+            let slot = match self.slot_of(line, (line & self.set_mask) as usize) {
+                Some(s) => Some(s),
                 None => {
                     fetched += 1;
                     self.clock += 1;
@@ -191,7 +208,7 @@ impl Cache {
                 }
             };
             if let Some(s) = slot {
-                self.slots[s].locked = true;
+                self.locked[s] = true;
             }
         }
         // Allocations made lines the newest of their sets.
@@ -201,28 +218,27 @@ impl Cache {
 
     /// Unlocks every line (they stay cached and return to LRU order).
     pub fn unlock_all(&mut self) {
-        self.slots.iter_mut().for_each(|w| w.locked = false);
+        self.locked.fill(false);
+        self.locks = false;
     }
 
     /// Lines currently locked.
     pub fn locked_lines(&self) -> usize {
-        self.slots.iter().filter(|w| w.locked).count()
+        self.locked.iter().filter(|&&l| l).count()
     }
 
     /// True if `addr`'s line is cached (no state change).
     pub fn contains(&self, addr: u32) -> bool {
         let line = self.line_of(addr);
-        let base = (line & self.set_mask) as usize * self.ways;
-        self.slots[base..base + self.ways].iter().any(|w| w.tag == line)
+        self.slot_of(line, (line & self.set_mask) as usize).is_some()
     }
 
     /// Drops `addr`'s line if present (a write by another core).
     pub fn invalidate(&mut self, addr: u32) {
         let line = self.line_of(addr);
-        let base = (line & self.set_mask) as usize * self.ways;
-        if let Some(w) = self.slots[base..base + self.ways].iter_mut().find(|w| w.tag == line) {
-            *w = Way { used: 0, tag: INVALID, locked: false };
-            let set = (line & self.set_mask) as usize;
+        let set = (line & self.set_mask) as usize;
+        if let Some(s) = self.slot_of(line, set) {
+            (self.tags[s], self.used[s], self.locked[s]) = (INVALID, 0, false);
             if self.mru[set] == line {
                 self.mru[set] = INVALID;
             }

@@ -31,6 +31,12 @@ impl Pinning {
         Pinning { all, masks: vec![all; requesters], trace: vec![false; requesters], reserved: Vec::new(), staged: vec![(0, 0); requesters] }
     }
 
+    /// Every way's bit.
+    #[inline]
+    pub fn all(&self) -> u64 {
+        self.all
+    }
+
     #[inline]
     pub fn way_mask(&self, who: usize) -> u64 {
         self.masks[who]
