@@ -60,7 +60,8 @@ pub struct System<D: Devices = NoDevices> {
     pub program: Program,
     pub mem: Memory,
     pub cores: Vec<Core>,
-    pub caches: Option<Hierarchy>,
+    /// Boxed: [`System::run`] takes it out and puts it back at every call.
+    pub caches: Option<Box<Hierarchy>>,
     pub devices: D,
     pub pipeline: Pipeline,
     pub(crate) code: Code,
@@ -84,7 +85,7 @@ impl<D: Devices> System<D> {
             program,
             mem,
             cores: (0..n).map(|k| Core::new(k, m, config.policy, config.interrupt_thread)).collect(),
-            caches: config.caches.map(|c| Hierarchy::new(c, n, m)),
+            caches: config.caches.map(|c| Box::new(Hierarchy::new(c, n, m))),
             devices,
             pipeline: config.pipeline,
             blocks: Blocks::new(&code, config.caches, !D::BLOCK_HOOK),
@@ -116,7 +117,7 @@ impl<D: Devices> System<D> {
     pub fn run(&mut self, until: u64) -> Stop {
         match self.caches.take() {
             Some(mut h) => {
-                let s = self.run_with(&mut h, until);
+                let s = self.run_with(&mut *h, until);
                 self.caches = Some(h);
                 s
             }
