@@ -102,8 +102,7 @@ impl<D: Devices> System<D> {
     /// last thread to issue and busy cycles are locals meanwhile.
     fn cycles<T: Timing>(&mut self, k: usize, limit: u64, timing: &mut T) -> Ended {
         let (pipeline, id) = (self.pipeline, k * self.threads);
-        // (Boxed: moving the schedules out and back is then a pointer's move.)
-        let mut duets = self.duets.take().unwrap_or_default();
+        let mut duets = std::mem::take(&mut self.duets);
         let (mut bus, core) = self.bus(k, timing);
         let mut run = Run { k, id, limit, now: core.now, last: core.last, busy: core.busy_cycles, retry: 0 };
         let end = if let Some(two) = core.two()
@@ -117,7 +116,7 @@ impl<D: Devices> System<D> {
             run.cycles(&mut *core, &mut bus, &pipeline, &mut duets)
         };
         (core.now, core.last, core.busy_cycles) = (run.now, run.last, run.busy);
-        self.duets = Some(duets);
+        self.duets = duets;
         end
     }
 

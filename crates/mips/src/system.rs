@@ -70,8 +70,8 @@ pub struct System<D: Devices = NoDevices> {
     pub(crate) threads: usize,
     /// [`System::interleave`]'s order of cores, kept between runs for its allocation.
     turns: Turns,
-    /// Two threads' schedules ([`crate::duet`]); None while a run of cycles has them.
-    pub(crate) duets: Option<Box<Duets>>,
+    /// Two threads' schedules ([`crate::duet`]).
+    pub(crate) duets: Duets,
 }
 
 impl<D: Devices> System<D> {
@@ -93,7 +93,7 @@ impl<D: Devices> System<D> {
             links: Links::new(n * m),
             threads: m,
             turns: Turns::default(),
-            duets: None,
+            duets: Duets::default(),
         }
     }
 
