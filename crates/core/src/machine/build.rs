@@ -94,6 +94,9 @@ impl Machine {
             }
         }
         m.stepped = m.code.is_some() || m.net.firmware.is_some();
+        // The NIC's interrupt is posted on `irq_thread` without a bounds
+        // check (`raise_irq`): checked here (the configuration refuses it too).
+        assert!(m.net.irq_thread < m.threads.len(), "nic.irq_thread {} past cpu.threads {}", m.net.irq_thread, m.threads.len());
         Ok(m)
     }
 

@@ -125,7 +125,9 @@ impl Machine {
         self.net.irq_posted = true;
         self.net.counters.interrupts += 1;
         if self.net.direct {
-            return self.post_dispatch(self.net.irq_thread, IRQ, first);
+            // SAFETY: `irq_thread`, assigned only when the machine is
+            // built, was checked against `threads` then (`build.rs`).
+            return unsafe { self.post_dispatch_again(self.net.irq_thread, IRQ, first) };
         }
         if let Some(c) = &mut self.net.coalesce {
             c.fired();
@@ -137,7 +139,8 @@ impl Machine {
             Route::Masked(priority) => self.raise_masked(self.net.irq_thread, priority),
             Route::Wire => {
                 self.timeline.flow_from(self.net.irq_thread, IRQ, now, "NIC interrupt");
-                self.post_dispatch(self.net.irq_thread, IRQ, first);
+                // SAFETY: as above.
+                unsafe { self.post_dispatch_again(self.net.irq_thread, IRQ, first) };
             }
         }
     }
@@ -211,7 +214,10 @@ impl Machine {
         } else {
             self.net.counters.rx_in_stack += 1;
             // The SWI waits while the ISR runs (it is a lower level).
-            self.post(thread, SOFT, Job::RecvIp { arrival: frame.arrival, bytes: frame.bytes });
+            // SAFETY: `thread` is `complete`'s (`rx_step` and
+            // `port_rx_step` are called from `after` only), which indexed
+            // `threads` (`Machine::complete`).
+            unsafe { self.post_again(thread, SOFT, Job::RecvIp { arrival: frame.arrival, bytes: frame.bytes }) };
         }
     }
 

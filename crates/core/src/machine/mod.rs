@@ -291,8 +291,21 @@ impl Machine {
 
     #[inline(always)]
     pub(crate) fn post(&mut self, thread: usize, level: crate::cpu::Level, job: Job) {
+        let _ = &self.threads[thread];
+        // SAFETY: `thread` indexed `threads` just now.
+        unsafe { self.post_again(thread, level, job) }
+    }
+
+    /// `post` without a bounds check, for a thread that indexed `threads`
+    /// before: the protocol's thread is the completing one.
+    ///
+    /// # Safety
+    /// As [`again`]'s.
+    #[inline(always)]
+    pub(crate) unsafe fn post_again(&mut self, thread: usize, level: crate::cpu::Level, job: Job) {
         let work = self.work(job);
-        self.threads[thread].post(level, work);
+        // SAFETY: the caller's.
+        unsafe { again(&mut self.threads, thread) }.post(level, work);
     }
 
     /// Lets `thread` pick what to run and arms its completion.
@@ -308,13 +321,27 @@ impl Machine {
     /// is its cost, and the call's register saves cost more than the code.
     #[inline(always)]
     pub(crate) fn post_dispatch(&mut self, thread: usize, level: crate::cpu::Level, job: Job) {
+        let _ = &self.threads[thread];
+        // SAFETY: `thread` indexed `threads` just now.
+        unsafe { self.post_dispatch_again(thread, level, job) }
+    }
+
+    /// `post_dispatch` without a bounds check, for a thread that indexed
+    /// `threads` before: the NIC's interrupt thread, checked when the
+    /// machine was built.
+    ///
+    /// # Safety
+    /// As [`again`]'s.
+    #[inline(always)]
+    pub(crate) unsafe fn post_dispatch_again(&mut self, thread: usize, level: crate::cpu::Level, job: Job) {
         let work = self.work(job);
-        if !self.threads[thread].starts_at_once(level) {
-            self.threads[thread].post(level, work);
+        // SAFETY (all three): the caller's.
+        if !unsafe { again(&mut self.threads, thread) }.starts_at_once(level) {
+            unsafe { again(&mut self.threads, thread) }.post(level, work);
             return self.dispatch(thread);
         }
         let now = self.queue.now();
-        let t = self.threads[thread].start_at_once(now, level, work, &mut self.timeline);
+        let t = unsafe { again(&mut self.threads, thread) }.start_at_once(now, level, work, &mut self.timeline);
         self.dispatched(thread, t);
     }
 
@@ -353,7 +380,8 @@ impl Machine {
 /// (docs/performance/engine.md).
 ///
 /// # Safety
-/// `thread` indexed this machine's `threads` (bounds-checked) before. That
+/// `thread` indexed this machine's `threads` (bounds-checked) before, or
+/// was checked against its length when the machine was built. That
 /// suffices: the slice is boxed, so it cannot grow or shrink, and it is
 /// assigned once, when the machine is built (`build.rs`).
 #[inline(always)]

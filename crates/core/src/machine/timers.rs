@@ -6,10 +6,12 @@
 //! Only set timers are in the heap: a thread with nothing to complete
 //! before the end of the run (idle, or a background job) costs nothing, a
 //! timer past the end counting as cleared. Keys are unique (they carry the
-//! event queue's sequence number), so the order is total. The earliest
-//! timer and its thread are kept beside the heap, so the loop's look at
-//! every event is two loads; a machine of one thread, the common case, has
-//! no heap: its timer is that field, and setting it is a store.
+//! event queue's sequence number), so the order is total. The heap's root
+//! is the earliest timer and its thread, where the loop looks at every
+//! event (two loads); a machine of one thread, the common case, keeps its
+//! timer there and nothing else: setting it is a store. Several threads'
+//! sets are one call out of the loop, which handles the common cases
+//! (one or two timers set) without a further call.
 
 use crate::engine::{Key, Time, key_time};
 
@@ -36,132 +38,134 @@ fn at(i: usize) -> usize {
 const VACANT: (Key, u32) = (Key::MAX, ABSENT);
 
 pub(crate) struct Timers {
-    /// The earliest timer (`Key::MAX`: none) and its thread, kept up to
-    /// date by `set`: the loop reads it at every event.
-    first: Key,
-    thread: usize,
-    /// Several threads: the set timers in an indexed heap. One thread (no
-    /// heap) keeps its timer in `first`: setting it is a store.
-    heap: Option<Box<Heap>>,
-}
-
-pub(crate) struct Heap {
-    /// `(key, thread)` in heap order: `heap[0]` is the earliest. Entries
-    /// from `len` on are `VACANT`, so a sift compares a last left child
-    /// with its (vacant) right sibling without testing whether it exists.
+    /// `(key, thread)` in heap order: `heap[0]` is the earliest timer (the
+    /// loop reads it at every event: two loads). Entries from `len` on are
+    /// `VACANT`, so a sift compares a last left child with its (vacant)
+    /// right sibling without testing whether it exists. One thread keeps
+    /// its timer in `heap[0]`, thread 0, and nothing else.
     heap: [(Key, u32); SLOTS],
     len: usize,
     /// Each thread's index in `heap`, or `ABSENT`.
     pos: [u32; SLOTS],
-    /// The end of the run: a timer past it is cleared.
+    /// The second earliest timer (the smaller of the root's children):
+    /// below it, a re-armed earliest timer stays the earliest.
+    second: Key,
+    /// The end of the run: with several threads, a timer past it is cleared.
     end: Time,
+    /// Several threads: the heap is kept. One: a set is a store.
+    many: bool,
 }
 
 impl Timers {
     pub fn new(threads: usize, end: Time) -> Self {
         assert!(threads <= THREADS, "{threads} threads: a machine has at most {THREADS}");
-        let heap = (threads != 1).then(|| Box::new(Heap { heap: [VACANT; SLOTS], len: 0, pos: [ABSENT; SLOTS], end }));
-        Timers { first: Key::MAX, thread: 0, heap }
+        let mut heap = [VACANT; SLOTS];
+        let many = threads > 1;
+        if !many {
+            // Its timer's thread, read with the key whether set or not.
+            heap[0].1 = 0;
+        }
+        Timers { heap, len: 0, pos: [ABSENT; SLOTS], second: Key::MAX, end, many }
     }
 
     /// The earliest timer and its thread (`Key::MAX`: none set).
     #[inline(always)]
     pub fn first(&self) -> (usize, Key) {
-        (self.thread, self.first)
+        (self.heap[0].1 as usize, self.heap[0].0)
     }
 
     /// Sets `thread`'s timer to `key` (`Key::MAX` clears it). Inline: with
-    /// one timer set, the common case, it is a store.
+    /// one thread, the common case, it is a store; several threads' heap
+    /// is one call, out of the loop.
     #[inline(always)]
     pub fn set(&mut self, thread: usize, key: Key) {
-        match &mut self.heap {
-            None => self.first = key,
-            Some(h) => {
-                if h.set(thread, key) {
-                    // The earliest re-armed and still the earliest: its
-                    // thread stays, and only its key is copied.
-                    self.first = key;
-                    return;
-                }
-                // `VACANT` when none is set: its thread is never read.
-                let (k, t) = h.heap[0];
-                (self.first, self.thread) = (k, t as usize);
-            }
+        if !self.many {
+            self.heap[0].0 = key;
+        } else {
+            self.set_among(thread, key);
         }
     }
 
     /// How many timers are set.
     #[cfg(test)]
     fn len(&self) -> usize {
-        match &self.heap {
-            None => usize::from(self.first != Key::MAX),
-            Some(h) => h.len,
-        }
+        if self.many { self.len } else { usize::from(self.heap[0].0 != Key::MAX) }
     }
 
     /// Whether every heap entry's thread knows its position, no other
     /// thread thinks it is in the heap, and every entry past the end is vacant.
     #[cfg(test)]
     fn positions_agree(&self) -> bool {
-        let Some(h) = &self.heap else { return true };
-        h.heap[..h.len].iter().enumerate().all(|(i, &(_, t))| h.pos[t as usize] as usize == i)
-            && h.pos.iter().filter(|&&p| p != ABSENT).count() == h.len
-            && h.heap[h.len..].iter().all(|&e| e == VACANT)
+        !self.many
+            || self.heap[..self.len].iter().enumerate().all(|(i, &(_, t))| self.pos[t as usize] as usize == i)
+                && self.pos.iter().filter(|&&p| p != ABSENT).count() == self.len
+                && self.heap[self.len..].iter().all(|&e| e == VACANT)
+                && self.second == self.heap[1].0.min(self.heap[2].0)
     }
-}
 
-impl Heap {
-    /// Sets `thread`'s timer; `true` when it was the earliest and stays so
-    /// (nothing moved).
-    #[inline(always)]
-    fn set(&mut self, thread: usize, key: Key) -> bool {
+    /// `set` with several threads. One or two timers set (a fixed rate
+    /// per CPU keeps it so at any thread count) take no further call: the
+    /// earliest re-armed and still the earliest, the earliest of two going
+    /// later than the other (the two trade places) or cleared, a timer
+    /// set beside one other.
+    #[inline(never)]
+    fn set_among(&mut self, thread: usize, key: Key) {
+        // A timer past the end never comes: cleared, so that an idle or
+        // background thread costs nothing.
         let key = if key_time(key) > self.end { Key::MAX } else { key };
         debug_assert!(thread < THREADS);
         let thread = at(thread);
         if self.heap[0].1 as usize == thread {
-            // The first timer, as a completion re-arms it: it stays first
-            // while earlier than both children (vacant ones are `Key::MAX`),
-            // however many are set. Nothing moves.
-            if key < self.heap[1].0 && key < self.heap[2].0 {
+            // The earliest, as its completion re-arms it.
+            if key < self.second {
                 self.heap[0].0 = key;
-                return true;
+                return;
             }
             if self.len == 1 {
-                // Cleared, the only one.
+                // Cleared (`second` is `Key::MAX`), the only one.
                 (self.heap[0], self.len) = (VACANT, 0);
                 self.pos[thread] = ABSENT;
-                return false;
+                return;
             }
-        } else if self.len == 0 {
-            if key != Key::MAX {
-                (self.heap[0], self.len) = ((key, thread as u32), 1);
-                self.pos[thread] = 0;
+            if self.len == 2 {
+                // The other of two takes the first place.
+                let other = self.heap[1];
+                self.place(0, other);
+                if key == Key::MAX {
+                    (self.heap[1], self.len) = (VACANT, 1);
+                    self.pos[thread] = ABSENT;
+                } else {
+                    self.place(1, (key, thread as u32));
+                }
+                self.second = key;
+                return;
             }
-            return false;
-        }
-        self.set_among(thread, key);
-        false
-    }
-
-    /// `set` with other timers set, when the first does not stay first or
-    /// another thread's timer moves: out of line, so that the loop saves no
-    /// registers for it.
-    #[inline(never)]
-    fn set_among(&mut self, thread: usize, key: Key) {
-        let i = self.pos[thread];
-        if i == 0 && self.len == 2 {
-            // The first of two timers goes later than the other (or is
-            // cleared): the other takes its place.
-            let other = self.heap[1];
-            self.place(0, other);
+        } else if self.len <= 1 {
+            // Not the first, so not set: set beside the first, if any.
             if key == Key::MAX {
-                (self.heap[1], self.len) = (VACANT, 1);
-                self.pos[thread] = ABSENT;
-            } else {
+                return;
+            }
+            self.len += 1;
+            let first = self.heap[0];
+            if first.0 == Key::MAX {
+                self.place(0, (key, thread as u32));
+            } else if key > first.0 {
                 self.place(1, (key, thread as u32));
+                self.second = key;
+            } else {
+                self.place(1, first);
+                self.place(0, (key, thread as u32));
+                self.second = first.0;
             }
             return;
         }
+        self.reorder(thread, key);
+    }
+
+    /// The rest of `set_among`: an indexed heap's insert, removal or sift.
+    #[inline(never)]
+    fn reorder(&mut self, thread: usize, key: Key) {
+        let i = self.pos[thread];
         if i == ABSENT {
             if key != Key::MAX {
                 self.insert(thread, key);
@@ -173,6 +177,7 @@ impl Heap {
             let old = std::mem::replace(&mut self.heap[i].0, key);
             if key < old { self.sift_up(i) } else { self.sift_down(i) }
         }
+        self.second = self.heap[1].0.min(self.heap[2].0);
     }
 
     fn insert(&mut self, thread: usize, key: Key) {
