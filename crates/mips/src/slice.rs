@@ -85,7 +85,13 @@ impl<D: Devices> System<D> {
                         let entry = pc;
                         run.warm = false;
                         loop {
-                            if let Err((j, leave)) = run.body(th, body, t0, pc, instret, &mut bus) {
+                            // A warm round's body makes no fetch: a copy of its loop without the test.
+                            let ran = if T::CACHED && run.warm {
+                                run.body::<false, T, D>(th, body, t0, pc, instret, &mut bus)
+                            } else {
+                                run.body::<true, T, D>(th, body, t0, pc, instret, &mut bus)
+                            };
+                            if let Err((j, leave)) = ran {
                                 if let Leave::Taken(target) = leave {
                                     // A branch within the block taken: its slot, the next step, at its
                                     // offset after a taken branch, then the target.
@@ -341,8 +347,9 @@ impl Ordinary<'_> {
     /// Runs a block's body (`pc` is its first instruction's, `instret` the
     /// count before it): on an early leave, the index of the step it left at.
     /// With [`Devices::BLOCK_HOOK`] the caller reports its instructions.
+    /// `FETCH`: its steps that start a line fetch it (false in a warm round).
     #[inline(always)]
-    fn body<T: Timing, D: Devices>(
+    fn body<const FETCH: bool, T: Timing, D: Devices>(
         &self,
         th: &mut HwThread,
         body: &[Step],
@@ -356,7 +363,7 @@ impl Ordinary<'_> {
         let index = |s: &Step| (std::ptr::from_ref(s).addr() - body.as_ptr().addr()) / size_of::<Step>();
         for s in body {
             let pc = || pc.wrapping_add(4 * index(s) as u32);
-            let f = self.fetch(s, &pc, bus);
+            let f = if FETCH { self.line(s, &pc, bus) } else { 0 };
             if f != 0 {
                 return Err((index(s), Leave::Fetch(f)));
             }
@@ -403,7 +410,13 @@ impl Ordinary<'_> {
     /// starts a line fetches, so only it asks for its address.
     #[inline(always)]
     fn fetch<T: Timing, D: Devices>(&self, s: &Step, pc: impl FnOnce() -> u32, bus: &mut DataBus<'_, T, D>) -> u32 {
-        if T::CACHED && s.fetch && !self.warm { bus.timing.fetch_uncounted(self.core, self.id, pc()) } else { 0 }
+        if T::CACHED && !self.warm { self.line(s, pc, bus) } else { 0 }
+    }
+
+    /// [`Ordinary::fetch`] outside a warm round.
+    #[inline(always)]
+    fn line<T: Timing, D: Devices>(&self, s: &Step, pc: impl FnOnce() -> u32, bus: &mut DataBus<'_, T, D>) -> u32 {
+        if T::CACHED && s.fetch { bus.timing.fetch_uncounted(self.core, self.id, pc()) } else { 0 }
     }
 
     /// Runs `s` (at `pc`, not a control transfer) at cycle `at` of a block:
