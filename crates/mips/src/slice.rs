@@ -423,7 +423,6 @@ impl Ordinary<'_> {
     /// fetch, execute and what it leaves in flight.
     #[inline(always)]
     fn step<T: Timing, D: Devices>(&self, th: &mut HwThread, s: &Step, at: u64, pc: u32, instret: u64, bus: &mut DataBus<'_, T, D>) -> Result<(), Leave> {
-        let inst = s.inst;
         let f = self.fetch(s, || pc, bus);
         if f != 0 {
             return Err(Leave::Fetch(f));
@@ -436,8 +435,8 @@ impl Ordinary<'_> {
             bus.devices.issued(self.id, pc, at);
             return Ok(());
         }
-        if inst.class == 0 {
-            compute(&mut th.ctx, inst).map_err(Leave::Fault)?;
+        if s.inst.class == 0 {
+            compute(&mut th.ctx, s.inst).map_err(Leave::Fault)?;
             bus.devices.issued(self.id, pc, at);
             return Ok(());
         }
@@ -458,17 +457,18 @@ impl Ordinary<'_> {
         bus: &mut DataBus<'_, T, D>,
         report: bool,
     ) -> Result<(), Leave> {
-        let inst = s.inst;
+        // Read where used, not copied first: a copy is loaded before the calls that come between.
+        let inst = &s.inst;
         if inst.class & Inst::MEMORY == 0 {
-            compute(&mut th.ctx, inst).map_err(Leave::Fault)?;
+            compute(&mut th.ctx, *inst).map_err(Leave::Fault)?;
             if report {
                 bus.devices.issued(self.id, pc, at);
             }
-            th.board.issued(self.pipeline, inst, at, at + 1);
+            th.board.issued(self.pipeline, *inst, at, at + 1);
             return Ok(());
         }
         // Plain memory (the common case): no register reached, so nothing to ask the caller.
-        if let Some(stall) = plain::run(s.plain, &mut th.ctx, &inst, bus, true) {
+        if let Some(stall) = plain::run(s.plain, &mut th.ctx, inst, bus, true) {
             if report {
                 bus.devices.issued(self.id, pc, at);
             }
@@ -484,12 +484,12 @@ impl Ordinary<'_> {
             return Ok(());
         }
         (bus.who.now, bus.who.instret, bus.stall) = (at, instret, 0);
-        access(&mut th.ctx, inst, bus).map_err(Leave::Fault)?;
+        access(&mut th.ctx, *inst, bus).map_err(Leave::Fault)?;
         let stall = bus.stall;
         if report {
             bus.devices.issued(self.id, pc, at);
         }
-        th.board.accessed(self.pipeline, inst, at + 1 + u64::from(stall));
+        th.board.accessed(self.pipeline, *inst, at + 1 + u64::from(stall));
         // Only a store can write the text; only a device access can ask to stop.
         if stall != 0 || bus.mmio || (inst.class & Inst::STORE != 0 && bus.code.generation() != self.generation) {
             let stop = std::mem::take(&mut bus.mmio) && bus.devices.take_stop();
