@@ -64,13 +64,9 @@ impl<D: Devices> System<D> {
                     // issue cycle and where its fetch started. The context's PC and
                     // next PC are then the instruction's, as if it were to run next.
                     let left = 'chain: loop {
-                        // A result still in flight (a load in the last slot): only the block's first
-                        // step may wait for it (`Block::held_start`). (With caches the first fetch
-                        // starts at `t0`, not then: one instruction alone.)
+                        // A result still in flight (a load in the last slot, a miss's): only the
+                        // block's first step may wait for it (`Block::held_start`).
                         let (mut start, drained) = (t0, th.board.drained());
-                        if drained > t0 && T::CACHED {
-                            break 'chain None;
-                        }
                         let Some(b) = blocks.get_synced(bus.code, pc, &pipeline) else { break 'chain None };
                         if drained > t0 {
                             let Some(s) = b.held_start(&th.board, t0, drained) else { break 'chain None };
@@ -80,6 +76,8 @@ impl<D: Devices> System<D> {
                         if start >= latest {
                             break 'chain None;
                         }
+                        // The first step's fetch starts at `t0`, before it waits (with caches it may stall).
+                        let mut fetch0 = t0;
                         t0 = start;
                         let (body, end) = b.steps.split_at(b.ordinary as usize);
                         let entry = pc;
@@ -121,13 +119,13 @@ impl<D: Devices> System<D> {
                                     bus.devices.issued_block(id, pc, t0, &body[..ran]);
                                 }
                                 let s = &body[j];
-                                let from = body[..j].last().map_or(t0, |p| t0 + u64::from(p.off) + 1);
+                                let from = body[..j].last().map_or(fetch0, |p| t0 + u64::from(p.off) + 1);
                                 (pc, instret) = (pc.wrapping_add(4 * j as u32), instret + j as u64);
                                 (th.ctx.pc, th.ctx.npc) = (pc, pc.wrapping_add(4));
                                 break 'chain Some((leave, s.inst, t0 + u64::from(s.off), from));
                             }
                             (pc, instret) = (pc.wrapping_add(4 * body.len() as u32), instret + body.len() as u64);
-                            let from = t0 + u64::from(b.after);
+                            let mut from = t0 + u64::from(b.after);
                             let Some((last, slot)) = end.split_first() else {
                                 if D::BLOCK_HOOK {
                                     bus.devices.issued_block(id, entry, t0, body);
@@ -150,7 +148,7 @@ impl<D: Devices> System<D> {
                                     break 'chain Some((leave, s.inst, at, from));
                                 }
                                 (pc, instret) = (entry, instret + 1);
-                                (ready, now, t0) = (at + 1, at + 1, at + 1);
+                                (ready, now, t0, fetch0) = (at + 1, at + 1, at + 1, at + 1);
                                 if th.board.drained() > t0 || t0 >= latest {
                                     continue 'chain;
                                 }
@@ -158,6 +156,10 @@ impl<D: Devices> System<D> {
                             }
                             let f = run.fetch(last, || pc, &mut bus);
                             let exit = if f != 0 {
+                                // (The block's first fetch if its body is empty.)
+                                if body.is_empty() {
+                                    from = fetch0;
+                                }
                                 Err(Leave::Fetch(f))
                             } else if let Some(exit) = cond(&th.ctx, last.cond, last.inst) {
                                 Ok(exit)
@@ -217,7 +219,7 @@ impl<D: Devices> System<D> {
                             if pc != entry || th.board.drained() > t0 || t0 >= latest {
                                 continue 'chain;
                             }
-                            run.warm = b.rehit;
+                            (run.warm, fetch0) = (b.rehit, t0);
                         }
                     };
                     // A block left at an instruction has fetched it.

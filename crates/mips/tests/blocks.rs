@@ -424,3 +424,19 @@ fn a_loop_round_fetches_again_where_a_free_miss_allocates_nothing() {
     assert_eq!(whole.2.misses, whole.2.accesses, "every fetch misses");
     assert_eq!(run(1), whole);
 }
+
+/// With caches, a block entered while a load is still in flight starts
+/// when its first step's operand arrives (`Block::held_start`), but its
+/// first fetch starts at entry: a miss there stalls from then, as one
+/// instruction at a time counts it.
+#[test]
+fn a_block_held_by_a_load_fetches_from_its_entry() {
+    // A jump whose slot loads (and misses), to a cold line whose first instruction uses the load.
+    let mut words = vec![lui(8, 0x1000), jal(16), lw(10, 0, 8)];
+    words.resize(16, NOP);
+    words.extend([addu(11, 10, 10), addiu(12, 11, 1)]);
+    let config = SystemConfig { caches: Some(HierarchyConfig::default()), ..Default::default() };
+    let whole = run_in_slices(&words, &config, 1_000_000);
+    assert_eq!(whole.0[12], 1);
+    assert_eq!(run_in_slices(&words, &config, 1), whole);
+}
