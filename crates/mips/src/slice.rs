@@ -118,6 +118,14 @@ impl<D: Devices> System<D> {
                                     let ran = j + usize::from(matches!(leave, Leave::After { .. }));
                                     bus.devices.issued_block(id, pc, t0, &body[..ran]);
                                 }
+                                if T::CACHED && let Leave::After { stall, stop: false } = leave && bus.code.generation() == run.generation {
+                                    // An access that stalled (or reached a device that did not ask to stop), the
+                                    // text as it was: on at the next instruction, its result in flight.
+                                    let at = t0 + u64::from(body[j].off);
+                                    (pc, instret) = (pc.wrapping_add(4 * (j as u32 + 1)), instret + j as u64 + 1);
+                                    (ready, now, t0) = (at + 1 + u64::from(stall), at + 1, at + 1 + u64::from(stall));
+                                    continue 'chain;
+                                }
                                 let s = &body[j];
                                 let from = body[..j].last().map_or(fetch0, |p| t0 + u64::from(p.off) + 1);
                                 (pc, instret) = (pc.wrapping_add(4 * j as u32), instret + j as u64);
