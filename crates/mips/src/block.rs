@@ -77,6 +77,8 @@ pub struct Block {
     /// whose fetches did not stall each is its set's most recently used
     /// and would hit again with nothing changed but the count.
     pub rehit: bool,
+    /// Bytes from its entry to its last instruction (the slot, if it has one).
+    pub reach: u32,
     /// The ordinary instructions (see [`Block::ordinary`]), then the control transfer ending the block
     /// if any (else it ends at the length limit or the end of the text and
     /// the next block follows in order), then, if the transfer's delay slot
@@ -160,6 +162,12 @@ impl Blocks {
         let mut b = Blocks { line_bytes, sets, rounds, ..Blocks::default() };
         b.renew(code);
         b
+    }
+
+    /// The instruction cache's line size as a shift and its sets (0: no
+    /// line's fetch may be skipped), for [`Block::reach`]'s lines.
+    pub(crate) fn lines(&self) -> (u32, u32) {
+        if self.line_bytes == 0 { (0, 0) } else { (self.line_bytes.trailing_zeros(), self.sets) }
     }
 
     /// The block entered at `pc`, built if need be; None where `code` has no instruction.
@@ -259,9 +267,10 @@ impl Blocks {
             }
         }
         // Its lines, from the entry's to the last instruction's (the slot's, if it has one).
-        let lines = |bytes: u32| (pc + 4 * (len + slot as usize - 1) as u32) / bytes - pc / bytes + 1;
+        let reach = 4 * (len + slot as usize - 1) as u32;
+        let lines = |bytes: u32| (pc + reach) / bytes - pc / bytes + 1;
         let rehit = self.line_bytes != 0 && lines(self.line_bytes) <= self.sets;
-        self.at[first] = Block { ordinary: (len - transfer as usize) as u32, span, after, looping, rehit, steps: steps.into() };
+        self.at[first] = Block { ordinary: (len - transfer as usize) as u32, span, after, looping, rehit, reach, steps: steps.into() };
         self.built.push(first);
         Some(&self.at[first])
     }

@@ -53,7 +53,9 @@ impl<D: Devices> System<D> {
                     let mut pc = th.ctx.pc;
                     // Only a store leaves the chain having written the text (see `Ordinary::timed`).
                     blocks.sync(bus.code);
-                    let mut run = Ordinary { core: k, id, pipeline: &pipeline, generation: bus.code.generation(), warm: false };
+                    let (shift, sets) = blocks.lines();
+                    let generation = bus.code.generation();
+                    let mut run = Ordinary { core: k, id, pipeline: &pipeline, generation, warm: false, shift, sets, lo: u32::MAX, hi: 0 };
                     // The later of `ready` and `now`, kept as they change: where each block starts.
                     let mut t0 = ready.max(now);
                     // Each instruction the blocks fetch is counted once, when the run of blocks ends.
@@ -81,7 +83,7 @@ impl<D: Devices> System<D> {
                         t0 = start;
                         let (body, end) = b.steps.split_at(b.ordinary as usize);
                         let entry = pc;
-                        run.warm = false;
+                        run.warm = T::CACHED && run.covers(pc, b.reach);
                         loop {
                             // A warm round's body makes no fetch: a copy of its loop without the test.
                             let ran = if T::CACHED && run.warm {
@@ -109,6 +111,7 @@ impl<D: Devices> System<D> {
                                         (th.ctx.pc, th.ctx.npc) = (pc, target);
                                         break 'chain Some((leave, s.inst, at, from));
                                     }
+                                    run.fetched::<T>(entry, pc);
                                     (pc, instret) = (target, instret + 1);
                                     (ready, now, t0) = (at + 1, at + 1, at + 1);
                                     continue 'chain;
@@ -118,10 +121,12 @@ impl<D: Devices> System<D> {
                                     let ran = j + usize::from(matches!(leave, Leave::After { .. }));
                                     bus.devices.issued_block(id, pc, t0, &body[..ran]);
                                 }
-                                if T::CACHED && let Leave::After { stall, stop: false } = leave && bus.code.generation() == run.generation {
-                                    // An access that stalled (or reached a device that did not ask to stop), the
-                                    // text as it was: on at the next instruction, its result in flight.
+                                if T::CACHED && let Leave::After { stall, stop: false } = leave && stall != 0 && bus.code.generation() == run.generation {
+                                    // An access that stalled (a miss, or a device's cycles: no built-in register,
+                                    // which could change the caches), the text as it was: on at the next
+                                    // instruction, its result in flight.
                                     let at = t0 + u64::from(body[j].off);
+                                    run.fetched::<T>(entry, pc.wrapping_add(4 * j as u32));
                                     (pc, instret) = (pc.wrapping_add(4 * (j as u32 + 1)), instret + j as u64 + 1);
                                     (ready, now, t0) = (at + 1 + u64::from(stall), at + 1, at + 1 + u64::from(stall));
                                     continue 'chain;
@@ -138,6 +143,7 @@ impl<D: Devices> System<D> {
                                 if D::BLOCK_HOOK {
                                     bus.devices.issued_block(id, entry, t0, body);
                                 }
+                                run.fetched::<T>(entry, pc.wrapping_sub(4));
                                 (ready, now, t0) = (from, from, from);
                                 continue 'chain;
                             };
@@ -194,6 +200,7 @@ impl<D: Devices> System<D> {
                                 Exit::Taken(target) => (slot.get(1), target, at + 1 + u64::from(pipeline.branch_taken_cycles)),
                                 Exit::NotTaken => (slot.first(), pc.wrapping_add(8), at + 1),
                                 Exit::Annulled => {
+                                    run.fetched::<T>(entry, pc);
                                     pc = pc.wrapping_add(8);
                                     (ready, now, t0) = (at + 2, at + 1, at + 2);
                                     continue 'chain;
@@ -219,6 +226,7 @@ impl<D: Devices> System<D> {
                                 (th.ctx.pc, th.ctx.npc) = (pc, next);
                                 break 'chain Some((leave, s.inst, at, from));
                             }
+                            run.fetched::<T>(entry, pc);
                             instret += 1;
                             pc = next;
                             (ready, now, t0) = (at + 1, at + 1, at + 1);
@@ -349,11 +357,51 @@ struct Ordinary<'p> {
     pipeline: &'p Pipeline,
     /// The text's generation when the block was entered.
     generation: u32,
-    /// The block goes round again and its fetches would hit as they did (see [`crate::block::Block::rehit`]): none made.
+    /// The block's fetches would hit with nothing changed but the count: none made.
+    /// Its lines are among those known to be their sets' most recently used (`lo..=hi`),
+    /// or (see [`crate::block::Block::rehit`]) it goes round again.
     warm: bool,
+    /// The instruction cache's line size as a shift, and its sets (0: no line is known).
+    shift: u32,
+    sets: u32,
+    /// Lines of the instruction cache (addresses shifted) each its set's most recently
+    /// used since this run of blocks fetched it: consecutive ones, no more than the sets
+    /// (each in a set of its own), so that fetching one changes none of the others. Only
+    /// this thread fetches while the run lasts, and a fetch that did not stall hit (see
+    /// [`crate::block::Blocks::new`]). Empty when `lo > hi`.
+    lo: u32,
+    hi: u32,
 }
 
 impl Ordinary<'_> {
+    /// Whether the lines of a block entered at `pc` reaching `reach` bytes are all known.
+    #[inline(always)]
+    fn covers(&self, pc: u32, reach: u32) -> bool {
+        self.lo <= pc >> self.shift && pc.wrapping_add(reach) >> self.shift <= self.hi
+    }
+
+    /// A block entered at `entry` ran to `last` (its instructions in between
+    /// fetched, none stalling) unless it ran warm: their lines join the known ones.
+    #[inline(always)]
+    fn fetched<T: Timing>(&mut self, entry: u32, last: u32) {
+        if T::CACHED && !self.warm {
+            self.join(entry >> self.shift, last >> self.shift);
+        }
+    }
+
+    /// [`Ordinary::fetched`] for lines `a..=z`: with the known ones if together they are
+    /// consecutive and no more than the sets, else alone (if no more than the sets).
+    fn join(&mut self, a: u32, z: u32) {
+        let (lo, hi) = if self.lo <= z + 1 && a <= self.hi + 1 { (self.lo.min(a), self.hi.max(z)) } else { (a, z) };
+        (self.lo, self.hi) = if hi - lo < self.sets {
+            (lo, hi)
+        } else if z - a < self.sets {
+            (a, z)
+        } else {
+            (u32::MAX, 0)
+        };
+    }
+
     /// Runs a block's body (`pc` is its first instruction's, `instret` the
     /// count before it): on an early leave, the index of the step it left at.
     /// With [`Devices::BLOCK_HOOK`] the caller reports its instructions.

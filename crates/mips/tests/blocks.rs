@@ -440,3 +440,26 @@ fn a_block_held_by_a_load_fetches_from_its_entry() {
     assert_eq!(whole.0[12], 1);
     assert_eq!(run_in_slices(&words, &config, 1), whole);
 }
+
+/// A run of blocks skips the fetches of lines it fetched before only while
+/// those lines are consecutive and no more than the instruction cache's
+/// sets, so that each is its set's most recently used: a loop over nine
+/// lines of an eight-set two-way cache fetches its first line again each
+/// round, which decides the line a later fetch into that set evicts.
+#[test]
+fn a_loop_of_blocks_over_more_lines_than_sets_fetches_again() {
+    // Lines 1 to 9: a round from 8 back from 72; on the fourth it leaves from line 1 to line 17
+    // (set 1: it evicts the older of lines 1 and 9), which jumps to the exit in line 9.
+    let mut words = vec![addiu(9, 0, 4)];
+    words.resize(8, NOP);
+    words.extend([addiu(9, 9, -1), beq(9, 0, 126)]);
+    words.resize(72, NOP);
+    words.extend([beq(0, 0, -65), NOP, addiu(2, 0, 4001), SYSCALL]);
+    words.resize(136, NOP);
+    words.extend([beq(0, 0, -63), NOP]);
+    let l1i = irqsim_mips::cache::Geometry { size_bytes: 512, ways: 2, ..HierarchyConfig::default().l1i };
+    let config = SystemConfig { caches: Some(HierarchyConfig { l1i, ..Default::default() }), ..Default::default() };
+    let whole = run_in_slices(&words, &config, 1_000_000);
+    assert_eq!(whole.0[9], 0);
+    assert_eq!(run_in_slices(&words, &config, 1), whole);
+}
