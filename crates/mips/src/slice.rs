@@ -457,7 +457,7 @@ impl Ordinary<'_> {
                 }
                 continue;
             }
-            self.timed(th, s, at, pc(), instret + index(s) as u64, bus, each).map_err(|leave| (index(s), leave))?;
+            self.timed(th, s, at, pc(), || instret + index(s) as u64, bus, each).map_err(|leave| (index(s), leave))?;
         }
         Ok(())
     }
@@ -498,11 +498,12 @@ impl Ordinary<'_> {
             bus.devices.issued(self.id, pc, at);
             return Ok(());
         }
-        self.timed(th, s, at, pc, instret, bus, true)
+        self.timed(th, s, at, pc, || instret, bus, true)
     }
 
     /// Executes step `s` (at `pc`), fetched, which may leave a result in
-    /// flight or access memory; `report`: to [`Devices::issued`].
+    /// flight or access memory; `report`: to [`Devices::issued`]; `instret`:
+    /// the count before it, asked for only on the general path.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn timed<T: Timing, D: Devices>(
@@ -511,7 +512,7 @@ impl Ordinary<'_> {
         s: &Step,
         at: u64,
         pc: u32,
-        instret: u64,
+        instret: impl FnOnce() -> u64,
         bus: &mut DataBus<'_, T, D>,
         report: bool,
     ) -> Result<(), Leave> {
@@ -541,7 +542,7 @@ impl Ordinary<'_> {
             }
             return Ok(());
         }
-        (bus.who.now, bus.who.instret, bus.stall) = (at, instret, 0);
+        (bus.who.now, bus.who.instret, bus.stall) = (at, instret(), 0);
         access(&mut th.ctx, *inst, bus).map_err(Leave::Fault)?;
         let stall = bus.stall;
         if report {
