@@ -527,15 +527,13 @@ impl Ordinary<'_> {
             return Ok(());
         }
         // Plain memory (the common case): no register reached, so nothing to ask the caller.
-        if let Some(stall) = plain::run(s.plain, &mut th.ctx, inst, bus, true) {
+        if let Some(stall) = plain::run(s.plain, &mut th.ctx, inst, bus, false) {
             if report {
                 bus.devices.issued(self.id, pc, at);
             }
-            // Its loads write a register other than `$zero`; only a store can write the text.
+            // Its loads write a register other than `$zero`; a store into the text is left to `access`.
             if inst.class & Inst::STORE == 0 {
                 th.board.loaded(self.pipeline, inst.rt, at + 1 + u64::from(stall));
-            } else if bus.code.generation() != self.generation {
-                return Err(Leave::After { stall, stop: false });
             }
             if stall != 0 {
                 return Err(Leave::After { stall, stop: false });
