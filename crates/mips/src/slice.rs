@@ -85,11 +85,29 @@ impl<D: Devices> System<D> {
                         let entry = pc;
                         run.warm = T::CACHED && run.covers(pc, b.reach);
                         loop {
-                            // A warm round's body makes no fetch: a copy of its loop without the test.
-                            let ran = if T::CACHED && run.warm {
-                                run.body::<false, T, D>(th, body, t0, pc, instret, &mut bus)
-                            } else {
-                                run.body::<true, T, D>(th, body, t0, pc, instret, &mut bus)
+                            // Where the body goes on from, after a stall that moves every later step as much.
+                            let mut k0 = 0;
+                            let ran = loop {
+                                let (rest, at_pc, at_n) = (&body[k0..], pc.wrapping_add(4 * k0 as u32), instret + k0 as u64);
+                                // A warm round's body makes no fetch: a copy of its loop without the test.
+                                let r = if T::CACHED && run.warm {
+                                    run.body::<false, T, D>(th, rest, t0, at_pc, at_n, &mut bus)
+                                } else {
+                                    run.body::<true, T, D>(th, rest, t0, at_pc, at_n, &mut bus)
+                                };
+                                match r {
+                                    Err((j, Leave::After { stall, stop: false }))
+                                        if T::CACHED
+                                            && !D::BLOCK_HOOK
+                                            && stall != 0
+                                            && rest[j].resumes
+                                            && bus.code.generation() == run.generation
+                                            && t0 + u64::from(stall) < latest =>
+                                    {
+                                        (t0, k0) = (t0 + u64::from(stall), k0 + j + 1);
+                                    }
+                                    r => break r.map_err(|(j, leave)| (k0 + j, leave)),
+                                }
                             };
                             if let Err((j, leave)) = ran {
                                 if let Leave::Taken(target) = leave {

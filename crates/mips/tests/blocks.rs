@@ -463,3 +463,28 @@ fn a_loop_of_blocks_over_more_lines_than_sets_fetches_again() {
     assert_eq!(whole.0[9], 0);
     assert_eq!(run_in_slices(&words, &config, 1), whole);
 }
+
+/// With caches a block goes on after a load that misses only where every
+/// later step waits, if at all, for that load or a later step: here the
+/// step after the miss waits for the load before it, whose result the
+/// stall does not delay, so it issues earlier than its offset moved by the
+/// stall, as one instruction at a time has it.
+#[test]
+fn a_block_goes_on_after_a_miss_only_where_the_stall_moves_every_later_step() {
+    let words = [
+        lui(8, 0x1000),
+        addiu(9, 0, 20),
+        addu(13, 8, 0),
+        lw(10, 0, 8),     // loop: 3, hits after the first round
+        lw(11, 1024, 13), // a new line each round: misses
+        addu(12, 10, 10), // waits for $10, not $11
+        addiu(13, 13, 32),
+        addiu(9, 9, -1),
+        bne(9, 0, -6),
+        NOP,
+    ];
+    let config = SystemConfig { caches: Some(HierarchyConfig::default()), ..Default::default() };
+    let whole = run_in_slices(&words, &config, 1_000_000);
+    assert!(whole.3[1].1 >= 20, "a miss a round: {:?}", whole.3);
+    assert_eq!(run_in_slices(&words, &config, 1), whole);
+}
