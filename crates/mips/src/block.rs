@@ -47,12 +47,17 @@ pub struct Step {
     pub cond: Cond,
     /// A load or store the block may run by [`crate::plain::whole`].
     pub(crate) plain: Plain,
+    /// If its access stalls, every later step issues that much later than
+    /// its offset: each waits, if at all, for this step or a later one, so
+    /// that the stall moves what holds it back as much as it moves the step
+    /// itself (see [`Relative::issue`]). The block may then go on after it.
+    pub resumes: bool,
 }
 
 impl Step {
     /// `inst` at issue offset `off`; `fetch`: see [`Step::fetch`].
     pub fn new(inst: Inst, off: u32, fetch: bool) -> Step {
-        Step { inst, off, fetch, simple: Simple::of(inst), cond: Cond::of(inst), plain: Plain::of(inst) }
+        Step { inst, off, fetch, simple: Simple::of(inst), cond: Cond::of(inst), plain: Plain::of(inst), resumes: false }
     }
 }
 
@@ -77,6 +82,8 @@ pub struct Block {
     /// whose fetches did not stall each is its set's most recently used
     /// and would hit again with nothing changed but the count.
     pub rehit: bool,
+    /// Bytes from its entry to its last instruction (the slot, if it has one).
+    pub reach: u32,
     /// The ordinary instructions (see [`Block::ordinary`]), then the control transfer ending the block
     /// if any (else it ends at the length limit or the end of the text and
     /// the next block follows in order), then, if the transfer's delay slot
@@ -127,24 +134,32 @@ struct Relative<'p> {
     p: &'p Pipeline,
     reg: [u32; 32],
     hilo: u32,
+    /// The step whose result each of those waits for (-1: none).
+    reg_by: [i32; 32],
+    hilo_by: i32,
 }
 
 impl Relative<'_> {
-    /// The issue offset of `i` fetched at `at`, as [`crate::timing::Scoreboard::ready`] would give.
-    fn issue(&self, i: Inst, at: u32) -> u32 {
+    /// The issue offset of `i` fetched at `at` (no earlier than step `after`
+    /// allows), as [`crate::timing::Scoreboard::ready`] would give, and the
+    /// latest step among those that hold it there.
+    fn issue(&self, i: Inst, at: u32, after: i32) -> (u32, i32) {
         let (a, b) = i.sources();
-        let t = at.max(self.reg[a as usize & 31]).max(self.reg[b as usize & 31]);
-        if i.class & Inst::USES_HILO != 0 { t.max(self.hilo) } else { t }
+        let hilo = (i.class & Inst::USES_HILO != 0).then_some((self.hilo, self.hilo_by));
+        let waits = [(at, after), (self.reg[a as usize & 31], self.reg_by[a as usize & 31]), (self.reg[b as usize & 31], self.reg_by[b as usize & 31])];
+        let waits = waits.into_iter().chain(hilo);
+        let t = waits.clone().map(|w| w.0).max().unwrap_or(at);
+        (t, waits.filter(|w| w.0 == t).map(|w| w.1).max().unwrap_or(after))
     }
 
-    /// As [`crate::timing::Scoreboard::issued`] with no memory stall.
-    fn issued(&mut self, i: Inst, t: u32) {
+    /// As [`crate::timing::Scoreboard::issued`] with no memory stall, for step `k`.
+    fn issued(&mut self, i: Inst, t: u32, k: i32) {
         if i.class & Inst::MULT != 0 {
-            self.hilo = t + self.p.mult_cycles;
+            (self.hilo, self.hilo_by) = (t + self.p.mult_cycles, k);
         } else if i.class & Inst::DIV != 0 {
-            self.hilo = t + self.p.div_cycles;
+            (self.hilo, self.hilo_by) = (t + self.p.div_cycles, k);
         } else if i.class & Inst::LOAD != 0 && i.rt != 0 {
-            self.reg[i.rt as usize & 31] = t + 1 + self.p.load_use_cycles;
+            (self.reg[i.rt as usize & 31], self.reg_by[i.rt as usize & 31]) = (t + 1 + self.p.load_use_cycles, k);
         }
     }
 }
@@ -160,6 +175,12 @@ impl Blocks {
         let mut b = Blocks { line_bytes, sets, rounds, ..Blocks::default() };
         b.renew(code);
         b
+    }
+
+    /// The instruction cache's line size as a shift and its sets (0: no
+    /// line's fetch may be skipped), for [`Block::reach`]'s lines.
+    pub(crate) fn lines(&self) -> (u32, u32) {
+        if self.line_bytes == 0 { (0, 0) } else { (self.line_bytes.trailing_zeros(), self.sets) }
     }
 
     /// The block entered at `pc`, built if need be; None where `code` has no instruction.
@@ -212,7 +233,9 @@ impl Blocks {
         }
         // Whether the instruction `k` places after the entry starts a new line.
         let line = |k: usize| k == 0 || self.line_bytes == 0 || (pc + 4 * k as u32).is_multiple_of(self.line_bytes);
-        let mut rel = Relative { p, reg: [0; 32], hilo: 0 };
+        let mut rel = Relative { p, reg: [0; 32], hilo: 0, reg_by: [-1; 32], hilo_by: -1 };
+        // Per step: the latest step among those holding it at its offset (see `Step::resumes`).
+        let mut held = Vec::new();
         let mut steps = Vec::new();
         let (mut at, mut span, mut len, mut end, mut after) = (0, 0, 0, None, 0);
         let mut k = first;
@@ -220,8 +243,10 @@ impl Blocks {
             if len == MAX_ORDINARY && !inst.op.transfers() {
                 break;
             }
-            let t = rel.issue(inst, at);
-            rel.issued(inst, t);
+            let k_step = steps.len() as i32;
+            let (t, h) = rel.issue(inst, at, k_step - 1);
+            rel.issued(inst, t, k_step);
+            held.push(h);
             let cond = Cond::of(inst);
             steps.push(Step::new(inst, t, line(len)));
             (span, len, at, k) = (span.max(t), len + 1, t + 1, k + 1);
@@ -233,8 +258,9 @@ impl Blocks {
                 let slot = insts.get(k).filter(|s| !s.op.transfers());
                 match slot {
                     Some(&s) if cond.inner() && inst.imm > pc + 4 * len as u32 && len < MAX_ORDINARY => {
-                        let u = rel.issue(s, at);
-                        rel.issued(s, u);
+                        let (u, h) = rel.issue(s, at, k_step);
+                        rel.issued(s, u, k_step + 1);
+                        held.push(h);
                         steps.push(Step::new(s, u, line(len)));
                         (span, len, at, k) = (span.max(u).max(at + p.branch_taken_cycles), len + 1, u + 1, k + 1);
                     }
@@ -251,17 +277,25 @@ impl Blocks {
         let slot = end.is_some_and(Op::has_delay_slot) && insts.get(first + len).is_some_and(|s| !s.op.transfers());
         let looping = self.rounds && slot && steps.last().is_some_and(|b: &Step| b.cond.conditional() && b.inst.imm == pc);
         if slot {
-            let inst = insts[first + len];
+            let (inst, transfer) = (insts[first + len], steps.len() as i32 - 1);
             for penalty in [0, p.branch_taken_cycles] {
-                let t = rel.issue(inst, at + penalty);
+                let (t, h) = rel.issue(inst, at + penalty, transfer);
                 steps.push(Step::new(inst, t, line(len)));
+                held.push(h);
                 span = span.max(t);
             }
         }
+        // A step resumes if every later one is held by it or by a later one.
+        let mut least = i32::MAX;
+        for (j, s) in steps.iter_mut().enumerate().rev() {
+            s.resumes = least >= j as i32;
+            least = least.min(held[j]);
+        }
         // Its lines, from the entry's to the last instruction's (the slot's, if it has one).
-        let lines = |bytes: u32| (pc + 4 * (len + slot as usize - 1) as u32) / bytes - pc / bytes + 1;
+        let reach = 4 * (len + slot as usize - 1) as u32;
+        let lines = |bytes: u32| (pc + reach) / bytes - pc / bytes + 1;
         let rehit = self.line_bytes != 0 && lines(self.line_bytes) <= self.sets;
-        self.at[first] = Block { ordinary: (len - transfer as usize) as u32, span, after, looping, rehit, steps: steps.into() };
+        self.at[first] = Block { ordinary: (len - transfer as usize) as u32, span, after, looping, rehit, reach, steps: steps.into() };
         self.built.push(first);
         Some(&self.at[first])
     }

@@ -118,16 +118,17 @@ pub(crate) fn run<T: Timing, D: Devices>(k: Plain, c: &mut Context, i: &Inst, bu
     }
     // The shifts of a big-endian byte and halfword within their word.
     let (lane, half) = (|| (3 - (ea & 3)) * 8, || (2 - (ea & 2)) * 8);
-    let rt = c.r[i.rt as usize];
+    // A store's value, read in its own arm: a load does not need it.
+    let rt = |c: &Context| c.r[i.rt as usize];
     match k {
         Plain::Lw if ea & 3 == 0 => load!(|w| w),
         Plain::Lbu => load!(|w| (w >> lane()) & 0xFF),
         Plain::Lb => load!(|w| (w >> lane()) as u8 as i8 as u32),
         Plain::Lhu if ea & 1 == 0 => load!(|w| (w >> half()) & 0xFFFF),
         Plain::Lh if ea & 1 == 0 => load!(|w| (w >> half()) as u16 as i16 as u32),
-        Plain::Sw if ea & 3 == 0 => store(bus, ea, rt, u32::MAX, text),
-        Plain::Sb => store(bus, ea & !3, rt << lane(), 0xFF << lane(), text),
-        Plain::Sh if ea & 1 == 0 => store(bus, ea & !3, rt << half(), 0xFFFF << half(), text),
+        Plain::Sw if ea & 3 == 0 => store(bus, ea, rt(c), u32::MAX, text),
+        Plain::Sb => store(bus, ea & !3, rt(c) << lane(), 0xFF << lane(), text),
+        Plain::Sh if ea & 1 == 0 => store(bus, ea & !3, rt(c) << half(), 0xFFFF << half(), text),
         _ => None,
     }
 }

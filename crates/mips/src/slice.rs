@@ -53,7 +53,9 @@ impl<D: Devices> System<D> {
                     let mut pc = th.ctx.pc;
                     // Only a store leaves the chain having written the text (see `Ordinary::timed`).
                     blocks.sync(bus.code);
-                    let mut run = Ordinary { core: k, id, pipeline: &pipeline, generation: bus.code.generation(), warm: false };
+                    let (shift, sets) = blocks.lines();
+                    let generation = bus.code.generation();
+                    let mut run = Ordinary { core: k, id, pipeline: &pipeline, generation, warm: false, shift, sets, lo: u32::MAX, hi: 0 };
                     // The later of `ready` and `now`, kept as they change: where each block starts.
                     let mut t0 = ready.max(now);
                     // Each instruction the blocks fetch is counted once, when the run of blocks ends.
@@ -64,13 +66,9 @@ impl<D: Devices> System<D> {
                     // issue cycle and where its fetch started. The context's PC and
                     // next PC are then the instruction's, as if it were to run next.
                     let left = 'chain: loop {
-                        // A result still in flight (a load in the last slot): only the block's first
-                        // step may wait for it (`Block::held_start`). (With caches the first fetch
-                        // starts at `t0`, not then: one instruction alone.)
+                        // A result still in flight (a load in the last slot, a miss's): only the
+                        // block's first step may wait for it (`Block::held_start`).
                         let (mut start, drained) = (t0, th.board.drained());
-                        if drained > t0 && T::CACHED {
-                            break 'chain None;
-                        }
                         let Some(b) = blocks.get_synced(bus.code, pc, &pipeline) else { break 'chain None };
                         if drained > t0 {
                             let Some(s) = b.held_start(&th.board, t0, drained) else { break 'chain None };
@@ -80,12 +78,38 @@ impl<D: Devices> System<D> {
                         if start >= latest {
                             break 'chain None;
                         }
+                        // The first step's fetch starts at `t0`, before it waits (with caches it may stall).
+                        let mut fetch0 = t0;
                         t0 = start;
                         let (body, end) = b.steps.split_at(b.ordinary as usize);
                         let entry = pc;
-                        run.warm = false;
+                        run.warm = T::CACHED && run.covers(pc, b.reach);
                         loop {
-                            if let Err((j, leave)) = run.body(th, body, t0, pc, instret, &mut bus) {
+                            // Where the body goes on from, after a stall that moves every later step as much.
+                            let mut k0 = 0;
+                            let ran = loop {
+                                let (rest, at_pc, at_n) = (&body[k0..], pc.wrapping_add(4 * k0 as u32), instret + k0 as u64);
+                                // A warm round's body makes no fetch: a copy of its loop without the test.
+                                let r = if T::CACHED && run.warm {
+                                    run.body::<false, T, D>(th, rest, t0, at_pc, at_n, &mut bus)
+                                } else {
+                                    run.body::<true, T, D>(th, rest, t0, at_pc, at_n, &mut bus)
+                                };
+                                match r {
+                                    Err((j, Leave::After { stall, stop: false }))
+                                        if T::CACHED
+                                            && !D::BLOCK_HOOK
+                                            && stall != 0
+                                            && rest[j].resumes
+                                            && bus.code.generation() == run.generation
+                                            && t0 + u64::from(stall) < latest =>
+                                    {
+                                        (t0, k0) = (t0 + u64::from(stall), k0 + j + 1);
+                                    }
+                                    r => break r.map_err(|(j, leave)| (k0 + j, leave)),
+                                }
+                            };
+                            if let Err((j, leave)) = ran {
                                 if let Leave::Taken(target) = leave {
                                     // A branch within the block taken: its slot, the next step, at its
                                     // offset after a taken branch, then the target.
@@ -105,6 +129,7 @@ impl<D: Devices> System<D> {
                                         (th.ctx.pc, th.ctx.npc) = (pc, target);
                                         break 'chain Some((leave, s.inst, at, from));
                                     }
+                                    run.fetched::<T>(entry, pc);
                                     (pc, instret) = (target, instret + 1);
                                     (ready, now, t0) = (at + 1, at + 1, at + 1);
                                     continue 'chain;
@@ -114,18 +139,29 @@ impl<D: Devices> System<D> {
                                     let ran = j + usize::from(matches!(leave, Leave::After { .. }));
                                     bus.devices.issued_block(id, pc, t0, &body[..ran]);
                                 }
+                                if T::CACHED && let Leave::After { stall, stop: false } = leave && stall != 0 && bus.code.generation() == run.generation {
+                                    // An access that stalled (a miss, or a device's cycles: no built-in register,
+                                    // which could change the caches), the text as it was: on at the next
+                                    // instruction, its result in flight.
+                                    let at = t0 + u64::from(body[j].off);
+                                    run.fetched::<T>(entry, pc.wrapping_add(4 * j as u32));
+                                    (pc, instret) = (pc.wrapping_add(4 * (j as u32 + 1)), instret + j as u64 + 1);
+                                    (ready, now, t0) = (at + 1 + u64::from(stall), at + 1, at + 1 + u64::from(stall));
+                                    continue 'chain;
+                                }
                                 let s = &body[j];
-                                let from = body[..j].last().map_or(t0, |p| t0 + u64::from(p.off) + 1);
+                                let from = body[..j].last().map_or(fetch0, |p| t0 + u64::from(p.off) + 1);
                                 (pc, instret) = (pc.wrapping_add(4 * j as u32), instret + j as u64);
                                 (th.ctx.pc, th.ctx.npc) = (pc, pc.wrapping_add(4));
                                 break 'chain Some((leave, s.inst, t0 + u64::from(s.off), from));
                             }
                             (pc, instret) = (pc.wrapping_add(4 * body.len() as u32), instret + body.len() as u64);
-                            let from = t0 + u64::from(b.after);
+                            let mut from = t0 + u64::from(b.after);
                             let Some((last, slot)) = end.split_first() else {
                                 if D::BLOCK_HOOK {
                                     bus.devices.issued_block(id, entry, t0, body);
                                 }
+                                run.fetched::<T>(entry, pc.wrapping_sub(4));
                                 (ready, now, t0) = (from, from, from);
                                 continue 'chain;
                             };
@@ -144,7 +180,7 @@ impl<D: Devices> System<D> {
                                     break 'chain Some((leave, s.inst, at, from));
                                 }
                                 (pc, instret) = (entry, instret + 1);
-                                (ready, now, t0) = (at + 1, at + 1, at + 1);
+                                (ready, now, t0, fetch0) = (at + 1, at + 1, at + 1, at + 1);
                                 if th.board.drained() > t0 || t0 >= latest {
                                     continue 'chain;
                                 }
@@ -152,6 +188,10 @@ impl<D: Devices> System<D> {
                             }
                             let f = run.fetch(last, || pc, &mut bus);
                             let exit = if f != 0 {
+                                // (The block's first fetch if its body is empty.)
+                                if body.is_empty() {
+                                    from = fetch0;
+                                }
                                 Err(Leave::Fetch(f))
                             } else if let Some(exit) = cond(&th.ctx, last.cond, last.inst) {
                                 Ok(exit)
@@ -178,6 +218,7 @@ impl<D: Devices> System<D> {
                                 Exit::Taken(target) => (slot.get(1), target, at + 1 + u64::from(pipeline.branch_taken_cycles)),
                                 Exit::NotTaken => (slot.first(), pc.wrapping_add(8), at + 1),
                                 Exit::Annulled => {
+                                    run.fetched::<T>(entry, pc);
                                     pc = pc.wrapping_add(8);
                                     (ready, now, t0) = (at + 2, at + 1, at + 2);
                                     continue 'chain;
@@ -203,6 +244,7 @@ impl<D: Devices> System<D> {
                                 (th.ctx.pc, th.ctx.npc) = (pc, next);
                                 break 'chain Some((leave, s.inst, at, from));
                             }
+                            run.fetched::<T>(entry, pc);
                             instret += 1;
                             pc = next;
                             (ready, now, t0) = (at + 1, at + 1, at + 1);
@@ -211,7 +253,7 @@ impl<D: Devices> System<D> {
                             if pc != entry || th.board.drained() > t0 || t0 >= latest {
                                 continue 'chain;
                             }
-                            run.warm = b.rehit;
+                            (run.warm, fetch0) = (b.rehit, t0);
                         }
                     };
                     // A block left at an instruction has fetched it.
@@ -333,16 +375,57 @@ struct Ordinary<'p> {
     pipeline: &'p Pipeline,
     /// The text's generation when the block was entered.
     generation: u32,
-    /// The block goes round again and its fetches would hit as they did (see [`crate::block::Block::rehit`]): none made.
+    /// The block's fetches would hit with nothing changed but the count: none made.
+    /// Its lines are among those known to be their sets' most recently used (`lo..=hi`),
+    /// or (see [`crate::block::Block::rehit`]) it goes round again.
     warm: bool,
+    /// The instruction cache's line size as a shift, and its sets (0: no line is known).
+    shift: u32,
+    sets: u32,
+    /// Lines of the instruction cache (addresses shifted) each its set's most recently
+    /// used since this run of blocks fetched it: consecutive ones, no more than the sets
+    /// (each in a set of its own), so that fetching one changes none of the others. Only
+    /// this thread fetches while the run lasts, and a fetch that did not stall hit (see
+    /// [`crate::block::Blocks::new`]). Empty when `lo > hi`.
+    lo: u32,
+    hi: u32,
 }
 
 impl Ordinary<'_> {
+    /// Whether the lines of a block entered at `pc` reaching `reach` bytes are all known.
+    #[inline(always)]
+    fn covers(&self, pc: u32, reach: u32) -> bool {
+        self.lo <= pc >> self.shift && pc.wrapping_add(reach) >> self.shift <= self.hi
+    }
+
+    /// A block entered at `entry` ran to `last` (its instructions in between
+    /// fetched, none stalling) unless it ran warm: their lines join the known ones.
+    #[inline(always)]
+    fn fetched<T: Timing>(&mut self, entry: u32, last: u32) {
+        if T::CACHED && !self.warm {
+            self.join(entry >> self.shift, last >> self.shift);
+        }
+    }
+
+    /// [`Ordinary::fetched`] for lines `a..=z`: with the known ones if together they are
+    /// consecutive and no more than the sets, else alone (if no more than the sets).
+    fn join(&mut self, a: u32, z: u32) {
+        let (lo, hi) = if self.lo <= z + 1 && a <= self.hi + 1 { (self.lo.min(a), self.hi.max(z)) } else { (a, z) };
+        (self.lo, self.hi) = if hi - lo < self.sets {
+            (lo, hi)
+        } else if z - a < self.sets {
+            (a, z)
+        } else {
+            (u32::MAX, 0)
+        };
+    }
+
     /// Runs a block's body (`pc` is its first instruction's, `instret` the
     /// count before it): on an early leave, the index of the step it left at.
     /// With [`Devices::BLOCK_HOOK`] the caller reports its instructions.
+    /// `FETCH`: its steps that start a line fetch it (false in a warm round).
     #[inline(always)]
-    fn body<T: Timing, D: Devices>(
+    fn body<const FETCH: bool, T: Timing, D: Devices>(
         &self,
         th: &mut HwThread,
         body: &[Step],
@@ -356,7 +439,7 @@ impl Ordinary<'_> {
         let index = |s: &Step| (std::ptr::from_ref(s).addr() - body.as_ptr().addr()) / size_of::<Step>();
         for s in body {
             let pc = || pc.wrapping_add(4 * index(s) as u32);
-            let f = self.fetch(s, &pc, bus);
+            let f = if FETCH { self.line(s, &pc, bus) } else { 0 };
             if f != 0 {
                 return Err((index(s), Leave::Fetch(f)));
             }
@@ -392,7 +475,7 @@ impl Ordinary<'_> {
                 }
                 continue;
             }
-            self.timed(th, s, at, pc(), instret + index(s) as u64, bus, each).map_err(|leave| (index(s), leave))?;
+            self.timed(th, s, at, pc(), || instret + index(s) as u64, bus, each).map_err(|leave| (index(s), leave))?;
         }
         Ok(())
     }
@@ -403,14 +486,19 @@ impl Ordinary<'_> {
     /// starts a line fetches, so only it asks for its address.
     #[inline(always)]
     fn fetch<T: Timing, D: Devices>(&self, s: &Step, pc: impl FnOnce() -> u32, bus: &mut DataBus<'_, T, D>) -> u32 {
-        if T::CACHED && s.fetch && !self.warm { bus.timing.fetch_uncounted(self.core, self.id, pc()) } else { 0 }
+        if T::CACHED && !self.warm { self.line(s, pc, bus) } else { 0 }
+    }
+
+    /// [`Ordinary::fetch`] outside a warm round.
+    #[inline(always)]
+    fn line<T: Timing, D: Devices>(&self, s: &Step, pc: impl FnOnce() -> u32, bus: &mut DataBus<'_, T, D>) -> u32 {
+        if T::CACHED && s.fetch { bus.timing.fetch_uncounted(self.core, self.id, pc()) } else { 0 }
     }
 
     /// Runs `s` (at `pc`, not a control transfer) at cycle `at` of a block:
     /// fetch, execute and what it leaves in flight.
     #[inline(always)]
     fn step<T: Timing, D: Devices>(&self, th: &mut HwThread, s: &Step, at: u64, pc: u32, instret: u64, bus: &mut DataBus<'_, T, D>) -> Result<(), Leave> {
-        let inst = s.inst;
         let f = self.fetch(s, || pc, bus);
         if f != 0 {
             return Err(Leave::Fetch(f));
@@ -423,16 +511,17 @@ impl Ordinary<'_> {
             bus.devices.issued(self.id, pc, at);
             return Ok(());
         }
-        if inst.class == 0 {
-            compute(&mut th.ctx, inst).map_err(Leave::Fault)?;
+        if s.inst.class == 0 {
+            compute(&mut th.ctx, s.inst).map_err(Leave::Fault)?;
             bus.devices.issued(self.id, pc, at);
             return Ok(());
         }
-        self.timed(th, s, at, pc, instret, bus, true)
+        self.timed(th, s, at, pc, || instret, bus, true)
     }
 
     /// Executes step `s` (at `pc`), fetched, which may leave a result in
-    /// flight or access memory; `report`: to [`Devices::issued`].
+    /// flight or access memory; `report`: to [`Devices::issued`]; `instret`:
+    /// the count before it, asked for only on the general path.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn timed<T: Timing, D: Devices>(
@@ -441,42 +530,41 @@ impl Ordinary<'_> {
         s: &Step,
         at: u64,
         pc: u32,
-        instret: u64,
+        instret: impl FnOnce() -> u64,
         bus: &mut DataBus<'_, T, D>,
         report: bool,
     ) -> Result<(), Leave> {
-        let inst = s.inst;
+        // Read where used, not copied first: a copy is loaded before the calls that come between.
+        let inst = &s.inst;
         if inst.class & Inst::MEMORY == 0 {
-            compute(&mut th.ctx, inst).map_err(Leave::Fault)?;
+            compute(&mut th.ctx, *inst).map_err(Leave::Fault)?;
             if report {
                 bus.devices.issued(self.id, pc, at);
             }
-            th.board.issued(self.pipeline, inst, at, at + 1);
+            th.board.issued(self.pipeline, *inst, at, at + 1);
             return Ok(());
         }
         // Plain memory (the common case): no register reached, so nothing to ask the caller.
-        if let Some(stall) = plain::run(s.plain, &mut th.ctx, &inst, bus, true) {
+        if let Some(stall) = plain::run(s.plain, &mut th.ctx, inst, bus, false) {
             if report {
                 bus.devices.issued(self.id, pc, at);
             }
-            // Its loads write a register other than `$zero`; only a store can write the text.
+            // Its loads write a register other than `$zero`; a store into the text is left to `access`.
             if inst.class & Inst::STORE == 0 {
                 th.board.loaded(self.pipeline, inst.rt, at + 1 + u64::from(stall));
-            } else if bus.code.generation() != self.generation {
-                return Err(Leave::After { stall, stop: false });
             }
             if stall != 0 {
                 return Err(Leave::After { stall, stop: false });
             }
             return Ok(());
         }
-        (bus.who.now, bus.who.instret, bus.stall) = (at, instret, 0);
-        access(&mut th.ctx, inst, bus).map_err(Leave::Fault)?;
+        (bus.who.now, bus.who.instret, bus.stall) = (at, instret(), 0);
+        access(&mut th.ctx, *inst, bus).map_err(Leave::Fault)?;
         let stall = bus.stall;
         if report {
             bus.devices.issued(self.id, pc, at);
         }
-        th.board.accessed(self.pipeline, inst, at + 1 + u64::from(stall));
+        th.board.accessed(self.pipeline, *inst, at + 1 + u64::from(stall));
         // Only a store can write the text; only a device access can ask to stop.
         if stall != 0 || bus.mmio || (inst.class & Inst::STORE != 0 && bus.code.generation() != self.generation) {
             let stop = std::mem::take(&mut bus.mmio) && bus.devices.take_stop();

@@ -424,3 +424,67 @@ fn a_loop_round_fetches_again_where_a_free_miss_allocates_nothing() {
     assert_eq!(whole.2.misses, whole.2.accesses, "every fetch misses");
     assert_eq!(run(1), whole);
 }
+
+/// With caches, a block entered while a load is still in flight starts
+/// when its first step's operand arrives (`Block::held_start`), but its
+/// first fetch starts at entry: a miss there stalls from then, as one
+/// instruction at a time counts it.
+#[test]
+fn a_block_held_by_a_load_fetches_from_its_entry() {
+    // A jump whose slot loads (and misses), to a cold line whose first instruction uses the load.
+    let mut words = vec![lui(8, 0x1000), jal(16), lw(10, 0, 8)];
+    words.resize(16, NOP);
+    words.extend([addu(11, 10, 10), addiu(12, 11, 1)]);
+    let config = SystemConfig { caches: Some(HierarchyConfig::default()), ..Default::default() };
+    let whole = run_in_slices(&words, &config, 1_000_000);
+    assert_eq!(whole.0[12], 1);
+    assert_eq!(run_in_slices(&words, &config, 1), whole);
+}
+
+/// A run of blocks skips the fetches of lines it fetched before only while
+/// those lines are consecutive and no more than the instruction cache's
+/// sets, so that each is its set's most recently used: a loop over nine
+/// lines of an eight-set two-way cache fetches its first line again each
+/// round, which decides the line a later fetch into that set evicts.
+#[test]
+fn a_loop_of_blocks_over_more_lines_than_sets_fetches_again() {
+    // Lines 1 to 9: a round from 8 back from 72; on the fourth it leaves from line 1 to line 17
+    // (set 1: it evicts the older of lines 1 and 9), which jumps to the exit in line 9.
+    let mut words = vec![addiu(9, 0, 4)];
+    words.resize(8, NOP);
+    words.extend([addiu(9, 9, -1), beq(9, 0, 126)]);
+    words.resize(72, NOP);
+    words.extend([beq(0, 0, -65), NOP, addiu(2, 0, 4001), SYSCALL]);
+    words.resize(136, NOP);
+    words.extend([beq(0, 0, -63), NOP]);
+    let l1i = irqsim_mips::cache::Geometry { size_bytes: 512, ways: 2, ..HierarchyConfig::default().l1i };
+    let config = SystemConfig { caches: Some(HierarchyConfig { l1i, ..Default::default() }), ..Default::default() };
+    let whole = run_in_slices(&words, &config, 1_000_000);
+    assert_eq!(whole.0[9], 0);
+    assert_eq!(run_in_slices(&words, &config, 1), whole);
+}
+
+/// With caches a block goes on after a load that misses only where every
+/// later step waits, if at all, for that load or a later step: here the
+/// step after the miss waits for the load before it, whose result the
+/// stall does not delay, so it issues earlier than its offset moved by the
+/// stall, as one instruction at a time has it.
+#[test]
+fn a_block_goes_on_after_a_miss_only_where_the_stall_moves_every_later_step() {
+    let words = [
+        lui(8, 0x1000),
+        addiu(9, 0, 20),
+        addu(13, 8, 0),
+        lw(10, 0, 8),     // loop: 3, hits after the first round
+        lw(11, 1024, 13), // a new line each round: misses
+        addu(12, 10, 10), // waits for $10, not $11
+        addiu(13, 13, 32),
+        addiu(9, 9, -1),
+        bne(9, 0, -6),
+        NOP,
+    ];
+    let config = SystemConfig { caches: Some(HierarchyConfig::default()), ..Default::default() };
+    let whole = run_in_slices(&words, &config, 1_000_000);
+    assert!(whole.3[1].1 >= 20, "a miss a round: {:?}", whole.3);
+    assert_eq!(run_in_slices(&words, &config, 1), whole);
+}
