@@ -247,8 +247,9 @@ impl Blocks {
             let (t, h) = rel.issue(inst, at, k_step - 1);
             rel.issued(inst, t, k_step);
             held.push(h);
-            let cond = Cond::of(inst);
-            steps.push(Step::new(inst, t, line(len)));
+            let step = Step::new(inst, t, line(len));
+            let cond = step.cond;
+            steps.push(step);
             (span, len, at, k) = (span.max(t), len + 1, t + 1, k + 1);
             if inst.op.transfers() {
                 // A forward branch (a backward one closes a loop: mostly taken) with its ordinary
