@@ -256,6 +256,9 @@ pub fn taken(c: &Context, k: Cond, i: Inst) -> bool {
 /// to the caller: a block runs its body with no PC to keep. On a fault,
 /// the context is unchanged.
 #[inline(always)]
+// Clippy would fold `trap!`'s `if` into a guard on its match arm, which a
+// macro's expansion cannot write.
+#[allow(clippy::collapsible_match)]
 pub fn compute(c: &mut Context, i: Inst) -> Result<(), Fault> {
     use Op::*;
     let (rs, rt) = (c.r[i.rs as usize], c.r[i.rt as usize]);

@@ -281,11 +281,13 @@ impl Run {
             // Both threads are then at its first instructions, fetched: their PCs and
             // `next` are left as they were until the chain ends ([`Run::leave`], [`Run::end`]).
             let linked = x.board.drained() <= ready;
-            if linked && let Some((j, to)) = duets.link(s, how, next) {
-                if at + 1 + u64::from(to.last.off) < self.limit && to.arrive(y, t ^ 1, at + 1) {
-                    (k, s) = (j, to);
-                    continue;
-                }
+            if linked
+                && let Some((j, to)) = duets.link(s, how, next)
+                && at + 1 + u64::from(to.last.off) < self.limit
+                && to.arrive(y, t ^ 1, at + 1)
+            {
+                (k, s) = (j, to);
+                continue;
             }
             (x.ctx.pc, x.ctx.npc) = (pc, next);
             (y.next, y.ctx.pc, y.ctx.npc) = (Some(after.inst), after.pc, after.npc);

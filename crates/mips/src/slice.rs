@@ -439,7 +439,7 @@ impl Ordinary<'_> {
         let index = |s: &Step| (std::ptr::from_ref(s).addr() - body.as_ptr().addr()) / size_of::<Step>();
         for s in body {
             let pc = || pc.wrapping_add(4 * index(s) as u32);
-            let f = if FETCH { self.line(s, &pc, bus) } else { 0 };
+            let f = if FETCH { self.line(s, pc, bus) } else { 0 };
             if f != 0 {
                 return Err((index(s), Leave::Fetch(f)));
             }
