@@ -55,7 +55,7 @@ impl Machine {
     pub(crate) fn dim_sample(&mut self, q: usize) {
         // Most queues have no DIM: no counts to gather (once per NAPI poll).
         // The programmable NIC's DIM is its own (the host writes the firmware's words).
-        if !self.coalescer(q).is_some_and(|c| c.dim.is_some()) && !self.net.firmware.as_ref().is_some_and(|f| !f.dim.is_empty()) {
+        if self.coalescer(q).is_none_or(|c| c.dim.is_none()) && self.net.firmware.as_ref().is_none_or(|f| f.dim.is_empty()) {
             return;
         }
         let now = self.queue.now();
