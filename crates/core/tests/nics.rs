@@ -276,9 +276,9 @@ fn a_napi_nic_on_a_linux_machine() {
     let small = run(TWO, &[linux[0], linux[1], "napi.weight=1"]);
     assert!(m(&small, "napi_polls") > m(&r, "napi_polls"), "its weight is the second NIC's: {} {}", m(&small, "napi_polls"), m(&r, "napi_polls"));
     assert_eq!(m(&small, "nic0_interrupts"), m(&r, "nic0_interrupts"), "the first NIC's path does not poll");
-    let e = load(TWO, &[linux[0], linux[1], "napi.busy_poll_usecs=50"]).err().expect("busy polling refused");
+    let e = load(TWO, &[linux[0], linux[1], "napi.busy_poll_usecs=50"]).expect_err("busy polling refused");
     assert!(!e.contains('\n') && e.contains("napi.busy_poll_usecs") && e.contains("first NIC"), "{e}");
-    let e = load(TWO, &[linux[0], "napi.weight=8"]).err().expect("no NIC on NAPI: its keys are refused");
+    let e = load(TWO, &[linux[0], "napi.weight=8"]).expect_err("no NIC on NAPI: its keys are refused");
     assert!(!e.contains('\n') && e.contains("napi"), "{e}");
 }
 
@@ -293,9 +293,9 @@ fn a_nics_key_set_by_its_index() {
     }
     let whole = run(TWO, &["nics.others[0]={intc = \"ioapic\", line = 16, irq_thread = 1, rate_per_s = 5000.0, packet_bytes = 100}"]);
     assert!(m(&whole, "nic1_rx_offered") < 500.0);
-    let e = load(TWO, &["nics.others[1].rate_per_s=1.0"]).err().expect("no second item");
+    let e = load(TWO, &["nics.others[1].rate_per_s=1.0"]).expect_err("no second item");
     assert!(e.contains("nics.others[1].rate_per_s") && e.contains("1 item"), "{e}");
-    let e = load(TWO, &["nics.others[-1].rate_per_s=1.0"]).err().expect("a bad index");
+    let e = load(TWO, &["nics.others[-1].rate_per_s=1.0"]).expect_err("a bad index");
     assert!(e.contains("name[index]"), "{e}");
 }
 

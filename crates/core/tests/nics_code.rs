@@ -289,9 +289,9 @@ fn top_halves(r: &Report) -> [u64; 2] {
 
 /// Another NIC's own RSS with kernel code: its frames spread over its two
 /// queues by flow (64 flows about evenly, one flow all to one queue), each
-/// queue's vector runs the program's top half on its own CPU ((irq_thread
-/// + q) mod 2: one flow's queue interrupts one CPU, and moving irq_thread
-/// moves it to the other), its DIM decides per queue, and every frame is
+/// queue's vector runs the program's top half on its own CPU
+/// ((irq_thread + q) mod 2: one flow's queue interrupts one CPU, and moving
+/// irq_thread moves it to the other), its DIM decides per queue, and every frame is
 /// taken by the driver and delivered (its conservation law, frames in =
 /// dropped + held + taken, checked in every run).
 #[test]

@@ -134,7 +134,7 @@ fn a_block_leaves_what_is_not_plain_memory_to_the_bus() {
 fn a_store_into_the_running_block_takes_effect_before_it_runs() {
     // The loop's store rewrites its own `addiu $4, $4, 1` (index 6) into `addiu $4, $4, 2` before it runs.
     let words = [
-        lui(8, (TEXT >> 16) as u32),
+        lui(8, TEXT >> 16),
         lw(9, 24, 8),
         addiu(9, 9, 1),
         addiu(10, 0, 3),
@@ -152,7 +152,7 @@ fn a_store_into_the_running_block_takes_effect_before_it_runs() {
 fn a_loop_whose_slot_writes_the_text_goes_round_again() {
     // The slot of the loop's branch, taken, leaves the run of blocks (it wrote the text): on from the loop's entry.
     let words = [
-        lui(8, (TEXT >> 16) as u32),
+        lui(8, TEXT >> 16),
         addiu(10, 0, 3),
         addiu(10, 10, -1), // loop: 2
         addiu(4, 4, 1),
@@ -169,7 +169,7 @@ fn a_loop_whose_slot_writes_the_text_goes_round_again() {
 fn a_block_run_before_is_rebuilt_when_its_text_changes() {
     // Calls a subroutine whose delay slot adds 1 to $4, patches the slot to add 2, calls it again.
     let words = [
-        lui(8, (TEXT >> 16) as u32),
+        lui(8, TEXT >> 16),
         jal(10),
         NOP,
         lw(9, 44, 8),
