@@ -85,15 +85,35 @@ impl<D: Devices> System<D> {
                         let entry = pc;
                         run.warm = T::CACHED && run.covers(pc, b.reach);
                         loop {
+                            // A loop on perfect memory: its rounds out of line, their values in registers.
+                            let ran = if !T::CACHED && !D::BLOCK_HOOK && b.looping {
+                                let mut r = Round { t0, instret, fetch0 };
+                                let how = run.rounds(th, body, end, entry, latest, &mut r, &mut bus);
+                                if r.instret != instret {
+                                    (ready, now) = (r.t0, r.t0);
+                                }
+                                (t0, instret, fetch0) = (r.t0, r.instret, r.fetch0);
+                                match how {
+                                    Rounds::Left(j, leave) => Err((j, leave)),
+                                    Rounds::Out => Ok(()),
+                                    Rounds::Again => continue 'chain,
+                                    Rounds::Slot(leave, at, from) => {
+                                        pc = entry.wrapping_add(4 * (body.len() as u32 + 1));
+                                        instret += body.len() as u64 + 1;
+                                        (th.ctx.pc, th.ctx.npc) = (pc, entry);
+                                        break 'chain Some((leave, end[2].inst, at, from));
+                                    }
+                                }
+                            } else {
                             // Where the body goes on from, after a stall that moves every later step as much.
                             let mut k0 = 0;
-                            let ran = loop {
+                            loop {
                                 let (rest, at_pc, at_n) = (&body[k0..], pc.wrapping_add(4 * k0 as u32), instret + k0 as u64);
                                 // A warm round's body makes no fetch: a copy of its loop without the test.
                                 let r = if T::CACHED && run.warm {
-                                    run.body::<false, T, D>(th, rest, t0, at_pc, at_n, &mut bus)
+                                    run.body::<false, false, T, D>(th, rest, t0, at_pc, at_n, &mut bus)
                                 } else {
-                                    run.body::<true, T, D>(th, rest, t0, at_pc, at_n, &mut bus)
+                                    run.body::<true, false, T, D>(th, rest, t0, at_pc, at_n, &mut bus)
                                 };
                                 match r {
                                     Err((j, Leave::After { stall, stop: false }))
@@ -108,6 +128,7 @@ impl<D: Devices> System<D> {
                                     }
                                     r => break r.map_err(|(j, leave)| (k0 + j, leave)),
                                 }
+                            }
                             };
                             if let Err((j, leave)) = ran {
                                 if let Leave::Taken(target) = leave {
@@ -170,7 +191,7 @@ impl<D: Devices> System<D> {
                             // A loop's round taken: its slot at its taken offset, then again at once if the
                             // entry's tests pass, as after the lookup (which would find this block again).
                             // With caches only a round run again, which fetches nothing (see `Block::rehit`).
-                            if (!T::CACHED || run.warm) && !D::BLOCK_HOOK && b.looping && taken(&th.ctx, last.cond, last.inst) {
+                            if T::CACHED && run.warm && !D::BLOCK_HOOK && b.looping && taken(&th.ctx, last.cond, last.inst) {
                                 bus.devices.issued(id, pc, at);
                                 let (s, from) = (&slot[1], at + 1 + u64::from(pipeline.branch_taken_cycles));
                                 (pc, instret) = (pc.wrapping_add(4), instret + 1);
@@ -368,6 +389,26 @@ enum Leave {
     Taken(u32),
 }
 
+/// Where [`Ordinary::rounds`] is: the start of the round it runs, the count
+/// before it, and where the round's first fetch started.
+struct Round {
+    t0: u64,
+    instret: u64,
+    fetch0: u64,
+}
+
+/// How [`Ordinary::rounds`] stopped.
+enum Rounds {
+    /// The body left at this step (see [`Ordinary::body`]).
+    Left(usize, Leave),
+    /// The body ran and the transfer does not go round again.
+    Out,
+    /// The round's slot left: why, its issue cycle and where its fetch started.
+    Slot(Leave, u64, u64),
+    /// A round ran, and the next may not run whole from the entry.
+    Again,
+}
+
 /// What a block's ordinary instructions share.
 struct Ordinary<'p> {
     core: usize,
@@ -420,12 +461,57 @@ impl Ordinary<'_> {
         };
     }
 
+    /// Runs the rounds of a loop's block (see [`crate::block::Block::looping`]) entered at
+    /// `entry`, `body` then `end` (the branch and its two slots), on perfect
+    /// memory with each instruction told to the devices, as the chain would
+    /// one after another: while the branch goes back to the entry and the
+    /// next round may run whole (nothing in flight, before `latest`). Out of
+    /// line, so that a round's few values stay in registers.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn rounds<T: Timing, D: Devices>(
+        &self,
+        th: &mut HwThread,
+        body: &[Step],
+        end: &[Step],
+        entry: u32,
+        latest: u64,
+        r: &mut Round,
+        bus: &mut DataBus<'_, T, D>,
+    ) -> Rounds {
+        let (last, slot, n) = (&end[0], &end[2], body.len() as u64);
+        let (mut t0, mut instret) = (r.t0, r.instret);
+        let how = loop {
+            if let Err((j, leave)) = self.body::<true, true, T, D>(th, body, t0, entry, instret, bus) {
+                break Rounds::Left(j, leave);
+            }
+            if !taken(&th.ctx, last.cond, last.inst) {
+                break Rounds::Out;
+            }
+            let (pc, at) = (entry.wrapping_add(4 * n as u32), t0 + u64::from(last.off));
+            bus.devices.issued(self.id, pc, at);
+            let (from, at) = (at + 1 + u64::from(self.pipeline.branch_taken_cycles), t0 + u64::from(slot.off));
+            if let Err(leave) = self.step(th, slot, at, pc.wrapping_add(4), instret + n + 1, bus) {
+                break Rounds::Slot(leave, at, from);
+            }
+            (t0, instret) = (at + 1, instret + n + 2);
+            if th.board.drained() > t0 || t0 >= latest {
+                break Rounds::Again;
+            }
+        };
+        if instret != r.instret {
+            (r.t0, r.instret, r.fetch0) = (t0, instret, t0);
+        }
+        how
+    }
+
     /// Runs a block's body (`pc` is its first instruction's, `instret` the
     /// count before it): on an early leave, the index of the step it left at.
     /// With [`Devices::BLOCK_HOOK`] the caller reports its instructions.
-    /// `FETCH`: its steps that start a line fetch it (false in a warm round).
+    /// `FETCH`: its steps that start a line fetch it (false in a warm round);
+    /// `APART`: the rarer steps by [`Ordinary::apart`].
     #[inline(always)]
-    fn body<const FETCH: bool, T: Timing, D: Devices>(
+    fn body<const FETCH: bool, const APART: bool, T: Timing, D: Devices>(
         &self,
         th: &mut HwThread,
         body: &[Step],
@@ -437,6 +523,7 @@ impl Ordinary<'_> {
         let each = !D::BLOCK_HOOK;
         // A step's index from its address: no counter carried through the loop for the rare uses.
         let index = |s: &Step| (std::ptr::from_ref(s).addr() - body.as_ptr().addr()) / size_of::<Step>();
+        let first = pc;
         for s in body {
             let pc = || pc.wrapping_add(4 * index(s) as u32);
             let f = if FETCH { self.line(s, pc, bus) } else { 0 };
@@ -458,26 +545,70 @@ impl Ordinary<'_> {
                 }
                 continue;
             }
-            if s.inst.class == 0 {
-                // A branch within the block (see `Cond::inner`): on along its fall-through path, or out.
-                if let Some(exit) = cond(&th.ctx, s.cond, s.inst) {
-                    if let Exit::Taken(target) = exit {
-                        return Err((index(s), Leave::Taken(target)));
-                    }
-                    if each {
-                        bus.devices.issued(self.id, pc(), at);
-                    }
-                    continue;
-                }
-                compute(&mut th.ctx, s.inst).map_err(|f| (index(s), Leave::Fault(f)))?;
-                if each {
-                    bus.devices.issued(self.id, pc(), at);
-                }
-                continue;
+            if APART {
+                self.apart(th, body, s, t0, first, instret, bus, each)?;
+            } else {
+                self.rest(th, s, at, pc(), || instret + index(s) as u64, bus, each).map_err(|leave| (index(s), leave))?;
             }
-            self.timed(th, s, at, pc(), || instret + index(s) as u64, bus, each).map_err(|leave| (index(s), leave))?;
         }
         Ok(())
+    }
+
+    /// Runs body step `s` (at `pc`, issued at `at`) that is neither
+    /// [`crate::exec::Simple`] nor, on perfect memory, plain nor a branch
+    /// within the block not taken; `instret`: the count before it, asked
+    /// for only on the general path.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn rest<T: Timing, D: Devices>(
+        &self,
+        th: &mut HwThread,
+        s: &Step,
+        at: u64,
+        pc: u32,
+        instret: impl FnOnce() -> u64,
+        bus: &mut DataBus<'_, T, D>,
+        each: bool,
+    ) -> Result<(), Leave> {
+        if s.inst.class == 0 {
+            // A branch within the block (see `Cond::inner`): on along its fall-through path, or out.
+            if let Some(exit) = cond(&th.ctx, s.cond, s.inst) {
+                if let Exit::Taken(target) = exit {
+                    return Err(Leave::Taken(target));
+                }
+                if each {
+                    bus.devices.issued(self.id, pc, at);
+                }
+                return Ok(());
+            }
+            compute(&mut th.ctx, s.inst).map_err(Leave::Fault)?;
+            if each {
+                bus.devices.issued(self.id, pc, at);
+            }
+            return Ok(());
+        }
+        self.timed(th, s, at, pc, instret, bus, each)
+    }
+
+    /// [`Ordinary::rest`] out of line, for [`Ordinary::rounds`]: step `s` of
+    /// `body` run from `t0` at `pc` with `instret` before it (on a leave, with
+    /// its index). Its index, issue cycle and address are found here, so that
+    /// the caller keeps nothing of them.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn apart<T: Timing, D: Devices>(
+        &self,
+        th: &mut HwThread,
+        body: &[Step],
+        s: &Step,
+        t0: u64,
+        pc: u32,
+        instret: u64,
+        bus: &mut DataBus<'_, T, D>,
+        each: bool,
+    ) -> Result<(), (usize, Leave)> {
+        let j = (std::ptr::from_ref(s).addr() - body.as_ptr().addr()) / size_of::<Step>();
+        self.rest(th, s, t0 + u64::from(s.off), pc.wrapping_add(4 * j as u32), || instret + j as u64, bus, each).map_err(|leave| (j, leave))
     }
 
     /// Stall cycles of the fetch of step `s` at `pc()`: none if it hits the
