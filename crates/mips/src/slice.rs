@@ -85,12 +85,13 @@ impl<D: Devices> System<D> {
                         let entry = pc;
                         run.warm = T::CACHED && run.covers(pc, b.reach);
                         loop {
-                            // A loop on perfect memory: its rounds out of line, their values in registers.
-                            let ran = if !T::CACHED && !D::BLOCK_HOOK && b.looping {
+                            // A loop's rounds out of line, their values in registers (with caches only
+                            // rounds run again, which fetch nothing: see `Block::rehit`).
+                            let ran = if (!T::CACHED || run.warm) && !D::BLOCK_HOOK && b.looping {
                                 let mut r = Round { t0, instret, fetch0 };
                                 let how = run.rounds(th, body, end, entry, latest, &mut r, &mut bus);
                                 if r.instret != instret {
-                                    (ready, now) = (r.t0, r.t0);
+                                    (ready, now) = (r.fetch0, r.fetch0);
                                 }
                                 (t0, instret, fetch0) = (r.t0, r.instret, r.fetch0);
                                 match how {
@@ -104,31 +105,11 @@ impl<D: Devices> System<D> {
                                         break 'chain Some((leave, end[2].inst, at, from));
                                     }
                                 }
-                            } else {
-                            // Where the body goes on from, after a stall that moves every later step as much.
-                            let mut k0 = 0;
-                            loop {
-                                let (rest, at_pc, at_n) = (&body[k0..], pc.wrapping_add(4 * k0 as u32), instret + k0 as u64);
+                            } else if T::CACHED && run.warm {
                                 // A warm round's body makes no fetch: a copy of its loop without the test.
-                                let r = if T::CACHED && run.warm {
-                                    run.body::<false, false, T, D>(th, rest, t0, at_pc, at_n, &mut bus)
-                                } else {
-                                    run.body::<true, false, T, D>(th, rest, t0, at_pc, at_n, &mut bus)
-                                };
-                                match r {
-                                    Err((j, Leave::After { stall, stop: false }))
-                                        if T::CACHED
-                                            && !D::BLOCK_HOOK
-                                            && stall != 0
-                                            && rest[j].resumes
-                                            && bus.code.generation() == run.generation
-                                            && t0 + u64::from(stall) < latest =>
-                                    {
-                                        (t0, k0) = (t0 + u64::from(stall), k0 + j + 1);
-                                    }
-                                    r => break r.map_err(|(j, leave)| (k0 + j, leave)),
-                                }
-                            }
+                                run.resuming::<false, false, T, D>(th, body, &mut t0, pc, instret, latest, &mut bus)
+                            } else {
+                                run.resuming::<true, false, T, D>(th, body, &mut t0, pc, instret, latest, &mut bus)
                             };
                             if let Err((j, leave)) = ran {
                                 if let Leave::Taken(target) = leave {
@@ -146,7 +127,7 @@ impl<D: Devices> System<D> {
                                     let from = at + 1 + u64::from(penalty);
                                     pc = pc.wrapping_add(4);
                                     let at = t0 + u64::from(s.off.max(last.off + 1 + penalty));
-                                    if let Err(leave) = run.step(th, s, at, pc, instret, &mut bus) {
+                                    if let Err(leave) = run.step::<true, T, D>(th, s, at, pc, instret, &mut bus) {
                                         (th.ctx.pc, th.ctx.npc) = (pc, target);
                                         break 'chain Some((leave, s.inst, at, from));
                                     }
@@ -188,25 +169,6 @@ impl<D: Devices> System<D> {
                             };
                             // The transfer (never a memory access), decided before its slot runs.
                             let at = t0 + u64::from(last.off);
-                            // A loop's round taken: its slot at its taken offset, then again at once if the
-                            // entry's tests pass, as after the lookup (which would find this block again).
-                            // With caches only a round run again, which fetches nothing (see `Block::rehit`).
-                            if T::CACHED && run.warm && !D::BLOCK_HOOK && b.looping && taken(&th.ctx, last.cond, last.inst) {
-                                bus.devices.issued(id, pc, at);
-                                let (s, from) = (&slot[1], at + 1 + u64::from(pipeline.branch_taken_cycles));
-                                (pc, instret) = (pc.wrapping_add(4), instret + 1);
-                                let at = t0 + u64::from(s.off);
-                                if let Err(leave) = run.step(th, s, at, pc, instret, &mut bus) {
-                                    (th.ctx.pc, th.ctx.npc) = (pc, entry);
-                                    break 'chain Some((leave, s.inst, at, from));
-                                }
-                                (pc, instret) = (entry, instret + 1);
-                                (ready, now, t0, fetch0) = (at + 1, at + 1, at + 1, at + 1);
-                                if th.board.drained() > t0 || t0 >= latest {
-                                    continue 'chain;
-                                }
-                                continue;
-                            }
                             let f = run.fetch(last, || pc, &mut bus);
                             let exit = if f != 0 {
                                 // (The block's first fetch if its body is empty.)
@@ -261,7 +223,7 @@ impl<D: Devices> System<D> {
                                 continue 'run;
                             };
                             let at = t0 + u64::from(s.off);
-                            if let Err(leave) = run.step(th, s, at, pc, instret, &mut bus) {
+                            if let Err(leave) = run.step::<true, T, D>(th, s, at, pc, instret, &mut bus) {
                                 (th.ctx.pc, th.ctx.npc) = (pc, next);
                                 break 'chain Some((leave, s.inst, at, from));
                             }
@@ -389,8 +351,9 @@ enum Leave {
     Taken(u32),
 }
 
-/// Where [`Ordinary::rounds`] is: the start of the round it runs, the count
-/// before it, and where the round's first fetch started.
+/// Where [`Ordinary::rounds`] is: the cycle its round's body runs from (the
+/// round's start, moved by any stall it went on after), the count before the
+/// round, and where the round's first fetch started (the last round's end).
 struct Round {
     t0: u64,
     instret: u64,
@@ -480,9 +443,10 @@ impl Ordinary<'_> {
         bus: &mut DataBus<'_, T, D>,
     ) -> Rounds {
         let (last, slot, n) = (&end[0], &end[2], body.len() as u64);
-        let (mut t0, mut instret) = (r.t0, r.instret);
+        // `fetch0`: where the round started (a stall within it may move `t0`).
+        let (mut t0, mut instret, mut fetch0) = (r.t0, r.instret, r.fetch0);
         let how = loop {
-            if let Err((j, leave)) = self.body::<true, true, T, D>(th, body, t0, entry, instret, bus) {
+            if let Err((j, leave)) = self.resuming::<false, true, T, D>(th, body, &mut t0, entry, instret, latest, bus) {
                 break Rounds::Left(j, leave);
             }
             if !taken(&th.ctx, last.cond, last.inst) {
@@ -491,18 +455,58 @@ impl Ordinary<'_> {
             let (pc, at) = (entry.wrapping_add(4 * n as u32), t0 + u64::from(last.off));
             bus.devices.issued(self.id, pc, at);
             let (from, at) = (at + 1 + u64::from(self.pipeline.branch_taken_cycles), t0 + u64::from(slot.off));
-            if let Err(leave) = self.step(th, slot, at, pc.wrapping_add(4), instret + n + 1, bus) {
+            if let Err(leave) = self.step::<false, T, D>(th, slot, at, pc.wrapping_add(4), instret + n + 1, bus) {
                 break Rounds::Slot(leave, at, from);
             }
             (t0, instret) = (at + 1, instret + n + 2);
+            if T::CACHED {
+                fetch0 = t0;
+            }
             if th.board.drained() > t0 || t0 >= latest {
                 break Rounds::Again;
             }
         };
-        if instret != r.instret {
-            (r.t0, r.instret, r.fetch0) = (t0, instret, t0);
+        // Without caches nothing moves `t0` within a round: the last round ran from it, if one ran.
+        if !T::CACHED && instret != r.instret {
+            fetch0 = t0;
         }
+        (r.t0, r.instret, r.fetch0) = (t0, instret, fetch0);
         how
+    }
+
+    /// [`Ordinary::body`] from `t0`: with caches, on past a step whose access
+    /// stalled where the stall moves every later step as much (see
+    /// [`Step::resumes`]), `t0` moved by the stall, while before `latest`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn resuming<const FETCH: bool, const APART: bool, T: Timing, D: Devices>(
+        &self,
+        th: &mut HwThread,
+        body: &[Step],
+        t0: &mut u64,
+        pc: u32,
+        instret: u64,
+        latest: u64,
+        bus: &mut DataBus<'_, T, D>,
+    ) -> Result<(), (usize, Leave)> {
+        // Where the body goes on from.
+        let mut k0 = 0;
+        loop {
+            let (rest, at_pc, at_n) = (&body[k0..], pc.wrapping_add(4 * k0 as u32), instret + k0 as u64);
+            match self.body::<FETCH, APART, T, D>(th, rest, *t0, at_pc, at_n, bus) {
+                Err((j, Leave::After { stall, stop: false }))
+                    if T::CACHED
+                        && !D::BLOCK_HOOK
+                        && stall != 0
+                        && rest[j].resumes
+                        && bus.code.generation() == self.generation
+                        && *t0 + u64::from(stall) < latest =>
+                {
+                    (*t0, k0) = (*t0 + u64::from(stall), k0 + j + 1);
+                }
+                r => return r.map_err(|(j, leave)| (k0 + j, leave)),
+            }
+        }
     }
 
     /// Runs a block's body (`pc` is its first instruction's, `instret` the
@@ -545,7 +549,7 @@ impl Ordinary<'_> {
                 }
                 continue;
             }
-            if APART {
+            if APART && !T::CACHED {
                 self.apart(th, body, s, t0, first, instret, bus, each)?;
             } else {
                 self.rest(th, s, at, pc(), || instret + index(s) as u64, bus, each).map_err(|leave| (index(s), leave))?;
@@ -627,10 +631,10 @@ impl Ordinary<'_> {
     }
 
     /// Runs `s` (at `pc`, not a control transfer) at cycle `at` of a block:
-    /// fetch, execute and what it leaves in flight.
+    /// fetch (unless not `FETCH`: a warm round), execute and what it leaves in flight.
     #[inline(always)]
-    fn step<T: Timing, D: Devices>(&self, th: &mut HwThread, s: &Step, at: u64, pc: u32, instret: u64, bus: &mut DataBus<'_, T, D>) -> Result<(), Leave> {
-        let f = self.fetch(s, || pc, bus);
+    fn step<const FETCH: bool, T: Timing, D: Devices>(&self, th: &mut HwThread, s: &Step, at: u64, pc: u32, instret: u64, bus: &mut DataBus<'_, T, D>) -> Result<(), Leave> {
+        let f = if FETCH { self.fetch(s, || pc, bus) } else { 0 };
         if f != 0 {
             return Err(Leave::Fetch(f));
         }
