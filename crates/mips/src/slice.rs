@@ -16,7 +16,7 @@ use crate::decode::Inst;
 use crate::device::Devices;
 use crate::error::Fault;
 use crate::plain;
-use crate::exec::{Exit, Flow, access, compute, cond, decide, taken};
+use crate::exec::{Cond, Exit, Flow, access, compute, cond, decide, taken};
 use crate::system::{Stop, System, step};
 use crate::timing::{Pipeline, Scoreboard};
 
@@ -89,7 +89,11 @@ impl<D: Devices> System<D> {
                             // rounds run again, which fetch nothing: see `Block::rehit`).
                             let ran = if (!T::CACHED || run.warm) && !D::BLOCK_HOOK && b.looping {
                                 let mut r = Round { t0, instret, fetch0 };
-                                let how = run.rounds(th, body, end, entry, latest, &mut r, &mut bus);
+                                let how = if end[0].cond == Cond::Bne {
+                                    run.rounds::<true, T, D>(th, body, end, entry, latest, &mut r, &mut bus)
+                                } else {
+                                    run.rounds::<false, T, D>(th, body, end, entry, latest, &mut r, &mut bus)
+                                };
                                 if r.instret != instret {
                                     (ready, now) = (r.fetch0, r.fetch0);
                                 }
@@ -429,10 +433,11 @@ impl Ordinary<'_> {
     /// memory with each instruction told to the devices, as the chain would
     /// one after another: while the branch goes back to the entry and the
     /// next round may run whole (nothing in flight, before `latest`). Out of
-    /// line, so that a round's few values stay in registers.
+    /// line, so that a round's few values stay in registers. `BNE`: the
+    /// branch is a `bne` (the commonest), tested with no jump table.
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
-    fn rounds<T: Timing, D: Devices>(
+    fn rounds<const BNE: bool, T: Timing, D: Devices>(
         &self,
         th: &mut HwThread,
         body: &[Step],
@@ -449,7 +454,7 @@ impl Ordinary<'_> {
             if let Err((j, leave)) = self.resuming::<false, true, T, D>(th, body, &mut t0, entry, instret, latest, bus) {
                 break Rounds::Left(j, leave);
             }
-            if !taken(&th.ctx, last.cond, last.inst) {
+            if !taken(&th.ctx, if BNE { Cond::Bne } else { last.cond }, last.inst) {
                 break Rounds::Out;
             }
             let (pc, at) = (entry.wrapping_add(4 * n as u32), t0 + u64::from(last.off));
