@@ -89,7 +89,7 @@ impl<D: Devices> System<D> {
                             // rounds run again, which fetch nothing: see `Block::rehit`).
                             let ran = if (!T::CACHED || run.warm) && !D::BLOCK_HOOK && b.looping {
                                 let mut r = Round { t0, instret, fetch0 };
-                                let how = if end[0].cond == Cond::Bne {
+                                let how = if matches!(end[0].cond, Cond::Bne | Cond::Bnel) {
                                     run.rounds::<true, T, D>(th, body, end, entry, latest, &mut r, &mut bus)
                                 } else {
                                     run.rounds::<false, T, D>(th, body, end, entry, latest, &mut r, &mut bus)
@@ -434,7 +434,8 @@ impl Ordinary<'_> {
     /// one after another: while the branch goes back to the entry and the
     /// next round may run whole (nothing in flight, before `latest`). Out of
     /// line, so that a round's few values stay in registers. `BNE`: the
-    /// branch is a `bne` (the commonest), tested with no jump table.
+    /// branch is a `bne` or `bnel` (the commonest), tested with no jump table
+    /// (a `bnel` goes round as a `bne`: only its fall-through differs).
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
     fn rounds<const BNE: bool, T: Timing, D: Devices>(
