@@ -111,9 +111,9 @@ impl<D: Devices> System<D> {
                                 }
                             } else if T::CACHED && run.warm {
                                 // A warm round's body makes no fetch: a copy of its loop without the test.
-                                run.resuming::<false, false, T, D>(th, body, &mut t0, pc, instret, latest, &mut bus)
+                                run.resuming::<false, false, T, D>(th, body, &mut t0, pc, || instret, latest, &mut bus)
                             } else {
-                                run.resuming::<true, false, T, D>(th, body, &mut t0, pc, instret, latest, &mut bus)
+                                run.resuming::<true, false, T, D>(th, body, &mut t0, pc, || instret, latest, &mut bus)
                             };
                             if let Err((j, leave)) = ran {
                                 if let Leave::Taken(target) = leave {
@@ -131,7 +131,7 @@ impl<D: Devices> System<D> {
                                     let from = at + 1 + u64::from(penalty);
                                     pc = pc.wrapping_add(4);
                                     let at = t0 + u64::from(s.off.max(last.off + 1 + penalty));
-                                    if let Err(leave) = run.step::<true, T, D>(th, s, at, pc, instret, &mut bus) {
+                                    if let Err(leave) = run.step::<true, T, D>(th, s, at, pc, || instret, &mut bus) {
                                         (th.ctx.pc, th.ctx.npc) = (pc, target);
                                         break 'chain Some((leave, s.inst, at, from));
                                     }
@@ -227,7 +227,7 @@ impl<D: Devices> System<D> {
                                 continue 'run;
                             };
                             let at = t0 + u64::from(s.off);
-                            if let Err(leave) = run.step::<true, T, D>(th, s, at, pc, instret, &mut bus) {
+                            if let Err(leave) = run.step::<true, T, D>(th, s, at, pc, || instret, &mut bus) {
                                 (th.ctx.pc, th.ctx.npc) = (pc, next);
                                 break 'chain Some((leave, s.inst, at, from));
                             }
@@ -333,6 +333,13 @@ impl<D: Devices> System<D> {
 #[inline(never)]
 fn alone<T: Timing, D: Devices>(th: &mut HwThread, inst: Inst, bus: &mut DataBus<'_, T, D>, p: &Pipeline) -> Result<(Flow, u64), Fault> {
     step(th, inst, bus, p)
+}
+
+/// The count `k` rounds of `each` instructions after `base` (see [`Ordinary::rounds`]).
+#[cold]
+#[inline(never)]
+fn counted(base: u64, k: u64, each: u64) -> u64 {
+    base + k * each
 }
 
 /// When an instruction fetched from `from` with `stall` cycles may issue.
@@ -450,21 +457,25 @@ impl Ordinary<'_> {
     ) -> Rounds {
         let (last, slot, n) = (&end[0], &end[2], body.len() as u64);
         // `fetch0`: where the round started (a stall within it may move `t0`).
-        let (mut t0, mut instret, mut fetch0) = (r.t0, r.instret, r.fetch0);
+        // Rounds run, `k`: the count before the round is found from it only where
+        // asked for (out of line, so that it is not computed ahead in the loop).
+        let (mut t0, mut k, mut fetch0, each, base) = (r.t0, 0, r.fetch0, n + 2, r.instret);
         let how = loop {
+            let instret = || counted(if T::CACHED { r.instret } else { base }, k, each);
             if let Err((j, leave)) = self.resuming::<false, true, T, D>(th, body, &mut t0, entry, instret, latest, bus) {
                 break Rounds::Left(j, leave);
             }
             if !taken(&th.ctx, if BNE { Cond::Bne } else { last.cond }, last.inst) {
                 break Rounds::Out;
             }
-            let (pc, at) = (entry.wrapping_add(4 * n as u32), t0 + u64::from(last.off));
-            bus.devices.issued(self.id, pc, at);
-            let (from, at) = (at + 1 + u64::from(self.pipeline.branch_taken_cycles), t0 + u64::from(slot.off));
-            if let Err(leave) = self.step::<false, T, D>(th, slot, at, pc.wrapping_add(4), instret + n + 1, bus) {
-                break Rounds::Slot(leave, at, from);
+            let (pc, taken_at) = (entry.wrapping_add(4 * n as u32), t0 + u64::from(last.off));
+            bus.devices.issued(self.id, pc, taken_at);
+            let at = t0 + u64::from(slot.off);
+            if let Err(leave) = self.step::<false, T, D>(th, slot, at, pc.wrapping_add(4), || instret() + n + 1, bus) {
+                // Its fetch started after the branch's penalty.
+                break Rounds::Slot(leave, at, taken_at + 1 + u64::from(self.pipeline.branch_taken_cycles));
             }
-            (t0, instret) = (at + 1, instret + n + 2);
+            (t0, k) = (at + 1, k + 1);
             if T::CACHED {
                 fetch0 = t0;
             }
@@ -473,10 +484,10 @@ impl Ordinary<'_> {
             }
         };
         // Without caches nothing moves `t0` within a round: the last round ran from it, if one ran.
-        if !T::CACHED && instret != r.instret {
+        if !T::CACHED && k != 0 {
             fetch0 = t0;
         }
-        (r.t0, r.instret, r.fetch0) = (t0, instret, fetch0);
+        (r.t0, r.instret, r.fetch0) = (t0, base + k * each, fetch0);
         how
     }
 
@@ -491,14 +502,14 @@ impl Ordinary<'_> {
         body: &[Step],
         t0: &mut u64,
         pc: u32,
-        instret: u64,
+        instret: impl Fn() -> u64 + Copy,
         latest: u64,
         bus: &mut DataBus<'_, T, D>,
     ) -> Result<(), (usize, Leave)> {
         // Where the body goes on from.
         let mut k0 = 0;
         loop {
-            let (rest, at_pc, at_n) = (&body[k0..], pc.wrapping_add(4 * k0 as u32), instret + k0 as u64);
+            let (rest, at_pc, at_n) = (&body[k0..], pc.wrapping_add(4 * k0 as u32), move || instret() + k0 as u64);
             match self.body::<FETCH, APART, T, D>(th, rest, *t0, at_pc, at_n, bus) {
                 Err((j, Leave::After { stall, stop: false }))
                     if T::CACHED
@@ -527,7 +538,7 @@ impl Ordinary<'_> {
         body: &[Step],
         t0: u64,
         pc: u32,
-        instret: u64,
+        instret: impl Fn() -> u64 + Copy,
         bus: &mut DataBus<'_, T, D>,
     ) -> Result<(), (usize, Leave)> {
         let each = !D::BLOCK_HOOK;
@@ -556,9 +567,9 @@ impl Ordinary<'_> {
                 continue;
             }
             if APART && !T::CACHED {
-                self.apart(th, body, s, t0, first, instret, bus, each)?;
+                self.apart(th, body, s, t0, first, instret(), bus, each)?;
             } else {
-                self.rest(th, s, at, pc(), || instret + index(s) as u64, bus, each).map_err(|leave| (index(s), leave))?;
+                self.rest(th, s, at, pc(), || instret() + index(s) as u64, bus, each).map_err(|leave| (index(s), leave))?;
             }
         }
         Ok(())
@@ -639,7 +650,7 @@ impl Ordinary<'_> {
     /// Runs `s` (at `pc`, not a control transfer) at cycle `at` of a block:
     /// fetch (unless not `FETCH`: a warm round), execute and what it leaves in flight.
     #[inline(always)]
-    fn step<const FETCH: bool, T: Timing, D: Devices>(&self, th: &mut HwThread, s: &Step, at: u64, pc: u32, instret: u64, bus: &mut DataBus<'_, T, D>) -> Result<(), Leave> {
+    fn step<const FETCH: bool, T: Timing, D: Devices>(&self, th: &mut HwThread, s: &Step, at: u64, pc: u32, instret: impl FnOnce() -> u64, bus: &mut DataBus<'_, T, D>) -> Result<(), Leave> {
         let f = if FETCH { self.fetch(s, || pc, bus) } else { 0 };
         if f != 0 {
             return Err(Leave::Fetch(f));
@@ -657,7 +668,7 @@ impl Ordinary<'_> {
             bus.devices.issued(self.id, pc, at);
             return Ok(());
         }
-        self.timed(th, s, at, pc, || instret, bus, true)
+        self.timed(th, s, at, pc, instret, bus, true)
     }
 
     /// Executes step `s` (at `pc`), fetched, which may leave a result in
