@@ -510,7 +510,9 @@ impl Ordinary<'_> {
         let mut k0 = 0;
         loop {
             let (rest, at_pc, at_n) = (&body[k0..], pc.wrapping_add(4 * k0 as u32), move || instret() + k0 as u64);
-            match self.body::<FETCH, APART, T, D>(th, rest, *t0, at_pc, at_n, bus) {
+            let r = self.body::<FETCH, APART, T, D>(th, rest, *t0, at_pc, at_n, bus);
+            let r = if T::CACHED { r.map_err(|(a, leave)| ((a - rest.as_ptr().addr()) / size_of::<Step>(), leave)) } else { r };
+            match r {
                 Err((j, Leave::After { stall, stop: false }))
                     if T::CACHED
                         && !D::BLOCK_HOOK
@@ -527,7 +529,8 @@ impl Ordinary<'_> {
     }
 
     /// Runs a block's body (`pc` is its first instruction's, `instret` the
-    /// count before it): on an early leave, the index of the step it left at.
+    /// count before it): on an early leave, the step it left at (with caches
+    /// its address, else its index).
     /// With [`Devices::BLOCK_HOOK`] the caller reports its instructions.
     /// `FETCH`: its steps that start a line fetch it (false in a warm round);
     /// `APART`: the rarer steps by [`Ordinary::apart`].
@@ -544,12 +547,15 @@ impl Ordinary<'_> {
         let each = !D::BLOCK_HOOK;
         // A step's index from its address: no counter carried through the loop for the rare uses.
         let index = |s: &Step| (std::ptr::from_ref(s).addr() - body.as_ptr().addr()) / size_of::<Step>();
+        // On a leave with caches, the step's address: its index is found by the caller (computed
+        // here, LLVM finds it ahead of every step's access, two instructions a step).
+        let addr = |s: &Step| if T::CACHED { std::ptr::from_ref(s).addr() } else { index(s) };
         let first = pc;
         for s in body {
             let pc = || pc.wrapping_add(4 * index(s) as u32);
             let f = if FETCH { self.line(s, pc, bus) } else { 0 };
             if f != 0 {
-                return Err((index(s), Leave::Fetch(f)));
+                return Err((addr(s), Leave::Fetch(f)));
             }
             let at = t0 + u64::from(s.off);
             // Most instructions leave nothing in flight and cannot fault (the cycle only for the device's hook).
@@ -569,7 +575,7 @@ impl Ordinary<'_> {
             if APART && !T::CACHED {
                 self.apart(th, body, s, t0, first, instret(), bus, each)?;
             } else {
-                self.rest(th, s, at, pc(), || instret() + index(s) as u64, bus, each).map_err(|leave| (index(s), leave))?;
+                self.rest(th, s, at, pc(), || instret() + index(s) as u64, bus, each).map_err(|leave| (addr(s), leave))?;
             }
         }
         Ok(())
