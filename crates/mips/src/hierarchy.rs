@@ -46,12 +46,60 @@ impl Default for HierarchyConfig {
     }
 }
 
+/// The fetches of a core's two threads in a run of cycles with caches
+/// (`crate::interleave`): counted when the run ends (each instruction
+/// issued fetches the next), and looked up only when a thread fetches from
+/// another line than the one it last fetched from. While that line is its
+/// set's most recently used, a fetch there is a hit that changes nothing
+/// but the count; only the pair's own fetches and a range locked in change
+/// the instruction cache meanwhile.
+#[derive(Clone, Copy, Debug)]
+pub struct Lines {
+    /// Per thread, the first address of the line it last fetched from while
+    /// that line is known to be its set's most recently used, else [`Lines::NONE`].
+    at: [u32; 2],
+    /// Clears an address's offset in its line.
+    line: u32,
+    /// An address's set bits.
+    set: u32,
+    /// The L1's hit cycles.
+    hit: u32,
+    /// Per thread, the instruction count from which its fetches are not yet
+    /// counted; None outside such a run.
+    pub(crate) from: Option<[u64; 2]>,
+}
+
+impl Default for Lines {
+    /// Outside a pair's run of cycles: no line is ever the same.
+    fn default() -> Self {
+        Lines { at: [Lines::NONE; 2], line: 0, set: 0, hit: 0, from: None }
+    }
+}
+
+impl Lines {
+    /// No line's first address (those are multiples of 4).
+    const NONE: u32 = 1;
+
+    /// No line known yet, the counts from `from`, for an L1 instruction cache of geometry `g`.
+    fn new(g: Geometry, from: [u64; 2]) -> Self {
+        let line = !(g.line_bytes - 1);
+        Lines { at: [Lines::NONE; 2], line, set: (g.sets() - 1) * g.line_bytes, hit: g.hit_cycles, from: Some(from) }
+    }
+
+    /// Forgets every line (the cache's newest lines may have changed).
+    pub(crate) fn forget(&mut self) {
+        self.at = [Lines::NONE; 2];
+    }
+}
+
 /// The caches of every core.
 pub struct Hierarchy {
     pub config: HierarchyConfig,
     pub l1i: Vec<Cache>,
     pub l1d: Vec<Cache>,
     pub l2: Vec<Cache>,
+    /// A pair's fetches while it runs by cycles.
+    pub(crate) lines: Lines,
 }
 
 impl Hierarchy {
@@ -65,6 +113,7 @@ impl Hierarchy {
             l1i: (0..cores).map(|_| Cache::new(config.l1i, n)).collect(),
             l1d: (0..cores).map(|_| Cache::new(config.l1d, n)).collect(),
             l2: (0..l2s).map(|_| Cache::new(config.l2, n)).collect(),
+            lines: Lines::default(),
         }
     }
 
@@ -95,6 +144,50 @@ impl Hierarchy {
         let l1 = &mut self.l1i[core];
         let hit = l1.geometry.hit_cycles;
         if l1.probe(pc, who) { hit } else { hit + self.below_l1(core, who, pc) }
+    }
+
+    /// Core `core`'s two threads, at instruction counts `from`, start a run of cycles ([`Lines`]).
+    pub(crate) fn pair_starts(&mut self, core: usize, from: [u64; 2]) {
+        self.lines = Lines::new(self.l1i[core].geometry, from);
+    }
+
+    /// The pair's run of cycles ends with the threads (global `id`, `id + 1`)
+    /// at instruction counts `to`: their fetches are counted.
+    pub(crate) fn pair_ends(&mut self, core: usize, id: usize, to: [u64; 2]) {
+        if let Some(from) = std::mem::take(&mut self.lines).from {
+            for t in 0..2 {
+                self.l1i[core].counts[id + t].accesses += to[t] - from[t];
+            }
+        }
+    }
+
+    /// [`Hierarchy::fetch_uncounted`] by thread `t` of a pair in a run of cycles
+    /// ([`Lines`]): without a lookup in the line it last fetched from.
+    #[inline(always)]
+    pub fn fetch_pair(&mut self, core: usize, who: usize, pc: u32, t: usize) -> u32 {
+        if pc & self.lines.line == self.lines.at[t] { self.lines.hit } else { self.fetch_line(core, who, pc, t) }
+    }
+
+    /// [`Hierarchy::fetch_pair`] in another line than the thread's last.
+    #[inline(never)]
+    fn fetch_line(&mut self, core: usize, who: usize, pc: u32, t: usize) -> u32 {
+        let lines = &mut self.lines;
+        let at = pc & lines.line;
+        // Another line of the other thread's set may become its set's newest (or evict it).
+        let o = &mut lines.at[t ^ 1];
+        if (*o ^ at) & lines.set == 0 && *o != at {
+            *o = Lines::NONE;
+        }
+        let l1 = &mut self.l1i[core];
+        let hit = l1.geometry.hit_cycles;
+        // A hit leaves the line its set's newest; a miss's line may have bypassed the set.
+        if l1.probe(pc, who) {
+            self.lines.at[t] = at;
+            hit
+        } else {
+            self.lines.at[t] = Lines::NONE;
+            hit + self.below_l1(core, who, pc)
+        }
     }
 
     /// Stall cycles of a data access to `addr`.
