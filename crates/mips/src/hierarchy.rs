@@ -168,7 +168,8 @@ impl Hierarchy {
         if pc & self.lines.line == self.lines.at[t] { self.lines.hit } else { self.fetch_line(core, who, pc, t) }
     }
 
-    /// [`Hierarchy::fetch_pair`] in another line than the thread's last.
+    /// [`Hierarchy::fetch_pair`] in another line than the thread's last:
+    /// without a call where that line is its set's newest.
     #[inline(never)]
     fn fetch_line(&mut self, core: usize, who: usize, pc: u32, t: usize) -> u32 {
         let lines = &mut self.lines;
@@ -178,11 +179,22 @@ impl Hierarchy {
         if (*o ^ at) & lines.set == 0 && *o != at {
             *o = Lines::NONE;
         }
+        let l1 = &self.l1i[core];
+        if l1.newest(pc) {
+            lines.at[t] = at;
+            return l1.geometry.hit_cycles;
+        }
+        self.fetch_looked_up(core, who, pc, t)
+    }
+
+    /// [`Hierarchy::fetch_line`] of a line not its set's newest.
+    #[inline(never)]
+    fn fetch_looked_up(&mut self, core: usize, who: usize, pc: u32, t: usize) -> u32 {
         let l1 = &mut self.l1i[core];
         let hit = l1.geometry.hit_cycles;
         // A hit leaves the line its set's newest; a miss's line may have bypassed the set.
         if l1.probe(pc, who) {
-            self.lines.at[t] = at;
+            self.lines.at[t] = pc & self.lines.line;
             hit
         } else {
             self.lines.at[t] = Lines::NONE;
