@@ -69,21 +69,14 @@ pub struct Lines {
     pub(crate) from: Option<[u64; 2]>,
 }
 
-impl Default for Lines {
-    /// Outside a pair's run of cycles: no line is ever the same.
-    fn default() -> Self {
-        Lines { at: [Lines::NONE; 2], line: 0, set: 0, hit: 0, from: None }
-    }
-}
-
 impl Lines {
     /// No line's first address (those are multiples of 4).
     const NONE: u32 = 1;
 
-    /// No line known yet, the counts from `from`, for an L1 instruction cache of geometry `g`.
-    fn new(g: Geometry, from: [u64; 2]) -> Self {
+    /// Outside a run, for L1 instruction caches of geometry `g`.
+    fn new(g: Geometry) -> Self {
         let line = !(g.line_bytes - 1);
-        Lines { at: [Lines::NONE; 2], line, set: (g.sets() - 1) * g.line_bytes, hit: g.hit_cycles, from: Some(from) }
+        Lines { at: [Lines::NONE; 2], line, set: (g.sets() - 1) * g.line_bytes, hit: g.hit_cycles, from: None }
     }
 
     /// Forgets every line (the cache's newest lines may have changed).
@@ -113,7 +106,7 @@ impl Hierarchy {
             l1i: (0..cores).map(|_| Cache::new(config.l1i, n)).collect(),
             l1d: (0..cores).map(|_| Cache::new(config.l1d, n)).collect(),
             l2: (0..l2s).map(|_| Cache::new(config.l2, n)).collect(),
-            lines: Lines::default(),
+            lines: Lines::new(config.l1i),
         }
     }
 
@@ -146,15 +139,15 @@ impl Hierarchy {
         if l1.probe(pc, who) { hit } else { hit + self.below_l1(core, who, pc) }
     }
 
-    /// Core `core`'s two threads, at instruction counts `from`, start a run of cycles ([`Lines`]).
-    pub(crate) fn pair_starts(&mut self, core: usize, from: [u64; 2]) {
-        self.lines = Lines::new(self.l1i[core].geometry, from);
+    /// A core's two threads, at instruction counts `from`, start a run of cycles ([`Lines`]).
+    pub(crate) fn pair_starts(&mut self, from: [u64; 2]) {
+        (self.lines.at, self.lines.from) = ([Lines::NONE; 2], Some(from));
     }
 
     /// The pair's run of cycles ends with the threads (global `id`, `id + 1`)
     /// at instruction counts `to`: their fetches are counted.
     pub(crate) fn pair_ends(&mut self, core: usize, id: usize, to: [u64; 2]) {
-        if let Some(from) = std::mem::take(&mut self.lines).from {
+        if let Some(from) = self.lines.from.take() {
             for t in 0..2 {
                 self.l1i[core].counts[id + t].accesses += to[t] - from[t];
             }

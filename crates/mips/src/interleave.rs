@@ -103,42 +103,27 @@ impl<D: Devices> System<D> {
     /// fetched, until something needs more than that. The core's cycle,
     /// last thread to issue and busy cycles are locals meanwhile.
     fn cycles<T: Timing>(&mut self, k: usize, limit: u64, timing: &mut T) -> Ended {
-        let (pipeline, id) = (self.pipeline, k * self.threads);
+        let run = Run { k, id: k * self.threads, limit, now: 0, last: 0, busy: 0, retry: 0 };
+        let pipeline = self.pipeline;
+        if T::CACHED {
+            // The schedules go unused.
+            let (mut bus, core, duets) = self.bus(k, timing);
+            return run.on(core, &mut bus, &pipeline, duets);
+        }
+        // The schedules are a local meanwhile.
         let mut duets = std::mem::take(&mut self.duets);
-        let (mut bus, core) = self.bus(k, timing);
-        let mut run = Run { k, id, limit, now: core.now, last: core.last, busy: core.busy_cycles, retry: 0 };
-        let end = if let Some(two) = core.two()
-            && let [x, y] = &mut core.threads[..]
-        {
-            if T::CACHED
-                && let Some(h) = bus.timing.hierarchy()
-            {
-                h.pair_starts(k, [x.instructions, y.instructions]);
-            }
-            let end = match two {
-                Two::RoundRobin => run.cycles(&mut Pair(x, y), &mut bus, &pipeline, &mut duets),
-                Two::Reserved(r) => run.cycles(&mut Reserved { r, pair: Pair(x, y) }, &mut bus, &pipeline, &mut duets),
-            };
-            if T::CACHED
-                && let Some(h) = bus.timing.hierarchy()
-            {
-                h.pair_ends(k, id, [x.instructions, y.instructions]);
-            }
-            end
-        } else {
-            run.cycles(&mut *core, &mut bus, &pipeline, &mut duets)
-        };
-        (core.now, core.last, core.busy_cycles) = (run.now, run.last, run.busy);
+        let (mut bus, core, _) = self.bus(k, timing);
+        let end = run.on(core, &mut bus, &pipeline, &mut duets);
         self.duets = duets;
         end
     }
 
-    /// One data bus for core `k`'s run of cycles, and the core.
-    fn bus<'a, T: Timing>(&'a mut self, k: usize, timing: &'a mut T) -> (DataBus<'a, T, D>, &'a mut Core) {
+    /// One data bus for core `k`'s run of cycles, the core and the pair's schedules.
+    fn bus<'a, T: Timing>(&'a mut self, k: usize, timing: &'a mut T) -> (DataBus<'a, T, D>, &'a mut Core, &'a mut Duets) {
         let topology = ((self.cores.len() as u32) << 8) | self.threads as u32;
         let core = &mut self.cores[k];
         let who = Who { core: k, thread: 0, id: k * self.threads, now: core.now, instret: 0, topology };
-        (DataBus::new(&mut self.mem, &mut self.code, &mut self.links, timing, &mut self.devices, who), core)
+        (DataBus::new(&mut self.mem, &mut self.code, &mut self.links, timing, &mut self.devices, who), core, &mut self.duets)
     }
 }
 
@@ -156,6 +141,35 @@ struct Run {
 }
 
 impl Run {
+    /// Issues on `core` from its cycle ([`System::cycles`]), a pair by [`Pair`] or [`Reserved`].
+    #[inline(always)]
+    fn on<T: Timing, D: Devices>(mut self, core: &mut Core, bus: &mut DataBus<'_, T, D>, pipeline: &Pipeline, duets: &mut Duets) -> Ended {
+        (self.now, self.last, self.busy) = (core.now, core.last, core.busy_cycles);
+        let end = if let Some(two) = core.two()
+            && let [x, y] = &mut core.threads[..]
+        {
+            if T::CACHED
+                && let Some(h) = bus.timing.hierarchy()
+            {
+                h.pair_starts([x.instructions, y.instructions]);
+            }
+            let end = match two {
+                Two::RoundRobin => self.cycles(&mut Pair(x, y), bus, pipeline, duets),
+                Two::Reserved(r) => self.cycles(&mut Reserved { r, pair: Pair(x, y) }, bus, pipeline, duets),
+            };
+            if T::CACHED
+                && let Some(h) = bus.timing.hierarchy()
+            {
+                h.pair_ends(self.k, self.id, [x.instructions, y.instructions]);
+            }
+            end
+        } else {
+            self.cycles(&mut *core, bus, pipeline, duets)
+        };
+        (core.now, core.last, core.busy_cycles) = (self.now, self.last, self.busy);
+        end
+    }
+
     /// Issues cycle by cycle, each cycle's thread picked by `slots`, or a
     /// round-robin pair's schedule at a time where there is one.
     #[inline(always)]
