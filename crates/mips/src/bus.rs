@@ -21,6 +21,8 @@ pub trait Timing {
     fn fetch_uncounted(&mut self, core: usize, who: usize, pc: u32) -> u32;
     /// Counts `n` fetches made with [`Timing::fetch_uncounted`] or none at all (see [`DataBus::hits`]).
     fn fetch_hits(&mut self, core: usize, who: usize, n: u64);
+    /// [`Timing::fetch_uncounted`] by thread `t` of a pair in a run of cycles ([`Hierarchy::fetch_pair`]).
+    fn fetch_pair(&mut self, core: usize, who: usize, pc: u32, t: usize) -> u32;
     /// Stall cycles of a data access.
     fn data(&mut self, core: usize, who: usize, addr: u32, write: bool) -> u32;
     /// The caches, for the pinning controls.
@@ -42,6 +44,10 @@ impl Timing for Perfect {
     }
     fn fetch_hits(&mut self, _: usize, _: usize, _: u64) {}
     #[inline(always)]
+    fn fetch_pair(&mut self, _: usize, _: usize, _: u32, _: usize) -> u32 {
+        0
+    }
+    #[inline(always)]
     fn data(&mut self, _: usize, _: usize, _: u32, _: bool) -> u32 {
         0
     }
@@ -62,6 +68,10 @@ impl Timing for Hierarchy {
     }
     fn fetch_hits(&mut self, core: usize, who: usize, n: u64) {
         self.l1i[core].counts[who].accesses += n;
+    }
+    #[inline(always)]
+    fn fetch_pair(&mut self, core: usize, who: usize, pc: u32, t: usize) -> u32 {
+        Hierarchy::fetch_pair(self, core, who, pc, t)
     }
     #[inline(always)]
     fn data(&mut self, core: usize, who: usize, addr: u32, write: bool) -> u32 {
@@ -160,11 +170,18 @@ pub(crate) fn is_mmio(addr: u32) -> bool {
 
 impl<T: Timing, D: Devices> DataBus<'_, T, D> {
     /// Adds the fetches counted in [`DataBus::hits`] to the instruction cache's
-    /// counts, with those of the blocks run so far up to the current instruction.
+    /// counts, with those of the blocks run so far up to the current
+    /// instruction, or the current thread's in a pair's run of cycles
+    /// ([`crate::hierarchy::Lines`]).
     pub fn settle(&mut self) {
         if let Some(from) = self.chain.as_mut() {
             let to = self.who.instret + 1;
             self.hits += to - std::mem::replace(from, to);
+        }
+        if let Some(from) = self.timing.hierarchy().and_then(|h| h.lines.from.as_mut()) {
+            // Each instruction the thread issued in the run fetched the next: up to this one's.
+            let to = self.who.instret;
+            self.hits += to - std::mem::replace(&mut from[self.who.thread & 1], to);
         }
         if self.hits != 0 {
             self.timing.fetch_hits(self.who.core, self.who.id, std::mem::take(&mut self.hits));
@@ -265,6 +282,8 @@ impl<T: Timing, D: Devices> DataBus<'_, T, D> {
             regs::RANGE_LEN => {
                 let base = c.pin.stage(w.id).1;
                 self.stall += c.lock_range(base, value, w.id).map_err(dev)? * memory_cycles;
+                // The lines locked in are their sets' newest no more.
+                h.lines.forget();
             }
             regs::TRACE => c.pin.set_trace(w.id, value != 0),
             regs::UNLOCK => c.unlock_all(),

@@ -115,6 +115,14 @@ impl Cache {
         self.lookup(line, set, who)
     }
 
+    /// Whether `addr`'s line is known to be its set's most recently used:
+    /// an access to it would be a hit that changes nothing but the count.
+    #[inline(always)]
+    pub fn newest(&self, addr: u32) -> bool {
+        let line = addr >> self.line_shift;
+        self.mru.get((line & self.set_mask) as usize) == Some(&line)
+    }
+
     /// The slot of `line` (in `set`), if cached.
     #[inline(always)]
     fn slot_of(&self, line: u32, set: usize) -> Option<usize> {

@@ -19,7 +19,9 @@
 //! Only the thread that issued lacks its next instruction afterwards, so
 //! it is fetched right after it issues (before any access of the next
 //! cycle, as the cycle's fetches would come first), and one data bus
-//! serves the run of cycles. An instruction that touches no memory, leaves
+//! serves the run of cycles. With caches, a pair's fetches are counted
+//! when the run ends and looked up only where a thread changes lines
+//! ([`crate::hierarchy::Lines`]). An instruction that touches no memory, leaves
 //! nothing in flight and goes on in order (most of them) issues without
 //! the general step's bookkeeping; with caches, so do loads, stores and
 //! transfers (kernel code's pairs run here, not by schedules).
@@ -101,31 +103,27 @@ impl<D: Devices> System<D> {
     /// fetched, until something needs more than that. The core's cycle,
     /// last thread to issue and busy cycles are locals meanwhile.
     fn cycles<T: Timing>(&mut self, k: usize, limit: u64, timing: &mut T) -> Ended {
-        let (pipeline, id) = (self.pipeline, k * self.threads);
+        let run = Run { k, id: k * self.threads, limit, now: 0, last: 0, busy: 0, retry: 0 };
+        let pipeline = self.pipeline;
+        if T::CACHED {
+            // The schedules go unused.
+            let (mut bus, core, duets) = self.bus(k, timing);
+            return run.on(core, &mut bus, &pipeline, duets);
+        }
+        // The schedules are a local meanwhile.
         let mut duets = std::mem::take(&mut self.duets);
-        let (mut bus, core) = self.bus(k, timing);
-        let mut run = Run { k, id, limit, now: core.now, last: core.last, busy: core.busy_cycles, retry: 0 };
-        let end = if let Some(two) = core.two()
-            && let [x, y] = &mut core.threads[..]
-        {
-            match two {
-                Two::RoundRobin => run.cycles(&mut Pair(x, y), &mut bus, &pipeline, &mut duets),
-                Two::Reserved(r) => run.cycles(&mut Reserved { r, pair: Pair(x, y) }, &mut bus, &pipeline, &mut duets),
-            }
-        } else {
-            run.cycles(&mut *core, &mut bus, &pipeline, &mut duets)
-        };
-        (core.now, core.last, core.busy_cycles) = (run.now, run.last, run.busy);
+        let (mut bus, core, _) = self.bus(k, timing);
+        let end = run.on(core, &mut bus, &pipeline, &mut duets);
         self.duets = duets;
         end
     }
 
-    /// One data bus for core `k`'s run of cycles, and the core.
-    fn bus<'a, T: Timing>(&'a mut self, k: usize, timing: &'a mut T) -> (DataBus<'a, T, D>, &'a mut Core) {
+    /// One data bus for core `k`'s run of cycles, the core and the pair's schedules.
+    fn bus<'a, T: Timing>(&'a mut self, k: usize, timing: &'a mut T) -> (DataBus<'a, T, D>, &'a mut Core, &'a mut Duets) {
         let topology = ((self.cores.len() as u32) << 8) | self.threads as u32;
         let core = &mut self.cores[k];
         let who = Who { core: k, thread: 0, id: k * self.threads, now: core.now, instret: 0, topology };
-        (DataBus::new(&mut self.mem, &mut self.code, &mut self.links, timing, &mut self.devices, who), core)
+        (DataBus::new(&mut self.mem, &mut self.code, &mut self.links, timing, &mut self.devices, who), core, &mut self.duets)
     }
 }
 
@@ -143,6 +141,35 @@ struct Run {
 }
 
 impl Run {
+    /// Issues on `core` from its cycle ([`System::cycles`]), a pair by [`Pair`] or [`Reserved`].
+    #[inline(always)]
+    fn on<T: Timing, D: Devices>(mut self, core: &mut Core, bus: &mut DataBus<'_, T, D>, pipeline: &Pipeline, duets: &mut Duets) -> Ended {
+        (self.now, self.last, self.busy) = (core.now, core.last, core.busy_cycles);
+        let end = if let Some(two) = core.two()
+            && let [x, y] = &mut core.threads[..]
+        {
+            if T::CACHED
+                && let Some(h) = bus.timing.hierarchy()
+            {
+                h.pair_starts([x.instructions, y.instructions]);
+            }
+            let end = match two {
+                Two::RoundRobin => self.cycles(&mut Pair(x, y), bus, pipeline, duets),
+                Two::Reserved(r) => self.cycles(&mut Reserved { r, pair: Pair(x, y) }, bus, pipeline, duets),
+            };
+            if T::CACHED
+                && let Some(h) = bus.timing.hierarchy()
+            {
+                h.pair_ends(self.k, self.id, [x.instructions, y.instructions]);
+            }
+            end
+        } else {
+            self.cycles(&mut *core, bus, pipeline, duets)
+        };
+        (core.now, core.last, core.busy_cycles) = (self.now, self.last, self.busy);
+        end
+    }
+
     /// Issues cycle by cycle, each cycle's thread picked by `slots`, or a
     /// round-robin pair's schedule at a time where there is one.
     #[inline(always)]
@@ -177,13 +204,19 @@ impl Run {
             }
             let yields = if S::KEEPS { slots.yields(t) } else { 0 };
             let th = slots.thread(t);
-            let mut turn = Turn { k: self.k, t, id: self.id + t, now: self.now, limit: self.limit };
+            let mut turn = Turn { k: self.k, t, id: self.id + t, now: self.now, limit: self.limit, pair: S::PAIR };
             loop {
                 let issued = turn.take(th, bus, pipeline);
                 if !matches!(issued, Err(Ended::Fault { .. } | Ended::Fetch)) {
                     (self.last, self.now, self.busy) = (t, self.now + 1, self.busy + 1);
                 }
                 if let Err(end) = issued {
+                    if T::CACHED && S::PAIR && !matches!(end, Ended::Fault { .. } | Ended::Fetch) {
+                        // It issued and fetched nothing.
+                        if let Some(from) = bus.timing.hierarchy().and_then(|h| h.lines.from.as_mut()) {
+                            from[t & 1] += 1;
+                        }
+                    }
                     return end;
                 }
                 // Ready again and picked again (the other's ready cycle does not move meanwhile).
@@ -258,9 +291,9 @@ impl Run {
                 }
                 // As the cycle loop: each fetches right after its transfer (the first's is in the text).
                 (x.ctx.pc, x.ctx.npc) = (pcx, nx);
-                Turn { k: self.k, t: t ^ 1, id: self.id + (t ^ 1), now: at, limit: self.limit }.fetch(x, bus)?;
+                Turn { k: self.k, t: t ^ 1, id: self.id + (t ^ 1), now: at, limit: self.limit, pair: false }.fetch(x, bus)?;
                 (y.ctx.pc, y.ctx.npc) = (pcy, ny);
-                Turn { k: self.k, t, id: self.id + t, now: at1, limit: self.limit }.fetch(y, bus)?;
+                Turn { k: self.k, t, id: self.id + t, now: at1, limit: self.limit, pair: false }.fetch(y, bus)?;
                 let Some(j) = self.next_schedule([a, b], duets, linked.then_some((k, how, next)), bus, pipeline) else { return Ok(true) };
                 (k, s) = (j, duets.at(j));
                 continue;
@@ -291,7 +324,7 @@ impl Run {
             }
             (x.ctx.pc, x.ctx.npc) = (pc, next);
             (y.next, y.ctx.pc, y.ctx.npc) = (Some(after.inst), after.pc, after.npc);
-            let turn = Turn { k: self.k, t, id: self.id + t, now: at, limit: self.limit };
+            let turn = Turn { k: self.k, t, id: self.id + t, now: at, limit: self.limit, pair: false };
             turn.fetch(x, bus)?;
             let Some(j) = self.next_schedule([a, b], duets, linked.then_some((k, how, [next, 0])), bus, pipeline) else { return Ok(true) };
             (k, s) = (j, duets.at(j));
@@ -302,7 +335,14 @@ impl Run {
     /// place: how it went (taken, not taken, annulled: 0, 1, 2), and the
     /// thread's PC, next PC and ready cycle after it.
     #[inline(always)]
-    fn decided<T: Timing, D: Devices>(&self, th: &mut HwThread, e: &Entry, at: u64, bus: &mut DataBus<'_, T, D>, pipeline: &Pipeline) -> (usize, u32, u32, u64) {
+    fn decided<T: Timing, D: Devices>(
+        &self,
+        th: &mut HwThread,
+        e: &Entry,
+        at: u64,
+        bus: &mut DataBus<'_, T, D>,
+        pipeline: &Pipeline,
+    ) -> (usize, u32, u32, u64) {
         let exit = match cond(&th.ctx, e.cond, e.inst) {
             Some(exit) => exit,
             None => decide(&mut th.ctx, e.inst, e.pc).expect("a branch or jump decides"),
@@ -415,7 +455,7 @@ impl Run {
         let t = usize::from(last.t);
         self.last = body.last().map_or(self.last, |e| usize::from(e.t));
         self.now = now + u64::from(last.off);
-        let turn = Turn { k: self.k, t, id: self.id + t, now: self.now, limit: self.limit };
+        let turn = Turn { k: self.k, t, id: self.id + t, now: self.now, limit: self.limit, pair: false };
         let issued = turn.take(if t == 0 { a } else { b }, bus, pipeline);
         if !matches!(issued, Err(Ended::Fault { .. } | Ended::Fetch)) {
             (self.last, self.now) = (t, self.now + 1);
@@ -481,17 +521,19 @@ impl Run {
         if stop {
             return Err(Ended::Stop(Stop::Device { core: self.k, thread: t }));
         }
-        Turn { k: self.k, t, id: self.id + t, now: at, limit: self.limit }.fetch(th, bus)
+        Turn { k: self.k, t, id: self.id + t, now: at, limit: self.limit, pair: false }.fetch(th, bus)
     }
 }
 
-/// Thread `t` (global `id`) of core `k` at cycle `now` of a run of cycles to `limit`.
+/// Thread `t` (global `id`) of core `k` at cycle `now` of a run of cycles to
+/// `limit`, of a pair whose fetches [`crate::hierarchy::Lines`] keeps with caches (`pair`).
 struct Turn {
     k: usize,
     t: usize,
     id: usize,
     now: u64,
     limit: u64,
+    pair: bool,
 }
 
 impl Turn {
@@ -586,7 +628,9 @@ impl Turn {
         let pc = th.ctx.pc;
         th.next = bus.code.get(pc);
         let Some(next) = &th.next else { return Err(Ended::Refetch) };
-        let fetched = th.ready.max(now + 1) + u64::from(bus.timing.fetch(k, id, pc));
+        // A pair's are counted when the run ends.
+        let stall = if T::CACHED && self.pair { bus.timing.fetch_pair(k, id, pc, self.t & 1) } else { bus.timing.fetch(k, id, pc) };
+        let fetched = th.ready.max(now + 1) + u64::from(stall);
         // Nothing in flight by then (the common case): no register to look up.
         th.ready = if fetched >= th.board.drained() { fetched } else { fetched.max(th.board.ready(*next)) };
         Ok(())
@@ -601,6 +645,9 @@ trait Slots {
     const KEEPS: bool = false;
     /// Whether the two threads may run by schedules ([`crate::duet`]): a round-robin pair's.
     const DUETS: bool = false;
+    /// Whether these are the core's only two threads, both at work (with
+    /// caches, [`crate::hierarchy::Lines`] keeps their fetches).
+    const PAIR: bool = false;
     /// The thread to issue at `now`, `last` having issued last, and whether
     /// another may issue by the next cycle ([`Core::pick`]).
     fn pick(&self, now: u64, last: usize) -> Option<(usize, bool)>;
@@ -647,6 +694,7 @@ struct Pair<'a>(&'a mut HwThread, &'a mut HwThread);
 
 impl Slots for Pair<'_> {
     const DUETS: bool = true;
+    const PAIR: bool = true;
 
     #[inline(always)]
     fn pick(&self, now: u64, last: usize) -> Option<(usize, bool)> {
@@ -693,6 +741,7 @@ impl Slots for Reserved<'_> {
     /// The reserved thread issues in runs of cycles (its stretches between
     /// a load's or a taken branch's waits), the other in its gaps.
     const KEEPS: bool = true;
+    const PAIR: bool = true;
 
     #[inline(always)]
     fn pick(&self, now: u64, _: usize) -> Option<(usize, bool)> {

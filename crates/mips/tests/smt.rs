@@ -392,11 +392,16 @@ fn a_chain_of_schedules_ends_at_a_text_write_as_the_cycle_loop_would() {
 
 /// Threads 0 and 1 of a core of `threads` running `a` and `b` (two_programs) for 40,000 cycles.
 fn ran_40k(a: &[u32], b: &[u32], threads: usize) -> System {
-    let c = SystemConfig { threads, ..Default::default() };
-    let mut s = System::new(two_programs(a, b), &c, irqsim_mips::device::NoDevices);
+    let mut s = started(a, b, &SystemConfig { threads, ..Default::default() });
+    assert_eq!(s.run(40_000), Stop::Limit);
+    s
+}
+
+/// Threads 0 and 1 of core 0 started on `a` and `b` (two_programs).
+fn started(a: &[u32], b: &[u32], c: &SystemConfig) -> System {
+    let mut s = System::new(two_programs(a, b), c, irqsim_mips::device::NoDevices);
     s.start(0, 0, Context::at(TEXT, 0x7000_0000), 0);
     s.start(0, 1, Context::at(TEXT + 0x1000, 0x6000_0000), 0);
-    assert_eq!(s.run(40_000), Stop::Limit);
     s
 }
 
@@ -440,4 +445,45 @@ fn a_pair_of_transfers_links_by_both_targets() {
     assert_eq!(pair, state(&ran_40k(&a, &b, 3)));
     let r1 = &pair.2[1].0;
     assert!(r1[18] > 1000 && r1[19] > 1000, "both paths taken: {} and {} times", r1[18], r1[19]);
+}
+
+#[test]
+fn a_pairs_fetches_count_and_hit_as_each_threads_would_alone() {
+    // A pair's run of cycles with caches counts its fetches when it ends and
+    // looks a fetch up only when its thread changes lines
+    // (`irqsim_mips::hierarchy::Lines`); as seen by code and by the caches,
+    // the same as the cycle loop of a core of three. Thread 0 reads its L1I
+    // access count in a loop within one line (set 2 of a direct-mapped
+    // 512-byte L1I); thread 1 reads its own and locks a line of set 2 in
+    // (evicting thread 0's, which misses at its next fetch), then unlocks it;
+    // with no memory cycles the lock stalls nothing and the run goes on.
+    let base = lui(9, MMIO_BASE >> 16);
+    let mut a = vec![base; 16];
+    a.extend([lw(10, 0x120, 9), addu(20, 20, 10), addiu(8, 8, 1), beq(0, 0, -4), NOP]);
+    let b = [
+        base,
+        lui(11, TEXT >> 16),
+        addiu(11, 11, 0x240),
+        addiu(12, 0, 4),
+        sw(11, 0x10C, 9),
+        sw(12, 0x110, 9),
+        sw(0, 0x118, 9),
+        lw(10, 0x120, 9),
+        addu(20, 20, 10),
+        beq(0, 0, -6),
+        addiu(21, 21, 1),
+    ];
+    let mut small = HierarchyConfig::default();
+    (small.l1i.size_bytes, small.l1i.ways, small.memory_cycles) = (512, 1, 0);
+    let run = |threads: usize| {
+        let mut s = started(&a, &b, &SystemConfig { threads, caches: Some(small), ..Default::default() });
+        assert_eq!(s.run(20_000), Stop::Limit);
+        let h = s.caches.as_ref().unwrap();
+        (state(&s), [&h.l1i, &h.l1d, &h.l2].map(|l| l[0].counts[..2].to_vec()))
+    };
+    let pair = run(2);
+    assert_eq!(pair, run(3));
+    let (regs, l1i) = (&pair.0.2, &pair.1[0]);
+    assert!(regs[0].0[8] > 400 && regs[1].0[21] > 400, "both loops ran: {} and {} times", regs[0].0[8], regs[1].0[21]);
+    assert!(l1i[0].misses > u64::from(regs[1].0[21] / 2), "thread 0 missed after most locks: {} misses", l1i[0].misses);
 }
