@@ -435,10 +435,15 @@ impl Machine {
         }
     }
 
-    /// Lets `cpu` accept an interrupt if it has interrupts enabled.
+    /// Lets `cpu` accept an interrupt if it has interrupts enabled. The last
+    /// thing its callers do (`Machine::fold_entry` relies on it: nothing
+    /// is scheduled after it until the loop's next turn).
     pub(crate) fn offer(&mut self, cpu: usize) {
         if let Some(job) = self.accept(cpu) {
             self.post_dispatch(cpu, crate::cpu::IRQ, job);
+            if self.delivery.folds {
+                self.fold_entry(cpu);
+            }
         }
     }
 
