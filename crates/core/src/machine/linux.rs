@@ -1,6 +1,7 @@
 //! The Linux interrupt path on the machine: each step's cost, and what follows
 //! each (entry, the shared line's handler chain, exit, the tasklet). The steps
-//! and their parameters are the kernel part's (`kernel/linux.rs`).
+//! and their parameters are the kernel part's (`kernel/linux.rs`). Steps
+//! whose ends come before anything else happens run as one job (`fold`).
 
 use super::{Event, Machine};
 use crate::cpu::{Bin, IRQ, SOFT, Work};
