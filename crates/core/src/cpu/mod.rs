@@ -349,6 +349,16 @@ impl<J: Copy + Label> Thread<J> {
         Some(now + work.cycles)
     }
 
+    /// Right after the running job started at `now`, before its work
+    /// began: it is `work` instead (of the same bin). Its completion time,
+    /// to arm again.
+    pub fn replace(&mut self, now: Time, work: Work<J>) -> Time {
+        let act = &mut self.slots[at(self.running.expect("a running job to replace"))].active;
+        debug_assert!(now == self.seg_start && act.work.bin == work.bin);
+        (act.work, act.remaining) = (work, work.cycles);
+        act.end(now)
+    }
+
     /// After [`Thread::complete`] at `now`, with nothing for the activity
     /// at `level` to go on with: at a software-interrupt level it takes the
     /// next work queued there in the same activation (a softirq loop, as

@@ -41,10 +41,11 @@ pub enum Job {
         h: u16,
         cpu: u16,
     },
-    /// Handler `h` services its device's interrupt.
+    /// Handler `h` services its device's interrupt on `cpu`.
     Claim {
         input: u16,
         h: u16,
+        cpu: u16,
     },
     /// The controller's end (unmask, EOI) and irq_exit on `cpu`.
     Exit {
@@ -84,7 +85,7 @@ impl Label for Job {
     fn args(&self) -> crate::timeline::Args {
         match *self {
             Job::Entry { input, .. } => [Some(("input", u64::from(input))), None],
-            Job::Read { input, h, .. } | Job::Claim { input, h } => [Some(("input", u64::from(input))), Some(("handler", u64::from(h)))],
+            Job::Read { input, h, .. } | Job::Claim { input, h, .. } => [Some(("input", u64::from(input))), Some(("handler", u64::from(h)))],
             _ => [None, None],
         }
     }

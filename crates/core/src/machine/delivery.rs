@@ -88,6 +88,9 @@ pub(crate) struct Delivery {
     /// Bus events applied as they were sent, not queued, that would have
     /// come before the end: counted in the run's `events`.
     pub applied_early: u64,
+    /// An interrupt's steps that end before anything else happens run as
+    /// one job (`Machine::fold`): one CPU, no stepped parts, no timeline.
+    pub folds: bool,
 }
 
 impl Delivery {
@@ -120,6 +123,7 @@ impl Delivery {
             busy_user: false,
             at_issue: false,
             applied_early: 0,
+            folds: false,
         }
     }
 
@@ -275,6 +279,7 @@ impl Machine {
         // Not with parts run up to each event: their steps would change,
         // and the programmable NIC may end the run early.
         self.delivery.at_issue &= !self.stepped;
+        self.delivery.folds = !self.stepped && self.threads.len() == 1 && !self.timeline.enabled();
         if self.delivery.busy_user {
             for t in 0..self.threads.len() {
                 self.post(t, crate::cpu::USER, Job::Irq(IrqJob::User));
@@ -430,10 +435,15 @@ impl Machine {
         }
     }
 
-    /// Lets `cpu` accept an interrupt if it has interrupts enabled.
+    /// Lets `cpu` accept an interrupt if it has interrupts enabled. The last
+    /// thing its callers do (`Machine::fold_entry` relies on it: nothing
+    /// is scheduled after it until the loop's next turn).
     pub(crate) fn offer(&mut self, cpu: usize) {
         if let Some(job) = self.accept(cpu) {
             self.post_dispatch(cpu, crate::cpu::IRQ, job);
+            if self.delivery.folds {
+                self.fold_entry(cpu);
+            }
         }
     }
 
