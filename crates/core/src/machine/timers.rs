@@ -6,12 +6,14 @@
 //! Only set timers are in the heap: a thread with nothing to complete
 //! before the end of the run (idle, or a background job) costs nothing, a
 //! timer past the end counting as cleared. Keys are unique (they carry the
-//! event queue's sequence number), so the order is total. The heap's root
-//! is the earliest timer and its thread, where the loop looks at every
-//! event (three loads); a machine of one thread, the common case, keeps its
-//! timer there and nothing else: setting it is a store. Several threads'
-//! sets are one call out of the loop, which handles the common cases
-//! (one or two timers set) without a further call.
+//! event queue's sequence number), so the order is total. The heap holds
+//! thread numbers, each thread's key is in arrays by thread: the heap's
+//! root and its key are the earliest timer, where the loop looks at every
+//! event (three loads); a machine of one thread, the common case, keeps
+//! its timer as thread 0's key and nothing else: setting it is a store.
+//! Several threads' sets handle the common cases (one or two timers set)
+//! without a further call: inline for the completing thread's re-arm,
+//! one call out of the loop for the others.
 
 use crate::engine::{Key, Time};
 
@@ -121,6 +123,25 @@ impl Timers {
         (self.time[thread as usize], self.seq[thread as usize]) = ((key >> 64) as u64, key as u64);
     }
 
+    /// `set` with several threads' paths inline (the general one,
+    /// `reorder`, still a call): for the completing thread's re-arm, the
+    /// most frequent set. Inline at every set, the loop's code grew: the
+    /// bench 8 a frame dearer (docs/performance/engine.md).
+    #[inline(always)]
+    pub fn set_inline(&mut self, thread: usize, key: Key) {
+        if !self.many {
+            self.store(0, key);
+        } else {
+            self.among(thread, key);
+        }
+    }
+
+    /// `set` with several threads, out of line.
+    #[inline(never)]
+    fn set_among(&mut self, thread: usize, key: Key) {
+        self.among(thread, key);
+    }
+
     /// How many timers are set.
     #[cfg(test)]
     fn len(&self) -> usize {
@@ -147,8 +168,8 @@ impl Timers {
     /// move, not keys) or cleared, a timer set beside one other. A timer
     /// past the end is cleared; the re-armed earliest needs no test for
     /// it, since `second`'s key is at most `bound`.
-    #[inline(never)]
-    fn set_among(&mut self, thread: usize, key: Key) {
+    #[inline(always)]
+    fn among(&mut self, thread: usize, key: Key) {
         debug_assert!(thread < THREADS);
         let thread = thread as u8;
         self.store(thread, key);
