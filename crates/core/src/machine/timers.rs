@@ -106,11 +106,7 @@ impl Timers {
     /// is one call, out of the loop.
     #[inline(always)]
     pub fn set(&mut self, thread: usize, key: Key) {
-        if !self.many {
-            self.store(0, key);
-        } else {
-            self.set_among(thread, key);
-        }
+        self.set_by(thread, key, Self::set_among);
     }
 
     #[inline(always)]
@@ -129,10 +125,16 @@ impl Timers {
     /// bench 8 a frame dearer (docs/performance/engine.md).
     #[inline(always)]
     pub fn set_inline(&mut self, thread: usize, key: Key) {
+        self.set_by(thread, key, Self::among);
+    }
+
+    /// `set`, several threads' timers through `among`.
+    #[inline(always)]
+    fn set_by(&mut self, thread: usize, key: Key, among: impl FnOnce(&mut Self, usize, Key)) {
         if !self.many {
             self.store(0, key);
         } else {
-            self.among(thread, key);
+            among(self, thread, key);
         }
     }
 
