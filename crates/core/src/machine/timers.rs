@@ -106,7 +106,7 @@ impl Timers {
     /// is one call, out of the loop.
     #[inline(always)]
     pub fn set(&mut self, thread: usize, key: Key) {
-        self.set_by(thread, key, Self::set_among);
+        self.set_by::<false>(thread, key);
     }
 
     #[inline(always)]
@@ -125,16 +125,18 @@ impl Timers {
     /// bench 8 a frame dearer (docs/performance/engine.md).
     #[inline(always)]
     pub fn set_inline(&mut self, thread: usize, key: Key) {
-        self.set_by(thread, key, Self::among);
+        self.set_by::<true>(thread, key);
     }
 
-    /// `set`, several threads' timers through `among`.
+    /// `set`, several threads' paths inline or the call.
     #[inline(always)]
-    fn set_by(&mut self, thread: usize, key: Key, among: impl FnOnce(&mut Self, usize, Key)) {
+    fn set_by<const INLINE: bool>(&mut self, thread: usize, key: Key) {
         if !self.many {
             self.store(0, key);
+        } else if INLINE {
+            self.among(thread, key);
         } else {
-            among(self, thread, key);
+            self.set_among(thread, key);
         }
     }
 
