@@ -57,7 +57,8 @@ pub(crate) struct Timers {
     /// kept timer's (and `VOID`'s) is read.
     time: [u64; BY_THREAD],
     seq: [u64; BY_THREAD],
-    /// Each thread's index in `heap`, or `ABSENT`.
+    /// Each thread's index in `heap`, or `ABSENT`; kept only with more
+    /// than two timers set (`mark`).
     pos: [u8; BY_THREAD],
     /// The second earliest timer's thread (the smaller of the root's
     /// children, `VOID` if none): below its key, a re-armed earliest timer
@@ -158,8 +159,8 @@ impl Timers {
     #[cfg(test)]
     fn positions_agree(&self) -> bool {
         !self.many
-            || self.heap[..self.len].iter().enumerate().all(|(i, &t)| self.pos[t as usize] as usize == i)
-                && self.pos.iter().filter(|&&p| p != ABSENT).count() == self.len
+            || (self.len <= 2 || self.heap[..self.len].iter().enumerate().all(|(i, &t)| self.pos[t as usize] as usize == i))
+                && self.pos.iter().filter(|&&p| p != ABSENT).count() == if self.len <= 2 { 0 } else { self.len }
                 && self.heap[self.len..].iter().all(|&t| t == VOID)
                 && self.key(VOID) == self.bound
                 && self.second == self.smaller_child()
@@ -186,19 +187,15 @@ impl Timers {
             if self.len == 1 {
                 // Past the end (`second` is `VOID`): cleared, the only one.
                 (self.heap[0], self.len) = (VOID, 0);
-                self.pos[thread as usize] = ABSENT;
                 return;
             }
             if self.len == 2 {
                 // The other of two takes the first place.
-                let other = self.second;
-                self.place(0, other);
+                self.heap[0] = self.second;
                 if key >= self.bound {
                     (self.heap[1], self.len, self.second) = (VOID, 1, VOID);
-                    self.pos[thread as usize] = ABSENT;
                 } else {
-                    self.place(1, thread);
-                    self.second = thread;
+                    (self.heap[1], self.second) = (thread, thread);
                 }
                 return;
             }
@@ -208,14 +205,11 @@ impl Timers {
                 return;
             }
             if self.len == 0 {
-                self.place(0, thread);
+                self.heap[0] = thread;
             } else if key > self.key(first) {
-                self.place(1, thread);
-                self.second = thread;
+                (self.heap[1], self.second) = (thread, thread);
             } else {
-                self.place(1, first);
-                self.place(0, thread);
-                self.second = first;
+                (self.heap[0], self.heap[1], self.second) = (thread, first, first);
             }
             self.len += 1;
             return;
@@ -227,6 +221,7 @@ impl Timers {
     /// (`thread`'s key already stored).
     #[inline(never)]
     fn reorder(&mut self, thread: u8, key: Key) {
+        self.mark(0);
         let i = self.pos[thread as usize];
         if i == ABSENT {
             if key < self.bound {
@@ -239,6 +234,22 @@ impl Timers {
             if i > 0 && self.key(self.heap[at((i - 1) / 2)]) > key { self.sift_up(i) } else { self.sift_down(i) }
         }
         self.second = self.smaller_child();
+        self.mark(ABSENT);
+    }
+
+    /// With two timers set or fewer (the fast paths'), the positions are
+    /// not kept: every thread's is `ABSENT`. `mark(0)` writes the two
+    /// timers' positions before a general step, `mark(ABSENT)` clears them
+    /// after one that leaves two or fewer.
+    #[inline(always)]
+    fn mark(&mut self, at_zero: u8) {
+        if self.len <= 2 {
+            let (one, two) = (self.heap[0], self.heap[1]);
+            self.pos[one as usize] = at_zero;
+            self.pos[two as usize] = at_zero.saturating_add(1);
+            // `VOID`'s stays `ABSENT`.
+            self.pos[VOID as usize] = ABSENT;
+        }
     }
 
     /// The root's smaller child (`VOID`, whose key is `bound`, if none).
