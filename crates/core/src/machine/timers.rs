@@ -6,52 +6,68 @@
 //! Only set timers are in the heap: a thread with nothing to complete
 //! before the end of the run (idle, or a background job) costs nothing, a
 //! timer past the end counting as cleared. Keys are unique (they carry the
-//! event queue's sequence number), so the order is total. The heap's root
-//! is the earliest timer and its thread, where the loop looks at every
-//! event (two loads); a machine of one thread, the common case, keeps its
-//! timer there and nothing else: setting it is a store. Several threads'
-//! sets are one call out of the loop, which handles the common cases
-//! (one or two timers set) without a further call.
+//! event queue's sequence number), so the order is total. The heap holds
+//! thread numbers, each thread's key is in arrays by thread: the heap's
+//! root and its key are the earliest timer, where the loop looks at every
+//! event (three loads); a machine of one thread, the common case, keeps
+//! its timer as thread 0's key and nothing else: setting it is a store.
+//! Several threads' sets handle the common cases (one or two timers set)
+//! without a further call: inline for the completing thread's re-arm,
+//! one call out of the loop for the others.
 
-use crate::engine::{Key, Time, key_time};
+use crate::engine::{Key, Time};
 
 /// Position of a thread whose timer is not set.
-const ABSENT: u32 = u32::MAX;
+const ABSENT: u8 = u8::MAX;
 
 /// Most threads a machine has (`cpu.threads`).
 const THREADS: usize = crate::cpu::MAX_THREAD as usize + 1;
 
-/// Length of a heap's arrays: twice the threads, so that the right sibling
-/// of the last left child is in the array (and vacant). Indexed through
-/// `& (SLOTS - 1)`, so the sifts have no bounds checks.
-const SLOTS: usize = 2 * THREADS;
-const _: () = assert!(SLOTS.is_power_of_two());
+/// The thread number of every vacant heap entry: no thread's, its key
+/// `bound` for ever.
+const VOID: u8 = THREADS as u8;
 
-/// Index into a heap's arrays: in range by construction, the mask lets the
+/// Length of the heap's array: twice the threads, so that the right
+/// sibling of the last left child is in the array (and vacant). Indexed
+/// through `& (SLOTS - 1)`, so the sifts have no bounds checks.
+const SLOTS: usize = 2 * THREADS;
+const _: () = assert!(SLOTS.is_power_of_two() && THREADS < ABSENT as usize);
+
+/// Index into the heap's array: in range by construction, the mask lets the
 /// compiler drop the bounds check.
 #[inline(always)]
 fn at(i: usize) -> usize {
     i & (SLOTS - 1)
 }
 
-/// An entry past the heap's end: a key above every set one.
-const VACANT: (Key, u32) = (Key::MAX, ABSENT);
+/// Arrays indexed by a thread number (a `u8`: no bounds check).
+const BY_THREAD: usize = 1 << u8::BITS;
 
 pub(crate) struct Timers {
-    /// `(key, thread)` in heap order: `heap[0]` is the earliest timer (the
-    /// loop reads it at every event: two loads). Entries from `len` on are
-    /// `VACANT`, so a sift compares a last left child with its (vacant)
-    /// right sibling without testing whether it exists. One thread keeps
-    /// its timer in `heap[0]`, thread 0, and nothing else.
-    heap: [(Key, u32); SLOTS],
+    /// Thread numbers in heap order of their keys: `heap[0]` is the
+    /// earliest timer's (the loop reads it and its key at every event:
+    /// three loads). Entries from `len` on are `VOID`, so a sift compares a
+    /// last left child with its (vacant) right sibling without testing
+    /// whether it exists. One thread's `heap[0]` is 0 and nothing else.
+    heap: [u8; SLOTS],
     len: usize,
-    /// Each thread's index in `heap`, or `ABSENT`.
-    pos: [u32; SLOTS],
-    /// The second earliest timer (the smaller of the root's children):
-    /// below it, a re-armed earliest timer stays the earliest.
-    second: Key,
-    /// The end of the run: with several threads, a timer past it is cleared.
-    end: Time,
+    /// Each thread's key, its time and its sequence number apart, so that
+    /// one thread's is two loads of one scaled index. A thread's key is
+    /// written at every set, whether the timer is kept or not; only a
+    /// kept timer's (and `VOID`'s) is read.
+    time: [u64; BY_THREAD],
+    seq: [u64; BY_THREAD],
+    /// Each thread's index in `heap`, or `ABSENT`; kept only with more
+    /// than two timers set (`mark`).
+    pos: [u8; BY_THREAD],
+    /// The second earliest timer's thread (the smaller of the root's
+    /// children, `VOID` if none): below its key, a re-armed earliest timer
+    /// stays the earliest.
+    second: u8,
+    /// The least key past the end of the run (`Key::MAX` for a run without
+    /// end): with several threads, a timer from it on is cleared, and it is
+    /// `VOID`'s key.
+    bound: Key,
     /// Several threads: the heap is kept. One: a set is a store.
     many: bool,
 }
@@ -59,19 +75,31 @@ pub(crate) struct Timers {
 impl Timers {
     pub fn new(threads: usize, end: Time) -> Self {
         assert!(threads <= THREADS, "{threads} threads: a machine has at most {THREADS}");
-        let mut heap = [VACANT; SLOTS];
+        let bound = end.checked_add(1).map_or(Key::MAX, |t| Key::from(t) << 64);
         let many = threads > 1;
+        let mut timers = Timers {
+            heap: [VOID; SLOTS],
+            len: 0,
+            time: [u64::MAX; BY_THREAD],
+            seq: [u64::MAX; BY_THREAD],
+            pos: [ABSENT; BY_THREAD],
+            second: VOID,
+            bound,
+            many,
+        };
+        timers.store(VOID, bound);
         if !many {
-            // Its timer's thread, read with the key whether set or not.
-            heap[0].1 = 0;
+            // Its timer's thread, read whether set or not (`Key::MAX`: not).
+            timers.heap[0] = 0;
         }
-        Timers { heap, len: 0, pos: [ABSENT; SLOTS], second: Key::MAX, end, many }
+        timers
     }
 
-    /// The earliest timer and its thread (`Key::MAX`: none set).
+    /// The earliest timer and its thread (a key past the end: none set).
     #[inline(always)]
     pub fn first(&self) -> (usize, Key) {
-        (self.heap[0].1 as usize, self.heap[0].0)
+        let thread = self.heap[0];
+        (thread as usize, self.key(thread))
     }
 
     /// Sets `thread`'s timer to `key` (`Key::MAX` clears it). Inline: with
@@ -79,175 +107,228 @@ impl Timers {
     /// is one call, out of the loop.
     #[inline(always)]
     pub fn set(&mut self, thread: usize, key: Key) {
+        self.set_by::<false>(thread, key);
+    }
+
+    #[inline(always)]
+    fn key(&self, thread: u8) -> Key {
+        (Key::from(self.time[thread as usize]) << 64) | Key::from(self.seq[thread as usize])
+    }
+
+    #[inline(always)]
+    fn store(&mut self, thread: u8, key: Key) {
+        (self.time[thread as usize], self.seq[thread as usize]) = ((key >> 64) as u64, key as u64);
+    }
+
+    /// `set` with several threads' paths inline (the general one,
+    /// `reorder`, still a call): for the completing thread's re-arm, the
+    /// most frequent set. Inline at every set, the loop's code grew: the
+    /// bench 8 a frame dearer (docs/performance/engine.md).
+    #[inline(always)]
+    pub fn set_inline(&mut self, thread: usize, key: Key) {
+        self.set_by::<true>(thread, key);
+    }
+
+    /// `set`, several threads' paths inline or the call.
+    #[inline(always)]
+    fn set_by<const INLINE: bool>(&mut self, thread: usize, key: Key) {
         if !self.many {
-            self.heap[0].0 = key;
+            self.store(0, key);
+        } else if INLINE {
+            self.among(thread, key);
         } else {
             self.set_among(thread, key);
         }
     }
 
+    /// `set` with several threads, out of line.
+    #[inline(never)]
+    fn set_among(&mut self, thread: usize, key: Key) {
+        self.among(thread, key);
+    }
+
     /// How many timers are set.
     #[cfg(test)]
     fn len(&self) -> usize {
-        if self.many { self.len } else { usize::from(self.heap[0].0 != Key::MAX) }
+        if self.many { self.len } else { usize::from(self.key(0) != Key::MAX) }
     }
 
     /// Whether every heap entry's thread knows its position, no other
-    /// thread thinks it is in the heap, and every entry past the end is vacant.
+    /// thread thinks it is in the heap, every entry past the end is vacant
+    /// and `second` is the smaller of the root's children.
     #[cfg(test)]
     fn positions_agree(&self) -> bool {
         !self.many
-            || self.heap[..self.len].iter().enumerate().all(|(i, &(_, t))| self.pos[t as usize] as usize == i)
-                && self.pos.iter().filter(|&&p| p != ABSENT).count() == self.len
-                && self.heap[self.len..].iter().all(|&e| e == VACANT)
-                && self.second == self.heap[1].0.min(self.heap[2].0)
+            || (self.len <= 2 || self.heap[..self.len].iter().enumerate().all(|(i, &t)| self.pos[t as usize] as usize == i))
+                && self.pos.iter().filter(|&&p| p != ABSENT).count() == if self.len <= 2 { 0 } else { self.len }
+                && self.heap[self.len..].iter().all(|&t| t == VOID)
+                && self.key(VOID) == self.bound
+                && self.second == self.smaller_child()
     }
 
     /// `set` with several threads. One or two timers set (a fixed rate
     /// per CPU keeps it so at any thread count) take no further call: the
     /// earliest re-armed and still the earliest, the earliest of two going
-    /// later than the other (the two trade places) or cleared, a timer
-    /// set beside one other.
-    #[inline(never)]
-    fn set_among(&mut self, thread: usize, key: Key) {
-        // A timer past the end never comes: cleared, so that an idle or
-        // background thread costs nothing.
-        let key = if key_time(key) > self.end { Key::MAX } else { key };
+    /// later than the other (the two trade places: two thread numbers
+    /// move, not keys) or cleared, a timer set beside one other. A timer
+    /// past the end is cleared; the re-armed earliest needs no test for
+    /// it, since `second`'s key is at most `bound`.
+    #[inline(always)]
+    fn among(&mut self, thread: usize, key: Key) {
         debug_assert!(thread < THREADS);
-        let thread = at(thread);
-        if self.heap[0].1 as usize == thread {
+        let thread = thread as u8;
+        self.store(thread, key);
+        let first = self.heap[0];
+        if first == thread {
             // The earliest, as its completion re-arms it.
-            if key < self.second {
-                self.heap[0].0 = key;
+            if key < self.key(self.second) {
                 return;
             }
             if self.len == 1 {
-                // Cleared (`second` is `Key::MAX`), the only one.
-                (self.heap[0], self.len) = (VACANT, 0);
-                self.pos[thread] = ABSENT;
+                // Past the end (`second` is `VOID`): cleared, the only one.
+                (self.heap[0], self.len) = (VOID, 0);
                 return;
             }
             if self.len == 2 {
                 // The other of two takes the first place.
-                let other = self.heap[1];
-                self.place(0, other);
-                if key == Key::MAX {
-                    (self.heap[1], self.len) = (VACANT, 1);
-                    self.pos[thread] = ABSENT;
+                self.heap[0] = self.second;
+                if key >= self.bound {
+                    (self.heap[1], self.len, self.second) = (VOID, 1, VOID);
                 } else {
-                    self.place(1, (key, thread as u32));
+                    (self.heap[1], self.second) = (thread, thread);
                 }
-                self.second = key;
                 return;
             }
         } else if self.len <= 1 {
             // Not the first, so not set: set beside the first, if any.
-            if key == Key::MAX {
+            if key >= self.bound {
                 return;
             }
-            self.len += 1;
-            let first = self.heap[0];
-            if first.0 == Key::MAX {
-                self.place(0, (key, thread as u32));
-            } else if key > first.0 {
-                self.place(1, (key, thread as u32));
-                self.second = key;
+            if self.len == 0 {
+                self.heap[0] = thread;
+            } else if key > self.key(first) {
+                (self.heap[1], self.second) = (thread, thread);
             } else {
-                self.place(1, first);
-                self.place(0, (key, thread as u32));
-                self.second = first.0;
+                (self.heap[0], self.heap[1], self.second) = (thread, first, first);
             }
+            self.len += 1;
             return;
         }
         self.reorder(thread, key);
     }
 
-    /// The rest of `set_among`: an indexed heap's insert, removal or sift.
+    /// The rest of `set_among`: an indexed heap's insert, removal or sift
+    /// (`thread`'s key already stored).
     #[inline(never)]
-    fn reorder(&mut self, thread: usize, key: Key) {
-        let i = self.pos[thread];
+    fn reorder(&mut self, thread: u8, key: Key) {
+        self.mark(0);
+        let i = self.pos[thread as usize];
         if i == ABSENT {
-            if key != Key::MAX {
+            if key < self.bound {
                 self.insert(thread, key);
             }
-        } else if key == Key::MAX {
+        } else if key >= self.bound {
             self.remove(i as usize);
         } else {
-            let i = at(i as usize);
-            let old = std::mem::replace(&mut self.heap[i].0, key);
-            if key < old { self.sift_up(i) } else { self.sift_down(i) }
+            let i = i as usize;
+            if i > 0 && self.key(self.heap[at((i - 1) / 2)]) > key { self.sift_up(i) } else { self.sift_down(i) }
         }
-        self.second = self.heap[1].0.min(self.heap[2].0);
+        self.second = self.smaller_child();
+        self.mark(ABSENT);
     }
 
-    fn insert(&mut self, thread: usize, key: Key) {
+    /// With two timers set or fewer (the fast paths'), the positions are
+    /// not kept: every thread's is `ABSENT`. `mark(0)` writes the two
+    /// timers' positions before a general step, `mark(ABSENT)` clears them
+    /// after one that leaves two or fewer.
+    #[inline(always)]
+    fn mark(&mut self, at_zero: u8) {
+        if self.len <= 2 {
+            let (one, two) = (self.heap[0], self.heap[1]);
+            self.pos[one as usize] = at_zero;
+            self.pos[two as usize] = at_zero.saturating_add(1);
+            // `VOID`'s stays `ABSENT`.
+            self.pos[VOID as usize] = ABSENT;
+        }
+    }
+
+    /// The root's smaller child (`VOID`, whose key is `bound`, if none).
+    fn smaller_child(&self) -> u8 {
+        let (left, right) = (self.heap[1], self.heap[2]);
+        if self.key(right) < self.key(left) { right } else { left }
+    }
+
+    fn insert(&mut self, thread: u8, key: Key) {
         let i = self.len;
         self.len += 1;
-        self.place(i, (key, thread as u32));
+        self.place(i, thread);
         // Later than its parent (at 64 CPUs under a fixed rate per CPU, most
         // often), it stays at the end: no call.
-        if i > 0 && self.heap[at((i - 1) / 2)].0 > key {
+        if i > 0 && self.key(self.heap[at((i - 1) / 2)]) > key {
             self.sift_up(i);
         }
     }
 
     #[inline(never)]
     fn remove(&mut self, i: usize) {
-        let (_, thread) = self.heap[at(i)];
-        self.pos[at(thread as usize)] = ABSENT;
+        let thread = self.heap[at(i)];
+        self.pos[thread as usize] = ABSENT;
         self.len -= 1;
-        let last = std::mem::replace(&mut self.heap[at(self.len)], VACANT);
+        let last = std::mem::replace(&mut self.heap[at(self.len)], VOID);
         // The last timer moves into the hole: up or down from there.
         if i < self.len {
             self.place(i, last);
-            if i > 0 && self.heap[at((i - 1) / 2)].0 > last.0 { self.sift_up(i) } else { self.sift_down(i) }
+            if i > 0 && self.key(self.heap[at((i - 1) / 2)]) > self.key(last) { self.sift_up(i) } else { self.sift_down(i) }
         }
     }
 
     #[inline(never)]
     fn sift_up(&mut self, mut i: usize) {
-        let e = self.heap[at(i)];
+        let thread = self.heap[at(i)];
+        let key = self.key(thread);
         while i > 0 {
             let parent = (i - 1) / 2;
-            if self.heap[at(parent)].0 <= e.0 {
+            if self.key(self.heap[at(parent)]) <= key {
                 break;
             }
             self.place(i, self.heap[at(parent)]);
             i = parent;
         }
-        self.place(i, e);
+        self.place(i, thread);
     }
 
     #[inline(never)]
     fn sift_down(&mut self, mut i: usize) {
-        let e = self.heap[at(i)];
+        let thread = self.heap[at(i)];
+        let key = self.key(thread);
         loop {
             let left = 2 * i + 1;
             if left >= self.len {
                 break;
             }
-            // A vacant right child (`Key::MAX`) is never the smaller.
+            // A vacant right child (`bound`) is never the smaller.
             let right = left + 1;
-            let child = if self.heap[at(right)].0 < self.heap[at(left)].0 { right } else { left };
-            if self.heap[at(child)].0 >= e.0 {
+            let child = if self.key(self.heap[at(right)]) < self.key(self.heap[at(left)]) { right } else { left };
+            if self.key(self.heap[at(child)]) >= key {
                 break;
             }
             self.place(i, self.heap[at(child)]);
             i = child;
         }
-        self.place(i, e);
+        self.place(i, thread);
     }
 
     #[inline(always)]
-    fn place(&mut self, i: usize, e: (Key, u32)) {
-        self.heap[at(i)] = e;
-        self.pos[at(e.1 as usize)] = i as u32;
+    fn place(&mut self, i: usize, thread: u8) {
+        self.heap[at(i)] = thread;
+        self.pos[thread as usize] = i as u8;
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::key_time;
     use proptest::prelude::*;
 
     #[test]
@@ -276,9 +357,10 @@ mod tests {
                 model[t] = if time > end && threads > 1 { Key::MAX } else { key };
                 let want = model.iter().copied().enumerate().min_by_key(|&(_, k)| k).unwrap();
                 let got = timers.first();
-                prop_assert_eq!(got.1, want.1);
-                if want.1 != Key::MAX {
-                    prop_assert_eq!(got.0, want.0);
+                if want.1 == Key::MAX {
+                    prop_assert!(key_time(got.1) > end);
+                } else {
+                    prop_assert_eq!(got, want);
                 }
                 prop_assert_eq!(timers.len(), model.iter().filter(|&&k| k != Key::MAX).count());
                 prop_assert!(timers.positions_agree());
