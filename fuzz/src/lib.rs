@@ -54,10 +54,7 @@ pub fn pcap(data: &[u8]) -> Outcome {
     };
     for item in reader.take(MAX_RECORDS) {
         match item {
-            Ok(r) => assert!(
-                r.payload_bytes <= r.ip_bytes,
-                "payload larger than its IPv4 packet: {r:?}"
-            ),
+            Ok(r) => assert!(r.payload_bytes <= r.ip_bytes, "payload larger than its IPv4 packet: {r:?}"),
             Err(e) => return check_error(&e.to_string(), &[PCAP]),
         }
     }
@@ -68,10 +65,7 @@ pub fn pcap(data: &[u8]) -> Outcome {
 pub fn strace(data: &[u8]) -> Outcome {
     for item in StraceReader::new(Cursor::new(data), STRACE).take(MAX_RECORDS) {
         match item {
-            Ok(r) => assert!(
-                r.kind != SyscallKind::Other || r.bytes == 0,
-                "bytes moved by a call that moves none: {r:?}"
-            ),
+            Ok(r) => assert!(r.kind != SyscallKind::Other || r.bytes == 0, "bytes moved by a call that moves none: {r:?}"),
             Err(e) => return check_error(&e.to_string(), &[STRACE]),
         }
     }
@@ -105,8 +99,7 @@ pub fn short_run(data: &[u8]) -> Outcome {
     };
     let s = if s.duration_cycles() as f64 > BUDGET_CYCLES {
         let ms = BUDGET_CYCLES / (s.cpu.clock_mhz * 1e3);
-        overrides
-            .push(parse_override(&format!("run.duration_ms={ms:e}")).expect("a valid override"));
+        overrides.push(parse_override(&format!("run.duration_ms={ms:e}")).expect("a valid override"));
         match Scenario::from_toml(text, TOML, &overrides) {
             Ok(s) => s,
             Err(e) => return check_error(&e.to_string(), &[TOML, "--set"]),
@@ -126,21 +119,12 @@ pub fn short_run(data: &[u8]) -> Outcome {
         irqsim_core::config::WorkloadConfig::Script(w) if w.events_file.is_some() => return Outcome::Skipped,
         _ => {}
     }
-    let record = Record {
-        timeline: data.len().is_multiple_of(2),
-    };
+    let record = Record { timeline: data.len().is_multiple_of(2) };
     let base = traces_dir();
     let first = match simulate(&s, &base, record) {
         Ok(r) => r,
         Err(e) => {
-            let (name, dir) = (
-                if s.name.is_empty() {
-                    TOML
-                } else {
-                    s.name.as_str()
-                },
-                base.display().to_string(),
-            );
+            let (name, dir) = (if s.name.is_empty() { TOML } else { s.name.as_str() }, base.display().to_string());
             return check_error(&e.to_string(), &[name, TOML, "scenario", &dir]);
         }
     };
@@ -148,11 +132,7 @@ pub fn short_run(data: &[u8]) -> Outcome {
         panic!("{law}");
     }
     let again = simulate(&s, &base, record).expect("the same run succeeded once");
-    assert_eq!(
-        bits(&first.metrics),
-        bits(&again.metrics),
-        "a rerun differs"
-    );
+    assert_eq!(bits(&first.metrics), bits(&again.metrics), "a rerun differs");
     Outcome::Accepted
 }
 
@@ -203,24 +183,16 @@ fn split(data: &[u8]) -> Result<(&str, Vec<Override>), Outcome> {
 /// to print (the characters `irqsim_core::trace` escapes). Returns [`Outcome::Rejected`].
 fn check_error(msg: &str, inputs: &[&str]) -> Outcome {
     assert!(!msg.is_empty(), "empty error message");
-    assert!(
-        inputs.iter().any(|i| msg.starts_with(i)),
-        "error message names none of {inputs:?} first: {msg:?}"
-    );
+    assert!(inputs.iter().any(|i| msg.starts_with(i)), "error message names none of {inputs:?} first: {msg:?}");
     assert!(!msg.contains('\n'), "error message over several lines: {msg:?}");
-    let unsafe_char = |c: char| {
-        c.is_control()
-            || matches!(c, '\u{061c}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
-    };
+    let unsafe_char =
+        |c: char| c.is_control() || matches!(c, '\u{061c}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}');
     assert!(!msg.chars().any(unsafe_char), "raw control character in error message: {msg:?}");
     Outcome::Rejected
 }
 
 fn bits(metrics: &[(irqsim_core::report::Name, f64)]) -> Vec<(&str, u64)> {
-    metrics
-        .iter()
-        .map(|(k, v)| (k.as_ref(), v.to_bits()))
-        .collect()
+    metrics.iter().map(|(k, v)| (k.as_ref(), v.to_bits())).collect()
 }
 
 /// The repository's `traces/`, from this crate (`fuzz/`) or from `crates/core`, whose
@@ -228,9 +200,5 @@ fn bits(metrics: &[(irqsim_core::report::Name, f64)]) -> Vec<(&str, u64)> {
 fn traces_dir() -> PathBuf {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
     let fuzz = here.join("../traces");
-    if fuzz.is_dir() {
-        fuzz
-    } else {
-        here.join("../../traces")
-    }
+    if fuzz.is_dir() { fuzz } else { here.join("../../traces") }
 }

@@ -39,7 +39,8 @@ pub fn program(data: &[u8]) -> Outcome {
     // The two settings are the same for every input: made once (libFuzzer runs inputs on one thread).
     static CONFIGS: std::sync::OnceLock<[ExecConfig; 2]> = std::sync::OnceLock::new();
     let configs = CONFIGS.get_or_init(|| {
-        ["memory.model=caches", "memory.model=perfect"].map(|memory| ExecConfig { max_cycles: MAX_CYCLES, ..ExecConfig::from_sets(&[memory]).expect("valid settings") })
+        ["memory.model=caches", "memory.model=perfect"]
+            .map(|memory| ExecConfig { max_cycles: MAX_CYCLES, ..ExecConfig::from_sets(&[memory]).expect("valid settings") })
     });
     let config = &configs[data.len() % 2];
     let first = run_program(program.clone(), config);

@@ -18,7 +18,9 @@ pub enum Error {
     #[error(transparent)]
     Trace(#[from] TraceError),
     /// The run stopped advancing: events keep happening at one instant.
-    #[error("{file}: the simulation makes no progress at cycle {at}: {events} events at that instant (a loop of zero-cycle work? give some cost in it a nonzero value)")]
+    #[error(
+        "{file}: the simulation makes no progress at cycle {at}: {events} events at that instant (a loop of zero-cycle work? give some cost in it a nonzero value)"
+    )]
     Stalled { file: String, at: u64, events: u64 },
     /// The run was stopped from outside (Ctrl-C) before its end.
     #[error("{file}: run cancelled at cycle {at}")]

@@ -4,8 +4,8 @@
 //! (`machine/report.rs`); the CLI, the Python API and the tests read it.
 
 use crate::cpu::{Bin, Bins};
-use crate::timeline::Timeline;
 use crate::stats::Distribution;
+use crate::timeline::Timeline;
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
 

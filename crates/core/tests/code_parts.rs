@@ -303,7 +303,8 @@ fn workloads_drive_code() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("code-workloads");
     std::fs::create_dir_all(&dir).unwrap();
     received_pcap(&dir.join("rx.pcap"), 200, 50, 600);
-    let trace = run_file(&with_workload("trace", &format!("kind = \"trace\"\npcap = {:?}\nhost = \"10.0.0.1\"", dir.join("rx.pcap").display().to_string()))).unwrap();
+    let trace =
+        run_file(&with_workload("trace", &format!("kind = \"trace\"\npcap = {:?}\nhost = \"10.0.0.1\"", dir.join("rx.pcap").display().to_string()))).unwrap();
     // The first frames come while kernel_init still builds the ring.
     assert!(m(&trace, "rx_offered") == 200.0 && m(&trace, "rx_delivered") > 150.0, "{}", m(&trace, "rx_delivered"));
 
@@ -358,7 +359,8 @@ fn workloads_send_through_the_programs_send_entry() {
     assert_eq!(m(&flood, "code_user_instructions"), 0.0);
 
     let loopback = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/traces/loopback-stream.pcap");
-    let trace = run_file(&with_workload("sent-frames", &format!("kind = \"trace\"\npcap = {:?}\nhost = \"127.0.0.1\"", loopback.display().to_string()))).unwrap();
+    let trace =
+        run_file(&with_workload("sent-frames", &format!("kind = \"trace\"\npcap = {:?}\nhost = \"127.0.0.1\"", loopback.display().to_string()))).unwrap();
     assert!(m(&trace, "tx_offered") > 0.0 && m(&trace, "tx_sent") > 0.0);
 }
 

@@ -45,7 +45,10 @@ fn a_kernel_stack_overflow_faults_at_its_own_limit() {
     for sets in [&[][..], &["code.core.memory.model=\"caches\""][..], &["cpu.threads=2", "code.app_thread=1"][..]] {
         let err = overflow(sets);
         assert!(!err.contains('\n'), "{err}");
-        assert!(err.contains("overflow.elf: stack overflow (segmentation fault: write to 0x") && err.contains(" in deeper+0x") && err.contains(" at pc 0x"), "{sets:?}: {err}");
+        assert!(
+            err.contains("overflow.elf: stack overflow (segmentation fault: write to 0x") && err.contains(" in deeper+0x") && err.contains(" at pc 0x"),
+            "{sets:?}: {err}"
+        );
         assert!(FIRST_GUARD_PAGE.contains(&below_a_stack_top(&err, 0x2_0000)), "{sets:?}: {err}");
     }
 }
@@ -68,6 +71,10 @@ fn a_fault_in_the_tick_names_the_tick_and_its_key() {
     let o: Vec<_> = ["run.duration_ms=2", "code.ticks_per_s=1000"].iter().map(|s| parse_override(s).unwrap()).collect();
     let s = Scenario::from_file(&dir.join("code/rx-min.toml"), &o).unwrap();
     let err = simulate(&s, &dir.join("code"), Record::default()).err().expect("rx_min takes no tick").to_string();
-    assert!(err.contains(" in nic_isr+0x") && err.ends_with(", in the timer tick on CPU 0 (`isr(2)`, code.ticks_per_s): the program's isr must take it, or set code.ticks_per_s = 0"), "{err}");
+    assert!(
+        err.contains(" in nic_isr+0x")
+            && err.ends_with(", in the timer tick on CPU 0 (`isr(2)`, code.ticks_per_s): the program's isr must take it, or set code.ticks_per_s = 0"),
+        "{err}"
+    );
     assert!(!err.contains('\n'), "{err}");
 }

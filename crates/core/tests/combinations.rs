@@ -70,9 +70,13 @@ const MECHANISMS: &[Mechanism] = &[
     m("linux", &["irq_path.kind=\"linux\""], ("bottom_half_share > 0", |l| l.get("bottom_half_share") > 0.0)),
     m("napi", &[NAPI], ("napi_polls + napi_busy_poll_frames > 0", |l| l.get("napi_polls") + l.get("napi_busy_poll_frames") > 0.0)),
     // The instances' threads poll, never the softirq (a busy poller may take every frame).
-    m("threaded", &[NAPI, "napi.threaded=true"], ("napi_softirq_runs = 0 and napi_thread_runs + napi_busy_poll_frames > 0", |l| {
-        l.get("napi_softirq_runs") == 0.0 && l.get("napi_thread_runs") + l.get("napi_busy_poll_frames") > 0.0
-    })),
+    m(
+        "threaded",
+        &[NAPI, "napi.threaded=true"],
+        ("napi_softirq_runs = 0 and napi_thread_runs + napi_busy_poll_frames > 0", |l| {
+            l.get("napi_softirq_runs") == 0.0 && l.get("napi_thread_runs") + l.get("napi_busy_poll_frames") > 0.0
+        }),
+    ),
     // The livelock receiver's CPU-bound application stops to busy-poll;
     // code's application is the program's.
     Mechanism {
@@ -84,20 +88,30 @@ const MECHANISMS: &[Mechanism] = &[
         shows: ("napi_busy_poll_frames > 0", |l| l.get("napi_busy_poll_frames") > 0.0),
     },
     m("defer-irqs", &[NAPI, "napi.defer_hard_irqs=2", "napi.gro_flush_timeout_ns=20000"], ("napi_deferred > 0", |l| l.get("napi_deferred") > 0.0)),
-    m("coalesce", &["coalesce.rx_usecs=20", "coalesce.rx_frames=8"], ("coalesce_timer_interrupts + coalesce_frame_interrupts > 0", |l| {
-        l.get("coalesce_timer_interrupts") + l.get("coalesce_frame_interrupts") > 0.0
-    })),
+    m(
+        "coalesce",
+        &["coalesce.rx_usecs=20", "coalesce.rx_frames=8"],
+        ("coalesce_timer_interrupts + coalesce_frame_interrupts > 0", |l| l.get("coalesce_timer_interrupts") + l.get("coalesce_frame_interrupts") > 0.0),
+    ),
     // DIM samples at napi_complete_done: it is the NAPI driver's.
     // DIM decides every 64 interrupts (per queue): a run long enough for one.
     m("dim", &[NAPI, "coalesce.adaptive_rx=true", "run.duration_ms=100"], ("dim_decisions > 0", |l| l.get("dim_decisions") > 0.0)),
     m("rss", &[NAPI, "rss.kind=\"toeplitz\"", "rss.queues=2", "cpu.threads=2"], ("rss_queue1_frames > 0", |l| l.get("rss_queue1_frames") > 0.0)),
-    m("rps", &[NAPI, "rss.kind=\"toeplitz\"", "rss.queues=2", "cpu.threads=2", "rss.rps_cpus=2"], ("rps_remote_frames > 0", |l| l.get("rps_remote_frames") > 0.0)),
+    m(
+        "rps",
+        &[NAPI, "rss.kind=\"toeplitz\"", "rss.queues=2", "cpu.threads=2", "rss.rps_cpus=2"],
+        ("rps_remote_frames > 0", |l| l.get("rps_remote_frames") > 0.0),
+    ),
     m("mt-contexts", &["cpu.context_policy=\"multithreaded\""], ("more than one hardware context", |l| l.0.contexts.len() > 1)),
     m("smp", &["cpu.threads=2", "nic.irq_thread=1"], ("thread1_busy_share > 0", |l| l.get("thread1_busy_share") > 0.0)),
     m("sections", &["masking.driver_section_cycles=300", "masking.protocol_section_cycles=500"], MASKED),
     m("optimistic", &["masking.driver_section_cycles=300", "masking.protocol_section_cycles=500", "masking.scheme=\"optimistic\""], MASKED),
     m("timer", &["sources.others=[{process = \"periodic\", rate_per_s = 2000.0, isr_cycles = 3000}]"], ANOTHER_DEVICE),
-    m("exerciser", &["sources.others=[{kind = \"exerciser\", rate_per_s = 5000.0, dma_bytes = 4096}]"], ("exerciser_raised > 0", |l| l.get("exerciser_raised") > 0.0)),
+    m(
+        "exerciser",
+        &["sources.others=[{kind = \"exerciser\", rate_per_s = 5000.0, dma_bytes = 4096}]"],
+        ("exerciser_raised > 0", |l| l.get("exerciser_raised") > 0.0),
+    ),
     // A second controller: a disk on the IO-APIC whatever the NIC's is.
     m("ioapic-disk", &["sources.others=[{rate_per_s = 2000.0, isr_cycles = 3000, intc = \"ioapic\"}]"], ANOTHER_DEVICE),
     // A second NIC beside the first, with its own arrivals and NAPI
@@ -223,7 +237,8 @@ fn try_all(ms: &[&Mechanism], shows: bool) -> Outcome {
     if bases.windows(2).any(|w| w[0] != w[1]) {
         return Outcome::Clash;
     }
-    let all: Vec<&str> = if base == BASE { BASE_SETS.iter().copied().chain(sets.iter().map(String::as_str)).collect() } else { sets.iter().map(String::as_str).collect() };
+    let all: Vec<&str> =
+        if base == BASE { BASE_SETS.iter().copied().chain(sets.iter().map(String::as_str)).collect() } else { sets.iter().map(String::as_str).collect() };
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios").join(format!("{base}.toml"));
     let overrides: Vec<_> = all.iter().map(|s| parse_override(s).unwrap_or_else(|e| panic!("{s}: {e}"))).collect();
     let refused = |e: irqsim_core::Error| {
@@ -282,17 +297,18 @@ fn table() -> String {
         }
     }
     let pairs = n * (n + 1) / 2;
-    let mut out = format!(
-        "{pairs} pairs of {n} mechanisms (each with itself included): {runs} run, {} are refused, {clash} set one key twice.\n\n",
-        refused.len()
-    );
+    let mut out =
+        format!("{pairs} pairs of {n} mechanisms (each with itself included): {runs} run, {} are refused, {clash} set one key twice.\n\n", refused.len());
     out += &format!("| | {} |\n|---|{}\n", MECHANISMS.iter().map(|m| m.name).collect::<Vec<_>>().join(" | "), "---|".repeat(n));
     for (i, row) in grid.iter().enumerate() {
-        let cells: Vec<&str> = row.iter().map(|c| match c {
-            'y' => "✓",
-            'n' => "✗",
-            _ => "·",
-        }).collect();
+        let cells: Vec<&str> = row
+            .iter()
+            .map(|c| match c {
+                'y' => "✓",
+                'n' => "✗",
+                _ => "·",
+            })
+            .collect();
         out += &format!("| {} | {} |\n", MECHANISMS[i].name, cells.join(" | "));
     }
     out += "\nRefused:\n\n";

@@ -129,10 +129,7 @@ fn masking_keys_need_sections() {
 fn a_timer_beside_the_nic() {
     for k in ["direct", "msi", "ioapic", "xtpic"] {
         let alone = run(&format!("compose/rx-{k}-single"), &[]);
-        let timer = run(
-            &format!("compose/rx-{k}-single"),
-            &["sources.others=[{process = \"periodic\", rate_per_s = 1000.0, isr_cycles = 3000}]"],
-        );
+        let timer = run(&format!("compose/rx-{k}-single"), &["sources.others=[{process = \"periodic\", rate_per_s = 1000.0, isr_cycles = 3000}]"]);
         // Every 1 ms from 1 ms on: 199 or 200 in 200 ms, none lost.
         let raised = timer.metric("interrupts_raised").unwrap() - timer.metric("interrupts").unwrap();
         assert!((199.0..=200.0).contains(&raised), "{k}: {raised} timer interrupts in 200 ms");

@@ -102,7 +102,10 @@ fn controller_costs_need_their_controller() {
     loads(EXERCISER, &[legacy, "bus.port_io_ns=700"]);
     // An uncached write: a shared line's status clear, or the exerciser's own.
     let e = refused(RX, &["intc.kind=msix", "irq_path.mmio_write_cycles=5"]);
-    assert!(e.contains("`irq_path.mmio_write_cycles`: only used when `intc.kind` is `xtpic`, `ioapic` (it is `msix`) or `workload.kind` is `exerciser`"), "{e}");
+    assert!(
+        e.contains("`irq_path.mmio_write_cycles`: only used when `intc.kind` is `xtpic`, `ioapic` (it is `msix`) or `workload.kind` is `exerciser`"),
+        "{e}"
+    );
     loads(RX, &["intc.kind=ioapic", "irq_path.mmio_write_cycles=5"]);
     loads(EXERCISER, &["irq_path.mmio_write_cycles=5"]);
 }
@@ -315,7 +318,10 @@ fn core_settings_name_their_line_and_key() {
 #[test]
 fn a_background_application_beside_a_send_flood_is_refused() {
     let e = refused("mt-interrupts/driver-tx-single.toml", &["app.background=true"]);
-    assert_eq!(e, "--set: `app.background`: a send flood (`workload.direction = \"tx\"`) is the application: it sends again as each send returns, so no CPU-bound application runs beside it; remove the key");
+    assert_eq!(
+        e,
+        "--set: `app.background`: a send flood (`workload.direction = \"tx\"`) is the application: it sends again as each send returns, so no CPU-bound application runs beside it; remove the key"
+    );
     loads("mt-interrupts/driver-tx-single.toml", &["app.background=false"]);
     loads(RX, &["app.background=true"]);
 }

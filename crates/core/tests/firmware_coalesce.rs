@@ -64,7 +64,10 @@ fn the_firmware_coalesces_by_timer_and_by_count() {
     // The timer alone (rx_frames = 0): one interrupt per 20 us at most.
     let timer = run(ABSTRACT, &sets(&with("812743.8", &[NIC_COAL, "coalesce.rx_usecs=20", "coalesce.rx_frames=0"])));
     assert!(m(&timer, "coalesce_timer_interrupts") <= 2000.0 / 20.0 && m(&timer, "coalesce_frame_interrupts") == 0.0);
-    assert_eq!(format!("{:?}", slow.metrics), format!("{:?}", run(ABSTRACT, &sets(&with("100000", &[NIC_COAL, "coalesce.rx_usecs=20", "coalesce.rx_frames=8"]))).metrics));
+    assert_eq!(
+        format!("{:?}", slow.metrics),
+        format!("{:?}", run(ABSTRACT, &sets(&with("100000", &[NIC_COAL, "coalesce.rx_usecs=20", "coalesce.rx_frames=8"]))).metrics)
+    );
 }
 
 /// With kernel code as the host driver (fw_rx.elf) the firmware's

@@ -55,7 +55,12 @@ fn refusal(base: &str, sets: &[&str]) -> String {
 fn dim_tunes_the_firmwares_coalescing_with_the_load() {
     let low = at(ABSTRACT, 40, 10_000.0, &[NIC_COAL, DIM]);
     let long = at(ABSTRACT, 10, 10_000.0, &[NIC_COAL, "coalesce.rx_usecs=128", "coalesce.rx_frames=256"]);
-    assert!(m(&low, "dim_decisions") >= 5.0 && m(&low, "dim_final_profile") <= 1.0, "{} decisions, profile {}", m(&low, "dim_decisions"), m(&low, "dim_final_profile"));
+    assert!(
+        m(&low, "dim_decisions") >= 5.0 && m(&low, "dim_final_profile") <= 1.0,
+        "{} decisions, profile {}",
+        m(&low, "dim_decisions"),
+        m(&low, "dim_final_profile")
+    );
     assert!(m(&low, "latency_p50_us") + 20.0 < m(&long, "latency_p50_us"), "{} against {}", m(&low, "latency_p50_us"), m(&long, "latency_p50_us"));
     let high = at(ABSTRACT, 30, 200_000.0, &[NIC_COAL, DIM]);
     let start = at(ABSTRACT, 30, 200_000.0, &[NIC_COAL, "coalesce.rx_usecs=8", "coalesce.rx_frames=256"]);
@@ -96,7 +101,11 @@ fn each_return_ring_coalesces_on_its_own() {
     assert!(m(&slow, "rss_queue0_interrupts") > 100.0 && m(&slow, "rss_queue1_interrupts") > 100.0);
     let fast = at(ABSTRACT, 10, 400_000.0, &[&RINGS[..], &[NIC_RSS_COAL, "coalesce.rx_usecs=20", "coalesce.rx_frames=8"]].concat());
     let offered = m(&fast, "rx_offered");
-    assert!(m(&fast, "coalesce_frame_interrupts") > offered / 16.0 && m(&fast, "coalesce_frame_interrupts") < offered / 7.0, "{}", m(&fast, "coalesce_frame_interrupts"));
+    assert!(
+        m(&fast, "coalesce_frame_interrupts") > offered / 16.0 && m(&fast, "coalesce_frame_interrupts") < offered / 7.0,
+        "{}",
+        m(&fast, "coalesce_frame_interrupts")
+    );
     for r in [&slow, &fast] {
         assert!(m(r, "rx_delivered") + m(r, "rx_in_flight") == m(r, "rx_offered") && m(r, "rx_in_flight") < 20.0);
     }

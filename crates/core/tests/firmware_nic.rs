@@ -141,7 +141,10 @@ fn more_nic_cores_take_more_small_frames() {
 fn the_host_sends_through_the_firmware() {
     let o: Vec<_> = ["run.duration_ms=1", "driver.send_cycles=500"].iter().map(|s| parse_override(s).unwrap()).collect();
     let text = std::fs::read_to_string(dir().join("compose/rx-firmware.toml")).unwrap();
-    let text = text.replace("kind = \"arrivals\"\nprocess = \"periodic\"\nrate_per_s = 812743.8           # 10 Gb/s of 1518-byte frames: 1e10 / ((1518 + 20) x 8)", "kind = \"flood\"\ndirection = \"tx\"");
+    let text = text.replace(
+        "kind = \"arrivals\"\nprocess = \"periodic\"\nrate_per_s = 812743.8           # 10 Gb/s of 1518-byte frames: 1e10 / ((1518 + 20) x 8)",
+        "kind = \"flood\"\ndirection = \"tx\"",
+    );
     let s = Scenario::from_toml(&text, "tx.toml", &o).unwrap();
     let r = simulate(&s, &dir().join("compose"), Record::default()).unwrap();
     r.check_invariants().unwrap();

@@ -73,7 +73,10 @@ fn rss_returns_frames_on_their_flows_rings() {
 fn the_firmware_steers_as_the_e1000_like_nic() {
     let sets = ["run.duration_ms=1", "workload.rate_per_s=200000", "cpu.threads=2", "rss.kind=\"toeplitz\"", "rss.queues=4", "rss.flow_skew=1.0"];
     let fw = run(ABSTRACT, &[&sets[..], &[NIC_RSS]].concat());
-    let e1000 = run("livelock/receiver.toml", &[&sets[..], &["irq_path.kind=\"napi\"", "workload.process=\"periodic\"", "workload.packet_bytes=1518", "nic.link_mbps=10000.0"]].concat());
+    let e1000 = run(
+        "livelock/receiver.toml",
+        &[&sets[..], &["irq_path.kind=\"napi\"", "workload.process=\"periodic\"", "workload.packet_bytes=1518", "nic.link_mbps=10000.0"]].concat(),
+    );
     assert_eq!(m(&fw, "rx_offered"), m(&e1000, "rx_offered"));
     for q in 0..4 {
         let key = format!("rss_queue{q}_frames");
@@ -177,7 +180,14 @@ fn rps_with_the_host_driver_as_code() {
 /// run top halves, every frame is delivered; fw_rx.elf (one ring) is refused.
 #[test]
 fn rss_with_the_host_driver_as_code() {
-    let sets = [NIC_RSS, "code.program=\"../../programs/system/fw_rx_rss.elf\"", "irq_path.kind=\"napi\"", "intc.kind=\"msix\"", "cpu.threads=2", "rss.kind=\"toeplitz\""];
+    let sets = [
+        NIC_RSS,
+        "code.program=\"../../programs/system/fw_rx_rss.elf\"",
+        "irq_path.kind=\"napi\"",
+        "intc.kind=\"msix\"",
+        "cpu.threads=2",
+        "rss.kind=\"toeplitz\"",
+    ];
     for queues in [2, 4] {
         let r = run(CODE, &[&sets[..], &[&format!("rss.queues={queues}")]].concat());
         let (offered, delivered) = (m(&r, "rx_offered"), m(&r, "rx_delivered"));

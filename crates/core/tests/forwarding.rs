@@ -22,7 +22,8 @@ fn each_path_forwards_every_frame_once_out_of_the_other_nic() {
         for stack in ["false", "true"] {
             let kind = format!("irq_path.kind=\"{path}\"");
             let stack = format!("stack.enabled={stack}");
-            let sets = [kind.as_str(), &stack, "nic.forward_to=1", "nics.others[0].forward_to=0", "workload.rate_per_s=10000.0", "nics.others[0].rate_per_s=10000.0"];
+            let sets =
+                [kind.as_str(), &stack, "nic.forward_to=1", "nics.others[0].forward_to=0", "workload.rate_per_s=10000.0", "nics.others[0].rate_per_s=10000.0"];
             let r = run(TWO, &sets);
             let forwarded = m(&r, "rx_forwarded");
             assert!(forwarded > 900.0, "{sets:?}: {forwarded}");
@@ -96,7 +97,8 @@ fn the_programmable_nics_frames_leave_by_another_nic() {
 const FIRMWARE: &str = "compose/rx-firmware";
 /// A second NIC whose 1,000-byte frames are forwarded out of the
 /// programmable NIC (NIC 0), which receives its own at 50,000 a second.
-const INTO_FIRMWARE: [&str; 2] = ["nics.others=[{rate_per_s = 100000.0, packet_bytes = 1000, link_mbps = 10000.0, forward_to = 0}]", "workload.rate_per_s=50000"];
+const INTO_FIRMWARE: [&str; 2] =
+    ["nics.others=[{rate_per_s = 100000.0, packet_bytes = 1000, link_mbps = 10000.0, forward_to = 0}]", "workload.rate_per_s=50000"];
 
 /// Another NIC's frames leave by the programmable NIC: the host driver
 /// posts each to the firmware's send ring, the firmware's MAC sends it
@@ -153,5 +155,9 @@ fn what_cannot_forward_is_refused_naming_the_key() {
     let uplink = "nics.others=[{rate_per_s = 0.0, packet_bytes = 64, link_mbps = 1000.0, forward_to = 0}]";
     refused("code/rx-firmware", &[uplink], "`nics.others[0].forward_to`: this NIC's driver is kernel code");
     let jumbo = "nics.others=[{rate_per_s = 1000.0, packet_bytes = 9000, rx_buffer_bytes = 65536, link_mbps = 10000.0, forward_to = 0}]";
-    refused("compose/rx-firmware", &[jumbo], "`nics.others[0].packet_bytes`: 9000-byte frames forwarded onto NIC 0, the programmable one, whose MAC sends frames of at most 1518 bytes");
+    refused(
+        "compose/rx-firmware",
+        &[jumbo],
+        "`nics.others[0].packet_bytes`: 9000-byte frames forwarded onto NIC 0, the programmable one, whose MAC sends frames of at most 1518 bytes",
+    );
 }

@@ -17,10 +17,7 @@ fn inputs(kind: &str, target: &str) -> Vec<PathBuf> {
     let Ok(dir) = std::fs::read_dir(fuzz_dir().join(kind).join(target)) else {
         return Vec::new();
     };
-    let mut files: Vec<PathBuf> = dir
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_file())
-        .collect();
+    let mut files: Vec<PathBuf> = dir.map(|e| e.unwrap().path()).filter(|p| p.is_file()).collect();
     files.sort();
     files
 }
@@ -32,11 +29,7 @@ fn replay(target: &str, entry: fn(&[u8]) -> entry::Outcome) {
     assert!(!seeds.is_empty(), "no seeds in fuzz/seeds/{target}");
     let regressions = inputs("regressions", target);
     let mut failed = Vec::new();
-    for (path, is_seed) in seeds
-        .iter()
-        .map(|p| (p, true))
-        .chain(regressions.iter().map(|p| (p, false)))
-    {
+    for (path, is_seed) in seeds.iter().map(|p| (p, true)).chain(regressions.iter().map(|p| (p, false))) {
         let data = std::fs::read(path).unwrap();
         match std::panic::catch_unwind(|| entry(&data)) {
             Err(_) => failed.push(format!("{}: broke a law", path.display())),

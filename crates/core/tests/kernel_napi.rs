@@ -78,7 +78,12 @@ fn polls_take_at_most_their_budget() {
 fn interrupts_stay_masked_while_the_instance_is_scheduled() {
     let r = run("netperf-hot", &[]);
     assert_eq!(m(&r, "napi_schedules"), m(&r, "interrupts"));
-    assert!(m(&r, "interrupts") <= m(&r, "napi_completes") - m(&r, "napi_deferred") + 1.0, "{} interrupts, {} completions", m(&r, "interrupts"), m(&r, "napi_completes"));
+    assert!(
+        m(&r, "interrupts") <= m(&r, "napi_completes") - m(&r, "napi_deferred") + 1.0,
+        "{} interrupts, {} completions",
+        m(&r, "interrupts"),
+        m(&r, "napi_completes")
+    );
     assert!(m(&r, "interrupts") > 100.0);
     assert_eq!(m(&r, "napi_not_done"), 0.0, "a frame every 12 µs never fills a poll of 64");
 }
@@ -173,4 +178,3 @@ fn more_instances_than_the_kernel_serves_are_refused() {
     let one = run("netperf-hot", &[&rss[..], &["rss.queues=1"]].concat());
     assert!(all_served(&one), "{:?}", one.metrics);
 }
-

@@ -161,7 +161,9 @@ fn frames_are_counted_once_when_the_abstract_nic_is_overloaded() {
 /// Linux), counted from the timeline's slices.
 #[test]
 fn the_code_cpus_handler_runs_once_per_interrupt() {
-    for (path, label) in [("irq_path.kind=\"napi\"", "NIC queue top half (code)"), ("irq_path.kind=\"linux\"", "NIC ISR (code)"), ("irq_path.kind=\"mt\"", "NIC ISR (code)")] {
+    for (path, label) in
+        [("irq_path.kind=\"napi\"", "NIC queue top half (code)"), ("irq_path.kind=\"linux\"", "NIC ISR (code)"), ("irq_path.kind=\"mt\"", "NIC ISR (code)")]
+    {
         let r = run_with(&[SHORT, path], Record { timeline: true });
         let trace = r.chrome_trace();
         let events = trace.as_array().or_else(|| trace["traceEvents"].as_array()).expect("trace events");
@@ -206,11 +208,23 @@ fn refusals_name_the_key() {
         (&["code.cpus=[1]"], "`code.app_thread`: the application"),
         (&["code.cpus=[1]", "code.app_thread=1"], "`nic.irq_thread`: the first NIC's interrupt"),
         (&["code.tx_irq_thread=1"], "`code.tx_irq_thread`"),
-        (&["cpu.threads=3", "rss.kind=\"toeplitz\"", "rss.queues=2"], "`rss.queues`: the first NIC's interrupt (its rings and registers are the program's memory) runs on CPU 1"),
+        (
+            &["cpu.threads=3", "rss.kind=\"toeplitz\"", "rss.queues=2"],
+            "`rss.queues`: the first NIC's interrupt (its rings and registers are the program's memory) runs on CPU 1",
+        ),
         (&["cpu.threads=3", "rss.kind=\"toeplitz\"", "rss.queues=1", "rss.rps_cpus=2", "nics.others=[]"], "`rss.rps_cpus`: an RPS backlog's poll"),
-        (&["cpu.threads=3", "nics.others=[{process=\"poisson\", rate_per_s=1000.0, packet_bytes=256, irq_thread=2, queues=2}]"], "`nics.others[0].irq_thread`: its queues' interrupts go to CPUs [2, 0]"),
-        (&["nics.others=[{process=\"poisson\", rate_per_s=1000.0, packet_bytes=256, irq_thread=0, irq_path=\"mt\"}]"], "`nics.others[0].irq_path`: its interrupts go to a CPU that runs kernel code"),
-        (&["rss.kind=\"toeplitz\"", "rss.queues=1", "rss.rps_cpus=1"], "`rss.rps_cpus`: the RPS backlogs are the program's, and nics.others[0]'s driver is the abstract kernel's"),
+        (
+            &["cpu.threads=3", "nics.others=[{process=\"poisson\", rate_per_s=1000.0, packet_bytes=256, irq_thread=2, queues=2}]"],
+            "`nics.others[0].irq_thread`: its queues' interrupts go to CPUs [2, 0]",
+        ),
+        (
+            &["nics.others=[{process=\"poisson\", rate_per_s=1000.0, packet_bytes=256, irq_thread=0, irq_path=\"mt\"}]"],
+            "`nics.others[0].irq_path`: its interrupts go to a CPU that runs kernel code",
+        ),
+        (
+            &["rss.kind=\"toeplitz\"", "rss.queues=1", "rss.rps_cpus=1"],
+            "`rss.rps_cpus`: the RPS backlogs are the program's, and nics.others[0]'s driver is the abstract kernel's",
+        ),
         (&["app.background=true"], "`app.thread`: the abstract kernel's application (`app.background`) runs on CPU 0, which runs the program"),
         (&["app.thread=1"], "`app.thread`: beside kernel code the abstract kernel's application runs only with `app.background = true`"),
         (&["app.thread=1", "app.background=false"], "`app.thread`: beside kernel code"),
@@ -223,7 +237,8 @@ fn refusals_name_the_key() {
         }
     }
     // A code NIC's own RSS needs a driver that serves it (rx_nics gives one ring).
-    let (s, path) = load(&[SHORT, "code.cpus=[0, 1]", "nics.others=[{process=\"poisson\", rate_per_s=1000.0, packet_bytes=256, irq_thread=1, queues=2}]"]).unwrap();
+    let (s, path) =
+        load(&[SHORT, "code.cpus=[0, 1]", "nics.others=[{process=\"poisson\", rate_per_s=1000.0, packet_bytes=256, irq_thread=1, queues=2}]"]).unwrap();
     let e = simulate(&s, path.parent().unwrap(), Record::default()).err().expect("refused").to_string();
     assert!(e.contains("`nics.others[0].queues`: ../../programs/system/rx_nics.elf's driver gives another NIC 1 receive queue(s)") && !e.contains('\n'), "{e}");
     // Without `code.cpus` the abstract driver's keys mean nothing beside code.

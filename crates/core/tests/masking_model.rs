@@ -4,8 +4,8 @@
 // In a module so that `cargo test masking` selects these tests.
 mod masking {
     use irqsim_core::cpu::{Bin, EntryCosts};
-    use irqsim_core::masking::profiles::LUNA88K;
     use irqsim_core::machine::masking::Model;
+    use irqsim_core::masking::profiles::LUNA88K;
     use irqsim_core::masking::{Arrival, Costs, Counters, Effects, HandlerRun, Program, Scheme, Step};
     use proptest::prelude::*;
 

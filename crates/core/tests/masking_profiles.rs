@@ -14,7 +14,14 @@ mod masking {
     /// Each profile's idealized fast paths are exactly its Table 1 and Table 2 entries.
     #[test]
     fn fast_path_costs_equal_the_tables() {
-        let table1 = [(Machine::Luna88k, 96), (Machine::Flamingo, 21), (Machine::Decstation5000_120, 80), (Machine::Decstation5000_200, 14), (Machine::Pc386, 179), (Machine::Gateway66v, 279)];
+        let table1 = [
+            (Machine::Luna88k, 96),
+            (Machine::Flamingo, 21),
+            (Machine::Decstation5000_120, 80),
+            (Machine::Decstation5000_200, 14),
+            (Machine::Pc386, 179),
+            (Machine::Gateway66v, 279),
+        ];
         let table2 = [(Machine::Luna88k, Some(51)), (Machine::Decstation5000_120, Some(31)), (Machine::Decstation5000_200, Some(31)), (Machine::Pc386, None)];
         for (m, cycles) in table1 {
             let c = Costs::new(m.profile(), Effects::default(), None);
@@ -94,10 +101,16 @@ mod masking {
     /// A machine without a Table 2 figure runs optimistic once the scenario supplies one.
     #[test]
     fn supplied_optimistic_figure_is_used() {
-        let o: Vec<_> = ["masking.machine=\"pc386\"", "masking.scheme=\"optimistic\"", "cpu.clock_mhz=25.0", "masking.optimistic_pair_instructions=10", "masking.optimistic_pair_cycles=12"]
-            .iter()
-            .map(|s| parse_override(s).unwrap())
-            .collect();
+        let o: Vec<_> = [
+            "masking.machine=\"pc386\"",
+            "masking.scheme=\"optimistic\"",
+            "cpu.clock_mhz=25.0",
+            "masking.optimistic_pair_instructions=10",
+            "masking.optimistic_pair_cycles=12",
+        ]
+        .iter()
+        .map(|s| parse_override(s).unwrap())
+        .collect();
         let r = run_file(&scenarios().join("luna88k-idealized.toml"), &o, Default::default()).unwrap();
         assert_eq!(r.metric("mask_cycles_per_rpc"), Some(12.0));
     }

@@ -541,7 +541,11 @@ fn resumed_application_pays_one_context_switch() {
         // Frames 2,334 cycles apart: a link fast enough to carry them so.
         .replace(&format!("link_mbps = {LINK_MBPS}.0"), "link_mbps = 100000.0");
     // The layers' keys are refused when the stack is off.
-    let text: String = text.lines().filter(|l| !l.ends_with("_cycles_per_byte = 1.0") && !["socket_", "udp_", "ip_", "recv_", "backlog_"].iter().any(|k| l.starts_with(k))).map(|l| format!("{l}\n")).collect();
+    let text: String = text
+        .lines()
+        .filter(|l| !l.ends_with("_cycles_per_byte = 1.0") && !["socket_", "udp_", "ip_", "recv_", "backlog_"].iter().any(|k| l.starts_with(k)))
+        .map(|l| format!("{l}\n"))
+        .collect();
     let s = Scenario::from_toml(&text, "switch.toml", &[]).unwrap();
     let r = irqsim_core::simulate(&s, std::path::Path::new("."), Record { timeline: true }).unwrap();
     r.check_invariants().unwrap();

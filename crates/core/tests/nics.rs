@@ -14,7 +14,15 @@ const TWO: &str = "compose/two-nics";
 /// The bundled scenario's second NIC with `changes` (key, value) to its table,
 /// as an override (an override sets the whole list).
 fn second_nic(changes: &[(&str, &str)]) -> String {
-    let mut fields = vec![("intc", "\"ioapic\""), ("line", "16"), ("irq_thread", "1"), ("process", "\"poisson\""), ("rate_per_s", "30000.0"), ("packet_bytes", "1000"), ("link_mbps", "1000.0")];
+    let mut fields = vec![
+        ("intc", "\"ioapic\""),
+        ("line", "16"),
+        ("irq_thread", "1"),
+        ("process", "\"poisson\""),
+        ("rate_per_s", "30000.0"),
+        ("packet_bytes", "1000"),
+        ("link_mbps", "1000.0"),
+    ];
     for &(k, v) in changes {
         match fields.iter_mut().find(|f| f.0 == k) {
             Some(f) => f.1 = v,
@@ -177,7 +185,8 @@ fn the_same_scenario_gives_the_same_numbers() {
 fn a_nic_steers_its_own_frames_over_its_own_queues() {
     // NIC 1 keeps the IO-APIC pin (and `intc.trigger` its meaning); NIC 2 is on MSI-X.
     let pin = "{intc = \"ioapic\", line = 16, irq_thread = 1, rate_per_s = 1000.0, packet_bytes = 100}";
-    let nic2 = |extra: &str| format!("nics.others=[{pin}, {{intc = \"msix\", irq_thread = 0, rate_per_s = 30000.0, packet_bytes = 1000, link_mbps = 1000.0{extra}}}]");
+    let nic2 =
+        |extra: &str| format!("nics.others=[{pin}, {{intc = \"msix\", irq_thread = 0, rate_per_s = 30000.0, packet_bytes = 1000, link_mbps = 1000.0{extra}}}]");
     let quiet = ["workload.rate_per_s=100.0"];
     // One queue: its vector goes to CPU 0, and CPU 1 only serves NIC 1's trickle.
     let one = run(TWO, &[&quiet[..], &[&nic2("")]].concat());
@@ -313,7 +322,9 @@ fn refusals_name_the_key() {
     refused(TWO, &[&second_nic(&[("irq_thread", "5")])], "nics.others[0].irq_thread");
     refused(TWO, &[&second_nic(&[("packet_bytes", "9000"), ("rx_buffer_bytes", "4096")])], "nics.others[0].packet_bytes");
     refused(TWO, &[&second_nic(&[("queues", "2")])], "nics.others[0].queues");
-    let beside_a_pin = |own: &str| format!("nics.others=[{{intc = \"ioapic\", line = 16, rate_per_s = 1.0, packet_bytes = 100}}, {{rate_per_s = 1.0, packet_bytes = 100, {own}}}]");
+    let beside_a_pin = |own: &str| {
+        format!("nics.others=[{{intc = \"ioapic\", line = 16, rate_per_s = 1.0, packet_bytes = 100}}, {{rate_per_s = 1.0, packet_bytes = 100, {own}}}]")
+    };
     refused(TWO, &["irq_path.kind=\"linux\"", &beside_a_pin("intc = \"msix\", queues = 2")], "nics.others[1].queues");
     refused(TWO, &[&beside_a_pin("intc = \"msi\", queues = 3")], "nics.others[1].queues");
     refused(TWO, &[&second_nic(&[("flows", "8")])], "nics.others[0].flows");
@@ -326,7 +337,8 @@ fn refusals_name_the_key() {
     refused(TWO, &[&many], "nics.others[19].queues");
     refused(TWO, &["nics.others=[{rate_per_s = 1.0, packet_bytes = 100, colour = 1}]"], "colour");
     refused(TWO, &[&second_nic(&[("line", "30")])], "nics.others[0].line");
-    let pic = "nics.others=[{intc = \"ioapic\", rate_per_s = 1.0, packet_bytes = 100}, {intc = \"xtpic\", irq_thread = 1, rate_per_s = 1.0, packet_bytes = 100}]";
+    let pic =
+        "nics.others=[{intc = \"ioapic\", rate_per_s = 1.0, packet_bytes = 100}, {intc = \"xtpic\", irq_thread = 1, rate_per_s = 1.0, packet_bytes = 100}]";
     refused(TWO, &[pic], "nics.others[1].irq_thread");
     refused("msi-latency/soc-idle", &["nics.others=[{rate_per_s = 1.0, packet_bytes = 100}]"], "nics");
 }

@@ -202,7 +202,9 @@ fn netperf(sets: &[&str]) -> Report {
 /// with the first NIC silent and the second NIC's own RSS (`queues`,
 /// `flows`, its vectors from CPU `irq_thread` on) on the NAPI path.
 fn kernel_own_rss(irq_thread: usize, queues: u32, flows: u32, extra: &[&str]) -> Report {
-    let nic = format!("nics.others=[{{intc = \"msix\", irq_thread = {irq_thread}, rate_per_s = 40000.0, packet_bytes = 1000, link_mbps = 1000.0, queues = {queues}, flows = {flows}}}]");
+    let nic = format!(
+        "nics.others=[{{intc = \"msix\", irq_thread = {irq_thread}, rate_per_s = 40000.0, packet_bytes = 1000, link_mbps = 1000.0, queues = {queues}, flows = {flows}}}]"
+    );
     netperf(&[&[NAPI, "code.program=\"../../programs/kernel/host-nics-rss.elf\"", FIRST_SILENT, &nic], extra].concat())
 }
 
@@ -252,15 +254,24 @@ fn what_the_program_cannot_serve_is_refused() {
     at_load(&[&others(&["intc = \"ioapic\", line = 16, irq_thread = 1, rate_per_s = 1000.0, rx_ring_frames = 8"])], "nics.others[0].rx_ring_frames");
     // rx_nics gives each other NIC one ring and steers only NIC 0's frames.
     let two_queues = others(&["intc = \"msix\", irq_thread = 1, rate_per_s = 1000.0, queues = 2"]);
-    refused(&[NAPI, &two_queues], "`nics.others[0].queues`: ../../programs/system/rx_nics.elf's driver gives another NIC 1 receive queue(s) (it has no nic_other_queues)");
+    refused(
+        &[NAPI, &two_queues],
+        "`nics.others[0].queues`: ../../programs/system/rx_nics.elf's driver gives another NIC 1 receive queue(s) (it has no nic_other_queues)",
+    );
     refused(&[NAPI, "code.program=\"../../programs/kernel/host-nics.elf\"", &two_queues], "`nics.others[0].queues`");
-    refused(&[NAPI, "rss.kind=\"toeplitz\"", "rss.queues=1", "rss.rps_cpus=2"], "`rss.rps_cpus`: ../../programs/system/rx_nics.elf's driver steers only the first NIC's frames");
+    refused(
+        &[NAPI, "rss.kind=\"toeplitz\"", "rss.queues=1", "rss.rps_cpus=2"],
+        "`rss.rps_cpus`: ../../programs/system/rx_nics.elf's driver steers only the first NIC's frames",
+    );
     at_load(&[&others(&["intc = \"ioapic\", line = 16, irq_thread = 1, rate_per_s = 1000.0, irq_path = \"mt\""])], "nics.others[0].irq_path");
     // The kernel's driver gives the first NIC one ring, and host-nics keeps
     // no RPS backlog: its total of instances (one per NIC) hid both, so the
     // run stopped in a register error, or ran without RPS.
     for (sets, key) in [
-        (&["rss.kind=\"toeplitz\"", "rss.queues=2"][..], "`rss.queues`: ../../programs/kernel/host-nics.elf's driver gives the first NIC 1 receive ring(s) (its nic_first_queues), not 2"),
+        (
+            &["rss.kind=\"toeplitz\"", "rss.queues=2"][..],
+            "`rss.queues`: ../../programs/kernel/host-nics.elf's driver gives the first NIC 1 receive ring(s) (its nic_first_queues), not 2",
+        ),
         (&["rss.kind=\"toeplitz\"", "rss.queues=1", "rss.rps_cpus=2"][..], "`rss.rps_cpus`: ../../programs/kernel/host-nics.elf's driver keeps no RPS backlog"),
     ] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios/smt-hot-thread");

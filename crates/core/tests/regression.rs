@@ -3,7 +3,8 @@
 use irqsim_core::{parse_override, run_str};
 
 const RX_FLOOD: &str = "name = \"rx flood\"\n[cpu]\nclock_mhz = 200.0\n[run]\nduration_ms = 1.0\n[nic]\nlink_mbps = 100000.0\n[workload]\nkind = \"flood\"\ndirection = \"rx\"\npacket_bytes = 1500\n";
-const TX_FLOOD: &str = "name = \"tx flood\"\n[cpu]\nclock_mhz = 200.0\n[run]\nduration_ms = 1.0\n[workload]\nkind = \"flood\"\ndirection = \"tx\"\npacket_bytes = 1500\n";
+const TX_FLOOD: &str =
+    "name = \"tx flood\"\n[cpu]\nclock_mhz = 200.0\n[run]\nduration_ms = 1.0\n[workload]\nkind = \"flood\"\ndirection = \"tx\"\npacket_bytes = 1500\n";
 
 fn sets(items: &[&str]) -> Vec<irqsim_core::Override> {
     items.iter().map(|s| parse_override(s).unwrap()).collect()
@@ -27,13 +28,7 @@ fn closed_loop_flood_survives_a_dropped_frame() {
 /// spin forever at cycle 0; it is now an error naming the instant.
 #[test]
 fn zero_cycle_loop_is_an_error_not_a_hang() {
-    let o = sets(&[
-        "cpu.irq_entry_cycles=0",
-        "cpu.swi_entry_cycles=0",
-        "cpu.save_restore_cycles=0",
-        "driver.send_cycles=0",
-        "driver.isr_tx_done_cycles=0",
-    ]);
+    let o = sets(&["cpu.irq_entry_cycles=0", "cpu.swi_entry_cycles=0", "cpu.save_restore_cycles=0", "driver.send_cycles=0", "driver.isr_tx_done_cycles=0"]);
     let e = run_str(TX_FLOOD, "tx.toml", &o).err().expect("a zero-cycle loop must not run forever");
     assert!(e.to_string().starts_with("tx.toml: the simulation makes no progress at cycle 0"), "{e}");
 }
@@ -62,5 +57,8 @@ fn a_broken_invariant_is_an_error_not_results() {
     let mut r = run_str(TX_FLOOD, "tx.toml", &[]).unwrap();
     r.laws.push(irqsim_core::report::Law { what: "tx offered = sent + dropped + in flight", lhs: 2, rhs: 1 });
     let e = irqsim_core::checked(r, "tx.toml").err().expect("a broken law must not pass");
-    assert_eq!(e.to_string(), "tx.toml: the run broke an invariant, so its results are wrong (please report): tx offered = sent + dropped + in flight violated: 2 != 1");
+    assert_eq!(
+        e.to_string(),
+        "tx.toml: the run broke an invariant, so its results are wrong (please report): tx offered = sent + dropped + in flight violated: 2 != 1"
+    );
 }

@@ -41,9 +41,7 @@ fn pcap_bytes(frames: &[Frame]) -> Vec<u8> {
 
 /// A fresh directory for one test's files.
 fn scratch(test: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("regression_traces")
-        .join(test);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("regression_traces").join(test);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -51,9 +49,7 @@ fn scratch(test: &str) -> PathBuf {
 
 /// A 200 MHz trace scenario replaying `pcap` (and `strace`) for host 10.0.0.1.
 fn scenario(pcap: &str, strace: Option<&str>, sets: &[&str]) -> Scenario {
-    let strace = strace
-        .map(|s| format!("strace = {s:?}\n"))
-        .unwrap_or_default();
+    let strace = strace.map(|s| format!("strace = {s:?}\n")).unwrap_or_default();
     let text = format!(
         "name = \"trace\"\n[run]\nduration_ms = 10.0\n[cpu]\nclock_mhz = 200.0\n\
          [workload]\nkind = \"trace\"\npcap = {pcap:?}\n{strace}host = \"10.0.0.1\"\n"
@@ -63,9 +59,7 @@ fn scenario(pcap: &str, strace: Option<&str>, sets: &[&str]) -> Scenario {
 }
 
 fn open(dir: &Path, s: &Scenario) -> irqsim_core::Result<TraceSource> {
-    let irqsim_core::config::WorkloadConfig::Trace(t) = &s.workload else {
-        unreachable!()
-    };
+    let irqsim_core::config::WorkloadConfig::Trace(t) = &s.workload else { unreachable!() };
     TraceSource::open(&s.workload_host(), dir, &t.pcap, t.strace.as_deref(), &t.host)
 }
 
@@ -85,14 +79,8 @@ fn strace_line_length_is_bounded() {
     let zero = std::io::BufReader::new(std::fs::File::open("/dev/zero").unwrap());
     let mut reader = StraceReader::new(zero, "/dev/zero");
     let e = reader.next().unwrap().unwrap_err();
-    assert!(
-        matches!(e, TraceError::StraceLineTooLong { line: 1, .. }),
-        "{e:?}"
-    );
-    assert_eq!(
-        e.to_string(),
-        "/dev/zero:1: line is longer than 1048576 bytes; no strace line is this long (is this an strace log?)"
-    );
+    assert!(matches!(e, TraceError::StraceLineTooLong { line: 1, .. }), "{e:?}");
+    assert_eq!(e.to_string(), "/dev/zero:1: line is longer than 1048576 bytes; no strace line is this long (is this an strace log?)");
     assert!(reader.next().is_none());
 
     // Through a whole scenario, as the issue found it: a device is no log at all
@@ -100,25 +88,15 @@ fn strace_line_length_is_bounded() {
     let dir = scratch("dev_zero");
     write_pcap(&dir, "ok.pcap", &[(1_000_000, PEER, HOST, 100)]);
     let s = scenario("ok.pcap", Some("/dev/zero"), &[]);
-    let e = simulate(&s, &dir, Record::default())
-        .err()
-        .expect("an error, not a hang");
-    assert_eq!(
-        e.to_string(),
-        "/dev/zero: not a regular file (a character device); give a file"
-    );
+    let e = simulate(&s, &dir, Record::default()).err().expect("an error, not a hang");
+    assert_eq!(e.to_string(), "/dev/zero: not a regular file (a character device); give a file");
     // A FIFO is refused the same way, before its open would block for a writer.
     let fifo = dir.join("trace.pcap");
     let _ = std::fs::remove_file(&fifo);
     assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
     let s = scenario("trace.pcap", None, &[]);
-    let e = simulate(&s, &dir, Record::default())
-        .err()
-        .expect("an error, not a hang");
-    assert_eq!(
-        e.to_string(),
-        format!("{}: not a regular file (a FIFO); give a file", fifo.display())
-    );
+    let e = simulate(&s, &dir, Record::default()).err().expect("an error, not a hang");
+    assert_eq!(e.to_string(), format!("{}: not a regular file (a FIFO); give a file", fifo.display()));
 
     // The limit is on the line, not the file: a longest-allowed line, then a longer one.
     let max = irqsim_core::trace::strace::MAX_LINE_BYTES;
@@ -128,15 +106,7 @@ fn strace_line_length_is_bounded() {
     text.push_str(&"x".repeat(max + 1));
     let results: Vec<_> = StraceReader::new(Cursor::new(text), "long.strace").collect();
     assert!(results[0].is_ok(), "{:?}", results[0]);
-    assert_eq!(
-        results[1]
-            .as_ref()
-            .unwrap_err()
-            .to_string()
-            .split(": ")
-            .next(),
-        Some("long.strace:2")
-    );
+    assert_eq!(results[1].as_ref().unwrap_err().to_string().split(": ").next(), Some("long.strace:2"));
 }
 
 /// Control characters and escape sequences in a trace line were echoed raw into error
@@ -148,40 +118,19 @@ fn control_characters_in_trace_errors_are_escaped() {
         e.expect("an error").to_string()
     };
     let cases = [
-        (
-            "1.5 \x1b[2J\x1b[31mred(3) = 0\n",
-            "x.strace",
-            "`1.5 \\x1b[2J\\x1b[31mred(3) = 0`",
-        ),
+        ("1.5 \x1b[2J\x1b[31mred(3) = 0\n", "x.strace", "`1.5 \\x1b[2J\\x1b[31mred(3) = 0`"),
         ("1.5\x07 read(3) = 0\n", "x.strace", "timestamp `1.5\\x07`"),
-        (
-            "9 1.5 <... \x1b]0;owned\x07 resumed>) = 0\n",
-            "x.strace",
-            "`<... \\x1b]0;owned\\x07 resumed>`",
-        ),
-        (
-            "1.5 \u{202e}evil(3) = 0\r\n",
-            "x.strace",
-            "\\u{202e}evil(3) = 0`",
-        ),
-        (
-            "garbage\n",
-            "dir\x1b[31m/x.strace",
-            "dir\\x1b[31m/x.strace:1:",
-        ),
+        ("9 1.5 <... \x1b]0;owned\x07 resumed>) = 0\n", "x.strace", "`<... \\x1b]0;owned\\x07 resumed>`"),
+        ("1.5 \u{202e}evil(3) = 0\r\n", "x.strace", "\\u{202e}evil(3) = 0`"),
+        ("garbage\n", "dir\x1b[31m/x.strace", "dir\\x1b[31m/x.strace:1:"),
     ];
     for (text, name, expected) in cases {
         let msg = err(text, name);
         assert!(msg.contains(expected), "{msg:?} lacks {expected:?}");
-        assert!(
-            !msg.chars().any(|c| c.is_control() || c == '\u{202e}'),
-            "{msg:?}"
-        );
+        assert!(!msg.chars().any(|c| c.is_control() || c == '\u{202e}'), "{msg:?}");
     }
     // A pcap's name is escaped the same way.
-    let e = irqsim_core::trace::PcapReader::new(Cursor::new(b"x"), "\x1b[1mcap", HOST)
-        .err()
-        .unwrap();
+    let e = irqsim_core::trace::PcapReader::new(Cursor::new(b"x"), "\x1b[1mcap", HOST).err().unwrap();
     assert!(e.to_string().starts_with("\\x1b[1mcap: "), "{e}");
 }
 
@@ -192,19 +141,9 @@ fn control_characters_in_trace_errors_are_escaped() {
 fn oversize_frames_are_reported() {
     let dir = scratch("oversize");
     let big = 65_226; // a 64 KiB GRO frame on loopback
-    write_pcap(
-        &dir,
-        "gro.pcap",
-        &[
-            (1_000_000, PEER, HOST, big),
-            (1_000_100, PEER, HOST, big),
-            (1_000_200, HOST, PEER, 100),
-        ],
-    );
+    write_pcap(&dir, "gro.pcap", &[(1_000_000, PEER, HOST, big), (1_000_100, PEER, HOST, big), (1_000_200, HOST, PEER, 100)]);
     let s = scenario("gro.pcap", None, &[]);
-    let e = simulate(&s, &dir, Record::default())
-        .err()
-        .expect("every frame would be dropped");
+    let e = simulate(&s, &dir, Record::default()).err().expect("every frame would be dropped");
     assert_eq!(
         e.to_string(),
         format!(
@@ -217,38 +156,19 @@ fn oversize_frames_are_reported() {
     // A big enough buffer takes them.
     let s = scenario("gro.pcap", None, &["nic.rx_buffer_bytes=131072"]);
     let r = simulate(&s, &dir, Record::default()).unwrap();
-    assert_eq!(
-        (r.metric("rx_offered"), r.metric("rx_dropped_nic")),
-        (Some(2.0), Some(0.0))
-    );
+    assert_eq!((r.metric("rx_offered"), r.metric("rx_dropped_nic")), (Some(2.0), Some(0.0)));
 
     // Some oversize: the run goes on and the source counts them (within the run only).
     // One frame a µs (200 cycles), every other one oversize.
-    let frames: Vec<Frame> = (0..7)
-        .map(|i| {
-            (
-                1_000_000 + i,
-                PEER,
-                HOST,
-                if i % 2 == 0 { big } else { 1500 },
-            )
-        })
-        .collect();
+    let frames: Vec<Frame> = (0..7).map(|i| (1_000_000 + i, PEER, HOST, if i % 2 == 0 { big } else { 1500 })).collect();
     write_pcap(&dir, "mixed.pcap", &frames);
     let s = scenario("mixed.pcap", None, &["run.duration_ms=0.0045"]); // 900 cycles: frames 0..=4
     let mut src = open(&dir, &s).unwrap();
     assert_eq!(stimuli(&mut src).len(), 7);
-    assert_eq!(
-        src.oversize_frames(),
-        3,
-        "frames 0, 2 and 4; not 6, at 1200 cycles"
-    );
+    assert_eq!(src.oversize_frames(), 3, "frames 0, 2 and 4; not 6, at 1200 cycles");
     // A link fast enough to carry a 64 KB frame in under the 1 µs between frames.
     let r = simulate(&scenario("mixed.pcap", None, &["nic.link_mbps=1000000"]), &dir, Record::default()).unwrap();
-    assert_eq!(
-        (r.metric("rx_offered"), r.metric("rx_dropped_nic")),
-        (Some(7.0), Some(4.0))
-    );
+    assert_eq!((r.metric("rx_offered"), r.metric("rx_dropped_nic")), (Some(7.0), Some(4.0)));
 }
 
 /// A capture none of whose frames is to or from the host replayed nothing, silently.
@@ -256,22 +176,10 @@ fn oversize_frames_are_reported() {
 fn capture_without_the_host_is_an_error() {
     let dir = scratch("no_host");
     let other = Ipv4Addr::new(192, 168, 1, 9);
-    write_pcap(
-        &dir,
-        "other.pcap",
-        &[(1_000_000, PEER, other, 100), (1_000_010, other, PEER, 100)],
-    );
-    let e = simulate(&scenario("other.pcap", None, &[]), &dir, Record::default())
-        .err()
-        .unwrap();
+    write_pcap(&dir, "other.pcap", &[(1_000_000, PEER, other, 100), (1_000_010, other, PEER, 100)]);
+    let e = simulate(&scenario("other.pcap", None, &[]), &dir, Record::default()).err().unwrap();
     let path = dir.join("other.pcap");
-    assert_eq!(
-        e.to_string(),
-        format!(
-            "{}: none of its 2 frames is an IPv4 packet to or from workload.host = 10.0.0.1",
-            path.display()
-        )
-    );
+    assert_eq!(e.to_string(), format!("{}: none of its 2 frames is an IPv4 packet to or from workload.host = 10.0.0.1", path.display()));
     // A capture with no frames at all is not this error: there is nothing to misdirect.
     write_pcap(&dir, "empty.pcap", &[]);
     assert!(simulate(&scenario("empty.pcap", None, &[]), &dir, Record::default()).is_ok());
@@ -284,25 +192,10 @@ fn capture_without_the_host_is_an_error() {
 fn time_zero_is_the_earliest_record_and_reordering_is_counted() {
     let dir = scratch("time_zero");
     // Second record 10 µs before the first; an strace call 20 µs before both.
-    write_pcap(
-        &dir,
-        "late.pcap",
-        &[
-            (1_000_010, PEER, HOST, 100),
-            (1_000_000, PEER, HOST, 100),
-            (1_000_050, HOST, PEER, 100),
-        ],
-    );
-    std::fs::write(
-        dir.join("early.strace"),
-        "0.999990 getpid() = 7\n1.000030 getpid() = 7\n",
-    )
-    .unwrap();
+    write_pcap(&dir, "late.pcap", &[(1_000_010, PEER, HOST, 100), (1_000_000, PEER, HOST, 100), (1_000_050, HOST, PEER, 100)]);
+    std::fs::write(dir.join("early.strace"), "0.999990 getpid() = 7\n1.000030 getpid() = 7\n").unwrap();
     let s = scenario("late.pcap", Some("early.strace"), &[]);
-    let times: Vec<u64> = stimuli(&mut open(&dir, &s).unwrap())
-        .iter()
-        .map(|&(t, _)| t)
-        .collect();
+    let times: Vec<u64> = stimuli(&mut open(&dir, &s).unwrap()).iter().map(|&(t, _)| t).collect();
     // 200 cycles a µs from 0.999990 s: syscall at 0; packets at 4000, 2000; syscall 8000; send 12000.
     assert_eq!(times, vec![0, 4000, 2000, 8000, 12_000]);
     let r = simulate(&s, &dir, Record::default()).unwrap();
@@ -310,10 +203,7 @@ fn time_zero_is_the_earliest_record_and_reordering_is_counted() {
 
     // Without the strace the earliest packet is time zero.
     let s = scenario("late.pcap", None, &[]);
-    let times: Vec<u64> = stimuli(&mut open(&dir, &s).unwrap())
-        .iter()
-        .map(|&(t, _)| t)
-        .collect();
+    let times: Vec<u64> = stimuli(&mut open(&dir, &s).unwrap()).iter().map(|&(t, _)| t).collect();
     assert_eq!(times, vec![2000, 0, 10_000]);
     let r = simulate(&s, &dir, Record::default()).unwrap();
     assert_eq!(r.metric("reordered_stimuli"), Some(1.0));
@@ -327,18 +217,8 @@ fn time_zero_is_the_earliest_record_and_reordering_is_counted() {
 fn a_capture_going_back_in_time_is_refused() {
     let dir = scratch("back_in_time");
     let hour = 3_600_000_000;
-    write_pcap(
-        &dir,
-        "back.pcap",
-        &[
-            (1_000_000 + hour, PEER, HOST, 100),
-            (1_000_000, PEER, HOST, 100),
-            (1_000_010, PEER, HOST, 100),
-        ],
-    );
-    let e = simulate(&scenario("back.pcap", None, &[]), &dir, Record::default())
-        .err()
-        .unwrap();
+    write_pcap(&dir, "back.pcap", &[(1_000_000 + hour, PEER, HOST, 100), (1_000_000, PEER, HOST, 100), (1_000_010, PEER, HOST, 100)]);
+    let e = simulate(&scenario("back.pcap", None, &[]), &dir, Record::default()).err().unwrap();
     assert_eq!(
         e.to_string(),
         format!(
@@ -348,29 +228,12 @@ fn a_capture_going_back_in_time_is_refused() {
         )
     );
     // 1 ms back is within a capture's reordering; 1.001 ms is not.
-    write_pcap(
-        &dir,
-        "ms.pcap",
-        &[(1_001_000, PEER, HOST, 100), (1_000_000, PEER, HOST, 100)],
-    );
+    write_pcap(&dir, "ms.pcap", &[(1_001_000, PEER, HOST, 100), (1_000_000, PEER, HOST, 100)]);
     let r = simulate(&scenario("ms.pcap", None, &[]), &dir, Record::default()).unwrap();
-    assert_eq!(
-        (r.metric("rx_offered"), r.metric("reordered_stimuli")),
-        (Some(2.0), Some(1.0))
-    );
-    write_pcap(
-        &dir,
-        "over.pcap",
-        &[(1_001_001, PEER, HOST, 100), (1_000_000, PEER, HOST, 100)],
-    );
-    let e = simulate(&scenario("over.pcap", None, &[]), &dir, Record::default())
-        .err()
-        .unwrap();
-    assert!(
-        e.to_string()
-            .contains("record 2: its timestamp is 1001 µs before record 1's"),
-        "{e}"
-    );
+    assert_eq!((r.metric("rx_offered"), r.metric("reordered_stimuli")), (Some(2.0), Some(1.0)));
+    write_pcap(&dir, "over.pcap", &[(1_001_001, PEER, HOST, 100), (1_000_000, PEER, HOST, 100)]);
+    let e = simulate(&scenario("over.pcap", None, &[]), &dir, Record::default()).err().unwrap();
+    assert!(e.to_string().contains("record 2: its timestamp is 1001 µs before record 1's"), "{e}");
 }
 
 /// An `strace -tt` log that runs past midnight jumped a day back at 00:00 (its calls
@@ -381,22 +244,11 @@ fn time_of_day_strace_crosses_midnight() {
     let dir = scratch("midnight");
     let midnight_us = 1_700_006_400 * 1_000_000; // 2023-11-15 00:00:00 UTC
     write_pcap(&dir, "m.pcap", &[(midnight_us + 1000, PEER, HOST, 100)]);
-    std::fs::write(
-        dir.join("m.strace"),
-        "23:59:59.999000 getpid() = 7\n00:00:00.002000 getpid() = 7\n",
-    )
-    .unwrap();
+    std::fs::write(dir.join("m.strace"), "23:59:59.999000 getpid() = 7\n00:00:00.002000 getpid() = 7\n").unwrap();
     let s = scenario("m.pcap", Some("m.strace"), &[]);
     let got = stimuli(&mut open(&dir, &s).unwrap());
     // Origin 23:59:59.999 the day before: call at 0, packet at 2 ms, call at 3 ms.
-    assert_eq!(
-        got,
-        vec![
-            (0, Stimulus::Syscall),
-            (400_000, Stimulus::Receive { bytes: 100 }),
-            (600_000, Stimulus::Syscall)
-        ]
-    );
+    assert_eq!(got, vec![(0, Stimulus::Syscall), (400_000, Stimulus::Receive { bytes: 100 }), (600_000, Stimulus::Syscall)]);
 }
 
 /// A capture of empty frames (`orig_len` 0) replayed frames of 0 bytes, which the NIC
@@ -405,20 +257,8 @@ fn time_of_day_strace_crosses_midnight() {
 #[test]
 fn empty_frames_are_corrupt_records() {
     let dir = scratch("empty_frames");
-    write_pcap(
-        &dir,
-        "empty.pcap",
-        &[(1_000_000, PEER, HOST, 100), (1_000_001, PEER, HOST, 0)],
-    );
-    let e = simulate(&scenario("empty.pcap", None, &[]), &dir, Record::default())
-        .err()
-        .unwrap();
+    write_pcap(&dir, "empty.pcap", &[(1_000_000, PEER, HOST, 100), (1_000_001, PEER, HOST, 0)]);
+    let e = simulate(&scenario("empty.pcap", None, &[]), &dir, Record::default()).err().unwrap();
     let path = dir.join("empty.pcap");
-    assert_eq!(
-        e.to_string(),
-        format!(
-            "{}: record 2 at byte 104: corrupt record: frame length 0",
-            path.display()
-        )
-    );
+    assert_eq!(e.to_string(), format!("{}: record 2 at byte 104: corrupt record: frame length 0", path.display()));
 }

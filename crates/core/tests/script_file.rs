@@ -28,10 +28,7 @@ const EVENTS: [(u64, &str, u32); 6] =
 fn a_file_runs_as_the_same_events_inline() {
     let d = dir("same");
     let inline: String = EVENTS.iter().map(|(c, a, b)| format!("[[workload.events]]\nat_cycle = {c}\naction = \"{a}\"\nbytes = {b}\n")).collect();
-    let lines: String = EVENTS
-        .iter()
-        .map(|(c, a, b)| if *a == "syscall" { format!("{c}, {a}\n") } else { format!("{c},{a},{b}\n") })
-        .collect();
+    let lines: String = EVENTS.iter().map(|(c, a, b)| if *a == "syscall" { format!("{c}, {a}\n") } else { format!("{c},{a},{b}\n") }).collect();
     std::fs::write(d.join("ev.csv"), format!("at_cycle,action,bytes\n# a comment\n\n{lines}")).unwrap();
     let from_file = metrics(&format!("{HEAD}events_file = \"ev.csv\"\n"), &d);
     assert_eq!(from_file, metrics(&format!("{HEAD}{inline}"), &d));

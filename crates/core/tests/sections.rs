@@ -40,7 +40,8 @@ fn sections_behind_every_controller_on_every_path() {
             assert!(m(&opt, "masking_cycles_per_frame") < 2.0 * PAIR - 80.0, "{what}: {}", m(&opt, "masking_cycles_per_frame"));
             assert_eq!(m(&conv, "rx_delivered"), m(&opt, "rx_delivered"), "{what}");
             // The bare wire with the mt path keeps the study's NIC metrics.
-            let (held, deferred) = if intc == "direct" && path == "mt" { ("nic_interrupts_held", "nic_interrupts_deferred") } else { ("interrupts_held", "interrupts_deferred") };
+            let (held, deferred) =
+                if intc == "direct" && path == "mt" { ("nic_interrupts_held", "nic_interrupts_deferred") } else { ("interrupts_held", "interrupts_deferred") };
             assert_eq!(m(&conv, deferred), 0.0, "{what}");
             assert_eq!(m(&opt, held), 0.0, "{what}");
             if path == "napi" {
@@ -94,7 +95,8 @@ fn sections_in_every_napi_variant() {
     let rps = run("livelock/rss", &[&napi[1..], &rps[..]].concat());
     assert_eq!(m(&rps, "rx_dropped_nic") + m(&rps, "rx_dropped_backlog"), 0.0);
     assert_eq!(per_frame(&rps), 2.0 * PAIR, "a driver section on the ring's CPU, a socket one on the backlog's");
-    let busy = ["app.background=false", "workload.process=\"poisson\"", "workload.rate_per_s=50000", "napi.busy_poll_usecs=50", "cpu.threads=2", "app.thread=1"];
+    let busy =
+        ["app.background=false", "workload.process=\"poisson\"", "workload.rate_per_s=50000", "napi.busy_poll_usecs=50", "cpu.threads=2", "app.thread=1"];
     let busy = run("livelock/e1000-forward", &[&napi[1..], &busy[..]].concat());
     assert!(m(&busy, "napi_busy_poll_frames") > 0.8 * m(&busy, "rx_delivered"));
     assert_eq!(per_frame(&busy), PAIR);

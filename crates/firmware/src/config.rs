@@ -90,7 +90,11 @@ mod tests {
     fn bad_settings_name_their_key() {
         assert_eq!(NicConfig::from_sets(&["cores=9"]).unwrap_err(), "cores: must be 1..=8, got 9");
         assert!(NicConfig::from_sets(&["colour=red"]).unwrap_err().starts_with("colour: unknown field `colour`, expected one of `cores`"));
-        assert!(NicConfig::from_sets(&["organisation=pipeline"]).unwrap_err().starts_with("organisation: unknown variant `pipeline`, expected one of `frame`, `task`"));
+        assert!(
+            NicConfig::from_sets(&["organisation=pipeline"])
+                .unwrap_err()
+                .starts_with("organisation: unknown variant `pipeline`, expected one of `frame`, `task`")
+        );
         assert_eq!(NicConfig::from_sets(&["clock_mhz=fast"]).unwrap_err(), "clock_mhz: invalid type: string \"fast\", expected a number");
         assert!(NicConfig::from_sets(&["cores"]).unwrap_err().contains("expected KEY=VALUE"));
     }

@@ -480,17 +480,22 @@ mod tests {
         let blocks: [(u32, &[u32]); 4] = [(0x1000, &[0, 1, 3]), (0x1010, &[0, 2, 3, 4]), (0x1030, &[0, 1, 2]), (0x1014, &[0, 5])];
         // (entry, t0, offsets): the blocks in turn, 9 cycles apart.
         let runs: Vec<(u32, u64, &[u32])> = (0..40).map(|i| (blocks[i % 4].0, 9 * i as u64 + 1, blocks[i % 4].1)).collect();
-        let issues: Vec<(u32, u64)> = runs.iter().flat_map(|&(pc, t0, offs)| offs.iter().enumerate().map(move |(j, &off)| (pc + 4 * j as u32, t0 + u64::from(off)))).collect();
+        let issues: Vec<(u32, u64)> =
+            runs.iter().flat_map(|&(pc, t0, offs)| offs.iter().enumerate().map(move |(j, &off)| (pc + 4 * j as u32, t0 + u64::from(off)))).collect();
         // Both edges within a run (0x1010's from cycle 118, 0x1014's from 316).
         let (start, end) = (120, 318);
-        let from_runs_before = |by: u64, at: u64| runs.iter().filter(|r| r.1 < by).flat_map(|r| r.2.iter().map(move |&off| r.1 + u64::from(off))).filter(|&c| c >= at).count() as u64;
+        let from_runs_before = |by: u64, at: u64| {
+            runs.iter().filter(|r| r.1 < by).flat_map(|r| r.2.iter().map(move |&off| r.1 + u64::from(off))).filter(|&c| c >= at).count() as u64
+        };
         let mut stopped = Recorder::new(&f, 1, false);
         issues.iter().filter(|e| e.1 < start).for_each(|&(pc, at)| stopped.issued(0, pc, at));
         stopped.begin(start);
         issues.iter().filter(|e| (start..end).contains(&e.1)).for_each(|&(pc, at)| stopped.issued(0, pc, at));
         let expected = stopped.finish(end, &[issues.iter().find(|e| e.1 >= end).expect("issues past the end").0], &f);
         let mut ahead = Recorder::new(&f, 1, true);
-        let given = |r: &mut Recorder, from: u64, by: u64| runs.iter().filter(|r| (from..by).contains(&r.1)).for_each(|&(pc, t0, offs)| r.issued_block(0, pc, t0, &steps(offs)));
+        let given = |r: &mut Recorder, from: u64, by: u64| {
+            runs.iter().filter(|r| (from..by).contains(&r.1)).for_each(|&(pc, t0, offs)| r.issued_block(0, pc, t0, &steps(offs)))
+        };
         given(&mut ahead, 0, start);
         ahead.settle(start);
         assert_eq!(ahead.issued_since(start), from_runs_before(start, start));

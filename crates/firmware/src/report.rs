@@ -5,8 +5,8 @@
 
 use crate::config::Organisation;
 use crate::profile::{DISPATCH, HANDLERS};
-use crate::window::Measured;
 use crate::vliw::BlockProfile;
+use crate::window::Measured;
 use serde_json::{Value, json};
 
 impl Measured {

@@ -13,10 +13,10 @@ fn recursing_firmware() -> Program {
     let mut p = Program::load(std::path::Path::new(path)).unwrap();
     let main = p.symbol("fw_main").unwrap();
     let code = [
-        0x27BD_FFC0,                           // addiu $sp, $sp, -64
-        0xAFBF_003C,                           // sw    $ra, 60($sp)
+        0x27BD_FFC0,                             // addiu $sp, $sp, -64
+        0xAFBF_003C,                             // sw    $ra, 60($sp)
         0x0C00_0000 | (main >> 2 & 0x03FF_FFFF), // jal   fw_main
-        0,                                     // nop (delay slot)
+        0,                                       // nop (delay slot)
     ];
     let seg = p.segments.iter_mut().find(|s| s.executable && main >= s.vaddr && main - s.vaddr < s.memsz).unwrap();
     let at = (main - seg.vaddr) as usize;

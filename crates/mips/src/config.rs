@@ -27,14 +27,20 @@ pub const MACHINE_SECTIONS: &[Section] = &[CORES, PIPELINE_S, MEMORY_S, L1I_S, L
 const CORES: Section = Section::new("core", "the cores and their SMT hardware threads", CORE);
 const PIPELINE_S: Section = Section::new("pipeline", "latencies of the R4000-class in-order pipeline", PIPELINE);
 const MEMORY_S: Section = Section::new("memory", "the memory behind the cores: perfect (every access within the pipeline's cycle) or caches", MEMORY);
-const L1I_S: Section = Section::new("l1i", "the level 1 instruction cache of each core, and its pinning (docs/models/cores.md)", L1).when("memory.model", CACHES);
+const L1I_S: Section =
+    Section::new("l1i", "the level 1 instruction cache of each core, and its pinning (docs/models/cores.md)", L1).when("memory.model", CACHES);
 const L1D_S: Section = Section::new("l1d", "the level 1 data cache of each core, and its pinning", L1).when("memory.model", CACHES);
 const L2_S: Section = Section::new("l2", "the level 2 cache, shared by the cores or one per core, and its pinning", L2).when("memory.model", CACHES);
 
 const CORE: &[Param] = &[
     Param::int("cores", "", d("1"), 1, 64, "cores sharing memory"),
     Param::int("threads", "", d("1"), 1, 16, "SMT hardware threads per core"),
-    Param::choice("policy", &["round-robin", "icount"], d("\"round-robin\""), "SMT issue policy: take turns, or the thread with the fewest instructions in flight (ICOUNT)"),
+    Param::choice(
+        "policy",
+        &["round-robin", "icount"],
+        d("\"round-robin\""),
+        "SMT issue policy: take turns, or the thread with the fewest instructions in flight (ICOUNT)",
+    ),
     Param::int(
         "interrupt_thread",
         "",
@@ -85,7 +91,8 @@ const L2: &[Param] = &[
     L2_CACHE[7],
 ];
 
-const RUN: &[Param] = &[Param::int("max_cycles", "cycles", d("10000000000"), 1, (u64::MAX >> 1) as i128, "stop with an error if the program has not exited by then")];
+const RUN: &[Param] =
+    &[Param::int("max_cycles", "cycles", d("10000000000"), 1, (u64::MAX >> 1) as i128, "stop with an error if the program has not exited by then")];
 
 /// A pinning setting applied before the program starts.
 #[derive(Clone, Debug, PartialEq, Eq)]

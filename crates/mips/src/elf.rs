@@ -186,9 +186,7 @@ impl Program {
         if let (Some(lo), Some(hi)) = (text.clone().map(|s| s.vaddr).min(), text.map(|s| s.vaddr as u64 + s.memsz as u64).max())
             && hi - lo as u64 > MAX_TEXT_BYTES as u64
         {
-            return Err(r.bad(format!(
-                "executable segments span 0x{lo:08x}-0x{hi:08x}, more than this model decodes ({MAX_TEXT_BYTES} bytes)"
-            )));
+            return Err(r.bad(format!("executable segments span 0x{lo:08x}-0x{hi:08x}, more than this model decodes ({MAX_TEXT_BYTES} bytes)")));
         }
 
         let (mut sections, mut symbols, mut seen_symtab, mut names_left) = (Vec::new(), Vec::new(), false, MAX_NAME_BYTES);

@@ -15,8 +15,8 @@ use crate::core::HwThread;
 use crate::decode::Inst;
 use crate::device::Devices;
 use crate::error::Fault;
-use crate::plain;
 use crate::exec::{Cond, Exit, Flow, access, compute, cond, decide, taken};
+use crate::plain;
 use crate::system::{Stop, System, step};
 use crate::timing::{Pipeline, Scoreboard};
 
@@ -145,7 +145,11 @@ impl<D: Devices> System<D> {
                                     let ran = j + usize::from(matches!(leave, Leave::After { .. }));
                                     bus.devices.issued_block(id, pc, t0, &body[..ran]);
                                 }
-                                if T::CACHED && let Leave::After { stall, stop: false } = leave && stall != 0 && bus.code.generation() == run.generation {
+                                if T::CACHED
+                                    && let Leave::After { stall, stop: false } = leave
+                                    && stall != 0
+                                    && bus.code.generation() == run.generation
+                                {
                                     // An access that stalled (a miss, or a device's cycles: no built-in register,
                                     // which could change the caches), the text as it was: on at the next
                                     // instruction, its result in flight.
@@ -656,7 +660,15 @@ impl Ordinary<'_> {
     /// Runs `s` (at `pc`, not a control transfer) at cycle `at` of a block:
     /// fetch (unless not `FETCH`: a warm round), execute and what it leaves in flight.
     #[inline(always)]
-    fn step<const FETCH: bool, T: Timing, D: Devices>(&self, th: &mut HwThread, s: &Step, at: u64, pc: u32, instret: impl FnOnce() -> u64, bus: &mut DataBus<'_, T, D>) -> Result<(), Leave> {
+    fn step<const FETCH: bool, T: Timing, D: Devices>(
+        &self,
+        th: &mut HwThread,
+        s: &Step,
+        at: u64,
+        pc: u32,
+        instret: impl FnOnce() -> u64,
+        bus: &mut DataBus<'_, T, D>,
+    ) -> Result<(), Leave> {
         let f = if FETCH { self.fetch(s, || pc, bus) } else { 0 };
         if f != 0 {
             return Err(Leave::Fetch(f));

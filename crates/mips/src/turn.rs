@@ -228,7 +228,15 @@ fn slot<D: Devices>(
 /// taken (its slot not yet run).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn one<D: Devices>(th: &mut HwThread, s: &Step, at: u64, bus: &mut DataBus<'_, Perfect, D>, p: &Pipeline, generation: u32, b: &Bounds) -> Result<Option<u32>, Leave> {
+fn one<D: Devices>(
+    th: &mut HwThread,
+    s: &Step,
+    at: u64,
+    bus: &mut DataBus<'_, Perfect, D>,
+    p: &Pipeline,
+    generation: u32,
+    b: &Bounds,
+) -> Result<Option<u32>, Leave> {
     let inst = s.inst;
     let after = at >= b.turn;
     if after && at >= b.limit {
@@ -290,5 +298,8 @@ fn private(i: Inst, ctx: &Context, b: &Bounds) -> bool {
 #[inline(always)]
 fn ordinary(op: Op) -> bool {
     use Op::*;
-    !matches!(op, Sync | CacheOp | Syscall | Break | Unsupported | Add | Sub | Addi | Tge | Tgeu | Tlt | Tltu | Teq | Tne | Tgei | Tgeiu | Tlti | Tltiu | Teqi | Tnei)
+    !matches!(
+        op,
+        Sync | CacheOp | Syscall | Break | Unsupported | Add | Sub | Addi | Tge | Tgeu | Tlt | Tltu | Teq | Tne | Tgei | Tgeiu | Tlti | Tltiu | Teqi | Tnei
+    )
 }

@@ -8,9 +8,18 @@ use irqsim_params::{Def, Range, Type};
 
 /// Every key `irqsim exec --set` took before the settings became tables.
 const KEYS_BEFORE_TABLES: &[&str] = &[
-    "core.cores", "core.threads", "core.policy", "core.interrupt_thread",
-    "pipeline.load_use_cycles", "pipeline.branch_taken_cycles", "pipeline.mult_cycles", "pipeline.div_cycles",
-    "memory.model", "memory.latency_cycles", "l2.shared", "run.max_cycles",
+    "core.cores",
+    "core.threads",
+    "core.policy",
+    "core.interrupt_thread",
+    "pipeline.load_use_cycles",
+    "pipeline.branch_taken_cycles",
+    "pipeline.mult_cycles",
+    "pipeline.div_cycles",
+    "memory.model",
+    "memory.latency_cycles",
+    "l2.shared",
+    "run.max_cycles",
 ];
 const CACHE_KEYS_BEFORE_TABLES: &[&str] = &["size_bytes", "ways", "line_bytes", "hit_cycles", "way_masks", "reserve_sets", "lock_range", "trace_threads"];
 

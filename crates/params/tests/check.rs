@@ -39,7 +39,10 @@ fn ranges_read_like_rust() {
 }
 
 /// A machine with a memory model and a cache used only with caches.
-const MODEL: &[Param] = &[Param::choice("model", &["perfect", "caches"], d("\"perfect\""), "memory"), Param::cycles("latency_cycles", d("100"), "miss").when("memory.model", &["caches"])];
+const MODEL: &[Param] = &[
+    Param::choice("model", &["perfect", "caches"], d("\"perfect\""), "memory"),
+    Param::cycles("latency_cycles", d("100"), "miss").when("memory.model", &["caches"]),
+];
 const CACHE: &[Param] = &[Param::int("ways", "", d("2"), 1, 64, "ways"), Param::text("pins", irqsim_params::absent("none"), "pins")];
 const TREE: &[Section] = &[Section::new("memory", "memory", MODEL), Section::new("l1", "a cache", CACHE).when("memory.model", &["caches"])];
 const TOP: &[Param] = &[Param::sections("core", TREE, "the core")];

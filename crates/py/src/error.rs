@@ -28,11 +28,8 @@ pub fn to_py(e: Error) -> PyErr {
 /// A panic in the core is a bug; it reaches Python as an ordinary error
 /// that says so, never as a `PanicException`.
 pub fn internal(payload: Box<dyn std::any::Any + Send>) -> PyErr {
-    let what = payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into());
+    let what =
+        payload.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| payload.downcast_ref::<String>().cloned()).unwrap_or_else(|| "unknown panic".into());
     IrqsimError::new_err(format!("internal error in irqsim (please report): {what}"))
 }
 

@@ -5,9 +5,9 @@
 //! The NIC itself runs on the machine (`irqsim._core.run`).
 
 use crate::error::{ConfigError, InputError, internal};
+use irqsim_firmware::Error;
 use irqsim_firmware::ilp::{Memory, Units};
 use irqsim_firmware::vliw::{BlockProfile, evaluate};
-use irqsim_firmware::Error;
 use irqsim_mips::Program;
 use pyo3::prelude::*;
 use serde_json::json;

@@ -21,11 +21,7 @@ impl PyMonitor {
     /// Watches for signals when `signals` (on Python's main thread) and
     /// reports to `progress` if given.
     pub fn new(progress: Option<Py<PyAny>>, signals: bool) -> Self {
-        Self {
-            progress,
-            signals,
-            raised: None,
-        }
+        Self { progress, signals, raised: None }
     }
 
     /// Whether the calling thread is Python's main thread, the only one
@@ -48,11 +44,7 @@ impl Monitor for PyMonitor {
             return true;
         }
         Python::attach(|py| {
-            let signals = if self.signals {
-                py.check_signals()
-            } else {
-                Ok(())
-            };
+            let signals = if self.signals { py.check_signals() } else { Ok(()) };
             let outcome = signals.and_then(|()| match &self.progress {
                 Some(f) => f.call1(py, (now, end)).map(drop),
                 None => Ok(()),

@@ -153,5 +153,4 @@ impl CodeConfig {
     pub fn runs(&self, threads: usize) -> Vec<bool> {
         (0..threads).map(|t| self.runs_on(t)).collect()
     }
-
 }

@@ -96,20 +96,30 @@ pub enum Activity {
     Init,
     /// NIC `irq`'s interrupt: `code.isr`, or for another NIC
     /// (`[[nics.others]]`, NIC `irq` >= 1) `code.other_isr`.
-    Isr { irq: u8 },
+    Isr {
+        irq: u8,
+    },
     /// On the NAPI path, the top half of receive queue `q` (its vector):
     /// NIC 0's, or past them another NIC's.
-    QueueIsr { q: u8 },
+    QueueIsr {
+        q: u8,
+    },
     /// The timer tick of a thread: the interrupt entry with [`TICK_IRQ`] + its index.
     Tick,
     BottomHalf,
     /// The driver's NAPI poll of receive queue `q`, called by NET_RX or the NAPI thread.
-    Poll { q: u8 },
+    Poll {
+        q: u8,
+    },
     /// The same poll called by the application's recv, busy polling (process context).
-    BusyPoll { q: u8 },
+    BusyPoll {
+        q: u8,
+    },
     Syscall,
     /// A send the workload makes: the kernel's send entry with the frame's size.
-    Send { bytes: u16 },
+    Send {
+        bytes: u16,
+    },
     App,
 }
 
@@ -282,7 +292,9 @@ fn napi_instances_fit(sys: &System<Ports>, given: &str, p: NapiPath, others: usi
     }
     if let Some(n) = word("nic_rps_backlogs").filter(|&n| p.rps_cpus as usize > n) {
         let msg = match n {
-            0 => format!("{given}'s driver keeps no RPS backlog (its nic_rps_backlogs is 0): use one that does (programs/kernel/host-nics-rss.elf), or remove the key"),
+            0 => format!(
+                "{given}'s driver keeps no RPS backlog (its nic_rps_backlogs is 0): use one that does (programs/kernel/host-nics-rss.elf), or remove the key"
+            ),
             n => format!("{given}'s driver keeps {n} RPS backlog(s) (its nic_rps_backlogs), not {}", p.rps_cpus),
         };
         return Err(("rss.rps_cpus".into(), msg));
@@ -301,7 +313,10 @@ fn napi_instances_fit(sys: &System<Ports>, given: &str, p: NapiPath, others: usi
     };
     Err((
         key.into(),
-        format!("{given}'s NAPI driver serves {serves} instance(s) (its nic_napi_instances), but {} receive queue(s), {others} other NIC(s) and {} RPS backlog(s) need {need}", p.queues, p.rps_cpus),
+        format!(
+            "{given}'s NAPI driver serves {serves} instance(s) (its nic_napi_instances), but {} receive queue(s), {others} other NIC(s) and {} RPS backlog(s) need {need}",
+            p.queues, p.rps_cpus
+        ),
     ))
 }
 
@@ -321,11 +336,16 @@ fn other_queues_fit(sys: &System<Ports>, given: &str, others: &[(usize, bool)], 
     let unserved = others.iter().enumerate().position(|(i, &(n, on_code))| n > serves && (on_code || (word.is_none() && last_driven.is_some_and(|l| l > i))));
     if let Some(i) = unserved {
         let what = if others[i].1 { "this one has" } else { "a NIC it drives comes after this one, which has" };
-        let msg = format!("{given}'s driver gives another NIC {serves} receive queue(s) ({why}), but {what} {}: use a driver that serves more (programs/system/rx_nics_rss.elf, or the kernel's programs/kernel/host-nics-rss.elf)", others[i].0);
+        let msg = format!(
+            "{given}'s driver gives another NIC {serves} receive queue(s) ({why}), but {what} {}: use a driver that serves more (programs/system/rx_nics_rss.elf, or the kernel's programs/kernel/host-nics-rss.elf)",
+            others[i].0
+        );
         return Err((format!("nics.others[{i}].queues"), msg));
     }
     if rps && !others.is_empty() && word.is_none() {
-        let msg = format!("{given}'s driver steers only the first NIC's frames to RPS backlogs (it has no nic_other_queues): use a driver that steers theirs (programs/system/rx_nics_rss.elf, or the kernel's programs/kernel/host-nics-rss.elf), or remove the key");
+        let msg = format!(
+            "{given}'s driver steers only the first NIC's frames to RPS backlogs (it has no nic_other_queues): use a driver that steers theirs (programs/system/rx_nics_rss.elf, or the kernel's programs/kernel/host-nics-rss.elf), or remove the key"
+        );
         return Err(("rss.rps_cpus".into(), msg));
     }
     Ok(())
@@ -337,7 +357,14 @@ impl Code {
     /// chosen; `others`: the receive queues of each NIC beside NIC 0
     /// (`[[nics.others]]`, numbered after NIC 0's) and whether this
     /// program drives it (its interrupts go to a CPU that runs it).
-    pub fn new(c: &CodeConfig, threads: usize, levels: usize, napi: Option<NapiPath>, others: &[(usize, bool)], base_dir: &std::path::Path) -> Result<Code, Problem> {
+    pub fn new(
+        c: &CodeConfig,
+        threads: usize,
+        levels: usize,
+        napi: Option<NapiPath>,
+        others: &[(usize, bool)],
+        base_dir: &std::path::Path,
+    ) -> Result<Code, Problem> {
         let given = c.program.as_deref().expect("code part selected");
         let path = base_dir.join(given);
         let program = Program::load(&path).map_err(|e| ("code.program".to_string(), format!("{}: {e}", path.display())))?;
@@ -358,17 +385,21 @@ impl Code {
             lowest => {
                 let (n, guard) = (threads * levels, stride - STACK_BYTES);
                 let from = lowest.map_or("beyond the address space".into(), |a| format!("from {a:#x}"));
-                return Err(("code.program".into(), format!("{given} ends at {:#x}, above the activities' {n} stacks (64 KiB each and a {guard}-byte guard) {from}", program.end())));
+                return Err((
+                    "code.program".into(),
+                    format!("{given} ends at {:#x}, above the activities' {n} stacks (64 KiB each and a {guard}-byte guard) {from}", program.end()),
+                ));
             }
         }
         let symbol = |key: &str, name: &str| program.symbol(name).ok_or_else(|| (format!("code.{key}"), format!("no symbol `{name}` in {given}")));
         // Its presence says the driver serves other NICs, on the NAPI path too.
-        let other_isr = match !others.is_empty() {
-            true => Some(program.symbol(&c.other_isr).ok_or_else(|| {
-                ("nics.others".to_string(), format!("{given} has no `{}` (`code.other_isr`): its driver serves NIC 0 only", c.other_isr))
-            })?),
-            false => None,
-        };
+        let other_isr =
+            match !others.is_empty() {
+                true => Some(program.symbol(&c.other_isr).ok_or_else(|| {
+                    ("nics.others".to_string(), format!("{given} has no `{}` (`code.other_isr`): its driver serves NIC 0 only", c.other_isr))
+                })?),
+                false => None,
+            };
         let entries = Entries {
             init: symbol("init", &c.init)?,
             isr: symbol("isr", &c.isr)?,
@@ -378,9 +409,12 @@ impl Code {
             send: program.symbol(&c.send),
             app: if c.app.is_empty() { None } else { Some(symbol("app", &c.app)?) },
             napi: match napi {
-                Some(p) => {
-                    Some(NapiEntries { isr: symbol("napi_isr", &c.napi_isr)?, poll: symbol("napi_poll", &c.napi_poll)?, weight: p.weight, busy_budget: p.busy_budget })
-                }
+                Some(p) => Some(NapiEntries {
+                    isr: symbol("napi_isr", &c.napi_isr)?,
+                    poll: symbol("napi_poll", &c.napi_poll)?,
+                    weight: p.weight,
+                    busy_budget: p.busy_budget,
+                }),
                 None => None,
             },
         };

@@ -1,10 +1,10 @@
 //! docs/config.md, generated from the parameter tables ([`markdown`]), and
 //! the same tables as JSON for `irqsim parts` ([`parts_json`]).
 
-use crate::params::docs::{capital, param_json, sections, table};
-use crate::params::{Param, Section, Type, quoted};
 use super::parts::{Info, PARTS, Part, TOP};
 use super::workload::VARIANTS;
+use crate::params::docs::{capital, param_json, sections, table};
+use crate::params::{Param, Section, Type, quoted};
 use serde_json::{Value, json};
 use std::fmt::Write;
 
@@ -109,7 +109,9 @@ pub fn parts_json(more: &[Section]) -> Value {
         parts.push(p);
     }
     for s in more {
-        parts.push(json!({"section": s.name, "title": "set as key=value outside scenarios", "help": s.help, "used_by": [], "notes": "", "params": params(s.params)}));
+        parts.push(
+            json!({"section": s.name, "title": "set as key=value outside scenarios", "help": s.help, "used_by": [], "notes": "", "params": params(s.params)}),
+        );
     }
     Value::Array(parts)
 }

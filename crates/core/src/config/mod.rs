@@ -19,18 +19,18 @@ mod rules;
 pub(crate) mod sections;
 mod workload;
 
+pub use crate::cpu::CpuConfig;
+pub use crate::device::nic::NicConfig;
+pub use crate::kernel::{AppConfig, DriverConfig, StackConfig};
+pub use crate::workload::config::{
+    Action, ArrivalsConfig, Direction, FloodConfig, MAX_PACKET_BYTES, Process, ScriptConfig, ScriptEvent, SyntheticConfig, TraceConfig,
+};
 pub use checks::nic_wiring;
 pub use docs::{markdown, parts_json};
 pub use inputs::{INPUT_KEYS, Input};
 pub use load::{Override, parse_override, parse_override_as};
 pub use parts::{PARTS, Part, PartSet, selected_parts};
-pub use crate::cpu::CpuConfig;
-pub use crate::device::nic::NicConfig;
-pub use crate::kernel::{AppConfig, DriverConfig, StackConfig};
 pub use sections::{MAX_DURATION_MS, RunConfig, StatsConfig};
-pub use crate::workload::config::{
-    Action, ArrivalsConfig, Direction, FloodConfig, MAX_PACKET_BYTES, Process, ScriptConfig, ScriptEvent, SyntheticConfig, TraceConfig,
-};
 pub use workload::{KINDS, VARIANTS, Variant, WorkloadConfig};
 
 use serde::{Deserialize, Serialize};
@@ -79,7 +79,6 @@ pub struct Scenario {
     /// The programmable NIC in place of the e1000-like one.
     pub nic_firmware: crate::device::firmware::FirmwareConfig,
 }
-
 
 /// The sections of a [`Scenario`] its run uses, for [`Scenario::to_json`].
 #[derive(Serialize)]
@@ -191,7 +190,16 @@ impl Scenario {
             let napi = self.napi_used();
             let sections = self.masking.nic_sections() || self.masking.code_sections;
             let others = self.sources.others.is_empty();
-            for (part, idle) in [(Part::Bus, wire), (Part::IrqPath, wire && !linux && others), (Part::Masking, !sections), (Part::Sources, others), (Part::Nics, self.nics.others.is_empty()), (Part::Napi, !napi), (Part::Coalesce, !self.coalesce.active()), (Part::Rss, !self.rss.active())] {
+            for (part, idle) in [
+                (Part::Bus, wire),
+                (Part::IrqPath, wire && !linux && others),
+                (Part::Masking, !sections),
+                (Part::Sources, others),
+                (Part::Nics, self.nics.others.is_empty()),
+                (Part::Napi, !napi),
+                (Part::Coalesce, !self.coalesce.active()),
+                (Part::Rss, !self.rss.active()),
+            ] {
                 if idle {
                     parts.remove(part);
                 }
@@ -203,7 +211,9 @@ impl Scenario {
             // by `rules::drop_unused`.
             let code = self.code.selected();
             let beside = self.nics.others.iter().any(|n| !self.port_on_code(n));
-            for (part, idle) in [(Part::Code, !code), (Part::Driver, code && !beside), (Part::Stack, code && !beside), (Part::NicFirmware, !self.nic_firmware.selected())] {
+            for (part, idle) in
+                [(Part::Code, !code), (Part::Driver, code && !beside), (Part::Stack, code && !beside), (Part::NicFirmware, !self.nic_firmware.selected())]
+            {
                 if idle {
                     parts.remove(part);
                 }

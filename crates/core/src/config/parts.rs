@@ -7,14 +7,14 @@
 //! ignored. Within a part, a key that only one variant uses ([`When`](params::When)) is
 //! refused when that variant is not chosen.
 
-use crate::params::{self, Param, Problem, join, plain};
 use super::rules::{check_cancelled, check_when};
-use super::{AppConfig, CpuConfig, DriverConfig, NicConfig, RunConfig, StackConfig, StatsConfig};
 use super::workload::{KINDS, VARIANTS, variant};
+use super::{AppConfig, CpuConfig, DriverConfig, NicConfig, RunConfig, StackConfig, StatsConfig};
 use crate::device::sources::SourcesConfig;
 use crate::intc::{BusConfig, IntcConfig};
 use crate::kernel::IrqPathConfig;
 use crate::masking::MaskingConfig;
+use crate::params::{self, Param, Problem, join, plain};
 use toml::{Table, Value};
 
 /// One part of the simulated system.
@@ -233,7 +233,27 @@ pub fn selected_parts(kind: &str) -> (PartSet, &'static str) {
             (PartSet::of(&[Run, Cpu, Intc, Bus, IrqPath, Stats, Workload]), "it runs the interrupt-delivery model: controller, fabric and Linux interrupt path")
         }
         _ => (
-            PartSet::of(&[Run, Cpu, Nic, Driver, Stack, App, Intc, Bus, IrqPath, Masking, Sources, Nics, Code, Napi, Coalesce, Rss, NicFirmware, Stats, Workload]),
+            PartSet::of(&[
+                Run,
+                Cpu,
+                Nic,
+                Driver,
+                Stack,
+                App,
+                Intc,
+                Bus,
+                IrqPath,
+                Masking,
+                Sources,
+                Nics,
+                Code,
+                Napi,
+                Coalesce,
+                Rss,
+                NicFirmware,
+                Stats,
+                Workload,
+            ]),
             "it drives the NIC through its controller, driver, stack and application",
         ),
     }
@@ -281,9 +301,18 @@ pub(super) fn code_replaces(key: &str) -> bool {
 /// ring's next descriptor (the program's memory; no FIFO, the DMA not
 /// timed), and its transmit ring is the program's.
 const CODE_NIC: &[(&str, &str)] = &[
-    ("nic.rx_buffer_bytes", "kernel code's NIC puts each frame in the buffer of its ring's next descriptor as the frame comes off the wire: it has no on-chip buffer"),
-    ("nic.dma_bytes_per_cycle", "kernel code's NIC puts each frame in the buffer of its ring's next descriptor as the frame comes off the wire: its DMA is not timed"),
-    ("bus.link_mbps", "it paces the NIC's DMA, and kernel code's NIC puts each frame in its ring's buffer as the frame comes off the wire (its DMA is not timed)"),
+    (
+        "nic.rx_buffer_bytes",
+        "kernel code's NIC puts each frame in the buffer of its ring's next descriptor as the frame comes off the wire: it has no on-chip buffer",
+    ),
+    (
+        "nic.dma_bytes_per_cycle",
+        "kernel code's NIC puts each frame in the buffer of its ring's next descriptor as the frame comes off the wire: its DMA is not timed",
+    ),
+    (
+        "bus.link_mbps",
+        "it paces the NIC's DMA, and kernel code's NIC puts each frame in its ring's buffer as the frame comes off the wire (its DMA is not timed)",
+    ),
     ("nic.tx_queue_packets", "kernel code's transmit ring is the program's (its send entry fills the descriptors)"),
 ];
 
@@ -475,7 +504,10 @@ pub fn check_table(root: &mut Table) -> Result<PartSet, Problem> {
     code_cores_follow_threads(root, &explicit);
     application(root, &explicit, &kind)?;
     if kind != "exerciser" && explicit.iter().any(|k| k == "intc.vectors") {
-        return Err(("intc.vectors".into(), format!("the exerciser's vectors; the NIC (workload kind `{kind}`) takes one vector per RSS queue (`rss.queues`); remove the key")));
+        return Err((
+            "intc.vectors".into(),
+            format!("the exerciser's vectors; the NIC (workload kind `{kind}`) takes one vector per RSS queue (`rss.queues`); remove the key"),
+        ));
     }
     let mut top = Table::new();
     for p in TOP {

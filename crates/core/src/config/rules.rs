@@ -12,9 +12,9 @@
 //! likewise stands for every NIC's receive path (a NIC's own `irq_path`
 //! included: `[napi]` is used when any NIC is on NAPI).
 
-use crate::params::{self, Param, Problem, plain};
 use super::parts::{CODE_PORT, PARTS, abstract_section_key, app_beside_code, beside_code, code_replaces, strip_indices};
 use super::workload::{VARIANTS, variant};
+use crate::params::{self, Param, Problem, plain};
 use toml::{Table, Value};
 
 /// A key whose effect another key's value cancels: `key` (when written, and
@@ -271,8 +271,10 @@ pub fn drop_unused(doc: &mut serde_json::Value, kind: &str) {
     }
     // Nor another NIC's buffer and DMA keys where code drives it.
     if doc.get("code").and_then(|c| c.get("program")).is_some_and(|p| !p.is_null()) {
-        let cpus: Option<Vec<i64>> = doc.get("code").and_then(|c| c.get("cpus")).and_then(|c| c.as_array()).map(|a| a.iter().filter_map(|c| c.as_i64()).collect());
-        for nic in doc.get_mut("nics").and_then(|n| n.get_mut("others")).and_then(|o| o.as_array_mut()).into_iter().flatten().filter_map(|n| n.as_object_mut()) {
+        let cpus: Option<Vec<i64>> =
+            doc.get("code").and_then(|c| c.get("cpus")).and_then(|c| c.as_array()).map(|a| a.iter().filter_map(|c| c.as_i64()).collect());
+        for nic in doc.get_mut("nics").and_then(|n| n.get_mut("others")).and_then(|o| o.as_array_mut()).into_iter().flatten().filter_map(|n| n.as_object_mut())
+        {
             let at = nic.get("irq_thread").and_then(|t| t.as_i64()).unwrap_or(0);
             if cpus.as_ref().is_none_or(|c| c.contains(&at)) {
                 nic.retain(|k, _| !CODE_PORT.contains(&k.as_str()));

@@ -10,7 +10,6 @@ use serde::{Deserialize, Deserializer, Serialize};
 /// Workload kinds whose models keep per-packet records.
 const RECORDING_KINDS: &[&str] = &["flood", "arrivals", "trace", "script", "synthetic", "exerciser"];
 
-
 /// `[run]`; keys: [`RunConfig::PARAMS`].
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]

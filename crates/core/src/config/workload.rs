@@ -3,8 +3,8 @@
 //! ([`VARIANTS`]), deserialized apart (serde's internally tagged enums
 //! lose the path of a bad key).
 
-use crate::workload::config::{ArrivalsConfig, FloodConfig, ScriptConfig, SyntheticConfig, TraceConfig};
 use crate::params::Param;
+use crate::workload::config::{ArrivalsConfig, FloodConfig, ScriptConfig, SyntheticConfig, TraceConfig};
 use serde::de::{self, DeserializeOwned, Deserializer};
 use serde::{Deserialize, Serialize};
 

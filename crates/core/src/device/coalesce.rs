@@ -75,7 +75,6 @@ impl CoalesceConfig {
     pub fn active(&self) -> bool {
         self.adaptive_rx || !(self.rx_usecs == 0 && self.rx_frames == 1)
     }
-
 }
 
 /// The NIC's coalescing state.

@@ -53,9 +53,9 @@
 //! cycle `floor(t / ratio)`, and NIC cycle `c` starts at host cycle
 //! `ceil(c * ratio)` (`ratio` = host clock / NIC clock).
 
-use super::nic::Nic as HostQueue;
 use super::coalesce::{CoalesceConfig, DimMode};
 use super::dim::Dim;
+use super::nic::Nic as HostQueue;
 use super::rss::{Rss, TABLE};
 use crate::engine::Time;
 use irqsim_firmware::config as fw;
@@ -250,7 +250,13 @@ impl Firmware {
     /// return rings (`rss.queues`), the firmware steering over them when
     /// more than one; `coalesce` (`[coalesce]`, when set) the firmware's
     /// interrupt moderation.
-    pub fn new(c: &FirmwareConfig, base_dir: &std::path::Path, host_mhz: f64, rings: usize, coalesce: Option<&CoalesceConfig>) -> Result<Self, (String, String)> {
+    pub fn new(
+        c: &FirmwareConfig,
+        base_dir: &std::path::Path,
+        host_mhz: f64,
+        rings: usize,
+        coalesce: Option<&CoalesceConfig>,
+    ) -> Result<Self, (String, String)> {
         let given = c.program.as_deref().expect("firmware part selected");
         let path = base_dir.join(given);
         // The loader's errors name the file.
@@ -268,20 +274,27 @@ impl Firmware {
             // RSS's table (`ethtool -X equal`, as `device/rss.rs` fills the e1000-like NIC's).
             let table: Vec<u8> = (0..TABLE).map(|i| (i % rings) as u8).collect();
             let want = if coalesce.is_some() { "nic_rss_coal.elf (it moderates too)" } else { "nic_rss.elf" };
-            nic.steer(&table).map_err(|e| ("nic_firmware.program".to_string(), format!("{e}; `rss.queues` = {rings} needs firmware that steers, programs/firmware/{want}")))?;
+            nic.steer(&table).map_err(|e| {
+                ("nic_firmware.program".to_string(), format!("{e}; `rss.queues` = {rings} needs firmware that steers, programs/firmware/{want}"))
+            })?;
         }
         let mut dim = Vec::new();
         if let Some(k) = coalesce {
             if k.adaptive_rx && k.dim_mode == DimMode::Cqe {
-                return Err(("coalesce.dim_mode".into(), "the firmware's timer runs from the first frame it counts (EQE); CQE's restart at each frame is not built: set \"eqe\" or remove the key".into()));
+                return Err((
+                    "coalesce.dim_mode".into(),
+                    "the firmware's timer runs from the first frame it counts (EQE); CQE's restart at each frame is not built: set \"eqe\" or remove the key"
+                        .into(),
+                ));
             }
             // DIM starts from its first profile (`NET_DIM_DEF_PROFILE_EQE`), as on the e1000-like NIC.
             dim = (0..if k.adaptive_rx { rings } else { 0 }).map(|_| Dim::new(false, host_mhz)).collect();
             let (usecs, frames) = dim.first().map_or((k.rx_usecs, k.rx_frames), |d: &Dim| d.profiles[d.ix]);
             let want = if rings > 1 { "nic_rss_coal.elf (it steers too)" } else { "nic_coal.elf" };
             for q in 0..rings as u32 {
-                nic.coalesce(q, frames, timer_cycles(&cfg, usecs))
-                    .map_err(|e| ("nic_firmware.program".to_string(), format!("{e}; `[coalesce]` needs firmware that moderates its interrupts, programs/firmware/{want}")))?;
+                nic.coalesce(q, frames, timer_cycles(&cfg, usecs)).map_err(|e| {
+                    ("nic_firmware.program".to_string(), format!("{e}; `[coalesce]` needs firmware that moderates its interrupts, programs/firmware/{want}"))
+                })?;
             }
         }
         let mut f = Firmware {
@@ -865,7 +878,10 @@ mod tests {
                 Err(e) => assert!(!ok && e.contains("descriptor 0 of ring 1") && e.contains("another ring"), "{e}"),
             }
         }
-        let c = FirmwareConfig { program: Some(format!("{}/../../python/irqsim/programs/firmware/nic.elf", env!("CARGO_MANIFEST_DIR"))), device: toml::Table::new() };
+        let c = FirmwareConfig {
+            program: Some(format!("{}/../../python/irqsim/programs/firmware/nic.elf", env!("CARGO_MANIFEST_DIR"))),
+            device: toml::Table::new(),
+        };
         let e = Firmware::new(&c, std::path::Path::new("/"), 1000.0, 2, None).err().unwrap();
         assert!(e.0 == "nic_firmware.program" && e.1.contains("one ring"), "{e:?}");
     }

@@ -14,9 +14,9 @@
 
 use super::ring::Ring;
 use crate::cpu::MAX_THREAD;
+use crate::engine::Time;
 use crate::params::{Param, d};
 use serde::{Deserialize, Serialize};
-use crate::engine::Time;
 use std::collections::VecDeque;
 
 /// A received frame waiting in the NIC buffer.

@@ -19,9 +19,9 @@
 //! bits, as are NAPI's scheduled instances, so that checking one against
 //! the other costs a few words.
 
-use crate::params::{Param, d};
 use crate::device::nic::{Accept, Nic};
 use crate::engine::Time;
+use crate::params::{Param, d};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};

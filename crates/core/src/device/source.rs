@@ -11,9 +11,9 @@
 //! exerciser may DMA-write data; [`Source::data_visible`] is when the last
 //! data reached memory.
 
-use crate::workload::config::Process;
 use crate::engine::Time;
 use crate::intc::Rec;
+use crate::workload::config::Process;
 use rand::Rng;
 use rand_pcg::Pcg64Mcg;
 use std::collections::VecDeque;

@@ -3,9 +3,9 @@
 //! the interrupt sources beside the NIC (`[[sources.others]]`). What they
 //! do at run time is `source.rs`.
 
-use crate::workload::config::Process;
-use crate::params::{Param, REQ, absent, d};
 use crate::intc::IntcKind;
+use crate::params::{Param, REQ, absent, d};
+use crate::workload::config::Process;
 use serde::{Deserialize, Serialize};
 
 /// The exerciser's workload (the `exerciser` variant of `[workload]`).

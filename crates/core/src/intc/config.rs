@@ -4,8 +4,8 @@
 //! Defaults are the 2008 workstation profile;
 //! docs/models/interrupt-delivery.md cites each value.
 
-use crate::params::{Param, absent, d};
 use crate::intc::{self, IntcKind};
+use crate::params::{Param, absent, d};
 use serde::{Deserialize, Serialize};
 
 /// The interrupt controller and its programming.
@@ -136,4 +136,3 @@ impl BusConfig {
         ),
     ];
 }
-

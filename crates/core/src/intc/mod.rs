@@ -442,7 +442,14 @@ mod tests {
         c.take(0);
         assert_eq!(c.finish(16, 0), (10, Some((850, Signal::Eoi(16)))));
         // Unset, they are the posted latency (every other scenario).
-        let bus = config::BusConfig { mmio_read_ns: 900.0, posted_write_ns: 450.0, port_io_ns: 1000.0, apic_message_ns: None, apic_eoi_ns: Some(840.0), link_mbps: None };
+        let bus = config::BusConfig {
+            mmio_read_ns: 900.0,
+            posted_write_ns: 450.0,
+            port_io_ns: 1000.0,
+            apic_message_ns: None,
+            apic_eoi_ns: Some(840.0),
+            link_mbps: None,
+        };
         let c = Costs::new(10, &bus, |ns| ns as u64);
         assert_eq!((c.posted, c.message, c.eoi), (450, 450, 840));
     }

@@ -3,9 +3,9 @@
 //! NAPI), and what the Linux 2.6 path costs around the device's handlers.
 //! What the CPU runs is `linux.rs` and `napi/`.
 
-use crate::params::{Param, absent, d};
 use crate::device::nics::DriverPath;
 use crate::intc::config::{LEGACY, LOCAL_APIC};
+use crate::params::{Param, absent, d};
 use serde::{Deserialize, Serialize};
 
 /// The Linux path's keys: the exerciser's path, or the NIC's when chosen.
@@ -69,7 +69,12 @@ impl IrqPathConfig {
             .when("irq_path.kind", LINUX),
         Param::cycles("exit_cycles", d("400"), "after the handlers: irq_exit, softirq check, register restore, iret").when("irq_path.kind", LINUX),
         Param::cycles("lapic_eoi_cycles", d("100"), "a write to the local APIC's EOI register").when("intc.kind", LOCAL_APIC),
-        Param::cycles("mmio_write_cycles", d("50"), "issuing one uncached MMIO write (the CPU does not wait for it to land): a shared line's status clear, the exerciser's signature writes").when("intc.kind", LEGACY),
+        Param::cycles(
+            "mmio_write_cycles",
+            d("50"),
+            "issuing one uncached MMIO write (the CPU does not wait for it to land): a shared line's status clear, the exerciser's signature writes",
+        )
+        .when("intc.kind", LEGACY),
         Param::cycles("isr_cycles", d("100"), "the ISR's own work besides its bus accesses: the exerciser's, or the NIC's top half on the Linux path")
             .when("irq_path.kind", LINUX),
         Param::cycles("tasklet_schedule_cycles", d("100"), "tasklet_schedule()").when("irq_path.kind", LINUX),

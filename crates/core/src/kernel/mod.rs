@@ -18,10 +18,10 @@ pub mod linux;
 pub mod napi;
 pub mod net;
 
+pub use crate::masking::jobs::Job as MaskJob;
 pub use config::{AppConfig, DriverConfig, StackConfig};
 pub use irq_path::{IrqPathConfig, IrqPathKind};
 pub use linux::Job as IrqJob;
-pub use crate::masking::jobs::Job as MaskJob;
 pub use napi::Job as NapiJob;
 
 use crate::cpu::Label;
@@ -207,7 +207,6 @@ impl Label for Job {
         }
     }
 }
-
 
 #[cfg(test)]
 mod tests {

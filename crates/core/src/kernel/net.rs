@@ -6,8 +6,8 @@
 
 use super::Job;
 use super::{AppConfig, DriverConfig, IrqPathConfig, IrqPathKind, StackConfig};
-use crate::masking::MaskingConfig;
 use crate::cpu::{Bin, Work};
+use crate::masking::MaskingConfig;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 

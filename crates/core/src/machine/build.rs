@@ -11,9 +11,9 @@
 use super::{Delivery, Machine, Masking, Net, Record, Route};
 use crate::config::{Scenario, WorkloadConfig};
 use crate::cpu::{EntryCosts, IRQ, Thread};
-use crate::kernel::IrqPathKind;
 use crate::engine::EventQueue;
 use crate::error::Result;
+use crate::kernel::IrqPathKind;
 use crate::kernel::Job;
 use crate::timeline::Timeline;
 
@@ -85,7 +85,14 @@ impl Machine {
                     m.net.app_thread = s.code.app_thread;
                 }
                 if s.napi_used() {
-                    m.net.napi = Some(crate::kernel::napi::Napi::new(&s.napi, &s.rss, s.nics.others.iter().map(|n| n.queues as usize).sum(), &s.cpu, &s.stack, s.irq_path.softirq_entry_cycles));
+                    m.net.napi = Some(crate::kernel::napi::Napi::new(
+                        &s.napi,
+                        &s.rss,
+                        s.nics.others.iter().map(|n| n.queues as usize).sum(),
+                        &s.cpu,
+                        &s.stack,
+                        s.irq_path.softirq_entry_cycles,
+                    ));
                 }
                 if wired {
                     m.delivery = Delivery::nic(s, linux);

@@ -139,7 +139,10 @@ impl Machine {
     fn faulting(&mut self, t: usize, msg: String) -> String {
         match self.threads[t].running_work() {
             Some((_, Job::Code(Activity::Tick), _, _)) => {
-                format!("{msg}, in the timer tick on CPU {t} (`isr({})`, code.ticks_per_s): the program's isr must take it, or set code.ticks_per_s = 0", crate::code::TICK_IRQ as usize + t)
+                format!(
+                    "{msg}, in the timer tick on CPU {t} (`isr({})`, code.ticks_per_s): the program's isr must take it, or set code.ticks_per_s = 0",
+                    crate::code::TICK_IRQ as usize + t
+                )
             }
             Some((_, Job::Code(a), _, _)) => format!("{msg}, in the {} on CPU {t}", a.label()),
             _ => msg,

@@ -154,7 +154,8 @@ fn a_long_stretch_of_code_runs_in_slices_the_loop_sees() {
 fn the_list_form_and_the_table_form_are_one_machine() {
     let run = ["run.duration_ms=2", "workload.rate_per_s=40000"];
     let list = [&run[..], &["code.core=[\"memory.model=caches\", \"l1d.size_bytes=2048\", \"l1d.ways=4\", \"l2.way_masks=0:0x3\"]"]].concat();
-    let table = [&run[..], &["code.core.memory.model=\"caches\"", "code.core.l1d.size_bytes=2048", "code.core.l1d.ways=4", "code.core.l2.way_masks=\"0:0x3\""]].concat();
+    let table = [&run[..], &["code.core.memory.model=\"caches\"", "code.core.l1d.size_bytes=2048", "code.core.l1d.ways=4", "code.core.l2.way_masks=\"0:0x3\""]]
+        .concat();
     let defaults = [&run[..], &["code.core.memory.model=\"caches\""]].concat();
     let json = |sets: &[&str]| report(machine(sets)).to_json();
     let from_list = json(&list);

@@ -13,11 +13,11 @@
 
 use super::{Event, Machine};
 use crate::config::Scenario;
-use crate::device::sources::{ExerciserConfig, SourceConfig, SourceKind};
-use crate::kernel::IrqPathConfig;
 use crate::device::source::{Kind, Source, Write};
+use crate::device::sources::{ExerciserConfig, SourceConfig, SourceKind};
 use crate::engine::Time;
 use crate::intc::{self, Controllers, IntcKind, Rec, Route, Signal};
+use crate::kernel::IrqPathConfig;
 use crate::kernel::{IrqJob, IrqPathKind, Job};
 use crate::stats::Distribution;
 use rand::SeedableRng;
@@ -129,13 +129,18 @@ impl Delivery {
 
     /// The exerciser and its fellow sources (the `exerciser` workload).
     pub fn exerciser(s: &Scenario, w: &ExerciserConfig) -> Result<Self, (String, String)> {
-        let wiring = intc::assign(s.intc.kind, intc::First { key: "workload.line", line: w.line, vectors: s.intc.vectors }, SourceConfig::requests(&w.others, "workload.others"))?;
+        let wiring = intc::assign(
+            s.intc.kind,
+            intc::First { key: "workload.line", line: w.line, vectors: s.intc.vectors },
+            SourceConfig::requests(&w.others, "workload.others"),
+        )?;
         let per_s = s.cpu.clock_mhz * 1e6;
         let mut exerciser = Source::new(wiring.exerciser, Kind::Exerciser, s.irq_path.isr_cycles, w.process, w.rate_hz, per_s);
         exerciser.dma_transfer = dma_cycles(s, w.dma_bytes);
         let mut sources = vec![exerciser];
         sources.extend(others(s, &w.others, &wiring.others));
-        let mut d = Self::wired(s, &wiring.controllers, sources, |i| if i == 0 { (w.cpu, w.priority) } else { (w.others[i - 1].cpu, w.others[i - 1].priority) });
+        let mut d =
+            Self::wired(s, &wiring.controllers, sources, |i| if i == 0 { (w.cpu, w.priority) } else { (w.others[i - 1].cpu, w.others[i - 1].priority) });
         d.busy_user = w.busy_user;
         Ok(d)
     }
@@ -156,7 +161,9 @@ impl Delivery {
         // The other NICs, after the other sources (`Ports::src` is the
         // first); one whose own path is the ISR's has no top half.
         let ports = s.nics.others.iter().zip(&wiring.others[others.len()..]);
-        sources.extend(ports.map(|(n, inputs)| nic(inputs.clone(), if IrqPathKind::of_nic(n.irq_path, s.irq_path.kind) == IrqPathKind::Mt { 0 } else { top_half })));
+        sources.extend(
+            ports.map(|(n, inputs)| nic(inputs.clone(), if IrqPathKind::of_nic(n.irq_path, s.irq_path.kind) == IrqPathKind::Mt { 0 } else { top_half })),
+        );
         let nics = &s.nics.others;
         let route = |i: usize| match i {
             0 => (s.nic.irq_thread, DEFAULT_PRIORITY),

@@ -6,11 +6,11 @@
 //! the top half schedules (`kernel/linux.rs`); the NIC's interrupt stays
 //! disabled until the drain is over.
 
-use crate::kernel::Job;
-use crate::kernel::net::Site;
 use crate::cpu::{IRQ, SOFT};
 use crate::device::nic::{Accept, RxFrame, Send, TxFrame};
 use crate::engine::Time;
+use crate::kernel::Job;
+use crate::kernel::net::Site;
 use crate::machine::{Event, Machine, Net, Route};
 
 impl Machine {

@@ -31,9 +31,9 @@
 use super::{Event, Machine, SLICE};
 use crate::code::Code;
 use crate::code::ports::{InFlight, Outcome, PORT_TAGS, rx_cause};
+use crate::config::Scenario;
 use crate::device::firmware::{Frame, check_frame, copied};
 use crate::engine::{Key, Time, key_time};
-use crate::config::Scenario;
 use crate::error::{Error, Result};
 use crate::workload::Stimulus;
 use irqsim_firmware::HostMemory;
@@ -210,11 +210,21 @@ impl Machine {
         let walks = p.symbol("nic_return_rings").map_or(1, |a| code.sys.mem.read_u32(a) as usize);
         let refuse = |key: &str, msg: String| Err(Error::Config { file: s.file.clone(), key: key.into(), line: None, msg });
         if f.rings() > walks {
-            let walks = if walks == 1 { "one return ring (no `nic_return_rings`)".to_string() } else { format!("{walks} return rings (its `nic_return_rings`)") };
-            return refuse("rss.queues", format!("{given} walks {walks}, but the firmware returns frames on {}: use a driver that walks them, as programs/system/fw_rx_rss.elf", f.rings()));
+            let walks =
+                if walks == 1 { "one return ring (no `nic_return_rings`)".to_string() } else { format!("{walks} return rings (its `nic_return_rings`)") };
+            return refuse(
+                "rss.queues",
+                format!(
+                    "{given} walks {walks}, but the firmware returns frames on {}: use a driver that walks them, as programs/system/fw_rx_rss.elf",
+                    f.rings()
+                ),
+            );
         }
         if s.rss.rps() && p.symbol("nic_napi_instances").is_none() {
-            return refuse("rss.rps_cpus", format!("{given} serves the return ring only (no `nic_napi_instances`): RPS needs its backlogs, as in programs/system/fw_rx_nics.elf"));
+            return refuse(
+                "rss.rps_cpus",
+                format!("{given} serves the return ring only (no `nic_napi_instances`): RPS needs its backlogs, as in programs/system/fw_rx_nics.elf"),
+            );
         }
         Ok(())
     }

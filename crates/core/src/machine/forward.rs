@@ -24,10 +24,10 @@
 //! checked in the order posted, so the ring's numbers say which).
 
 use super::{Event, Machine};
+use crate::cpu::SOFT;
 use crate::device::nic::{Send, TxFrame};
 use crate::engine::Time;
 use crate::kernel::{Job, PortStep};
-use crate::cpu::SOFT;
 use std::collections::VecDeque;
 
 /// The forwarding counts, with where the first NIC's frames go.

@@ -8,8 +8,8 @@ use crate::cpu::{Bin, IRQ, SOFT, Work};
 use crate::device::source::{Kind, Write};
 use crate::engine::{Time, key_time};
 use crate::intc::Rec;
-use crate::kernel::{IrqPathKind, Job as Any};
 use crate::kernel::linux::Job;
+use crate::kernel::{IrqPathKind, Job as Any};
 
 impl Machine {
     /// The job as CPU work.
@@ -123,7 +123,11 @@ impl Machine {
                         // The handler is code; the chain goes on when it returns.
                         // Another NIC's handler is its NIC's (`code.other_isr`).
                         let irq = if src == 0 { 0 } else { (1 + src - self.net.ports.src) as u8 };
-                        let top = if self.net.path == IrqPathKind::Napi { crate::code::Activity::QueueIsr { q: q() as u8 } } else { crate::code::Activity::Isr { irq } };
+                        let top = if self.net.path == IrqPathKind::Napi {
+                            crate::code::Activity::QueueIsr { q: q() as u8 }
+                        } else {
+                            crate::code::Activity::Isr { irq }
+                        };
                         return Some(Any::Code(top));
                     }
                     if src != 0 {

@@ -43,21 +43,21 @@ pub mod masking;
 mod napi;
 mod net;
 mod nics;
-mod rss;
 mod report;
+mod rss;
 mod stack;
 mod timers;
 
-pub(crate) use delivery::Delivery;
 pub(crate) use crate::masking::state::Masking;
+pub(crate) use delivery::Delivery;
 pub(crate) use net::{Net, Route};
 
 use crate::cpu::Thread;
 use crate::engine::{EventQueue, Key, Time};
 use crate::error::Result;
 use crate::intc::Signal;
-use crate::monitor::POLL_EVERY;
 use crate::kernel::Job;
+use crate::monitor::POLL_EVERY;
 use crate::report::Report;
 use crate::timeline::Timeline;
 use crate::workload::Stimulus;

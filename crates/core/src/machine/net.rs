@@ -13,8 +13,8 @@ use crate::device::firmware::Firmware;
 use crate::device::nic::Nic;
 use crate::engine::Time;
 use crate::error::Result;
-use crate::kernel::{IrqPathKind, Job};
 use crate::kernel::net::{Costs, Software};
+use crate::kernel::{IrqPathKind, Job};
 use crate::stats::{Counters, Latencies};
 use crate::workload::{Stimulus, Workload};
 
@@ -101,7 +101,8 @@ impl Net {
         });
         let firmware = match s.nic_firmware.selected() {
             true => {
-                let f = Firmware::new(&s.nic_firmware, base_dir, s.cpu.clock_mhz, s.rss.vectors() as usize, s.coalesce.active().then_some(&s.coalesce)).map_err(|(key, msg)| crate::Error::Config { file: s.file.clone(), key, line: None, msg })?;
+                let f = Firmware::new(&s.nic_firmware, base_dir, s.cpu.clock_mhz, s.rss.vectors() as usize, s.coalesce.active().then_some(&s.coalesce))
+                    .map_err(|(key, msg)| crate::Error::Config { file: s.file.clone(), key, line: None, msg })?;
                 nic = Firmware::host_queue(s.cycles_per_us(), s.nic.link_mbps);
                 Some(Box::new(f))
             }
@@ -200,7 +201,8 @@ impl Machine {
             return Ok(());
         }
         let n = &self.net;
-        self.net.direct = self.code.is_none() && n.firmware.is_none() && n.rss.is_none() && n.coalesce.is_none() && n.route == Route::Wire && !self.timeline.enabled();
+        self.net.direct =
+            self.code.is_none() && n.firmware.is_none() && n.rss.is_none() && n.coalesce.is_none() && n.route == Route::Wire && !self.timeline.enabled();
         let app = self.net.app_thread;
         if self.net.napi.as_ref().is_some_and(|n| n.busy.is_some()) {
             self.busy_poll_start();

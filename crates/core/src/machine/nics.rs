@@ -14,13 +14,13 @@
 
 use super::{Event, Machine};
 use crate::config::Scenario;
+use crate::cpu::{SOFT, Work};
 use crate::device::coalesce::Coalesce;
 use crate::device::nic::Nic;
 use crate::device::rss::Rss;
 use crate::device::tx_ring::TxRing;
 use crate::engine::Time;
 use crate::error::Result;
-use crate::cpu::{SOFT, Work};
 use crate::kernel::net::Site;
 use crate::kernel::{IrqPathKind, Job, PortStep};
 use crate::workload::{Stimulus, Workload};
@@ -151,7 +151,19 @@ impl Port {
                 let path = IrqPathKind::of_nic(c.irq_path, s.irq_path.kind);
                 let forward = c.forward_to.map(|k| k as u8);
                 let tx = TxRing::new(c.tx_queue_packets.unwrap_or(64) as u64, cycles_per_us, c.link_mbps);
-                Port { rx, steers, path, forward, tx, sent: 0, workload, landed: None, wire_waiting: 0, wire_queue: c.wire_queue_packets, counters: PortCounters::default() }
+                Port {
+                    rx,
+                    steers,
+                    path,
+                    forward,
+                    tx,
+                    sent: 0,
+                    workload,
+                    landed: None,
+                    wire_waiting: 0,
+                    wire_queue: c.wire_queue_packets,
+                    counters: PortCounters::default(),
+                }
             })
             .collect()
     }

@@ -129,7 +129,16 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     let s = m.end as f64 / (m.clock_mhz * 1e6);
     // Frames code holds: on the ring, in the socket, queued to send.
     let (held, software) = m.code.as_ref().map_or((0, 0), |k| (k.sys.devices.frames.len() as u64, k.dropped_software));
-    let rx_in_flight = n.nic.rx_waiting() as u64 + n.rss.as_ref().map_or(0, |r| r.waiting()) + n.napi.as_ref().map_or(0, |x| x.backlogged()) + c.rx_in_stack + c.rx_in_dma + n.wire_waiting + held + n.firmware.as_ref().map_or(0, |f| f.in_flight()) + n.ports.list.iter().map(|p| p.in_flight()).sum::<u64>() + n.forwarding.queued;
+    let rx_in_flight = n.nic.rx_waiting() as u64
+        + n.rss.as_ref().map_or(0, |r| r.waiting())
+        + n.napi.as_ref().map_or(0, |x| x.backlogged())
+        + c.rx_in_stack
+        + c.rx_in_dma
+        + n.wire_waiting
+        + held
+        + n.firmware.as_ref().map_or(0, |f| f.in_flight())
+        + n.ports.list.iter().map(|p| p.in_flight()).sum::<u64>()
+        + n.forwarding.queued;
     // Forwarded frames on the wire, and frames the send entry queued.
     let sending = m.code.as_ref().map_or(0, |k| k.tx_busy.iter().zip(&k.tx_forwarding).filter(|&(&b, &f)| b && f).count() as u64 + k.sends_queued);
     let ports_sending = n.ports.list.iter().map(|p| p.tx.in_flight()).sum::<u64>();
@@ -168,7 +177,11 @@ fn net(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         }
     }
     if let Some(f) = &n.firmware {
-        metrics.extend(named([("nic_firmware_instructions", f.instructions() as f64), ("nic_firmware_interrupts", f.interrupts as f64), ("nic_firmware_cycles", f.now() as f64)]));
+        metrics.extend(named([
+            ("nic_firmware_instructions", f.instructions() as f64),
+            ("nic_firmware_interrupts", f.interrupts as f64),
+            ("nic_firmware_cycles", f.now() as f64),
+        ]));
         if let Some((frames, timer)) = f.coalesce {
             metrics.extend(named([("coalesce_timer_interrupts", timer as f64), ("coalesce_frame_interrupts", frames as f64)]));
         }
@@ -205,12 +218,18 @@ fn ports(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
     }
     let c = &n.counters;
     let sum = |f: fn(&super::nics::Port) -> u64| n.ports.list.iter().map(f).sum::<u64>();
-    let mut out = named([("nics", (n.ports.list.len() + 1) as f64), ("nic0_rx_offered", (c.rx_offered - sum(|p| p.counters.offered)) as f64), ("nic0_interrupts", (c.interrupts - sum(|p| p.interrupts())) as f64)]);
+    let mut out = named([
+        ("nics", (n.ports.list.len() + 1) as f64),
+        ("nic0_rx_offered", (c.rx_offered - sum(|p| p.counters.offered)) as f64),
+        ("nic0_interrupts", (c.interrupts - sum(|p| p.interrupts())) as f64),
+    ]);
     for (i, p) in n.ports.list.iter().enumerate() {
         let k = &p.counters;
         let name = |what: &str| format!("nic{}_{what}", i + 1).into();
         let (dropped, taken) = (k.dropped_wire + k.dropped_nic, p.taken().0);
-        out.extend([("rx_offered", k.offered), ("rx_dropped", dropped), ("rx_taken", taken), ("interrupts", p.interrupts())].map(|(what, x)| (name(what), x as f64)));
+        out.extend(
+            [("rx_offered", k.offered), ("rx_dropped", dropped), ("rx_taken", taken), ("interrupts", p.interrupts())].map(|(what, x)| (name(what), x as f64)),
+        );
         // With kernel code, frames it holds (on its ring, in its queues);
         // taken are those it finished with (delivered or dropped).
         let queues = n.ports.first[i]..n.ports.first[i] + p.rx.rings.len();
@@ -229,7 +248,9 @@ fn ports(m: &Machine, laws: &mut Vec<Law>) -> Metrics {
         if p.rx.rings.len() > 1 {
             let steered: u64 = p.rx.frames.iter().sum();
             let busiest = p.rx.frames.iter().max().copied().unwrap_or(0);
-            out.extend([("rss_queues", p.rx.rings.len() as f64), ("rss_busiest_queue_share", busiest as f64 / steered.max(1) as f64)].map(|(what, x)| (name(what), x)));
+            out.extend(
+                [("rss_queues", p.rx.rings.len() as f64), ("rss_busiest_queue_share", busiest as f64 / steered.max(1) as f64)].map(|(what, x)| (name(what), x)),
+            );
         }
     }
     out

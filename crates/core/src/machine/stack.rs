@@ -5,10 +5,10 @@
 //! Which layer follows which is in the kernel's one match on the job
 //! (`Machine::after`); this file is where a call enters and a frame leaves.
 
-use crate::kernel::Job;
-use crate::kernel::net::Site;
 use crate::cpu::SOFT;
 use crate::engine::Time;
+use crate::kernel::Job;
+use crate::kernel::net::Site;
 use crate::machine::Machine;
 
 impl Machine {

@@ -24,9 +24,9 @@ pub mod state;
 pub use jobs::{Arrival, Counters, HandlerRun, Program, Scheme, Step};
 pub use profiles::{Costs, Effects, Machine, Profile, Sequence};
 
+use crate::cpu::Bin;
 use crate::params::{Param, REQ, Range, Type, absent, d};
 use crate::workload::config::Process;
-use crate::cpu::Bin;
 use serde::{Deserialize, Serialize};
 
 /// `[masking]`: the machine and the protection scheme.
@@ -206,7 +206,10 @@ impl NullRpcConfig {
 /// scenario, given whole. Shared by the null RPC and the NIC path.
 pub(crate) fn check_costs(m: &MaskingConfig) -> std::result::Result<(), (String, String)> {
     if m.optimistic_pair_instructions.is_some() != m.optimistic_pair_cycles.is_some() {
-        return Err(("masking.optimistic_pair_cycles".into(), "give both masking.optimistic_pair_instructions and masking.optimistic_pair_cycles, or neither".into()));
+        return Err((
+            "masking.optimistic_pair_cycles".into(),
+            "give both masking.optimistic_pair_instructions and masking.optimistic_pair_cycles, or neither".into(),
+        ));
     }
     let p = m.machine.profile();
     if m.scheme == Scheme::Optimistic && p.optimistic.is_none() && m.optimistic_override().is_none() {

@@ -191,9 +191,8 @@ impl Costs {
     /// Costs of `p` under `effects`; a Table 2 figure given in the scenario
     /// (`optimistic_override`) replaces the profile's.
     pub fn new(p: &Profile, effects: Effects, optimistic_override: Option<Sequence>) -> Self {
-        let stall = |instructions: u64, off_chip: u64| {
-            instructions as f64 * effects.stall_cycles_per_instruction + off_chip as f64 * effects.off_chip_stall_cycles
-        };
+        let stall =
+            |instructions: u64, off_chip: u64| instructions as f64 * effects.stall_cycles_per_instruction + off_chip as f64 * effects.off_chip_stall_cycles;
         let cost = |s: Sequence, off_chip: u64| (s.cycles as f64 + stall(s.instructions, off_chip)).round() as u64;
         let conv = cost(p.conventional, p.off_chip_accesses);
         // The optimistic fast path touches memory variables only: no off-chip access.

@@ -10,9 +10,9 @@
 
 use super::jobs::{Arrival, Counters, HandlerRun, Irq, Job as MaskStep, MAX_WAITING, Program, Scheme, Step, check_programs};
 use super::{Costs, MaskingConfig, NullRpcConfig};
-use crate::workload::config::Process;
 use crate::cpu::{IRQ, Thread};
 use crate::engine::Time;
+use crate::workload::config::Process;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use std::collections::VecDeque;
@@ -174,7 +174,6 @@ impl Masking {
         self.cpus.get(cpu).is_some_and(|c| c.hw > 0)
     }
 }
-
 
 /// Lazily generated interrupt arrivals: one pending at a time.
 struct Arrivals {

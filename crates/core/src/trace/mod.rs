@@ -95,9 +95,7 @@ pub enum TraceError {
     },
 
     /// The file ends inside a 16-byte record header.
-    #[error(
-        "{path}: record {record} at byte {offset}: truncated record header (got {got} of 16 bytes)"
-    )]
+    #[error("{path}: record {record} at byte {offset}: truncated record header (got {got} of 16 bytes)")]
     TruncatedRecordHeader {
         /// File name as given to the reader.
         path: String,
@@ -110,9 +108,7 @@ pub enum TraceError {
     },
 
     /// The file ends inside a record's captured bytes.
-    #[error(
-        "{path}: record {record} at byte {offset}: truncated record body (got {got} of {expected} bytes)"
-    )]
+    #[error("{path}: record {record} at byte {offset}: truncated record body (got {got} of {expected} bytes)")]
     TruncatedRecordBody {
         /// File name as given to the reader.
         path: String,
@@ -153,9 +149,7 @@ pub enum TraceError {
     },
 
     /// An strace log that mixes `-tt` and `-ttt` timestamps.
-    #[error(
-        "{path}:{line}: timestamp `{text}` is {found} but earlier lines are {first}; a log must use one clock"
-    )]
+    #[error("{path}:{line}: timestamp `{text}` is {found} but earlier lines are {first}; a log must use one clock")]
     StraceMixedClock {
         /// File name as given to the reader.
         path: String,
@@ -209,9 +203,7 @@ pub enum TraceError {
 
     /// A capture none of whose frames is to or from the host, so nothing would be
     /// replayed.
-    #[error(
-        "{path}: none of its {frames} frames is an IPv4 packet to or from workload.host = {host}"
-    )]
+    #[error("{path}: none of its {frames} frames is an IPv4 packet to or from workload.host = {host}")]
     NoHostFrames {
         /// File name of the pcap.
         path: String,
@@ -266,11 +258,7 @@ pub fn escape(text: &str) -> String {
             c if c.is_control() => {
                 let _ = write!(out, "\\x{:02x}", u32::from(c));
             }
-            '\u{061c}'
-            | '\u{200b}'..='\u{200f}'
-            | '\u{2028}'..='\u{202e}'
-            | '\u{2066}'..='\u{2069}'
-            | '\u{feff}' => {
+            '\u{061c}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}' => {
                 let _ = write!(out, "\\u{{{:04x}}}", u32::from(c));
             }
             c => out.push(c),
@@ -285,9 +273,7 @@ fn hex4(b: &[u8; 4]) -> String {
 
 fn magic_hint(b: &[u8; 4]) -> &'static str {
     match b {
-        [0x0a, 0x0d, 0x0d, 0x0a] => {
-            " (this is pcapng; convert it with `editcap -F pcap IN OUT` or capture with `tcpdump -w`)"
-        }
+        [0x0a, 0x0d, 0x0d, 0x0a] => " (this is pcapng; convert it with `editcap -F pcap IN OUT` or capture with `tcpdump -w`)",
         [0x1f, 0x8b, _, _] => " (this is gzip-compressed; decompress it first)",
         _ => " (expected a1 b2 c3 d4 or a1 b2 3c 4d in either byte order)",
     }
@@ -323,34 +309,12 @@ mod tests {
     /// Error messages name the file and place in the forms the docs promise.
     #[test]
     fn messages_name_file_and_place() {
-        let e = TraceError::TruncatedRecordHeader {
-            path: "traces/x.pcap".into(),
-            record: 12,
-            offset: 4096,
-            got: 7,
-        };
-        assert_eq!(
-            e.to_string(),
-            "traces/x.pcap: record 12 at byte 4096: truncated record header (got 7 of 16 bytes)"
-        );
-        let e = TraceError::StraceSyntax {
-            path: "x.strace".into(),
-            line: 17,
-            what: "cannot parse timestamp",
-            text: "12:3x:00.1".into(),
-        };
-        assert_eq!(
-            e.to_string(),
-            "x.strace:17: cannot parse timestamp `12:3x:00.1`"
-        );
-        let e = TraceError::BadMagic {
-            path: "a.pcap".into(),
-            found: [0x0a, 0x0d, 0x0d, 0x0a],
-        };
-        assert!(
-            e.to_string()
-                .starts_with("a.pcap: not a classic pcap file: magic bytes 0a 0d 0d 0a")
-        );
+        let e = TraceError::TruncatedRecordHeader { path: "traces/x.pcap".into(), record: 12, offset: 4096, got: 7 };
+        assert_eq!(e.to_string(), "traces/x.pcap: record 12 at byte 4096: truncated record header (got 7 of 16 bytes)");
+        let e = TraceError::StraceSyntax { path: "x.strace".into(), line: 17, what: "cannot parse timestamp", text: "12:3x:00.1".into() };
+        assert_eq!(e.to_string(), "x.strace:17: cannot parse timestamp `12:3x:00.1`");
+        let e = TraceError::BadMagic { path: "a.pcap".into(), found: [0x0a, 0x0d, 0x0d, 0x0a] };
+        assert!(e.to_string().starts_with("a.pcap: not a classic pcap file: magic bytes 0a 0d 0d 0a"));
         assert!(e.to_string().contains("pcapng"));
     }
 
@@ -360,10 +324,7 @@ mod tests {
     fn escape_makes_text_printable() {
         let raw = "a\tb\r\n\x1b[31m\x07\x7f\u{85}\u{202e}\u{200b}é\\x";
         let shown = escape(raw);
-        assert_eq!(
-            shown,
-            "a\\tb\\r\\n\\x1b[31m\\x07\\x7f\\x85\\u{202e}\\u{200b}é\\x"
-        );
+        assert_eq!(shown, "a\\tb\\r\\n\\x1b[31m\\x07\\x7f\\x85\\u{202e}\\u{200b}é\\x");
         assert_eq!(escape(&shown), shown);
         assert_eq!(excerpt("\x1b\x1b\x1b", 2), "\\x1b\\x1b...");
     }

@@ -116,10 +116,7 @@ impl PcapReader<BufReader<File>> {
     /// Opens `path` and reads its global header. `host` decides [`Direction`].
     pub fn open(path: &Path, host: Ipv4Addr) -> Result<Self, TraceError> {
         let name = escape(&path.display().to_string());
-        let file = crate::input::open_regular(path).map_err(|source| TraceError::Io {
-            path: name.clone(),
-            source,
-        })?;
+        let file = crate::input::open_regular(path).map_err(|source| TraceError::Io { path: name.clone(), source })?;
         Self::new(BufReader::new(file), &name, host)
     }
 }
@@ -130,10 +127,7 @@ impl<R: Read> PcapReader<R> {
     pub fn new(mut reader: R, source: &str, host: Ipv4Addr) -> Result<Self, TraceError> {
         let path = escape(source);
         let mut header = [0u8; GLOBAL_HEADER_BYTES];
-        let got = read_full(&mut reader, &mut header).map_err(|source| TraceError::Io {
-            path: path.clone(),
-            source,
-        })?;
+        let got = read_full(&mut reader, &mut header).map_err(|source| TraceError::Io { path: path.clone(), source })?;
         if got == 0 {
             return Err(TraceError::EmptyPcap { path });
         }
@@ -195,30 +189,17 @@ impl<R: Read> PcapReader<R> {
     }
 
     fn corrupt(&self, detail: String) -> TraceError {
-        TraceError::CorruptRecord {
-            path: self.source.clone(),
-            record: self.next_record,
-            offset: self.offset,
-            detail,
-        }
+        TraceError::CorruptRecord { path: self.source.clone(), record: self.next_record, offset: self.offset, detail }
     }
 
     fn read_record(&mut self) -> Result<Option<PacketRecord>, TraceError> {
         let mut header = [0u8; RECORD_HEADER_BYTES];
-        let got = read_full(&mut self.reader, &mut header).map_err(|source| TraceError::Io {
-            path: self.source.clone(),
-            source,
-        })?;
+        let got = read_full(&mut self.reader, &mut header).map_err(|source| TraceError::Io { path: self.source.clone(), source })?;
         if got == 0 {
             return Ok(None);
         }
         if got < RECORD_HEADER_BYTES {
-            return Err(TraceError::TruncatedRecordHeader {
-                path: self.source.clone(),
-                record: self.next_record,
-                offset: self.offset,
-                got,
-            });
+            return Err(TraceError::TruncatedRecordHeader { path: self.source.clone(), record: self.next_record, offset: self.offset, got });
         }
         let word = |at: usize| u32_at(&header, at, self.big_endian).unwrap_or(0);
         let (ts_sec, ts_frac, incl_len, orig_len) = (word(0), word(4), word(8), word(12));
@@ -239,18 +220,9 @@ impl<R: Read> PcapReader<R> {
         // incl_len <= MAX_RECORD_BYTES, so this allocation is bounded.
         let body_len = incl_len as usize;
         self.buf.resize(body_len, 0);
-        let got = read_full(&mut self.reader, &mut self.buf).map_err(|source| TraceError::Io {
-            path: self.source.clone(),
-            source,
-        })?;
+        let got = read_full(&mut self.reader, &mut self.buf).map_err(|source| TraceError::Io { path: self.source.clone(), source })?;
         if got < body_len {
-            return Err(TraceError::TruncatedRecordBody {
-                path: self.source.clone(),
-                record: self.next_record,
-                offset: self.offset,
-                got,
-                expected: incl_len,
-            });
+            return Err(TraceError::TruncatedRecordBody { path: self.source.clone(), record: self.next_record, offset: self.offset, got, expected: incl_len });
         }
 
         // A fraction of a second or more (a million µs, a billion ns) is taken as it
@@ -265,17 +237,8 @@ impl<R: Read> PcapReader<R> {
 
         let ip = decode_frame(self.link_type, &self.buf, self.host);
         self.next_record = self.next_record.saturating_add(1);
-        self.offset = self
-            .offset
-            .saturating_add(RECORD_HEADER_BYTES as u64)
-            .saturating_add(u64::from(incl_len));
-        Ok(Some(PacketRecord {
-            time_ns,
-            wire_bytes: orig_len,
-            ip_bytes: ip.ip_bytes,
-            payload_bytes: ip.payload_bytes,
-            direction: ip.direction,
-        }))
+        self.offset = self.offset.saturating_add(RECORD_HEADER_BYTES as u64).saturating_add(u64::from(incl_len));
+        Ok(Some(PacketRecord { time_ns, wire_bytes: orig_len, ip_bytes: ip.ip_bytes, payload_bytes: ip.payload_bytes, direction: ip.direction }))
     }
 }
 
@@ -319,11 +282,7 @@ fn read_full<R: Read>(reader: &mut R, buf: &mut [u8]) -> std::io::Result<usize> 
 
 fn u32_at(data: &[u8], at: usize, big_endian: bool) -> Option<u32> {
     let bytes: [u8; 4] = data.get(at..at.checked_add(4)?)?.try_into().ok()?;
-    Some(if big_endian {
-        u32::from_be_bytes(bytes)
-    } else {
-        u32::from_le_bytes(bytes)
-    })
+    Some(if big_endian { u32::from_be_bytes(bytes) } else { u32::from_le_bytes(bytes) })
 }
 
 fn be16(data: &[u8], at: usize) -> Option<u16> {
@@ -339,11 +298,7 @@ struct IpInfo {
     direction: Direction,
 }
 
-const NOT_IPV4: IpInfo = IpInfo {
-    ip_bytes: 0,
-    payload_bytes: 0,
-    direction: Direction::Other,
-};
+const NOT_IPV4: IpInfo = IpInfo { ip_bytes: 0, payload_bytes: 0, direction: Direction::Other };
 
 /// Finds the IPv4 header behind the link-layer header and decodes it.
 fn decode_frame(link_type: u32, frame: &[u8], host: Ipv4Addr) -> IpInfo {
@@ -352,10 +307,7 @@ fn decode_frame(link_type: u32, frame: &[u8], host: Ipv4Addr) -> IpInfo {
         LINKTYPE_RAW | LINKTYPE_RAW_BSD | LINKTYPE_RAW_OPENBSD | LINKTYPE_IPV4 => Some(0),
         // The address family, in the capturing host's byte order (NULL) or network
         // order (LOOP); AF_INET is 2 on every system.
-        LINKTYPE_NULL | LINKTYPE_LOOP => frame
-            .get(..4)
-            .filter(|f| *f == [2, 0, 0, 0] || *f == [0, 0, 0, 2])
-            .map(|_| 4),
+        LINKTYPE_NULL | LINKTYPE_LOOP => frame.get(..4).filter(|f| *f == [2, 0, 0, 0] || *f == [0, 0, 0, 2]).map(|_| 4),
         LINKTYPE_LINUX_SLL => (be16(frame, 14) == Some(ETHERTYPE_IPV4)).then_some(16),
         LINKTYPE_LINUX_SLL2 => (be16(frame, 0) == Some(ETHERTYPE_IPV4)).then_some(20),
         _ => None,
@@ -403,11 +355,7 @@ fn decode_ipv4(ip: &[u8], host: Ipv4Addr) -> IpInfo {
         }
         _ => Direction::Other,
     };
-    IpInfo {
-        ip_bytes: u32::from(total_len),
-        payload_bytes: l4_payload(ip, header_len, total_len).unwrap_or(0),
-        direction,
-    }
+    IpInfo { ip_bytes: u32::from(total_len), payload_bytes: l4_payload(ip, header_len, total_len).unwrap_or(0), direction }
 }
 
 /// UDP/TCP payload length, or `None` when it cannot be computed from what was captured.

@@ -132,10 +132,7 @@ impl StraceReader<BufReader<File>> {
     /// Opens the log at `path`.
     pub fn open(path: &Path) -> Result<Self, TraceError> {
         let name = escape(&path.display().to_string());
-        let file = crate::input::open_regular(path).map_err(|source| TraceError::Io {
-            path: name.clone(),
-            source,
-        })?;
+        let file = crate::input::open_regular(path).map_err(|source| TraceError::Io { path: name.clone(), source })?;
         Ok(Self::new(BufReader::new(file), &name))
     }
 }
@@ -143,15 +140,7 @@ impl StraceReader<BufReader<File>> {
 impl<R: BufRead> StraceReader<R> {
     /// Reads a log from `reader`; `source` names it in errors.
     pub fn new(reader: R, source: &str) -> Self {
-        StraceReader {
-            reader,
-            source: escape(source),
-            line: Vec::new(),
-            line_no: 0,
-            clock: None,
-            pending: HashMap::new(),
-            done: false,
-        }
+        StraceReader { reader, source: escape(source), line: Vec::new(), line_no: 0, clock: None, pending: HashMap::new(), done: false }
     }
 
     /// The log's timestamp format, known once a timestamped line has been read.
@@ -160,21 +149,11 @@ impl<R: BufRead> StraceReader<R> {
     }
 
     fn syntax(&self, what: &'static str, text: &str) -> TraceError {
-        TraceError::StraceSyntax {
-            path: self.source.clone(),
-            line: self.line_no,
-            what,
-            text: excerpt(text, QUOTE_CHARS),
-        }
+        TraceError::StraceSyntax { path: self.source.clone(), line: self.line_no, what, text: excerpt(text, QUOTE_CHARS) }
     }
 
     fn unpaired(&self, pid: u32, detail: String) -> TraceError {
-        TraceError::StraceUnpaired {
-            path: self.source.clone(),
-            line: self.line_no,
-            pid,
-            detail,
-        }
+        TraceError::StraceUnpaired { path: self.source.clone(), line: self.line_no, pid, detail }
     }
 
     /// Parses one line: a record, nothing (skipped or unfinished line), or an error.
@@ -227,59 +206,31 @@ impl<R: BufRead> StraceReader<R> {
         let kind = classify(name, args);
         if tail.ends_with("<unfinished ...>") {
             if let Some(p) = self.pending.get(&pid) {
-                let detail = format!(
-                    "`{}` starts while `{}` from line {} is still unfinished",
-                    excerpt(name, QUOTE_CHARS),
-                    excerpt(&p.name, QUOTE_CHARS),
-                    p.line
-                );
+                let detail =
+                    format!("`{}` starts while `{}` from line {} is still unfinished", excerpt(name, QUOTE_CHARS), excerpt(&p.name, QUOTE_CHARS), p.line);
                 return Err(self.unpaired(pid, detail));
             }
             if self.pending.len() >= MAX_UNFINISHED {
-                return Err(TraceError::StraceTooManyUnfinished {
-                    path: self.source.clone(),
-                    line: self.line_no,
-                });
+                return Err(TraceError::StraceTooManyUnfinished { path: self.source.clone(), line: self.line_no });
             }
-            let pending = Pending {
-                line: self.line_no,
-                time_ns,
-                name: name.to_string(),
-                kind,
-                msg_len_sum: msg_len_sum(args),
-            };
+            let pending = Pending { line: self.line_no, time_ns, name: name.to_string(), kind, msg_len_sum: msg_len_sum(args) };
             self.pending.insert(pid, pending);
             return Ok(None);
         }
 
         let (ret, duration_ns) = parse_result(args).map_err(|what| self.syntax(what, text))?;
-        Ok(Some(SyscallRecord {
-            time_ns,
-            duration_ns,
-            pid,
-            name: name.to_string(),
-            kind,
-            bytes: bytes_moved(name, kind, ret, msg_len_sum(args)),
-        }))
+        Ok(Some(SyscallRecord { time_ns, duration_ns, pid, name: name.to_string(), kind, bytes: bytes_moved(name, kind, ret, msg_len_sum(args)) }))
     }
 
     /// Completes the unfinished call of `pid` with a `<... name resumed>...` line
     /// (`resumed` is the text after `<...`).
-    fn resume(
-        &mut self,
-        pid: u32,
-        resumed: &str,
-        text: &str,
-    ) -> Result<Option<SyscallRecord>, TraceError> {
+    fn resume(&mut self, pid: u32, resumed: &str, text: &str) -> Result<Option<SyscallRecord>, TraceError> {
         let Some((name, tail)) = resumed.split_once("resumed>") else {
             return Err(self.syntax("cannot parse resumed line", text));
         };
         let name = name.trim();
         let Some(pending) = self.pending.remove(&pid) else {
-            let detail = format!(
-                "`<... {} resumed>` without an earlier `<unfinished ...>`",
-                excerpt(name, QUOTE_CHARS)
-            );
+            let detail = format!("`<... {} resumed>` without an earlier `<unfinished ...>`", excerpt(name, QUOTE_CHARS));
             return Err(self.unpaired(pid, detail));
         };
         if !name.is_empty() && name != pending.name {
@@ -318,20 +269,14 @@ impl<R: BufRead> Iterator for StraceReader<R> {
             let limit = MAX_LINE_BYTES as u64 + 1;
             let read = (&mut self.reader).take(limit).read_until(b'\n', &mut buf);
             let result = match read {
-                Err(source) => Err(TraceError::Io {
-                    path: self.source.clone(),
-                    source,
-                }),
+                Err(source) => Err(TraceError::Io { path: self.source.clone(), source }),
                 Ok(0) => {
                     self.done = true;
                     return None;
                 }
                 Ok(n) if n > MAX_LINE_BYTES => {
                     self.line_no = self.line_no.saturating_add(1);
-                    Err(TraceError::StraceLineTooLong {
-                        path: self.source.clone(),
-                        line: self.line_no,
-                    })
+                    Err(TraceError::StraceLineTooLong { path: self.source.clone(), line: self.line_no })
                 }
                 Ok(_) => {
                     self.line_no = self.line_no.saturating_add(1);

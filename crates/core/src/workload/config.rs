@@ -53,7 +53,15 @@ impl ArrivalsConfig {
         Param::choice("process", PROCESSES, d("\"poisson\""), "arrival process"),
         Param::float("rate_per_s", "/s", REQ, true, 0.0, 1e9, "frames arriving per second (at most one per cycle)"),
         Param::int("packet_bytes", "bytes", REQ, 1, FRAME, "frame size"),
-        Param::float("first_ns", "ns", d("0.0"), false, 0.0, 1e9, "when the first frame arrives, the rest following at the rate (a wire that starts idle delivers its first frame's last bit a frame time in)"),
+        Param::float(
+            "first_ns",
+            "ns",
+            d("0.0"),
+            false,
+            0.0,
+            1e9,
+            "when the first frame arrives, the rest following at the rate (a wire that starts idle delivers its first frame's last bit a frame time in)",
+        ),
     ];
 }
 

@@ -10,9 +10,9 @@ mod script;
 mod synthetic;
 mod trace;
 
-use config::{ArrivalsConfig, Direction, FloodConfig, Process, ScriptConfig, SyntheticConfig, TraceConfig};
 use crate::engine::Time;
 use crate::error::Result;
+use config::{ArrivalsConfig, Direction, FloodConfig, Process, ScriptConfig, SyntheticConfig, TraceConfig};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 

@@ -93,7 +93,8 @@ mod tests {
     use rand::SeedableRng;
 
     fn generator(syscalls_per_s: u64) -> Synthetic {
-        let text = format!("name = \"s\"\n[run]\nduration_ms = 0.05\n[cpu]\nclock_mhz = 200.0\n[workload]\nkind = \"synthetic\"\nsyscalls_per_s = {syscalls_per_s}\n");
+        let text =
+            format!("name = \"s\"\n[run]\nduration_ms = 0.05\n[cpu]\nclock_mhz = 200.0\n[workload]\nkind = \"synthetic\"\nsyscalls_per_s = {syscalls_per_s}\n");
         let s = Scenario::from_toml(&text, "s.toml", &[]).unwrap();
         let crate::config::WorkloadConfig::Synthetic(g) = &s.workload else { panic!("not synthetic") };
         Synthetic::new(s.cpu.clock_mhz, s.duration_cycles(), g, Pcg64Mcg::seed_from_u64(1))

@@ -29,9 +29,7 @@
 use super::Stimulus;
 use crate::engine::Time;
 use crate::error::{Error, Result};
-use crate::trace::{
-    Direction, PacketRecord, PcapReader, StraceClock, StraceReader, SyscallKind, TraceError,
-};
+use crate::trace::{Direction, PacketRecord, PcapReader, StraceClock, StraceReader, SyscallKind, TraceError};
 use std::fs::File;
 use std::io::BufReader;
 use std::net::Ipv4Addr;
@@ -58,13 +56,7 @@ pub struct TraceSource {
 }
 
 impl TraceSource {
-    pub fn open(
-        h: &super::Host,
-        base: &Path,
-        pcap: &str,
-        strace: Option<&str>,
-        host: &str,
-    ) -> Result<Self> {
+    pub fn open(h: &super::Host, base: &Path, pcap: &str, strace: Option<&str>, host: &str) -> Result<Self> {
         let (pcap_path, strace_path) = (base.join(pcap), strace.map(|p| base.join(p)));
         let host: Ipv4Addr = host.parse().map_err(|_| Error::Config {
             file: h.file.to_string(),
@@ -72,12 +64,7 @@ impl TraceSource {
             line: None,
             msg: format!("`{host}` is not an IPv4 address"),
         })?;
-        let scan = Scan::run(
-            &pcap_path,
-            strace_path.as_deref(),
-            host,
-            h.rx_buffer_bytes,
-        )?;
+        let scan = Scan::run(&pcap_path, strace_path.as_deref(), host, h.rx_buffer_bytes)?;
         let mut src = Self {
             pcap: PcapReader::open(&pcap_path, host)?,
             strace: strace_path.map(|p| StraceReader::open(&p)).transpose()?,
@@ -152,22 +139,15 @@ impl TraceSource {
 /// from the host.
 fn stimulus(rec: &PacketRecord) -> Option<(u64, Stimulus)> {
     let s = match rec.direction {
-        Direction::Rx => Stimulus::Receive {
-            bytes: rec.wire_bytes,
-        },
-        Direction::Tx => Stimulus::Send {
-            bytes: rec.wire_bytes,
-        },
+        Direction::Rx => Stimulus::Receive { bytes: rec.wire_bytes },
+        Direction::Tx => Stimulus::Send { bytes: rec.wire_bytes },
         Direction::Other => return None,
     };
     Some((rec.time_ns, s))
 }
 
 /// The next replayed system call's time in ns on the pcap's clock.
-fn next_syscall(
-    reader: &mut StraceReader<BufReader<File>>,
-    days: &mut StraceDays,
-) -> Result<Option<u64>> {
+fn next_syscall(reader: &mut StraceReader<BufReader<File>>, days: &mut StraceDays) -> Result<Option<u64>> {
     while let Some(rec) = reader.next() {
         let rec = rec?;
         if rec.kind == SyscallKind::Other {
@@ -190,24 +170,16 @@ struct StraceDays {
 
 impl StraceDays {
     fn new(first_pkt_ns: Option<u64>) -> Self {
-        Self {
-            anchor_ns: first_pkt_ns.unwrap_or(0),
-            day_ns: None,
-            last_ns: 0,
-        }
+        Self { anchor_ns: first_pkt_ns.unwrap_or(0), day_ns: None, last_ns: 0 }
     }
 
     /// The midnight (ns since the epoch) that puts time of day `t` nearest the anchor.
     fn nearest_day(&self, t: u64) -> u64 {
         let base = self.anchor_ns - self.anchor_ns % NS_PER_DAY;
-        [
-            base.saturating_sub(NS_PER_DAY),
-            base,
-            base.saturating_add(NS_PER_DAY),
-        ]
-        .into_iter()
-        .min_by_key(|d| d.saturating_add(t).abs_diff(self.anchor_ns))
-        .unwrap_or(base)
+        [base.saturating_sub(NS_PER_DAY), base, base.saturating_add(NS_PER_DAY)]
+            .into_iter()
+            .min_by_key(|d| d.saturating_add(t).abs_diff(self.anchor_ns))
+            .unwrap_or(base)
     }
 
     fn place(&mut self, clock: Option<StraceClock>, t: u64) -> u64 {
@@ -237,12 +209,7 @@ struct Scan {
 }
 
 impl Scan {
-    fn run(
-        pcap: &Path,
-        strace: Option<&Path>,
-        host: Ipv4Addr,
-        rx_buffer_bytes: u64,
-    ) -> Result<Self> {
+    fn run(pcap: &Path, strace: Option<&Path>, host: Ipv4Addr, rx_buffer_bytes: u64) -> Result<Self> {
         let (mut records, mut rx, mut oversize, mut largest) = (0u64, 0u64, 0u64, 0u32);
         let (mut first_pkt_ns, mut earliest): (Option<u64>, Option<u64>) = (None, None);
         let path = || crate::trace::escape(&pcap.display().to_string());
@@ -255,13 +222,7 @@ impl Scan {
                 continue;
             };
             if t.saturating_add(MAX_REORDER_NS) < latest.0 {
-                return Err(TraceError::BackInTime {
-                    path: path(),
-                    record: records,
-                    latest: latest.1,
-                    back_us: (latest.0 - t) / 1_000,
-                }
-                .into());
+                return Err(TraceError::BackInTime { path: path(), record: records, latest: latest.1, back_us: (latest.0 - t) / 1_000 }.into());
             }
             if t >= latest.0 {
                 latest = (t, records);
@@ -275,21 +236,10 @@ impl Scan {
             }
         }
         if records > 0 && first_pkt_ns.is_none() {
-            return Err(TraceError::NoHostFrames {
-                path: path(),
-                frames: records,
-                host,
-            }
-            .into());
+            return Err(TraceError::NoHostFrames { path: path(), frames: records, host }.into());
         }
         if rx > 0 && oversize == rx {
-            return Err(TraceError::FramesExceedBuffer {
-                path: path(),
-                frames: rx,
-                largest,
-                buffer: rx_buffer_bytes,
-            }
-            .into());
+            return Err(TraceError::FramesExceedBuffer { path: path(), frames: rx, largest, buffer: rx_buffer_bytes }.into());
         }
         if let Some(p) = strace {
             let (mut reader, mut days) = (StraceReader::open(p)?, StraceDays::new(first_pkt_ns));
@@ -297,9 +247,6 @@ impl Scan {
                 earliest = Some(earliest.map_or(t, |e| e.min(t)));
             }
         }
-        Ok(Self {
-            first_pkt_ns,
-            earliest_ns: earliest.unwrap_or(0),
-        })
+        Ok(Self { first_pkt_ns, earliest_ns: earliest.unwrap_or(0) })
     }
 }

@@ -25,7 +25,6 @@ fn nic_cpus(first: usize, queues: usize, threads: usize, kind: IntcKind) -> Vec<
     (0..queues).map(|i| (first + i) % threads).collect()
 }
 
-
 /// A kernel per core (`code.cpus`): what runs code on the CPUs it names
 /// must stay there. The application, the tick and the first NIC (its ring
 /// and registers are the program's memory) are code's, and the abstract
@@ -50,19 +49,29 @@ fn kernels(s: &Scenario, threads_per_core: usize) -> Result<(), (String, String)
         }
     }
     let runs = s.code.runs(threads);
-    if let Some(core) = (0..threads / threads_per_core.max(1)).find(|k| runs[k * threads_per_core..(k + 1) * threads_per_core].iter().any(|&r| r != runs[k * threads_per_core])) {
+    if let Some(core) =
+        (0..threads / threads_per_core.max(1)).find(|k| runs[k * threads_per_core..(k + 1) * threads_per_core].iter().any(|&r| r != runs[k * threads_per_core]))
+    {
         let first = core * threads_per_core;
         return err(
             "code.cpus",
-            format!("core {core}'s hardware threads {first}..={} would run two kernels: an SMT core's threads share its pipeline, which the abstract costs do not model; name all of them or none", first + threads_per_core - 1),
+            format!(
+                "core {core}'s hardware threads {first}..={} would run two kernels: an SMT core's threads share its pipeline, which the abstract costs do not model; name all of them or none",
+                first + threads_per_core - 1
+            ),
         );
     }
-    let abstract_cpu = |key: &str, what: &str, t: usize| err(key, format!("{what} runs on CPU {t}, which runs the abstract-cost kernel (code.cpus = {cpus:?}); it is the program's"));
+    let abstract_cpu = |key: &str, what: &str, t: usize| {
+        err(key, format!("{what} runs on CPU {t}, which runs the abstract-cost kernel (code.cpus = {cpus:?}); it is the program's"))
+    };
     if !runs[s.code.app_thread] {
         return abstract_cpu("code.app_thread", "the application (and the workload's sends)", s.code.app_thread);
     }
     if s.app.background && runs[s.app.thread] {
-        let msg = format!("the abstract kernel's application (`app.background`) runs on CPU {}, which runs the program (code.cpus = {cpus:?}), whose application is its own (`code.app_thread`); name a CPU of the abstract kernel", s.app.thread);
+        let msg = format!(
+            "the abstract kernel's application (`app.background`) runs on CPU {}, which runs the program (code.cpus = {cpus:?}), whose application is its own (`code.app_thread`); name a CPU of the abstract kernel",
+            s.app.thread
+        );
         return err("app.thread", msg);
     }
     if let Some(t) = s.code.tx_irq_thread.filter(|&t| !runs[t]) {
@@ -81,7 +90,9 @@ fn kernels(s: &Scenario, threads_per_core: usize) -> Result<(), (String, String)
     for (i, n) in s.nics.others.iter().enumerate() {
         let at = nic_cpus(n.irq_thread, n.queues as usize, threads, n.intc.unwrap_or(s.intc.kind));
         if at.iter().any(|&t| runs[t] != runs[at[0]]) {
-            let msg = format!("its queues' interrupts go to CPUs {at:?}, some running the program and some the abstract costs (code.cpus = {cpus:?}): a NIC has one driver, which programs all its rings and vectors, so its queues go to CPUs of one kernel");
+            let msg = format!(
+                "its queues' interrupts go to CPUs {at:?}, some running the program and some the abstract costs (code.cpus = {cpus:?}): a NIC has one driver, which programs all its rings and vectors, so its queues go to CPUs of one kernel"
+            );
             return err(&format!("nics.others[{i}].irq_thread"), msg);
         }
     }

@@ -11,7 +11,10 @@ pub(super) fn firmware(s: &Scenario) -> Result<(), (String, String)> {
         return Ok(());
     }
     if s.rss.queues == 1 && !s.rss.rps() {
-        return Err(("rss.kind".into(), "with one return ring RSS only draws the flows RPS steers: set `rss.rps_cpus` or `rss.queues` > 1, or remove the key".into()));
+        return Err((
+            "rss.kind".into(),
+            "with one return ring RSS only draws the flows RPS steers: set `rss.rps_cpus` or `rss.queues` > 1, or remove the key".into(),
+        ));
     }
     Ok(())
 }

@@ -18,7 +18,10 @@ pub(super) fn forward(s: &Scenario) -> Result<(), (String, String)> {
             return Err((key, "this NIC's driver is kernel code (`code.program`), which forwards as its program does (`rx_forwarded`): remove the key".into()));
         }
         if to == 0 && s.code.selected() || to > 0 && s.port_on_code(&s.nics.others[to - 1]) {
-            return Err((key, format!("NIC {to}'s driver is kernel code (`code.program`): its transmit ring is the program's; forward to a NIC the abstract kernel drives")));
+            return Err((
+                key,
+                format!("NIC {to}'s driver is kernel code (`code.program`): its transmit ring is the program's; forward to a NIC the abstract kernel drives"),
+            ));
         }
     }
     // The programmable NIC's MAC sends Ethernet frames: a larger one
@@ -27,12 +30,18 @@ pub(super) fn forward(s: &Scenario) -> Result<(), (String, String)> {
     if s.nic_firmware.selected()
         && let Some((i, n)) = s.nics.others.iter().enumerate().find(|(_, n)| n.forward_to == Some(0) && n.packet_bytes > max)
     {
-        let msg = format!("{}-byte frames forwarded onto NIC 0, the programmable one, whose MAC sends frames of at most {max} bytes: IP would fragment them, which is not modelled; forward them elsewhere or make them smaller", n.packet_bytes);
+        let msg = format!(
+            "{}-byte frames forwarded onto NIC 0, the programmable one, whose MAC sends frames of at most {max} bytes: IP would fragment them, which is not modelled; forward them elsewhere or make them smaller",
+            n.packet_bytes
+        );
         return Err((format!("nics.others[{i}].packet_bytes"), msg));
     }
     let all = s.nic.forward_to.is_some() && s.nics.others.iter().all(|n| n.forward_to.is_some() || n.rate_pps == 0.0);
     if all && s.napi.busy_poll_usecs > 0 {
-        return Err(("napi.busy_poll_usecs".into(), "every NIC's frames are forwarded (`forward_to`): no socket receives any, so none busy-polls; remove the key".into()));
+        return Err((
+            "napi.busy_poll_usecs".into(),
+            "every NIC's frames are forwarded (`forward_to`): no socket receives any, so none busy-polls; remove the key".into(),
+        ));
     }
     let forwarded_to = |k: usize| s.nic.forward_to == Some(k as u32) || s.nics.others.iter().any(|n| n.forward_to == Some(k as u32));
     if let Some(i) = s.nics.others.iter().enumerate().position(|(i, n)| n.tx_queue_packets.is_some() && !forwarded_to(i + 1)) {

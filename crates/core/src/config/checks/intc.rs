@@ -17,7 +17,11 @@ pub(crate) fn exerciser(s: &Scenario) -> Result<(), (String, String)> {
     if kind.kind().cpu0_only && s.cpu.threads > 1 {
         return err(
             "cpu.threads",
-            format!("the {} delivers to one CPU only (uniprocessor), got {} threads; use intc.kind = \"ioapic\" or \"msi\" for SMP", kind.name(), s.cpu.threads),
+            format!(
+                "the {} delivers to one CPU only (uniprocessor), got {} threads; use intc.kind = \"ioapic\" or \"msi\" for SMP",
+                kind.name(),
+                s.cpu.threads
+            ),
         );
     }
     let v = s.intc.vectors;
@@ -41,14 +45,19 @@ pub(crate) fn exerciser(s: &Scenario) -> Result<(), (String, String)> {
     cpu(s, "workload.cpu", w.cpu)?;
     check_others(s, &w.others, "workload.others")?;
     // Wiring: every input in range, MSI never shared, enough inputs for all.
-    intc::assign(kind, intc::First { key: "workload.line", line: w.line, vectors: s.intc.vectors }, SourceConfig::requests(&w.others, "workload.others")).map(|_| ())
+    intc::assign(kind, intc::First { key: "workload.line", line: w.line, vectors: s.intc.vectors }, SourceConfig::requests(&w.others, "workload.others"))
+        .map(|_| ())
 }
 
 /// Checks of the NIC's interrupt delivery: where the controller can route
 /// it, and the sources beside it, wired after its line: `(key, message)`.
 pub(crate) fn nic(s: &Scenario) -> Result<(), (String, String)> {
     if s.intc.kind.kind().cpu0_only && s.nic.irq_thread != 0 {
-        let msg = format!("the {} delivers to CPU 0 only, not thread {}; use intc.kind = \"ioapic\" or \"msi\" to route elsewhere", s.intc.kind.name(), s.nic.irq_thread);
+        let msg = format!(
+            "the {} delivers to CPU 0 only, not thread {}; use intc.kind = \"ioapic\" or \"msi\" to route elsewhere",
+            s.intc.kind.name(),
+            s.nic.irq_thread
+        );
         return Err(("nic.irq_thread".into(), msg));
     }
     let others = &s.sources.others;

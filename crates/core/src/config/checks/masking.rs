@@ -53,7 +53,10 @@ pub(crate) fn null_rpc(s: &Scenario, w: &NullRpcConfig) -> std::result::Result<(
 pub(crate) fn nic(s: &Scenario) -> std::result::Result<(), (String, String)> {
     let m = &s.masking;
     if m.code_sections && !s.code.selected() {
-        return Err(("masking.code_sections".into(), "only kernel code has sections of its own: set code.program, or use driver_section_cycles and friends".into()));
+        return Err((
+            "masking.code_sections".into(),
+            "only kernel code has sections of its own: set code.program, or use driver_section_cycles and friends".into(),
+        ));
     }
     if m.code_sections {
         return check_costs(m);
@@ -64,7 +67,10 @@ pub(crate) fn nic(s: &Scenario) -> std::result::Result<(), (String, String)> {
     let err = |k: &str, msg: String| Err((k.to_string(), msg));
     check_costs(m)?;
     if m.driver_section_cycles > s.driver.isr_rx_done_cycles {
-        return err("masking.driver_section_cycles", format!("{} exceeds driver.isr_rx_done_cycles = {}", m.driver_section_cycles, s.driver.isr_rx_done_cycles));
+        return err(
+            "masking.driver_section_cycles",
+            format!("{} exceeds driver.isr_rx_done_cycles = {}", m.driver_section_cycles, s.driver.isr_rx_done_cycles),
+        );
     }
     if m.protocol_section_cycles > 0 && !s.stack.enabled {
         return err("masking.protocol_section_cycles", "needs the protocol stack (stack.enabled = true)".into());

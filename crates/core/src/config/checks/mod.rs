@@ -10,8 +10,8 @@ mod masking;
 mod nic;
 mod nics;
 
-pub use intc::nic_wiring;
 pub(super) use intc::exerciser;
+pub use intc::nic_wiring;
 pub(super) use masking::null_rpc;
 
 use super::Scenario;

@@ -45,11 +45,17 @@ pub(crate) fn nics(s: &Scenario) -> Result<(), (String, String)> {
             return err(key(k), "only used when its `adaptive_rx` is `false` (DIM chooses them); remove the key".into());
         }
         if on_code && n.rx_ring_frames.is_some() {
-            return err(key("rx_ring_frames"), "with kernel code (`code.program`) its descriptors are the ring the program's driver gives it (RDLEN): remove the key".into());
+            return err(
+                key("rx_ring_frames"),
+                "with kernel code (`code.program`) its descriptors are the ring the program's driver gives it (RDLEN): remove the key".into(),
+            );
         }
         // Kernel code's driver enables its cause again where DIM samples.
         if n.adaptive_rx && !on_code && IrqPathKind::of_nic(n.irq_path, s.irq_path.kind) != IrqPathKind::Napi {
-            return err(key("adaptive_rx"), "DIM samples at napi_complete_done: needs its path on NAPI (irq_path.kind = \"napi\", its `irq_path` absent or \"napi\")".into());
+            return err(
+                key("adaptive_rx"),
+                "DIM samples at napi_complete_done: needs its path on NAPI (irq_path.kind = \"napi\", its `irq_path` absent or \"napi\")".into(),
+            );
         }
         if n.rx_usecs == 0 && n.rx_frames == 0 {
             return err(key("rx_frames"), super::nic::NEVER_INTERRUPTS.into());
@@ -63,7 +69,10 @@ pub(crate) fn nics(s: &Scenario) -> Result<(), (String, String)> {
         } else if !s.rss.rps() {
             for (leaf, set) in [("flows", n.flows.is_some()), ("flow_skew", n.flow_skew.is_some())] {
                 if set {
-                    return err(key(leaf), "its frames' flows are drawn only to steer them: with its `queues` above 1 or RPS (`rss.rps_cpus`); remove the key".into());
+                    return err(
+                        key(leaf),
+                        "its frames' flows are drawn only to steer them: with its `queues` above 1 or RPS (`rss.rps_cpus`); remove the key".into(),
+                    );
                 }
             }
         }
@@ -99,7 +108,9 @@ fn code(s: &Scenario) -> Result<(), (String, String)> {
     if s.rss.rps()
         && let Some(i) = s.nics.others.iter().position(|n| !s.port_on_code(n))
     {
-        let msg = format!("the RPS backlogs are the program's, and nics.others[{i}]'s driver is the abstract kernel's (its interrupts go to a CPU outside code.cpus): a frame cannot pass from one kernel to the other; remove the key or send its interrupts to a code CPU");
+        let msg = format!(
+            "the RPS backlogs are the program's, and nics.others[{i}]'s driver is the abstract kernel's (its interrupts go to a CPU outside code.cpus): a frame cannot pass from one kernel to the other; remove the key or send its interrupts to a code CPU"
+        );
         return Err(("rss.rps_cpus".into(), msg));
     }
     Ok(())
@@ -118,8 +129,12 @@ fn path(s: &Scenario, n: &NicPortConfig, on_code: bool) -> Result<(), String> {
         return Err("its interrupts go to a CPU that runs kernel code (`code.program`, `code.cpus`), where the program's driver is every NIC's: remove the key, or send its interrupts (`irq_thread`) to a CPU of the abstract kernel".into());
     }
     match (own, machine) {
-        (IrqPathKind::Napi, IrqPathKind::Mt) => Err("a NAPI poll runs in the NET_RX softirq of the Linux interrupt path (do_IRQ): irq_path.kind = \"linux\" or \"napi\"".into()),
-        (IrqPathKind::Linux, IrqPathKind::Mt) => Err("a Linux top half and NET_RX bottom half need the Linux interrupt path (do_IRQ): irq_path.kind = \"linux\" or \"napi\"".into()),
+        (IrqPathKind::Napi, IrqPathKind::Mt) => {
+            Err("a NAPI poll runs in the NET_RX softirq of the Linux interrupt path (do_IRQ): irq_path.kind = \"linux\" or \"napi\"".into())
+        }
+        (IrqPathKind::Linux, IrqPathKind::Mt) => {
+            Err("a Linux top half and NET_RX bottom half need the Linux interrupt path (do_IRQ): irq_path.kind = \"linux\" or \"napi\"".into())
+        }
         _ => Ok(()),
     }
 }

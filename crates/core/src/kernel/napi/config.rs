@@ -100,5 +100,4 @@ impl NapiConfig {
         )
         .when("irq_path.kind", NAPI),
     ];
-
 }

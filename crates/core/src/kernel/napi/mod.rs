@@ -53,8 +53,8 @@ pub use config::NapiConfig;
 
 use crate::cpu::{CpuConfig, Label};
 use crate::device::rss::{Queues, RssConfig};
-use crate::kernel::StackConfig;
 use crate::engine::Time;
+use crate::kernel::StackConfig;
 
 /// A timer event's tag: the queue in the top 8 bits, the generation below.
 pub(crate) const TIMER_GENERATION_BITS: u32 = 24;

@@ -8,11 +8,11 @@ mod model;
 
 pub use model::Model;
 
-use crate::masking::jobs::{Irq, Scheme};
+use super::{Event, Machine};
 use crate::cpu::USER;
 use crate::engine::Time;
 use crate::error::Result;
-use super::{Event, Machine};
+use crate::masking::jobs::{Irq, Scheme};
 
 impl Machine {
     pub(crate) fn start_masking(&mut self) {

@@ -34,10 +34,10 @@
 //! its budget that never completes, so the instance would never be polled
 //! again) ends the run with an error naming the program.
 
-use crate::kernel::napi::Job;
 use crate::code::Activity;
 use crate::engine::Time;
 use crate::kernel::Job as Any;
+use crate::kernel::napi::Job;
 use crate::machine::Machine;
 
 impl Machine {

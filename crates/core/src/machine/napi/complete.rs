@@ -3,8 +3,8 @@
 //! "Software IRQ coalescing": `defer_hard_irqs` empty polls, one each
 //! `gro_flush_timeout_ns`, before the interrupt comes back).
 
-use crate::kernel::napi::TIMER_GENERATION_BITS;
 use crate::engine::Time;
+use crate::kernel::napi::TIMER_GENERATION_BITS;
 use crate::machine::{Event, Machine};
 
 impl Machine {
@@ -32,7 +32,6 @@ impl Machine {
         self.napi_schedule(cpu, q);
         self.dispatch(cpu);
     }
-
 
     /// napi_complete_done: off the poll list, the queue's interrupt enabled
     /// again, or (deferring) left masked with a timer to poll again.

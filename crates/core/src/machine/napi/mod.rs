@@ -319,5 +319,4 @@ impl Machine {
             self.queue.schedule(t, Event::Feedback(s));
         }
     }
-
 }

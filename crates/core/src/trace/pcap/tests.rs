@@ -51,11 +51,7 @@ pub(crate) struct PcapWriter {
 
 impl PcapWriter {
     pub(crate) fn new(big_endian: bool, nano: bool, snaplen: u32, link_type: u32) -> Self {
-        let mut w = PcapWriter {
-            bytes: Vec::new(),
-            big_endian,
-            snaplen,
-        };
+        let mut w = PcapWriter { bytes: Vec::new(), big_endian, snaplen };
         w.u32(if nano { 0xa1b2_3c4d } else { 0xa1b2_c3d4 });
         w.u16(2);
         w.u16(4);
@@ -66,19 +62,11 @@ impl PcapWriter {
         w
     }
     fn u32(&mut self, v: u32) {
-        let b = if self.big_endian {
-            v.to_be_bytes()
-        } else {
-            v.to_le_bytes()
-        };
+        let b = if self.big_endian { v.to_be_bytes() } else { v.to_le_bytes() };
         self.bytes.extend_from_slice(&b);
     }
     fn u16(&mut self, v: u16) {
-        let b = if self.big_endian {
-            v.to_be_bytes()
-        } else {
-            v.to_le_bytes()
-        };
+        let b = if self.big_endian { v.to_be_bytes() } else { v.to_le_bytes() };
         self.bytes.extend_from_slice(&b);
     }
     /// Appends a record, cutting the frame to the snap length like tcpdump does.
@@ -126,13 +114,7 @@ fn decodes_ethernet_udp_and_tcp() {
     assert_eq!(recs.len(), 3);
     assert_eq!(
         recs[0],
-        PacketRecord {
-            time_ns: 1_700_000_000_000_001_000,
-            wire_bytes: 14 + 1028,
-            ip_bytes: 1028,
-            payload_bytes: 1000,
-            direction: Direction::Rx
-        }
+        PacketRecord { time_ns: 1_700_000_000_000_001_000, wire_bytes: 14 + 1028, ip_bytes: 1028, payload_bytes: 1000, direction: Direction::Rx }
     );
     assert_eq!(recs[1].direction, Direction::Tx);
     assert_eq!(recs[1].payload_bytes, 16);
@@ -171,11 +153,7 @@ fn cooked_and_vlan_link_layers() {
     vlan.extend_from_slice(&[0, 5]);
     vlan.extend_from_slice(&ETHERTYPE_IPV4.to_be_bytes());
     vlan.extend_from_slice(&ip);
-    for (link, frame) in [
-        (LINKTYPE_LINUX_SLL, sll),
-        (LINKTYPE_LINUX_SLL2, sll2),
-        (LINKTYPE_ETHERNET, vlan),
-    ] {
+    for (link, frame) in [(LINKTYPE_LINUX_SLL, sll), (LINKTYPE_LINUX_SLL2, sll2), (LINKTYPE_ETHERNET, vlan)] {
         let mut w = PcapWriter::new(false, false, 262_144, link);
         w.record(1, 2, &frame);
         let recs = read_all(&w.bytes).unwrap();
@@ -226,47 +204,22 @@ fn fragments() {
 /// Each structural fault is an error naming the file and the place.
 #[test]
 fn structural_errors() {
-    assert_eq!(
-        err_text(&[]),
-        "t.pcap: empty file (expected a pcap global header)"
-    );
-    assert_eq!(
-        err_text(&[0xd4, 0xc3]),
-        "t.pcap: truncated pcap global header (got 2 of 24 bytes)"
-    );
+    assert_eq!(err_text(&[]), "t.pcap: empty file (expected a pcap global header)");
+    assert_eq!(err_text(&[0xd4, 0xc3]), "t.pcap: truncated pcap global header (got 2 of 24 bytes)");
     let valid = sample_file();
-    assert_eq!(
-        err_text(&valid[..20]),
-        "t.pcap: truncated pcap global header (got 20 of 24 bytes)"
-    );
+    assert_eq!(err_text(&valid[..20]), "t.pcap: truncated pcap global header (got 20 of 24 bytes)");
     let text = err_text(b"\x0a\x0d\x0d\x0aabcdefghijklmnopqrstuvwxyz");
-    assert!(
-        text.starts_with("t.pcap: not a classic pcap file: magic bytes 0a 0d 0d 0a"),
-        "{text}"
-    );
+    assert!(text.starts_with("t.pcap: not a classic pcap file: magic bytes 0a 0d 0d 0a"), "{text}");
     let text = err_text(b"GIF89a..................");
     assert!(text.contains("magic bytes 47 49 46 38"), "{text}");
 
-    assert_eq!(
-        err_text(&valid[..24 + 7]),
-        "t.pcap: record 1 at byte 24: truncated record header (got 7 of 16 bytes)"
-    );
+    assert_eq!(err_text(&valid[..24 + 7]), "t.pcap: record 1 at byte 24: truncated record header (got 7 of 16 bytes)");
     let first_len = 16 + 128;
-    assert_eq!(
-        err_text(&valid[..24 + first_len + 16 + 5]),
-        format!(
-            "t.pcap: record 2 at byte {}: truncated record body (got 5 of 58 bytes)",
-            24 + first_len
-        )
-    );
+    assert_eq!(err_text(&valid[..24 + first_len + 16 + 5]), format!("t.pcap: record 2 at byte {}: truncated record body (got 5 of 58 bytes)", 24 + first_len));
 
     let mut w = PcapWriter::new(false, false, 128, 127);
     w.record(1, 0, &[0; 10]);
-    assert!(
-        err_text(&w.bytes).starts_with(
-            "t.pcap: link type 127 (802.11 radiotap) is not an Ethernet or IP capture"
-        )
-    );
+    assert!(err_text(&w.bytes).starts_with("t.pcap: link type 127 (802.11 radiotap) is not an Ethernet or IP capture"));
 }
 
 /// Impossible record headers are reported as corrupt.
@@ -281,10 +234,7 @@ fn corrupt_records() {
 
     let mut w = PcapWriter::new(false, false, 64, LINKTYPE_RAW);
     w.record(1, 0, &[]);
-    assert_eq!(
-        err_text(&w.bytes),
-        "t.pcap: record 1 at byte 24: corrupt record: frame length 0"
-    );
+    assert_eq!(err_text(&w.bytes), "t.pcap: record 1 at byte 24: corrupt record: frame length 0");
 }
 
 /// What libpcap reads is read: a record longer than the header's snap length (up to
@@ -297,10 +247,7 @@ fn libpcap_leniencies() {
     let mut bytes = w.bytes.clone();
     bytes[16..20].copy_from_slice(&68u32.to_le_bytes()); // snaplen 68 in the header
     let recs = read_all(&bytes).unwrap();
-    assert_eq!(
-        (recs[0].payload_bytes, recs[1].wire_bytes),
-        (60_000, 262_144)
-    );
+    assert_eq!((recs[0].payload_bytes, recs[1].wire_bytes), (60_000, 262_144));
 
     let mut bytes = sample_file();
     bytes[24 + 12..24 + 16].copy_from_slice(&100u32.to_le_bytes()); // orig_len < incl_len
@@ -311,7 +258,9 @@ fn libpcap_leniencies() {
 /// prints such a stamp as invalid), is added as it stands: 1,500,000 µs is 1.5 s.
 #[test]
 fn out_of_range_fractions_are_taken_as_they_stand() {
-    for (nano, frac, ns) in [(false, 1_500_000, 1_500_000_000), (false, u32::MAX, 4_294_967_295_000), (true, 1_000_000_000, 1_000_000_000), (true, u32::MAX, 4_294_967_295)] {
+    for (nano, frac, ns) in
+        [(false, 1_500_000, 1_500_000_000), (false, u32::MAX, 4_294_967_295_000), (true, 1_000_000_000, 1_000_000_000), (true, u32::MAX, 4_294_967_295)]
+    {
         for big in [false, true] {
             let mut w = PcapWriter::new(big, nano, 0, LINKTYPE_RAW);
             w.record(7, frac, &ipv4_udp(PEER, HOST, 10));
@@ -325,20 +274,12 @@ fn out_of_range_fractions_are_taken_as_they_stand() {
 #[test]
 fn loopback_link_layers() {
     let ip = ipv4_udp(PEER, HOST, 300);
-    for (link, family) in [
-        (LINKTYPE_NULL, [2, 0, 0, 0]),
-        (LINKTYPE_NULL, [0, 0, 0, 2]),
-        (LINKTYPE_LOOP, [0, 0, 0, 2]),
-    ] {
+    for (link, family) in [(LINKTYPE_NULL, [2, 0, 0, 0]), (LINKTYPE_NULL, [0, 0, 0, 2]), (LINKTYPE_LOOP, [0, 0, 0, 2])] {
         let mut w = PcapWriter::new(false, false, 65_535, link);
         w.record(1, 0, &[&family[..], &ip].concat());
         w.record(1, 1, &[&[30, 0, 0, 0][..], &ip].concat()); // AF_INET6 on Linux
         let recs = read_all(&w.bytes).unwrap();
-        assert_eq!(
-            (recs[0].payload_bytes, recs[0].direction),
-            (300, Direction::Rx),
-            "{link} {family:?}"
-        );
+        assert_eq!((recs[0].payload_bytes, recs[0].direction), (300, Direction::Rx), "{link} {family:?}");
         assert_eq!(recs[1].direction, Direction::Other);
     }
     for link in [LINKTYPE_RAW_BSD, LINKTYPE_RAW_OPENBSD] {
@@ -352,8 +293,7 @@ fn loopback_link_layers() {
 #[test]
 fn fused_after_error() {
     let valid = sample_file();
-    let mut reader =
-        PcapReader::new(Cursor::new(&valid[..valid.len() - 1]), "t.pcap", HOST).unwrap();
+    let mut reader = PcapReader::new(Cursor::new(&valid[..valid.len() - 1]), "t.pcap", HOST).unwrap();
     assert!(reader.next().unwrap().is_ok());
     assert!(reader.next().unwrap().is_ok());
     assert!(reader.next().unwrap().is_err());
@@ -378,15 +318,7 @@ fn fuzz_no_panic() {
     }
     let headers: Vec<Vec<u8>> = [false, true]
         .iter()
-        .flat_map(|&be| {
-            [
-                LINKTYPE_ETHERNET,
-                LINKTYPE_RAW,
-                LINKTYPE_LINUX_SLL,
-                LINKTYPE_LINUX_SLL2,
-            ]
-            .map(|lt| PcapWriter::new(be, be, 200, lt).bytes)
-        })
+        .flat_map(|&be| [LINKTYPE_ETHERNET, LINKTYPE_RAW, LINKTYPE_LINUX_SLL, LINKTYPE_LINUX_SLL2].map(|lt| PcapWriter::new(be, be, 200, lt).bytes))
         .collect();
     for round in 0..4000 {
         let len = (rng.next() % 400) as usize;

@@ -24,19 +24,13 @@ fn parse_seconds(text: &str) -> Option<u64> {
     if whole.is_empty() || frac.is_empty() || frac.len() > 9 {
         return None;
     }
-    if !whole
-        .bytes()
-        .chain(frac.bytes())
-        .all(|b| b.is_ascii_digit())
-    {
+    if !whole.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
         return None;
     }
     let scale = 10u64.checked_pow(9 - u32::try_from(frac.len()).ok()?)?;
     let whole: u64 = whole.parse().ok()?;
     let frac: u64 = frac.parse().ok()?;
-    whole
-        .checked_mul(1_000_000_000)?
-        .checked_add(frac.checked_mul(scale)?)
+    whole.checked_mul(1_000_000_000)?.checked_add(frac.checked_mul(scale)?)
 }
 
 /// Parses a `-ttt` (`1700000000.123456`) or `-tt` (`12:34:56.123456`) timestamp.
@@ -46,14 +40,10 @@ pub(super) fn parse_timestamp(text: &str) -> Result<(StraceClock, u64), &'static
         if !text.contains('.') && !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
             return Err("timestamp has no fraction (use strace -tt or -ttt):");
         }
-        return parse_seconds(text)
-            .map(|ns| (StraceClock::Epoch, ns))
-            .ok_or(BAD);
+        return parse_seconds(text).map(|ns| (StraceClock::Epoch, ns)).ok_or(BAD);
     }
     let mut parts = text.split(':');
-    let (Some(h), Some(m), Some(s), None) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
+    let (Some(h), Some(m), Some(s), None) = (parts.next(), parts.next(), parts.next(), parts.next()) else {
         return Err(BAD);
     };
     let small = |f: &str, max: u64| -> Option<u64> {
@@ -68,9 +58,7 @@ pub(super) fn parse_timestamp(text: &str) -> Result<(StraceClock, u64), &'static
     if small(s, 60).is_some() {
         return Err("timestamp has no fraction (strace -t is too coarse; use -tt or -ttt):");
     }
-    let seconds_ns = parse_seconds(s)
-        .filter(|&ns| ns < 61 * 1_000_000_000)
-        .ok_or(BAD)?;
+    let seconds_ns = parse_seconds(s).filter(|&ns| ns < 61 * 1_000_000_000).ok_or(BAD)?;
     let ns = (h * 3600 + m * 60) * 1_000_000_000 + seconds_ns;
     Ok((StraceClock::TimeOfDay, ns))
 }
@@ -80,10 +68,7 @@ pub(super) fn parse_timestamp(text: &str) -> Result<(StraceClock, u64), &'static
 pub(super) fn parse_result(tail: &str) -> Result<(Option<i64>, u64), &'static str> {
     let mut rest = tail.trim_end();
     let mut duration_ns = 0;
-    if let Some(inner_start) = rest
-        .strip_suffix('>')
-        .and_then(|r| r.rfind(" <").map(|i| (r, i)))
-    {
+    if let Some(inner_start) = rest.strip_suffix('>').and_then(|r| r.rfind(" <").map(|i| (r, i))) {
         let (without_gt, open) = inner_start;
         let inner = &without_gt[open + 2..];
         if inner == "unavailable" {
@@ -102,23 +87,13 @@ pub(super) fn parse_result(tail: &str) -> Result<(Option<i64>, u64), &'static st
         Some(d) => (true, d),
         None => (false, value),
     };
-    let end = digits
-        .bytes()
-        .position(|b| !b.is_ascii_digit())
-        .unwrap_or(digits.len());
+    let end = digits.bytes().position(|b| !b.is_ascii_digit()).unwrap_or(digits.len());
     if end == 0 {
         return Err("cannot parse return value in");
     }
     // Values beyond i64 (huge unsigned returns) saturate; they only matter for Other calls.
     let magnitude: i64 = digits[..end].parse().unwrap_or(i64::MAX);
-    Ok((
-        Some(if negative {
-            magnitude.saturating_neg()
-        } else {
-            magnitude
-        }),
-        duration_ns,
-    ))
+    Ok((Some(if negative { magnitude.saturating_neg() } else { magnitude }), duration_ns))
 }
 
 /// Calls `at` with every byte offset outside double-quoted strings (strace
@@ -159,10 +134,7 @@ pub(super) fn msg_len_sum(text: &str) -> u64 {
     each_unquoted(text, |i| {
         if text.as_bytes()[i..].starts_with(KEY.as_bytes()) {
             let digits = &text[i + KEY.len()..];
-            let end = digits
-                .bytes()
-                .position(|b| !b.is_ascii_digit())
-                .unwrap_or(digits.len());
+            let end = digits.bytes().position(|b| !b.is_ascii_digit()).unwrap_or(digits.len());
             sum = sum.saturating_add(digits[..end].parse().unwrap_or(0));
         }
     });
@@ -217,12 +189,7 @@ pub(super) fn classify(name: &str, args: &str) -> SyscallKind {
     }
 }
 
-pub(super) fn bytes_moved(
-    name: &str,
-    kind: SyscallKind,
-    ret: Option<i64>,
-    msg_len_sum: u64,
-) -> u64 {
+pub(super) fn bytes_moved(name: &str, kind: SyscallKind, ret: Option<i64>, msg_len_sum: u64) -> u64 {
     match (kind, ret) {
         (SyscallKind::Other, _) | (_, None) => 0,
         (_, Some(r)) if r < 0 => 0,

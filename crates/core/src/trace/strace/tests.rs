@@ -52,10 +52,7 @@ fn parses_sample() {
     assert_eq!(reader.clock(), None);
     let recs: Vec<_> = reader.by_ref().collect::<Result<_, _>>().unwrap();
     assert_eq!(reader.clock(), Some(StraceClock::Epoch));
-    let brief: Vec<_> = recs
-        .iter()
-        .map(|r| (r.pid, r.name.as_str(), r.kind, r.bytes))
-        .collect();
+    let brief: Vec<_> = recs.iter().map(|r| (r.pid, r.name.as_str(), r.kind, r.bytes)).collect();
     use SyscallKind::*;
     assert_eq!(
         brief,
@@ -88,59 +85,35 @@ fn time_of_day_clock() {
     let mut reader = StraceReader::new(Cursor::new(text), "t.strace");
     let recs: Vec<_> = reader.by_ref().collect::<Result<_, _>>().unwrap();
     assert_eq!(reader.clock(), Some(StraceClock::TimeOfDay));
-    assert_eq!(
-        recs[0].time_ns,
-        ((12 * 3600 + 34 * 60 + 56) * 1_000_000_000) + 123_456_000
-    );
-    assert_eq!(
-        (recs[0].kind, recs[0].bytes, recs[0].duration_ns),
-        (SyscallKind::Send, 1, 0)
-    );
+    assert_eq!(recs[0].time_ns, ((12 * 3600 + 34 * 60 + 56) * 1_000_000_000) + 123_456_000);
+    assert_eq!((recs[0].kind, recs[0].bytes, recs[0].duration_ns), (SyscallKind::Send, 1, 0));
     assert_eq!(recs[1].pid, 7);
-    assert_eq!(
-        recs[1].time_ns,
-        (23 * 3600 + 59 * 60 + 60) * 1_000_000_000 + 999_999_999
-    );
+    assert_eq!(recs[1].time_ns, (23 * 3600 + 59 * 60 + 60) * 1_000_000_000 + 999_999_999);
 }
 
 /// Bad lines are errors naming file:line and quoting the text.
 #[test]
 fn errors_name_line_and_text() {
-    assert_eq!(
-        err_text("\n\n12:3x:00.1 read(3, \"\", 1) = 0\n"),
-        "t.strace:3: cannot parse timestamp `12:3x:00.1`"
-    );
+    assert_eq!(err_text("\n\n12:3x:00.1 read(3, \"\", 1) = 0\n"), "t.strace:3: cannot parse timestamp `12:3x:00.1`");
     assert_eq!(
         err_text("1.5 read(3, \"\", 1) = 0\n12:00:00.5 read(3, \"\", 1) = 0\n"),
         "t.strace:2: timestamp `12:00:00.5` is -tt (time of day) but earlier lines are \
          -ttt (seconds since the epoch); a log must use one clock"
     );
-    let text =
-        err_text("1.5 this is not strace output at all, it goes on and on and on and on forever\n");
-    assert!(
-        text.starts_with("t.strace:1: unrecognised line `1.5 this is not strace"),
-        "{text}"
-    );
+    let text = err_text("1.5 this is not strace output at all, it goes on and on and on and on forever\n");
+    assert!(text.starts_with("t.strace:1: unrecognised line `1.5 this is not strace"), "{text}");
     assert!(text.ends_with("...`"), "{text}");
     assert!(err_text("read(3, \"\", 1) = 0\n").contains("line has no timestamp"));
     assert!(err_text("12:00:01 read(3, \"\", 1) = 0\n").contains("strace -t is too coarse"));
-    assert!(
-        err_text("1.5 read(3, \"\", 1) = x\n")
-            .starts_with("t.strace:1: cannot parse return value in")
-    );
+    assert!(err_text("1.5 read(3, \"\", 1) = x\n").starts_with("t.strace:1: cannot parse return value in"));
     assert!(err_text("1.5 read(3, \"\", 1)\n").starts_with("t.strace:1: no `) = result` in line"));
     assert!(err_text("1.5 read(3, \"\", 1) = 0 <0.0.1>\n").contains("cannot parse duration"));
-    assert_eq!(
-        err_text("9 1.5 <... read resumed>\"\", 1) = 0\n"),
-        "t.strace:1: pid 9: `<... read resumed>` without an earlier `<unfinished ...>`"
+    assert_eq!(err_text("9 1.5 <... read resumed>\"\", 1) = 0\n"), "t.strace:1: pid 9: `<... read resumed>` without an earlier `<unfinished ...>`");
+    assert!(
+        err_text("9 1.5 read(3,  <unfinished ...>\n9 1.6 <... write resumed>) = 0\n").contains("`write` resumed but the unfinished call (line 1) is `read`")
     );
     assert!(
-        err_text("9 1.5 read(3,  <unfinished ...>\n9 1.6 <... write resumed>) = 0\n")
-            .contains("`write` resumed but the unfinished call (line 1) is `read`")
-    );
-    assert!(
-        err_text("9 1.5 read(3,  <unfinished ...>\n9 1.6 write(3,  <unfinished ...>\n")
-            .contains("`write` starts while `read` from line 1 is still unfinished")
+        err_text("9 1.5 read(3,  <unfinished ...>\n9 1.6 write(3,  <unfinished ...>\n").contains("`write` starts while `read` from line 1 is still unfinished")
     );
     assert!(err_text("[pid 99999999999] 1.5 read(3, \"\", 1) = 0\n").contains("cannot parse pid"));
 }
@@ -186,9 +159,7 @@ fn fuzz_no_panic() {
     for round in 0..3000 {
         let bytes: Vec<u8> = if round % 2 == 0 {
             let len = (rng.next() % 300) as usize;
-            (0..len)
-                .map(|_| ALPHABET[(rng.next() as usize) % ALPHABET.len()])
-                .collect()
+            (0..len).map(|_| ALPHABET[(rng.next() as usize) % ALPHABET.len()]).collect()
         } else {
             let mut b = sample.to_vec();
             for _ in 0..1 + rng.next() % 6 {
