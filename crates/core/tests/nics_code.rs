@@ -363,7 +363,8 @@ fn spread_by_flow(driver: &str, own_rss: fn(usize, u32, u32, &[&str]) -> Report,
 #[test]
 fn rps_steers_another_nics_frames_with_code() {
     let rps = ["rss.kind=\"toeplitz\"", "rss.queues=1", "rss.rps_cpus=2"];
-    let drivers: [(&str, fn(usize, u32, u32, &[&str]) -> Report); 2] = [("rx_nics_rss", own_rss), ("host-nics-rss", kernel_own_rss)];
+    type Run = fn(usize, u32, u32, &[&str]) -> Report;
+    let drivers: [(&str, Run); 2] = [("rx_nics_rss", own_rss), ("host-nics-rss", kernel_own_rss)];
     for (driver, own_rss) in drivers {
         let r = own_rss(0, 1, 64, &rps);
         let (remote, taken) = (m(&r, "rps_remote_frames"), m(&r, "nic1_rx_taken"));

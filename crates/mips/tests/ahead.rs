@@ -156,11 +156,11 @@ fn reading() -> Vec<u32> {
 /// give [`System::run`]'s registers, cycles, issues and shared word.
 #[test]
 fn cores_run_ahead_through_read_only_loads() {
-    let read_only = [DATA + 0x100..DATA + 0x104];
+    let read_only = DATA + 0x100..DATA + 0x104;
     for cores in [2, 3, 4] {
         let (exits, shared, issues, _) = run_with(&reading(), cores, None, u64::MAX >> 1, &[]).0;
         let (.., waiting) = run_with(&reading(), cores, Some(64), u64::MAX >> 1, &[]).0;
-        let (r_exits, r_shared, r_issues, calls) = run_with(&reading(), cores, Some(64), u64::MAX >> 1, &read_only).0;
+        let (r_exits, r_shared, r_issues, calls) = run_with(&reading(), cores, Some(64), u64::MAX >> 1, std::slice::from_ref(&read_only)).0;
         assert_eq!((&r_exits, r_shared, &r_issues), (&exits, shared, &issues), "{cores} cores");
         assert!(calls < waiting, "{cores} cores: {calls} block calls, {waiting} with the loads shared");
     }
@@ -175,7 +175,8 @@ fn a_store_into_read_only_memory_faults() {
         s.start(k, 0, Context::at(TEXT, 0x7000_0000 - 0x1000 * k as u32), 0);
     }
     let private = [0x6FFF_F000..0x7000_0000, 0x6FFF_E000..0x6FFF_F000];
-    match s.run_ahead(1000, &private, &[DATA + 0x100..DATA + 0x108], 64) {
+    let read_only = DATA + 0x100..DATA + 0x108;
+    match s.run_ahead(1000, &private, std::slice::from_ref(&read_only), 64) {
         Stop::Fault { core: 0, error, .. } => assert!(error.to_string().contains(&format!("write to read-only data at 0x{:08x}", DATA + 0x104)), "{error}"),
         other => panic!("{other:?}"),
     }

@@ -405,8 +405,11 @@ fn started(a: &[u32], b: &[u32], c: &SystemConfig) -> System {
     s
 }
 
+/// A thread's registers, PC and next PC.
+type Regs = (Vec<u32>, u32, u32);
+
 /// Both threads' counts, registers, PC and next PC, and the core's busy cycles.
-fn state(s: &System) -> ((u64, u64), u64, [(Vec<u32>, u32, u32); 2]) {
+fn state(s: &System) -> ((u64, u64), u64, [Regs; 2]) {
     let th = &s.cores[0].threads;
     (counts(s), s.cores[0].busy_cycles, [&th[0].ctx, &th[1].ctx].map(|c| (c.r[..32].to_vec(), c.pc, c.npc)))
 }
