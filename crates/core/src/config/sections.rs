@@ -41,7 +41,7 @@ impl RunConfig {
             "events",
             d("1_000_000_000"),
             Range::Int(1, 1_000_000_000_000),
-            "guard against settings that would run for hours: a run whose workload rates alone offer more stimuli is refused at load, and one that handles more events stops with an error naming this key (checked every 65,536 events)",
+            "guard against settings that would run for hours: a run whose workload rates alone offer more stimuli is refused at load, and one whose event loop takes more turns stops with an error naming this key (checked every 65,536 turns; steps the loop runs as one, such as an interrupt's entry to exit when nothing comes between them, are one turn)",
         ),
     ];
 }
