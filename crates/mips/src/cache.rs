@@ -157,23 +157,26 @@ impl Cache {
     /// Places `line` for `who`; returns the slot, or None if its set is reserved for another thread.
     fn allocate(&mut self, line: u32, who: usize) -> Option<usize> {
         let set = line & self.set_mask;
+        let base = set as usize * self.ways;
+        // The first permitted, unlocked way that is empty, else least recently used (an
+        // empty way's age is 0, a line's at least 1: the clock moves before it is placed).
+        if !self.locks && self.pin.open() {
+            // Every way permitted, none locked, nor to be (no trace): no lock bit to write.
+            let slot = base + oldest(&self.used[base..base + self.ways]);
+            (self.tags[slot], self.used[slot]) = (line, self.clock);
+            return Some(slot);
+        }
         if !self.pin.may_allocate_in_set(set, who) {
             return None;
         }
-        let base = set as usize * self.ways;
         let mask = self.pin.way_mask(who);
-        // The first permitted, unlocked way that is empty, else least recently used (an
-        // empty way's age is 0, a line's at least 1: the clock moves before it is placed).
         let used = &self.used[base..base + self.ways];
-        let (mut victim, mut oldest) = (usize::MAX, u64::MAX);
+        let mut victim = usize::MAX;
         if !self.locks && mask == self.pin.all() {
-            for (w, &u) in used.iter().enumerate() {
-                if u < oldest {
-                    (victim, oldest) = (w, u);
-                }
-            }
+            victim = oldest(used);
         } else {
             let locked = &self.locked[base..base + self.ways];
+            let mut oldest = u64::MAX;
             for (w, (&u, &l)) in used.iter().zip(locked).enumerate() {
                 if mask >> w & 1 == 1 && !l && u < oldest {
                     (victim, oldest) = (w, u);
@@ -257,4 +260,16 @@ impl Cache {
     pub fn total(&self) -> Counts {
         self.counts.iter().fold(Counts::default(), |a, c| Counts { accesses: a.accesses + c.accesses, misses: a.misses + c.misses })
     }
+}
+
+/// The first of `used`'s ways with the smallest age (an empty one if any).
+#[inline(always)]
+fn oldest(used: &[u64]) -> usize {
+    let (mut victim, mut oldest) = (0, u64::MAX);
+    for (w, &u) in used.iter().enumerate() {
+        if u < oldest {
+            (victim, oldest) = (w, u);
+        }
+    }
+    victim
 }
