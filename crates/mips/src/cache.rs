@@ -147,6 +147,13 @@ impl Cache {
     #[inline(never)]
     fn miss(&mut self, line: u32, set: usize, who: usize) -> bool {
         self.counts[who].misses += 1;
+        if !self.locks && self.pin.open() {
+            // Every way permitted, none locked, nor to be (no trace): no lock bit to write.
+            let base = set * self.ways;
+            let slot = base + oldest(&self.used[base..base + self.ways]);
+            (self.tags[slot], self.used[slot], self.mru[set]) = (line, self.clock, line);
+            return false;
+        }
         // A bypassed miss (reserved set) leaves the set as it was.
         if self.allocate(line, who).is_some() {
             self.mru[set] = line;
@@ -157,18 +164,12 @@ impl Cache {
     /// Places `line` for `who`; returns the slot, or None if its set is reserved for another thread.
     fn allocate(&mut self, line: u32, who: usize) -> Option<usize> {
         let set = line & self.set_mask;
-        let base = set as usize * self.ways;
-        // The first permitted, unlocked way that is empty, else least recently used (an
-        // empty way's age is 0, a line's at least 1: the clock moves before it is placed).
-        if !self.locks && self.pin.open() {
-            // Every way permitted, none locked, nor to be (no trace): no lock bit to write.
-            let slot = base + oldest(&self.used[base..base + self.ways]);
-            (self.tags[slot], self.used[slot]) = (line, self.clock);
-            return Some(slot);
-        }
         if !self.pin.may_allocate_in_set(set, who) {
             return None;
         }
+        let base = set as usize * self.ways;
+        // The first permitted, unlocked way that is empty, else least recently used (an
+        // empty way's age is 0, a line's at least 1: the clock moves before it is placed).
         let mask = self.pin.way_mask(who);
         let used = &self.used[base..base + self.ways];
         let mut victim = usize::MAX;
