@@ -115,6 +115,14 @@ impl Cache {
         self.lookup(line, set, who)
     }
 
+    /// [`Cache::probe`] of an address whose line [`Cache::newest`] found
+    /// not to be its set's most recently used (no second test).
+    #[inline(always)]
+    pub fn probe_older(&mut self, addr: u32, who: usize) -> bool {
+        let line = addr >> self.line_shift;
+        self.lookup(line, (line & self.set_mask) as usize, who)
+    }
+
     /// Whether `addr`'s line is known to be its set's most recently used:
     /// an access to it would be a hit that changes nothing but the count.
     #[inline(always)]
