@@ -115,6 +115,14 @@ impl Cache {
         self.lookup(line, set, who)
     }
 
+    /// [`Cache::probe`] of an address whose line [`Cache::newest`] found
+    /// not to be its set's most recently used (no second test).
+    #[inline(always)]
+    pub fn probe_older(&mut self, addr: u32, who: usize) -> bool {
+        let line = addr >> self.line_shift;
+        self.lookup(line, (line & self.set_mask) as usize, who)
+    }
+
     /// Whether `addr`'s line is known to be its set's most recently used:
     /// an access to it would be a hit that changes nothing but the count.
     #[inline(always)]
@@ -147,6 +155,13 @@ impl Cache {
     #[inline(never)]
     fn miss(&mut self, line: u32, set: usize, who: usize) -> bool {
         self.counts[who].misses += 1;
+        if !self.locks && self.pin.open() {
+            // Every way permitted, none locked, nor to be (no trace): no lock bit to write.
+            let base = set * self.ways;
+            let slot = base + oldest(&self.used[base..base + self.ways]);
+            (self.tags[slot], self.used[slot], self.mru[set]) = (line, self.clock, line);
+            return false;
+        }
         // A bypassed miss (reserved set) leaves the set as it was.
         if self.allocate(line, who).is_some() {
             self.mru[set] = line;
@@ -161,19 +176,16 @@ impl Cache {
             return None;
         }
         let base = set as usize * self.ways;
-        let mask = self.pin.way_mask(who);
         // The first permitted, unlocked way that is empty, else least recently used (an
         // empty way's age is 0, a line's at least 1: the clock moves before it is placed).
+        let mask = self.pin.way_mask(who);
         let used = &self.used[base..base + self.ways];
-        let (mut victim, mut oldest) = (usize::MAX, u64::MAX);
+        let mut victim = usize::MAX;
         if !self.locks && mask == self.pin.all() {
-            for (w, &u) in used.iter().enumerate() {
-                if u < oldest {
-                    (victim, oldest) = (w, u);
-                }
-            }
+            victim = oldest(used);
         } else {
             let locked = &self.locked[base..base + self.ways];
+            let mut oldest = u64::MAX;
             for (w, (&u, &l)) in used.iter().zip(locked).enumerate() {
                 if mask >> w & 1 == 1 && !l && u < oldest {
                     (victim, oldest) = (w, u);
@@ -257,4 +269,16 @@ impl Cache {
     pub fn total(&self) -> Counts {
         self.counts.iter().fold(Counts::default(), |a, c| Counts { accesses: a.accesses + c.accesses, misses: a.misses + c.misses })
     }
+}
+
+/// The first of `used`'s ways with the smallest age (an empty one if any).
+#[inline(always)]
+fn oldest(used: &[u64]) -> usize {
+    let (mut victim, mut oldest) = (0, u64::MAX);
+    for (w, &u) in used.iter().enumerate() {
+        if u < oldest {
+            (victim, oldest) = (w, u);
+        }
+    }
+    victim
 }

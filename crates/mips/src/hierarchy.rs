@@ -180,13 +180,13 @@ impl Hierarchy {
         self.fetch_looked_up(core, who, pc, t)
     }
 
-    /// [`Hierarchy::fetch_line`] of a line not its set's newest.
+    /// [`Hierarchy::fetch_line`] of a line not its set's newest ([`Cache::newest`] false).
     #[inline(never)]
     fn fetch_looked_up(&mut self, core: usize, who: usize, pc: u32, t: usize) -> u32 {
         let l1 = &mut self.l1i[core];
         let hit = l1.geometry.hit_cycles;
         // A hit leaves the line its set's newest; a miss's line may have bypassed the set.
-        if l1.probe(pc, who) {
+        if l1.probe_older(pc, who) {
             self.lines.at[t] = pc & self.lines.line;
             hit
         } else {

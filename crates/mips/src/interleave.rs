@@ -38,9 +38,11 @@ use crate::system::{Stop, System, ready_after, step};
 use crate::timing::Pipeline;
 
 /// The fewest cycles a thread given the slot alone runs by blocks
-/// (`System::run_thread`); measured on two busy threads of `bench/kernels`
-/// (docs/performance.md, issue 24's third session).
-const ALONE_CYCLES: u64 = 16;
+/// (`System::run_thread`); measured on the smt-hot-thread study's pairs
+/// with caches (docs/performance/smt.md, twenty-fourth session: 16 to 48
+/// within 0.1% on the round-robin pair, 32 and 48 0.9% below 16 on the
+/// reserved one, 96 above both).
+const ALONE_CYCLES: u64 = 32;
 
 /// Cycles the loop goes on by picks after the pair's threads had no
 /// schedule ([`crate::duet`]) before it looks for one again.

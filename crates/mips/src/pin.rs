@@ -23,12 +23,26 @@ pub struct Pinning {
     /// Per thread, the first set and range base written to the control
     /// registers, waiting for the count or length that applies them.
     staged: Vec<(u32, u32)>,
+    /// Whether no thread's allocation is limited or locked: every mask all
+    /// ways, no trace on, no set reserved (kept by the setters).
+    open: bool,
 }
 
 impl Pinning {
     pub fn new(ways: u32, requesters: usize) -> Self {
         let all = if ways == 64 { u64::MAX } else { (1u64 << ways) - 1 };
-        Pinning { all, masks: vec![all; requesters], trace: vec![false; requesters], reserved: Vec::new(), staged: vec![(0, 0); requesters] }
+        Pinning { all, masks: vec![all; requesters], trace: vec![false; requesters], reserved: Vec::new(), staged: vec![(0, 0); requesters], open: true }
+    }
+
+    /// Whether any thread may allocate into any way of any set, unlocked
+    /// (no pinning set): a miss's victim is then its set's oldest way.
+    #[inline(always)]
+    pub fn open(&self) -> bool {
+        self.open
+    }
+
+    fn reopen(&mut self) {
+        self.open = self.masks.iter().all(|&m| m == self.all) && !self.trace.contains(&true) && self.reserved.is_empty();
     }
 
     /// Every way's bit.
@@ -49,6 +63,7 @@ impl Pinning {
             return Err(format!("way mask 0x{mask:x} is not a non-empty run of contiguous ones within 0x{:x}", self.all));
         }
         self.masks[who] = mask;
+        self.reopen();
         Ok(())
     }
 
@@ -64,6 +79,7 @@ impl Pinning {
 
     pub fn set_trace(&mut self, who: usize, on: bool) {
         self.trace[who] = on;
+        self.reopen();
     }
 
     /// Reserves sets `[first, first + count)` of a cache with `sets` sets for `who`;
@@ -71,6 +87,7 @@ impl Pinning {
     pub fn reserve_sets(&mut self, who: usize, first: u32, count: u32, sets: u32) -> Result<(), String> {
         if count == 0 {
             self.reserved.retain(|r| r.2 != who);
+            self.reopen();
             return Ok(());
         }
         let end = first.checked_add(count).filter(|&e| e <= sets);
@@ -81,6 +98,7 @@ impl Pinning {
             return Err(format!("sets {first}..{end} overlap sets {}..{} reserved by thread {}", r.0, r.0 + r.1, r.2));
         }
         self.reserved.push((first, count, who));
+        self.reopen();
         Ok(())
     }
 
