@@ -48,7 +48,11 @@ fn main() {
             let mut doc = r.to_json();
             doc["wall_seconds"] = wall.into();
             doc["invariants"] = r.check_invariants().err().unwrap_or_else(|| "ok".into()).into();
-            println!("{doc}");
+            // One write: `Value`'s `Display` straight to stdout makes a
+            // line-buffered write of every token (64 CPUs' report: 0.8 M
+            // host instructions, docs/performance/engine.md).
+            let text = doc.to_string();
+            println!("{text}");
         }
         Err(e) => {
             eprintln!("error: {e}");
