@@ -91,6 +91,13 @@ pub(crate) struct Delivery {
     /// An interrupt's steps that end before anything else happens run as
     /// one job (`Machine::fold`): one CPU, no stepped parts, no timeline.
     pub folds: bool,
+    /// EOI broadcasts may stay out of the queue (`eoi.rs`): not with parts
+    /// run up to each event.
+    pub defers_eoi: bool,
+    /// An EOI broadcast kept out of the queue.
+    pub deferred_eoi: Option<super::eoi::Deferred>,
+    /// `Line` events queued and not yet handled.
+    pub lines: u64,
 }
 
 impl Delivery {
@@ -124,6 +131,9 @@ impl Delivery {
             at_issue: false,
             applied_early: 0,
             folds: false,
+            defers_eoi: true,
+            deferred_eoi: None,
+            lines: 0,
         }
     }
 
@@ -287,6 +297,7 @@ impl Machine {
         // and the programmable NIC may end the run early.
         self.delivery.at_issue &= !self.stepped;
         self.delivery.folds = !self.stepped && self.threads.len() == 1 && !self.timeline.enabled();
+        self.delivery.defers_eoi &= !self.stepped;
         if self.delivery.busy_user {
             for t in 0..self.threads.len() {
                 self.post(t, crate::cpu::USER, Job::Irq(IrqJob::User));
@@ -339,6 +350,7 @@ impl Machine {
             let rec = s.next_rec(src, now);
             if s.set_status(rec) {
                 let input = s.inputs[0];
+                self.delivery.lines += 1;
                 self.queue.schedule(now + posted, Event::Line { input, assert: true });
                 self.timeline.bus(now, now + posted, "Assert_INTx");
             }
@@ -360,6 +372,8 @@ impl Machine {
 
     #[inline(never)]
     pub(super) fn line(&mut self, now: Time, input: u32, assert: bool) {
+        self.delivery.lines -= 1;
+        self.eoi_touched(now, input);
         let (cpu, next) = self.delivery.intc.level(input, assert);
         self.after_intc(now, cpu, next);
     }
@@ -427,15 +441,28 @@ impl Machine {
         let write = d.sources[src].writes.pop_front().expect("a device write event has its write queued");
         match write {
             Write::Clear => {
+                let input = d.sources[src].inputs[0];
+                self.eoi_landed_by(now, input);
+                let d = &mut self.delivery;
+                // Whether the pin is now deasserted (an EOI deferred on it stays so).
+                let mut quiet = false;
                 if d.sources[src].clear_status() && d.sources[src].status.is_none() {
-                    let input = d.sources[src].inputs[0];
                     let posted = d.bus[src].posted;
-                    if !self.stepped && d.intc.deassert_early(input, now, posted) {
-                        d.applied_early += u64::from(now + posted < self.end);
-                    } else {
-                        self.queue.schedule(now + posted, Event::Line { input, assert: false });
+                    let early = if self.stepped { None } else { d.intc.deassert_early(input, now, posted) };
+                    match early {
+                        Some(left) => {
+                            d.applied_early += u64::from(now + posted < self.end);
+                            quiet = left == 0;
+                        }
+                        None => {
+                            d.lines += 1;
+                            self.queue.schedule(now + posted, Event::Line { input, assert: false });
+                        }
                     }
                     self.timeline.bus(now, now + posted, "Deassert_INTx");
+                }
+                if !quiet {
+                    self.eoi_touched(now, input);
                 }
             }
             signature => d.signature(now, signature),
