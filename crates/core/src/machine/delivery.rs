@@ -298,6 +298,10 @@ impl Machine {
         self.delivery.at_issue &= !self.stepped;
         self.delivery.folds = !self.stepped && self.threads.len() == 1 && !self.timeline.enabled();
         self.delivery.defers_eoi &= !self.stepped;
+        let one = self.delivery.folds && self.threads.len() == 1;
+        if let Some(n) = &mut self.net.napi {
+            n.folds = one && n.busy.is_none() && n.rps.is_none();
+        }
         if self.delivery.busy_user {
             for t in 0..self.threads.len() {
                 self.post(t, crate::cpu::USER, Job::Irq(IrqJob::User));
@@ -533,6 +537,22 @@ impl Machine {
         self.delivery.in_irq[cpu] = false;
         self.offer(cpu);
     }
+}
+
+/// The run of bundled scenario `file` with `sets`, `tweak` applied to the
+/// machine once started, and the events it applied early: the tests of
+/// steps applied at once (`eoi.rs`, `napi/fold.rs`).
+#[cfg(test)]
+pub(super) fn tweaked_run(file: &str, sets: &[&str], tweak: impl FnOnce(&mut Machine)) -> (crate::report::Report, u64) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios").join(file);
+    let overrides: Vec<_> = sets.iter().map(|s| crate::config::parse_override(s).unwrap()).collect();
+    let s = Scenario::from_file(&path, &overrides).unwrap();
+    let mut m = Machine::new(&s, path.parent().unwrap(), super::Record::default()).unwrap();
+    m.start().unwrap();
+    tweak(&mut m);
+    m.event_loop(&mut crate::monitor::Unwatched).unwrap();
+    let applied = m.delivery.applied_early;
+    (crate::report::Report::new(m), applied)
 }
 
 fn signal_label(s: Signal) -> &'static str {

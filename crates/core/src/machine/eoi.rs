@@ -109,22 +109,12 @@ impl Machine {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Machine, Record};
-    use crate::config::{Scenario, parse_override};
     use crate::report::Report;
-    use std::path::Path;
 
     /// The run of bundled scenario `file` with `sets`, its EOIs deferred or
     /// always queued, and the events it applied without queueing them.
     fn run(file: &str, sets: &[&str], defer: bool) -> (Report, u64) {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios").join(file);
-        let overrides: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
-        let s = Scenario::from_file(&path, &overrides).unwrap();
-        let mut m = Machine::new(&s, path.parent().unwrap(), Record::default()).unwrap();
-        m.delivery.defers_eoi &= defer;
-        m.simulate(&mut crate::monitor::Unwatched).unwrap();
-        let applied = m.delivery.applied_early;
-        (Report::new(m), applied)
+        super::super::delivery::tweaked_run(file, sets, |m| m.delivery.defers_eoi &= defer)
     }
 
     /// Deferring the EOI changes nothing reported (the events counted
