@@ -103,6 +103,20 @@ impl<E> EventQueue<E> {
         let time = time.max(self.now);
         let key = ((time as u128) << 64) | self.seq as u128;
         self.seq += 1;
+        self.insert(key, event);
+    }
+
+    /// Schedules `event` with a key [`EventQueue::reserve_key`] took
+    /// earlier: it leaves where it would have had it been scheduled then (a
+    /// bus message the model keeps out of the queue until something could
+    /// tell, `machine/eoi.rs`). The key must not be behind the loop.
+    pub fn schedule_reserved(&mut self, key: Key, event: E) {
+        debug_assert!(key_time(key) >= self.now, "reserved event in the past");
+        self.insert(key, event);
+    }
+
+    #[inline(always)]
+    fn insert(&mut self, key: Key, event: E) {
         let entry = Entry { key, event };
         if key >= self.min {
             // After the end: it would never leave.

@@ -146,20 +146,24 @@ impl Controller for IoApic {
         }
     }
 
+    fn level_count(&self, pin: u32) -> Option<u32> {
+        (self.trigger == Trigger::Level).then(|| self.asserted[pin as usize])
+    }
+
     /// On a level pin a Deassert_INTx sends nothing (a pin still asserted
     /// has its Remote IRR set: every assert and EOI that leaves it asserted
     /// sends); its count is read only by asserts, whose sends see a count
     /// above zero either way, and by the EOI. So it may land now unless the
     /// EOI on its way, or one sent from now on, could come before it.
-    fn deassert_early(&mut self, pin: u32, now: Time, delay: u64) -> bool {
+    fn deassert_early(&mut self, pin: u32, now: Time, delay: u64) -> Option<u32> {
         let p = pin as usize;
         let lands = now + delay;
         let eoi_first = self.eoi_sent & (1 << pin) != 0 && self.eoi_at[p] <= lands;
         if self.trigger == Trigger::Edge || eoi_first || self.costs.lapic_eoi + self.costs.eoi < delay {
-            return false;
+            return None;
         }
         debug_assert!(self.asserted[p] > 0 && self.remote_irr[p], "the pin's own assert landed and sent");
         self.asserted[p] = self.asserted[p].saturating_sub(1);
-        true
+        Some(self.asserted[p])
     }
 }

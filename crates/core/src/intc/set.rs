@@ -57,9 +57,15 @@ impl Controllers {
     }
 
     /// [`super::Controller::deassert_early`] on `input`'s controller.
-    pub fn deassert_early(&mut self, input: u32, now: Time, delay: u64) -> bool {
+    pub fn deassert_early(&mut self, input: u32, now: Time, delay: u64) -> Option<u32> {
         let (c, local) = self.at(input);
         self.ctls[c].intc.deassert_early(local, now, delay)
+    }
+
+    /// [`super::Controller::level_count`] of `input`.
+    pub fn level_count(&self, input: u32) -> Option<u32> {
+        let (c, local) = self.at(input);
+        self.ctls[c].intc.level_count(local)
     }
 
     pub fn message(&mut self, input: u32, rec: Rec) -> Result<usize, Rec> {

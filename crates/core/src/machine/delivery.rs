@@ -91,6 +91,13 @@ pub(crate) struct Delivery {
     /// An interrupt's steps that end before anything else happens run as
     /// one job (`Machine::fold`): one CPU, no stepped parts, no timeline.
     pub folds: bool,
+    /// EOI broadcasts may stay out of the queue (`eoi.rs`): not with parts
+    /// run up to each event.
+    pub defers_eoi: bool,
+    /// An EOI broadcast kept out of the queue.
+    pub deferred_eoi: Option<super::eoi::Deferred>,
+    /// `Line` events queued and not yet handled.
+    pub lines: u64,
 }
 
 impl Delivery {
@@ -124,6 +131,9 @@ impl Delivery {
             at_issue: false,
             applied_early: 0,
             folds: false,
+            defers_eoi: true,
+            deferred_eoi: None,
+            lines: 0,
         }
     }
 
@@ -287,6 +297,11 @@ impl Machine {
         // and the programmable NIC may end the run early.
         self.delivery.at_issue &= !self.stepped;
         self.delivery.folds = !self.stepped && self.threads.len() == 1 && !self.timeline.enabled();
+        self.delivery.defers_eoi &= !self.stepped;
+        let one = self.delivery.folds && self.threads.len() == 1;
+        if let Some(n) = &mut self.net.napi {
+            n.folds = one && n.busy.is_none() && n.rps.is_none();
+        }
         if self.delivery.busy_user {
             for t in 0..self.threads.len() {
                 self.post(t, crate::cpu::USER, Job::Irq(IrqJob::User));
@@ -339,6 +354,7 @@ impl Machine {
             let rec = s.next_rec(src, now);
             if s.set_status(rec) {
                 let input = s.inputs[0];
+                self.delivery.lines += 1;
                 self.queue.schedule(now + posted, Event::Line { input, assert: true });
                 self.timeline.bus(now, now + posted, "Assert_INTx");
             }
@@ -360,6 +376,8 @@ impl Machine {
 
     #[inline(never)]
     pub(super) fn line(&mut self, now: Time, input: u32, assert: bool) {
+        self.delivery.lines -= 1;
+        self.eoi_touched(now, input);
         let (cpu, next) = self.delivery.intc.level(input, assert);
         self.after_intc(now, cpu, next);
     }
@@ -427,15 +445,28 @@ impl Machine {
         let write = d.sources[src].writes.pop_front().expect("a device write event has its write queued");
         match write {
             Write::Clear => {
+                let input = d.sources[src].inputs[0];
+                self.eoi_landed_by(now, input);
+                let d = &mut self.delivery;
+                // Whether the pin is now deasserted (an EOI deferred on it stays so).
+                let mut quiet = false;
                 if d.sources[src].clear_status() && d.sources[src].status.is_none() {
-                    let input = d.sources[src].inputs[0];
                     let posted = d.bus[src].posted;
-                    if !self.stepped && d.intc.deassert_early(input, now, posted) {
-                        d.applied_early += u64::from(now + posted < self.end);
-                    } else {
-                        self.queue.schedule(now + posted, Event::Line { input, assert: false });
+                    let early = if self.stepped { None } else { d.intc.deassert_early(input, now, posted) };
+                    match early {
+                        Some(left) => {
+                            d.applied_early += u64::from(now + posted < self.end);
+                            quiet = left == 0;
+                        }
+                        None => {
+                            d.lines += 1;
+                            self.queue.schedule(now + posted, Event::Line { input, assert: false });
+                        }
                     }
                     self.timeline.bus(now, now + posted, "Deassert_INTx");
+                }
+                if !quiet {
+                    self.eoi_touched(now, input);
                 }
             }
             signature => d.signature(now, signature),
@@ -506,6 +537,22 @@ impl Machine {
         self.delivery.in_irq[cpu] = false;
         self.offer(cpu);
     }
+}
+
+/// The run of bundled scenario `file` with `sets`, `tweak` applied to the
+/// machine once started, and the events it applied early: the tests of
+/// steps applied at once (`eoi.rs`, `napi/fold.rs`).
+#[cfg(test)]
+pub(super) fn tweaked_run(file: &str, sets: &[&str], tweak: impl FnOnce(&mut Machine)) -> (crate::report::Report, u64) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios").join(file);
+    let overrides: Vec<_> = sets.iter().map(|s| crate::config::parse_override(s).unwrap()).collect();
+    let s = Scenario::from_file(&path, &overrides).unwrap();
+    let mut m = Machine::new(&s, path.parent().unwrap(), super::Record::default()).unwrap();
+    m.start().unwrap();
+    tweak(&mut m);
+    m.event_loop(&mut crate::monitor::Unwatched).unwrap();
+    let applied = m.delivery.applied_early;
+    (crate::report::Report::new(m), applied)
 }
 
 fn signal_label(s: Signal) -> &'static str {

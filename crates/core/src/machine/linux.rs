@@ -216,7 +216,7 @@ impl Machine {
         }
         let (cycles, signal) = self.delivery.intc.finish(input, now);
         if let Some((delay, sig)) = signal {
-            self.schedule_signal(now, delay, sig);
+            self.send_end_of_interrupt(now, delay, sig);
         }
         self.delivery.step[cpu] = cycles + self.delivery.path.exit_cycles;
         Job::Exit { cpu: cpu as u16 }

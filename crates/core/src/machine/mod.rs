@@ -35,6 +35,7 @@ mod code_rx;
 mod code_tests;
 mod delivery;
 mod driver;
+mod eoi;
 mod firmware;
 mod forward;
 mod jobs;

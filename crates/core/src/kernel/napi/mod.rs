@@ -166,6 +166,14 @@ pub struct Napi {
     /// With code: the running poll of each instance called napi_complete_done.
     pub(crate) completed: Vec<bool>,
     pub(crate) cpus: Vec<Softirq>,
+    /// The cycles of the step the softirq just went on with (`Poll`, `Tx`,
+    /// `Rx`, `Complete`), with those of the steps folded into it: set as
+    /// the step begins (`Machine::napi_begin`), read by its `napi_work`.
+    pub(crate) step: u64,
+    /// The softirq's steps whose ends come first run as one job
+    /// (`Machine::napi_fold`): the machine's interrupt steps fold, and no
+    /// busy poller or RPS backlog can dispatch a thread from a step's end.
+    pub(crate) folds: bool,
     /// The busy-polling receiver (`busy_poll_usecs` > 0).
     pub busy: Option<busy::Busy>,
     /// Instances of the NIC's queues; past them, each CPU's RPS backlog.
@@ -207,6 +215,8 @@ impl Napi {
             flush_timeout: (c.gro_flush_timeout_ns as f64 * cycles_per_us / 1e3).round() as u64,
             completed: vec![false; queues],
             cpus: vec![Softirq::default(); cpu.threads],
+            step: 0,
+            folds: false,
             counters: Counters::default(),
         }
     }

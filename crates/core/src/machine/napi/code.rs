@@ -158,7 +158,8 @@ impl Machine {
         if !completed {
             self.napi().cpus[cpu].list.rotate_left(1);
         }
-        self.next_poll(now, cpu).map(|j| self.napi_step(j))
+        let step = self.next_poll(now, cpu)?;
+        Some(self.napi_begin(now, cpu, step))
     }
 
     /// A frame from receive queue `q` reached the application: its socket

@@ -8,11 +8,12 @@
 mod busy;
 mod code;
 mod complete;
+mod fold;
 mod rps;
 
 use super::{Event, Machine};
 use crate::cpu::{Bin, SOFT, Work};
-use crate::engine::Time;
+use crate::engine::{Time, key_time};
 use crate::kernel::Job as Any;
 use crate::kernel::napi::{Job, Napi};
 use crate::kernel::net::Site;
@@ -47,33 +48,67 @@ impl Machine {
         }
     }
 
-    /// The job as CPU work.
+    /// The job as CPU work: a step the softirq went on with costs what
+    /// `napi_begin` set.
     pub(super) fn napi_work(&mut self, job: Job) -> Work<Any> {
         let cycles = match job {
             Job::Softirq => self.napi().softirq_cycles,
-            Job::Poll { .. } => self.napi().poll_cycles,
-            Job::Tx { .. } => self.net.costs.work(Any::PollTx).cycles,
-            Job::Rx { q } => self.rx_cycles(q as usize),
-            Job::Complete { .. } => self.napi().complete_cycles,
+            Job::Poll { .. } | Job::Tx { .. } | Job::Rx { .. } | Job::Complete { .. } => self.napi().step,
             Job::BusySpin | Job::BusyRx => return self.busy_work(job),
         };
         Work { job: Any::Napi(job), cycles, bin: Bin::BottomHalf }
     }
 
+    /// The cycles of a step, computed once, as it begins (a drawn cost draws).
+    fn step_cycles(&mut self, job: Job) -> u64 {
+        match job {
+            Job::Poll { .. } => self.napi().poll_cycles,
+            Job::Tx { .. } => self.net.costs.work(Any::PollTx).cycles,
+            Job::Rx { q } => self.rx_cycles(q as usize),
+            Job::Complete { .. } => self.napi().complete_cycles,
+            Job::Softirq | Job::BusySpin | Job::BusyRx => 0,
+        }
+    }
+
+    /// The softirq on `cpu` goes on with `job` at `now`: its cost set for
+    /// `napi_work` (the steps after it whose ends come first folded into
+    /// it), and the step as a job.
+    #[inline(always)]
+    fn napi_begin(&mut self, now: Time, cpu: usize, job: Job) -> Any {
+        let cycles = self.step_cycles(job);
+        // The fold's first test inline: most steps' ends come after an event.
+        let (job, cycles) =
+            if self.napi().folds && key_time(self.queue.peek_key()) > now + cycles { self.napi_fold(now, cpu, job, cycles) } else { (job, cycles) };
+        self.napi().step = cycles;
+        self.napi_step(job)
+    }
+
     /// `job` ended on `cpu`: the softirq's next step (`None` ends the run).
     pub(super) fn napi_after(&mut self, now: Time, cpu: usize, job: Job) -> Option<Any> {
+        let next = self.napi_end(now, cpu, job)?;
+        Some(match next {
+            Ok(step) => self.napi_begin(now, cpu, step),
+            Err(other) => other,
+        })
+    }
+
+    /// What follows `job`'s end at `now` on `cpu`: a step of the softirq,
+    /// or another job (a critical section, a busy poll's); `None` ends the
+    /// run.
+    #[inline(always)]
+    fn napi_end(&mut self, now: Time, cpu: usize, job: Job) -> Option<Result<Job, Any>> {
         self.check_masked();
         let next = match job {
             Job::BusyRx => {
                 let q = self.napi().busy.as_ref().and_then(|b| b.owned).expect("a busy-poll frame is taken from an owned instance");
                 self.rx_done(now, self.net.app_thread, q);
                 if let Some(section) = self.busy_section(Site::Busy) {
-                    return Some(section);
+                    return Some(Err(section));
                 }
-                self.busy_after(now, job)?
+                return self.busy_after(now, job).map(|j| Err(Any::Napi(j)));
             }
-            Job::BusySpin if self.code.is_some() => return self.code_busy_step(now),
-            Job::BusySpin => self.busy_after(now, job)?,
+            Job::BusySpin if self.code.is_some() => return self.code_busy_step(now).map(Err),
+            Job::BusySpin => return self.busy_after(now, job).map(|j| Err(Any::Napi(j))),
             Job::Softirq => {
                 let n = self.napi();
                 n.counters.softirq_runs += 1;
@@ -106,7 +141,7 @@ impl Machine {
                 n.poll_frames[q as usize] += 1;
                 n.cpus[cpu].run_frames += 1;
                 if let Some(section) = self.poll_section(q, Site::Poll) {
-                    return Some(section);
+                    return Some(Err(section));
                 }
                 self.poll_step(now, cpu, q)?
             }
@@ -115,7 +150,7 @@ impl Machine {
                 self.next_poll(now, cpu)?
             }
         };
-        Some(self.napi_step(next))
+        Some(Ok(next))
     }
 
     /// The step as a job: with kernel code a poll of its instance is the
@@ -148,7 +183,8 @@ impl Machine {
 
     /// After a frame's critical sections: the poll of `q` goes on.
     pub(crate) fn poll_resume(&mut self, now: Time, cpu: usize, q: u8) -> Option<Any> {
-        self.poll_step(now, cpu, q).map(Any::Napi)
+        let step = self.poll_step(now, cpu, q)?;
+        Some(self.napi_begin(now, cpu, step))
     }
 
     /// Counts a step taken while a scheduled instance's interrupt is enabled.
