@@ -48,10 +48,13 @@ impl<D: Devices> System<D> {
         let blocks = &mut self.blocks;
         let (mut now, mut ready, mut pending) = (core.now, th.ready, th.next.take());
         let mut instret = th.instructions;
+        // A block did not fit before the limit: the few cycles left go one instruction at a
+        // time (looking up the next blocks, which seldom fit either, costs more than it saves).
+        let mut near = false;
         let end = 'run: loop {
             // Blocks one after another, with the PC in a local, while each may run whole.
             'blocks: {
-                if pending.is_none() && th.ctx.npc == th.ctx.pc.wrapping_add(4) {
+                if !near && pending.is_none() && th.ctx.npc == th.ctx.pc.wrapping_add(4) {
                     let mut pc = th.ctx.pc;
                     // Only a store leaves the chain having written the text (see `Ordinary::timed`).
                     blocks.sync(bus.code);
@@ -78,6 +81,7 @@ impl<D: Devices> System<D> {
                         }
                         let latest = limit.saturating_sub(u64::from(b.span));
                         if start >= latest {
+                            near = true;
                             break 'chain None;
                         }
                         // The first step's fetch starts at `t0`, before it waits (with caches it may stall).
