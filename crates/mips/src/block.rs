@@ -77,11 +77,6 @@ pub struct Block {
     /// instruction on its own. A round taken goes round again with no
     /// lookup and no decision of what the transfer was.
     pub looping: bool,
-    /// With caches, a round run again at once fetches nothing: its lines
-    /// lie in distinct sets of the instruction cache, so after a round
-    /// whose fetches did not stall each is its set's most recently used
-    /// and would hit again with nothing changed but the count.
-    pub rehit: bool,
     /// Bytes from its entry to its last instruction (the slot, if it has one).
     pub reach: u32,
     /// The ordinary instructions (see [`Block::ordinary`]), then the control transfer ending the block
@@ -118,7 +113,7 @@ pub struct Blocks {
     /// Bytes in an instruction-cache line (0: no cache, or one where a
     /// step may not skip its fetch: every step fetches).
     line_bytes: u32,
-    /// The instruction cache's sets (see [`Block::rehit`]).
+    /// The instruction cache's sets (lines known to hit again: `slice.rs`'s `Ordinary`).
     sets: u32,
     /// The text's generation they were built from.
     generation: u32,
@@ -167,7 +162,7 @@ impl Relative<'_> {
 impl Blocks {
     /// The blocks of `code` under `caches` (if any); `rounds`: see [`Block::looping`].
     pub fn new(code: &Code, caches: Option<HierarchyConfig>, rounds: bool) -> Self {
-        // Fetches within a line (and a round's again: `Block::rehit`) are counted, not looked up,
+        // Fetches within a line (and a known line's again: `slice.rs`) are counted, not looked up,
         // where a hit costs nothing and a miss stalls: a fetch that did not stall hit or allocated.
         // (Not so a free miss in a set reserved for another thread.)
         let l1i = caches.filter(|c| c.l1i.hit_cycles == 0 && c.l2.hit_cycles > 0);
@@ -294,9 +289,7 @@ impl Blocks {
         }
         // Its lines, from the entry's to the last instruction's (the slot's, if it has one).
         let reach = 4 * (len + slot as usize - 1) as u32;
-        let lines = |bytes: u32| (pc + reach) / bytes - pc / bytes + 1;
-        let rehit = self.line_bytes != 0 && lines(self.line_bytes) <= self.sets;
-        self.at[first] = Block { ordinary: (len - transfer as usize) as u32, span, after, looping, rehit, reach, steps: steps.into() };
+        self.at[first] = Block { ordinary: (len - transfer as usize) as u32, span, after, looping, reach, steps: steps.into() };
         self.built.push(first);
         Some(&self.at[first])
     }

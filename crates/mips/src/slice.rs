@@ -1,8 +1,10 @@
 //! One hardware thread's slice: the hot path of [`System::run`]. Blocks
 //! (see [`crate::block`]) run whole at their precomputed issue cycles when
 //! no result still in flight holds back a step but the first (with caches:
-//! none in flight) and they fit before the limit; a block that loops back
-//! to its own entry goes round again with no lookup while that holds.
+//! none in flight) and they fit before the limit; a loop's block (see
+//! [`crate::block::Block::looping`]) goes round again with no lookup while
+//! that holds (with caches, once its lines are known to hit); any other
+//! block, one that goes back to its own entry too, is looked up again.
 //! Anything else goes one instruction at a time, with the same result. Either way
 //! each instruction that issues is reported once to [`Devices::issued`],
 //! after it executes, with its PC and issue cycle (or, with
@@ -46,10 +48,13 @@ impl<D: Devices> System<D> {
         let blocks = &mut self.blocks;
         let (mut now, mut ready, mut pending) = (core.now, th.ready, th.next.take());
         let mut instret = th.instructions;
+        // A block did not fit before the limit: the few cycles left go one instruction at a
+        // time (looking up the next blocks, which seldom fit either, costs more than it saves).
+        let mut near = false;
         let end = 'run: loop {
             // Blocks one after another, with the PC in a local, while each may run whole.
             'blocks: {
-                if pending.is_none() && th.ctx.npc == th.ctx.pc.wrapping_add(4) {
+                if !near && pending.is_none() && th.ctx.npc == th.ctx.pc.wrapping_add(4) {
                     let mut pc = th.ctx.pc;
                     // Only a store leaves the chain having written the text (see `Ordinary::timed`).
                     blocks.sync(bus.code);
@@ -76,6 +81,7 @@ impl<D: Devices> System<D> {
                         }
                         let latest = limit.saturating_sub(u64::from(b.span));
                         if start >= latest {
+                            near = true;
                             break 'chain None;
                         }
                         // The first step's fetch starts at `t0`, before it waits (with caches it may stall).
@@ -84,9 +90,9 @@ impl<D: Devices> System<D> {
                         let (body, end) = b.steps.split_at(b.ordinary as usize);
                         let entry = pc;
                         run.warm = T::CACHED && run.covers(pc, b.reach);
-                        loop {
+                        {
                             // A loop's rounds out of line, their values in registers (with caches only
-                            // rounds run again, which fetch nothing: see `Block::rehit`).
+                            // warm ones: their lines known, they fetch nothing).
                             let ran = if (!T::CACHED || run.warm) && !D::BLOCK_HOOK && b.looping {
                                 let mut r = Round { t0, instret, fetch0 };
                                 let how = if matches!(end[0].cond, Cond::Bne | Cond::Bnel) {
@@ -239,12 +245,7 @@ impl<D: Devices> System<D> {
                             instret += 1;
                             pc = next;
                             (ready, now, t0) = (at + 1, at + 1, at + 1);
-                            // Back to this block's entry (a loop's round): on at once if the entry's tests
-                            // pass, as they would after the lookup, which would find this block again.
-                            if pc != entry || th.board.drained() > t0 || t0 >= latest {
-                                continue 'chain;
-                            }
-                            (run.warm, fetch0) = (b.rehit, t0);
+                            continue 'chain;
                         }
                     };
                     // A block left at an instruction has fetched it.
@@ -395,8 +396,7 @@ struct Ordinary<'p> {
     /// The text's generation when the block was entered.
     generation: u32,
     /// The block's fetches would hit with nothing changed but the count: none made.
-    /// Its lines are among those known to be their sets' most recently used (`lo..=hi`),
-    /// or (see [`crate::block::Block::rehit`]) it goes round again.
+    /// Its lines are among those known to be their sets' most recently used (`lo..=hi`).
     warm: bool,
     /// The instruction cache's line size as a shift, and its sets (0: no line is known).
     shift: u32,

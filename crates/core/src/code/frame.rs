@@ -34,10 +34,25 @@ pub fn build(out: &mut Vec<u8>, bytes: u32, flow: u32, tag: u32) {
     udp[0..2].copy_from_slice(&(1024 + flow as u16).to_be_bytes());
     udp[2..4].copy_from_slice(&5001u16.to_be_bytes());
     udp[4..6].copy_from_slice(&(total - 20).to_be_bytes());
-    for (i, b) in out[HEADERS..].iter_mut().enumerate() {
-        *b = (i as u32).wrapping_mul(31).wrapping_add(tag) as u8;
+    // Payload byte i is (31 i + tag) mod 256: the pattern's bytes (period
+    // 256) plus the tag's low byte, added a chunk at a time (vectorised).
+    for chunk in out[HEADERS..].chunks_mut(PATTERN.len()) {
+        for (b, p) in chunk.iter_mut().zip(&PATTERN) {
+            *b = p.wrapping_add(tag as u8);
+        }
     }
 }
+
+/// Byte i of the payload with tag 0: 31 i mod 256 (31 is odd: period 256).
+const PATTERN: [u8; 256] = {
+    let mut p = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        p[i] = (i as u32).wrapping_mul(31) as u8;
+        i += 1;
+    }
+    p
+};
 
 /// The Internet checksum (RFC 1071) of `b`.
 pub fn checksum(b: &[u8]) -> u16 {
@@ -62,6 +77,15 @@ mod tests {
         assert_eq!(u16::from_be_bytes([f[34], f[35]]), 1024 + 258);
         assert_eq!(u16::from_be_bytes([f[16], f[17]]), 50, "IP total length");
         assert_eq!(u16::from_be_bytes([f[38], f[39]]), 30, "UDP length");
+    }
+
+    #[test]
+    fn payload_byte_i_is_31_i_plus_the_tag() {
+        let mut f = Vec::new();
+        build(&mut f, 1514, 3, 0x1_2345);
+        for (i, &b) in f[HEADERS..].iter().enumerate() {
+            assert_eq!(b, (i as u32).wrapping_mul(31).wrapping_add(0x1_2345) as u8, "byte {i}");
+        }
     }
 
     #[test]
