@@ -555,6 +555,21 @@ pub(super) fn tweaked_run(file: &str, sets: &[&str], tweak: impl FnOnce(&mut Mac
     (crate::report::Report::new(m), applied)
 }
 
+/// Each case's run (bundled scenario, settings, whether steps are applied
+/// early there) with and without `tweak(machine, on)`: the same report, the
+/// events counted included, and more than 50 events applied early with it
+/// exactly where the case says (the tests of folded steps, `linux.rs`,
+/// `napi/fold.rs`).
+#[cfg(test)]
+pub(super) fn assert_reports_unchanged(cases: &[(&str, &[&str], bool)], tweak: impl Fn(&mut Machine, bool)) {
+    for &(file, sets, early) in cases {
+        let ((a, on), (b, off)) = (tweaked_run(file, sets, |m| tweak(m, true)), tweaked_run(file, sets, |m| tweak(m, false)));
+        assert!(a.metric("events").unwrap() > 500.0, "{file} {sets:?}");
+        assert_eq!(a.to_json(), b.to_json(), "{file} {sets:?}");
+        assert_eq!(on > off + 50, early, "{file} {sets:?}: {on} applied early with it, {off} without");
+    }
+}
+
 fn signal_label(s: Signal) -> &'static str {
     match s {
         Signal::Lapic(_) => "IO-APIC message",

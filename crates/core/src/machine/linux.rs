@@ -261,23 +261,13 @@ impl Machine {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Machine, Record};
-    use crate::config::{Scenario, parse_override};
+    use crate::machine::delivery::{assert_reports_unchanged, tweaked_run};
     use crate::report::Report;
-    use std::path::Path;
 
     /// The run of bundled scenario `file` with `sets`, its interrupts' steps
     /// folded or each a completion, and the events it applied early.
     fn run(file: &str, sets: &[&str], fold: bool) -> (Report, u64) {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios").join(file);
-        let overrides: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
-        let s = Scenario::from_file(&path, &overrides).unwrap();
-        let mut m = Machine::new(&s, path.parent().unwrap(), Record::default()).unwrap();
-        m.start().unwrap();
-        m.delivery.folds &= fold;
-        m.event_loop(&mut crate::monitor::Unwatched).unwrap();
-        let applied = m.delivery.applied_early;
-        (Report::new(m), applied)
+        tweaked_run(file, sets, |m| m.delivery.folds &= fold)
     }
 
     /// Folding an interrupt's steps changes nothing reported (the events
@@ -308,12 +298,7 @@ mod tests {
             ("compose/two-nics.toml", &["run.duration_ms=10"], false),
             ("compose/rx-msix-legacy.toml", &["run.duration_ms=10"], true),
         ];
-        for (file, sets, folds) in cases {
-            let ((a, folded), (b, applied)) = (run(file, sets, true), run(file, sets, false));
-            assert!(a.metric("events").unwrap() > 500.0, "{file} {sets:?}");
-            assert_eq!(a.to_json(), b.to_json(), "{file} {sets:?}");
-            assert_eq!(folded > applied + 50, folds, "{file} {sets:?}: {folded} applied early folded, {applied} not");
-        }
+        assert_reports_unchanged(&cases, |m, on| m.delivery.folds &= on);
         // The quiet row: each interrupt one job from its acceptance to its
         // exit (its entry's, read's and claim's ends folded).
         let ((a, folded), (_, applied)) = (run(router, &row, true), run(router, &row, false));
