@@ -67,6 +67,28 @@ fn a_way_emptied_by_another_cores_store_is_filled_before_any_line_is_evicted() {
 }
 
 #[test]
+fn a_range_invalidated_drops_exactly_its_lines_in_any_way() {
+    // 6-way (ways compared four at a time, then two), 4 sets of 32-byte lines:
+    // each set filled with lines 0..6 of it; a range from the middle of one
+    // line to the middle of another drops the lines it touches, whichever way
+    // they are in, and nothing else.
+    let mut c = cache(768, 6, 32);
+    let lines: Vec<u32> = (0..24).map(|k| k * 32).collect();
+    assert_eq!(misses(&mut c, lines.iter().copied()), 24);
+    c.invalidate_range(5 * 32 + 7, 12 * 32);
+    for &a in &lines {
+        assert_eq!(c.contains(a), !(5 * 32..18 * 32).contains(&a), "line at {a}");
+    }
+    // Dropped ways are empty: refilling them evicts nothing.
+    assert_eq!(misses(&mut c, (5..18).map(|k| k * 32)), 13);
+    assert_eq!(misses(&mut c, lines.iter().copied()), 0);
+    // An empty range drops nothing; one reaching the top of memory stops there.
+    c.invalidate_range(7 * 32, 0);
+    c.invalidate_range(u32::MAX - 40, 100);
+    assert_eq!(misses(&mut c, lines.iter().copied()), 0);
+}
+
+#[test]
 fn a_sets_newest_line_is_remembered_per_set_and_forgotten_when_it_goes() {
     // 2-way, 16 sets: 0, 512, 1024 in set 0, 32 in set 1. Repeats of each
     // set's newest line, between accesses to other sets, keep LRU order.

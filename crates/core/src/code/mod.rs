@@ -632,12 +632,7 @@ impl Code {
         let levels: &[Cache] = if self.dma_updates_l2 { &[Cache::L1d] } else { &[Cache::L1d, Cache::L2] };
         for &level in levels {
             for cache in h.all(level) {
-                let line = cache.geometry.line_bytes;
-                let mut a = addr & !(line - 1);
-                while a < addr.saturating_add(bytes.len() as u32) {
-                    cache.invalidate(a);
-                    a = a.saturating_add(line);
-                }
+                cache.invalidate_range(addr, bytes.len() as u32);
             }
         }
     }
