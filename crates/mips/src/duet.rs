@@ -33,6 +33,7 @@ use crate::code::Code;
 use crate::core::HwThread;
 use crate::decode::Inst;
 use crate::exec::{Cond, Simple};
+use crate::plain::Plain;
 use crate::timing::Pipeline;
 
 /// Most instructions of one thread in a schedule (a thread's run through the text).
@@ -77,6 +78,8 @@ impl Key {
 pub(crate) struct Entry {
     pub inst: Inst,
     pub simple: Simple,
+    /// What [`crate::plain`] makes of it (a load or store), kept so that the body need not match on the operation.
+    pub plain: Plain,
     /// A transfer as [`crate::exec::cond`] decides it, if it can.
     pub cond: Cond,
     pub pc: u32,
@@ -276,7 +279,7 @@ impl Thread {
     /// The next to issue, as thread `t`'s entry.
     fn entry(&self, t: usize) -> Entry {
         let (pc, npc, inst) = self.next.expect("a thread's run goes on");
-        Entry { inst, simple: Simple::of(inst), cond: Cond::of(inst), pc, npc, off: 0, ready: self.ready, t: t as u8, k: self.i as u8 }
+        Entry { inst, simple: Simple::of(inst), plain: Plain::of(inst), cond: Cond::of(inst), pc, npc, off: 0, ready: self.ready, t: t as u8, k: self.i as u8 }
     }
 
     /// The next issued (not a transfer): on to the one after it, if the run goes on.

@@ -415,8 +415,9 @@ impl Run {
                 // The commonest loads and stores without the general path's bus ([`crate::plain`]):
                 // of the accessing thread, only its id matters there (the `ll` links a store breaks).
                 bus.who.id = id;
-                // (`mmio`: whether it touched a device register, which a plain access does not.)
-                let (stall, mmio) = match plain::access(&mut th.ctx, &e.inst, bus) {
+                // A plain one writes no text (a store there goes the general way) and touches no
+                // device register: only the general way (`general`) needs those tests after it.
+                let (stall, general) = match plain::run(e.plain, &mut th.ctx, &e.inst, bus, false) {
                     Some(stall) => (stall, false),
                     None => {
                         (bus.who.thread, bus.who.now, bus.who.instret) = (t, at, th.instructions + u64::from(e.k));
@@ -425,14 +426,14 @@ impl Run {
                             let msg = std::mem::take(&mut bus.device_error);
                             return Err(self.fault(s, s.position(e), [a, b], f, msg));
                         }
-                        (bus.stall, std::mem::take(&mut bus.mmio))
+                        (bus.stall, true)
                     }
                 };
                 bus.devices.issued(id, e.pc, at);
                 th.board.accessed(pipeline, e.inst, at + 1 + u64::from(stall));
-                let stop = mmio && bus.devices.take_stop();
+                let stop = general && std::mem::take(&mut bus.mmio) && bus.devices.take_stop();
                 // What the schedule does not foresee: the cycle loop goes on after it.
-                if stall != 0 || stop || bus.code.generation() != generation {
+                if stall != 0 || stop || (general && bus.code.generation() != generation) {
                     return self.after(s, s.position(e), [a, b], (stall, stop), bus).map(|()| false);
                 }
             }
