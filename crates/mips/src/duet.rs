@@ -118,7 +118,7 @@ pub(crate) struct Schedule {
     pub branches: bool,
     /// Whether the entry before the last is the other thread's branch or
     /// jump, decided in place too ([`Schedule::build`]); no instruction is
-    /// fetched after the schedule then ([`Schedule::after`]).
+    /// fetched after the schedule then ([`Schedule::after`]), and `branches` holds.
     pub pair: bool,
     /// After its transfer was taken, not taken or annulled: the next PC it
     /// went to and the schedule that followed, if the thread's next

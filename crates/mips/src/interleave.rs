@@ -265,10 +265,8 @@ impl Run {
             }
             // (0 or 1: the mask spares the counts' bounds checks.)
             let t = usize::from(last.t) & 1;
-            // A branch or jump (no system call, break or fault) in place; anything else by the cycle loop's turn.
-            if !s.branches {
-                return self.end(s, [a, b], bus, pipeline).map(|()| true);
-            }
+            // A branch or jump (no system call, break or fault) in place; anything else by the cycle
+            // loop's turn. (A pair, nearly every schedule of two busy threads, branches: tested first.)
             if s.pair {
                 // Both threads' transfers, the other's first (at the cycle before), decided in place.
                 let [x, y] = if t == 0 { [&mut *b, &mut *a] } else { [&mut *a, &mut *b] };
@@ -299,6 +297,9 @@ impl Run {
                 let Some(j) = self.next_schedule([a, b], duets, linked.then_some((k, how, next)), bus, pipeline) else { return Ok(true) };
                 (k, s) = (j, duets.at(j));
                 continue;
+            }
+            if !s.branches {
+                return self.end(s, [a, b], bus, pipeline).map(|()| true);
             }
             let [x, y] = if t == 0 { [&mut *a, &mut *b] } else { [&mut *b, &mut *a] };
             let at = now + u64::from(last.off);
