@@ -68,6 +68,12 @@ fn mixed() -> Vec<u32> {
     ]
 }
 
+/// Core `core`'s thread, stopped at its exit: registers, instructions and cycle.
+fn exit<D: Devices>(s: &mut System<D>, core: usize) -> ([u32; REG_SLOTS], u64, u64) {
+    let (now, n) = (s.cores[core].now, s.cores[core].threads[0].instructions);
+    (s.stop(core, 0).r, n, now)
+}
+
 /// Per core: registers, instructions and cycle at its exit; the shared
 /// word; per core its issues in order; the block hook's calls.
 type Outcome = (Vec<([u32; REG_SLOTS], u64, u64)>, u32, Vec<Vec<(u32, u64)>>, u64);
@@ -101,10 +107,7 @@ fn run_with(words: &[u32], cores: usize, ahead: Option<u64>, step: u64, read_onl
         past |= s.devices.issues.iter().filter_map(|i| i.last()).any(|&(_, cycle)| cycle >= until);
         match stop {
             Stop::Limit => until = until.saturating_add(step),
-            Stop::Syscall { core, .. } => {
-                let (now, n) = (s.cores[core].now, s.cores[core].threads[0].instructions);
-                exits[core] = Some((s.stop(core, 0).r, n, now));
-            }
+            Stop::Syscall { core, .. } => exits[core] = Some(exit(&mut s, core)),
             Stop::Idle => break,
             other => panic!("{other:?}"),
         }
@@ -252,10 +255,7 @@ fn run_asking(cores: usize, within: bool) -> Ends {
                 until += 10;
             }
             Stop::Device { .. } => devices += 1,
-            Stop::Syscall { core, .. } => {
-                let (now, n) = (s.cores[core].now, s.cores[core].threads[0].instructions);
-                exits[core] = Some((s.stop(core, 0).r, n, now));
-            }
+            Stop::Syscall { core, .. } => exits[core] = Some(exit(&mut s, core)),
             Stop::Idle => break,
             other => panic!("{other:?}"),
         }
