@@ -325,16 +325,11 @@ impl Nic {
             // Never past the next check: an infinite loop is caught within a check's cycles.
             let mut until = to.min(self.sys.devices.next_event()).min(self.check_at);
             loop {
-                let stop = if self.private.len() > 1 { self.run_ahead(until) } else { self.sys.run(until) };
+                let stop = if self.private.len() > 1 { self.run_ahead(&mut until) } else { self.sys.run(until) };
                 match stop {
                     Stop::Limit | Stop::Idle => break,
                     // A register write queued work or asked for an interrupt: the host sees it the next cycle.
-                    Stop::Device { .. } => {
-                        until = until.min(self.sys.devices.next_event());
-                        if let Some(&(at, _)) = self.sys.devices.interrupts.first() {
-                            until = until.min(at + 1);
-                        }
-                    }
+                    Stop::Device { .. } => until = until.min(self.sys.devices.stop_by()),
                     Stop::Fault { core, error, .. } => return Err(Error::Stopped(format!("{error} on core {core}, cycle {}", self.sys.cores[core].now))),
                     Stop::Returned { core, .. } => return Err(self.stopped(core, "returned from fw_main", None)),
                     Stop::Syscall { core, .. } => {
@@ -362,12 +357,17 @@ impl Nic {
     /// [`SETTLE_CYCLES`] at a time, the profile's waiting issues settled at
     /// each stretch's end: every core has reached it, so no later stop falls
     /// before it, and the waiting issues stay few however far `until` is.
-    fn run_ahead(&mut self, until: u64) -> Stop {
+    /// A register write that queues work or asks for an interrupt lowers
+    /// `until` ([`Hardware::stop_by`]) within the run, as the single core's
+    /// [`Stop::Device`] does in [`Nic::advance`].
+    fn run_ahead(&mut self, until: &mut u64) -> Stop {
         let mut part = self.now;
         loop {
-            part = until.min(part.saturating_add(SETTLE_CYCLES));
-            let stop = self.sys.run_ahead(part, &self.private, &self.read_only, self.ahead);
-            if part == until || stop != Stop::Limit {
+            part = (*until).min(part.saturating_add(SETTLE_CYCLES));
+            let stop = self.sys.run_ahead(part, &self.private, &self.read_only, self.ahead, Some(Hardware::stop_by));
+            let by = self.sys.devices.stop_by();
+            (*until, part) = ((*until).min(by), part.min(by));
+            if part == *until || stop != Stop::Limit {
                 return stop;
             }
             self.sys.devices.recorder.settle(part);

@@ -235,6 +235,15 @@ impl Hardware {
         dma(&self.rd).min(dma(&self.wr)).min(self.tx_queue.front().map_or(u64::MAX, |s| s.done_at))
     }
 
+    /// Where a run must end once a register access asked to stop
+    /// ([`Devices::take_stop`]): the first cycle queued work is due, or the
+    /// cycle after the first interrupt asked for, whichever is earlier
+    /// (u64::MAX: neither). Only falls as the cores run (work and interrupts
+    /// are queued, never taken, between [`Hardware::retire`]s).
+    pub fn stop_by(&self) -> u64 {
+        self.interrupts.first().map_or(u64::MAX, |&(at, _)| at + 1).min(self.next_event())
+    }
+
     /// Retires everything due by the start of cycle `now`: DMA reads copy
     /// host memory into SRAM, DMA writes copy SRAM into host memory, frames
     /// leave the wire. Each retirement is an [`Effect`].

@@ -33,7 +33,7 @@ impl Measured {
             frames: self.frames,
             cycles: self.cycles,
             instructions: self.instructions,
-            counts: self.profile.counts(&self.functions).into_iter().collect(),
+            counts: self.profile.counts(&self.functions),
         }
     }
 

@@ -53,7 +53,7 @@ fn lock_selftest(cores: usize, times: u32, locked: bool, ahead: u64) -> (u32, Ve
         sys.start(k, 0, ctx, 0);
     }
     loop {
-        let stop = if ahead > 0 { sys.run_ahead(u64::MAX >> 1, &private, &[], ahead) } else { sys.run(u64::MAX >> 1) };
+        let stop = if ahead > 0 { sys.run_ahead(u64::MAX >> 1, &private, &[], ahead, None) } else { sys.run(u64::MAX >> 1) };
         match stop {
             Stop::Idle => break,
             Stop::Returned { .. } => continue,

@@ -40,16 +40,30 @@ impl<D: Devices> System<D> {
     /// `read_only`) up to `ahead` cycles past the next core or `until`,
     /// whichever is earlier (see the module's note). A store within
     /// `read_only` stops the run with a fault ([`Fault::ReadOnly`]), as it
-    /// issues. Only for cores of one thread on perfect memory; anything
+    /// issues. With `stop_by`, a device register access that asks to stop
+    /// ([`Stop::Device`]) does not end the run: it goes on to
+    /// `stop_by(devices)` if that is earlier than `until`, exactly as a
+    /// caller that lowered `until` so and ran again (without the new call's
+    /// set-up). Only for cores of one thread on perfect memory; anything
     /// else runs as [`System::run`] (and `read_only` is not checked).
-    pub fn run_ahead(&mut self, until: u64, private: &[Range<u32>], read_only: &[Range<u32>], ahead: u64) -> Stop {
+    pub fn run_ahead(&mut self, until: u64, private: &[Range<u32>], read_only: &[Range<u32>], ahead: u64, stop_by: Option<fn(&D) -> u64>) -> Stop {
         if self.threads != 1 || self.caches.is_some() || private.len() != self.cores.len() {
             return self.run(until);
         }
         let read_only_end = read_only.iter().map(|r| r.end).max().unwrap_or(0);
+        let mut end = until;
         self.interleave(until, |sys, k, turns| {
-            let (turn, limit) = (until.min(turns.next()), until.min(turns.others()).saturating_add(ahead));
-            sys.run_turn(k, Bounds { turn, limit, range: &private[k], read_only, read_only_end })
+            if turns.laggard().is_some_and(|(now, _)| now >= end) {
+                return Some(Stop::Limit);
+            }
+            let (turn, limit) = (end.min(turns.next()), end.min(turns.others()).saturating_add(ahead));
+            match (sys.run_turn(k, Bounds { turn, limit, range: &private[k], read_only, read_only_end }), stop_by) {
+                (Some(Stop::Device { .. }), Some(by)) => {
+                    end = end.min(by(&sys.devices));
+                    None
+                }
+                (stop, _) => stop,
+            }
         })
     }
 
