@@ -51,9 +51,17 @@ impl Machine {
 
     /// Queue `q`'s NAPI poll completed: its DIM takes a sample of its own
     /// counters (with RSS, the queue's; else the NIC's) and may move to
-    /// another profile.
+    /// another profile. Inline, one flag's test: most machines have no DIM
+    /// (once per NAPI poll).
+    #[inline(always)]
     pub(crate) fn dim_sample(&mut self, q: usize) {
-        // Most queues have no DIM: no counts to gather (once per NAPI poll).
+        if self.net.dims {
+            self.dim_sample_queue(q);
+        }
+    }
+
+    fn dim_sample_queue(&mut self, q: usize) {
+        // Most queues have no DIM: no counts to gather.
         // The programmable NIC's DIM is its own (the host writes the firmware's words).
         if self.coalescer(q).is_none_or(|c| c.dim.is_none()) && self.net.firmware.as_ref().is_none_or(|f| f.dim.is_empty()) {
             return;

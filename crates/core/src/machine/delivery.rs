@@ -301,6 +301,7 @@ impl Machine {
         let one = self.delivery.folds && self.threads.len() == 1;
         if let Some(n) = &mut self.net.napi {
             n.folds = one && n.busy.is_none() && n.rps.is_none();
+            n.plain = self.code.is_none() && self.net.rss.is_none();
         }
         if self.delivery.busy_user {
             for t in 0..self.threads.len() {

@@ -286,6 +286,9 @@ impl Machine {
         }
         if ends_interrupt {
             self.interrupt_done(thread);
+            self.dispatch(thread);
+            // The softirq it raised may start now: its entry folded (`napi/fold.rs`).
+            return self.fold_softirq(thread);
         }
         self.dispatch(thread);
     }

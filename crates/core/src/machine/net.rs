@@ -45,6 +45,9 @@ pub(crate) struct Net {
     /// wire and no code, RSS, coalescing, masking or timeline). One test on
     /// the arrival path instead of one per part.
     pub direct: bool,
+    /// Derived at the start: some queue has DIM (its coalescer's, or the
+    /// programmable NIC's), sampled at each NAPI poll's completion.
+    pub dims: bool,
     /// Derived at the start, for the hot path: a frame the driver takes
     /// goes to the protocol stack and nothing else follows from it (no
     /// closed-loop sender, no critical section in the driver, no drawn
@@ -127,6 +130,7 @@ impl Net {
             route: Route::Wire,
             path: IrqPathKind::of_nic(None, s.irq_path.kind),
             direct: false,
+            dims: false,
             rx_plain,
             max_waiting_calls: s.app.max_waiting_calls,
             rx_landed: None,
@@ -158,6 +162,7 @@ impl Net {
             route: Route::Wire,
             path: IrqPathKind::Mt,
             direct: false,
+            dims: false,
             rx_plain: false,
             max_waiting_calls: 0,
             rx_landed: None,
@@ -203,6 +208,12 @@ impl Machine {
         let n = &self.net;
         self.net.direct =
             self.code.is_none() && n.firmware.is_none() && n.rss.is_none() && n.coalesce.is_none() && n.route == Route::Wire && !self.timeline.enabled();
+        let has = |c: &[crate::device::coalesce::Coalesce]| c.iter().any(|c| c.dim.is_some());
+        let n = &self.net;
+        self.net.dims = n.coalesce.as_ref().is_some_and(|c| c.dim.is_some())
+            || n.rss.as_ref().is_some_and(|r| has(&r.coalesce))
+            || n.ports.list.iter().any(|p| has(&p.rx.coalesce))
+            || n.firmware.as_ref().is_some_and(|f| !f.dim.is_empty());
         let app = self.net.app_thread;
         if self.net.napi.as_ref().is_some_and(|n| n.busy.is_some()) {
             self.busy_poll_start();

@@ -174,6 +174,9 @@ pub struct Napi {
     /// (`Machine::napi_fold`): the machine's interrupt steps fold, and no
     /// busy poller or RPS backlog can dispatch a thread from a step's end.
     pub(crate) folds: bool,
+    /// No code and no RSS: with one instance scheduled, it is the first
+    /// NIC's one queue (`Machine::check_masked`).
+    pub(crate) plain: bool,
     /// The busy-polling receiver (`busy_poll_usecs` > 0).
     pub busy: Option<busy::Busy>,
     /// Instances of the NIC's queues; past them, each CPU's RPS backlog.
@@ -217,6 +220,7 @@ impl Napi {
             cpus: vec![Softirq::default(); cpu.threads],
             step: 0,
             folds: false,
+            plain: false,
             counters: Counters::default(),
         }
     }
