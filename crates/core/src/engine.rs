@@ -24,8 +24,15 @@
 pub type Time = u64;
 
 /// Order of an event: its time in the high 64 bits, its scheduling sequence
-/// number in the low 64.
+/// number in the low 64. Sequence numbers are multiples of four: a model
+/// may set a key's low two bits ([`MARKS`]) to say what it is, which keeps
+/// its order.
 pub type Key = u128;
+
+/// The low two bits of a key, free for the model (sequence numbers step by
+/// four): a marked key sorts where it was, since no key lies between it
+/// and the next sequence number.
+pub const MARKS: Key = 3;
 
 /// The time part of a key.
 #[inline]
@@ -102,7 +109,7 @@ impl<E> EventQueue<E> {
         debug_assert!(time >= self.now, "event scheduled in the past: {time} < {}", self.now);
         let time = time.max(self.now);
         let key = ((time as u128) << 64) | self.seq as u128;
-        self.seq += 1;
+        self.seq += 4;
         self.insert(key, event);
     }
 
@@ -143,6 +150,12 @@ impl<E> EventQueue<E> {
         self.sift_up(self.heap.len() - 1);
     }
 
+    /// Sets `mark` (of [`MARKS`]) in every key taken from now on.
+    pub fn mark_keys(&mut self, mark: Key) {
+        debug_assert!(mark <= MARKS);
+        self.seq |= mark as u64;
+    }
+
     /// Reserves the key an event scheduled now at `time` would get, for a
     /// model that keeps a timer outside the queue (a hardware thread's next
     /// completion) and compares it with [`EventQueue::peek_key`]. Not
@@ -152,7 +165,7 @@ impl<E> EventQueue<E> {
     pub fn reserve_key(&mut self, time: Time) -> Key {
         debug_assert!(time >= self.now, "timer set in the past: {time} < {}", self.now);
         let key = ((time as u128) << 64) | self.seq as u128;
-        self.seq += 1;
+        self.seq += 4;
         key
     }
 

@@ -284,6 +284,13 @@ impl<J: Copy + Label> Thread<J> {
         Some((level, act.work.job, act.switch + act.overhead, act.remaining))
     }
 
+    /// When the running activity completes, run on from its last charge
+    /// without a break (what its timer was set to).
+    pub fn end_time(&self) -> Option<Time> {
+        let level = self.running?;
+        Some(self.slots[at(level)].active.end(self.seg_start))
+    }
+
     /// Ends the running job's work at `now`, however many cycles it was
     /// given: a job of code ends when the code returns, not after a count.
     /// Its completion is then due at `now` (see [`Thread::complete`]).
@@ -296,7 +303,9 @@ impl<J: Copy + Label> Thread<J> {
 
     /// Ends the running activity's job at `now` (its completion time);
     /// returns its level and job. The caller then calls [`Thread::proceed`].
-    #[inline]
+    /// Always inline: with a second caller (`Machine::step_end`) LLVM left
+    /// it out of the loop.
+    #[inline(always)]
     pub fn complete(&mut self, now: Time, timeline: &mut Timeline) -> Option<(Level, J)> {
         let Some(level) = self.running else {
             self.charge(now, timeline);

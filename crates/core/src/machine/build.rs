@@ -136,6 +136,10 @@ impl Machine {
             code: None,
             stepped: false,
             sliced: false,
+            marks_step_ends: false,
+            folds_claims: false,
+            #[cfg(test)]
+            marked_ends: [0; 2],
         }
     }
 }

@@ -480,7 +480,7 @@ impl Machine {
     pub(crate) fn offer(&mut self, cpu: usize) {
         if let Some(job) = self.accept(cpu) {
             self.post_dispatch(cpu, crate::cpu::IRQ, job);
-            if self.delivery.folds {
+            if self.delivery.folds || self.marks_step_ends {
                 self.fold_entry(cpu);
             }
         }

@@ -54,7 +54,7 @@ pub(crate) use delivery::Delivery;
 pub(crate) use net::{Net, Route};
 
 use crate::cpu::Thread;
-use crate::engine::{EventQueue, Key, Time};
+use crate::engine::{EventQueue, Key, MARKS, Time};
 use crate::error::Result;
 use crate::intc::Signal;
 use crate::kernel::Job;
@@ -109,6 +109,10 @@ pub(crate) enum Event {
     End,
 }
 
+/// The mark of every key of a machine with stepped parts (`engine::MARKS`):
+/// the loop steps them before each turn.
+const STEPPED: Key = 1;
+
 /// Cycles the parts that run on their own (kernel code, the programmable
 /// NIC) run at most before the loop looks again (Ctrl-C, the event budget).
 const SLICE: Time = 1 << 20;
@@ -146,6 +150,18 @@ pub struct Machine {
     stepped: bool,
     /// One of them ended its step at the slice's end, not at an event.
     sliced: bool,
+    /// Several threads and no kernel code: the end of an interrupt step
+    /// that leads into another has its timer's key marked
+    /// (`engine::MARKS`), and the loop takes it by `Machine::step_end`.
+    marks_step_ends: bool,
+    /// With `marks_step_ends`, nothing that posts above the interrupt
+    /// level (the masking part), no stepped parts, no timeline: a claim's
+    /// end that touches only its CPU and vector is applied with the
+    /// claim's start (`Machine::step_end`).
+    folds_claims: bool,
+    /// Marked step ends and folded claims' ends taken (`linux.rs`'s test).
+    #[cfg(test)]
+    marked_ends: [u64; 2],
 }
 
 impl Machine {
@@ -162,6 +178,10 @@ impl Machine {
     }
 
     fn start(&mut self) -> Result<()> {
+        if self.stepped {
+            self.queue.mark_keys(STEPPED);
+            self.timers.mark_none(STEPPED);
+        }
         self.queue.end_at(self.end);
         self.start_net()?;
         self.start_delivery();
@@ -170,6 +190,8 @@ impl Machine {
         for t in 0..self.threads.len() {
             self.dispatch(t);
         }
+        self.marks_step_ends = self.threads.len() > 1 && self.code.is_none();
+        self.folds_claims = self.marks_step_ends && self.masking.levels == 0 && !self.stepped && !self.timeline.enabled();
         Ok(())
     }
 
@@ -200,12 +222,23 @@ impl Machine {
                 }
             }
             let (thread, key) = self.timers.first();
-            if self.stepped && self.step_devices(key.min(self.queue.peek_key()))? {
-                // A stretch of code or NIC firmware without events: Ctrl-C must still reach it.
-                if std::mem::take(&mut self.sliced) && !monitor.pulse(self.queue.now(), self.end) {
-                    return Err(crate::Error::Cancelled { file: self.name.clone(), at: self.queue.now() });
+            // A marked key (a test on a register, no load): every key of a
+            // machine with stepped parts, whose timers' none is marked too,
+            // or an interrupt step's end (`Machine::step_end`).
+            if key & MARKS != 0 {
+                if self.stepped {
+                    if self.step_devices(key.min(self.queue.peek_key()))? {
+                        // A stretch of code or NIC firmware without events: Ctrl-C must still reach it.
+                        if std::mem::take(&mut self.sliced) && !monitor.pulse(self.queue.now(), self.end) {
+                            return Err(crate::Error::Cancelled { file: self.name.clone(), at: self.queue.now() });
+                        }
+                        continue;
+                    }
+                } else if key < self.queue.peek_key() {
+                    let now = self.queue.advance(key);
+                    self.step_end(now, thread, key);
+                    continue;
                 }
-                continue;
             }
             if key < self.queue.peek_key() {
                 // `complete` sets this thread's timer again.
@@ -254,6 +287,7 @@ impl Machine {
     }
 
     /// A thread's job ended: the kernel decides what that activity does next.
+    #[inline(always)]
     fn complete(&mut self, now: Time, thread: usize) {
         // SAFETY: `thread` is the timers' first (its key set, or the loop
         // would not complete it), and every `Timers::set` follows an index
@@ -261,7 +295,7 @@ impl Machine {
         // `post_dispatch` before `arm` and `dispatched`; `code.rs` after
         // `end_work`). One thread's timers name thread 0 only.
         let Some((level, job)) = unsafe { again(&mut self.threads, thread) }.complete(now, &mut self.timeline) else {
-            self.timers.set(thread, Key::MAX);
+            self.timers.clear(thread);
             return;
         };
         // An interrupt taken through a controller must first let the next one in.
@@ -356,7 +390,7 @@ impl Machine {
         if let Some(t) = completion {
             if INLINE { self.rearm(thread, t) } else { self.arm(thread, t) }
         } else if self.threads[thread].running().is_none() {
-            self.timers.set(thread, Key::MAX);
+            self.timers.clear(thread);
         }
         if self.code.is_some() {
             self.code_dispatched(thread);

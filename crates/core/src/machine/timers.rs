@@ -58,7 +58,7 @@ pub(crate) struct Timers {
     time: [u64; BY_THREAD],
     seq: [u64; BY_THREAD],
     /// Each thread's index in `heap`, or `ABSENT`; kept only with more
-    /// than two timers set (`mark`).
+    /// than two timers set (`mark_positions`).
     pos: [u8; BY_THREAD],
     /// The second earliest timer's thread (the smaller of the root's
     /// children, `VOID` if none): below its key, a re-armed earliest timer
@@ -70,6 +70,9 @@ pub(crate) struct Timers {
     bound: Key,
     /// Several threads: the heap is kept. One: a set is a store.
     many: bool,
+    /// The key of no timer (`clear`): `Key::MAX` with its marks clear
+    /// (`engine::MARKS`), unless every key of the machine is marked.
+    none: Key,
 }
 
 impl Timers {
@@ -86,6 +89,7 @@ impl Timers {
             second: VOID,
             bound,
             many,
+            none: Key::MAX & !crate::engine::MARKS,
         };
         timers.store(VOID, bound);
         if !many {
@@ -102,12 +106,33 @@ impl Timers {
         (thread as usize, self.key(thread))
     }
 
-    /// Sets `thread`'s timer to `key` (`Key::MAX` clears it). Inline: with
+    /// Clears `thread`'s timer: its key is `none`.
+    #[inline(always)]
+    pub fn clear(&mut self, thread: usize) {
+        self.set(thread, self.none);
+    }
+
+    /// Marks the key of no timer (`none`, and `bound`, `VOID`'s) with
+    /// `mark` (of `engine::MARKS`), as a machine whose every key has it.
+    pub fn mark_none(&mut self, mark: Key) {
+        self.none |= mark;
+        self.bound |= mark;
+        self.store(VOID, self.bound);
+    }
+
+    /// Sets `thread`'s timer to `key` (`none` clears it). Inline: with
     /// one thread, the common case, it is a store; several threads' heap
     /// is one call, out of the loop.
     #[inline(always)]
     pub fn set(&mut self, thread: usize, key: Key) {
         self.set_by::<false>(thread, key);
+    }
+
+    /// Sets `mark` (of `engine::MARKS`) in `thread`'s timer's key: the
+    /// same order, since sequence numbers are multiples of four.
+    #[inline]
+    pub fn mark(&mut self, thread: usize, mark: Key) {
+        self.seq[thread] |= mark as u64;
     }
 
     #[inline(always)]
@@ -221,7 +246,7 @@ impl Timers {
     /// (`thread`'s key already stored).
     #[inline(never)]
     fn reorder(&mut self, thread: u8, key: Key) {
-        self.mark(0);
+        self.mark_positions(0);
         let i = self.pos[thread as usize];
         if i == ABSENT {
             if key < self.bound {
@@ -234,15 +259,15 @@ impl Timers {
             if i > 0 && self.key(self.heap[at((i - 1) / 2)]) > key { self.sift_up(i) } else { self.sift_down(i) }
         }
         self.second = self.smaller_child();
-        self.mark(ABSENT);
+        self.mark_positions(ABSENT);
     }
 
     /// With two timers set or fewer (the fast paths'), the positions are
-    /// not kept: every thread's is `ABSENT`. `mark(0)` writes the two
-    /// timers' positions before a general step, `mark(ABSENT)` clears them
+    /// not kept: every thread's is `ABSENT`. `mark_positions(0)` writes the two
+    /// timers' positions before a general step, `mark_positions(ABSENT)` clears them
     /// after one that leaves two or fewer.
     #[inline(always)]
-    fn mark(&mut self, at_zero: u8) {
+    fn mark_positions(&mut self, at_zero: u8) {
         if self.len <= 2 {
             let (one, two) = (self.heap[0], self.heap[1]);
             self.pos[one as usize] = at_zero;
