@@ -23,6 +23,7 @@
 //! driver's (`machine/nics.rs`), polled by the abstract NAPI steps.
 
 use super::{Event, Machine, SLICE};
+use crate::code::fold::Folds;
 use crate::code::ports::{Action, CAUSE_TXDW, DD, DESC_BYTES, service};
 use crate::code::{Activity, Code, EAGAIN, SYS_READ};
 use crate::cpu::{IRQ, Level, SOFT, USER};
@@ -91,11 +92,26 @@ impl Machine {
     /// before the event. Out of line: runs without code never call it.
     #[inline(never)]
     pub(super) fn run_code(&mut self, next: Key) -> Result<bool> {
-        let before = self.queue.now();
+        let mut before = self.queue.now();
         let event = key_time(next).min(self.end);
-        let horizon = event.min(before.saturating_add(SLICE));
         let code = self.code.as_mut().expect("code part selected");
-        let stop = code.sys.run(horizon);
+        // Stops fold (`code/fold.rs`) before the watchdog's next due cycle; not beside
+        // the programmable NIC, whose runs take their bound from each stop.
+        let due = code.watchdog.next;
+        let until = if code.folds && self.net.firmware.is_none() && before < due { due } else { 0 };
+        code.sys.devices.fold = Folds { until, since: before, held: 0 };
+        let (stop, horizon) = loop {
+            let horizon = event.min(before.saturating_add(SLICE));
+            let stop = code.sys.run(horizon);
+            // The slice ran from the last folded stop, had it returned.
+            let since = code.sys.devices.fold.since;
+            if stop == Stop::Limit && horizon < event && since > before {
+                before = since;
+                continue;
+            }
+            break (stop, horizon);
+        };
+        self.code_folded();
         let (core, hw) = match stop {
             Stop::Limit if horizon < event => {
                 // Time moves on by the slice, so the loop's monitor sees
@@ -116,7 +132,9 @@ impl Machine {
                 (core, thread)
             }
         };
-        let c = code.sys.cores[core].now.max(before).min(horizon);
+        let code = self.code.as_mut().expect("code part selected");
+        // The last stop, folded or not, is where this one's core may lag to.
+        let c = code.sys.cores[core].now.max(code.sys.devices.fold.since).min(horizon);
         let t = code.thread_of(core, hw);
         self.queue.advance_to(c);
         self.code_outcomes();
@@ -131,6 +149,24 @@ impl Machine {
         self.code_fault()?;
         self.code_lockup(c)?;
         Ok(true)
+    }
+
+    /// The actions of the stops the run folded, as each stop would have
+    /// taken them (none reads the time, none can fail), each stop an event
+    /// of the loop.
+    fn code_folded(&mut self) {
+        let held = std::mem::take(&mut self.code().sys.devices.fold.held);
+        if held == 0 {
+            return;
+        }
+        self.events += held as u64;
+        for i in 0..held {
+            match self.code().sys.devices.actions[i] {
+                Action::IrqSave { thread } => self.code_irq_save(thread),
+                _ => unreachable!("only a critical section's opening folds"),
+            }
+        }
+        self.code().sys.devices.actions.drain(..held);
     }
 
     /// A fault's message with what thread `t` was running: the timer tick
