@@ -3,7 +3,11 @@
 //! opening, `IRQ_SAVE`: a mask that only the machine's events and stops
 //! consult) is kept and the run goes on, saving the round trip through the
 //! event loop; the machine takes it at the run's next stop, before anything
-//! else, as if the run had stopped for it (`machine/code.rs`).
+//! else, as if the run had stopped for it (`machine/code.rs`). The
+//! section's closing (`IRQ_RESTORE`) folds too when its opening folded in
+//! the same run and its thread is quiet: nothing held to take when the mask
+//! drops (no interrupt, tick or deferred handler) and nothing for its
+//! dispatch to change, so the closing too reads no time.
 //!
 //! The folded stop must leave no trace: the loop counts it as the event it
 //! was; the run's slice runs from it; no frame software finished waits to
@@ -22,6 +26,9 @@ pub struct Folds {
     pub since: u64,
     /// Actions at the front of the ports' list whose stops were folded.
     pub held: usize,
+    /// Bit `t` set: machine thread `t` is quiet (a section's closing there
+    /// takes nothing and dispatches nothing).
+    pub quiet: u64,
 }
 
 impl Folds {
@@ -31,6 +38,12 @@ impl Folds {
     #[inline(always)]
     pub fn may(&self, cycle: u64) -> bool {
         cycle.saturating_add(1) < self.until
+    }
+
+    /// Whether thread `t` is quiet.
+    #[inline(always)]
+    pub fn quiet(&self, t: usize) -> bool {
+        t < 64 && self.quiet & (1 << t) != 0
     }
 
     /// A stop folded after an access issued at `cycle`.
@@ -53,6 +66,26 @@ mod tests {
         let leaves = ports.wants_stop();
         assert_eq!(leaves, ports.take_stop(), "only an access that stops leaves a block");
         leaves
+    }
+
+    /// `IRQ_RESTORE` at `cycle` on thread 0: whether it stops the run.
+    fn restore_stops(ports: &mut Ports, cycle: u64) -> bool {
+        ports.write(SERVICES + service::IRQ_RESTORE, 0, u32::MAX, Access { core: 0, thread: 0, cycle }).unwrap();
+        ports.take_stop()
+    }
+
+    #[test]
+    fn a_section_closes_without_a_stop_if_it_opened_so_on_a_quiet_thread() {
+        let mut ports = Ports::new(0, 1);
+        ports.fold.quiet = 1;
+        assert!(!save_stops(&mut ports, 10));
+        assert!(!restore_stops(&mut ports, 20));
+        assert!(restore_stops(&mut ports, 30), "its opening was not since the last stop");
+        ports.actions.clear();
+        ports.fold.held = 0;
+        assert!(!save_stops(&mut ports, 40));
+        ports.fold.quiet = 0;
+        assert!(restore_stops(&mut ports, 50), "not quiet: the closing may take a held interrupt");
     }
 
     #[test]

@@ -456,6 +456,17 @@ impl Ports {
                 self.act(Action::IrqSave { thread });
                 return Ok(self.mask_cycles[0]);
             }
+            // The closing of a section opened since the last stop, on a quiet thread (`fold.rs`).
+            service::IRQ_RESTORE
+                if self.fold.may(at.cycle)
+                    && self.outcomes.is_empty()
+                    && self.fold.quiet(thread)
+                    && self.actions.last() == Some(&Action::IrqSave { thread }) =>
+            {
+                self.actions.push(Action::IrqRestore { thread });
+                self.fold.folded(at.cycle);
+                return Ok(self.mask_cycles[1]);
+            }
             service::IRQ_RESTORE => {
                 self.act(Action::IrqRestore { thread });
                 return Ok(self.mask_cycles[1]);

@@ -195,8 +195,9 @@ fn folded(scenario: &str, sets: &[&str], folds: bool) -> Result<String, String> 
     Ok(report(m).to_json().to_string())
 }
 
-/// Folding the stops of critical sections' openings changes no report:
-/// one thread, two (a reserved interrupt thread), two cores (RPS), caches,
+/// Folding the stops of critical sections changes no report: one thread,
+/// two (a reserved interrupt thread; with sections, a step of one cycle
+/// after a stop that moves the core past its limit), two cores (RPS), caches,
 /// the masking part's sections, conventional and optimistic, and a
 /// closed-loop flood (its next frame offered as software takes one).
 #[test]
@@ -209,6 +210,7 @@ fn folded_stops_change_no_report() {
         ("code/rx-napi.toml", &["run.duration_ms=100"][..]),
         ("code/rx-sections.toml", &["run.duration_ms=5"][..]),
         ("code/rx-sections.toml", &["run.duration_ms=5", "masking.scheme=\"conventional\""][..]),
+        ("code/rx-sections.toml", &[&["run.duration_ms=20", "masking.scheme=\"conventional\"", "workload.rate_per_s=200000"][..], &reserved[..]].concat()[..]),
         ("code/rx-sections.toml", &["run.duration_ms=5", "workload={kind=\"flood\", direction=\"rx\", packet_bytes=512, gap_cycles=0}"][..]),
         ("smt-hot-thread/netperf-hot.toml", &["run.duration_ms=1"][..]),
     ] {
