@@ -14,10 +14,12 @@
 //! activity that ran them.
 //!
 //! Files: `config.rs` (the `[code]` keys), `ports.rs` (the device registers
-//! code drives), `frame.rs` (the bytes the NIC writes); the machine's side
+//! code drives), `fold.rs` (stops a run need not make), `frame.rs` (the
+//! bytes the NIC writes); the machine's side
 //! is `machine/code.rs`.
 
 pub mod config;
+pub mod fold;
 pub mod frame;
 pub mod ports;
 mod watchdog;
@@ -272,6 +274,9 @@ pub struct Code {
     pub busy_recv: bool,
     /// The lockup watchdog (`watchdog.rs`).
     pub watchdog: Watchdog,
+    /// Runs fold the stops they need not make (`fold.rs`); tests compare
+    /// with runs that do not.
+    pub folds: bool,
 }
 
 /// A problem with `[code]`: the key and what is wrong.
@@ -477,6 +482,7 @@ impl Code {
             results: vec![0; threads * levels],
             busy_recv: false,
             watchdog: Watchdog::new(threads * levels),
+            folds: true,
         })
     }
 

@@ -15,6 +15,7 @@
 //! once (work to post, an interrupt to raise), stops the run after the
 //! instruction so the machine acts at that very cycle.
 
+use super::fold::Folds;
 use irqsim_mips::device::{Access, DEVICE_BASE, Devices};
 use std::collections::HashMap;
 
@@ -312,6 +313,8 @@ pub struct Ports {
     pub rps_cpus: u32,
     /// The NIC is the programmable one: its host interface is there.
     pub firmware: bool,
+    /// Stops that need not be made (`fold.rs`).
+    pub fold: Folds,
     stop: bool,
 }
 
@@ -334,6 +337,7 @@ impl Ports {
             answers: Vec::new(),
             rps_cpus: 0,
             firmware: false,
+            fold: Folds::default(),
             stop: false,
         }
     }
@@ -442,9 +446,26 @@ impl Ports {
     fn service(&mut self, off: u32, v: u32, at: Access) -> Result<u32, String> {
         let thread = at.core * self.threads_per_core + at.thread;
         match off {
+            // Its action reads no time, and no frame waits to be counted (`fold.rs`).
+            service::IRQ_SAVE if self.fold.may(at.cycle) && self.outcomes.is_empty() => {
+                self.actions.push(Action::IrqSave { thread });
+                self.fold.folded(at.cycle);
+                return Ok(self.mask_cycles[0]);
+            }
             service::IRQ_SAVE => {
                 self.act(Action::IrqSave { thread });
                 return Ok(self.mask_cycles[0]);
+            }
+            // The closing of a section opened since the last stop, on a quiet thread (`fold.rs`).
+            service::IRQ_RESTORE
+                if self.fold.may(at.cycle)
+                    && self.outcomes.is_empty()
+                    && self.fold.quiet(thread)
+                    && self.actions.last() == Some(&Action::IrqSave { thread }) =>
+            {
+                self.actions.push(Action::IrqRestore { thread });
+                self.fold.folded(at.cycle);
+                return Ok(self.mask_cycles[1]);
             }
             service::IRQ_RESTORE => {
                 self.act(Action::IrqRestore { thread });
@@ -609,6 +630,12 @@ impl Devices for Ports {
         };
         self.nic_write(k, off, value)?;
         Ok(0)
+    }
+
+    /// Only an access that stops the run leaves a block of code.
+    #[inline(always)]
+    fn wants_stop(&self) -> bool {
+        self.stop
     }
 
     #[inline(always)]

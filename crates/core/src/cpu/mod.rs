@@ -194,6 +194,13 @@ impl<J: Copy + Label> Thread<J> {
         self.running
     }
 
+    /// Whether [`Thread::dispatch`] would change nothing: no work waits
+    /// above the top started level, which runs with its completion handed out.
+    pub fn settled(&self) -> bool {
+        let Some(top) = (self.started != 0).then(|| 31 - self.started.leading_zeros()) else { return false };
+        self.waiting & !((2u32 << top).wrapping_sub(1)) == 0 && self.running == Some(top as Level) && self.armed
+    }
+
     /// Queues work at `level`; call [`Thread::dispatch`] afterwards.
     #[inline]
     pub fn post(&mut self, level: Level, work: Work<J>) {

@@ -23,6 +23,7 @@
 //! driver's (`machine/nics.rs`), polled by the abstract NAPI steps.
 
 use super::{Event, Machine, SLICE};
+use crate::code::fold::Folds;
 use crate::code::ports::{Action, CAUSE_TXDW, DD, DESC_BYTES, service};
 use crate::code::{Activity, Code, EAGAIN, SYS_READ};
 use crate::cpu::{IRQ, Level, SOFT, USER};
@@ -91,11 +92,36 @@ impl Machine {
     /// before the event. Out of line: runs without code never call it.
     #[inline(never)]
     pub(super) fn run_code(&mut self, next: Key) -> Result<bool> {
-        let before = self.queue.now();
+        let mut before = self.queue.now();
         let event = key_time(next).min(self.end);
-        let horizon = event.min(before.saturating_add(SLICE));
         let code = self.code.as_mut().expect("code part selected");
-        let stop = code.sys.run(horizon);
+        // Stops fold (`code/fold.rs`) before the watchdog's next due cycle; not beside
+        // the programmable NIC, whose runs take their bound from each stop; not while two
+        // threads of a core share it, nor with perfect memory on several cores (after a
+        // stop a pair's run of cycles, and a core's step of one cycle, go on otherwise
+        // than a run that did not stop).
+        let due = code.watchdog.next;
+        let perfect = code.sys.caches.is_none();
+        let folds = code.folds && self.net.firmware.is_none() && !(perfect && code.sys.cores.len() > 1) && before < due;
+        let quiet = if folds { self.code_quiet() } else { 0 };
+        let code = self.code.as_mut().expect("code part selected");
+        code.sys.devices.fold = Folds { until: 0, since: before, held: 0, quiet };
+        let (stop, horizon) = loop {
+            let horizon = event.min(before.saturating_add(SLICE));
+            // With perfect memory, the run after a stop one cycle before its limit is a
+            // step (`System::run_core`), which may move the core past the limit: no fold there.
+            let until = if perfect { due.min(horizon - 1) } else { due };
+            code.sys.devices.fold.until = if folds { until } else { 0 };
+            let stop = code.sys.run(horizon);
+            // The slice ran from the last folded stop, had it returned.
+            let since = code.sys.devices.fold.since;
+            if stop == Stop::Limit && horizon < event && since > before {
+                before = since;
+                continue;
+            }
+            break (stop, horizon);
+        };
+        self.code_folded();
         let (core, hw) = match stop {
             Stop::Limit if horizon < event => {
                 // Time moves on by the slice, so the loop's monitor sees
@@ -116,7 +142,9 @@ impl Machine {
                 (core, thread)
             }
         };
-        let c = code.sys.cores[core].now.max(before).min(horizon);
+        let code = self.code.as_mut().expect("code part selected");
+        // The last stop, folded or not, is where this one's core may lag to.
+        let c = code.sys.cores[core].now.max(code.sys.devices.fold.since).min(horizon);
         let t = code.thread_of(core, hw);
         self.queue.advance_to(c);
         self.code_outcomes();
@@ -131,6 +159,51 @@ impl Machine {
         self.code_fault()?;
         self.code_lockup(c)?;
         Ok(true)
+    }
+
+    /// The actions of the stops the run folded, as each stop would have
+    /// taken them (none reads the time, none can fail), each stop an event
+    /// of the loop.
+    fn code_folded(&mut self) {
+        let held = std::mem::take(&mut self.code().sys.devices.fold.held);
+        if held == 0 {
+            return;
+        }
+        self.events += held as u64;
+        for i in 0..held {
+            match self.code().sys.devices.actions[i] {
+                Action::IrqSave { thread } => self.code_irq_save(thread),
+                Action::IrqRestore { thread } => self.code_irq_restore(self.queue.now(), thread),
+                _ => unreachable!("only a critical section's opening and closing fold"),
+            }
+        }
+        self.code().sys.devices.actions.drain(..held);
+    }
+
+    /// The threads (a bit each) on which a critical section's closing
+    /// takes nothing and dispatches nothing (`code/fold.rs`): no NIC
+    /// interrupt or tick held for the mask, no interrupt held or deferred
+    /// by the masking part, none behind a controller, and the thread's
+    /// dispatch settled.
+    fn code_quiet(&self) -> u64 {
+        let code = self.code.as_ref().expect("code part selected");
+        if self.masking.wired || code.irq_held.iter().any(|&h| h) {
+            return 0;
+        }
+        let mut quiet = 0;
+        for t in 0..self.threads.len().min(64) {
+            let m = &self.masking.cpus[t];
+            if code.on_cpu(t).is_some()
+                && !code.tick_held[t]
+                && m.deferred.is_empty()
+                && m.deferred_input.is_none()
+                && m.held.iter().all(|h| h.is_empty())
+                && self.threads[t].settled()
+            {
+                quiet |= 1 << t;
+            }
+        }
+        quiet
     }
 
     /// A fault's message with what thread `t` was running: the timer tick

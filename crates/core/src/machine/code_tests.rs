@@ -182,3 +182,53 @@ fn the_timer_tick_reaches_every_thread() {
     assert_eq!(run(&["run.duration_ms=5", "code.ticks_per_s=1000"]), (4, 4, 4));
     assert_eq!(run(&["run.duration_ms=5", "code.ticks_per_s=0"]), (0, 0, 0));
 }
+
+/// A run of `scenario` with `sets`, its stops folded (`code/fold.rs`) or
+/// not: its report as JSON, or its error.
+fn folded(scenario: &str, sets: &[&str], folds: bool) -> Result<String, String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios").join(scenario);
+    let overrides: Vec<_> = sets.iter().map(|s| parse_override(s).unwrap()).collect();
+    let s = Scenario::from_file(&path, &overrides).unwrap();
+    let mut m = Machine::new(&s, path.parent().unwrap(), Record::default()).unwrap();
+    m.code.as_mut().unwrap().folds = folds;
+    m.simulate(&mut crate::monitor::Unwatched).map_err(|e| e.to_string())?;
+    Ok(report(m).to_json().to_string())
+}
+
+/// Folding the stops of critical sections changes no report: one thread,
+/// two (a reserved interrupt thread; with sections, a step of one cycle
+/// after a stop that moves the core past its limit), two cores (RPS), caches,
+/// the masking part's sections, conventional and optimistic, and a
+/// closed-loop flood (its next frame offered as software takes one).
+#[test]
+fn folded_stops_change_no_report() {
+    let caches = "code.core=[\"memory.model=caches\"]";
+    let reserved = ["cpu.threads=2", "nic.irq_thread=1", "code.app_thread=0", "code.core=[\"core.threads=2\", \"core.interrupt_thread=1\"]"];
+    for (scenario, sets) in [
+        ("code/rx-min.toml", &[caches][..]),
+        ("code/rx-min.toml", &reserved[..]),
+        ("code/rx-napi.toml", &["run.duration_ms=100"][..]),
+        ("code/rx-sections.toml", &["run.duration_ms=5"][..]),
+        ("code/rx-sections.toml", &["run.duration_ms=5", "masking.scheme=\"conventional\""][..]),
+        ("code/rx-sections.toml", &[&["run.duration_ms=20", "masking.scheme=\"conventional\"", "workload.rate_per_s=200000"][..], &reserved[..]].concat()[..]),
+        ("code/rx-sections.toml", &["run.duration_ms=5", "workload={kind=\"flood\", direction=\"rx\", packet_bytes=512, gap_cycles=0}"][..]),
+        ("smt-hot-thread/netperf-hot.toml", &["run.duration_ms=1"][..]),
+    ] {
+        assert_eq!(folded(scenario, sets, true), folded(scenario, sets, false), "{scenario} {sets:?}");
+    }
+}
+
+/// The lockup watchdog sees the same stops with them folded: with a
+/// threshold shorter than the program's activities, each run ends at the
+/// first stop past one's due cycle, often a section's opening (which folds
+/// only before it), with the same message, cycles and PC.
+#[test]
+fn a_lockup_is_reported_where_it_was_with_stops_folded() {
+    for cycles in (40..400).step_by(9) {
+        let thresh = format!("code.watchdog_thresh_ms={}", cycles as f64 / 200e3);
+        let sets = ["code.core=[\"memory.model=caches\"]", "run.duration_ms=1", &thresh];
+        let e = folded("code/rx-sections.toml", &sets, false).expect_err("a lockup");
+        assert!(e.contains("lockup"), "{e}");
+        assert_eq!(folded("code/rx-sections.toml", &sets, true).expect_err("a lockup"), e);
+    }
+}
