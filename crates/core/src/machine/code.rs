@@ -110,7 +110,7 @@ impl Machine {
             let horizon = event.min(before.saturating_add(SLICE));
             // With perfect memory, the run after a stop one cycle before its limit is a
             // step (`System::run_core`), which may move the core past the limit: no fold there.
-            let until = if perfect { due.min(horizon - 1) } else { due };
+            let until = if perfect { due.min(horizon.saturating_sub(1)) } else { due };
             code.sys.devices.fold.until = if folds { until } else { 0 };
             let stop = code.sys.run(horizon);
             // The slice ran from the last folded stop, had it returned.
