@@ -96,10 +96,9 @@ impl Machine {
         let event = key_time(next).min(self.end);
         let code = self.code.as_mut().expect("code part selected");
         // Stops fold (`code/fold.rs`) before the watchdog's next due cycle; not beside
-        // the programmable NIC, whose runs take their bound from each stop; not while two
-        // threads of a core share it, nor with perfect memory on several cores (after a
-        // stop a pair's run of cycles, and a core's step of one cycle, go on otherwise
-        // than a run that did not stop).
+        // the programmable NIC, whose runs take their bound from each stop; nor with
+        // perfect memory on several cores, whose turns may be a step of one cycle (after
+        // a stop it goes on otherwise than a run that did not stop).
         let due = code.watchdog.next;
         let perfect = code.sys.caches.is_none();
         let folds = code.folds && self.net.firmware.is_none() && !(perfect && code.sys.cores.len() > 1) && before < due;

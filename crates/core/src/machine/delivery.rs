@@ -545,6 +545,13 @@ impl Machine {
 /// steps applied at once (`eoi.rs`, `napi/fold.rs`).
 #[cfg(test)]
 pub(super) fn tweaked_run(file: &str, sets: &[&str], tweak: impl FnOnce(&mut Machine)) -> (crate::report::Report, u64) {
+    tweaked_run_read(file, sets, tweak, |m| m.delivery.applied_early)
+}
+
+/// [`tweaked_run`], with what `read` takes from the machine after the run
+/// instead of the events applied early.
+#[cfg(test)]
+pub(super) fn tweaked_run_read<R>(file: &str, sets: &[&str], tweak: impl FnOnce(&mut Machine), read: impl FnOnce(&Machine) -> R) -> (crate::report::Report, R) {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios").join(file);
     let overrides: Vec<_> = sets.iter().map(|s| crate::config::parse_override(s).unwrap()).collect();
     let s = Scenario::from_file(&path, &overrides).unwrap();
@@ -552,8 +559,8 @@ pub(super) fn tweaked_run(file: &str, sets: &[&str], tweak: impl FnOnce(&mut Mac
     m.start().unwrap();
     tweak(&mut m);
     m.event_loop(&mut crate::monitor::Unwatched).unwrap();
-    let applied = m.delivery.applied_early;
-    (crate::report::Report::new(m), applied)
+    let read = read(&m);
+    (crate::report::Report::new(m), read)
 }
 
 /// Each case's run (bundled scenario, settings, whether steps are applied

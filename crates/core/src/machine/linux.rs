@@ -349,7 +349,7 @@ impl Machine {
 
 #[cfg(test)]
 mod tests {
-    use crate::machine::delivery::{assert_reports_unchanged, tweaked_run};
+    use crate::machine::delivery::{assert_reports_unchanged, tweaked_run, tweaked_run_read};
     use crate::report::Report;
 
     /// The run of bundled scenario `file` with `sets`, its interrupts' steps
@@ -398,15 +398,8 @@ mod tests {
     /// interrupt step ends marked and claims folded or not, and how many
     /// marked step ends and folded claims' ends it took.
     fn marked_run(file: &str, sets: &[&str], on: bool) -> (Report, [u64; 2]) {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/irqsim/scenarios").join(file);
-        let overrides: Vec<_> = sets.iter().map(|s| crate::config::parse_override(s).unwrap()).collect();
-        let s = crate::config::Scenario::from_file(&path, &overrides).unwrap();
-        let mut m = crate::machine::Machine::new(&s, path.parent().unwrap(), crate::machine::Record::default()).unwrap();
-        m.start().unwrap();
-        (m.marks_step_ends, m.folds_claims) = (m.marks_step_ends && on, m.folds_claims && on);
-        m.event_loop(&mut crate::monitor::Unwatched).unwrap();
-        let marked = m.marked_ends;
-        (Report::new(m), marked)
+        let tweak = |m: &mut crate::machine::Machine| (m.marks_step_ends, m.folds_claims) = (m.marks_step_ends && on, m.folds_claims && on);
+        tweaked_run_read(file, sets, tweak, |m| m.marked_ends)
     }
 
     /// Several threads' marked step ends and folded claims change nothing
