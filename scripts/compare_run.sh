@@ -6,7 +6,7 @@
 #
 #   scripts/compare_run.sh OLD_RUN NEW_RUN      # from the repository root
 set -u
-A=$1 B=$2 S=python/irqsim/scenarios
+A=$(realpath "$1") B=$(realpath "$2") S=python/irqsim/scenarios
 runs=()
 for f in $(find $S -name '*.toml' | sort); do runs+=("$f run.duration_ms=100"); done
 runs+=(
