@@ -113,6 +113,8 @@ impl<D: Devices> System<D> {
             }
             (bus.who.now, bus.who.instret, bus.stall, bus.mmio) = (at, th.instructions, 0, false);
             next = None;
+            #[cfg(feature = "store-log")]
+            let probe = store_log::probe(&inst, &th.ctx, &bounds);
             let flow = match step(th, inst, &mut bus, &pipeline) {
                 Ok((flow, ready)) => {
                     th.ready = ready;
@@ -120,6 +122,8 @@ impl<D: Devices> System<D> {
                 }
                 Err(f) => break Turn::Fault(pc, f, std::mem::take(&mut bus.device_error)),
             };
+            #[cfg(feature = "store-log")]
+            store_log::log(probe, k, at, th.instructions, &th.ctx, inst.rt, bus.mem);
             th.instructions += 1;
             now = at + 1;
             if flow == Flow::Syscall {
@@ -151,4 +155,69 @@ enum Turn {
     Fault(u32, Fault, String),
     /// The next instruction could not be fetched (a return, or a bad PC).
     Unfetched,
+}
+
+/// The store log (feature `store-log`, a measurement, never in a default
+/// build): every access a core in [`System::run_ahead`] makes outside its
+/// private range and the read-only ranges, in the order it makes them, one
+/// line each to the file named by `IRQSIM_STORE_LOG`: `core cycle
+/// instructions kind word value`, the kind `L` a load (an `ll`, a failed
+/// `sc`), `S` a store (a successful `sc`), `R` and `W` a device's read and
+/// write (value 0), the value the word's after the access. What optimistic
+/// execution would risk is counted from it offline (irqsim-firmware's
+/// `rollback` example).
+#[cfg(feature = "store-log")]
+pub(crate) mod store_log {
+    use crate::bus::is_mmio;
+    use crate::context::Context;
+    use crate::decode::{Inst, Op};
+    use crate::mem::Memory;
+    use crate::turn::Bounds;
+    use std::cell::RefCell;
+    use std::fs::File;
+    use std::io::{LineWriter, Write};
+
+    thread_local! {
+        static LOG: RefCell<Option<LineWriter<File>>> =
+            RefCell::new(std::env::var_os("IRQSIM_STORE_LOG").map(|p| LineWriter::new(File::create(p).expect("IRQSIM_STORE_LOG: a file to write"))));
+    }
+
+    /// A shared access about to be made: its kind and word.
+    pub(crate) struct Probe(u8, u32);
+
+    /// The access `i` makes in context `ctx` (before it runs), if shared.
+    pub(crate) fn probe(i: &Inst, ctx: &Context, b: &Bounds) -> Option<Probe> {
+        if i.class & Inst::MEMORY == 0 {
+            return None;
+        }
+        let ea = ctx.r[i.rs as usize & 31].wrapping_add(i.imm);
+        if b.range.contains(&(ea & !3)) || b.read_only(ea) {
+            return None;
+        }
+        let kind = match i.op {
+            _ if is_mmio(ea) && i.class & Inst::STORE != 0 => b'W',
+            _ if is_mmio(ea) => b'R',
+            Op::Sc => b'C',
+            _ if i.class & Inst::STORE != 0 => b'S',
+            _ => b'L',
+        };
+        Some(Probe(kind, ea & !3))
+    }
+
+    /// Logs the access `p` once made by core `k` at cycle `at`, its
+    /// `instret`-th instruction, its target register `rt` now in `ctx`.
+    pub(crate) fn log(p: Option<Probe>, k: usize, at: u64, instret: u64, ctx: &Context, rt: u8, mem: &Memory) {
+        let Some(Probe(kind, word)) = p else { return };
+        let kind = match kind {
+            b'C' if ctx.r[rt as usize & 31] == 0 => 'L',
+            b'C' => 'S',
+            k => k as char,
+        };
+        let value = if is_mmio(word) { 0 } else { mem.read_u32(word) };
+        LOG.with(|l| {
+            if let Some(w) = l.borrow_mut().as_mut() {
+                writeln!(w, "{k} {at} {instret} {kind} {word:08x} {value:08x}").expect("IRQSIM_STORE_LOG: written");
+            }
+        });
+    }
 }

@@ -55,7 +55,7 @@ impl Bounds<'_> {
     }
 
     #[inline(always)]
-    fn read_only(&self, ea: u32) -> bool {
+    pub(crate) fn read_only(&self, ea: u32) -> bool {
         ea & !3 < self.read_only_end && self.read_only.iter().any(|r| r.contains(&(ea & !3)))
     }
 }
@@ -110,7 +110,13 @@ pub(crate) fn run<D: Devices>(
         let entry = pc;
         for (j, s) in body.iter().enumerate() {
             let at = t0 + u64::from(s.off);
+            #[cfg(feature = "store-log")]
+            let probe = crate::ahead::store_log::probe(&s.inst, &th.ctx, b);
             let left = one(th, s, at, bus, p, generation, b);
+            #[cfg(feature = "store-log")]
+            if !matches!(left, Err(Leave::Before)) {
+                crate::ahead::store_log::log(probe, id, at, th.instructions + j as u64, &th.ctx, s.inst.rt, bus.mem);
+            }
             let ran = match left {
                 Ok(None) => continue,
                 Ok(Some(_)) | Err(Leave::After) => j + 1,
@@ -214,9 +220,13 @@ fn slot<D: Devices>(
     generation: u32,
     b: &Bounds,
 ) -> Option<()> {
+    #[cfg(feature = "store-log")]
+    let probe = crate::ahead::store_log::probe(&s.inst, &th.ctx, b);
     if matches!(one(th, s, at, bus, p, generation, b), Err(Leave::Before)) {
         return None;
     }
+    #[cfg(feature = "store-log")]
+    crate::ahead::store_log::log(probe, id, at, th.instructions, &th.ctx, s.inst.rt, bus.mem);
     bus.devices.issued(id, pc, at);
     th.instructions += 1;
     (th.ctx.pc, th.ctx.npc, th.ready) = (next, next.wrapping_add(4), at + 1);
