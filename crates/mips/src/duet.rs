@@ -105,9 +105,9 @@ pub(crate) struct Schedule {
     pub entries: Box<[Entry]>,
     /// The last of them (kept apart: read at each schedule's end).
     pub last: Entry,
-    /// How many of them run in the body ([`Schedule::body`]), kept so that
-    /// the body's slice costs one bounds check.
-    body: usize,
+    /// Those that run in the body ([`Schedule::body`]): a copy of the first
+    /// of them, so that the chain reaches the body with no bounds check.
+    body: Box<[Entry]>,
     /// Per thread, its first instruction (issued or not).
     pub first: [Entry; 2],
     /// The instruction the thread that did not issue the last entry has
@@ -169,10 +169,11 @@ impl Schedule {
         self.entries[i + 1..].iter().find(|e| usize::from(e.t) == t).or(self.after(t))
     }
 
-    /// The index of `e`, one of its entries (the body's loop counts none: only its cold paths need it).
+    /// The index of `e`, one of its body's entries ([`Schedule::body`], the
+    /// same in `entries`; the body's loop counts none: only its cold paths need it).
     #[cold]
     pub(crate) fn position(&self, e: &Entry) -> usize {
-        self.entries.iter().position(|x| std::ptr::eq(x, e)).expect("an entry of the schedule")
+        self.body.iter().position(|x| std::ptr::eq(x, e)).expect("an entry of the schedule's body")
     }
 
     /// Thread `t`'s instruction fetched after the schedule, if it did not
@@ -184,7 +185,7 @@ impl Schedule {
     /// The entries that run in the body (all but the transfers decided in place or by the cycle loop's turn).
     #[inline(always)]
     pub(crate) fn body(&self) -> &[Entry] {
-        &self.entries[..self.body]
+        &self.body
     }
 
     /// The schedule of two threads at `key`, each running the text of
@@ -247,7 +248,7 @@ impl Schedule {
         let (entries, links): (Box<[Entry]>, _) = (entries[..].into(), [(0, NONE); 3]);
         let pair_links = [(0, 0, NONE); 9];
         let n = entries.len();
-        let body = n - 1 - usize::from(pair);
+        let body = entries[..n - 1 - usize::from(pair)].into();
         let mut s = Schedule { count, last, entries, body, first, other, branches, pair, links, before_last: [None; 2], pair_links };
         if n > 1 {
             s.before_last = [0, 1].map(|t| s.next_of(t, n - 2).copied());

@@ -451,6 +451,29 @@ fn a_pair_of_transfers_links_by_both_targets() {
 }
 
 #[test]
+fn a_fault_in_a_schedules_body_stops_as_the_cycle_loop_would() {
+    // A pair by schedules (`crate::duet`) runs the entries of a schedule's
+    // body, up to its transfers, from a copy of them; an entry that faults
+    // there is found again by its place in that copy, where the threads
+    // are left as the cycle loop would leave them. Thread 0's `add`
+    // overflows (a trap, not one of the simple operations) after about
+    // 16,000 rounds of its loop, mid-schedule, while thread 1 keeps adding.
+    let add = |d, s, t| r(32, s, t, d, 0);
+    let a = [lui(11, 1), addu(8, 8, 11), addiu(9, 9, 1), add(10, 8, 8), addiu(12, 12, 1), beq(0, 0, -5), NOP];
+    let b = [addiu(8, 8, 1), addiu(9, 9, 2), addiu(10, 10, 3), beq(0, 0, -4), NOP];
+    let run = |threads: usize| {
+        let mut s = started(&a, &b, &SystemConfig { threads, ..Default::default() });
+        let stop = format!("{:?}", s.run(1_000_000));
+        (stop, state(&s), s.cores[0].now)
+    };
+    let pair = run(2);
+    assert_eq!(pair, run(3));
+    assert!(pair.0.contains("Fault") && pair.0.contains("thread: 0"), "{}", pair.0);
+    let (r0, r1) = (&pair.1.2[0].0, &pair.1.2[1].0);
+    assert!(r0[9] > 16_000 && r1[8] > 16_000, "{} and {} rounds", r0[9], r1[8]);
+}
+
+#[test]
 fn a_pairs_fetches_count_and_hit_as_each_threads_would_alone() {
     // A pair's run of cycles with caches counts its fetches when it ends and
     // looks a fetch up only when its thread changes lines
