@@ -446,8 +446,8 @@ impl Ports {
     fn service(&mut self, off: u32, v: u32, at: Access) -> Result<u32, String> {
         let thread = at.core * self.threads_per_core + at.thread;
         match off {
-            // Its action reads no time, and no frame waits to be counted (`fold.rs`).
-            service::IRQ_SAVE if self.fold.may(at.cycle) && self.outcomes.is_empty() => {
+            // Its action reads no time; a frame may wait to be counted (`fold.rs`).
+            service::IRQ_SAVE if self.fold.may(at.cycle, !self.outcomes.is_empty()) => {
                 self.actions.push(Action::IrqSave { thread });
                 self.fold.folded(at.cycle);
                 return Ok(self.mask_cycles[0]);
@@ -458,8 +458,7 @@ impl Ports {
             }
             // The closing of a section opened since the last stop, on a quiet thread (`fold.rs`).
             service::IRQ_RESTORE
-                if self.fold.may(at.cycle)
-                    && self.outcomes.is_empty()
+                if self.fold.may(at.cycle, !self.outcomes.is_empty())
                     && self.fold.quiet(thread)
                     && self.actions.last() == Some(&Action::IrqSave { thread }) =>
             {
