@@ -7,7 +7,11 @@
 //! section's closing (`IRQ_RESTORE`) folds too when its opening folded in
 //! the same run and its thread is quiet: nothing held to take when the mask
 //! drops (no interrupt, tick or deferred handler) and nothing for its
-//! dispatch to change, so the closing too reads no time.
+//! dispatch to change, so the closing too reads no time. An end of
+//! interrupt (`EOI`) folds while its NIC asserts nothing: its raise would
+//! find nothing, and the NIC asserts again only after an event (which ends
+//! the run first) or an unmask (which stops it), so the machine need only
+//! mark the interrupt ended.
 //!
 //! The folded stop must leave no trace: the loop counts it as the event it
 //! was; the run's slice runs from it; a frame software finished waits to
@@ -102,6 +106,20 @@ mod tests {
         ports.fold.late = true;
         assert!(!save_stops(&mut ports, 20));
         assert_eq!(ports.fold.held, 1);
+    }
+
+    #[test]
+    fn an_eoi_stops_the_run_only_if_its_nic_asserts() {
+        let mut ports = Ports::new(0, 1);
+        ports.fold.until = 100;
+        let eoi = |ports: &mut Ports, cycle| {
+            ports.write(SERVICES + service::EOI, 0, u32::MAX, Access { core: 0, thread: 0, cycle }).unwrap();
+            ports.take_stop()
+        };
+        assert!(!eoi(&mut ports, 10), "nothing to raise");
+        (ports.nics[0].icr, ports.nics[0].ims) = (1, 1);
+        assert!(eoi(&mut ports, 20), "its raise interrupts again");
+        assert_eq!((ports.fold.held, ports.actions.len()), (1, 2));
     }
 
     #[test]

@@ -480,6 +480,11 @@ impl Ports {
             service::DROPPED => self.finish(v, at.cycle, false)?,
             service::RT_OVERFLOW if self.frames.contains_key(&v) => self.rt_overflow += 1,
             service::RT_OVERFLOW => return Err(format!("route overflow of frame tag {v}, which is not in flight")),
+            // While the NIC asserts nothing, its action finds nothing to raise (`fold.rs`).
+            service::EOI if (v as usize) < self.nics.len() && !self.nics[v as usize].asserted() && self.fold.may(at.cycle, !self.outcomes.is_empty()) => {
+                self.actions.push(Action::Eoi { irq: v });
+                self.fold.folded(at.cycle);
+            }
             service::EOI if (v as usize) < self.nics.len() => self.act(Action::Eoi { irq: v }),
             service::EOI => return Err(format!("EOI of irq {v}: only NIC interrupts 0..{} exist", self.nics.len())),
             service::NAPI_SCHEDULE => self.act(Action::NapiSchedule { thread, queue: v }),

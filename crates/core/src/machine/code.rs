@@ -178,7 +178,10 @@ impl Machine {
             match self.code().sys.devices.actions[i] {
                 Action::IrqSave { thread } => self.code_irq_save(thread),
                 Action::IrqRestore { thread } => self.code_irq_restore(self.queue.now(), thread),
-                _ => unreachable!("only a critical section's opening and closing fold"),
+                // Its NIC asserted nothing, so its raise would have found nothing:
+                // until an unmask (which stops) it still asserts nothing.
+                Action::Eoi { irq } => self.code().irq_posted[irq as usize] = false,
+                _ => unreachable!("only a critical section's opening and closing and an idle NIC's EOI fold"),
             }
         }
         self.code().sys.devices.actions.drain(..held);
