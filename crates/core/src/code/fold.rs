@@ -7,14 +7,19 @@
 //! section's closing (`IRQ_RESTORE`) folds too when its opening folded in
 //! the same run and its thread is quiet: nothing held to take when the mask
 //! drops (no interrupt, tick or deferred handler) and nothing for its
-//! dispatch to change, so the closing too reads no time.
+//! dispatch to change, so the closing too reads no time. An end of
+//! interrupt (`EOI`) folds while its NIC asserts nothing: its raise would
+//! find nothing, and the NIC asserts again only after an event (which ends
+//! the run first) or an unmask (which stops it), so the machine need only
+//! mark the interrupt ended.
 //!
 //! The folded stop must leave no trace: the loop counts it as the event it
-//! was; the run's slice runs from it; no frame software finished waits to
-//! be counted at it (counting one may schedule an event, which would have
-//! ended the run sooner); and the lockup watchdog, which looks at every
-//! stop, sees the same stops: none folds once the watchdog's next look
-//! could find a lockup.
+//! was; the run's slice runs from it; a frame software finished waits to
+//! be counted at it only if counting reads no time and schedules nothing
+//! (else, a closed-loop flood, counting one offers the next frame, an event
+//! that would have ended the run sooner); and the lockup watchdog, which
+//! looks at every stop, sees the same stops: none folds once the
+//! watchdog's next look could find a lockup.
 
 /// Whether the next stops may fold, and what the folded ones left.
 #[derive(Debug, Clone, Copy, Default)]
@@ -29,15 +34,19 @@ pub struct Folds {
     /// Bit `t` set: machine thread `t` is quiet (a section's closing there
     /// takes nothing and dispatches nothing).
     pub quiet: u64,
+    /// Frames software finished may wait past a folded stop to be counted:
+    /// counting one reads no time and schedules nothing.
+    pub late: bool,
 }
 
 impl Folds {
     /// Whether the stop after an access issued at `cycle` may fold: the
     /// stop would be the cycle after it (the machine's look at the run's
-    /// cores), before the watchdog's next due cycle.
+    /// cores), before the watchdog's next due cycle, and no frame waits to
+    /// be counted (`counting`) unless it may wait.
     #[inline(always)]
-    pub fn may(&self, cycle: u64) -> bool {
-        cycle.saturating_add(1) < self.until
+    pub fn may(&self, cycle: u64, counting: bool) -> bool {
+        cycle.saturating_add(1) < self.until && (self.late || !counting)
     }
 
     /// Whether thread `t` is quiet.
@@ -56,7 +65,7 @@ impl Folds {
 
 #[cfg(test)]
 mod tests {
-    use crate::code::ports::{Action, Ports, SERVICES, service};
+    use crate::code::ports::{Action, InFlight, Outcome, Ports, SERVICES, service};
     use irqsim_mips::device::{Access, Devices};
 
     /// `IRQ_SAVE` at `cycle` with stops folding before cycle 100: whether it stops the run.
@@ -86,6 +95,31 @@ mod tests {
         assert!(!save_stops(&mut ports, 40));
         ports.fold.quiet = 0;
         assert!(restore_stops(&mut ports, 50), "not quiet: the closing may take a held interrupt");
+    }
+
+    #[test]
+    fn a_section_opens_without_a_stop_with_a_frame_to_count_only_if_it_may_wait() {
+        let mut ports = Ports::new(0, 1);
+        let frame = InFlight { arrival: 0, bytes: 64, queue: 0, flow: 0 };
+        ports.outcomes.push(Outcome { frame, at: 5, delivered: true });
+        assert!(save_stops(&mut ports, 10), "counting the frame may offer the next (a closed-loop flood)");
+        ports.fold.late = true;
+        assert!(!save_stops(&mut ports, 20));
+        assert_eq!(ports.fold.held, 1);
+    }
+
+    #[test]
+    fn an_eoi_stops_the_run_only_if_its_nic_asserts() {
+        let mut ports = Ports::new(0, 1);
+        ports.fold.until = 100;
+        let eoi = |ports: &mut Ports, cycle| {
+            ports.write(SERVICES + service::EOI, 0, u32::MAX, Access { core: 0, thread: 0, cycle }).unwrap();
+            ports.take_stop()
+        };
+        assert!(!eoi(&mut ports, 10), "nothing to raise");
+        (ports.nics[0].icr, ports.nics[0].ims) = (1, 1);
+        assert!(eoi(&mut ports, 20), "its raise interrupts again");
+        assert_eq!((ports.fold.held, ports.actions.len()), (1, 2));
     }
 
     #[test]

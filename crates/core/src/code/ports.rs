@@ -446,8 +446,8 @@ impl Ports {
     fn service(&mut self, off: u32, v: u32, at: Access) -> Result<u32, String> {
         let thread = at.core * self.threads_per_core + at.thread;
         match off {
-            // Its action reads no time, and no frame waits to be counted (`fold.rs`).
-            service::IRQ_SAVE if self.fold.may(at.cycle) && self.outcomes.is_empty() => {
+            // Its action reads no time; a frame may wait to be counted (`fold.rs`).
+            service::IRQ_SAVE if self.fold.may(at.cycle, !self.outcomes.is_empty()) => {
                 self.actions.push(Action::IrqSave { thread });
                 self.fold.folded(at.cycle);
                 return Ok(self.mask_cycles[0]);
@@ -458,8 +458,7 @@ impl Ports {
             }
             // The closing of a section opened since the last stop, on a quiet thread (`fold.rs`).
             service::IRQ_RESTORE
-                if self.fold.may(at.cycle)
-                    && self.outcomes.is_empty()
+                if self.fold.may(at.cycle, !self.outcomes.is_empty())
                     && self.fold.quiet(thread)
                     && self.actions.last() == Some(&Action::IrqSave { thread }) =>
             {
@@ -481,6 +480,11 @@ impl Ports {
             service::DROPPED => self.finish(v, at.cycle, false)?,
             service::RT_OVERFLOW if self.frames.contains_key(&v) => self.rt_overflow += 1,
             service::RT_OVERFLOW => return Err(format!("route overflow of frame tag {v}, which is not in flight")),
+            // While the NIC asserts nothing, its action finds nothing to raise (`fold.rs`).
+            service::EOI if (v as usize) < self.nics.len() && !self.nics[v as usize].asserted() && self.fold.may(at.cycle, !self.outcomes.is_empty()) => {
+                self.actions.push(Action::Eoi { irq: v });
+                self.fold.folded(at.cycle);
+            }
             service::EOI if (v as usize) < self.nics.len() => self.act(Action::Eoi { irq: v }),
             service::EOI => return Err(format!("EOI of irq {v}: only NIC interrupts 0..{} exist", self.nics.len())),
             service::NAPI_SCHEDULE => self.act(Action::NapiSchedule { thread, queue: v }),

@@ -40,7 +40,11 @@ impl Machine {
 
     pub(super) fn start_code(&mut self) {
         self.start_firmware_driver();
-        if let Some(code) = &self.code {
+        // A finished frame may wait past a folded stop to be counted unless counting
+        // it offers the next (a closed-loop flood's, `code_outcomes`).
+        let late = self.net.workload.rx_serviced(0).is_none();
+        if let Some(code) = &mut self.code {
+            code.sys.devices.fold.late = late;
             // On thread 0, or the first that runs code.
             let first = (0..self.threads.len()).find(|&t| code.runs(t)).expect("a CPU runs code (checked at load)");
             self.post(first, SOFT, Job::Code(Activity::Init));
@@ -104,7 +108,8 @@ impl Machine {
         let folds = code.folds && self.net.firmware.is_none() && !(perfect && code.sys.cores.len() > 1) && before < due;
         let quiet = if folds { self.code_quiet() } else { 0 };
         let code = self.code.as_mut().expect("code part selected");
-        code.sys.devices.fold = Folds { until: 0, since: before, held: 0, quiet };
+        let late = code.sys.devices.fold.late;
+        code.sys.devices.fold = Folds { until: 0, since: before, held: 0, quiet, late };
         let (stop, horizon) = loop {
             let horizon = event.min(before.saturating_add(SLICE));
             // With perfect memory, the run after a stop one cycle before its limit is a
@@ -173,7 +178,10 @@ impl Machine {
             match self.code().sys.devices.actions[i] {
                 Action::IrqSave { thread } => self.code_irq_save(thread),
                 Action::IrqRestore { thread } => self.code_irq_restore(self.queue.now(), thread),
-                _ => unreachable!("only a critical section's opening and closing fold"),
+                // Its NIC asserted nothing, so its raise would have found nothing:
+                // until an unmask (which stops) it still asserts nothing.
+                Action::Eoi { irq } => self.code().irq_posted[irq as usize] = false,
+                _ => unreachable!("only a critical section's opening and closing and an idle NIC's EOI fold"),
             }
         }
         self.code().sys.devices.actions.drain(..held);

@@ -198,8 +198,10 @@ fn folded(scenario: &str, sets: &[&str], folds: bool) -> Result<String, String> 
 /// Folding the stops of critical sections changes no report: one thread,
 /// two (a reserved interrupt thread; with sections, a step of one cycle
 /// after a stop that moves the core past its limit), two cores (RPS), caches,
-/// the masking part's sections, conventional and optimistic, and a
-/// closed-loop flood (its next frame offered as software takes one).
+/// the masking part's sections, conventional and optimistic, a
+/// closed-loop flood (its next frame offered as software takes one), and
+/// sections opened with a delivered frame still to count (socket.c's
+/// `skb_free` after `DELIVERED`), and ends of interrupt of two NICs.
 #[test]
 fn folded_stops_change_no_report() {
     let caches = "code.core=[\"memory.model=caches\"]";
@@ -213,6 +215,8 @@ fn folded_stops_change_no_report() {
         ("code/rx-sections.toml", &[&["run.duration_ms=20", "masking.scheme=\"conventional\"", "workload.rate_per_s=200000"][..], &reserved[..]].concat()[..]),
         ("code/rx-sections.toml", &["run.duration_ms=5", "workload={kind=\"flood\", direction=\"rx\", packet_bytes=512, gap_cycles=0}"][..]),
         ("smt-hot-thread/netperf-hot.toml", &["run.duration_ms=1"][..]),
+        ("smt-hot-thread/netperf-baseline.toml", &["run.duration_ms=1", "workload.rate_per_s=1200000", "nic.link_mbps=100000"][..]),
+        ("smt-hot-thread/nat-baseline.toml", &["run.duration_ms=1", "workload.rate_per_s=2000000", "nic.link_mbps=100000", "code.tx_irq_thread=1"][..]),
     ] {
         assert_eq!(folded(scenario, sets, true), folded(scenario, sets, false), "{scenario} {sets:?}");
     }
