@@ -26,7 +26,9 @@ impl Machine {
     /// The top half of queue `q` on `cpu`: the instance goes on the poll
     /// list (its interrupt stays disabled) and NET_RX is raised.
     pub(crate) fn napi_schedule(&mut self, cpu: usize, q: usize) {
-        let irq_enabled = !self.napi_irq_off(q);
+        // One queue without code (`Napi::plain`): instance 0's mask is
+        // whether its interrupt is posted (`first_unmasked`), no call.
+        let irq_enabled = !if self.napi().plain && q == 0 { self.net.irq_posted } else { self.napi_irq_off(q) };
         let n = self.napi();
         // Owned by the busy poller: its interrupt stays masked until it lets go.
         if n.scheduled.contains(q) || n.busy.as_ref().is_some_and(|b| b.owned == Some(q)) {
