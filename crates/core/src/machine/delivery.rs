@@ -16,7 +16,7 @@ use crate::config::Scenario;
 use crate::device::source::{Kind, Source, Write};
 use crate::device::sources::{ExerciserConfig, SourceConfig, SourceKind};
 use crate::engine::Time;
-use crate::intc::{self, Controllers, IntcKind, Rec, Route, Signal};
+use crate::intc::{self, Controllers, IntcKind, Rec, Route, Signal, Taken};
 use crate::kernel::IrqPathConfig;
 use crate::kernel::{IrqJob, IrqPathKind, Job};
 use crate::stats::Distribution;
@@ -405,6 +405,10 @@ impl Machine {
         self.delivery.reads[cpu] = s.read_status();
     }
 
+    /// What the controllers' answer starts: a signal scheduled, an offer.
+    /// Always inline: with `offer` inline LLVM left it out of `line` and
+    /// `signal`, a call more a frame (the 1,440 B row +1.5%).
+    #[inline(always)]
     fn after_intc(&mut self, now: Time, cpu: Option<usize>, next: Option<(u64, Signal)>) {
         if let Some((delay, sig)) = next {
             self.schedule_signal(now, delay, sig);
@@ -476,13 +480,24 @@ impl Machine {
 
     /// Lets `cpu` accept an interrupt if it has interrupts enabled. The last
     /// thing its callers do (`Machine::fold_entry` relies on it: nothing
-    /// is scheduled after it until the loop's next turn).
+    /// is scheduled after it until the loop's next turn). Inline up to the
+    /// controller's answer: half the calls on the e1000 rows (the CPU asking
+    /// again as an interrupt ends) find nothing, and paid the register saves
+    /// of the taking's code.
+    #[inline(always)]
     pub(crate) fn offer(&mut self, cpu: usize) {
-        if let Some(job) = self.accept(cpu) {
-            self.post_dispatch(cpu, crate::cpu::IRQ, job);
-            if self.delivery.folds || self.marks_step_ends {
-                self.fold_entry(cpu);
-            }
+        if let Some(taken) = self.take_offered(cpu) {
+            self.offer_taken(cpu, taken);
+        }
+    }
+
+    /// `cpu` took `taken` (`offer`): the interrupt path's first job starts.
+    #[inline(never)]
+    fn offer_taken(&mut self, cpu: usize, taken: Taken) {
+        let job = self.accepted(cpu, taken);
+        self.post_dispatch(cpu, crate::cpu::IRQ, job);
+        if self.delivery.folds || self.marks_step_ends {
+            self.fold_entry(cpu);
         }
     }
 
@@ -501,11 +516,24 @@ impl Machine {
     /// sections under optimistic protection).
     #[inline(always)]
     fn accept(&mut self, cpu: usize) -> Option<Job> {
-        let d = &mut self.delivery;
-        if d.in_irq[cpu] || self.masking.masks(cpu) {
+        let taken = self.take_offered(cpu)?;
+        Some(self.accepted(cpu, taken))
+    }
+
+    /// The interrupt `cpu`'s controllers give it, if its interrupts are
+    /// enabled and its mask is down.
+    #[inline(always)]
+    fn take_offered(&mut self, cpu: usize) -> Option<Taken> {
+        if self.delivery.in_irq[cpu] || self.masking.masks(cpu) {
             return None;
         }
-        let taken = d.intc.take(cpu)?;
+        self.delivery.intc.take(cpu)
+    }
+
+    /// `cpu` took `taken`: in the interrupt, the first job of its path.
+    #[inline(always)]
+    fn accepted(&mut self, cpu: usize, taken: Taken) -> Job {
+        let d = &mut self.delivery;
         let now = self.queue.now();
         d.in_irq[cpu] = true;
         if taken.rec.is_some() {
@@ -529,7 +557,7 @@ impl Machine {
         d.step[cpu] = d.path.entry_cycles + taken.ack_cycles;
         let (input, cpu) = (taken.input as u16, cpu as u16);
         let optimistic = self.masking.wired && self.masking.scheme == crate::masking::Scheme::Optimistic;
-        Some(Job::Irq(if optimistic { IrqJob::Prologue { input, cpu } } else { IrqJob::Entry { input, cpu } }))
+        Job::Irq(if optimistic { IrqJob::Prologue { input, cpu } } else { IrqJob::Entry { input, cpu } })
     }
 
     /// The interrupt `cpu` was handling is over: interrupts are enabled again.

@@ -227,6 +227,22 @@ impl Napi {
 }
 
 impl Napi {
+    /// Frames a poll on `cpu` may take: its weight, or within the run's
+    /// budget no more than is left of it (`poll_within_budget`).
+    pub(crate) fn poll_limit(&self, cpu: usize) -> u64 {
+        if self.poll_within_budget { self.weight.min(self.cpus[cpu].left) } else { self.weight }
+    }
+
+    /// A poll on `cpu` took `frames`: the run's budget and the records.
+    #[inline(always)]
+    pub(crate) fn poll_ended(&mut self, cpu: usize, frames: u64) {
+        let s = &mut self.cpus[cpu];
+        let c = &mut self.counters;
+        c.max_poll_frames = c.max_poll_frames.max(frames);
+        c.max_run_frames = c.max_run_frames.max(s.run_frames);
+        s.left = s.left.saturating_sub(frames);
+    }
+
     pub fn is_scheduled(&self, q: usize) -> bool {
         self.scheduled.contains(q)
     }

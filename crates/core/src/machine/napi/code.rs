@@ -154,7 +154,7 @@ impl Machine {
             ));
             return None;
         }
-        self.poll_ended(cpu, frames);
+        self.napi().poll_ended(cpu, frames);
         if !completed {
             self.napi().cpus[cpu].list.rotate_left(1);
         }

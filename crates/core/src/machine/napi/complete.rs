@@ -83,7 +83,16 @@ impl Machine {
     pub(super) fn complete_done(&mut self, cpu: usize, q: usize) -> bool {
         let n = self.napi();
         n.scheduled.remove(q);
-        n.cpus[cpu].list.retain(|&x| x as usize != q);
+        // An instance is on a list at most once (`napi_schedule` puts only
+        // an unscheduled one there), and the one completing is usually the
+        // first: a `retain` over the list cost 26 a frame on the e1000 rows.
+        let list = &mut n.cpus[cpu].list;
+        if list.front().is_some_and(|&x| usize::from(x) == q) {
+            list.pop_front();
+        } else {
+            list.retain(|&x| usize::from(x) != q);
+        }
+        debug_assert!(!list.iter().any(|&x| usize::from(x) == q), "instance {q} was on the poll list twice");
         n.counters.completes += 1;
         if q >= n.device_queues {
             // An RPS backlog: no interrupt; frames enqueued meanwhile reschedule it.

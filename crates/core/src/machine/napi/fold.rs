@@ -82,7 +82,7 @@ impl Machine {
     /// sections: `poll_step` goes on with the poll then); never its
     /// completion.
     fn ends_in_napi_step(&mut self, cpu: usize, job: Job) -> bool {
-        let limit = self.poll_limit(cpu);
+        let limit = self.napi().poll_limit(cpu);
         let sections = &self.net.costs.sections;
         let free = sections.driver | sections.protocol == 0;
         let frames = &self.napi().poll_frames;

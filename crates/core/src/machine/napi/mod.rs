@@ -26,7 +26,9 @@ impl Machine {
     /// The top half of queue `q` on `cpu`: the instance goes on the poll
     /// list (its interrupt stays disabled) and NET_RX is raised.
     pub(crate) fn napi_schedule(&mut self, cpu: usize, q: usize) {
-        let irq_enabled = !self.napi_irq_off(q);
+        // One queue without code (`Napi::plain`): instance 0's mask is
+        // whether its interrupt is posted (`first_unmasked`), no call.
+        let irq_enabled = !if self.napi().plain && q == 0 { self.net.irq_posted } else { self.napi_irq_off(q) };
         let n = self.napi();
         // Owned by the busy poller: its interrupt stays masked until it lets go.
         if n.scheduled.contains(q) || n.busy.as_ref().is_some_and(|b| b.owned == Some(q)) {
@@ -221,42 +223,29 @@ impl Machine {
         usize::from(n.scheduled.contains(0) && !self.net.irq_posted)
     }
 
-    /// The poll's next step, or how it ends.
+    /// The poll's next step, or how it ends. The frames waiting are read
+    /// once (nothing here takes one) and the instances borrowed once: each
+    /// `napi()` is a test of the `Option`.
     fn poll_step(&mut self, now: Time, cpu: usize, q: u8) -> Option<Job> {
-        if self.tx_done_pending(usize::from(q)) {
+        let i = usize::from(q);
+        if self.tx_done_pending(i) {
             return Some(Job::Tx { q });
         }
-        let (frames, limit) = (self.napi().poll_frames[q as usize], self.poll_limit(cpu));
-        if frames < limit && self.waiting(q as usize) > 0 {
+        let waiting = self.waiting(i);
+        let n = self.napi();
+        let (frames, limit) = (n.poll_frames[i], n.poll_limit(cpu));
+        if frames < limit && waiting > 0 {
             return Some(Job::Rx { q });
         }
-        self.poll_ended(cpu, frames);
+        n.poll_ended(cpu, frames);
         // Done below its limit; within the run's budget (2.4's e1000_poll)
         // also at it when nothing waits.
-        if frames < limit || (self.napi().poll_within_budget && self.waiting(q as usize) == 0) {
+        if frames < limit || (n.poll_within_budget && waiting == 0) {
             return Some(Job::Complete { q });
         }
         // Still scheduled: to the end of the list.
-        self.napi().cpus[cpu].list.rotate_left(1);
+        n.cpus[cpu].list.rotate_left(1);
         self.next_poll(now, cpu)
-    }
-
-    /// Frames a poll on `cpu` may take: its weight, or within the run's
-    /// budget no more than is left of it (`poll_within_budget`).
-    fn poll_limit(&mut self, cpu: usize) -> u64 {
-        let n = self.napi();
-        if n.poll_within_budget { n.weight.min(n.cpus[cpu].left) } else { n.weight }
-    }
-
-    /// A poll on `cpu` took `frames`: the run's budget and the records.
-    #[inline(always)]
-    fn poll_ended(&mut self, cpu: usize, frames: u64) {
-        let n = self.napi();
-        let s = &mut n.cpus[cpu];
-        let c = &mut n.counters;
-        c.max_poll_frames = c.max_poll_frames.max(frames);
-        c.max_run_frames = c.max_run_frames.max(s.run_frames);
-        s.left = s.left.saturating_sub(frames);
     }
 
     /// The run polls the next instance on its list, or ends: with none
