@@ -479,8 +479,11 @@ impl Machine {
     /// is scheduled after it until the loop's next turn).
     pub(crate) fn offer(&mut self, cpu: usize) {
         if let Some(job) = self.accept(cpu) {
-            self.post_dispatch(cpu, crate::cpu::IRQ, job);
-            if self.delivery.folds || self.marks_step_ends {
+            if self.marks_step_ends {
+                return self.start_marked(cpu, job);
+            }
+            self.post_dispatch(cpu, crate::cpu::IRQ, Job::Irq(job));
+            if self.delivery.folds {
                 self.fold_entry(cpu);
             }
         }
@@ -491,7 +494,7 @@ impl Machine {
     /// after that job starts it. Whether `cpu` took one.
     pub(crate) fn offer_posted(&mut self, cpu: usize) -> bool {
         let Some(job) = self.accept(cpu) else { return false };
-        self.post(cpu, crate::cpu::IRQ, job);
+        self.post(cpu, crate::cpu::IRQ, Job::Irq(job));
         true
     }
 
@@ -500,7 +503,7 @@ impl Machine {
     /// interrupt path (the optimistic prologue's mask test, with critical
     /// sections under optimistic protection).
     #[inline(always)]
-    fn accept(&mut self, cpu: usize) -> Option<Job> {
+    fn accept(&mut self, cpu: usize) -> Option<IrqJob> {
         let d = &mut self.delivery;
         if d.in_irq[cpu] || self.masking.masks(cpu) {
             return None;
@@ -529,7 +532,7 @@ impl Machine {
         d.step[cpu] = d.path.entry_cycles + taken.ack_cycles;
         let (input, cpu) = (taken.input as u16, cpu as u16);
         let optimistic = self.masking.wired && self.masking.scheme == crate::masking::Scheme::Optimistic;
-        Some(Job::Irq(if optimistic { IrqJob::Prologue { input, cpu } } else { IrqJob::Entry { input, cpu } }))
+        Some(if optimistic { IrqJob::Prologue { input, cpu } } else { IrqJob::Entry { input, cpu } })
     }
 
     /// The interrupt `cpu` was handling is over: interrupts are enabled again.
