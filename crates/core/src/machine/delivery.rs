@@ -495,8 +495,11 @@ impl Machine {
     #[inline(never)]
     fn offer_taken(&mut self, cpu: usize, taken: Taken) {
         let job = self.accepted(cpu, taken);
-        self.post_dispatch(cpu, crate::cpu::IRQ, job);
-        if self.delivery.folds || self.marks_step_ends {
+        if self.marks_step_ends {
+            return self.start_marked(cpu, job);
+        }
+        self.post_dispatch(cpu, crate::cpu::IRQ, Job::Irq(job));
+        if self.delivery.folds {
             self.fold_entry(cpu);
         }
     }
@@ -506,7 +509,7 @@ impl Machine {
     /// after that job starts it. Whether `cpu` took one.
     pub(crate) fn offer_posted(&mut self, cpu: usize) -> bool {
         let Some(job) = self.accept(cpu) else { return false };
-        self.post(cpu, crate::cpu::IRQ, job);
+        self.post(cpu, crate::cpu::IRQ, Job::Irq(job));
         true
     }
 
@@ -515,7 +518,7 @@ impl Machine {
     /// interrupt path (the optimistic prologue's mask test, with critical
     /// sections under optimistic protection).
     #[inline(always)]
-    fn accept(&mut self, cpu: usize) -> Option<Job> {
+    fn accept(&mut self, cpu: usize) -> Option<IrqJob> {
         let taken = self.take_offered(cpu)?;
         Some(self.accepted(cpu, taken))
     }
@@ -532,7 +535,7 @@ impl Machine {
 
     /// `cpu` took `taken`: in the interrupt, the first job of its path.
     #[inline(always)]
-    fn accepted(&mut self, cpu: usize, taken: Taken) -> Job {
+    fn accepted(&mut self, cpu: usize, taken: Taken) -> IrqJob {
         let d = &mut self.delivery;
         let now = self.queue.now();
         d.in_irq[cpu] = true;
@@ -557,7 +560,7 @@ impl Machine {
         d.step[cpu] = d.path.entry_cycles + taken.ack_cycles;
         let (input, cpu) = (taken.input as u16, cpu as u16);
         let optimistic = self.masking.wired && self.masking.scheme == crate::masking::Scheme::Optimistic;
-        Job::Irq(if optimistic { IrqJob::Prologue { input, cpu } } else { IrqJob::Entry { input, cpu } })
+        if optimistic { IrqJob::Prologue { input, cpu } } else { IrqJob::Entry { input, cpu } }
     }
 
     /// The interrupt `cpu` was handling is over: interrupts are enabled again.

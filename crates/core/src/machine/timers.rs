@@ -128,13 +128,6 @@ impl Timers {
         self.set_by::<false>(thread, key);
     }
 
-    /// Sets `mark` (of `engine::MARKS`) in `thread`'s timer's key: the
-    /// same order, since sequence numbers are multiples of four.
-    #[inline]
-    pub fn mark(&mut self, thread: usize, mark: Key) {
-        self.seq[thread] |= mark as u64;
-    }
-
     #[inline(always)]
     fn key(&self, thread: u8) -> Key {
         (Key::from(self.time[thread as usize]) << 64) | Key::from(self.seq[thread as usize])
