@@ -73,7 +73,7 @@ impl Machine {
     /// at once waits behind work at or above the interrupt level, which
     /// another interrupt's entry never is (`in_irq`): it starts, unmarked,
     /// by a later dispatch.
-    #[inline(never)]
+    #[inline(always)]
     pub(super) fn start_marked(&mut self, cpu: usize, job: Job) {
         let work = self.irq_work(job);
         let thread = &mut self.threads[cpu];
