@@ -139,9 +139,9 @@ impl Machine {
     /// claim's end would take it, so ties with keys taken meanwhile
     /// break as they did.
     ///
-    /// The re-key here, the step's end a function of its own (a jump from
-    /// here): the re-key then saves no registers, 16 host instructions an
-    /// interrupt at 64 CPUs (docs/performance/engine.md).
+    /// Only the re-key is done here; a `STEP_END` goes on in
+    /// `marked_step_end`, so the re-key saves no registers (16 host
+    /// instructions an interrupt at 64 CPUs, docs/performance/engine.md).
     #[inline(never)]
     pub(super) fn step_end(&mut self, now: Time, cpu: usize, key: Key) {
         if key & MARKS != REKEY {
